@@ -1,0 +1,133 @@
+"""Typed configuration options: one declaration per key, with its default and doc.
+
+Keys follow Flink's names where Flink has the option (``parallelism.default``,
+``execution.buffer-timeout``, ``pipeline.max-parallelism`` ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "BUFFER_TIMEOUT",
+    "CHAINING_ENABLED",
+    "DEFAULT_PARALLELISM",
+    "EXECUTION_TARGET",
+    "MAX_PARALLELISM",
+    "MEMORY_SEGMENT_SIZE",
+    "NETWORK_BUFFERS_PER_CHANNEL",
+    "NETWORK_FLOATING_BUFFERS_PER_GATE",
+    "NETWORK_NUM_BUFFERS",
+    "RUNTIME_MODE",
+    "TASK_SLOTS",
+    "ConfigOption",
+    "ConfigOptions",
+]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigOption(Generic[T]):
+    """A configuration key with a typed default value."""
+
+    key: str
+    default: T
+    kind: type
+    description: str = ""
+
+    def parse(self, raw: Any) -> T:
+        """Convert a raw (often string) value to this option's type."""
+        if raw is None or isinstance(raw, self.kind) and not isinstance(raw, bool | str):
+            return raw  # type: ignore[no-any-return]
+        if self.kind is bool:
+            if isinstance(raw, bool):
+                return raw  # type: ignore[return-value]
+            text = str(raw).strip().lower()
+            if text not in ("true", "false"):
+                raise ValueError(f"option {self.key}: expected true/false, got {raw!r}")
+            return (text == "true")  # type: ignore[return-value]
+        if self.kind is int:
+            return int(str(raw).strip().removesuffix("ms").strip())  # type: ignore[return-value]
+        return self.kind(raw)  # type: ignore[no-any-return]
+
+
+class ConfigOptions:
+    """Builder in PyFlink's style: ``ConfigOptions.key("k").int_type().default_value(1)``."""
+
+    def __init__(self, key: str) -> None:
+        self._key = key
+        self._kind: type = str
+
+    @staticmethod
+    def key(key: str) -> ConfigOptions:
+        """Start declaring the option ``key``."""
+        return ConfigOptions(key)
+
+    def string_type(self) -> ConfigOptions:
+        """The option holds a string."""
+        self._kind = str
+        return self
+
+    def int_type(self) -> ConfigOptions:
+        """The option holds an integer."""
+        self._kind = int
+        return self
+
+    def boolean_type(self) -> ConfigOptions:
+        """The option holds a boolean."""
+        self._kind = bool
+        return self
+
+    def float_type(self) -> ConfigOptions:
+        """The option holds a float."""
+        self._kind = float
+        return self
+
+    def default_value(self, value: Any) -> ConfigOption[Any]:
+        """Finish the declaration with a default value."""
+        return ConfigOption(self._key, value, self._kind)
+
+    def no_default_value(self) -> ConfigOption[Any]:
+        """Finish the declaration without a default."""
+        return ConfigOption(self._key, None, self._kind)
+
+
+DEFAULT_PARALLELISM: ConfigOption[int] = ConfigOption(
+    "parallelism.default", 1, int, "Parallelism of operators that set none."
+)
+MAX_PARALLELISM: ConfigOption[int] = ConfigOption(
+    "pipeline.max-parallelism", -1, int, "Number of key groups; -1 derives it (default 128)."
+)
+CHAINING_ENABLED: ConfigOption[bool] = ConfigOption(
+    "pipeline.operator-chaining.enabled", True, bool, "Chain operators into tasks."
+)
+BUFFER_TIMEOUT: ConfigOption[int] = ConfigOption(
+    "execution.buffer-timeout", 100, int,
+    "Max ms a record waits in a partly filled buffer; 0 flushes every record, -1 only full buffers.",
+)
+RUNTIME_MODE: ConfigOption[str] = ConfigOption(
+    "execution.runtime-mode", "STREAMING", str, "STREAMING, BATCH or AUTOMATIC."
+)
+EXECUTION_TARGET: ConfigOption[str] = ConfigOption(
+    "execution.target", "embedded", str, "Which runner executes the job."
+)
+MEMORY_SEGMENT_SIZE: ConfigOption[int] = ConfigOption(
+    "taskmanager.memory.segment-size", 32 * 1024, int, "Size of one network buffer in bytes."
+)
+NETWORK_NUM_BUFFERS: ConfigOption[int] = ConfigOption(
+    "taskmanager.network.numberOfBuffers", 2048, int,
+    "Network buffers per TaskManager (NetworkBufferPool size).",
+)
+NETWORK_BUFFERS_PER_CHANNEL: ConfigOption[int] = ConfigOption(
+    "taskmanager.network.memory.buffers-per-channel", 2, int,
+    "Exclusive buffers per input channel / buffers per outgoing subpartition.",
+)
+NETWORK_FLOATING_BUFFERS_PER_GATE: ConfigOption[int] = ConfigOption(
+    "taskmanager.network.memory.floating-buffers-per-gate", 8, int,
+    "Floating buffers per input gate and per result partition.",
+)
+TASK_SLOTS: ConfigOption[int] = ConfigOption(
+    "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."
+)

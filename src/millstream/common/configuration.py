@@ -1,0 +1,127 @@
+"""Configuration: string keys to values, as ``pyflink.common.Configuration``."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from millstream.common.config_options import ConfigOption
+
+__all__ = ["Configuration"]
+
+T = TypeVar("T")
+
+
+class Configuration:
+    """A mutable map of configuration keys to values, with typed accessors."""
+
+    def __init__(self, other: Configuration | None = None) -> None:
+        self._data: dict[str, Any] = dict(other._data) if other is not None else {}
+
+    @staticmethod
+    def from_dict(conf: dict[str, Any]) -> Configuration:
+        """A configuration holding the entries of ``conf``."""
+        result = Configuration()
+        for key, value in conf.items():
+            result._data[str(key)] = value
+        return result
+
+    def get(self, option: ConfigOption[T]) -> T:
+        """The typed value of ``option``, or its default."""
+        if option.key in self._data:
+            return option.parse(self._data[option.key])
+        return option.default
+
+    def set(self, option: ConfigOption[T] | str, value: Any) -> Configuration:
+        """Set an option (or raw key) and return this configuration."""
+        key = option if isinstance(option, str) else option.key
+        self._data[key] = value
+        return self
+
+    def get_string(self, key: str, default_value: str | None) -> str | None:
+        """The value of ``key`` as a string."""
+        value = self._data.get(key)
+        return default_value if value is None else str(value)
+
+    def set_string(self, key: str, value: str) -> Configuration:
+        """Set ``key`` to a string value."""
+        self._data[key] = str(value)
+        return self
+
+    def get_integer(self, key: str, default_value: int) -> int:
+        """The value of ``key`` as an integer."""
+        value = self._data.get(key)
+        return default_value if value is None else int(value)
+
+    def set_integer(self, key: str, value: int) -> Configuration:
+        """Set ``key`` to an integer value."""
+        self._data[key] = int(value)
+        return self
+
+    def get_boolean(self, key: str, default_value: bool) -> bool:
+        """The value of ``key`` as a boolean."""
+        value = self._data.get(key)
+        if value is None:
+            return default_value
+        if isinstance(value, bool):
+            return value
+        return str(value).strip().lower() == "true"
+
+    def set_boolean(self, key: str, value: bool) -> Configuration:
+        """Set ``key`` to a boolean value."""
+        self._data[key] = bool(value)
+        return self
+
+    def get_float(self, key: str, default_value: float) -> float:
+        """The value of ``key`` as a float."""
+        value = self._data.get(key)
+        return default_value if value is None else float(value)
+
+    def set_float(self, key: str, value: float) -> Configuration:
+        """Set ``key`` to a float value."""
+        self._data[key] = float(value)
+        return self
+
+    def get_bytearray(self, key: str, default_value: bytes) -> bytes:
+        """The value of ``key`` as bytes."""
+        value = self._data.get(key)
+        return default_value if value is None else bytes(value)
+
+    def set_bytearray(self, key: str, value: bytes) -> Configuration:
+        """Set ``key`` to a bytes value."""
+        self._data[key] = bytes(value)
+        return self
+
+    def key_set(self) -> set[str]:
+        """All keys set in this configuration."""
+        return set(self._data)
+
+    def contains_key(self, key: str) -> bool:
+        """Whether ``key`` is set."""
+        return key in self._data
+
+    def to_dict(self) -> dict[str, str]:
+        """The configuration as a dict of strings."""
+        return {k: _to_string(v) for k, v in self._data.items()}
+
+    def add_all(self, other: Configuration, prefix: str | None = None) -> Configuration:
+        """Copy every entry of ``other`` into this configuration (keys optionally prefixed)."""
+        for key, value in other._data.items():
+            self._data[(prefix or "") + key] = value
+        return self
+
+    def remove_config(self, option: ConfigOption[Any] | str) -> bool:
+        """Remove an option; True if it was set."""
+        key = option if isinstance(option, str) else option.key
+        return self._data.pop(key, None) is not None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Configuration) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"Configuration({self.to_dict()!r})"
+
+
+def _to_string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,104 @@
+"""Duration, Time and Instant, as in ``pyflink.common``; plus Flink's timestamp bounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MAX_TIMESTAMP", "MIN_TIMESTAMP", "Duration", "Instant", "Time"]
+
+#: Long.MIN_VALUE / Long.MAX_VALUE in Flink: "no watermark yet" and "end of time".
+MIN_TIMESTAMP = -(2**63)
+MAX_TIMESTAMP = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Duration:
+    """A span of time, stored in milliseconds (``to_milliseconds``)."""
+
+    millis: int
+
+    @staticmethod
+    def of_days(days: int) -> Duration:
+        """A duration of ``days`` days."""
+        return Duration(days * 86_400_000)
+
+    @staticmethod
+    def of_hours(hours: int) -> Duration:
+        """A duration of ``hours`` hours."""
+        return Duration(hours * 3_600_000)
+
+    @staticmethod
+    def of_minutes(minutes: int) -> Duration:
+        """A duration of ``minutes`` minutes."""
+        return Duration(minutes * 60_000)
+
+    @staticmethod
+    def of_seconds(seconds: int) -> Duration:
+        """A duration of ``seconds`` seconds."""
+        return Duration(seconds * 1000)
+
+    @staticmethod
+    def of_millis(millis: int) -> Duration:
+        """A duration of ``millis`` milliseconds."""
+        return Duration(millis)
+
+    @staticmethod
+    def of_nanos(nanos: int) -> Duration:
+        """A duration of ``nanos`` nanoseconds (kept at millisecond precision)."""
+        return Duration(nanos // 1_000_000)
+
+    def to_milliseconds(self) -> int:
+        """The duration in milliseconds."""
+        return self.millis
+
+
+@dataclass(frozen=True, slots=True)
+class Time:
+    """A time interval as window assigners and TTL take it (``pyflink.common.Time``)."""
+
+    millis: int
+
+    @staticmethod
+    def milliseconds(millis: int) -> Time:
+        """``millis`` milliseconds."""
+        return Time(millis)
+
+    @staticmethod
+    def seconds(seconds: int) -> Time:
+        """``seconds`` seconds."""
+        return Time(seconds * 1000)
+
+    @staticmethod
+    def minutes(minutes: int) -> Time:
+        """``minutes`` minutes."""
+        return Time(minutes * 60_000)
+
+    @staticmethod
+    def hours(hours: int) -> Time:
+        """``hours`` hours."""
+        return Time(hours * 3_600_000)
+
+    @staticmethod
+    def days(days: int) -> Time:
+        """``days`` days."""
+        return Time(days * 86_400_000)
+
+    def to_milliseconds(self) -> int:
+        """The interval in milliseconds."""
+        return self.millis
+
+
+@dataclass(frozen=True, slots=True)
+class Instant:
+    """A point on the time line, in epoch milliseconds."""
+
+    epoch_milli: int
+
+    @staticmethod
+    def of_epoch_milli(epoch_milli: int) -> Instant:
+        """The instant ``epoch_milli`` ms after the epoch."""
+        return Instant(epoch_milli)
+
+    def to_epoch_milli(self) -> int:
+        """Milliseconds since the epoch."""
+        return self.epoch_milli

@@ -1,0 +1,349 @@
+"""Types and TypeInformation, as ``pyflink.common.typeinfo``.
+
+Type declarations are optional in millstream: an untyped stream carries pickled Python
+objects (``Types.PICKLED_BYTE_ARRAY()``), as in PyFlink. A declared type decides how a
+value is rendered as text where PyFlink hands it to Java (``print``, the file sink's
+string encoder), so output matches PyFlink's: ``(a,1)`` for a typed tuple, ``+I[a,1]`` for
+a printed Row, ``true`` for a typed boolean.
+"""
+
+from __future__ import annotations
+
+import datetime
+import struct
+from decimal import Decimal
+from typing import Any
+
+from millstream.common.types import Row
+
+__all__ = [
+    "BasicArrayTypeInfo",
+    "BasicTypeInfo",
+    "ListTypeInfo",
+    "MapTypeInfo",
+    "PickledBytesTypeInfo",
+    "PrimitiveArrayTypeInfo",
+    "RowTypeInfo",
+    "TupleTypeInfo",
+    "TypeInformation",
+    "Types",
+    "java_double_str",
+]
+
+
+class TypeInformation:
+    """The declared type of a stream's elements."""
+
+    def java_str(self, value: Any) -> str:
+        """The text Java's ``toString`` gives for ``value`` converted to this type."""
+        return java_str(value)
+
+    def print_str(self, value: Any) -> str:
+        """The text ``DataStream.print`` shows for ``value`` in PyFlink."""
+        return self.java_str(value)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __repr__(self) -> str:
+        return type(self).__name__
+
+
+class BasicTypeInfo(TypeInformation):
+    """A Java basic type: STRING, INT, LONG, DOUBLE ... (``name`` is Flink's type name)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def java_str(self, value: Any) -> str:
+        """Java ``toString`` of the value as this basic type."""
+        if value is None:
+            return "null"
+        if self.name == "FLOAT":
+            return java_float_str(float(value))
+        if self.name == "DOUBLE":
+            return java_double_str(float(value))
+        if self.name == "BOOLEAN":
+            return "true" if value else "false"
+        return java_str(value)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class PickledBytesTypeInfo(TypeInformation):
+    """Any Python object, pickled between operators (the default for untyped streams)."""
+
+    def java_str(self, value: Any) -> str:
+        """Python's ``str`` (strings and bytes unchanged), as PyFlink's print does."""
+        return value if isinstance(value, str) else str(value)
+
+    def __repr__(self) -> str:
+        return "PICKLED_BYTE_ARRAY"
+
+
+class TupleTypeInfo(TypeInformation):
+    """A Python tuple mapped to a Java ``TupleN``: prints ``(f0,f1)``."""
+
+    def __init__(self, types: list[TypeInformation]) -> None:
+        self.types = list(types)
+
+    def get_field_types(self) -> list[TypeInformation]:
+        """The field types."""
+        return self.types
+
+    def java_str(self, value: Any) -> str:
+        """Java ``TupleN.toString``."""
+        return "(" + ",".join(t.java_str(v) for t, v in zip(self.types, value)) + ")"
+
+    def __repr__(self) -> str:
+        return f"TupleTypeInfo({', '.join(map(repr, self.types))})"
+
+
+class RowTypeInfo(TypeInformation):
+    """A ``Row`` with typed (optionally named) fields."""
+
+    def __init__(self, types: list[TypeInformation], names: list[str] | None = None) -> None:
+        self.types = list(types)
+        self.names = list(names) if names is not None else [f"f{i}" for i in range(len(types))]
+
+    def get_field_names(self) -> list[str]:
+        """The field names."""
+        return self.names
+
+    def get_field_types(self) -> list[TypeInformation]:
+        """The field types."""
+        return self.types
+
+    def get_field_index(self, name: str) -> int:
+        """Index of the field ``name``, or -1."""
+        return self.names.index(name) if name in self.names else -1
+
+    def java_str(self, value: Any) -> str:
+        """Java ``Row.toString``: ``+I[a, 1]``."""
+        kind = value.get_row_kind() if isinstance(value, Row) else "+I"
+        body = ", ".join(t.java_str(v) for t, v in zip(self.types, value))
+        return f"{kind}[{body}]"
+
+    def print_str(self, value: Any) -> str:
+        """PyFlink prints rows with Python's ``str`` of each field: ``+I[a,1]``."""
+        kind = value.get_row_kind() if isinstance(value, Row) else "+I"
+        return "{}[{}]".format(kind, ",".join(str(v) for v in value))
+
+    def __repr__(self) -> str:
+        return f"RowTypeInfo({', '.join(f'{n}: {t!r}' for n, t in zip(self.names, self.types))})"
+
+
+class ListTypeInfo(TypeInformation):
+    """A Python list mapped to a Java ``List``: prints ``[a, b]``."""
+
+    def __init__(self, element_type: TypeInformation) -> None:
+        self.element_type = element_type
+
+    def java_str(self, value: Any) -> str:
+        """Java ``List.toString``."""
+        return "[" + ", ".join(self.element_type.java_str(v) for v in value) + "]"
+
+
+class BasicArrayTypeInfo(ListTypeInfo):
+    """An array of a basic type."""
+
+
+class PrimitiveArrayTypeInfo(ListTypeInfo):
+    """An array of a primitive type."""
+
+
+class MapTypeInfo(TypeInformation):
+    """A Python dict mapped to a Java ``Map``: prints ``{k=v, k2=v2}``."""
+
+    def __init__(self, key_type: TypeInformation, value_type: TypeInformation) -> None:
+        self.key_type = key_type
+        self.value_type = value_type
+
+    def java_str(self, value: Any) -> str:
+        """Java ``Map.toString``."""
+        parts = (
+            f"{self.key_type.java_str(k)}={self.value_type.java_str(v)}" for k, v in value.items()
+        )
+        return "{" + ", ".join(parts) + "}"
+
+
+class Types:
+    """Factory of type declarations, with PyFlink's names."""
+
+    @staticmethod
+    def STRING() -> TypeInformation:  # noqa: N802 - PyFlink's spelling
+        """A string."""
+        return BasicTypeInfo("STRING")
+
+    @staticmethod
+    def BYTE() -> TypeInformation:  # noqa: N802
+        """An 8-bit integer."""
+        return BasicTypeInfo("BYTE")
+
+    @staticmethod
+    def BOOLEAN() -> TypeInformation:  # noqa: N802
+        """A boolean."""
+        return BasicTypeInfo("BOOLEAN")
+
+    @staticmethod
+    def SHORT() -> TypeInformation:  # noqa: N802
+        """A 16-bit integer."""
+        return BasicTypeInfo("SHORT")
+
+    @staticmethod
+    def INT() -> TypeInformation:  # noqa: N802
+        """A 32-bit integer."""
+        return BasicTypeInfo("INT")
+
+    @staticmethod
+    def LONG() -> TypeInformation:  # noqa: N802
+        """A 64-bit integer."""
+        return BasicTypeInfo("LONG")
+
+    @staticmethod
+    def FLOAT() -> TypeInformation:  # noqa: N802
+        """A 32-bit float."""
+        return BasicTypeInfo("FLOAT")
+
+    @staticmethod
+    def DOUBLE() -> TypeInformation:  # noqa: N802
+        """A 64-bit float."""
+        return BasicTypeInfo("DOUBLE")
+
+    @staticmethod
+    def CHAR() -> TypeInformation:  # noqa: N802
+        """A character."""
+        return BasicTypeInfo("CHAR")
+
+    @staticmethod
+    def BIG_INT() -> TypeInformation:  # noqa: N802
+        """An arbitrary-precision integer."""
+        return BasicTypeInfo("BIG_INT")
+
+    @staticmethod
+    def BIG_DEC() -> TypeInformation:  # noqa: N802
+        """An arbitrary-precision decimal."""
+        return BasicTypeInfo("BIG_DEC")
+
+    @staticmethod
+    def INSTANT() -> TypeInformation:  # noqa: N802
+        """A point in time."""
+        return BasicTypeInfo("INSTANT")
+
+    @staticmethod
+    def SQL_DATE() -> TypeInformation:  # noqa: N802
+        """A date."""
+        return BasicTypeInfo("SQL_DATE")
+
+    @staticmethod
+    def SQL_TIME() -> TypeInformation:  # noqa: N802
+        """A time of day."""
+        return BasicTypeInfo("SQL_TIME")
+
+    @staticmethod
+    def SQL_TIMESTAMP() -> TypeInformation:  # noqa: N802
+        """A timestamp."""
+        return BasicTypeInfo("SQL_TIMESTAMP")
+
+    @staticmethod
+    def PICKLED_BYTE_ARRAY() -> TypeInformation:  # noqa: N802
+        """Any picklable Python object (the default)."""
+        return PickledBytesTypeInfo()
+
+    @staticmethod
+    def TUPLE(types: list[TypeInformation]) -> TypeInformation:  # noqa: N802
+        """A tuple with the given field types."""
+        return TupleTypeInfo(types)
+
+    @staticmethod
+    def ROW(types: list[TypeInformation]) -> TypeInformation:  # noqa: N802
+        """A Row with the given field types (fields named f0, f1, ...)."""
+        return RowTypeInfo(types)
+
+    @staticmethod
+    def ROW_NAMED(names: list[str], types: list[TypeInformation]) -> TypeInformation:  # noqa: N802
+        """A Row with named, typed fields."""
+        return RowTypeInfo(types, names)
+
+    @staticmethod
+    def PRIMITIVE_ARRAY(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+        """An array of primitives."""
+        return PrimitiveArrayTypeInfo(element_type)
+
+    @staticmethod
+    def BASIC_ARRAY(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+        """An array of a basic type."""
+        return BasicArrayTypeInfo(element_type)
+
+    @staticmethod
+    def OBJECT_ARRAY(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+        """An array of objects."""
+        return BasicArrayTypeInfo(element_type)
+
+    @staticmethod
+    def LIST(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+        """A list."""
+        return ListTypeInfo(element_type)
+
+    @staticmethod
+    def MAP(key_type: TypeInformation, value_type: TypeInformation) -> TypeInformation:  # noqa: N802
+        """A map."""
+        return MapTypeInfo(key_type, value_type)
+
+
+def java_double_str(value: float) -> str:
+    """Java's ``Double.toString``: ``1.0``, ``1.0E10``, ``1.0E-4``, ``NaN``, ``Infinity``."""
+    return _java_decimal_str(value, repr(value))
+
+
+def java_float_str(value: float) -> str:
+    """Java's ``Float.toString``: the shortest text that round-trips as a 32-bit float."""
+    as_float32 = struct.unpack("f", struct.pack("f", value))[0]
+    for digits in range(1, 10):
+        text = f"{as_float32:.{digits}g}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == as_float32:
+            return _java_decimal_str(float(text), repr(float(text)))
+    return _java_decimal_str(as_float32, repr(as_float32))
+
+
+def _java_decimal_str(value: float, shortest: str) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    magnitude = abs(value)
+    if magnitude == 0 or 1e-3 <= magnitude < 1e7:
+        text = f"{Decimal(shortest):f}"
+        return text if "." in text else text + ".0"
+    mantissa, _, exponent = f"{Decimal(shortest):E}".partition("E")
+    digits = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    if "." not in digits:
+        digits += ".0"
+    return f"{digits}E{int(exponent)}"
+
+
+def java_str(value: Any) -> str:
+    """Java ``toString`` of a Python value converted to its natural Java type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return java_double_str(value)
+    if isinstance(value, Row):
+        return "{}[{}]".format(value.get_row_kind(), ", ".join(java_str(v) for v in value))
+    if isinstance(value, tuple):
+        return "(" + ",".join(java_str(v) for v in value) + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(java_str(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{java_str(k)}={java_str(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    return str(value)

@@ -1,0 +1,3 @@
+"""Connectors: collection, files, number sequence, data generator."""
+
+__all__: list[str] = []

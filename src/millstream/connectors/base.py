@@ -1,0 +1,116 @@
+"""The connector contracts the runtime calls (structurally, without importing connectors).
+
+A ``Source`` makes one ``SourceReader`` per parallel subtask; ``poll(max_records)``
+returns a list of elements (empty: nothing right now, ask again after ``available_at``)
+or None at the end of a bounded input. A ``Sink`` makes one ``SinkWriter`` per subtask.
+Records move as lists so that per-record framework cost stays small.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["ReaderContext", "Sink", "SinkWriter", "Source", "SourceReader", "WriterContext"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderContext:
+    """Where a reader runs."""
+
+    subtask_index: int
+    parallelism: int
+    operator_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WriterContext:
+    """Where a writer runs."""
+
+    subtask_index: int
+    parallelism: int
+    attempt_number: int = 0
+    operator_name: str = ""
+
+
+class SourceReader(Protocol):
+    """Reads this subtask's share of a source."""
+
+    available_at: float
+
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` elements; [] if none now; None at end of input."""
+        ...
+
+    def close(self) -> None:
+        """Release files and connections."""
+        ...
+
+
+class Source(Protocol):
+    """A bounded or unbounded source (Flink's FLIP-27 ``Source``)."""
+
+    def is_bounded(self) -> bool:
+        """Whether the input ends."""
+        ...
+
+    def create_reader(self, context: ReaderContext) -> SourceReader:
+        """A reader for one subtask."""
+        ...
+
+
+class SinkWriter(Protocol):
+    """Writes this subtask's elements."""
+
+    def write_batch(self, values: list[Any]) -> None:
+        """Write elements in order."""
+        ...
+
+    def finish(self) -> None:
+        """End of input: make everything written visible (commit)."""
+        ...
+
+    def close(self) -> None:
+        """Release resources (also after failure)."""
+        ...
+
+
+class Sink(Protocol):
+    """A sink (Flink's ``Sink``)."""
+
+    def create_writer(self, context: WriterContext, formatter: Any) -> SinkWriter:
+        """A writer for one subtask; ``formatter`` renders an element as text."""
+        ...
+
+
+class IteratorReader:
+    """A reader over an iterator of elements, for bounded in-memory sources."""
+
+    def __init__(self, iterator: Any) -> None:
+        self._iterator = iterator
+        self.available_at = 0.0
+        self._done = False
+
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Next slice of the iterator."""
+        if self._done:
+            return None
+        batch = []
+        append = batch.append
+        for _, value in zip(range(max_records), self._iterator):
+            append(value)
+        if len(batch) < max_records:
+            self._done = True
+            if not batch:
+                return None
+        return batch
+
+    def close(self) -> None:
+        """Nothing to release."""
+        self._done = True
+
+
+def monotonic() -> float:
+    """Processing-time clock for readers (seconds)."""
+    return time.monotonic()

@@ -1,0 +1,458 @@
+"""Files: ``FileSource`` for text lines and ``FileSink`` in row format.
+
+Reading: every file is cut into byte-range splits (Hadoop's line-split rule: a split owns
+the lines that start inside it), and split j is read by subtask ``j % parallelism``, so
+one large file is read in parallel. Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
+
+Writing (as Flink's ``FileSink``): each subtask writes to an in-progress file
+``.part-<uuid>-<subtask>-<n>.inprogress.<id>`` inside its bucket directory and renames it
+to ``part-<uuid>-<subtask>-<n>`` when the rolling policy rolls the file and at the end of
+input. The default bucket assigner is ``yyyy-MM-dd--HH`` of processing time, as in Flink.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from millstream.connectors.base import ReaderContext, WriterContext
+
+__all__ = [
+    "BucketAssigner",
+    "FileSink",
+    "FileSource",
+    "FileSourceBuilder",
+    "OutputFileConfig",
+    "RollingPolicy",
+    "StreamFormat",
+]
+
+READ_CHUNK = 1 << 20
+DEFAULT_SPLIT_SIZE = 32 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class StreamFormat:
+    """A record format read from a byte stream; only text lines for now."""
+
+    kind: str = "text_line"
+    charset: str = "UTF-8"
+
+    @staticmethod
+    def text_line_format(charset: str = "UTF-8") -> StreamFormat:
+        """Each line of text is one element (a ``str``)."""
+        return StreamFormat("text_line", charset)
+
+
+@dataclass(frozen=True, slots=True)
+class _Split:
+    path: str
+    start: int
+    end: int
+
+
+class FileSource:
+    """Reads files or directories of text lines; bounded unless monitored."""
+
+    def __init__(self, stream_format: StreamFormat, paths: tuple[str, ...], split_size: int) -> None:
+        self.stream_format = stream_format
+        self.paths = paths
+        self.split_size = split_size
+
+    @staticmethod
+    def for_record_stream_format(stream_format: StreamFormat, *paths: str) -> FileSourceBuilder:
+        """A builder for a source reading ``paths`` (files or directories) in ``stream_format``."""
+        if not paths:
+            raise ValueError("FileSource needs at least one path")
+        return FileSourceBuilder(stream_format, tuple(str(p) for p in paths))
+
+    def is_bounded(self) -> bool:
+        """A static file set is bounded."""
+        return True
+
+    def splits(self) -> list[_Split]:
+        """All splits of all files, in path order."""
+        result = []
+        for path in self._files():
+            size = os.path.getsize(path)
+            if size == 0:
+                continue
+            for start in range(0, size, self.split_size):
+                result.append(_Split(path, start, min(start + self.split_size, size)))
+        return result
+
+    def _files(self) -> list[str]:
+        files = []
+        for path in self.paths:
+            local = path.removeprefix("file://")
+            if os.path.isdir(local):
+                for root, dirs, names in os.walk(local):
+                    dirs.sort()
+                    files.extend(
+                        os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_"))
+                    )
+            elif os.path.exists(local):
+                files.append(local)
+            else:
+                raise FileNotFoundError(f"FileSource: no such file or directory: {path}")
+        return files
+
+    def create_reader(self, context: ReaderContext) -> TextLineReader:
+        """Reads splits j with ``j % parallelism == subtask_index``."""
+        mine = [s for j, s in enumerate(self.splits()) if j % context.parallelism == context.subtask_index]
+        return TextLineReader(mine, self.stream_format.charset)
+
+
+@dataclass
+class FileSourceBuilder:
+    """Builds a ``FileSource``."""
+
+    stream_format: StreamFormat
+    paths: tuple[str, ...]
+    split_size: int = DEFAULT_SPLIT_SIZE
+
+    def process_static_file_set(self) -> FileSourceBuilder:
+        """Read the files once (the default)."""
+        return self
+
+    def monitor_continuously(self, discovery_interval: Any) -> FileSourceBuilder:
+        """Watching directories for new files is not supported yet."""
+        raise NotImplementedError("FileSource.monitor_continuously is not supported yet")
+
+    def set_split_size(self, split_size: int) -> FileSourceBuilder:
+        """Bytes per split (default 32 MiB)."""
+        if split_size <= 0:
+            raise ValueError("split size must be positive")
+        self.split_size = split_size
+        return self
+
+    def build(self) -> FileSource:
+        """The source."""
+        return FileSource(self.stream_format, self.paths, self.split_size)
+
+
+class TextLineReader:
+    """Reads the lines of its splits, a chunk at a time."""
+
+    def __init__(self, splits: list[_Split], charset: str) -> None:
+        self._splits = list(splits)
+        self._charset = charset
+        self._pending: list[str] = []
+        self._file: Any = None
+        self._pos = 0
+        self._end = 0
+        self._split_done = True
+        self.available_at = 0.0
+        self.current_file = ""
+
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` lines; None when every split is read."""
+        while len(self._pending) < max_records:
+            if self._split_done and not self._open_next():
+                break
+            self._pending.extend(self._read_chunk())
+        if not self._pending:
+            return None
+        batch = self._pending[:max_records]
+        del self._pending[:max_records]
+        return batch
+
+    def _open_next(self) -> bool:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if not self._splits:
+            return False
+        split = self._splits.pop(0)
+        self.current_file = split.path
+        self._file = open(split.path, "rb")  # noqa: SIM115 - closed by _open_next/close
+        self._end = split.end
+        self._pos = split.start
+        self._split_done = False
+        if split.start > 0:
+            self._file.seek(split.start - 1)
+            self._pos = split.start - 1 + len(self._file.readline())
+        return True
+
+    def _read_chunk(self) -> list[str]:
+        """Lines starting before the split end, from the next chunk of the file."""
+        if self._pos >= self._end:
+            self._split_done = True
+            return []
+        data = self._file.read(READ_CHUNK)
+        if not data:
+            self._split_done = True
+            return []
+        stop = data.find(b"\n", max(0, self._end - 1 - self._pos))
+        if stop != -1:
+            data = data[: stop + 1]
+            self._split_done = True
+        else:
+            last = data.rfind(b"\n")
+            if last != -1 and len(data) == READ_CHUNK:
+                data = data[: last + 1]
+            elif len(data) == READ_CHUNK:
+                data += self._file.readline()
+        self._pos += len(data)
+        self._file.seek(self._pos)
+        return _split_lines(data.decode(self._charset))
+
+    def close(self) -> None:
+        """Close the open file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _split_lines(text: str) -> list[str]:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFileConfig:
+    """Part file name prefix and suffix."""
+
+    part_prefix: str = "part"
+    part_suffix: str = ""
+
+    @staticmethod
+    def builder() -> OutputFileConfigBuilder:
+        """A builder."""
+        return OutputFileConfigBuilder()
+
+    def get_part_prefix(self) -> str:
+        """The prefix."""
+        return self.part_prefix
+
+    def get_part_suffix(self) -> str:
+        """The suffix."""
+        return self.part_suffix
+
+
+@dataclass
+class OutputFileConfigBuilder:
+    """Builds an ``OutputFileConfig``."""
+
+    config: OutputFileConfig = field(default_factory=OutputFileConfig)
+
+    def with_part_prefix(self, prefix: str) -> OutputFileConfigBuilder:
+        """Part files start with ``prefix``."""
+        self.config = replace(self.config, part_prefix=prefix)
+        return self
+
+    def with_part_suffix(self, suffix: str) -> OutputFileConfigBuilder:
+        """Part files end with ``suffix``."""
+        self.config = replace(self.config, part_suffix=suffix)
+        return self
+
+    def build(self) -> OutputFileConfig:
+        """The config."""
+        return self.config
+
+
+@dataclass(frozen=True, slots=True)
+class RollingPolicy:
+    """When a part file is closed and a new one started (Flink's DefaultRollingPolicy)."""
+
+    part_size: int = 128 * 1024 * 1024
+    rollover_interval_ms: int = 60_000
+    inactivity_interval_ms: int = 60_000
+    on_checkpoint: bool = False
+
+    @staticmethod
+    def default_rolling_policy(
+        part_size: int = 128 * 1024 * 1024,
+        rollover_interval: int = 60_000,
+        inactivity_interval: int = 60_000,
+    ) -> RollingPolicy:
+        """Roll at ``part_size`` bytes or after ``rollover_interval`` ms."""
+        return RollingPolicy(part_size, rollover_interval, inactivity_interval)
+
+    @staticmethod
+    def on_checkpoint_rolling_policy() -> RollingPolicy:
+        """Roll on every checkpoint (and at end of input)."""
+        return RollingPolicy(on_checkpoint=True)
+
+
+@dataclass(frozen=True, slots=True)
+class BucketAssigner:
+    """Which sub-directory (bucket) an element goes to."""
+
+    kind: str = "date_time"
+    format: str = "yyyy-MM-dd--HH"
+    timezone: str | None = None
+
+    @staticmethod
+    def base_path_bucket_assigner() -> BucketAssigner:
+        """Everything directly in the base path."""
+        return BucketAssigner("base_path")
+
+    @staticmethod
+    def date_time_bucket_assigner(
+        format_str: str = "yyyy-MM-dd--HH", timezone_id: str | None = None
+    ) -> BucketAssigner:
+        """A directory per processing-time hour (by default)."""
+        return BucketAssigner("date_time", format_str, timezone_id)
+
+    def bucket_id(self, now: float) -> str:
+        """Bucket of an element written at ``now`` (epoch seconds)."""
+        if self.kind == "base_path":
+            return ""
+        tz = datetime.UTC if self.timezone in ("UTC", "Z") else None
+        moment = datetime.datetime.fromtimestamp(now, tz)
+        return moment.strftime(_java_to_strftime(self.format))
+
+
+def _java_to_strftime(pattern: str) -> str:
+    for java, py in (("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S")):
+        pattern = pattern.replace(java, py)
+    return pattern
+
+
+class FileSink:
+    """Writes elements as text lines into part files under ``base_path``."""
+
+    def __init__(
+        self,
+        base_path: str,
+        encoder: Any,
+        output_file_config: OutputFileConfig,
+        rolling_policy: RollingPolicy,
+        bucket_assigner: BucketAssigner,
+    ) -> None:
+        self.base_path = base_path.removeprefix("file://")
+        self.encoder = encoder
+        self.output_file_config = output_file_config
+        self.rolling_policy = rolling_policy
+        self.bucket_assigner = bucket_assigner
+
+    @staticmethod
+    def for_row_format(base_path: str, encoder: Any) -> RowFormatBuilder:
+        """A builder for a row-format sink writing ``encoder``'s text of each element."""
+        return RowFormatBuilder(str(base_path), encoder)
+
+    def create_writer(self, context: WriterContext, formatter: Any) -> FileWriter:
+        """The writer of one subtask."""
+        return FileWriter(self, context, formatter)
+
+
+@dataclass
+class RowFormatBuilder:
+    """Builds a row-format ``FileSink``."""
+
+    base_path: str
+    encoder: Any
+    output_file_config: OutputFileConfig = field(default_factory=OutputFileConfig)
+    rolling_policy: RollingPolicy = field(default_factory=RollingPolicy)
+    bucket_assigner: BucketAssigner = field(default_factory=BucketAssigner)
+
+    def with_output_file_config(self, config: OutputFileConfig) -> RowFormatBuilder:
+        """Part file prefix/suffix."""
+        self.output_file_config = config
+        return self
+
+    def with_rolling_policy(self, policy: RollingPolicy) -> RowFormatBuilder:
+        """When to roll part files."""
+        self.rolling_policy = policy
+        return self
+
+    def with_bucket_assigner(self, assigner: BucketAssigner) -> RowFormatBuilder:
+        """Which bucket directory each element goes to."""
+        self.bucket_assigner = assigner
+        return self
+
+    def with_bucket_check_interval(self, interval: int) -> RowFormatBuilder:
+        """Accepted for compatibility (rolling is checked on every batch)."""
+        return self
+
+    def enable_compact(self, strategy: Any) -> RowFormatBuilder:
+        """Compaction is not supported."""
+        raise NotImplementedError("FileSink compaction is not supported")
+
+    def disable_compact(self) -> RowFormatBuilder:
+        """No compaction (the default)."""
+        return self
+
+    def build(self) -> FileSink:
+        """The sink."""
+        return FileSink(
+            self.base_path,
+            self.encoder,
+            self.output_file_config,
+            self.rolling_policy,
+            self.bucket_assigner,
+        )
+
+
+class _PartFile:
+    def __init__(self, directory: str, final_name: str) -> None:
+        os.makedirs(directory, exist_ok=True)
+        self.final_path = os.path.join(directory, final_name)
+        self.path = os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}")
+        self.file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115
+        self.size = 0
+        self.opened_at = time.time()
+        self.last_write = self.opened_at
+
+    def commit(self) -> None:
+        self.file.close()
+        os.replace(self.path, self.final_path)
+
+
+class FileWriter:
+    """One subtask's writer: one in-progress part file per bucket."""
+
+    def __init__(self, sink: FileSink, context: WriterContext, formatter: Any) -> None:
+        self._sink = sink
+        self._format = formatter
+        self._subtask = context.subtask_index
+        self._uid = uuid.uuid4()
+        self._counter = 0
+        self._open: dict[str, _PartFile] = {}
+        self._charset = getattr(sink.encoder, "charset", "UTF-8")
+
+    def write_batch(self, values: list[Any]) -> None:
+        """Append the text of each element as a line."""
+        now = time.time()
+        bucket = self._sink.bucket_assigner.bucket_id(now)
+        part = self._open.get(bucket) or self._new_part(bucket)
+        text = "\n".join(map(self._format, values))
+        text += "\n"
+        part.file.write(text)
+        part.size += len(text)
+        part.last_write = now
+        policy = self._sink.rolling_policy
+        if not policy.on_checkpoint and (
+            part.size >= policy.part_size or (now - part.opened_at) * 1000 >= policy.rollover_interval_ms
+        ):
+            part.commit()
+            del self._open[bucket]
+
+    def _new_part(self, bucket: str) -> _PartFile:
+        config = self._sink.output_file_config
+        name = f"{config.part_prefix}-{self._uid}-{self._subtask}-{self._counter}{config.part_suffix}"
+        self._counter += 1
+        part = _PartFile(os.path.join(self._sink.base_path, bucket), name)
+        self._open[bucket] = part
+        return part
+
+    def finish(self) -> None:
+        """End of input: commit every open part file."""
+        for part in self._open.values():
+            part.commit()
+        self._open.clear()
+
+    def close(self) -> None:
+        """Close files; uncommitted in-progress files stay (nothing written is lost)."""
+        for part in self._open.values():
+            part.file.close()
+        self._open.clear()

@@ -1,0 +1,77 @@
+"""Built-in rolling aggregations of ``KeyedStream`` (sum, min, max, min_by, max_by).
+
+They follow Flink's ``SumAggregator`` / ``ComparableAggregator``: ``sum``, ``min`` and
+``max`` update one field of the first element seen for the key (its other fields are
+kept); ``min_by`` / ``max_by`` keep the whole element holding the extreme value, the
+earlier one on ties. A field is a tuple/list index or a Row field name; plain numbers
+are aggregated as themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from millstream.common.types import Row
+
+__all__ = ["ComparableAggregator", "SumAggregator"]
+
+
+def _get(value: Any, position: int | str) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return value[position]
+
+
+def _with_field(value: Any, position: int | str, field_value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return field_value
+    if isinstance(value, tuple):
+        index = position if isinstance(position, int) else int(position)
+        return value[:index] + (field_value,) + value[index + 1 :]
+    if isinstance(value, Row):
+        copy = Row(*value)
+        fields = value._field_names()
+        if fields is not None:
+            copy.set_field_names(fields)
+        copy.set_row_kind(value.get_row_kind())
+        copy[position] = field_value
+        return copy
+    if isinstance(value, list):
+        copy_list = list(value)
+        copy_list[position] = field_value  # type: ignore[index]
+        return copy_list
+    if isinstance(value, dict):
+        copy_dict = dict(value)
+        copy_dict[position] = field_value
+        return copy_dict
+    raise TypeError(f"cannot aggregate field {position!r} of {type(value).__name__}")
+
+
+class SumAggregator:
+    """Rolling sum of one field."""
+
+    def __init__(self, position: int | str) -> None:
+        self.position = position
+
+    def reduce(self, value1: Any, value2: Any) -> Any:
+        """value1 with its field replaced by the sum of both fields."""
+        pos = self.position
+        return _with_field(value1, pos, _get(value1, pos) + _get(value2, pos))
+
+
+class ComparableAggregator:
+    """Rolling min / max of one field (``by=False``) or of whole elements (``by=True``)."""
+
+    def __init__(self, position: int | str, kind: str, by: bool) -> None:
+        self.position = position
+        self.is_min = kind == "min"
+        self.by = by
+
+    def reduce(self, value1: Any, value2: Any) -> Any:
+        """Combine the running value with a new element."""
+        pos = self.position
+        a, b = _get(value1, pos), _get(value2, pos)
+        take_new = b < a if self.is_min else b > a
+        if self.by:
+            return value2 if take_new else value1
+        return _with_field(value1, pos, b) if take_new else value1

@@ -1,0 +1,312 @@
+"""StreamExecutionEnvironment, as ``pyflink.datastream.StreamExecutionEnvironment``.
+
+The environment records transformations; ``execute`` turns them into a StreamGraph and a
+JobGraph and hands the JobGraph to the runner named by ``execution.target`` through the
+PipelineExecutor registry, so this module never imports the runtime.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration
+from millstream.common.execution_config import ExecutionConfig
+from millstream.common.job_execution_result import JobExecutionResult
+from millstream.common.pipeline_executor import get_executor
+from millstream.common.watermark_strategy import WatermarkStrategy
+from millstream.connectors.collection import CollectionSource
+from millstream.connectors.file import FileSource, StreamFormat
+from millstream.datastream.data_stream import (
+    CloseableIterator,
+    DataStream,
+    _check_max_parallelism,
+    _check_parallelism,
+)
+from millstream.datastream.execution_mode import RuntimeExecutionMode
+from millstream.datastream.functions import SourceFunction
+from millstream.graph.job_graph import JobGraph
+from millstream.graph.job_graph_generator import create_job_graph
+from millstream.graph.plan_printer import stream_graph_json
+from millstream.graph.stream_graph import StreamGraph
+from millstream.graph.stream_graph_generator import GraphSettings, generate_stream_graph
+from millstream.graph.transformations import (
+    ChainingStrategy,
+    OperatorSpec,
+    SinkTransformation,
+    SourceTransformation,
+    Transformation,
+)
+
+__all__ = ["PlanCaptured", "StreamExecutionEnvironment", "set_context_configuration"]
+
+DEFAULT_JOB_NAME = "Flink Streaming Job"
+
+# Set by ``millstream run`` / ``millstream plan``: settings every environment starts from.
+_context_configuration: Configuration | None = None
+_capture_plan = False
+
+
+class PlanCaptured(Exception):  # noqa: N818 - a control-flow signal, as Flink's ProgramAbortException
+    """Raised by ``execute`` when ``millstream plan`` captures the graph instead of running it."""
+
+    def __init__(self, stream_graph: StreamGraph, job_graph: JobGraph) -> None:
+        super().__init__("plan captured")
+        self.stream_graph = stream_graph
+        self.job_graph = job_graph
+
+
+def set_context_configuration(configuration: Configuration | None, capture_plan: bool = False) -> None:
+    """Make every new environment start from ``configuration`` (used by the CLI)."""
+    global _context_configuration, _capture_plan
+    _context_configuration = configuration
+    _capture_plan = capture_plan
+
+
+class StreamExecutionEnvironment:
+    """The context of a streaming program: settings, sources, and ``execute``."""
+
+    def __init__(self, configuration: Configuration | None = None) -> None:
+        self._configuration = Configuration(_context_configuration)
+        if configuration is not None:
+            self._configuration.add_all(configuration)
+        self._config = ExecutionConfig()
+        self._transformations: dict[int, Transformation] = {}
+        self._next_id = 0
+        self._chaining_enabled = self._configuration.get(opts.CHAINING_ENABLED)
+        self._buffer_timeout = self._configuration.get(opts.BUFFER_TIMEOUT)
+        self._runtime_mode = RuntimeExecutionMode[self._configuration.get(opts.RUNTIME_MODE).upper()]
+        self._checkpoint_interval = -1
+        self._python_files: list[str] = []
+        parallelism = self._configuration.get_integer(opts.DEFAULT_PARALLELISM.key, -1)
+        if parallelism > 0:
+            self._config.set_parallelism(parallelism)
+
+    @staticmethod
+    def get_execution_environment(configuration: Configuration | None = None) -> StreamExecutionEnvironment:
+        """A new environment (for the context ``millstream run`` set up, if any)."""
+        return StreamExecutionEnvironment(configuration)
+
+    # -- settings ------------------------------------------------------------------------
+
+    def get_config(self) -> ExecutionConfig:
+        """The job's ExecutionConfig."""
+        return self._config
+
+    def configure(self, configuration: Configuration) -> StreamExecutionEnvironment:
+        """Apply configuration keys (parallelism.default, execution.buffer-timeout ...)."""
+        self._configuration.add_all(configuration)
+        if configuration.contains_key(opts.DEFAULT_PARALLELISM.key):
+            self.set_parallelism(configuration.get(opts.DEFAULT_PARALLELISM))
+        if configuration.contains_key(opts.BUFFER_TIMEOUT.key):
+            self.set_buffer_timeout(configuration.get(opts.BUFFER_TIMEOUT))
+        if configuration.contains_key(opts.RUNTIME_MODE.key):
+            mode = configuration.get(opts.RUNTIME_MODE).upper()
+            self.set_runtime_mode(RuntimeExecutionMode[mode])
+        if configuration.contains_key(opts.CHAINING_ENABLED.key):
+            self._chaining_enabled = configuration.get(opts.CHAINING_ENABLED)
+        return self
+
+    def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
+        """Default parallelism of operators created after this call."""
+        _check_parallelism(parallelism)
+        self._config.set_parallelism(parallelism)
+        return self
+
+    def get_parallelism(self) -> int:
+        """The default parallelism (the number of cores if never set, as a local Flink)."""
+        return self._resolved_parallelism()
+
+    def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
+        """Default max parallelism (number of key groups)."""
+        _check_max_parallelism(max_parallelism)
+        self._config.set_max_parallelism(max_parallelism)
+        return self
+
+    def get_max_parallelism(self) -> int:
+        """The default max parallelism (-1: derived per operator)."""
+        return self._config.get_max_parallelism()
+
+    def set_buffer_timeout(self, timeout_millis: int) -> StreamExecutionEnvironment:
+        """Max ms output waits in a partly filled buffer (0: every record; -1: full buffers)."""
+        if timeout_millis < -1:
+            raise ValueError("Timeout of buffer must be non-negative or -1")
+        self._buffer_timeout = timeout_millis
+        return self
+
+    def get_buffer_timeout(self) -> int:
+        """The buffer timeout in ms."""
+        return self._buffer_timeout
+
+    def disable_operator_chaining(self) -> StreamExecutionEnvironment:
+        """Run every operator in its own task."""
+        self._chaining_enabled = False
+        return self
+
+    def is_chaining_enabled(self) -> bool:
+        """Whether operators are chained."""
+        return self._chaining_enabled
+
+    def set_runtime_mode(self, execution_mode: RuntimeExecutionMode) -> StreamExecutionEnvironment:
+        """STREAMING (default) or BATCH."""
+        self._runtime_mode = execution_mode
+        return self
+
+    def enable_checkpointing(self, interval: int, mode: Any = None) -> StreamExecutionEnvironment:
+        """Record the checkpoint interval (checkpointing is not implemented yet)."""
+        self._checkpoint_interval = interval
+        return self
+
+    def get_checkpoint_interval(self) -> int:
+        """The checkpoint interval (-1: disabled)."""
+        return self._checkpoint_interval
+
+    def add_python_file(self, file_path: str) -> None:
+        """Ship a Python file with the job (recorded; modules of the job's process are importable)."""
+        self._python_files.append(file_path)
+
+    def get_default_local_parallelism(self) -> int:
+        """The number of cores."""
+        return os.cpu_count() or 1
+
+    def _resolved_parallelism(self) -> int:
+        parallelism = self._config.get_parallelism()
+        return parallelism if parallelism > 0 else (os.cpu_count() or 1)
+
+    # -- transformations -----------------------------------------------------------------
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _add(self, transformation: Transformation) -> int:
+        self._transformations[transformation.id] = transformation
+        return transformation.id
+
+    def _default_parallelism_for_new_operator(self) -> int:
+        return self._config.get_parallelism()
+
+    def _source(self, name: str, spec: OperatorSpec, type_info: Any, **kw: Any) -> DataStream:
+        t = SourceTransformation(
+            id=self._new_id(),
+            name=f"Source: {name}",
+            parallelism=1 if kw.get("non_parallel") else self._default_parallelism_for_new_operator(),
+            operator=spec,
+            output_type=type_info,
+            **kw,
+        )
+        return DataStream(self, self._add(t))
+
+    def from_collection(self, collection: Any, type_info: Any = None) -> DataStream:
+        """A bounded, non-parallel stream of the collection's elements."""
+        spec = OperatorSpec("source", CollectionSource(list(collection)), chaining=ChainingStrategy.HEAD, is_source=True)
+        return self._source("Collection Source", spec, type_info, non_parallel=True, max_parallelism=1)
+
+    def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
+        """The lines of a text file or directory (PyFlink 1.x API)."""
+        source = FileSource.for_record_stream_format(
+            StreamFormat.text_line_format(charset_name), file_path
+        ).build()
+        return self.from_source(source, WatermarkStrategy.no_watermarks(), file_path)
+
+    def from_source(
+        self,
+        source: Any,
+        watermark_strategy: WatermarkStrategy,
+        source_name: str,
+        type_info: Any = None,
+    ) -> DataStream:
+        """A stream read from a connector source (FileSource, NumberSequenceSource ...)."""
+        if not hasattr(source, "create_reader"):
+            raise TypeError(f"from_source expects a Source, got {type(source).__name__}")
+        spec = OperatorSpec("source", source, chaining=ChainingStrategy.HEAD, is_source=True)
+        return self._source(
+            source_name, spec, type_info, watermark_strategy=watermark_strategy, bounded=source.is_bounded()
+        )
+
+    def add_source(
+        self, source_func: Any, source_name: str = "Custom Source", type_info: Any = None
+    ) -> DataStream:
+        """A stream emitted by a user SourceFunction (non-parallel, as in Flink)."""
+        if not isinstance(source_func, SourceFunction):
+            raise TypeError("add_source expects a SourceFunction")
+        spec = OperatorSpec(
+            "legacy_source", source_func, chaining=ChainingStrategy.HEAD, is_source=True
+        )
+        return self._source(source_name, spec, type_info, non_parallel=True, max_parallelism=1, bounded=False)
+
+    # -- graphs and execution ------------------------------------------------------------
+
+    def get_stream_graph(self, job_name: str | None = None, clear_transformations: bool = False) -> StreamGraph:
+        """The StreamGraph of the program so far."""
+        if not self._transformations:
+            raise RuntimeError("No operators defined in streaming topology. Cannot execute.")
+        settings = GraphSettings(
+            job_name=job_name or DEFAULT_JOB_NAME,
+            parallelism=self._resolved_parallelism(),
+            max_parallelism=self._config.get_max_parallelism(),
+            chaining_enabled=self._chaining_enabled,
+            buffer_timeout=self._buffer_timeout,
+            runtime_mode=self._runtime_mode.name,
+            job_config=self._config.to_dict(),
+        )
+        graph = generate_stream_graph(dict(self._transformations), settings)
+        if clear_transformations:
+            self._transformations.clear()
+        return graph
+
+    def get_execution_plan(self) -> str:
+        """The StreamGraph as JSON in Flink's execution-plan format."""
+        return stream_graph_json(self.get_stream_graph())
+
+    def _job_graph(self, job_name: str | None) -> JobGraph:
+        stream_graph = self.get_stream_graph(job_name, clear_transformations=True)
+        if self._runtime_mode is not RuntimeExecutionMode.STREAMING:
+            raise NotImplementedError(
+                f"{self._runtime_mode.name} runtime mode is not supported yet; "
+                "use RuntimeExecutionMode.STREAMING"
+            )
+        job_graph = create_job_graph(stream_graph)
+        if _capture_plan:
+            raise PlanCaptured(stream_graph, job_graph)
+        return job_graph
+
+    def _executor(self) -> Any:
+        return get_executor(self._configuration.get(opts.EXECUTION_TARGET))
+
+    def execute(self, job_name: str | None = None) -> JobExecutionResult:
+        """Run the program and wait for it to finish."""
+        job_graph = self._job_graph(job_name)
+        result: JobExecutionResult = self._executor().execute(job_graph, self._configuration)
+        return result
+
+    def execute_async(self, job_name: str | None = None) -> Any:
+        """Start the program; returns a JobClient."""
+        job_graph = self._job_graph(job_name)
+        return self._executor().execute_async(job_graph, self._configuration)
+
+    def _execute_and_collect(
+        self, stream: DataStream, job_name: str | None, limit: int | None
+    ) -> Any:
+        collect_id = uuid.uuid4().hex
+        spec = OperatorSpec("collect", None, {"collect_id": collect_id}, is_sink=True)
+        t = SinkTransformation(
+            id=self._new_id(),
+            name="Sink: Data stream collect sink",
+            parallelism=self._default_parallelism_for_new_operator(),
+            input=stream._values_id(),
+            operator=spec,
+        )
+        self._add(t)
+        client = self.execute_async(job_name)
+        iterator = CloseableIterator(client.collect(collect_id), client.close)
+        if limit is None:
+            return iterator
+        with iterator:
+            return [value for _, value in zip(range(limit), iterator)]
+
+    def close(self) -> None:
+        """Release the environment (nothing is held between jobs)."""
+        self._transformations.clear()

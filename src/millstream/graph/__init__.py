@@ -1,0 +1,3 @@
+"""Planning: transformations -> StreamGraph -> JobGraph. Pure data and pure functions."""
+
+__all__: list[str] = []

@@ -1,0 +1,30 @@
+"""The chaining rules, in one predicate (Flink's ``StreamingJobGraphGenerator.isChainable``).
+
+Two operators run in one task, calling each other directly, when all hold:
+the downstream operator has exactly one input edge; both are in the same slot-sharing
+group; the upstream strategy is not NEVER and the downstream one is ALWAYS; the edge's
+partitioner is forward; their parallelism is equal; and chaining is enabled for the job.
+"""
+
+from __future__ import annotations
+
+from millstream.graph.partitioning import ForwardPartitioner
+from millstream.graph.stream_graph import StreamEdge, StreamGraph
+from millstream.graph.transformations import ChainingStrategy
+
+__all__ = ["is_chainable"]
+
+
+def is_chainable(edge: StreamEdge, graph: StreamGraph) -> bool:
+    """Whether ``edge``'s target can be chained to its source."""
+    upstream = graph.nodes[edge.source_id]
+    downstream = graph.nodes[edge.target_id]
+    return (
+        graph.chaining_enabled
+        and len(graph.in_edges(downstream.id)) == 1
+        and upstream.slot_sharing_group == downstream.slot_sharing_group
+        and upstream.chaining_strategy is not ChainingStrategy.NEVER
+        and downstream.chaining_strategy is ChainingStrategy.ALWAYS
+        and isinstance(edge.partitioner, ForwardPartitioner)
+        and upstream.parallelism == downstream.parallelism
+    )

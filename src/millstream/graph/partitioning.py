@@ -1,0 +1,137 @@
+"""Partitioner specs: how records of one StreamEdge are distributed over consumer subtasks.
+
+Pure data shared by the graph layer (chaining, plan printing, pointwise wiring) and the
+runtime, which turns each spec into a ChannelSelector. ``str(spec)`` is Flink's ship
+strategy name as it appears in the execution plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "BroadcastPartitioner",
+    "CustomPartitionerWrapper",
+    "ForwardPartitioner",
+    "GlobalPartitioner",
+    "KeyGroupStreamPartitioner",
+    "Partitioner",
+    "RebalancePartitioner",
+    "RescalePartitioner",
+    "ShufflePartitioner",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardPartitioner:
+    """Subtask i sends to subtask i; requires equal parallelism; chainable."""
+
+    def is_pointwise(self) -> bool:
+        """Each producer subtask talks to a subset of consumers."""
+        return True
+
+    def __str__(self) -> str:
+        return "FORWARD"
+
+
+@dataclass(frozen=True, slots=True)
+class RescalePartitioner:
+    """Round-robin over the consumers this producer is pointwise-connected to."""
+
+    def is_pointwise(self) -> bool:
+        """Each producer subtask talks to a subset of consumers."""
+        return True
+
+    def __str__(self) -> str:
+        return "RESCALE"
+
+
+@dataclass(frozen=True, slots=True)
+class RebalancePartitioner:
+    """Round-robin over all consumers, starting at a random one."""
+
+    def is_pointwise(self) -> bool:
+        """All-to-all."""
+        return False
+
+    def __str__(self) -> str:
+        return "REBALANCE"
+
+
+@dataclass(frozen=True, slots=True)
+class ShufflePartitioner:
+    """A uniformly random consumer per record."""
+
+    def is_pointwise(self) -> bool:
+        """All-to-all."""
+        return False
+
+    def __str__(self) -> str:
+        return "SHUFFLE"
+
+
+@dataclass(frozen=True, slots=True)
+class BroadcastPartitioner:
+    """Every record to every consumer."""
+
+    def is_pointwise(self) -> bool:
+        """All-to-all."""
+        return False
+
+    def __str__(self) -> str:
+        return "BROADCAST"
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalPartitioner:
+    """Every record to consumer 0."""
+
+    def is_pointwise(self) -> bool:
+        """All-to-all."""
+        return False
+
+    def __str__(self) -> str:
+        return "GLOBAL"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyGroupStreamPartitioner:
+    """By key: key -> key group (hash mod max parallelism) -> consumer owning that group."""
+
+    key_selector: Any
+    max_parallelism: int
+
+    def is_pointwise(self) -> bool:
+        """All-to-all."""
+        return False
+
+    def __str__(self) -> str:
+        return "HASH"
+
+
+@dataclass(frozen=True, slots=True)
+class CustomPartitionerWrapper:
+    """``partitioner.partition(key_selector(value), n)`` chooses the consumer."""
+
+    partitioner: Any
+    key_selector: Any
+
+    def is_pointwise(self) -> bool:
+        """All-to-all."""
+        return False
+
+    def __str__(self) -> str:
+        return "CUSTOM"
+
+
+Partitioner = (
+    ForwardPartitioner
+    | RescalePartitioner
+    | RebalancePartitioner
+    | ShufflePartitioner
+    | BroadcastPartitioner
+    | GlobalPartitioner
+    | KeyGroupStreamPartitioner
+    | CustomPartitionerWrapper
+)
