@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["JobExecutionResult", "JobID", "JobStatus"]
+__all__ = ["JobExecutionException", "JobExecutionResult", "JobID", "JobStatus"]
 
 
 class JobStatus(Enum):
@@ -81,3 +81,11 @@ class JobExecutionResult:
             f"JobExecutionResult(job_id={self.job_id}, net_runtime={self.net_runtime_ms} ms, "
             f"accumulators={self.accumulators})"
         )
+
+
+class JobExecutionException(Exception):
+    """The job failed; ``__cause__`` is the task failure (naming operator and subtask)."""
+
+    def __init__(self, job_id: str, message: str) -> None:
+        super().__init__(message)
+        self.job_id = job_id

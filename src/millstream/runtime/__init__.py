@@ -1,0 +1,3 @@
+"""millstream runtime: ."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""millstream runtime: executiongraph"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""millstream runtime: io"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""millstream runtime: io/network"""
+
+__all__: list[str] = []

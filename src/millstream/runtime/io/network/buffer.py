@@ -1,0 +1,60 @@
+"""Buffer: a fixed-size memory segment with the number of valid bytes and a recycler.
+
+Data buffers come from a LocalBufferPool and go back to it through ``recycle`` when the
+consumer has read them; event buffers (end of partition ...) are unpooled.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Protocol
+
+__all__ = ["Buffer", "BufferRecycler", "DataType"]
+
+
+class DataType(Enum):
+    """What a buffer holds."""
+
+    DATA = 0
+    EVENT = 1
+
+
+class BufferRecycler(Protocol):
+    """Takes a segment back."""
+
+    def recycle(self, segment: bytearray) -> None:
+        """Return ``segment`` to its pool."""
+        ...
+
+
+class Buffer:
+    """``size`` valid bytes of ``segment``; ``recycle()`` exactly once when consumed."""
+
+    __slots__ = ("data_type", "recycler", "segment", "size")
+
+    def __init__(
+        self,
+        segment: bytearray | bytes,
+        size: int,
+        recycler: BufferRecycler | None,
+        data_type: DataType = DataType.DATA,
+    ) -> None:
+        self.segment = segment
+        self.size = size
+        self.recycler = recycler
+        self.data_type = data_type
+
+    @property
+    def is_buffer(self) -> bool:
+        """True for data, False for an event."""
+        return self.data_type is DataType.DATA
+
+    def recycle(self) -> None:
+        """Give the memory back (no-op for unpooled buffers)."""
+        recycler = self.recycler
+        if recycler is not None:
+            self.recycler = None
+            recycler.recycle(self.segment)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.data_type.name}, size={self.size})"

@@ -1,0 +1,3 @@
+"""millstream runtime: io/network/consumer"""
+
+__all__: list[str] = []

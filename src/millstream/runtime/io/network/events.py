@@ -1,0 +1,33 @@
+"""In-band events that travel through the same channels as records."""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+
+from millstream.runtime.io.network.buffer import Buffer, DataType
+
+__all__ = ["EndOfPartitionEvent", "TaskEvent", "deserialize_event", "serialize_event"]
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfPartitionEvent:
+    """The producer finished this subpartition; nothing follows."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEvent:
+    """A user-level event between tasks (reserved for iterations)."""
+
+    payload: bytes
+
+
+def serialize_event(event: object) -> Buffer:
+    """An unpooled EVENT buffer holding ``event``."""
+    data = pickle.dumps(event, protocol=pickle.HIGHEST_PROTOCOL)
+    return Buffer(data, len(data), None, DataType.EVENT)
+
+
+def deserialize_event(buffer: Buffer) -> object:
+    """The event in an EVENT buffer."""
+    return pickle.loads(memoryview(buffer.segment)[: buffer.size])

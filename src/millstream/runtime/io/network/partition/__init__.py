@@ -1,0 +1,3 @@
+"""millstream runtime: io/network/partition"""
+
+__all__: list[str] = []

@@ -1,0 +1,164 @@
+"""ResultPartition: a task's output for one IntermediateResult, one subpartition per consumer.
+
+::
+
+    RecordWriter --emit_record(sub, payload)--> ResultPartition
+                                                  |-- current segment per subpartition
+                                                  |   (full -> Buffer -> subpartition queue)
+                                                  |-- PipelinedSubpartition 0 --> consumer 0
+                                                  '-- PipelinedSubpartition n --> consumer n
+
+Records are written into the subpartition's current segment; a record continues into
+a fresh segment when it does not fit. ``flush`` hands a partly filled segment to the
+consumer (buffer timeout). The first buffer makes the partition consumable and fires
+``on_consumable`` once (the JobMaster is told, as in Flink's pipelined shuffle).
+
+Per-record path: called once per serialized element batch, not per element.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from millstream.runtime.ids import ResultPartitionID
+from millstream.runtime.io.network.buffer import Buffer
+from millstream.runtime.io.network.buffer_pool import LocalBufferPool
+from millstream.runtime.io.network.events import EndOfPartitionEvent, serialize_event
+from millstream.runtime.io.network.partition.subpartition import PipelinedSubpartition
+from millstream.runtime.io.network.serialization import HEADER_SIZE
+
+__all__ = ["ResultPartition"]
+
+REQUEST_SLICE_S = 0.1
+
+
+class ResultPartition:
+    """One produced partition of a task."""
+
+    def __init__(
+        self,
+        partition_id: ResultPartitionID,
+        num_subpartitions: int,
+        buffer_pool: LocalBufferPool,
+        should_abort: Callable[[], bool],
+        on_consumable: Callable[[ResultPartitionID], None] | None = None,
+    ) -> None:
+        self.partition_id = partition_id
+        self.subpartitions = [
+            PipelinedSubpartition(i, self._on_subpartition_released) for i in range(num_subpartitions)
+        ]
+        self._released_lock = threading.Lock()
+        self._unreleased = num_subpartitions  # under _released_lock
+        self.on_released: Callable[[ResultPartitionID], None] | None = None
+        self.buffer_pool = buffer_pool
+        self._should_abort = should_abort
+        self._on_consumable = on_consumable
+        self._segments: list[bytearray | None] = [None] * num_subpartitions  # owner: task thread
+        self._positions = [0] * num_subpartitions  # owner: task thread
+        self._consumable = False  # owner: task thread
+        self._finished = False  # owner: task thread
+        self.backpressured_s = 0.0  # owner: task thread (time blocked for buffers)
+        self.records_out = 0  # owner: task thread (serialized batches)
+
+    @property
+    def num_subpartitions(self) -> int:
+        """Number of consumers."""
+        return len(self.subpartitions)
+
+    def emit_record(self, subpartition: int, payload: bytes) -> None:
+        """Write one length-prefixed record into ``subpartition``'s buffers."""
+        self.records_out += 1
+        self._write(subpartition, len(payload).to_bytes(HEADER_SIZE, "little"))
+        self._write(subpartition, payload)
+
+    def _write(self, sub: int, data: bytes) -> None:
+        view = memoryview(data)
+        remaining = len(view)
+        while remaining:
+            segment = self._segments[sub]
+            if segment is None:
+                segment = self._request_segment()
+                self._segments[sub] = segment
+                self._positions[sub] = 0
+            pos = self._positions[sub]
+            take = min(len(segment) - pos, remaining)
+            start = len(view) - remaining
+            segment[pos : pos + take] = view[start : start + take]
+            pos += take
+            remaining -= take
+            self._positions[sub] = pos
+            if pos == len(segment):
+                self._finish_buffer(sub)
+
+    def _request_segment(self) -> bytearray:
+        segment = self.buffer_pool.request_segment()
+        if segment is not None:
+            return segment
+        started = time.perf_counter()
+        try:
+            return self.buffer_pool.request_segment_blocking(REQUEST_SLICE_S, self._should_abort)
+        finally:
+            self.backpressured_s += time.perf_counter() - started
+
+    def _finish_buffer(self, sub: int) -> None:
+        segment = self._segments[sub]
+        size = self._positions[sub]
+        self._segments[sub] = None
+        self._positions[sub] = 0
+        if segment is None:
+            return
+        if size == 0:
+            self.buffer_pool.recycle(segment)
+            return
+        self._add(sub, Buffer(segment, size, self.buffer_pool))
+
+    def _add(self, sub: int, buffer: Buffer) -> None:
+        self.subpartitions[sub].add(buffer)
+        if not self._consumable:
+            self._consumable = True
+            if self._on_consumable is not None:
+                self._on_consumable(self.partition_id)
+
+    def flush(self, subpartition: int) -> None:
+        """Make a partly filled buffer of ``subpartition`` available to its consumer."""
+        if self._positions[subpartition]:
+            self._finish_buffer(subpartition)
+
+    def flush_all(self) -> None:
+        """Flush every subpartition."""
+        for sub in range(len(self.subpartitions)):
+            if self._positions[sub]:
+                self._finish_buffer(sub)
+
+    def broadcast_event(self, event: object) -> None:
+        """Flush, then append ``event`` to every subpartition (events stay in order with data)."""
+        for sub in range(len(self.subpartitions)):
+            self.flush(sub)
+            self._add(sub, serialize_event(event))
+
+    def finish(self) -> None:
+        """End of data: flush and send EndOfPartition to every consumer."""
+        if not self._finished:
+            self._finished = True
+            self.broadcast_event(EndOfPartitionEvent())
+
+    def _on_subpartition_released(self, index: int) -> None:
+        with self._released_lock:
+            self._unreleased -= 1
+            done = self._unreleased == 0
+        if done:
+            # Every consumer is done: a pipelined partition is released once consumed.
+            self.buffer_pool.lazy_destroy()
+            if self.on_released is not None:
+                self.on_released(self.partition_id)
+
+    def release(self) -> None:
+        """Drop unconsumed buffers and free the pool (failure or cancellation)."""
+        for sub, segment in enumerate(self._segments):
+            if segment is not None:
+                self._segments[sub] = None
+                self.buffer_pool.recycle(segment)
+        for subpartition in self.subpartitions:
+            subpartition.release()

@@ -1,0 +1,3 @@
+"""millstream runtime: jobmanager"""
+
+__all__: list[str] = []

@@ -1,0 +1,233 @@
+"""JobMaster: owns one job's ExecutionGraph; schedules, deploys and tracks its tasks.
+
+Scheduling (all at once, as for a streaming job): build the ExecutionGraph, get one slot
+per shared slot from the ResourceManager, deploy every ExecutionVertex to the
+TaskExecutor of its shared slot with a TaskDeploymentDescriptor. State updates from the
+tasks drive the job: all FINISHED -> FINISHED; the first FAILED -> cancel the other
+tasks, then FAILED with that cause (no restart strategy yet).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+import cloudpickle
+
+from millstream.common.job_execution_result import JobStatus
+from millstream.graph.job_graph import JobGraph
+from millstream.runtime.executiongraph.execution_graph import (
+    Execution,
+    ExecutionGraph,
+    ExecutionVertex,
+    build_execution_graph,
+)
+from millstream.runtime.executiongraph.execution_state import ExecutionState
+from millstream.runtime.ids import ResourceID, ResultPartitionID
+from millstream.runtime.jobmanager.deployment import (
+    InputChannelDeploymentDescriptor,
+    InputGateDeploymentDescriptor,
+    ResultPartitionDeploymentDescriptor,
+    TaskDeploymentDescriptor,
+)
+from millstream.runtime.jobmanager.resource_manager import ResourceManager, SlotOffer
+from millstream.runtime.jobmanager.scheduler import SharedSlot, required_slots, slot_sharing_assignment
+from millstream.runtime.rpc.endpoint import RpcEndpoint
+
+__all__ = ["JobMaster", "JobResult"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class JobResult:
+    """Final status of a job."""
+
+    job_id: str
+    job_name: str
+    status: JobStatus
+    net_runtime_ms: int
+    failure: BaseException | None = None
+    accumulators: dict[str, Any] = field(default_factory=dict)
+
+
+class JobMaster(RpcEndpoint):
+    """Runs one job."""
+
+    def __init__(self, job_graph: JobGraph, resource_manager: ResourceManager) -> None:
+        super().__init__(f"jobmaster-{job_graph.job_id[:8]}")
+        self.job_graph = job_graph
+        self._rm = resource_manager
+        self.result: Future[JobResult] = Future()
+        self.status = JobStatus.CREATED  # owner: main thread
+        self.execution_graph: ExecutionGraph | None = None  # owner: main thread
+        self._executions: dict[str, Execution] = {}  # attempt id -> execution, main thread
+        self._slots: dict[SharedSlot, SlotOffer] = {}  # main thread
+        self._failure: BaseException | None = None  # main thread
+        self._started_at = 0.0
+
+    # -- scheduling ----------------------------------------------------------------------
+
+    def start_scheduling(self) -> None:
+        """Build the ExecutionGraph and deploy all tasks (any thread)."""
+        self.run_async(self._start_scheduling)
+
+    def _start_scheduling(self) -> None:
+        try:
+            self._started_at = time.monotonic()
+            self.execution_graph = build_execution_graph(self.job_graph)
+            self.status = JobStatus.RUNNING
+            needed = required_slots(self.job_graph)
+            offers = self._rm.request_slots(self.job_graph.job_id, len(needed))
+            self._slots = dict(zip(needed, offers))
+            self._deploy_all()
+        except BaseException as err:  # noqa: BLE001 - the job fails with the cause
+            self._failure = err
+            self._cancel_all()
+            self._maybe_complete()
+
+    def _deploy_all(self) -> None:
+        assert self.execution_graph is not None
+        assignment = slot_sharing_assignment(self.job_graph)
+        vertices = self.execution_graph.all_execution_vertices()
+        for ev in vertices:
+            execution = ev.new_execution()
+            execution.transition(ExecutionState.SCHEDULED)
+            offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
+            execution.assigned_resource = offer.resource_id
+            self._executions[execution.attempt_id] = execution
+        serialized = {
+            ejv.job_vertex.id: cloudpickle.dumps(ejv.job_vertex)
+            for ejv in self.execution_graph.job_vertices.values()
+        }
+        for ev in vertices:
+            execution = ev.current_execution
+            assert execution is not None
+            offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
+            execution.transition(ExecutionState.DEPLOYING)
+            tdd = self._deployment_descriptor(ev, execution, offer)
+            offer.task_executor.submit_task(tdd, serialized[ev.job_vertex.job_vertex.id], self)
+
+    def _deployment_descriptor(
+        self, ev: ExecutionVertex, execution: Execution, offer: SlotOffer
+    ) -> TaskDeploymentDescriptor:
+        produced = tuple(
+            ResultPartitionDeploymentDescriptor(
+                self._partition_id(p.producer, p.partition_id),
+                p.result.id,
+                p.partition_number,
+                p.num_subpartitions,
+            )
+            for p in ev.produced
+        )
+        gates = []
+        for edge, execution_edges in zip(ev.job_vertex.job_vertex.inputs, ev.inputs):
+            channels = tuple(
+                InputChannelDeploymentDescriptor(
+                    self._partition_id(e.source.producer, e.source.partition_id),
+                    e.subpartition_index,
+                    ResourceID(e.source.producer.current_execution.assigned_resource or ""),  # type: ignore[union-attr]
+                )
+                for e in execution_edges
+            )
+            gates.append(InputGateDeploymentDescriptor(edge.source_id, edge.input_index, channels))
+        return TaskDeploymentDescriptor(
+            job_id=self.job_graph.job_id,
+            job_name=self.job_graph.job_name,
+            vertex=ev.job_vertex.job_vertex,
+            execution_attempt_id=execution.attempt_id,
+            attempt_number=execution.attempt_number,
+            subtask_index=ev.subtask_index,
+            allocation_id=offer.allocation_id,
+            produced_partitions=produced,
+            input_gates=tuple(gates),
+            job_config=dict(self.job_graph.job_config),
+        )
+
+    @staticmethod
+    def _partition_id(producer: ExecutionVertex, partition_id: str) -> ResultPartitionID:
+        execution = producer.current_execution
+        assert execution is not None
+        return ResultPartitionID(f"{partition_id}@{execution.attempt_id}")
+
+    # -- task state updates --------------------------------------------------------------
+
+    def update_task_execution_state(self, update: Any) -> None:
+        """A task changed state (any thread)."""
+        self.run_async(self._update_task_execution_state, update)
+
+    def _update_task_execution_state(self, update: Any) -> None:
+        execution = self._executions.get(update.execution_attempt_id)
+        if execution is None or execution.state.is_terminal or execution.state is update.state:
+            return
+        if execution.state is ExecutionState.CANCELING and update.state not in (
+            ExecutionState.CANCELED,
+            ExecutionState.FAILED,
+            ExecutionState.FINISHED,
+        ):
+            return
+        execution.state = update.state
+        if update.state is ExecutionState.FAILED:
+            execution.failure = update.error
+            if self._failure is None:
+                self._failure = update.error
+                self.status = JobStatus.FAILING
+                self._cancel_all()
+        self._maybe_complete()
+
+    def _cancel_all(self) -> None:
+        for execution in self._executions.values():
+            if execution.state.is_terminal or execution.state is ExecutionState.CANCELING:
+                continue
+            if execution.state in (ExecutionState.CREATED, ExecutionState.SCHEDULED):
+                execution.state = ExecutionState.CANCELED
+                continue
+            execution.state = ExecutionState.CANCELING
+            offer = self._slot_of(execution)
+            if offer is not None:
+                offer.task_executor.cancel_task(execution.attempt_id)
+
+    def _slot_of(self, execution: Execution) -> SlotOffer | None:
+        for offer in self._slots.values():
+            if offer.resource_id == execution.assigned_resource:
+                return offer
+        return None
+
+    def _maybe_complete(self) -> None:
+        if self.result.done():
+            return
+        if any(not e.state.is_terminal for e in self._executions.values()):
+            return
+        if self._failure is not None:
+            status = JobStatus.FAILED
+        elif self.status is JobStatus.CANCELLING:
+            status = JobStatus.CANCELED
+        else:
+            status = JobStatus.FINISHED
+        self.status = status
+        self._rm.release_slots(self.job_graph.job_id)
+        runtime_ms = int((time.monotonic() - self._started_at) * 1000)
+        self.result.set_result(
+            JobResult(self.job_graph.job_id, self.job_graph.job_name, status, runtime_ms, self._failure)
+        )
+
+    def cancel(self) -> None:
+        """Cancel the job (any thread)."""
+        self.run_async(self._cancel)
+
+    def _cancel(self) -> None:
+        if self.status in (JobStatus.RUNNING, JobStatus.CREATED):
+            self.status = JobStatus.CANCELLING
+            self._cancel_all()
+            self._maybe_complete()
+
+    def execution_states(self) -> dict[str, ExecutionState]:
+        """State of every subtask by name (any thread)."""
+
+        def collect() -> dict[str, ExecutionState]:
+            return {e.vertex.task_name_with_subtask: e.state for e in self._executions.values()}
+
+        return self.call_async(collect).result()

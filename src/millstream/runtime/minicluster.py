@@ -1,0 +1,224 @@
+"""MiniCluster: JobManager components and TaskExecutors for running a job on this machine.
+
+``MiniClusterExecutor`` is the ``embedded`` execution target: ``env.execute()`` starts a
+MiniCluster sized for the job (one TaskExecutor with a slot per shared slot), runs the
+job, and shuts everything down (also on failure), leaving no thread behind.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration
+from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID, JobStatus
+from millstream.graph.job_graph import JobGraph
+from millstream.runtime.ids import ResourceID, new_id
+from millstream.runtime.jobmanager.dispatcher import Dispatcher
+from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
+from millstream.runtime.jobmanager.resource_manager import ResourceManager
+from millstream.runtime.jobmanager.scheduler import required_slots
+from millstream.runtime.taskmanager.task_executor import TaskExecutor
+
+__all__ = ["CollectChannel", "CollectChannels", "JobClient", "MiniCluster", "MiniClusterExecutor"]
+
+_END = object()
+COLLECT_QUEUE_BATCHES = 16
+
+
+class CollectChannel:
+    """Bounded channel from collect-sink subtasks to the client."""
+
+    def __init__(self, producers: int) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue(COLLECT_QUEUE_BATCHES)
+        self._lock = threading.Lock()
+        self._producers = producers  # under _lock
+        self.closed = False  # set by the client: drop further batches
+
+    def put(self, batch: list[Any]) -> None:
+        """Hand a batch to the client; blocks while the client is behind."""
+        while not self.closed:
+            try:
+                self._queue.put(batch, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def producer_finished(self) -> None:
+        """One collect subtask reached its end."""
+        with self._lock:
+            self._producers -= 1
+            last = self._producers == 0
+        if last:
+            self._queue.put(_END)
+
+    def get(self, timeout: float) -> Any:
+        """The next batch, ``_END``, or raises ``queue.Empty``."""
+        return self._queue.get(timeout=timeout)
+
+
+class CollectChannels:
+    """Collect channels of a cluster, by collect-sink id."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._channels: dict[str, CollectChannel] = {}
+
+    def open(self, collect_id: str, producers: int) -> CollectChannel:
+        """Create the channel of one collect sink."""
+        with self._lock:
+            channel = self._channels[collect_id] = CollectChannel(producers)
+            return channel
+
+    def channel(self, collect_id: str) -> CollectChannel:
+        """The channel of one collect sink."""
+        with self._lock:
+            return self._channels[collect_id]
+
+
+class MiniCluster:
+    """ResourceManager, Dispatcher and TaskExecutors in this process."""
+
+    def __init__(self, configuration: Configuration, num_task_managers: int, slots_per_task_manager: int) -> None:
+        self.configuration = configuration
+        self.collect_channels = CollectChannels()
+        self.resource_manager = ResourceManager()
+        self.dispatcher = Dispatcher(self.resource_manager)
+        self.task_executors = [
+            TaskExecutor(ResourceID(f"tm-{i}-{new_id()[:6]}"), configuration, slots_per_task_manager, self.collect_channels)
+            for i in range(num_task_managers)
+        ]
+        self._started = False
+
+    def start(self) -> None:
+        """Start every component and register the TaskExecutors."""
+        self.resource_manager.start()
+        self.dispatcher.start()
+        for te in self.task_executors:
+            te.start()
+            self.resource_manager.register_task_executor(te.resource_id, te, te.num_slots)
+        self._started = True
+
+    def submit(self, job_graph: JobGraph) -> JobMaster:
+        """Submit a job; returns its JobMaster (``.result`` is a future)."""
+        for vertex in job_graph.vertices:
+            for op in vertex.operators:
+                if op.operator.kind == "collect":
+                    self.collect_channels.open(op.operator.params["collect_id"], vertex.parallelism)
+        return self.dispatcher.submit_job(job_graph)
+
+    def close(self) -> None:
+        """Stop every component and wait for all task threads."""
+        if not self._started:
+            return
+        self._started = False
+        for te in self.task_executors:
+            te.shutdown()
+        self.dispatcher.stop()
+        self.resource_manager.stop()
+
+
+def _to_result(result: JobResult) -> JobExecutionResult:
+    if result.status is JobStatus.FAILED:
+        cause = result.failure
+        raise JobExecutionException(
+            result.job_id, f"Job execution failed: {cause}" if cause else "Job execution failed"
+        ) from cause
+    if result.status is JobStatus.CANCELED:
+        raise JobExecutionException(result.job_id, "Job was cancelled")
+    return JobExecutionResult(JobID(result.job_id), result.net_runtime_ms, dict(result.accumulators), result.job_name)
+
+
+class JobClient:
+    """A running job: its result, cancellation and collected elements."""
+
+    def __init__(self, cluster: MiniCluster, master: JobMaster) -> None:
+        self._cluster = cluster
+        self._master = master
+        self._closed = False
+
+    def get_job_id(self) -> JobID:
+        """The job id."""
+        return JobID(self._master.job_graph.job_id)
+
+    def get_job_status(self) -> JobStatus:
+        """Current status."""
+        return self._master.status
+
+    def get_job_execution_result(self, timeout: float | None = None) -> JobExecutionResult:
+        """Wait for the job and return its result (raises if it failed)."""
+        try:
+            return _to_result(self._master.result.result(timeout))
+        finally:
+            if self._master.result.done():
+                self.close()
+
+    def cancel(self) -> None:
+        """Cancel the job."""
+        self._master.cancel()
+
+    def collect(self, collect_id: str) -> Iterator[Any]:
+        """The elements reaching collect sink ``collect_id``, as they arrive."""
+        channel = self._cluster.collect_channels.channel(collect_id)
+        while True:
+            try:
+                batch = channel.get(timeout=0.05)
+            except queue.Empty:
+                if self._master.result.done():
+                    result = self._master.result.result()
+                    if result.status is not JobStatus.FINISHED:
+                        self.close()
+                        _to_result(result)
+                        return
+                continue
+            if batch is _END:
+                self.get_job_execution_result()
+                return
+            yield from batch
+
+    def close(self) -> None:
+        """Cancel the job if it still runs; shut the cluster down."""
+        if self._closed:
+            return
+        self._closed = True
+        for channel in list(self._cluster.collect_channels._channels.values()):
+            channel.closed = True
+        if not self._master.result.done():
+            self._master.cancel()
+            try:
+                self._master.result.result(timeout=30)
+            except Exception:  # noqa: BLE001 - closing regardless
+                pass
+        self._cluster.close()
+
+
+class MiniClusterExecutor:
+    """The ``embedded`` PipelineExecutor."""
+
+    def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> JobClient:
+        """Start a MiniCluster sized for the job and submit it."""
+        slots = len(required_slots(job_graph))
+        configured = configuration.get_integer(opts.TASK_SLOTS.key, 0)
+        cluster = MiniCluster(configuration, 1, max(slots, configured))
+        cluster.start()
+        try:
+            master = cluster.submit(job_graph)
+        except BaseException:
+            cluster.close()
+            raise
+        return JobClient(cluster, master)
+
+    def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
+        """Run the job to completion."""
+        client = self.execute_async(job_graph, configuration)
+        try:
+            return client.get_job_execution_result()
+        except KeyboardInterrupt:
+            client.close()
+            raise
+        finally:
+            client.close()
+

@@ -1,0 +1,3 @@
+"""millstream runtime: operators"""
+
+__all__: list[str] = []

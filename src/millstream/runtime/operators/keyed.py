@@ -1,0 +1,70 @@
+"""Keyed operators: rolling reduce (reduce, sum, min, max, min_by, max_by).
+
+STREAMING semantics, as Flink's ``StreamGroupedReduceOperator``: for every element the
+reduced value of its key is updated and emitted (a rolling update). The value per key
+lives in this subtask's heap; the keyed state backend with key groups and snapshots
+takes over with the state layer.
+
+Per-record path: one key-selector call, one dict lookup and store, one reduce call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from millstream.runtime.location import UserFunctionError
+from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+
+__all__ = ["StreamGroupedReduce"]
+
+_MISSING = object()
+
+
+class StreamGroupedReduce(StreamOperator):
+    """Rolling reduce per key."""
+
+    def __init__(
+        self, context: OperatorContext, fn: Any, lifecycle: Any, output: Emit, key_selector: Any
+    ) -> None:
+        super().__init__(context, lifecycle)
+        self._fn = fn
+        self._key = key_selector
+        self._output = output
+        self._values: dict[Any, Any] = {}  # owner: task thread
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Fold each element into its key's value and emit the new value."""
+        fn = self._fn
+        key = self._key
+        state = self._values
+        get = state.get
+        missing = _MISSING
+        out: list[Any] = []
+        append = out.append
+        try:
+            for v in values:
+                k = key(v)
+                current = get(k, missing)
+                if current is not missing:
+                    v = fn(current, v)
+                state[k] = v
+                append(v)
+        except TypeError as err:
+            if "unhashable" in str(err):
+                raise UserFunctionError(
+                    self.name,
+                    self.context.location,
+                    self.records_in + len(out),
+                    values[len(out)],
+                    message="key is not hashable",
+                ) from err
+            raise self.error(len(out), values) from err
+        except Exception as err:
+            raise self.error(len(out), values) from err
+        self.records_in += len(values)
+        self._output(out, timestamps)
+
+    @property
+    def number_of_keys(self) -> int:
+        """Keys seen by this subtask."""
+        return len(self._values)

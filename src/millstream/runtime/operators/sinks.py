@@ -1,0 +1,162 @@
+"""Sink operators: print, connector sink writers, user SinkFunctions, collect.
+
+Per-record path: print and file sinks render a batch to text and write it once.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from millstream.runtime.location import UserFunctionError
+from millstream.runtime.operators.base import OperatorContext, StreamOperator
+
+__all__ = ["CollectSinkOperator", "PrintSinkOperator", "SinkFunctionOperator", "SinkWriterOperator"]
+
+
+class PrintSinkOperator(StreamOperator):
+    """Writes each element's text to stdout, prefixed as Flink's ``PrintSinkFunction`` does.
+
+    Prefix: ``identifier:`` (if given) and ``subtask+1`` when the sink runs in parallel,
+    followed by ``> `` if anything precedes the element.
+    """
+
+    def __init__(self, context: OperatorContext, formatter: Any, identifier: str | None) -> None:
+        super().__init__(context, None)
+        self._format = formatter
+        prefix = identifier or ""
+        location = context.location
+        if location.parallelism > 1:
+            prefix = f"{prefix}:" if prefix else ""
+            prefix += str(location.subtask_index + 1)
+        self._prefix = f"{prefix}> " if prefix else ""
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Print the batch with one write."""
+        fmt = self._format
+        try:
+            if self._prefix:
+                prefix = self._prefix
+                text = "\n".join([prefix + fmt(v) for v in values])
+            else:
+                text = "\n".join(map(fmt, values))
+        except Exception as err:
+            raise self._locate_format_error(values) from err
+        self.records_in += len(values)
+        sys.stdout.write(text + "\n")
+
+    def _locate_format_error(self, values: list[Any]) -> UserFunctionError:
+        for index, v in enumerate(values):
+            try:
+                self._format(v)
+            except Exception:  # noqa: BLE001 - only locating the record
+                return UserFunctionError(
+                    self.name, self.context.location, self.records_in + index, v,
+                    message="element cannot be rendered as text",
+                )
+        return self.error(0, values)
+
+    def finish(self) -> None:
+        """Flush stdout at the end of input."""
+        sys.stdout.flush()
+
+
+class SinkWriterOperator(StreamOperator):
+    """Writes through a connector sink's writer (e.g. FileSink)."""
+
+    def __init__(self, context: OperatorContext, sink: Any, formatter: Any, writer_context: Any) -> None:
+        super().__init__(context, None)
+        self._sink = sink
+        self._format = formatter
+        self._writer_context = writer_context
+        self._writer: Any = None
+
+    def open(self) -> None:
+        """Create this subtask's writer."""
+        super().open()
+        self._writer = self._sink.create_writer(self._writer_context, self._format)
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Write the batch."""
+        try:
+            self._writer.write_batch(values)
+        except Exception as err:
+            raise UserFunctionError(
+                self.name, self.context.location, self.records_in, values[0] if values else None,
+                message="sink writer failed on a batch starting at",
+            ) from err
+        self.records_in += len(values)
+
+    def finish(self) -> None:
+        """Commit what was written."""
+        self._writer.finish()
+
+    def close(self) -> None:
+        """Release the writer (uncommitted files are kept, nothing is deleted)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        super().close()
+
+
+class _SinkContext:
+    """``SinkFunction.Context``."""
+
+    __slots__ = ("_timestamp",)
+
+    def __init__(self) -> None:
+        self._timestamp: int | None = None
+
+    def timestamp(self) -> int | None:
+        """Timestamp of the current element."""
+        return self._timestamp
+
+    def current_processing_time(self) -> int:
+        """Now, in epoch ms."""
+        import time
+
+        return int(time.time() * 1000)
+
+
+class SinkFunctionOperator(StreamOperator):
+    """Calls a user ``SinkFunction.invoke(value, context)`` (or a plain ``fn(value)``)."""
+
+    def __init__(self, context: OperatorContext, fn: Any, lifecycle: Any) -> None:
+        super().__init__(context, lifecycle)
+        self._fn = fn
+        self._with_context = lifecycle is not None
+        self._ctx = _SinkContext()
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Invoke per element."""
+        fn = self._fn
+        ctx = self._ctx
+        index = 0
+        try:
+            if self._with_context:
+                for index, v in enumerate(values):  # noqa: B007
+                    ctx._timestamp = None if timestamps is None else timestamps[index]
+                    fn(v, ctx)
+            else:
+                for index, v in enumerate(values):  # noqa: B007
+                    fn(v)
+        except Exception as err:
+            raise self.error(index, values) from err
+        self.records_in += len(values)
+
+
+class CollectSinkOperator(StreamOperator):
+    """Sends elements back to the client (``execute_and_collect``) through a bounded channel."""
+
+    def __init__(self, context: OperatorContext, channel: Any) -> None:
+        super().__init__(context, None)
+        self._channel = channel
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Hand the batch to the client (blocks while the client is behind)."""
+        self.records_in += len(values)
+        self._channel.put(list(values))
+
+    def finish(self) -> None:
+        """This subtask is done."""
+        self._channel.producer_finished()

@@ -1,0 +1,3 @@
+"""millstream runtime: rpc"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""millstream runtime: state"""
+
+__all__: list[str] = []

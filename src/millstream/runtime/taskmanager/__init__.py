@@ -1,0 +1,3 @@
+"""millstream runtime: taskmanager"""
+
+__all__: list[str] = []

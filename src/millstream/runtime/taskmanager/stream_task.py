@@ -1,0 +1,124 @@
+"""StreamTask: runs an operator chain in the task's mailbox loop.
+
+The default action processes one input buffer (or one source batch). Output is flushed
+every ``buffer_timeout`` ms (0: after every processed batch; -1: only when buffers are
+full or at the end). At the end of input the chain finishes head first, the writers
+send EndOfPartition, and the operators are closed.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from millstream.runtime.io.network.record_writer import RecordWriter
+from millstream.runtime.operators.sources import InputStatus, LegacySourceOperator, SourceOperator
+from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
+from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
+from millstream.runtime.taskmanager.operator_chain import OperatorChain
+
+__all__ = ["CancelTaskError", "StreamTask"]
+
+_FOREVER = float("inf")
+
+
+class CancelTaskError(Exception):
+    """Raised on the task thread to unwind a cancelled task."""
+
+
+class StreamTask:
+    """The invokable of a streaming task."""
+
+    def __init__(
+        self,
+        mailbox: TaskMailbox,
+        chain: OperatorChain,
+        network_input: StreamTaskNetworkInput | None,
+        writers: list[RecordWriter],
+        buffer_timeout_ms: int,
+    ) -> None:
+        self.mailbox = mailbox
+        self.chain = chain
+        self.network_input = network_input
+        self.writers = writers
+        self._flush_interval = buffer_timeout_ms / 1000.0 if buffer_timeout_ms >= 0 else -1.0
+        self._next_flush = _FOREVER  # owner: task thread
+        self._end_of_input = False  # owner: task thread
+        self.canceled = False  # written by the cancelling thread, read by the task thread
+        self.processor = MailboxProcessor(mailbox, self._default_action)
+
+    def invoke(self) -> None:
+        """Open, process all input, finish, close (close also runs after a failure)."""
+        try:
+            self.chain.open()
+            if self.network_input is not None:
+                self.network_input.request_partitions()
+            self._next_flush = time.monotonic() + max(self._flush_interval, 0.0)
+            if isinstance(self.chain.head, LegacySourceOperator):
+                self._run_legacy_source(self.chain.head)
+            else:
+                self.processor.run()
+            if self.canceled:
+                raise CancelTaskError()
+            self.chain.finish()
+            for writer in self.writers:
+                writer.finish()
+        finally:
+            self.chain.close()
+
+    def _default_action(self) -> float | None:
+        if self.canceled:
+            self.processor.stop()
+            return None
+        head = self.chain.head
+        if self.network_input is not None:
+            status = self.network_input.process_next()
+            available_at = _FOREVER
+        else:
+            assert isinstance(head, SourceOperator)
+            status = head.emit_next()
+            available_at = head.available_at
+        flush_interval = self._flush_interval
+        if flush_interval >= 0:
+            now = time.monotonic()
+            if flush_interval == 0 or now >= self._next_flush:
+                self.flush_outputs()
+                self._next_flush = now + flush_interval
+        if status is InputStatus.MORE_AVAILABLE:
+            return None
+        if status is InputStatus.END_OF_INPUT:
+            self.processor.stop()
+            return None
+        return min(available_at, self._next_flush if flush_interval >= 0 else _FOREVER)
+
+    def flush_outputs(self) -> None:
+        """Hand pending output to consumers."""
+        for writer in self.writers:
+            writer.flush_all()
+
+    def _run_legacy_source(self, source: LegacySourceOperator) -> None:
+        interval = self._flush_interval
+        source.flush_deadline = time.monotonic() + interval if interval >= 0 else _FOREVER
+        source.run()
+
+    def on_source_emitted(self) -> None:
+        """Called by a legacy source after it pushed a batch: flush on the buffer timeout."""
+        if self.canceled:
+            raise CancelTaskError()
+        interval = self._flush_interval
+        if interval < 0:
+            return
+        now = time.monotonic()
+        source = self.chain.head
+        if interval == 0 or now >= getattr(source, "flush_deadline", _FOREVER):
+            self.flush_outputs()
+            if isinstance(source, LegacySourceOperator):
+                source.flush_deadline = now + interval
+
+    def cancel(self) -> None:
+        """Ask the task to stop (any thread)."""
+        self.canceled = True
+        head: Any = self.chain.head
+        if isinstance(head, LegacySourceOperator):
+            head.cancel()
+        self.mailbox.put(Mail(self.processor.stop, "cancel"))

@@ -1,0 +1,201 @@
+"""Task: one subtask attempt on its own thread, with Flink's state machine.
+
+CREATED -> DEPLOYING (partitions and gates set up) -> INITIALIZING (operators built)
+-> RUNNING -> FINISHED, or CANCELING -> CANCELED, or FAILED with the cause. Every
+transition is reported through ``on_state``. Partitions are released on failure and
+cancellation; on success they live until consumed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import cloudpickle
+
+from millstream.graph.job_graph import JobVertex
+from millstream.runtime.executiongraph.execution_state import ExecutionState, check_transition
+from millstream.runtime.io.network.channel_selectors import KeySelectorError, create_channel_selector
+from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
+from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
+from millstream.runtime.io.network.partition.result_partition import ResultPartition
+from millstream.runtime.io.network.record_writer import RecordWriter
+from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
+from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
+from millstream.runtime.taskmanager.mailbox import TaskMailbox
+from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
+from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
+from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
+
+__all__ = ["Task", "TaskExecutionState"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskExecutionState:
+    """A state change of one attempt, reported to the JobMaster."""
+
+    execution_attempt_id: str
+    state: ExecutionState
+    error: BaseException | None = None
+
+
+class Task:
+    """Runs one TaskDeploymentDescriptor."""
+
+    def __init__(
+        self,
+        tdd: TaskDeploymentDescriptor,
+        serialized_vertex: bytes,
+        network: NetworkEnvironment,
+        collect_channels: Any,
+        on_state: Callable[[TaskExecutionState], None],
+    ) -> None:
+        self.tdd = tdd
+        self._serialized_vertex = serialized_vertex
+        self._network = network
+        self._collect_channels = collect_channels
+        self._on_state = on_state
+        self._lock = threading.Lock()
+        self._state = ExecutionState.CREATED  # under _lock
+        self._stream_task: StreamTask | None = None  # set on the task thread
+        self._partitions: list[ResultPartition] = []
+        self._input: StreamTaskNetworkInput | None = None
+        self.location = TaskLocation(
+            tdd.job_name, tdd.task_name, tdd.subtask_index, tdd.parallelism, tdd.attempt_number
+        )
+        self.thread = threading.Thread(target=self._run, name=self.location.describe(), daemon=True)
+
+    @property
+    def state(self) -> ExecutionState:
+        """Current state."""
+        with self._lock:
+            return self._state
+
+    def start(self) -> None:
+        """Start the task thread."""
+        self.thread.start()
+
+    def _transition(self, target: ExecutionState, error: BaseException | None = None) -> bool:
+        with self._lock:
+            if self._state is target or self._state.is_terminal:
+                return False
+            if self._state is ExecutionState.CANCELING and target not in (
+                ExecutionState.CANCELED,
+                ExecutionState.FAILED,
+            ):
+                return False
+            check_transition(self._state, target)
+            self._state = target
+        self._on_state(TaskExecutionState(self.tdd.execution_attempt_id, target, error))
+        return True
+
+    def _run(self) -> None:
+        try:
+            if not self._transition(ExecutionState.DEPLOYING):
+                return
+            vertex: JobVertex = cloudpickle.loads(self._serialized_vertex)
+            stream_task = self._create_stream_task(vertex)
+            if not self._transition(ExecutionState.INITIALIZING):
+                raise CancelTaskError()
+            with self._lock:
+                self._stream_task = stream_task
+                canceling = self._state is ExecutionState.CANCELING
+            if canceling:
+                raise CancelTaskError()
+            if not self._transition(ExecutionState.RUNNING):
+                raise CancelTaskError()
+            stream_task.invoke()
+            self._transition(ExecutionState.FINISHED)
+        except BaseException as err:  # noqa: BLE001 - every failure ends the task
+            self._release_on_failure()
+            if self.state is ExecutionState.CANCELING or isinstance(err, (CancelTaskError, InterruptedError)):
+                self._transition(ExecutionState.CANCELED)
+            else:
+                self._transition(ExecutionState.FAILED, _attribute(err, self.location))
+
+    def _create_stream_task(self, vertex: JobVertex) -> StreamTask:
+        mailbox = TaskMailbox()
+        writers = {}
+        for rpdd in self.tdd.produced_partitions:
+            partition = self._network.create_result_partition(rpdd, self._is_canceling)
+            self._partitions.append(partition)
+            outputs = [o for op in vertex.operators for o in op.non_chained_outputs]
+            output = next(o for o in outputs if o.data_set_id == rpdd.data_set_id)
+            selector = create_channel_selector(output.partitioner, rpdd.num_subpartitions)
+            writers[rpdd.data_set_id] = RecordWriter(partition, selector)
+        gates = []
+        for index, igdd in enumerate(self.tdd.input_gates):
+            gate = SingleInputGate(index, igdd.input_index, mailbox.signal)
+            for channel_index, icdd in enumerate(igdd.channels):
+                gate.add_channel(
+                    LocalInputChannel(
+                        gate, channel_index, icdd.partition_id, icdd.subpartition_index,
+                        self._network.partition_manager,
+                    )
+                )
+            gates.append(gate)
+        holder: list[StreamTask] = []
+        env = ChainEnvironment(
+            location=self.location,
+            attempt_number=self.tdd.attempt_number,
+            job_parameters=dict(self.tdd.job_config.get("global_job_parameters", {})),
+            writers=writers,
+            collect_channels=self._collect_channels,
+            on_source_emitted=lambda: holder[0].on_source_emitted(),
+        )
+        chain = OperatorChain.create(vertex, env)
+        network_input = StreamTaskNetworkInput(gates, chain.head.process_batch) if gates else None
+        self._input = network_input
+        task = StreamTask(mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout)
+        holder.append(task)
+        for partition in self._partitions:
+            self._network.partition_manager.register(partition)
+        return task
+
+    def _is_canceling(self) -> bool:
+        return self.state is ExecutionState.CANCELING
+
+    def _release_on_failure(self) -> None:
+        for partition in self._partitions:
+            self._network.partition_manager.release(partition.partition_id)
+            partition.release()
+        if self._input is not None:
+            self._input.release()
+
+    def cancel(self) -> None:
+        """Cancel (any thread): the task thread unwinds and reports CANCELED."""
+        with self._lock:
+            state = self._state
+            if state.is_terminal or state is ExecutionState.CANCELING:
+                return
+            if state is ExecutionState.CREATED:
+                self._state = ExecutionState.CANCELED
+                stream_task = None
+            else:
+                self._state = ExecutionState.CANCELING
+                stream_task = self._stream_task
+        self._on_state(TaskExecutionState(self.tdd.execution_attempt_id, self.state))
+        if stream_task is not None:
+            stream_task.cancel()
+
+
+def _attribute(err: BaseException, location: TaskLocation) -> BaseException:
+    """Give errors that do not name their place the task's location."""
+    if isinstance(err, UserFunctionError):
+        return err
+    if isinstance(err, KeySelectorError):
+        wrapped = UserFunctionError(
+            "key selector / partitioner of an outgoing edge", location, err.index, err.element,
+            message=str(err),
+        )
+        wrapped.__cause__ = err.__cause__ or err
+        return wrapped
+    wrapped = RuntimeError(f"task {location.describe()} failed: {err!r}")
+    wrapped.__cause__ = err
+    return wrapped

@@ -1,0 +1,86 @@
+"""TaskExecutor: a TaskManager's slots and tasks; receives deployments and cancellations."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from millstream.common.configuration import Configuration
+from millstream.runtime.ids import ResourceID
+from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
+from millstream.runtime.rpc.endpoint import RpcEndpoint
+from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
+from millstream.runtime.taskmanager.task import Task, TaskExecutionState
+
+__all__ = ["TaskExecutor"]
+
+log = logging.getLogger(__name__)
+
+
+class TaskExecutor(RpcEndpoint):
+    """Runs tasks in slots; reports their state changes to their JobMaster."""
+
+    def __init__(
+        self,
+        resource_id: ResourceID,
+        configuration: Configuration,
+        num_slots: int,
+        collect_channels: Any,
+    ) -> None:
+        super().__init__(f"taskexecutor-{resource_id}")
+        self.resource_id = resource_id
+        self.num_slots = num_slots
+        self.network = NetworkEnvironment(configuration)
+        self._collect_channels = collect_channels
+        self._lock = threading.Lock()
+        self._tasks: dict[str, Task] = {}  # under _lock
+        self._finished_threads: list[threading.Thread] = []  # under _lock
+
+    def submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes, job_master: Any) -> None:
+        """Deploy a task (any thread); its state changes go to ``job_master``."""
+        self.run_async(self._submit_task, tdd, serialized_vertex, job_master)
+
+    def _submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes, job_master: Any) -> None:
+        attempt_id = tdd.execution_attempt_id
+
+        def on_state(update: TaskExecutionState) -> None:
+            job_master.update_task_execution_state(update)
+            if update.state.is_terminal:
+                self._task_terminated(attempt_id)
+
+        task = Task(tdd, serialized_vertex, self.network, self._collect_channels, on_state)
+        with self._lock:
+            self._tasks[attempt_id] = task
+        task.start()
+
+    def _task_terminated(self, attempt_id: str) -> None:
+        with self._lock:
+            task = self._tasks.pop(attempt_id, None)
+            if task is not None:
+                self._finished_threads.append(task.thread)
+
+    def cancel_task(self, attempt_id: str) -> None:
+        """Cancel a running task (any thread)."""
+        with self._lock:
+            task = self._tasks.get(attempt_id)
+        if task is not None:
+            task.cancel()
+
+    def running_tasks(self) -> int:
+        """Tasks not yet terminated."""
+        with self._lock:
+            return len(self._tasks)
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Cancel every task and wait for the task threads."""
+        with self._lock:
+            tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        with self._lock:
+            threads = [t.thread for t in tasks] + self._finished_threads
+        for thread in threads:
+            if thread.is_alive() and thread is not threading.current_thread():
+                thread.join(timeout)
+        self.stop()
