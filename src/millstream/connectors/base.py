@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["ReaderContext", "Sink", "SinkWriter", "Source", "SourceReader", "WriterContext"]
+__all__ = ["ReaderContext", "Sink", "SinkWriter", "Source", "SourceReader", "TextRenderer", "WriterContext"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +79,8 @@ class SinkWriter(Protocol):
 class Sink(Protocol):
     """A sink (Flink's ``Sink``)."""
 
-    def create_writer(self, context: WriterContext, formatter: Any) -> SinkWriter:
-        """A writer for one subtask; ``formatter`` renders an element as text."""
+    def create_writer(self, context: WriterContext, renderer: Any) -> SinkWriter:
+        """A writer for one subtask; ``renderer`` (a TextRenderer) renders elements as text."""
         ...
 
 
@@ -114,3 +114,28 @@ class IteratorReader:
 def monotonic() -> float:
     """Processing-time clock for readers (seconds)."""
     return time.monotonic()
+
+
+class TextRenderer:
+    """Renders element batches as text lines.
+
+    ``batch`` (whole batch) and ``fast`` (one element) are quick for well-typed values;
+    ``exact`` renders one element exactly and is the fallback when the others raise.
+    """
+
+    __slots__ = ("batch", "exact", "fast")
+
+    def __init__(self, exact: Any, fast: Any = None, batch: Any = None) -> None:
+        self.exact = exact
+        self.fast = fast or exact
+        self.batch = batch or (lambda values: "\n".join(map(self.fast, values)))
+
+    def render(self, values: list[Any], prefix: str = "") -> str:
+        """The lines of ``values``, each after ``prefix``, joined by newlines (no trailing one)."""
+        try:
+            if prefix:
+                return prefix + ("\n" + prefix).join(map(self.fast, values))
+            return self.batch(values)  # type: ignore[no-any-return]
+        except Exception:  # noqa: BLE001 - the exact formatter decides (and raises if it must)
+            lines = map(self.exact, values)
+            return prefix + ("\n" + prefix).join(lines) if prefix else "\n".join(lines)

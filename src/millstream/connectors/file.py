@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from millstream.connectors.base import ReaderContext, WriterContext
+from millstream.connectors.base import ReaderContext, TextRenderer, WriterContext
 
 __all__ = [
     "BucketAssigner",
@@ -340,9 +340,9 @@ class FileSink:
         """A builder for a row-format sink writing ``encoder``'s text of each element."""
         return RowFormatBuilder(str(base_path), encoder)
 
-    def create_writer(self, context: WriterContext, formatter: Any) -> FileWriter:
-        """The writer of one subtask."""
-        return FileWriter(self, context, formatter)
+    def create_writer(self, context: WriterContext, renderer: TextRenderer) -> FileWriter:
+        """The writer of one subtask; ``renderer`` turns elements into text lines."""
+        return FileWriter(self, context, renderer)
 
 
 @dataclass
@@ -411,9 +411,9 @@ class _PartFile:
 class FileWriter:
     """One subtask's writer: one in-progress part file per bucket."""
 
-    def __init__(self, sink: FileSink, context: WriterContext, formatter: Any) -> None:
+    def __init__(self, sink: FileSink, context: WriterContext, renderer: TextRenderer) -> None:
         self._sink = sink
-        self._format = formatter
+        self._render = renderer.render
         self._subtask = context.subtask_index
         self._uid = uuid.uuid4()
         self._counter = 0
@@ -425,8 +425,7 @@ class FileWriter:
         now = time.time()
         bucket = self._sink.bucket_assigner.bucket_id(now)
         part = self._open.get(bucket) or self._new_part(bucket)
-        text = "\n".join(map(self._format, values))
-        text += "\n"
+        text = self._render(values) + "\n"
         part.file.write(text)
         part.size += len(text)
         part.last_write = now

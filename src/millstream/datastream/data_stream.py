@@ -336,7 +336,12 @@ class DataStream:
         spec = OperatorSpec(
             "print",
             None,
-            {"identifier": sink_identifier, "formatter": self.get_type().print_str},
+            {
+                "identifier": sink_identifier,
+                "formatter": self.get_type().print_str,
+                "fast_formatter": self.get_type().fast_print_formatter(),
+                "batch_renderer": self.get_type().batch_print_renderer(),
+            },
             is_sink=True,
         )
         return self._sink("Print to Std. Out", spec)
@@ -345,7 +350,13 @@ class DataStream:
         """Write to a connector sink such as ``FileSink``."""
         if not hasattr(sink, "create_writer"):
             raise TypeError(f"sink_to expects a Sink (such as FileSink), got {type(sink).__name__}")
-        spec = OperatorSpec("sink_writer", sink, {"formatter": self.get_type().java_str}, is_sink=True)
+        type_info = self.get_type()
+        params = {
+            "formatter": type_info.java_str,
+            "fast_formatter": type_info.fast_java_formatter(),
+            "batch_renderer": type_info.batch_java_renderer(),
+        }
+        spec = OperatorSpec("sink_writer", sink, params, is_sink=True)
         return self._sink("Sink: Writer", spec)
 
     def add_sink(self, sink_func: Any) -> DataStreamSink:

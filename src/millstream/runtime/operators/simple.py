@@ -1,12 +1,14 @@
 """Stateless one-input operators: map, flat_map, filter, process (with side outputs).
 
-Per-record path: each operator loops over a batch with its hot attributes bound to
-locals and calls its output once per batch. The position of a failing element is the
-length of the output built so far (map) or the loop index, so errors name the record.
+Per-record path: map, filter and flat_map run the user function through C-level
+``map`` / ``filter`` / ``chain`` over a list iterator, so the only Python frame per
+element is the user's. When the function raises, the iterator's remaining length
+tells which element failed, so errors still name the record.
 """
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from millstream.graph.transformations import SideOutputTag
@@ -25,16 +27,18 @@ class StreamMap(StreamOperator):
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """``fn(v)`` for every element."""
-        fn = self._fn
-        out: list[Any] = []
-        append = out.append
+        it = iter(values)
         try:
-            for v in values:
-                append(fn(v))
+            out = list(map(self._fn, it))
         except Exception as err:
-            raise self.error(len(out), values) from err
+            raise self.error(_failed_at(values, it), values) from err
         self.records_in += len(values)
         self._output(out, timestamps)
+
+
+def _failed_at(values: list[Any], it: Any) -> int:
+    """Index of the element being processed when a C-level loop over ``it`` raised."""
+    return len(values) - it.__length_hint__() - 1
 
 
 class StreamFlatMap(StreamOperator):
@@ -48,24 +52,25 @@ class StreamFlatMap(StreamOperator):
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Concatenate the outputs of every element (each keeps its input's timestamp)."""
         fn = self._fn
+        if timestamps is None:
+            it = iter(values)
+            try:
+                out = list(chain.from_iterable(map(fn, it)))
+            except Exception as err:
+                raise self.error(_failed_at(values, it), values) from err
+            self.records_in += len(values)
+            if out:
+                self._output(out, None)
+            return
         out: list[Any] = []
         extend = out.extend
+        out_ts: list[int] = []
         index = 0
         try:
-            if timestamps is None:
-                for index, v in enumerate(values):  # noqa: B007 - index names a failing record
-                    result = fn(v)
-                    if result is not None:
-                        extend(result)
-                out_ts = None
-            else:
-                out_ts = []
-                for index, v in enumerate(values):  # noqa: B007
-                    before = len(out)
-                    result = fn(v)
-                    if result is not None:
-                        extend(result)
-                    out_ts.extend([timestamps[index]] * (len(out) - before))
+            for index, v in enumerate(values):  # noqa: B007 - index names a failing record
+                before = len(out)
+                extend(fn(v))
+                out_ts.extend([timestamps[index]] * (len(out) - before))
         except Exception as err:
             raise self.error(index, values) from err
         self.records_in += len(values)
@@ -84,21 +89,21 @@ class StreamFilter(StreamOperator):
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Elements with ``fn(v)`` true."""
         fn = self._fn
-        index = 0
-        try:
-            if timestamps is None:
-                out = []
-                append = out.append
-                for index, v in enumerate(values):  # noqa: B007
-                    if fn(v):
-                        append(v)
-                out_ts = None
-            else:
-                kept = [i for i in range(len(values)) if fn(values[index := i])]
-                out = [values[i] for i in kept]
-                out_ts = [timestamps[i] for i in kept]
-        except Exception as err:
-            raise self.error(index, values) from err
+        if timestamps is None:
+            it = iter(values)
+            try:
+                out = list(filter(fn, it))
+            except Exception as err:
+                raise self.error(_failed_at(values, it), values) from err
+            out_ts = None
+        else:
+            it = iter(range(len(values)))
+            try:
+                kept = [i for i in it if fn(values[i])]
+            except Exception as err:
+                raise self.error(len(values) - it.__length_hint__() - 1, values) from err
+            out = [values[i] for i in kept]
+            out_ts = [timestamps[i] for i in kept]
         self.records_in += len(values)
         if out:
             self._output(out, out_ts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from millstream.connectors.base import TextRenderer
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import OperatorContext, StreamOperator
 
@@ -21,9 +22,9 @@ class PrintSinkOperator(StreamOperator):
     followed by ``> `` if anything precedes the element.
     """
 
-    def __init__(self, context: OperatorContext, formatter: Any, identifier: str | None) -> None:
+    def __init__(self, context: OperatorContext, renderer: TextRenderer, identifier: str | None) -> None:
         super().__init__(context, None)
-        self._format = formatter
+        self._renderer = renderer
         prefix = identifier or ""
         location = context.location
         if location.parallelism > 1:
@@ -33,13 +34,8 @@ class PrintSinkOperator(StreamOperator):
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Print the batch with one write."""
-        fmt = self._format
         try:
-            if self._prefix:
-                prefix = self._prefix
-                text = "\n".join([prefix + fmt(v) for v in values])
-            else:
-                text = "\n".join(map(fmt, values))
+            text = self._renderer.render(values, self._prefix)
         except Exception as err:
             raise self._locate_format_error(values) from err
         self.records_in += len(values)
@@ -48,7 +44,7 @@ class PrintSinkOperator(StreamOperator):
     def _locate_format_error(self, values: list[Any]) -> UserFunctionError:
         for index, v in enumerate(values):
             try:
-                self._format(v)
+                self._renderer.exact(v)
             except Exception:  # noqa: BLE001 - only locating the record
                 return UserFunctionError(
                     self.name, self.context.location, self.records_in + index, v,
@@ -64,17 +60,17 @@ class PrintSinkOperator(StreamOperator):
 class SinkWriterOperator(StreamOperator):
     """Writes through a connector sink's writer (e.g. FileSink)."""
 
-    def __init__(self, context: OperatorContext, sink: Any, formatter: Any, writer_context: Any) -> None:
+    def __init__(self, context: OperatorContext, sink: Any, renderer: TextRenderer, writer_context: Any) -> None:
         super().__init__(context, None)
         self._sink = sink
-        self._format = formatter
+        self._renderer = renderer
         self._writer_context = writer_context
         self._writer: Any = None
 
     def open(self) -> None:
         """Create this subtask's writer."""
         super().open()
-        self._writer = self._sink.create_writer(self._writer_context, self._format)
+        self._writer = self._sink.create_writer(self._writer_context, self._renderer)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Write the batch."""

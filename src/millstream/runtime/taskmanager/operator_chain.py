@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from millstream.connectors.base import ReaderContext, WriterContext
+from millstream.connectors.base import ReaderContext, TextRenderer, WriterContext
 from millstream.graph.job_graph import ChainedOperator, JobVertex
 from millstream.runtime.io.network.record_writer import RecordWriter
 from millstream.runtime.location import TaskLocation
@@ -100,13 +100,17 @@ def _legacy_source(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: d
 
 
 def _print(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
-    return PrintSinkOperator(ctx, op.operator.params["formatter"], op.operator.params["identifier"])
+    params = op.operator.params
+    renderer = TextRenderer(params["formatter"], params.get("fast_formatter"), params.get("batch_renderer"))
+    return PrintSinkOperator(ctx, renderer, params["identifier"])
 
 
 def _sink_writer(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
     loc = ctx.location
     writer_ctx = WriterContext(loc.subtask_index, loc.parallelism, env.attempt_number, op.name)
-    return SinkWriterOperator(ctx, op.operator.function, op.operator.params["formatter"], writer_ctx)
+    params = op.operator.params
+    renderer = TextRenderer(params["formatter"], params.get("fast_formatter"), params.get("batch_renderer"))
+    return SinkWriterOperator(ctx, op.operator.function, renderer, writer_ctx)
 
 
 def _sink_function(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
