@@ -14,6 +14,7 @@ __all__ = [
     "CHAINING_ENABLED",
     "DEFAULT_PARALLELISM",
     "EXECUTION_TARGET",
+    "LOCAL_EXCHANGE",
     "MAX_PARALLELISM",
     "MEMORY_SEGMENT_SIZE",
     "NETWORK_BUFFERS_PER_CHANNEL",
@@ -127,6 +128,11 @@ NETWORK_BUFFERS_PER_CHANNEL: ConfigOption[int] = ConfigOption(
 NETWORK_FLOATING_BUFFERS_PER_GATE: ConfigOption[int] = ConfigOption(
     "taskmanager.network.memory.floating-buffers-per-gate", 8, int,
     "Floating buffers per input gate and per result partition.",
+)
+LOCAL_EXCHANGE: ConfigOption[str] = ConfigOption(
+    "taskmanager.network.local-exchange", "objects", str,
+    "How records reach a consumer in the same TaskManager: 'objects' (batches of references "
+    "in pooled buffers) or 'serialized' (pickled into byte buffers, as across processes).",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."

@@ -48,15 +48,22 @@ def _with_field(value: Any, position: int | str, field_value: Any) -> Any:
 
 
 class SumAggregator:
-    """Rolling sum of one field."""
+    """Rolling sum of one field; ``reduce`` is a plain closure (no method dispatch per element)."""
 
     def __init__(self, position: int | str) -> None:
         self.position = position
+        self.reduce = _sum_function(position)
 
-    def reduce(self, value1: Any, value2: Any) -> Any:
-        """value1 with its field replaced by the sum of both fields."""
-        pos = self.position
+
+def _sum_function(pos: int | str) -> Any:
+    def reduce(value1: Any, value2: Any) -> Any:
+        if type(value1) is tuple and type(pos) is int:
+            fields = list(value1)
+            fields[pos] += value2[pos]
+            return tuple(fields)
         return _with_field(value1, pos, _get(value1, pos) + _get(value2, pos))
+
+    return reduce
 
 
 class ComparableAggregator:
@@ -66,12 +73,15 @@ class ComparableAggregator:
         self.position = position
         self.is_min = kind == "min"
         self.by = by
+        self.reduce = _comparable_function(position, kind == "min", by)
 
-    def reduce(self, value1: Any, value2: Any) -> Any:
-        """Combine the running value with a new element."""
-        pos = self.position
+
+def _comparable_function(pos: int | str, is_min: bool, by: bool) -> Any:
+    def reduce(value1: Any, value2: Any) -> Any:
         a, b = _get(value1, pos), _get(value2, pos)
-        take_new = b < a if self.is_min else b > a
-        if self.by:
+        take_new = b < a if is_min else b > a
+        if by:
             return value2 if take_new else value1
         return _with_field(value1, pos, b) if take_new else value1
+
+    return reduce

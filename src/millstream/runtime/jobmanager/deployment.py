@@ -24,6 +24,7 @@ class ResultPartitionDeploymentDescriptor:
     data_set_id: str
     partition_number: int
     num_subpartitions: int
+    local_consumers: tuple[bool, ...] = ()  # per subpartition: consumer in the same TaskManager
 
 
 @dataclass(frozen=True, slots=True)

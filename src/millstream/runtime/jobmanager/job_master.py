@@ -120,6 +120,7 @@ class JobMaster(RpcEndpoint):
                 p.result.id,
                 p.partition_number,
                 p.num_subpartitions,
+                self._local_consumers(p, offer),
             )
             for p in ev.produced
         )
@@ -146,6 +147,16 @@ class JobMaster(RpcEndpoint):
             input_gates=tuple(gates),
             job_config=dict(self.job_graph.job_config),
         )
+
+    @staticmethod
+    def _local_consumers(partition: Any, offer: SlotOffer) -> tuple[bool, ...]:
+        local = [False] * partition.num_subpartitions
+        for edge in partition.consumers:
+            consumer = edge.target.current_execution
+            local[edge.subpartition_index] = (
+                consumer is not None and consumer.assigned_resource == offer.resource_id
+            )
+        return tuple(local)
 
     @staticmethod
     def _partition_id(producer: ExecutionVertex, partition_id: str) -> ResultPartitionID:

@@ -17,7 +17,6 @@ from millstream.runtime.operators.base import Emit, OperatorContext, StreamOpera
 
 __all__ = ["StreamGroupedReduce"]
 
-_MISSING = object()
 
 
 class StreamGroupedReduce(StreamOperator):
@@ -30,24 +29,25 @@ class StreamGroupedReduce(StreamOperator):
         self._fn = fn
         self._key = key_selector
         self._output = output
-        self._values: dict[Any, Any] = {}  # owner: task thread
+        # key -> one-element list holding the reduced value: an update is one lookup.
+        self._cells: dict[Any, list[Any]] = {}  # owner: task thread
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Fold each element into its key's value and emit the new value."""
         fn = self._fn
         key = self._key
-        state = self._values
-        get = state.get
-        missing = _MISSING
+        cells = self._cells
+        get = cells.get
         out: list[Any] = []
         append = out.append
         try:
             for v in values:
                 k = key(v)
-                current = get(k, missing)
-                if current is not missing:
-                    v = fn(current, v)
-                state[k] = v
+                cell = get(k)
+                if cell is None:
+                    cells[k] = [v]
+                else:
+                    v = cell[0] = fn(cell[0], v)
                 append(v)
         except TypeError as err:
             if "unhashable" in str(err):
@@ -67,4 +67,4 @@ class StreamGroupedReduce(StreamOperator):
     @property
     def number_of_keys(self) -> int:
         """Keys seen by this subtask."""
-        return len(self._values)
+        return len(self._cells)

@@ -13,6 +13,7 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
+from millstream.runtime.io.network.buffer import DataType
 from millstream.runtime.io.network.consumer.input_channel import InputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.events import EndOfPartitionEvent, deserialize_event
@@ -44,7 +45,12 @@ class StreamTaskNetworkInput:
             if polled is not None:
                 self._next_gate = (self._next_gate + i + 1) % n
                 channel, buffer = polled
-                if buffer.is_buffer:
+                data_type = buffer.data_type
+                if data_type is DataType.OBJECTS:
+                    element = buffer.payload
+                    buffer.recycle()
+                    self._process_element(element)
+                elif data_type is DataType.DATA:
                     self._process_data(channel, buffer)
                 else:
                     self._process_event(gate, channel, deserialize_event(buffer))
@@ -59,12 +65,14 @@ class StreamTaskNetworkInput:
             decoded = [pickle.loads(r) for r in records]
         finally:
             buffer.recycle()
-        process = self._process_batch
         for element in decoded:
-            if type(element) is tuple:
-                process(element[0], element[1])
-            else:
-                raise TypeError(f"unexpected stream element {type(element).__name__}")
+            self._process_element(element)
+
+    def _process_element(self, element: Any) -> None:
+        if type(element) is tuple:
+            self._process_batch(element[0], element[1])
+        else:
+            raise TypeError(f"unexpected stream element {type(element).__name__}")
 
     def _process_event(self, gate: SingleInputGate, channel: InputChannel, event: object) -> None:
         match event:

@@ -24,6 +24,7 @@ class NetworkEnvironment:
         self.partition_manager = ResultPartitionManager()
         self.buffers_per_channel = configuration.get(opts.NETWORK_BUFFERS_PER_CHANNEL)
         self.floating_buffers = configuration.get(opts.NETWORK_FLOATING_BUFFERS_PER_GATE)
+        self.local_object_exchange = configuration.get(opts.LOCAL_EXCHANGE) == "objects"
 
     def create_result_partition(
         self, rpdd: ResultPartitionDeploymentDescriptor, should_abort: Callable[[], bool]

@@ -128,7 +128,8 @@ class Task:
             outputs = [o for op in vertex.operators for o in op.non_chained_outputs]
             output = next(o for o in outputs if o.data_set_id == rpdd.data_set_id)
             selector = create_channel_selector(output.partitioner, rpdd.num_subpartitions)
-            writers[rpdd.data_set_id] = RecordWriter(partition, selector)
+            local = list(rpdd.local_consumers) if self._network.local_object_exchange else None
+            writers[rpdd.data_set_id] = RecordWriter(partition, selector, local or None)
         gates = []
         for index, igdd in enumerate(self.tdd.input_gates):
             gate = SingleInputGate(index, igdd.input_index, mailbox.signal)

@@ -1,7 +1,10 @@
 """Buffer: a fixed-size memory segment with the number of valid bytes and a recycler.
 
 Data buffers come from a LocalBufferPool and go back to it through ``recycle`` when the
-consumer has read them; event buffers (end of partition ...) are unpooled.
+consumer has read them; event buffers (end of partition ...) are unpooled. A consumer
+in the same process may receive OBJECTS buffers instead: the segment is held for the
+pool's accounting (so backpressure is unchanged) and ``payload`` carries the element
+batch itself, sparing a pickle round trip (as timely dataflow's intra-process channels).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ class DataType(Enum):
 
     DATA = 0
     EVENT = 1
+    OBJECTS = 2  # a batch of object references, for a consumer in the same process
 
 
 class BufferRecycler(Protocol):
@@ -30,7 +34,7 @@ class BufferRecycler(Protocol):
 class Buffer:
     """``size`` valid bytes of ``segment``; ``recycle()`` exactly once when consumed."""
 
-    __slots__ = ("data_type", "recycler", "segment", "size")
+    __slots__ = ("data_type", "payload", "recycler", "segment", "size")
 
     def __init__(
         self,
@@ -38,16 +42,18 @@ class Buffer:
         size: int,
         recycler: BufferRecycler | None,
         data_type: DataType = DataType.DATA,
+        payload: object = None,
     ) -> None:
         self.segment = segment
         self.size = size
         self.recycler = recycler
         self.data_type = data_type
+        self.payload = payload
 
     @property
     def is_buffer(self) -> bool:
-        """True for data, False for an event."""
-        return self.data_type is DataType.DATA
+        """True for data (serialized or objects), False for an event."""
+        return self.data_type is not DataType.EVENT
 
     def recycle(self) -> None:
         """Give the memory back (no-op for unpooled buffers)."""

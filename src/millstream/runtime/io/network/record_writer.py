@@ -7,7 +7,8 @@
 
 Elements wait in a per-channel list until a serialized batch would be about
 ``TARGET_BATCH_BYTES`` (the threshold adapts to the observed element size), then go to
-the partition as one length-prefixed record. ``flush_all`` (buffer timeout, end of input,
+the partition as one length-prefixed record. For a consumer in the same process the
+batch goes as an object buffer instead (``LOCAL_BATCH`` elements, no pickling). ``flush_all`` (buffer timeout, end of input,
 events) serializes what is pending and hands partly filled buffers to the consumers.
 
 Per-record path: elements are appended to lists; pickling and buffer writes happen per
@@ -31,6 +32,7 @@ TARGET_BATCH_BYTES = 16 * 1024
 MIN_BATCH = 8
 MAX_BATCH = 4096
 INITIAL_BATCH = 256
+LOCAL_BATCH = 1024
 
 
 def dumps_batch(obj: Any) -> bytes:
@@ -57,15 +59,24 @@ def loads_record(data: Any) -> Any:
 
 
 class RecordWriter:
-    """Writes one operator output into one ResultPartition."""
+    """Writes one operator output into one ResultPartition.
 
-    def __init__(self, partition: ResultPartition, selector: ChannelSelector) -> None:
+    ``local[c]`` marks channels whose consumer runs in this process: their batches travel
+    as object buffers; the others are pickled into byte buffers.
+    """
+
+    def __init__(
+        self, partition: ResultPartition, selector: ChannelSelector, local: list[bool] | None = None
+    ) -> None:
         n = partition.num_subpartitions
         self.partition = partition
         self.selector = selector
+        self._local = list(local) if local is not None else [False] * n
         self._values: list[list[Any]] = [[] for _ in range(n)]  # owner: task thread
         self._timestamps: list[list[int] | None] = [None] * n  # owner: task thread
-        self._threshold = [INITIAL_BATCH] * n  # owner: task thread
+        self._threshold = [
+            LOCAL_BATCH if is_local else INITIAL_BATCH for is_local in self._local
+        ]  # owner: task thread
         self._dirty = False  # owner: task thread: anything written since the last flush
         self.records_out = 0  # owner: task thread (elements)
 
@@ -73,16 +84,22 @@ class RecordWriter:
         """Route and buffer a batch of elements (timestamps parallel to values, or None)."""
         self.records_out += len(values)
         pending_values = self._values
+        pending_timestamps = self._timestamps
         thresholds = self._threshold
         for channel, vals, ts in self.selector.route(values, timestamps):
             pending = pending_values[channel]
-            if (ts is None) != (self._timestamps[channel] is None) and pending:
+            if not pending:
+                if len(vals) >= thresholds[channel] and self._local[channel]:
+                    # A full batch for a local consumer goes as it is: no copy.
+                    self._emit_chunks(channel, vals, ts)
+                    continue
+            elif (ts is None) != (pending_timestamps[channel] is None):
                 self._serialize(channel)
                 pending = pending_values[channel]
             if ts is not None:
-                if self._timestamps[channel] is None:
-                    self._timestamps[channel] = []
-                self._timestamps[channel].extend(ts)  # type: ignore[union-attr]
+                if pending_timestamps[channel] is None:
+                    pending_timestamps[channel] = []
+                pending_timestamps[channel].extend(ts)  # type: ignore[union-attr]
             pending.extend(vals)
             if len(pending) >= thresholds[channel]:
                 self._serialize(channel)
@@ -93,8 +110,23 @@ class RecordWriter:
         if not values:
             return
         timestamps = self._timestamps[channel]
+        self._values[channel] = []
+        self._timestamps[channel] = None
+        self._emit_chunks(channel, values, timestamps)
+
+    def _emit_chunks(self, channel: int, values: list[Any], timestamps: list[int] | None) -> None:
         threshold = self._threshold[channel]
-        emit_record = self.partition.emit_record
+        partition = self.partition
+        if self._local[channel]:
+            if len(values) <= MAX_BATCH:
+                partition.emit_objects(channel, (values, timestamps), len(values))
+                return
+            for start in range(0, len(values), MAX_BATCH):
+                ts_chunk = timestamps[start : start + MAX_BATCH] if timestamps is not None else None
+                chunk = values[start : start + MAX_BATCH]
+                partition.emit_objects(channel, (chunk, ts_chunk), len(chunk))
+            return
+        emit_record = partition.emit_record
         for start in range(0, len(values), threshold):
             chunk = values[start : start + threshold]
             ts_chunk = timestamps[start : start + threshold] if timestamps is not None else None
@@ -102,15 +134,17 @@ class RecordWriter:
             emit_record(channel, payload)
         per_element = max(1, len(payload) // len(chunk))
         self._threshold[channel] = max(MIN_BATCH, min(MAX_BATCH, TARGET_BATCH_BYTES // per_element))
-        self._values[channel] = []
-        self._timestamps[channel] = None
 
     def emit_element(self, element: Any) -> None:
         """Send a stream element (e.g. a watermark) to every channel, after pending records."""
-        payload = dumps_batch(element)
+        payload = None
         for channel in range(self.partition.num_subpartitions):
             self._serialize(channel)
-            self.partition.emit_record(channel, payload)
+            if self._local[channel]:
+                self.partition.emit_objects(channel, element, 0)
+            else:
+                payload = payload or dumps_batch(element)
+                self.partition.emit_record(channel, payload)
         self._dirty = True
 
     def flush_all(self) -> None:

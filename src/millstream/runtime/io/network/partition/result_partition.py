@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from millstream.runtime.ids import ResultPartitionID
-from millstream.runtime.io.network.buffer import Buffer
+from millstream.runtime.io.network.buffer import Buffer, DataType
 from millstream.runtime.io.network.buffer_pool import LocalBufferPool
 from millstream.runtime.io.network.events import EndOfPartitionEvent, serialize_event
 from millstream.runtime.io.network.partition.subpartition import PipelinedSubpartition
@@ -91,6 +91,12 @@ class ResultPartition:
             self._positions[sub] = pos
             if pos == len(segment):
                 self._finish_buffer(sub)
+
+    def emit_objects(self, subpartition: int, payload: object, count: int) -> None:
+        """Hand ``payload`` (an element batch or stream element) to a same-process consumer."""
+        self.records_out += 1
+        segment = self._request_segment()
+        self._add(subpartition, Buffer(segment, count, self.buffer_pool, DataType.OBJECTS, payload))
 
     def _request_segment(self) -> bytearray:
         segment = self.buffer_pool.request_segment()
