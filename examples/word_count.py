@@ -39,9 +39,10 @@ def generate_input(path: str, lines: int = 1_000_000, seed: int = 42) -> None:
             f.write("\n")
 
 
-def word_count(input_path: str, output_path: str, parallelism: int) -> None:
+def word_count(input_path: str, output_path: str, parallelism: int | None = None) -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(parallelism)
+    if parallelism is not None:
+        env.set_parallelism(parallelism)
 
     source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), input_path).build()
     ds = env.from_source(source, WatermarkStrategy.no_watermarks(), "file_source")
@@ -69,7 +70,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", help="text file or directory (default: generate 1,000,000 lines)")
     parser.add_argument("--output", help="output directory (default: a new temporary directory)")
-    parser.add_argument("--parallelism", type=int, default=1)
+    parser.add_argument("--parallelism", type=int, default=None,
+                        help="default: millstream run -p, else the number of cores")
     parser.add_argument("--lines", type=int, default=1_000_000, help="lines to generate without --input")
     args = parser.parse_args(argv)
     input_path = args.input

@@ -1,0 +1,3 @@
+"""The millstream command line."""
+
+__all__: list[str] = []

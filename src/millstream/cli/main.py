@@ -1,0 +1,177 @@
+"""``millstream``: run a job file, or show its graphs without running it.
+
+    millstream run [--target embedded] [-p N] [-D key=value ...] JOB.py [ARGS ...]
+    millstream plan JOB.py [--format text|json|dot] [--level stream|job|execution] [ARGS ...]
+
+``run`` executes the program as ``__main__`` with every environment it creates reading
+the given settings (as Flink's ``flink run`` context environment). ``plan`` runs the
+program up to its ``execute()`` call and prints the StreamGraph, JobGraph or
+ExecutionGraph instead of running the job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+from collections.abc import Sequence
+
+from millstream import __version__
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration
+from millstream.datastream.stream_execution_environment import PlanCaptured, set_context_configuration
+from millstream.graph import plan_printer
+from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, build_execution_graph
+
+__all__ = ["main"]
+
+
+def _configuration(args: argparse.Namespace) -> Configuration:
+    config = Configuration()
+    for item in args.define or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"millstream: -D expects key=value, got {item!r}")
+        config.set_string(key.strip(), value.strip())
+    if getattr(args, "parallelism", None):
+        config.set_integer(opts.DEFAULT_PARALLELISM.key, args.parallelism)
+    if getattr(args, "target", None):
+        config.set_string(opts.EXECUTION_TARGET.key, args.target)
+    return config
+
+
+def _run_script(path: str, script_args: Sequence[str]) -> None:
+    if not os.path.isfile(path):
+        raise SystemExit(f"millstream: no such job file: {path}")
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [path, *script_args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        runpy.run_path(path, run_name="__main__")
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    set_context_configuration(_configuration(args))
+    try:
+        _run_script(args.job, args.args)
+    finally:
+        set_context_configuration(None)
+    return 0
+
+
+def execution_graph_dot(graph: ExecutionGraph) -> str:
+    """Graphviz DOT of the ExecutionGraph: one node per subtask, one edge per subpartition read."""
+    lines = [f'digraph "{graph.job_graph.job_name}" {{', "  rankdir=LR;", "  node [shape=box];"]
+    ids: dict[int, str] = {}
+    for n, ev in enumerate(graph.all_execution_vertices()):
+        ids[id(ev)] = f"s{n}"
+        label = ev.task_name_with_subtask.replace('"', '\\"')
+        lines.append(f'  s{n} [label="{label}"];')
+    for ev in graph.all_execution_vertices():
+        for edges in ev.inputs:
+            for e in edges:
+                lines.append(f'  {ids[id(e.source.producer)]} -> {ids[id(ev)]} [label="{e.subpartition_index}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _render_plan(captured: PlanCaptured, level: str, fmt: str) -> str:
+    if level == "stream":
+        return {
+            "text": plan_printer.stream_graph_text,
+            "json": plan_printer.stream_graph_json,
+            "dot": plan_printer.stream_graph_dot,
+        }[fmt](captured.stream_graph)
+    if level == "job":
+        return {
+            "text": plan_printer.job_graph_text,
+            "json": plan_printer.job_graph_json,
+            "dot": plan_printer.job_graph_dot,
+        }[fmt](captured.job_graph)
+    graph = build_execution_graph(captured.job_graph)
+    if fmt == "dot":
+        return execution_graph_dot(graph)
+    if fmt == "json":
+        import json
+
+        return json.dumps(
+            {
+                "vertices": [
+                    {
+                        "name": ejv.job_vertex.name,
+                        "parallelism": ejv.parallelism,
+                        "subtasks": [
+                            {
+                                "subtask": ev.subtask_index,
+                                "reads": [
+                                    {
+                                        "producer": e.source.producer.task_name_with_subtask,
+                                        "subpartition": e.subpartition_index,
+                                    }
+                                    for edges in ev.inputs
+                                    for e in edges
+                                ],
+                            }
+                            for ev in ejv.task_vertices
+                        ],
+                    }
+                    for ejv in graph.job_vertices.values()
+                ]
+            },
+            indent=2,
+        )
+    return graph.describe()
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    set_context_configuration(_configuration(args), capture_plan=True)
+    try:
+        _run_script(args.job, args.args)
+    except PlanCaptured as captured:
+        print(_render_plan(captured, args.level, args.format))
+        return 0
+    finally:
+        set_context_configuration(None)
+    print("millstream: the program did not call execute(); no plan to show", file=sys.stderr)
+    return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``millstream`` command."""
+    parser = argparse.ArgumentParser(prog="millstream", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"millstream {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a job file")
+    run.add_argument("--target", help="execution target (default: embedded)")
+    run.add_argument("-p", "--parallelism", type=int, help="default parallelism")
+    run.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
+    run.add_argument("job", help="the job's Python file")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
+    run.set_defaults(func=_cmd_run)
+
+    plan = sub.add_parser("plan", help="show a job's graphs without running it")
+    plan.add_argument("--format", choices=["text", "json", "dot"], default="text")
+    plan.add_argument("--level", choices=["stream", "job", "execution"], default="job")
+    plan.add_argument("-p", "--parallelism", type=int, help="default parallelism")
+    plan.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
+    plan.add_argument("job", help="the job's Python file")
+    plan.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
+    plan.set_defaults(func=_cmd_plan)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``millstream`` command."""
+    args = build_parser().parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
