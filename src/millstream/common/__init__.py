@@ -3,7 +3,12 @@
 from millstream.common.config_options import ConfigOption, ConfigOptions
 from millstream.common.configuration import Configuration
 from millstream.common.execution_config import ExecutionConfig
-from millstream.common.job_execution_result import JobExecutionResult, JobID, JobStatus
+from millstream.common.job_execution_result import (
+    JobExecutionException,
+    JobExecutionResult,
+    JobID,
+    JobStatus,
+)
 from millstream.common.serialization import Encoder, SimpleStringSchema
 from millstream.common.time import Duration, Instant, Time
 from millstream.common.typeinfo import TypeInformation, Types
@@ -18,6 +23,7 @@ __all__ = [
     "Encoder",
     "ExecutionConfig",
     "Instant",
+    "JobExecutionException",
     "JobExecutionResult",
     "JobID",
     "JobStatus",

@@ -42,7 +42,7 @@ class UserFunctionError(Exception):
             preview = repr(record)
             if len(preview) > 200:
                 preview = preview[:197] + "..."
-            position = f" on record #{record_index} ({preview})"
+            position = f" on record {preview} at input position {record_index} of the subtask"
         super().__init__(f"{message}: {where}{position}")
         self.operator_name = operator_name
         self.location = location

@@ -61,7 +61,10 @@ class TaskExecutor(RpcEndpoint):
                 self._finished_threads.append(task.thread)
 
     def cancel_task(self, attempt_id: str) -> None:
-        """Cancel a running task (any thread)."""
+        """Cancel a task (any thread); ordered after its submission on the main thread."""
+        self.run_async(self._cancel_task, attempt_id)
+
+    def _cancel_task(self, attempt_id: str) -> None:
         with self._lock:
             task = self._tasks.get(attempt_id)
         if task is not None:

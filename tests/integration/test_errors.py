@@ -1,0 +1,76 @@
+"""Failures: clear messages naming operator, subtask and record; nothing left behind."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+
+from millstream.common import JobExecutionException
+from millstream.common.types import Row
+from millstream.datastream import MapFunction
+from tests.conftest import make_env
+
+
+def test_user_exception_names_operator_subtask_and_record(exchange):
+    env = make_env(2, taskmanager__network__local_exchange=exchange)
+    env.from_collection([4, 2, 0, 1] * 3).rebalance().map(lambda x: 10 // x).name("divide").print()
+    with pytest.raises(JobExecutionException) as info:
+        env.execute("failing")
+    message = str(info.value)
+    assert "operator 'divide'" in message
+    assert "subtask divide -> Print to Std. Out (" in message and "/2)#0" in message
+    assert "on record 0 at input position" in message
+    chain = []
+    error = info.value
+    while error is not None:
+        chain.append(error)
+        error = error.__cause__
+    assert isinstance(chain[-1], ZeroDivisionError)
+    text = "".join(traceback.format_exception(info.value))
+    assert "10 // x" in text  # the user's own line is in the traceback
+
+
+def test_error_in_open_fails_the_job():
+    class Broken(MapFunction):
+        def open(self, ctx):
+            raise RuntimeError("cannot connect")
+
+        def map(self, value):
+            return value
+
+    env = make_env(1)
+    env.from_collection([1]).map(Broken()).print()
+    with pytest.raises(JobExecutionException, match="open\\(\\) raised: operator 'Map'") as info:
+        env.execute()
+    assert "cannot connect" in str(info.value.__cause__.__cause__)
+
+
+def test_failing_key_selector_names_the_record():
+    env = make_env(2)
+    env.from_collection([{"k": 1}, {"x": 2}]).key_by(lambda d: d["k"]).map(lambda d: d).print()
+    with pytest.raises(JobExecutionException, match="key selector") as info:
+        env.execute()
+    assert "{'x': 2}" in str(info.value)
+
+
+def test_failure_cancels_the_other_tasks_of_an_unbounded_job():
+    from millstream.common import WatermarkStrategy
+    from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+    env = make_env(2)
+    endless = env.from_source(DataGeneratorSource(lambda i: i, None), WatermarkStrategy.no_watermarks(), "endless")
+    other = env.from_collection([1, 0]).map(lambda x: 1 // x).name("boom")
+    endless.map(lambda x: x).union(other).print()
+    with pytest.raises(JobExecutionException, match="boom"):
+        env.execute()  # returns although the generator never ends: it was cancelled
+
+
+def test_unsupported_runtime_mode_is_a_clear_error():
+    from millstream.datastream import RuntimeExecutionMode
+
+    env = make_env(1)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    env.from_collection([Row(1)]).print()
+    with pytest.raises(NotImplementedError, match="BATCH runtime mode is not supported yet"):
+        env.execute()
