@@ -1,0 +1,36 @@
+"""The public API is explicit and pinned (names as PyFlink's)."""
+
+from __future__ import annotations
+
+import millstream.common
+import millstream.datastream
+
+EXPECTED_DATASTREAM = sorted([
+    "AggregateFunction", "CloseableIterator", "DataStream", "DataStreamSink", "FilterFunction",
+    "FlatMapFunction", "KeySelector", "KeyedProcessFunction", "KeyedStream", "MapFunction", "OutputTag",
+    "Partitioner", "ProcessFunction", "ReduceFunction", "RuntimeContext", "RuntimeExecutionMode",
+    "SinkFunction", "SlotSharingGroup", "SourceFunction", "StreamExecutionEnvironment",
+])
+EXPECTED_COMMON = sorted([
+    "ConfigOption", "ConfigOptions", "Configuration", "Duration", "Encoder", "ExecutionConfig", "Instant",
+    "JobExecutionException", "JobExecutionResult", "JobID", "JobStatus", "Row", "RowKind",
+    "SimpleStringSchema", "Time", "TypeInformation", "Types", "WatermarkStrategy",
+])
+
+
+def test_datastream_api_is_pinned():
+    assert sorted(millstream.datastream.__all__) == EXPECTED_DATASTREAM
+    for name in EXPECTED_DATASTREAM:
+        assert getattr(millstream.datastream, name)
+
+
+def test_common_api_is_pinned():
+    assert sorted(millstream.common.__all__) == EXPECTED_COMMON
+
+
+def test_pyflink_module_paths_exist():
+    from millstream.common.typeinfo import RowTypeInfo, TupleTypeInfo, Types  # noqa: F401
+    from millstream.common.watermark_strategy import TimestampAssigner  # noqa: F401
+    from millstream.datastream.connectors.file_system import FileSink, FileSource, StreamFormat  # noqa: F401
+    from millstream.datastream.connectors.number_seq import NumberSequenceSource  # noqa: F401
+    from millstream.datastream.functions import KeyedProcessFunction, RuntimeContext  # noqa: F401
