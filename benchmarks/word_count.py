@@ -61,8 +61,10 @@ def counter_floor(path: str) -> tuple[float, collections.Counter]:
 
 def lean_pipeline(env: StreamExecutionEnvironment, ds):  # type: ignore[no-untyped-def]
     return (
-        ds.flat_map(lambda line: [(w, 1) for w in line.split()],
-                    output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        ds.flat_map(
+            lambda line: [(w, 1) for w in line.split()],
+            output_type=Types.TUPLE([Types.STRING(), Types.INT()]),
+        )
         .key_by(lambda t: t[0])
         .sum(1)
     )
@@ -106,7 +108,9 @@ def final_counts(out_dir: str) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--parallelism", type=int, nargs="+", default=[1])
     parser.add_argument("--repeat", type=int, default=1, help="runs per measurement (best is kept)")

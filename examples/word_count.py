@@ -58,7 +58,9 @@ def word_count(input_path: str, output_path: str, parallelism: int | None = None
     )
     ds.sink_to(
         FileSink.for_row_format(output_path, Encoder.simple_string_encoder())
-        .with_output_file_config(OutputFileConfig.builder().with_part_prefix("prefix").with_part_suffix(".ext").build())
+        .with_output_file_config(
+            OutputFileConfig.builder().with_part_prefix("prefix").with_part_suffix(".ext").build()
+        )
         .with_rolling_policy(RollingPolicy.default_rolling_policy())
         .build()
     )
@@ -67,11 +69,17 @@ def word_count(input_path: str, output_path: str, parallelism: int | None = None
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--input", help="text file or directory (default: generate 1,000,000 lines)")
     parser.add_argument("--output", help="output directory (default: a new temporary directory)")
-    parser.add_argument("--parallelism", type=int, default=None,
-                        help="default: millstream run -p, else the number of cores")
+    parser.add_argument(
+        "--parallelism",
+        type=int,
+        default=None,
+        help="default: millstream run -p, else the number of cores",
+    )
     parser.add_argument("--lines", type=int, default=1_000_000, help="lines to generate without --input")
     args = parser.parse_args(argv)
     input_path = args.input

@@ -30,7 +30,12 @@ def job(tmp_path):
 def test_plan_stream_json_is_flinks_plan(job, capsys):
     assert main(["plan", "-p", "3", "--level", "stream", "--format", "json", job]) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert [n["type"] for n in plan["nodes"]] == ["Source: Collection Source", "double", "Reduce", "Print to Std. Out"]
+    assert [n["type"] for n in plan["nodes"]] == [
+        "Source: Collection Source",
+        "double",
+        "Reduce",
+        "Print to Std. Out",
+    ]
     assert [n["parallelism"] for n in plan["nodes"]] == [1, 3, 3, 3]
 
 

@@ -59,7 +59,9 @@ def test_failure_cancels_the_other_tasks_of_an_unbounded_job():
     from millstream.datastream.connectors.datagen import DataGeneratorSource
 
     env = make_env(2)
-    endless = env.from_source(DataGeneratorSource(lambda i: i, None), WatermarkStrategy.no_watermarks(), "endless")
+    endless = env.from_source(
+        DataGeneratorSource(lambda i: i, None), WatermarkStrategy.no_watermarks(), "endless"
+    )
     other = env.from_collection([1, 0]).map(lambda x: 1 // x).name("boom")
     endless.map(lambda x: x).union(other).print()
     with pytest.raises(JobExecutionException, match="boom"):

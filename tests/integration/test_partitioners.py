@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
+from millstream.common import WatermarkStrategy
 from millstream.datastream import MapFunction
 from millstream.datastream.connectors.number_seq import NumberSequenceSource
-from millstream.common import WatermarkStrategy
 from millstream.runtime.state.key_groups import assign_key_to_parallel_operator
 from tests.conftest import make_env
 
@@ -59,7 +59,10 @@ def test_broadcast_sends_everything_to_every_subtask():
 
 def test_global_sends_everything_to_the_first_subtask():
     env = make_env(3)
-    out = run(env, env.from_collection(list(range(10))).map(lambda x: x).global_().map(Tag()).set_parallelism(3))
+    out = run(
+        env,
+        env.from_collection(list(range(10))).map(lambda x: x).global_().map(Tag()).set_parallelism(3),
+    )
     assert {i for i, _ in out} == {0} and sorted(v for _, v in out) == list(range(10))
 
 
@@ -87,7 +90,10 @@ def test_rescale_is_pointwise_round_robin():
 
 def test_custom_partitioner_chooses_the_subtask():
     env = make_env(3)
-    out = run(env, env.from_collection(list(range(30))).partition_custom(lambda k, n: k % n, lambda v: v).map(Tag()))
+    out = run(
+        env,
+        env.from_collection(list(range(30))).partition_custom(lambda k, n: k % n, lambda v: v).map(Tag()),
+    )
     assert all(i == v % 3 for i, v in out) and len(out) == 30
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from millstream.common import Row, Types, WatermarkStrategy
 from millstream.datastream import (
     FlatMapFunction,
@@ -38,7 +36,12 @@ def test_map_filter_flat_map_with_function_classes_and_callables(exchange):
             return value.upper()
 
     env = make_env(2, taskmanager__network__local_exchange=exchange)
-    ds = env.from_collection(["a bb", "ccc", "", "dd e"]).flat_map(Split()).filter(lambda w: len(w) > 1).map(Upper())
+    ds = (
+        env.from_collection(["a bb", "ccc", "", "dd e"])
+        .flat_map(Split())
+        .filter(lambda w: len(w) > 1)
+        .map(Upper())
+    )
     assert sorted(collect(ds)) == ["BB", "CCC", "DD"]
 
 
@@ -87,7 +90,14 @@ def test_side_outputs_through_yield_tag_value(exchange):
     main = env.from_collection(list(range(6))).process(Route())
     side = main.get_side_output(small).map(lambda v: ("side", v))
     both = main.map(lambda v: ("main", v)).union(side)
-    assert sorted(collect(both)) == [("main", 30), ("main", 40), ("main", 50), ("side", 0), ("side", 1), ("side", 2)]
+    assert sorted(collect(both)) == [
+        ("main", 30),
+        ("main", 40),
+        ("main", 50),
+        ("side", 0),
+        ("side", 1),
+        ("side", 2),
+    ]
 
 
 def test_union_of_three_streams_and_keyed_process_with_current_key():
@@ -148,7 +158,11 @@ def test_open_and_close_are_called_once_per_subtask(tmp_path):
     env.from_collection([1, 2, 3]).rebalance().map(Life()).print()
     env.execute()
     lines = marker.read_text().split("\n")
-    assert sorted(line for line in lines if line.startswith("open")) == ["open 0", "open 1", "open 2"]
+    assert sorted(line for line in lines if line.startswith("open")) == [
+        "open 0",
+        "open 1",
+        "open 2",
+    ]
     assert lines.count("close") == 3
 
 
@@ -189,7 +203,11 @@ def test_file_source_splits_a_file_across_readers(tmp_path):
     lines = [f"line {i} " + "x" * (i % 17) for i in range(5000)]
     path.write_text("\n".join(lines) + "\n")
     env = make_env(3)
-    source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(path)).set_split_size(4096).build()
+    source = (
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(path))
+        .set_split_size(4096)
+        .build()
+    )
     out = collect(env.from_source(source, WatermarkStrategy.no_watermarks(), "file"))
     assert sorted(out) == sorted(lines)
 
@@ -197,12 +215,16 @@ def test_file_source_splits_a_file_across_readers(tmp_path):
 def test_execute_and_collect_with_limit_stops_the_job():
     env = make_env(1)
     source = DataGeneratorSource(lambda i: i, count=None)  # unbounded
-    assert env.from_source(source, WatermarkStrategy.no_watermarks(), "gen").execute_and_collect(limit=7) == list(range(7))
+    assert env.from_source(source, WatermarkStrategy.no_watermarks(), "gen").execute_and_collect(
+        limit=7
+    ) == list(range(7))
 
 
 def test_print_output_matches_pyflink(capfd):
     env = make_env(2)
-    ds = env.from_collection([("a", 1), ("b", 2)]).map(lambda t: t, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+    ds = env.from_collection([("a", 1), ("b", 2)]).map(
+        lambda t: t, output_type=Types.TUPLE([Types.STRING(), Types.INT()])
+    )
     ds.print("out")
     env.execute()
     lines = capfd.readouterr().out.splitlines()
@@ -216,12 +238,18 @@ def test_print_output_matches_pyflink(capfd):
 
 def test_file_sink_writes_finished_part_files(tmp_path):
     from millstream.common import Encoder
-    from millstream.datastream.connectors.file_system import BucketAssigner, FileSink, OutputFileConfig
+    from millstream.datastream.connectors.file_system import (
+        BucketAssigner,
+        FileSink,
+        OutputFileConfig,
+    )
 
     env = make_env(2)
     sink = (
         FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
-        .with_output_file_config(OutputFileConfig.builder().with_part_prefix("pre").with_part_suffix(".txt").build())
+        .with_output_file_config(
+            OutputFileConfig.builder().with_part_prefix("pre").with_part_suffix(".txt").build()
+        )
         .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
         .build()
     )

@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
 from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
-from millstream.runtime.io.network.channel_selectors import RoundRobinChannelSelector, create_channel_selector
+from millstream.runtime.io.network.channel_selectors import (
+    RoundRobinChannelSelector,
+    create_channel_selector,
+)
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 from millstream.runtime.io.network.serialization import RecordDeserializer
 from millstream.runtime.state.key_groups import compute_key_group_range
@@ -70,7 +73,9 @@ def test_spanning_records_round_trip_and_buffers_are_conserved(payloads, segment
             if buffer is None:
                 return
             if buffer.is_buffer:
-                received.extend(bytes(r) for r in deserializer.records(memoryview(buffer.segment)[: buffer.size]))
+                received.extend(
+                    bytes(r) for r in deserializer.records(memoryview(buffer.segment)[: buffer.size])
+                )
             buffer.recycle()
 
     for i, payload in enumerate(payloads):

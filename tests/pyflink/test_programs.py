@@ -152,8 +152,20 @@ def run_program(source: str, tmp_path) -> list[str]:
 
 @pytest.mark.parametrize(
     "program",
-    [WORD_COUNT, SIDE_OUTPUTS, ROWS_AND_AGGREGATIONS, PARALLEL_MAP_FUNCTION, KEYED_PROCESS_AND_COLLECT],
-    ids=["word_count", "side_outputs", "rows_and_sum", "parallel_map_function", "keyed_process_collect"],
+    [
+        WORD_COUNT,
+        SIDE_OUTPUTS,
+        ROWS_AND_AGGREGATIONS,
+        PARALLEL_MAP_FUNCTION,
+        KEYED_PROCESS_AND_COLLECT,
+    ],
+    ids=[
+        "word_count",
+        "side_outputs",
+        "rows_and_sum",
+        "parallel_map_function",
+        "keyed_process_collect",
+    ],
 )
 def test_pyflink_program_runs_unchanged(program, tmp_path):
     source, expected, ordering = program

@@ -5,17 +5,52 @@ from __future__ import annotations
 import millstream.common
 import millstream.datastream
 
-EXPECTED_DATASTREAM = sorted([
-    "AggregateFunction", "CloseableIterator", "DataStream", "DataStreamSink", "FilterFunction",
-    "FlatMapFunction", "KeySelector", "KeyedProcessFunction", "KeyedStream", "MapFunction", "OutputTag",
-    "Partitioner", "ProcessFunction", "ReduceFunction", "RuntimeContext", "RuntimeExecutionMode",
-    "SinkFunction", "SlotSharingGroup", "SourceFunction", "StreamExecutionEnvironment",
-])
-EXPECTED_COMMON = sorted([
-    "ConfigOption", "ConfigOptions", "Configuration", "Duration", "Encoder", "ExecutionConfig", "Instant",
-    "JobExecutionException", "JobExecutionResult", "JobID", "JobStatus", "Row", "RowKind",
-    "SimpleStringSchema", "Time", "TypeInformation", "Types", "WatermarkStrategy",
-])
+EXPECTED_DATASTREAM = sorted(
+    [
+        "AggregateFunction",
+        "CloseableIterator",
+        "DataStream",
+        "DataStreamSink",
+        "FilterFunction",
+        "FlatMapFunction",
+        "KeySelector",
+        "KeyedProcessFunction",
+        "KeyedStream",
+        "MapFunction",
+        "OutputTag",
+        "Partitioner",
+        "ProcessFunction",
+        "ReduceFunction",
+        "RuntimeContext",
+        "RuntimeExecutionMode",
+        "SinkFunction",
+        "SlotSharingGroup",
+        "SourceFunction",
+        "StreamExecutionEnvironment",
+    ]
+)
+EXPECTED_COMMON = sorted(
+    [
+        "ConfigOption",
+        "ConfigOptions",
+        "Configuration",
+        "Duration",
+        "Encoder",
+        "ExecutionConfig",
+        "Instant",
+        "JobExecutionException",
+        "JobExecutionResult",
+        "JobID",
+        "JobStatus",
+        "Row",
+        "RowKind",
+        "SimpleStringSchema",
+        "Time",
+        "TypeInformation",
+        "Types",
+        "WatermarkStrategy",
+    ]
+)
 
 
 def test_datastream_api_is_pinned():

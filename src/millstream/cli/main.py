@@ -20,7 +20,10 @@ from collections.abc import Sequence
 from millstream import __version__
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.datastream.stream_execution_environment import PlanCaptured, set_context_configuration
+from millstream.datastream.stream_execution_environment import (
+    PlanCaptured,
+    set_context_configuration,
+)
 from millstream.graph import plan_printer
 from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, build_execution_graph
 
@@ -74,7 +77,9 @@ def execution_graph_dot(graph: ExecutionGraph) -> str:
     for ev in graph.all_execution_vertices():
         for edges in ev.inputs:
             for e in edges:
-                lines.append(f'  {ids[id(e.source.producer)]} -> {ids[id(ev)]} [label="{e.subpartition_index}"];')
+                lines.append(
+                    f'  {ids[id(e.source.producer)]} -> {ids[id(ev)]} [label="{e.subpartition_index}"];'
+                )
     lines.append("}")
     return "\n".join(lines)
 
@@ -142,8 +147,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``millstream`` command."""
-    parser = argparse.ArgumentParser(prog="millstream", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="millstream", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"millstream {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -40,7 +40,7 @@ class ConfigOption(Generic[T]):
 
     def parse(self, raw: Any) -> T:
         """Convert a raw (often string) value to this option's type."""
-        if raw is None or isinstance(raw, self.kind) and not isinstance(raw, bool | str):
+        if raw is None or (isinstance(raw, self.kind) and not isinstance(raw, bool | str)):
             return raw  # type: ignore[no-any-return]
         if self.kind is bool:
             if isinstance(raw, bool):
@@ -48,7 +48,7 @@ class ConfigOption(Generic[T]):
             text = str(raw).strip().lower()
             if text not in ("true", "false"):
                 raise ValueError(f"option {self.key}: expected true/false, got {raw!r}")
-            return (text == "true")  # type: ignore[return-value]
+            return text == "true"  # type: ignore[return-value]
         if self.kind is int:
             return int(str(raw).strip().removesuffix("ms").strip())  # type: ignore[return-value]
         return self.kind(raw)  # type: ignore[no-any-return]
@@ -105,7 +105,9 @@ CHAINING_ENABLED: ConfigOption[bool] = ConfigOption(
     "pipeline.operator-chaining.enabled", True, bool, "Chain operators into tasks."
 )
 BUFFER_TIMEOUT: ConfigOption[int] = ConfigOption(
-    "execution.buffer-timeout", 100, int,
+    "execution.buffer-timeout",
+    100,
+    int,
     "Max ms a record waits in a partly filled buffer; 0 flushes every record, -1 only full buffers.",
 )
 RUNTIME_MODE: ConfigOption[str] = ConfigOption(
@@ -118,19 +120,27 @@ MEMORY_SEGMENT_SIZE: ConfigOption[int] = ConfigOption(
     "taskmanager.memory.segment-size", 32 * 1024, int, "Size of one network buffer in bytes."
 )
 NETWORK_NUM_BUFFERS: ConfigOption[int] = ConfigOption(
-    "taskmanager.network.numberOfBuffers", 2048, int,
+    "taskmanager.network.numberOfBuffers",
+    2048,
+    int,
     "Network buffers per TaskManager (NetworkBufferPool size).",
 )
 NETWORK_BUFFERS_PER_CHANNEL: ConfigOption[int] = ConfigOption(
-    "taskmanager.network.memory.buffers-per-channel", 2, int,
+    "taskmanager.network.memory.buffers-per-channel",
+    2,
+    int,
     "Exclusive buffers per input channel / buffers per outgoing subpartition.",
 )
 NETWORK_FLOATING_BUFFERS_PER_GATE: ConfigOption[int] = ConfigOption(
-    "taskmanager.network.memory.floating-buffers-per-gate", 8, int,
+    "taskmanager.network.memory.floating-buffers-per-gate",
+    8,
+    int,
     "Floating buffers per input gate and per result partition.",
 )
 LOCAL_EXCHANGE: ConfigOption[str] = ConfigOption(
-    "taskmanager.network.local-exchange", "objects", str,
+    "taskmanager.network.local-exchange",
+    "objects",
+    str,
     "How records reach a consumer in the same TaskManager: 'objects' (batches of references "
     "in pooled buffers) or 'serialized' (pickled into byte buffers, as across processes).",
 )

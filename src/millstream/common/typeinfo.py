@@ -149,7 +149,7 @@ class TupleTypeInfo(TypeInformation):
         fields = ",".join(f"{{v[{i}]}}" for i in range(len(self.types)))
         # The template depends only on the arity: no user input reaches the compiled code.
         source = f'lambda values: "\\n".join([f"({fields})" for v in values])'
-        return eval(source)  # noqa: S307
+        return eval(source)
 
     def __repr__(self) -> str:
         return f"TupleTypeInfo({', '.join(map(repr, self.types))})"
@@ -217,9 +217,7 @@ class MapTypeInfo(TypeInformation):
 
     def java_str(self, value: Any) -> str:
         """Java ``Map.toString``."""
-        parts = (
-            f"{self.key_type.java_str(k)}={self.value_type.java_str(v)}" for k, v in value.items()
-        )
+        parts = (f"{self.key_type.java_str(k)}={self.value_type.java_str(v)}" for k, v in value.items())
         return "{" + ", ".join(parts) + "}"
 
 
@@ -227,122 +225,122 @@ class Types:
     """Factory of type declarations, with PyFlink's names."""
 
     @staticmethod
-    def STRING() -> TypeInformation:  # noqa: N802 - PyFlink's spelling
+    def STRING() -> TypeInformation:
         """A string."""
         return BasicTypeInfo("STRING")
 
     @staticmethod
-    def BYTE() -> TypeInformation:  # noqa: N802
+    def BYTE() -> TypeInformation:
         """An 8-bit integer."""
         return BasicTypeInfo("BYTE")
 
     @staticmethod
-    def BOOLEAN() -> TypeInformation:  # noqa: N802
+    def BOOLEAN() -> TypeInformation:
         """A boolean."""
         return BasicTypeInfo("BOOLEAN")
 
     @staticmethod
-    def SHORT() -> TypeInformation:  # noqa: N802
+    def SHORT() -> TypeInformation:
         """A 16-bit integer."""
         return BasicTypeInfo("SHORT")
 
     @staticmethod
-    def INT() -> TypeInformation:  # noqa: N802
+    def INT() -> TypeInformation:
         """A 32-bit integer."""
         return BasicTypeInfo("INT")
 
     @staticmethod
-    def LONG() -> TypeInformation:  # noqa: N802
+    def LONG() -> TypeInformation:
         """A 64-bit integer."""
         return BasicTypeInfo("LONG")
 
     @staticmethod
-    def FLOAT() -> TypeInformation:  # noqa: N802
+    def FLOAT() -> TypeInformation:
         """A 32-bit float."""
         return BasicTypeInfo("FLOAT")
 
     @staticmethod
-    def DOUBLE() -> TypeInformation:  # noqa: N802
+    def DOUBLE() -> TypeInformation:
         """A 64-bit float."""
         return BasicTypeInfo("DOUBLE")
 
     @staticmethod
-    def CHAR() -> TypeInformation:  # noqa: N802
+    def CHAR() -> TypeInformation:
         """A character."""
         return BasicTypeInfo("CHAR")
 
     @staticmethod
-    def BIG_INT() -> TypeInformation:  # noqa: N802
+    def BIG_INT() -> TypeInformation:
         """An arbitrary-precision integer."""
         return BasicTypeInfo("BIG_INT")
 
     @staticmethod
-    def BIG_DEC() -> TypeInformation:  # noqa: N802
+    def BIG_DEC() -> TypeInformation:
         """An arbitrary-precision decimal."""
         return BasicTypeInfo("BIG_DEC")
 
     @staticmethod
-    def INSTANT() -> TypeInformation:  # noqa: N802
+    def INSTANT() -> TypeInformation:
         """A point in time."""
         return BasicTypeInfo("INSTANT")
 
     @staticmethod
-    def SQL_DATE() -> TypeInformation:  # noqa: N802
+    def SQL_DATE() -> TypeInformation:
         """A date."""
         return BasicTypeInfo("SQL_DATE")
 
     @staticmethod
-    def SQL_TIME() -> TypeInformation:  # noqa: N802
+    def SQL_TIME() -> TypeInformation:
         """A time of day."""
         return BasicTypeInfo("SQL_TIME")
 
     @staticmethod
-    def SQL_TIMESTAMP() -> TypeInformation:  # noqa: N802
+    def SQL_TIMESTAMP() -> TypeInformation:
         """A timestamp."""
         return BasicTypeInfo("SQL_TIMESTAMP")
 
     @staticmethod
-    def PICKLED_BYTE_ARRAY() -> TypeInformation:  # noqa: N802
+    def PICKLED_BYTE_ARRAY() -> TypeInformation:
         """Any picklable Python object (the default)."""
         return PickledBytesTypeInfo()
 
     @staticmethod
-    def TUPLE(types: list[TypeInformation]) -> TypeInformation:  # noqa: N802
+    def TUPLE(types: list[TypeInformation]) -> TypeInformation:
         """A tuple with the given field types."""
         return TupleTypeInfo(types)
 
     @staticmethod
-    def ROW(types: list[TypeInformation]) -> TypeInformation:  # noqa: N802
+    def ROW(types: list[TypeInformation]) -> TypeInformation:
         """A Row with the given field types (fields named f0, f1, ...)."""
         return RowTypeInfo(types)
 
     @staticmethod
-    def ROW_NAMED(names: list[str], types: list[TypeInformation]) -> TypeInformation:  # noqa: N802
+    def ROW_NAMED(names: list[str], types: list[TypeInformation]) -> TypeInformation:
         """A Row with named, typed fields."""
         return RowTypeInfo(types, names)
 
     @staticmethod
-    def PRIMITIVE_ARRAY(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+    def PRIMITIVE_ARRAY(element_type: TypeInformation) -> TypeInformation:
         """An array of primitives."""
         return PrimitiveArrayTypeInfo(element_type)
 
     @staticmethod
-    def BASIC_ARRAY(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+    def BASIC_ARRAY(element_type: TypeInformation) -> TypeInformation:
         """An array of a basic type."""
         return BasicArrayTypeInfo(element_type)
 
     @staticmethod
-    def OBJECT_ARRAY(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+    def OBJECT_ARRAY(element_type: TypeInformation) -> TypeInformation:
         """An array of objects."""
         return BasicArrayTypeInfo(element_type)
 
     @staticmethod
-    def LIST(element_type: TypeInformation) -> TypeInformation:  # noqa: N802
+    def LIST(element_type: TypeInformation) -> TypeInformation:
         """A list."""
         return ListTypeInfo(element_type)
 
     @staticmethod
-    def MAP(key_type: TypeInformation, value_type: TypeInformation) -> TypeInformation:  # noqa: N802
+    def MAP(key_type: TypeInformation, value_type: TypeInformation) -> TypeInformation:
         """A map."""
         return MapTypeInfo(key_type, value_type)
 

@@ -112,8 +112,7 @@ class Row:
     def __call__(self, *args: Any) -> Row:
         if len(args) > len(self):
             raise ValueError(
-                f"Can not create Row with fields {self}, expected {len(self)} values "
-                f"but got {args}"
+                f"Can not create Row with fields {self}, expected {len(self)} values but got {args}"
             )
         return _create_row(self._values, args, self._row_kind)
 

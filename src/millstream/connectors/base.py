@@ -12,7 +12,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["ReaderContext", "Sink", "SinkWriter", "Source", "SourceReader", "TextRenderer", "WriterContext"]
+__all__ = [
+    "ReaderContext",
+    "Sink",
+    "SinkWriter",
+    "Source",
+    "SourceReader",
+    "TextRenderer",
+    "WriterContext",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +144,6 @@ class TextRenderer:
             if prefix:
                 return prefix + ("\n" + prefix).join(map(self.fast, values))
             return self.batch(values)  # type: ignore[no-any-return]
-        except Exception:  # noqa: BLE001 - the exact formatter decides (and raises if it must)
+        except Exception:
             lines = map(self.exact, values)
             return prefix + ("\n" + prefix).join(lines) if prefix else "\n".join(lines)

@@ -92,9 +92,7 @@ class FileSource:
             if os.path.isdir(local):
                 for root, dirs, names in os.walk(local):
                     dirs.sort()
-                    files.extend(
-                        os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_"))
-                    )
+                    files.extend(os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_")))
             elif os.path.exists(local):
                 files.append(local)
             else:
@@ -313,7 +311,14 @@ class BucketAssigner:
 
 
 def _java_to_strftime(pattern: str) -> str:
-    for java, py in (("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S")):
+    for java, py in (
+        ("yyyy", "%Y"),
+        ("MM", "%m"),
+        ("dd", "%d"),
+        ("HH", "%H"),
+        ("mm", "%M"),
+        ("ss", "%S"),
+    ):
         pattern = pattern.replace(java, py)
     return pattern
 

@@ -1,6 +1,11 @@
 """``pyflink.datastream`` names: environment, streams, functions, side outputs."""
 
-from millstream.datastream.data_stream import CloseableIterator, DataStream, DataStreamSink, KeyedStream
+from millstream.datastream.data_stream import (
+    CloseableIterator,
+    DataStream,
+    DataStreamSink,
+    KeyedStream,
+)
 from millstream.datastream.execution_mode import RuntimeExecutionMode
 from millstream.datastream.functions import (
     AggregateFunction,

@@ -302,9 +302,7 @@ class DataStream:
     def broadcast(self, *args: Any) -> DataStream:
         """Every element to every downstream subtask."""
         if args:
-            raise NotImplementedError(
-                "broadcast(MapStateDescriptor) (broadcast state) is not supported yet"
-            )
+            raise NotImplementedError("broadcast(MapStateDescriptor) (broadcast state) is not supported yet")
         return self._partition(BroadcastPartitioner(), "Broadcast")
 
     def global_(self) -> DataStream:
@@ -365,15 +363,13 @@ class DataStream:
         spec = OperatorSpec("sink_function", fn, {"method": method}, is_sink=True)
         return self._sink("Sink: Unnamed", spec)
 
-    def execute_and_collect(
-        self, job_execution_name: str | None = None, limit: int | None = None
-    ) -> Any:
+    def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None) -> Any:
         """Run the job and iterate over this stream's elements (a list if ``limit``)."""
         return self._env._execute_and_collect(self, job_execution_name, limit)
 
 
 # PyFlink spells the global partitioner ``global`` (a keyword in Python source).
-setattr(DataStream, "global", DataStream.global_)  # noqa: B010
+setattr(DataStream, "global", DataStream.global_)
 
 
 class DataStreamSink:
@@ -525,7 +521,7 @@ class KeyedStream(DataStream):
         raise Exception("Setting slot sharing group for KeyedStream is not supported.")
 
 
-setattr(KeyedStream, "global", KeyedStream._cannot_partition)  # noqa: B010
+setattr(KeyedStream, "global", KeyedStream._cannot_partition)
 
 
 class CloseableIterator:

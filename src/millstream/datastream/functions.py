@@ -220,5 +220,5 @@ class SourceFunction(Function):
     def run(self, ctx: SourceFunction.SourceContext) -> None:
         """Emit elements; return when the source is exhausted."""
 
-    def cancel(self) -> None:  # noqa: B027
+    def cancel(self) -> None:
         """Ask ``run`` to return as soon as possible."""

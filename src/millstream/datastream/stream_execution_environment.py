@@ -49,7 +49,7 @@ _context_configuration: Configuration | None = None
 _capture_plan = False
 
 
-class PlanCaptured(Exception):  # noqa: N818 - a control-flow signal, as Flink's ProgramAbortException
+class PlanCaptured(Exception):
     """Raised by ``execute`` when ``millstream plan`` captures the graph instead of running it."""
 
     def __init__(self, stream_graph: StreamGraph, job_graph: JobGraph) -> None:
@@ -85,7 +85,9 @@ class StreamExecutionEnvironment:
             self._config.set_parallelism(parallelism)
 
     @staticmethod
-    def get_execution_environment(configuration: Configuration | None = None) -> StreamExecutionEnvironment:
+    def get_execution_environment(
+        configuration: Configuration | None = None,
+    ) -> StreamExecutionEnvironment:
         """A new environment (for the context ``millstream run`` set up, if any)."""
         return StreamExecutionEnvironment(configuration)
 
@@ -201,7 +203,12 @@ class StreamExecutionEnvironment:
 
     def from_collection(self, collection: Any, type_info: Any = None) -> DataStream:
         """A bounded, non-parallel stream of the collection's elements."""
-        spec = OperatorSpec("source", CollectionSource(list(collection)), chaining=ChainingStrategy.HEAD, is_source=True)
+        spec = OperatorSpec(
+            "source",
+            CollectionSource(list(collection)),
+            chaining=ChainingStrategy.HEAD,
+            is_source=True,
+        )
         return self._source("Collection Source", spec, type_info, non_parallel=True, max_parallelism=1)
 
     def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
@@ -223,7 +230,11 @@ class StreamExecutionEnvironment:
             raise TypeError(f"from_source expects a Source, got {type(source).__name__}")
         spec = OperatorSpec("source", source, chaining=ChainingStrategy.HEAD, is_source=True)
         return self._source(
-            source_name, spec, type_info, watermark_strategy=watermark_strategy, bounded=source.is_bounded()
+            source_name,
+            spec,
+            type_info,
+            watermark_strategy=watermark_strategy,
+            bounded=source.is_bounded(),
         )
 
     def add_source(
@@ -232,14 +243,14 @@ class StreamExecutionEnvironment:
         """A stream emitted by a user SourceFunction (non-parallel, as in Flink)."""
         if not isinstance(source_func, SourceFunction):
             raise TypeError("add_source expects a SourceFunction")
-        spec = OperatorSpec(
-            "legacy_source", source_func, chaining=ChainingStrategy.HEAD, is_source=True
-        )
+        spec = OperatorSpec("legacy_source", source_func, chaining=ChainingStrategy.HEAD, is_source=True)
         return self._source(source_name, spec, type_info, non_parallel=True, max_parallelism=1, bounded=False)
 
     # -- graphs and execution ------------------------------------------------------------
 
-    def get_stream_graph(self, job_name: str | None = None, clear_transformations: bool = False) -> StreamGraph:
+    def get_stream_graph(
+        self, job_name: str | None = None, clear_transformations: bool = False
+    ) -> StreamGraph:
         """The StreamGraph of the program so far."""
         if not self._transformations:
             raise RuntimeError("No operators defined in streaming topology. Cannot execute.")
@@ -287,9 +298,7 @@ class StreamExecutionEnvironment:
         job_graph = self._job_graph(job_name)
         return self._executor().execute_async(job_graph, self._configuration)
 
-    def _execute_and_collect(
-        self, stream: DataStream, job_name: str | None, limit: int | None
-    ) -> Any:
+    def _execute_and_collect(self, stream: DataStream, job_name: str | None, limit: int | None) -> Any:
         collect_id = uuid.uuid4().hex
         spec = OperatorSpec("collect", None, {"collect_id": collect_id}, is_sink=True)
         t = SinkTransformation(

@@ -17,7 +17,12 @@ from millstream.graph.partitioning import (
     Partitioner,
     RebalancePartitioner,
 )
-from millstream.graph.stream_graph import StreamEdge, StreamGraph, StreamNode, default_max_parallelism
+from millstream.graph.stream_graph import (
+    StreamEdge,
+    StreamGraph,
+    StreamNode,
+    default_max_parallelism,
+)
 from millstream.graph.transformations import (
     OneInputTransformation,
     PartitionTransformation,
@@ -157,9 +162,7 @@ class _Builder:
             self.edges.append(StreamEdge(endpoint.node_id, target_id, partitioner, endpoint.tag))
 
 
-def generate_stream_graph(
-    transformations: dict[int, Transformation], settings: GraphSettings
-) -> StreamGraph:
+def generate_stream_graph(transformations: dict[int, Transformation], settings: GraphSettings) -> StreamGraph:
     """Build the StreamGraph of every transformation the program created."""
     builder = _Builder(transformations, settings)
     for t in sorted(transformations.values(), key=lambda t: t.id):

@@ -14,7 +14,12 @@ from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID, JobStatus
+from millstream.common.job_execution_result import (
+    JobExecutionException,
+    JobExecutionResult,
+    JobID,
+    JobStatus,
+)
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.jobmanager.dispatcher import Dispatcher
@@ -82,13 +87,20 @@ class CollectChannels:
 class MiniCluster:
     """ResourceManager, Dispatcher and TaskExecutors in this process."""
 
-    def __init__(self, configuration: Configuration, num_task_managers: int, slots_per_task_manager: int) -> None:
+    def __init__(
+        self, configuration: Configuration, num_task_managers: int, slots_per_task_manager: int
+    ) -> None:
         self.configuration = configuration
         self.collect_channels = CollectChannels()
         self.resource_manager = ResourceManager()
         self.dispatcher = Dispatcher(self.resource_manager)
         self.task_executors = [
-            TaskExecutor(ResourceID(f"tm-{i}-{new_id()[:6]}"), configuration, slots_per_task_manager, self.collect_channels)
+            TaskExecutor(
+                ResourceID(f"tm-{i}-{new_id()[:6]}"),
+                configuration,
+                slots_per_task_manager,
+                self.collect_channels,
+            )
             for i in range(num_task_managers)
         ]
         self._started = False
@@ -129,7 +141,9 @@ def _to_result(result: JobResult) -> JobExecutionResult:
         ) from cause
     if result.status is JobStatus.CANCELED:
         raise JobExecutionException(result.job_id, "Job was cancelled")
-    return JobExecutionResult(JobID(result.job_id), result.net_runtime_ms, dict(result.accumulators), result.job_name)
+    return JobExecutionResult(
+        JobID(result.job_id), result.net_runtime_ms, dict(result.accumulators), result.job_name
+    )
 
 
 class JobClient:
@@ -190,7 +204,7 @@ class JobClient:
             self._master.cancel()
             try:
                 self._master.result.result(timeout=30)
-            except Exception:  # noqa: BLE001 - closing regardless
+            except Exception:
                 pass
         self._cluster.close()
 
@@ -221,4 +235,3 @@ class MiniClusterExecutor:
             raise
         finally:
             client.close()
-

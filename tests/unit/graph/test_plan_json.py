@@ -13,9 +13,17 @@ def test_plan_has_flinks_fields_and_ship_strategies():
     plan = json.loads(env.get_execution_plan())
     nodes = {n["id"]: n for n in plan["nodes"]}
     assert [n["type"] for n in plan["nodes"]] == [
-        "Source: Collection Source", "FlatMap", "Map", "Print to Std. Out"
+        "Source: Collection Source",
+        "FlatMap",
+        "Map",
+        "Print to Std. Out",
     ]
-    assert [n["pact"] for n in plan["nodes"]] == ["Data Source", "Operator", "Operator", "Data Sink"]
+    assert [n["pact"] for n in plan["nodes"]] == [
+        "Data Source",
+        "Operator",
+        "Operator",
+        "Data Sink",
+    ]
     for node in plan["nodes"]:
         assert set(node) >= {"id", "type", "pact", "contents", "parallelism"}
     source, flat_map, map_, sink = plan["nodes"]
@@ -37,6 +45,16 @@ def test_plan_lists_every_partitioner_by_flink_name():
     ds.partition_custom(lambda k, n: 0, lambda x: x).print()
     ds.forward().print()
     strategies = [
-        p["ship_strategy"] for n in json.loads(env.get_execution_plan())["nodes"] for p in n.get("predecessors", [])
+        p["ship_strategy"]
+        for n in json.loads(env.get_execution_plan())["nodes"]
+        for p in n.get("predecessors", [])
     ]
-    assert strategies[1:] == ["REBALANCE", "RESCALE", "SHUFFLE", "BROADCAST", "GLOBAL", "CUSTOM", "FORWARD"]
+    assert strategies[1:] == [
+        "REBALANCE",
+        "RESCALE",
+        "SHUFFLE",
+        "BROADCAST",
+        "GLOBAL",
+        "CUSTOM",
+        "FORWARD",
+    ]

@@ -16,7 +16,10 @@ from tests.conftest import make_env
 
 def edges(env):
     graph = env.get_stream_graph()
-    return [(graph.nodes[e.source_id].name, graph.nodes[e.target_id].name, str(e.partitioner)) for e in graph.edges]
+    return [
+        (graph.nodes[e.source_id].name, graph.nodes[e.target_id].name, str(e.partitioner))
+        for e in graph.edges
+    ]
 
 
 def test_forward_when_parallelism_matches_rebalance_otherwise():

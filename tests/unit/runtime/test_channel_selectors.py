@@ -42,7 +42,11 @@ def test_rescale_starts_at_the_first_channel_and_keeps_timestamps_aligned():
 
 
 def test_broadcast_global_and_single_channel():
-    assert per_channel(create_channel_selector(BroadcastPartitioner(), 3).route([7], None)) == {0: [7], 1: [7], 2: [7]}
+    assert per_channel(create_channel_selector(BroadcastPartitioner(), 3).route([7], None)) == {
+        0: [7],
+        1: [7],
+        2: [7],
+    }
     assert per_channel(create_channel_selector(GlobalPartitioner(), 3).route([1, 2], None)) == {0: [1, 2]}
     assert per_channel(create_channel_selector(ShufflePartitioner(), 1).route([1, 2], None)) == {0: [1, 2]}
 

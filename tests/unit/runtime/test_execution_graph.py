@@ -37,6 +37,6 @@ def test_all_to_all_edges_and_subpartition_counts():
     assert [p.num_subpartitions for p in source.produced[0].partitions] == [2]
     # rescale 2 -> 3: partition 0 feeds consumers 0 and 1, partition 1 feeds consumer 2
     assert [p.num_subpartitions for p in mapper.produced[0].partitions] == [2, 1]
-    assert [(e.source.partition_number, e.subpartition_index) for ev in sink.task_vertices for e in ev.inputs[0]] == [
-        (0, 0), (0, 1), (1, 0)
-    ]
+    assert [
+        (e.source.partition_number, e.subpartition_index) for ev in sink.task_vertices for e in ev.inputs[0]
+    ] == [(0, 0), (0, 1), (1, 0)]

@@ -24,7 +24,11 @@ def test_hash_is_stable_across_processes_with_different_hash_seeds():
     )
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", script], env={"PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True
+            [sys.executable, "-c", script],
+            env={"PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         for seed in ("1", "2", "3")
     }

@@ -43,7 +43,10 @@ def test_idle_default_action_sleeps_until_signalled():
 def test_execution_state_transitions_follow_the_table():
     check_transition(ExecutionState.CREATED, ExecutionState.DEPLOYING)
     check_transition(ExecutionState.RUNNING, ExecutionState.CANCELING)
-    for illegal in [(ExecutionState.FINISHED, ExecutionState.RUNNING), (ExecutionState.CREATED, ExecutionState.FINISHED)]:
+    for illegal in [
+        (ExecutionState.FINISHED, ExecutionState.RUNNING),
+        (ExecutionState.CREATED, ExecutionState.FINISHED),
+    ]:
         try:
             check_transition(*illegal)
         except IllegalStateTransitionError:

@@ -19,7 +19,13 @@ from millstream.runtime.executiongraph.intermediate_result import (
 )
 from millstream.runtime.ids import ExecutionAttemptID, new_id
 
-__all__ = ["Execution", "ExecutionGraph", "ExecutionJobVertex", "ExecutionVertex", "build_execution_graph"]
+__all__ = [
+    "Execution",
+    "ExecutionGraph",
+    "ExecutionJobVertex",
+    "ExecutionVertex",
+    "build_execution_graph",
+]
 
 
 @dataclass(eq=False)

@@ -30,13 +30,23 @@ _TERMINAL = frozenset({ExecutionState.FINISHED, ExecutionState.CANCELED, Executi
 
 _NEXT: dict[ExecutionState, frozenset[ExecutionState]] = {
     ExecutionState.CREATED: frozenset(
-        {ExecutionState.SCHEDULED, ExecutionState.DEPLOYING, ExecutionState.CANCELED, ExecutionState.FAILED}
+        {
+            ExecutionState.SCHEDULED,
+            ExecutionState.DEPLOYING,
+            ExecutionState.CANCELED,
+            ExecutionState.FAILED,
+        }
     ),
     ExecutionState.SCHEDULED: frozenset(
         {ExecutionState.DEPLOYING, ExecutionState.CANCELED, ExecutionState.FAILED}
     ),
     ExecutionState.DEPLOYING: frozenset(
-        {ExecutionState.INITIALIZING, ExecutionState.CANCELING, ExecutionState.CANCELED, ExecutionState.FAILED}
+        {
+            ExecutionState.INITIALIZING,
+            ExecutionState.CANCELING,
+            ExecutionState.CANCELED,
+            ExecutionState.FAILED,
+        }
     ),
     ExecutionState.INITIALIZING: frozenset(
         {ExecutionState.RUNNING, ExecutionState.CANCELING, ExecutionState.FAILED}

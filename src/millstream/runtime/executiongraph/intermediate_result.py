@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 from millstream.graph.job_graph import DistributionPattern, IntermediateDataSetID
 
 if TYPE_CHECKING:
-    from millstream.runtime.executiongraph.execution_graph import ExecutionJobVertex, ExecutionVertex
+    from millstream.runtime.executiongraph.execution_graph import (
+        ExecutionJobVertex,
+        ExecutionVertex,
+    )
 
 __all__ = ["ExecutionEdge", "IntermediateResult", "IntermediateResultPartition", "pointwise_wiring"]
 

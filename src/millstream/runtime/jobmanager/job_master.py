@@ -34,7 +34,11 @@ from millstream.runtime.jobmanager.deployment import (
     TaskDeploymentDescriptor,
 )
 from millstream.runtime.jobmanager.resource_manager import ResourceManager, SlotOffer
-from millstream.runtime.jobmanager.scheduler import SharedSlot, required_slots, slot_sharing_assignment
+from millstream.runtime.jobmanager.scheduler import (
+    SharedSlot,
+    required_slots,
+    slot_sharing_assignment,
+)
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 
 __all__ = ["JobMaster", "JobResult"]
@@ -84,7 +88,7 @@ class JobMaster(RpcEndpoint):
             offers = self._rm.request_slots(self.job_graph.job_id, len(needed))
             self._slots = dict(zip(needed, offers))
             self._deploy_all()
-        except BaseException as err:  # noqa: BLE001 - the job fails with the cause
+        except BaseException as err:
             self._failure = err
             self._cancel_all()
             self._maybe_complete()
@@ -104,8 +108,9 @@ class JobMaster(RpcEndpoint):
             for ejv in self.execution_graph.job_vertices.values()
         }
         for ev in vertices:
-            execution = ev.current_execution
-            assert execution is not None
+            current = ev.current_execution
+            assert current is not None
+            execution = current
             offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
             execution.transition(ExecutionState.DEPLOYING)
             tdd = self._deployment_descriptor(ev, execution, offer)

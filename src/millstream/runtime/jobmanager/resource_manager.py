@@ -53,9 +53,7 @@ class ResourceManager(RpcEndpoint):
                 f"{len(self._free)} are free"
             )
         taken, self._free = self._free[:count], self._free[count:]
-        offers = [
-            SlotOffer(AllocationID(new_id()), rid, index, self._executors[rid]) for rid, index in taken
-        ]
+        offers = [SlotOffer(AllocationID(new_id()), rid, index, self._executors[rid]) for rid, index in taken]
         self._allocated.setdefault(job_id, []).extend(offers)
         return offers
 

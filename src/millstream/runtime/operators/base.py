@@ -17,7 +17,13 @@ from typing import Any
 
 from millstream.runtime.location import TaskLocation, UserFunctionError
 
-__all__ = ["Emit", "OperatorContext", "StreamOperator", "StreamingRuntimeContext", "bind_user_function"]
+__all__ = [
+    "Emit",
+    "OperatorContext",
+    "StreamOperator",
+    "StreamingRuntimeContext",
+    "bind_user_function",
+]
 
 Emit = Callable[[list[Any], "list[int] | None"], None]
 

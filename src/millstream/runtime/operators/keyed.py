@@ -18,7 +18,6 @@ from millstream.runtime.operators.base import Emit, OperatorContext, StreamOpera
 __all__ = ["StreamGroupedReduce"]
 
 
-
 class StreamGroupedReduce(StreamOperator):
     """Rolling reduce per key."""
 

@@ -55,19 +55,19 @@ class StreamFlatMap(StreamOperator):
         if timestamps is None:
             it = iter(values)
             try:
-                out = list(chain.from_iterable(map(fn, it)))
+                flat = list(chain.from_iterable(map(fn, it)))
             except Exception as err:
                 raise self.error(_failed_at(values, it), values) from err
             self.records_in += len(values)
-            if out:
-                self._output(out, None)
+            if flat:
+                self._output(flat, None)
             return
         out: list[Any] = []
         extend = out.extend
         out_ts: list[int] = []
         index = 0
         try:
-            for index, v in enumerate(values):  # noqa: B007 - index names a failing record
+            for index, v in enumerate(values):
                 before = len(out)
                 extend(fn(v))
                 out_ts.extend([timestamps[index]] * (len(out) - before))
@@ -97,11 +97,11 @@ class StreamFilter(StreamOperator):
                 raise self.error(_failed_at(values, it), values) from err
             out_ts = None
         else:
-            it = iter(range(len(values)))
+            indexes = iter(range(len(values)))
             try:
-                kept = [i for i in it if fn(values[i])]
+                kept = [i for i in indexes if fn(values[i])]
             except Exception as err:
-                raise self.error(len(values) - it.__length_hint__() - 1, values) from err
+                raise self.error(len(values) - indexes.__length_hint__() - 1, values) from err  # type: ignore[attr-defined]
             out = [values[i] for i in kept]
             out_ts = [timestamps[i] for i in kept]
         self.records_in += len(values)
@@ -160,7 +160,7 @@ class ProcessOperator(StreamOperator):
         side: dict[str, tuple[list[Any], list[int] | None]] = {}
         index = 0
         try:
-            for index, v in enumerate(values):  # noqa: B007
+            for index, v in enumerate(values):
                 ts = None if timestamps is None else timestamps[index]
                 ctx._timestamp = ts
                 if key_selector is not None:
@@ -186,10 +186,11 @@ class ProcessOperator(StreamOperator):
                 emit(side_values, side_ts)
 
     @staticmethod
-    def _collect_side(side: dict, tag_id: str, value: Any, ts: int | None, no_ts: bool) -> None:
+    def _collect_side(side: dict[str, Any], tag_id: str, value: Any, ts: int | None, no_ts: bool) -> None:
         entry = side.get(tag_id)
         if entry is None:
-            entry = side[tag_id] = ([], None if no_ts else [])
+            timestamps: list[int | None] | None = None if no_ts else []
+            entry = side[tag_id] = ([], timestamps)
         entry[0].append(value)
         if entry[1] is not None:
             entry[1].append(ts)

@@ -45,9 +45,12 @@ class PrintSinkOperator(StreamOperator):
         for index, v in enumerate(values):
             try:
                 self._renderer.exact(v)
-            except Exception:  # noqa: BLE001 - only locating the record
+            except Exception:
                 return UserFunctionError(
-                    self.name, self.context.location, self.records_in + index, v,
+                    self.name,
+                    self.context.location,
+                    self.records_in + index,
+                    v,
                     message="element cannot be rendered as text",
                 )
         return self.error(0, values)
@@ -60,7 +63,9 @@ class PrintSinkOperator(StreamOperator):
 class SinkWriterOperator(StreamOperator):
     """Writes through a connector sink's writer (e.g. FileSink)."""
 
-    def __init__(self, context: OperatorContext, sink: Any, renderer: TextRenderer, writer_context: Any) -> None:
+    def __init__(
+        self, context: OperatorContext, sink: Any, renderer: TextRenderer, writer_context: Any
+    ) -> None:
         super().__init__(context, None)
         self._sink = sink
         self._renderer = renderer
@@ -78,7 +83,10 @@ class SinkWriterOperator(StreamOperator):
             self._writer.write_batch(values)
         except Exception as err:
             raise UserFunctionError(
-                self.name, self.context.location, self.records_in, values[0] if values else None,
+                self.name,
+                self.context.location,
+                self.records_in,
+                values[0] if values else None,
                 message="sink writer failed on a batch starting at",
             ) from err
         self.records_in += len(values)
@@ -130,7 +138,7 @@ class SinkFunctionOperator(StreamOperator):
         index = 0
         try:
             if self._with_context:
-                for index, v in enumerate(values):  # noqa: B007
+                for index, v in enumerate(values):
                     ctx._timestamp = None if timestamps is None else timestamps[index]
                     fn(v, ctx)
             else:

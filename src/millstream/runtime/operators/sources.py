@@ -161,7 +161,10 @@ class LegacySourceOperator(StreamOperator):
             self._function.run(ctx)
         except Exception as err:
             raise UserFunctionError(
-                self.name, self.context.location, self.records_in + len(ctx._values), None,
+                self.name,
+                self.context.location,
+                self.records_in + len(ctx._values),
+                None,
                 message="SourceFunction.run raised",
             ) from err
         ctx._push()

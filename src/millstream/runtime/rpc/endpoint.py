@@ -43,7 +43,7 @@ class RpcEndpoint:
             fn, args, future = item
             try:
                 result = fn(*args)
-            except BaseException as err:  # noqa: BLE001 - reported to the caller
+            except BaseException as err:
                 if future is not None:
                     future.set_exception(err)
                 else:

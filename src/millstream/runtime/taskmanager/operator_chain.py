@@ -24,7 +24,12 @@ from millstream.runtime.operators.base import (
     bind_user_function,
 )
 from millstream.runtime.operators.keyed import StreamGroupedReduce
-from millstream.runtime.operators.simple import ProcessOperator, StreamFilter, StreamFlatMap, StreamMap
+from millstream.runtime.operators.simple import (
+    ProcessOperator,
+    StreamFilter,
+    StreamFlatMap,
+    StreamMap,
+)
 from millstream.runtime.operators.sinks import (
     CollectSinkOperator,
     PrintSinkOperator,
@@ -65,47 +70,69 @@ def _fan_out(targets: list[Emit]) -> Emit:
     return emit_all
 
 
-Factory = Callable[[ChainedOperator, OperatorContext, Emit, dict[str, Emit], ChainEnvironment], StreamOperator]
+Factory = Callable[
+    [ChainedOperator, OperatorContext, Emit, dict[str, Emit], ChainEnvironment], StreamOperator
+]
 
 
-def _map(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _map(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     return StreamMap(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]), out)
 
 
-def _flat_map(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _flat_map(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     return StreamFlatMap(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]), out)
 
 
-def _filter(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _filter(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     return StreamFilter(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]), out)
 
 
-def _process(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _process(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
     return ProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
 
 
-def _reduce(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _reduce(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
     return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector)
 
 
-def _source(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _source(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     loc = ctx.location
-    return SourceOperator(ctx, op.operator.function, out, ReaderContext(loc.subtask_index, loc.parallelism, op.name))
+    return SourceOperator(
+        ctx, op.operator.function, out, ReaderContext(loc.subtask_index, loc.parallelism, op.name)
+    )
 
 
-def _legacy_source(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _legacy_source(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     return LegacySourceOperator(ctx, op.operator.function, out, env.on_source_emitted)
 
 
-def _print(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _print(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     params = op.operator.params
     renderer = TextRenderer(params["formatter"], params.get("fast_formatter"), params.get("batch_renderer"))
     return PrintSinkOperator(ctx, renderer, params["identifier"])
 
 
-def _sink_writer(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _sink_writer(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     loc = ctx.location
     writer_ctx = WriterContext(loc.subtask_index, loc.parallelism, env.attempt_number, op.name)
     params = op.operator.params
@@ -113,11 +140,15 @@ def _sink_writer(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dic
     return SinkWriterOperator(ctx, op.operator.function, renderer, writer_ctx)
 
 
-def _sink_function(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _sink_function(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     return SinkFunctionOperator(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]))
 
 
-def _collect(op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment) -> StreamOperator:
+def _collect(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
     return CollectSinkOperator(ctx, env.collect_channels.channel(op.operator.params["collect_id"]))
 
 
@@ -194,7 +225,7 @@ class OperatorChain:
         for operator in self.operators:
             try:
                 operator.close()
-            except Exception as err:  # noqa: BLE001 - keep closing the others
+            except Exception as err:
                 first = first or err
         if first is not None:
             raise first

@@ -18,7 +18,10 @@ import cloudpickle
 
 from millstream.graph.job_graph import JobVertex
 from millstream.runtime.executiongraph.execution_state import ExecutionState, check_transition
-from millstream.runtime.io.network.channel_selectors import KeySelectorError, create_channel_selector
+from millstream.runtime.io.network.channel_selectors import (
+    KeySelectorError,
+    create_channel_selector,
+)
 from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
@@ -112,7 +115,7 @@ class Task:
                 raise CancelTaskError()
             stream_task.invoke()
             self._transition(ExecutionState.FINISHED)
-        except BaseException as err:  # noqa: BLE001 - every failure ends the task
+        except BaseException as err:
             self._release_on_failure()
             if self.state is ExecutionState.CANCELING or isinstance(err, (CancelTaskError, InterruptedError)):
                 self._transition(ExecutionState.CANCELED)
@@ -136,7 +139,10 @@ class Task:
             for channel_index, icdd in enumerate(igdd.channels):
                 gate.add_channel(
                     LocalInputChannel(
-                        gate, channel_index, icdd.partition_id, icdd.subpartition_index,
+                        gate,
+                        channel_index,
+                        icdd.partition_id,
+                        icdd.subpartition_index,
                         self._network.partition_manager,
                     )
                 )
@@ -192,11 +198,14 @@ def _attribute(err: BaseException, location: TaskLocation) -> BaseException:
         return err
     if isinstance(err, KeySelectorError):
         wrapped = UserFunctionError(
-            "key selector / partitioner of an outgoing edge", location, err.index, err.element,
+            "key selector / partitioner of an outgoing edge",
+            location,
+            err.index,
+            err.element,
             message=str(err),
         )
         wrapped.__cause__ = err.__cause__ or err
         return wrapped
-    wrapped = RuntimeError(f"task {location.describe()} failed: {err!r}")
-    wrapped.__cause__ = err
-    return wrapped
+    failure = RuntimeError(f"task {location.describe()} failed: {err!r}")
+    failure.__cause__ = err
+    return failure

@@ -22,7 +22,12 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
-__all__ = ["BufferPoolDestroyedError", "InsufficientBuffersError", "LocalBufferPool", "NetworkBufferPool"]
+__all__ = [
+    "BufferPoolDestroyedError",
+    "InsufficientBuffersError",
+    "LocalBufferPool",
+    "NetworkBufferPool",
+]
 
 
 class InsufficientBuffersError(RuntimeError):
@@ -198,8 +203,7 @@ class LocalBufferPool:
         """Whether a request would succeed now (no backpressure)."""
         with self._cond:
             return bool(self._available) or (
-                self._requested < self._pool_size
-                and self.network_pool.number_of_available_segments > 0
+                self._requested < self._pool_size and self.network_pool.number_of_available_segments > 0
             )
 
     @property

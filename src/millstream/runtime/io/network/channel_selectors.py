@@ -145,7 +145,7 @@ class KeyGroupChannelSelector(ChannelSelector):
         key = self._key
         cache = self._cache
         get = cache.get
-        channels = []
+        channels: list[int] = []
         append = channels.append
         try:
             for v in values:
@@ -157,7 +157,7 @@ class KeyGroupChannelSelector(ChannelSelector):
                         cache.clear()
                     cache[k] = c
                 append(c)
-        except Exception as err:  # noqa: BLE001 - rethrown with the element's position
+        except Exception as err:
             index = len(channels)
             if isinstance(err, TypeError) and "unhashable" in str(err):
                 return self._route_uncached(values, timestamps)
@@ -177,7 +177,12 @@ class KeyGroupChannelSelector(ChannelSelector):
 class CustomChannelSelector(ChannelSelector):
     """``partition(key_selector(value), n)`` per element."""
 
-    def __init__(self, num_channels: int, partition: Callable[[Any, int], int], key_selector: Callable[[Any], Any]) -> None:
+    def __init__(
+        self,
+        num_channels: int,
+        partition: Callable[[Any, int], int],
+        key_selector: Callable[[Any], Any],
+    ) -> None:
         super().__init__(num_channels)
         self._partition = partition
         self._key = key_selector

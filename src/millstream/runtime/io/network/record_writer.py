@@ -8,8 +8,9 @@
 Elements wait in a per-channel list until a serialized batch would be about
 ``TARGET_BATCH_BYTES`` (the threshold adapts to the observed element size), then go to
 the partition as one length-prefixed record. For a consumer in the same process the
-batch goes as an object buffer instead (``LOCAL_BATCH`` elements, no pickling). ``flush_all`` (buffer timeout, end of input,
-events) serializes what is pending and hands partly filled buffers to the consumers.
+batch goes as an object buffer instead (``LOCAL_BATCH`` elements, no pickling).
+``flush_all`` (buffer timeout, end of input, events) serializes what is pending and
+hands partly filled buffers to the consumers.
 
 Per-record path: elements are appended to lists; pickling and buffer writes happen per
 batch. Measured by benchmarks/word_count.py.
@@ -50,7 +51,8 @@ def dumps_batch(obj: Any) -> bytes:
     except (ValueError, RecursionError):
         return pickle.dumps(obj, protocol=5)
     except (pickle.PicklingError, AttributeError, TypeError):
-        return cloudpickle.dumps(obj, protocol=5)  # type: ignore[no-any-return]
+        data: bytes = cloudpickle.dumps(obj, protocol=5)
+        return data
 
 
 def loads_record(data: Any) -> Any:

@@ -25,8 +25,13 @@ __all__ = ["InputChannel", "LocalInputChannel"]
 class InputChannel:
     """One subpartition consumed by a gate; ``channel_index`` is its index in the gate."""
 
-    def __init__(self, gate: SingleInputGate, channel_index: int, partition_id: ResultPartitionID,
-                 subpartition_index: int) -> None:
+    def __init__(
+        self,
+        gate: SingleInputGate,
+        channel_index: int,
+        partition_id: ResultPartitionID,
+        subpartition_index: int,
+    ) -> None:
         self.gate = gate
         self.channel_index = channel_index
         self.partition_id = partition_id
@@ -56,8 +61,14 @@ class InputChannel:
 class LocalInputChannel(InputChannel):
     """Reads a subpartition produced in the same TaskManager."""
 
-    def __init__(self, gate: SingleInputGate, channel_index: int, partition_id: ResultPartitionID,
-                 subpartition_index: int, partition_manager: ResultPartitionManager) -> None:
+    def __init__(
+        self,
+        gate: SingleInputGate,
+        channel_index: int,
+        partition_id: ResultPartitionID,
+        subpartition_index: int,
+        partition_manager: ResultPartitionManager,
+    ) -> None:
         super().__init__(gate, channel_index, partition_id, subpartition_index)
         self._partition_manager = partition_manager
         self._view: SubpartitionView | None = None  # set once, from any thread

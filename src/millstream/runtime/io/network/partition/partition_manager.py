@@ -12,7 +12,10 @@ from collections.abc import Callable
 
 from millstream.runtime.ids import ResultPartitionID
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.io.network.partition.subpartition import AvailabilityListener, SubpartitionView
+from millstream.runtime.io.network.partition.subpartition import (
+    AvailabilityListener,
+    SubpartitionView,
+)
 
 __all__ = ["ResultPartitionManager"]
 
