@@ -138,7 +138,7 @@ class LocalBufferPool:
         self._requested = 0  # segments taken from the network pool, under _cond
         self._pool_size = min_segments  # under _cond; set by redistribution
         self._destroyed = False  # under _cond
-        self._listeners: list[Callable[[], None]] = []
+        self.blocked_requesters = 0  # under _cond: producers waiting for a segment (backpressure)
 
     def _set_pool_size(self, size: int) -> None:
         with self._cond:
@@ -181,13 +181,17 @@ class LocalBufferPool:
         ``should_abort()`` turns true (the task is being cancelled).
         """
         with self._cond:
-            while True:
-                segment = self._request_locked()
-                if segment is not None:
-                    return segment
-                self._cond.wait(timeout)
-                if should_abort():
-                    raise InterruptedError("buffer request aborted: task is cancelling")
+            self.blocked_requesters += 1
+            try:
+                while True:
+                    segment = self._request_locked()
+                    if segment is not None:
+                        return segment
+                    self._cond.wait(timeout)
+                    if should_abort():
+                        raise InterruptedError("buffer request aborted: task is cancelling")
+            finally:
+                self.blocked_requesters -= 1
 
     def recycle(self, segment: bytearray) -> None:
         """Take a consumed segment back; wakes a producer blocked on this pool."""

@@ -1,0 +1,109 @@
+"""Backpressure and flushing on the embedded runtime.
+
+A consumer that stops consuming lets the producer fill its bounded pool and then
+blocks it: the number of generated elements stays bounded while the sink is stalled.
+Output waiting in partly filled buffers is flushed by the buffer timeout.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from millstream.common import WatermarkStrategy
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.runtime.io.network.record_writer import LOCAL_BATCH
+from millstream.runtime.operators.sources import SOURCE_BATCH
+from tests.conftest import make_env
+
+# Module-level state: functions of an importable module are shipped by reference, so
+# tasks in this process see these objects.
+GENERATED = [0]
+RELEASE = threading.Event()
+ARRIVALS: list[tuple[int, float]] = []
+
+
+def generate(i: int) -> int:
+    GENERATED[0] = max(GENERATED[0], i + 1)
+    return i
+
+
+def stalled_sink(value: int) -> None:
+    RELEASE.wait(60)
+
+
+def record_arrival(value: int) -> None:
+    ARRIVALS.append((value, time.monotonic()))
+
+
+def wait_for(predicate, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.005)
+
+
+def partitions_of(client):
+    network = client._cluster.task_executors[0].network
+    return [network.partition_manager._partitions[pid] for pid in network.partition_manager.partition_ids()]
+
+
+@pytest.mark.timeout(120)
+def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
+    GENERATED[0] = 0
+    RELEASE.clear()
+    total = 1_000_000
+    env = make_env(1)
+    source = DataGeneratorSource(generate, count=total)
+    # One exchange: source -> map (chained) | sink (not chained).
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "gen").map(lambda x: x).add_sink(
+        stalled_sink
+    ).disable_chaining()
+    client = env.execute_async("backpressure")
+    try:
+        wait_for(lambda: any(p.buffer_pool.blocked_requesters for p in partitions_of(client)))
+        pool = partitions_of(client)[0].buffer_pool
+        capacity = pool.max_segments
+        # What may exist while blocked: full pool + one pending batch + the sink's batch.
+        bound = (capacity + 3) * max(LOCAL_BATCH, SOURCE_BATCH)
+        assert GENERATED[0] <= bound < total
+        assert pool.number_of_requested_segments <= capacity
+        RELEASE.set()
+        client.get_job_execution_result(timeout=90)
+    finally:
+        RELEASE.set()
+        client.close()
+    assert GENERATED[0] == total
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("timeout_ms", [0, 30])
+def test_buffer_timeout_flushes_an_idle_producer(timeout_ms):
+    ARRIVALS.clear()
+    env = make_env(1)
+    env.set_buffer_timeout(timeout_ms)
+    # 5 elements per second: far slower than a buffer fills.
+    source = DataGeneratorSource(lambda i: i, count=4, records_per_second=5)
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "slow").rebalance().add_sink(record_arrival)
+    started = time.monotonic()
+    env.execute()
+    first_arrival = ARRIVALS[0][1] - started
+    last_arrival = ARRIVALS[-1][1] - started
+    assert [v for v, _ in ARRIVALS] == [0, 1, 2, 3]
+    # Generation of element 3 starts ~0.6 s in; element 0 arrived long before that.
+    assert first_arrival < last_arrival - 0.3
+
+
+@pytest.mark.timeout(120)
+def test_without_timeout_only_full_buffers_or_the_end_flush():
+    ARRIVALS.clear()
+    env = make_env(1)
+    env.set_buffer_timeout(-1)
+    source = DataGeneratorSource(lambda i: i, count=4, records_per_second=5)
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "slow").rebalance().add_sink(record_arrival)
+    env.execute()
+    times = [t for _, t in ARRIVALS]
+    assert [v for v, _ in ARRIVALS] == [0, 1, 2, 3]
+    assert times[-1] - times[0] < 0.2  # all arrived together at the end of input
