@@ -93,3 +93,36 @@ def test_spanning_records_round_trip_and_buffers_are_conserved(payloads, segment
 
 def test_pickled_batches_survive_the_writer():
     assert pickle.loads(pickle.dumps(([1], None))) == ([1], None)
+
+
+@given(
+    pairs=st.lists(
+        st.tuples(
+            st.tuples(st.text(max_size=2), st.integers(-50, 50), st.integers(-50, 50)),
+            st.tuples(st.text(max_size=2), st.integers(-50, 50), st.integers(-50, 50)),
+        ),
+        max_size=30,
+    ),
+    position=st.integers(0, 2),
+)
+def test_compiled_aggregations_equal_the_generic_ones(pairs, position):
+    from millstream.common import Types
+    from millstream.datastream.aggregations import ComparableAggregator, SumAggregator
+
+    declared = Types.TUPLE([Types.STRING(), Types.INT(), Types.INT()])
+    if position == 0:
+        return  # summing strings is not meaningful for the declared type
+    cases = [(SumAggregator(position, declared), SumAggregator(position))]
+    for kind in ("min", "max"):
+        for by in (False, True):
+            cases.append(
+                (ComparableAggregator(position, kind, by, declared), ComparableAggregator(position, kind, by))
+            )
+    for compiled, generic in cases:
+        for a, b in pairs:
+            assert compiled.reduce(a, b) == generic.reduce(a, b)
+        assert (
+            compiled.reduce(("k", 1), ("k", 2)) == generic.reduce(("k", 1), ("k", 2))
+            if position == 1
+            else True
+        )

@@ -14,6 +14,7 @@ __all__ = [
     "CHAINING_ENABLED",
     "DEFAULT_PARALLELISM",
     "EXECUTION_TARGET",
+    "GC_THRESHOLD",
     "LOCAL_EXCHANGE",
     "MAX_PARALLELISM",
     "MEMORY_SEGMENT_SIZE",
@@ -143,6 +144,14 @@ LOCAL_EXCHANGE: ConfigOption[str] = ConfigOption(
     str,
     "How records reach a consumer in the same TaskManager: 'objects' (batches of references "
     "in pooled buffers) or 'serialized' (pickled into byte buffers, as across processes).",
+)
+GC_THRESHOLD: ConfigOption[int] = ConfigOption(
+    "taskmanager.python.gc-threshold",
+    50_000,
+    int,
+    "Generation-0 threshold of Python's cyclic GC while tasks run (0 keeps the interpreter's). "
+    "Record processing allocates many short-lived objects; collecting every 700 allocations "
+    "costs ~10% of throughput.",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."

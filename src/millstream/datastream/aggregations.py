@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.common.typeinfo import TupleTypeInfo
 from millstream.common.types import Row
 
 __all__ = ["ComparableAggregator", "SumAggregator"]
@@ -50,9 +51,10 @@ def _with_field(value: Any, position: int | str, field_value: Any) -> Any:
 class SumAggregator:
     """Rolling sum of one field; ``reduce`` is a plain closure (no method dispatch per element)."""
 
-    def __init__(self, position: int | str) -> None:
+    def __init__(self, position: int | str, type_info: Any = None) -> None:
         self.position = position
-        self.reduce = _sum_function(position)
+        generic = _sum_function(position)
+        self.reduce = _compiled(type_info, position, "({fields})", "a[{p}] + b[{p}]", generic) or generic
 
 
 def _sum_function(pos: int | str) -> Any:
@@ -69,11 +71,34 @@ def _sum_function(pos: int | str) -> Any:
 class ComparableAggregator:
     """Rolling min / max of one field (``by=False``) or of whole elements (``by=True``)."""
 
-    def __init__(self, position: int | str, kind: str, by: bool) -> None:
+    def __init__(self, position: int | str, kind: str, by: bool, type_info: Any = None) -> None:
         self.position = position
         self.is_min = kind == "min"
         self.by = by
-        self.reduce = _comparable_function(position, kind == "min", by)
+        generic = _comparable_function(position, kind == "min", by)
+        op = "<" if self.is_min else ">"
+        template = (
+            "(b if b[{p}] %s a[{p}] else a)" % op if by else "(({fields}) if b[{p}] %s a[{p}] else a)" % op
+        )
+        self.reduce = _compiled(type_info, position, template, "b[{p}]", generic) or generic
+
+
+def _compiled(type_info: Any, position: int | str, template: str, field: str, generic: Any) -> Any:
+    """An arity-specific reduce for a declared tuple type, e.g. ``(a[0], a[1] + b[1])``.
+
+    Only the layout (arity and position) reaches the compiled source, never user data;
+    values of another arity fall back to the generic function.
+    """
+    types = getattr(type_info, "types", None)
+    if not isinstance(type_info, TupleTypeInfo) or not isinstance(position, int) or types is None:
+        return None
+    arity = len(types)
+    if not 0 <= position < arity:
+        return None
+    fields = ", ".join(field.format(p=i) if i == position else f"a[{i}]" for i in range(arity))
+    body = template.format(fields=fields + ("," if arity == 1 else ""), p=position)
+    source = f"lambda a, b: {body} if len(a) == {arity} else generic(a, b)"
+    return eval(source, {"generic": generic})  # noqa: S307
 
 
 def _comparable_function(pos: int | str, is_min: bool, by: bool) -> Any:

@@ -7,6 +7,7 @@ job, and shuts everything down (also on failure), leaving no thread behind.
 
 from __future__ import annotations
 
+import gc
 import queue
 import threading
 from collections.abc import Iterator
@@ -104,9 +105,14 @@ class MiniCluster:
             for i in range(num_task_managers)
         ]
         self._started = False
+        self._saved_gc = gc.get_threshold()
 
     def start(self) -> None:
         """Start every component and register the TaskExecutors."""
+        threshold = self.configuration.get(opts.GC_THRESHOLD)
+        self._saved_gc = gc.get_threshold()
+        if threshold > 0:
+            gc.set_threshold(threshold, *self._saved_gc[1:])
         self.resource_manager.start()
         self.dispatcher.start()
         for te in self.task_executors:
@@ -131,6 +137,7 @@ class MiniCluster:
             te.shutdown()
         self.dispatcher.stop()
         self.resource_manager.stop()
+        gc.set_threshold(*self._saved_gc)
 
 
 def _to_result(result: JobResult) -> JobExecutionResult:
