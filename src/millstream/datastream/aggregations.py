@@ -77,9 +77,8 @@ class ComparableAggregator:
         self.by = by
         generic = _comparable_function(position, kind == "min", by)
         op = "<" if self.is_min else ">"
-        template = (
-            "(b if b[{p}] %s a[{p}] else a)" % op if by else "(({fields}) if b[{p}] %s a[{p}] else a)" % op
-        )
+        chosen = "b" if by else "({fields})"
+        template = chosen + " if b[{p}] " + op + " a[{p}] else a"
         self.reduce = _compiled(type_info, position, template, "b[{p}]", generic) or generic
 
 
@@ -98,7 +97,7 @@ def _compiled(type_info: Any, position: int | str, template: str, field: str, ge
     fields = ", ".join(field.format(p=i) if i == position else f"a[{i}]" for i in range(arity))
     body = template.format(fields=fields + ("," if arity == 1 else ""), p=position)
     source = f"lambda a, b: {body} if len(a) == {arity} else generic(a, b)"
-    return eval(source, {"generic": generic})  # noqa: S307
+    return eval(source, {"generic": generic})
 
 
 def _comparable_function(pos: int | str, is_min: bool, by: bool) -> Any:
