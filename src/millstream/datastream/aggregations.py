@@ -78,7 +78,7 @@ class ComparableAggregator:
         generic = _comparable_function(position, kind == "min", by)
         op = "<" if self.is_min else ">"
         chosen = "b" if by else "({fields})"
-        template = chosen + " if b[{p}] " + op + " a[{p}] else a"
+        template = "(" + chosen + " if b[{p}] " + op + " a[{p}] else a)"
         self.reduce = _compiled(type_info, position, template, "b[{p}]", generic) or generic
 
 
