@@ -107,3 +107,49 @@ def test_without_timeout_only_full_buffers_or_the_end_flush():
     times = [t for _, t in ARRIVALS]
     assert [v for v, _ in ARRIVALS] == [0, 1, 2, 3]
     assert times[-1] - times[0] < 0.2  # all arrived together at the end of input
+
+
+class QuietSource:
+    """Emits one element, then waits (without emitting) until the element was delivered."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+        self.running = True
+
+    def run(self, ctx):
+        import os
+
+        ctx.collect("first")
+        deadline = time.monotonic() + 30
+        while self.running and not os.path.exists(self.marker) and time.monotonic() < deadline:
+            time.sleep(0.01)  # the source is idle: only the buffer timeout can deliver "first"
+        ctx.collect("second")
+
+    def cancel(self):
+        self.running = False
+
+
+def touch_marker(value):
+    with open(MARKER[0], "a") as f:
+        f.write(f"{value}\n")
+
+
+MARKER = [""]
+
+
+@pytest.mark.timeout(120)
+def test_quiet_source_function_is_flushed_by_the_buffer_timeout(tmp_path):
+    from millstream.datastream import SourceFunction
+
+    class Quiet(QuietSource, SourceFunction):
+        pass
+
+    MARKER[0] = str(tmp_path / "delivered")
+    env = make_env(1)
+    env.set_buffer_timeout(20)
+    env.add_source(Quiet(MARKER[0])).rebalance().add_sink(touch_marker)
+    started = time.monotonic()
+    env.execute()
+    # "first" reached the sink while the source waited, so the source did not time out.
+    assert time.monotonic() - started < 25
+    assert open(MARKER[0]).read().split() == ["first", "second"]

@@ -1,15 +1,14 @@
 """Source operators: connector sources (pulled by the task) and legacy SourceFunctions.
 
 A ``SourceOperator`` is pulled by its task's mailbox loop: ``emit_next`` polls the
-reader for a batch and pushes it down the chain. A ``LegacySourceOperator`` hands the
-task thread to the user's ``run(ctx)``; ``ctx.collect`` batches elements and pushes
-them downstream when the batch is full or the buffer timeout has passed.
+reader for a batch and pushes it down the chain. A ``LegacySourceOperator`` runs the
+user's ``run(ctx)`` on a legacy source thread, as Flink does; ``ctx.collect`` batches
+elements under the emission lock, and the task thread flushes on the buffer timeout.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+import threading
 from enum import Enum
 from typing import Any
 
@@ -84,79 +83,68 @@ class SourceOperator(StreamOperator):
 
 
 class _SourceContext:
-    """``SourceFunction.SourceContext``: batches collected elements."""
+    """``SourceFunction.SourceContext``: batches collected elements under the emission lock."""
 
-    def __init__(self, operator: LegacySourceOperator) -> None:
+    def __init__(self, operator: LegacySourceOperator, lock: threading.Lock) -> None:
         self._operator = operator
-        self._values: list[Any] = []
-        self._timestamps: list[int] | None = None
+        self._lock = lock
+        self._values: list[Any] = []  # under _lock
+        self._timestamps: list[int] | None = None  # under _lock
 
     def collect(self, element: Any) -> None:
         """Emit one element."""
-        if self._timestamps is not None:
-            self._push()
-        self._values.append(element)
-        if len(self._values) >= SOURCE_BATCH or time.monotonic() >= self._operator.flush_deadline:
-            self._push()
+        with self._lock:
+            if self._timestamps is not None:
+                self.push()
+            self._values.append(element)
+            if len(self._values) >= SOURCE_BATCH:
+                self.push()
 
     def collect_with_timestamp(self, element: Any, timestamp: int) -> None:
         """Emit one element with an event timestamp."""
-        if self._timestamps is None:
-            self._push()
-            self._timestamps = []
-        self._values.append(element)
-        self._timestamps.append(timestamp)
-        if len(self._values) >= SOURCE_BATCH or time.monotonic() >= self._operator.flush_deadline:
-            self._push()
+        with self._lock:
+            if self._timestamps is None:
+                self.push()
+                self._timestamps = []
+            self._values.append(element)
+            self._timestamps.append(timestamp)
+            if len(self._values) >= SOURCE_BATCH:
+                self.push()
 
-    def get_checkpoint_lock(self) -> Any:
-        """Emission and snapshots run on the task thread; no lock is needed."""
-        return _NoLock()
+    def get_checkpoint_lock(self) -> threading.Lock:
+        """The lock under which elements are emitted (Flink's checkpoint lock)."""
+        return self._lock
 
-    def _push(self) -> None:
+    def push(self) -> None:
+        """Send the collected batch down the chain (caller holds the lock)."""
         if self._values:
             values, timestamps = self._values, self._timestamps
             self._values, self._timestamps = [], None
             self._operator.emit(values, timestamps)
-        self._operator.on_emitted()
-
-
-class _NoLock:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 class LegacySourceOperator(StreamOperator):
-    """Runs a user ``SourceFunction`` on the task thread."""
+    """Runs a user ``SourceFunction`` (its ``run`` goes on the legacy source thread).
 
-    def __init__(
-        self,
-        context: OperatorContext,
-        function: Any,
-        output: Emit,
-        on_emitted: Callable[[], None],
-    ) -> None:
+    Emission happens under ``lock``; the task thread takes the same lock to flush what a
+    quiet source collected when the buffer timeout expires.
+    """
+
+    def __init__(self, context: OperatorContext, function: Any, output: Emit) -> None:
         super().__init__(context, function)
         self._function = function
         self._output = output
-        self._on_emitted = on_emitted
-        self.flush_deadline = float("inf")  # set by the task (buffer timeout)
+        self.lock = threading.Lock()
+        self.source_context = _SourceContext(self, self.lock)
 
     def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """Push a collected batch down the chain."""
+        """Push a collected batch down the chain (lock held)."""
         self.records_in += len(values)
         self._output(values, timestamps)
 
-    def on_emitted(self) -> None:
-        """Let the task flush outputs if the buffer timeout passed."""
-        self._on_emitted()
-
     def run(self) -> None:
         """Run the user's ``run(ctx)`` to completion, then emit what is left."""
-        ctx = _SourceContext(self)
+        ctx = self.source_context
         try:
             self._function.run(ctx)
         except Exception as err:
@@ -167,7 +155,8 @@ class LegacySourceOperator(StreamOperator):
                 None,
                 message="SourceFunction.run raised",
             ) from err
-        ctx._push()
+        with self.lock:
+            ctx.push()
 
     def cancel(self) -> None:
         """Ask the user's ``run`` to return (called from the cancelling thread)."""

@@ -50,7 +50,6 @@ class ChainEnvironment:
     job_parameters: dict[str, str]
     writers: dict[str, RecordWriter]
     collect_channels: Any
-    on_source_emitted: Callable[[], None]
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -119,7 +118,7 @@ def _source(
 def _legacy_source(
     op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
 ) -> StreamOperator:
-    return LegacySourceOperator(ctx, op.operator.function, out, env.on_source_emitted)
+    return LegacySourceOperator(ctx, op.operator.function, out)
 
 
 def _print(

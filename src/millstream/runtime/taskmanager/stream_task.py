@@ -8,6 +8,7 @@ send EndOfPartition, and the operators are closed.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -45,6 +46,7 @@ class StreamTask:
         self._next_flush = _FOREVER  # owner: task thread
         self._end_of_input = False  # owner: task thread
         self.canceled = False  # written by the cancelling thread, read by the task thread
+        self._legacy_source: LegacySourceOperator | None = None
         self.processor = MailboxProcessor(mailbox, self._default_action)
 
     def invoke(self) -> None:
@@ -55,6 +57,7 @@ class StreamTask:
                 self.network_input.request_partitions()
             self._next_flush = time.monotonic() + max(self._flush_interval, 0.0)
             if isinstance(self.chain.head, LegacySourceOperator):
+                self.processor = MailboxProcessor(self.mailbox, self._legacy_source_action)
                 self._run_legacy_source(self.chain.head)
             else:
                 self.processor.run()
@@ -97,23 +100,48 @@ class StreamTask:
             writer.flush_all()
 
     def _run_legacy_source(self, source: LegacySourceOperator) -> None:
-        interval = self._flush_interval
-        source.flush_deadline = time.monotonic() + interval if interval >= 0 else _FOREVER
-        source.run()
+        """The source's ``run`` on the legacy source thread; this thread flushes on timeout."""
+        errors: list[BaseException] = []
 
-    def on_source_emitted(self) -> None:
-        """Called by a legacy source after it pushed a batch: flush on the buffer timeout."""
+        def run_source() -> None:
+            try:
+                source.run()
+            except BaseException as err:  # noqa: BLE001 - re-raised on the task thread
+                errors.append(err)
+            finally:
+                self.mailbox.put(Mail(self.processor.stop, "legacy source finished"))
+
+        thread = threading.Thread(
+            target=run_source, name=f"Legacy Source Thread - {source.name}", daemon=True
+        )
+        self._legacy_source = source
+        thread.start()
+        try:
+            self.processor.run()
+        finally:
+            if thread.is_alive():
+                source.cancel()
+                thread.join()
+        if errors:
+            raise errors[0]
+
+    def _legacy_source_action(self) -> float | None:
+        """Default action while a legacy source runs: flush what it collected on timeout."""
         if self.canceled:
-            raise CancelTaskError()
+            self.processor.stop()
+            return None
         interval = self._flush_interval
         if interval < 0:
-            return
+            return _FOREVER
         now = time.monotonic()
-        source = self.chain.head
-        if interval == 0 or now >= getattr(source, "flush_deadline", _FOREVER):
-            self.flush_outputs()
-            if isinstance(source, LegacySourceOperator):
-                source.flush_deadline = now + interval
+        if now >= self._next_flush:
+            source = self._legacy_source
+            assert source is not None
+            with source.lock:
+                source.source_context.push()
+                self.flush_outputs()
+            self._next_flush = now + interval
+        return self._next_flush
 
     def cancel(self) -> None:
         """Ask the task to stop (any thread)."""

@@ -147,20 +147,17 @@ class Task:
                     )
                 )
             gates.append(gate)
-        holder: list[StreamTask] = []
         env = ChainEnvironment(
             location=self.location,
             attempt_number=self.tdd.attempt_number,
             job_parameters=dict(self.tdd.job_config.get("global_job_parameters", {})),
             writers=writers,
             collect_channels=self._collect_channels,
-            on_source_emitted=lambda: holder[0].on_source_emitted(),
         )
         chain = OperatorChain.create(vertex, env)
         network_input = StreamTaskNetworkInput(gates, chain.head.process_batch) if gates else None
         self._input = network_input
         task = StreamTask(mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout)
-        holder.append(task)
         for partition in self._partitions:
             self._network.partition_manager.register(partition)
         return task
