@@ -106,7 +106,7 @@ class StreamTask:
         def run_source() -> None:
             try:
                 source.run()
-            except BaseException as err:  # noqa: BLE001 - re-raised on the task thread
+            except BaseException as err:
                 errors.append(err)
             finally:
                 self.mailbox.put(Mail(self.processor.stop, "legacy source finished"))
