@@ -14,16 +14,20 @@ from typing import Any
 from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 
-__all__ = ["ProcessOperator", "StreamFilter", "StreamFlatMap", "StreamMap"]
+__all__ = ["ProcessOperator", "StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator"]
 
 
-class StreamMap(StreamOperator):
-    """One output per element."""
+class UdfOperator(StreamOperator):
+    """An operator calling one user function and emitting to one output."""
 
     def __init__(self, context: OperatorContext, fn: Any, lifecycle: Any, output: Emit) -> None:
         super().__init__(context, lifecycle)
         self._fn = fn
         self._output = output
+
+
+class StreamMap(UdfOperator):
+    """One output per element."""
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """``fn(v)`` for every element."""
@@ -41,13 +45,8 @@ def _failed_at(values: list[Any], it: Any) -> int:
     return len(values) - it.__length_hint__() - 1
 
 
-class StreamFlatMap(StreamOperator):
+class StreamFlatMap(UdfOperator):
     """Any number of outputs per element (the function returns an iterable)."""
-
-    def __init__(self, context: OperatorContext, fn: Any, lifecycle: Any, output: Emit) -> None:
-        super().__init__(context, lifecycle)
-        self._fn = fn
-        self._output = output
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Concatenate the outputs of every element (each keeps its input's timestamp)."""
@@ -78,13 +77,8 @@ class StreamFlatMap(StreamOperator):
             self._output(out, out_ts)
 
 
-class StreamFilter(StreamOperator):
+class StreamFilter(UdfOperator):
     """Keeps elements whose predicate is true."""
-
-    def __init__(self, context: OperatorContext, fn: Any, lifecycle: Any, output: Emit) -> None:
-        super().__init__(context, lifecycle)
-        self._fn = fn
-        self._output = output
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Elements with ``fn(v)`` true."""

@@ -29,6 +29,7 @@ from millstream.runtime.operators.simple import (
     StreamFilter,
     StreamFlatMap,
     StreamMap,
+    UdfOperator,
 )
 from millstream.runtime.operators.sinks import (
     CollectSinkOperator,
@@ -74,22 +75,16 @@ Factory = Callable[
 ]
 
 
-def _map(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return StreamMap(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]), out)
+def _udf(operator_class: type[UdfOperator]) -> Factory:
+    """The factory of an operator that calls one user function (map, flat_map, filter)."""
 
+    def create(
+        op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+    ) -> StreamOperator:
+        fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
+        return operator_class(ctx, fn, lifecycle, out)
 
-def _flat_map(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return StreamFlatMap(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]), out)
-
-
-def _filter(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return StreamFilter(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]), out)
+    return create
 
 
 def _process(
@@ -154,9 +149,9 @@ def _collect(
 OPERATOR_FACTORIES: dict[str, Factory] = {
     "source": _source,
     "legacy_source": _legacy_source,
-    "map": _map,
-    "flat_map": _flat_map,
-    "filter": _filter,
+    "map": _udf(StreamMap),
+    "flat_map": _udf(StreamFlatMap),
+    "filter": _udf(StreamFilter),
     "process": _process,
     "keyed_process": _process,
     "reduce": _reduce,
