@@ -16,6 +16,7 @@ __all__ = [
     "assign_key_to_parallel_operator",
     "assign_to_key_group",
     "compute_key_group_range",
+    "murmur_mix",
     "operator_index_for_key_group",
     "stable_hash",
 ]
@@ -23,7 +24,7 @@ __all__ = [
 _MASK = 0xFFFFFFFF
 
 
-def _murmur_mix(h: int) -> int:
+def murmur_mix(h: int) -> int:
     """Murmur3's 32-bit finaliser (Flink spreads ``hashCode`` with a murmur hash too)."""
     h &= _MASK
     h ^= h >> 16
@@ -40,7 +41,7 @@ def stable_hash(key: Any) -> int:
     if kind is str:
         return zlib.crc32(key.encode("utf-8", "surrogatepass"))
     if kind is int:
-        return _murmur_mix(key ^ (key >> 32))
+        return murmur_mix(key ^ (key >> 32))
     if kind is bytes or kind is bytearray:
         return zlib.crc32(key)
     if kind is tuple or kind is list:
@@ -48,11 +49,11 @@ def stable_hash(key: Any) -> int:
         for item in key:
             h = (h * 1000003) ^ stable_hash(item)
             h &= _MASK
-        return _murmur_mix(h ^ len(key))
+        return murmur_mix(h ^ len(key))
     if kind is bool or key is None:
         return 1231 if key else 1237
     if kind is float:
-        return _murmur_mix(hash(key))
+        return murmur_mix(hash(key))
     values = getattr(key, "_values", None)
     if values is not None:
         return stable_hash(tuple(values))
@@ -61,12 +62,12 @@ def stable_hash(key: Any) -> int:
             f"key of type {type(key).__name__} has no deterministic hash; "
             "use a str, int, tuple, or a class that defines __hash__"
         )
-    return _murmur_mix(hash(key))
+    return murmur_mix(hash(key))
 
 
 def assign_to_key_group(key: Any, max_parallelism: int) -> int:
     """The key group of ``key``."""
-    return _murmur_mix(stable_hash(key)) % max_parallelism
+    return murmur_mix(stable_hash(key)) % max_parallelism
 
 
 def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:

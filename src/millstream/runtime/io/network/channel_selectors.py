@@ -25,7 +25,7 @@ from millstream.graph.partitioning import (
     RescalePartitioner,
     ShufflePartitioner,
 )
-from millstream.runtime.state.key_groups import _murmur_mix, stable_hash
+from millstream.runtime.state.key_groups import murmur_mix, stable_hash
 
 __all__ = ["ChannelSelector", "KeySelectorError", "create_channel_selector"]
 
@@ -136,7 +136,7 @@ class KeyGroupChannelSelector(ChannelSelector):
 
     def channel_of_key(self, key: Any) -> int:
         """The channel owning ``key``."""
-        group = _murmur_mix(stable_hash(key)) % self._max
+        group = murmur_mix(stable_hash(key)) % self._max
         return group * self.num_channels // self._max
 
     def route(self, values: list[Any], timestamps: list[int] | None) -> Routed:
