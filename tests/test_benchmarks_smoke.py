@@ -11,7 +11,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def test_word_count_benchmark_runs_and_checks_its_results():
     result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benchmarks", "word_count.py"), "--lines", "3000"],
+        [
+            sys.executable,
+            os.path.join(ROOT, "benchmarks", "word_count.py"),
+            "--lines",
+            "3000",
+            "--repeat",
+            "1",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
