@@ -21,6 +21,7 @@ from millstream.runtime.taskmanager.operator_chain import OperatorChain
 __all__ = ["CancelTaskError", "StreamTask"]
 
 _FOREVER = float("inf")
+LEGACY_SOURCE_CANCEL_TIMEOUT_S = 30.0
 
 
 class CancelTaskError(Exception):
@@ -44,7 +45,6 @@ class StreamTask:
         self.writers = writers
         self._flush_interval = buffer_timeout_ms / 1000.0 if buffer_timeout_ms >= 0 else -1.0
         self._next_flush = _FOREVER  # owner: task thread
-        self._end_of_input = False  # owner: task thread
         self.canceled = False  # written by the cancelling thread, read by the task thread
         self._legacy_source: LegacySourceOperator | None = None
         self.processor = MailboxProcessor(mailbox, self._default_action)
@@ -121,7 +121,12 @@ class StreamTask:
         finally:
             if thread.is_alive():
                 source.cancel()
-                thread.join()
+                thread.join(LEGACY_SOURCE_CANCEL_TIMEOUT_S)
+        if thread.is_alive():
+            raise RuntimeError(
+                f"SourceFunction of '{source.name}' did not return from run() within "
+                f"{LEGACY_SOURCE_CANCEL_TIMEOUT_S:.0f} s of cancel(); run() must stop when cancelled"
+            )
         if errors:
             raise errors[0]
 
