@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,10 +89,6 @@ def test_spanning_records_round_trip_and_buffers_are_conserved(payloads, segment
     assert network.number_of_available_segments == 4096
 
 
-def test_pickled_batches_survive_the_writer():
-    assert pickle.loads(pickle.dumps(([1], None))) == ([1], None)
-
-
 @given(
     pairs=st.lists(
         st.tuples(
@@ -121,8 +115,6 @@ def test_compiled_aggregations_equal_the_generic_ones(pairs, position):
     for compiled, generic in cases:
         for a, b in pairs:
             assert compiled.reduce(a, b) == generic.reduce(a, b)
-        assert (
-            compiled.reduce(("k", 1), ("k", 2)) == generic.reduce(("k", 1), ("k", 2))
-            if position == 1
-            else True
-        )
+        if position == 1:
+            # A value of another arity than declared takes the generic path.
+            assert compiled.reduce(("k", 1), ("k", 2)) == generic.reduce(("k", 1), ("k", 2))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from millstream.runtime.executiongraph.execution_state import (
     ExecutionState,
     IllegalStateTransitionError,
@@ -47,8 +49,5 @@ def test_execution_state_transitions_follow_the_table():
         (ExecutionState.FINISHED, ExecutionState.RUNNING),
         (ExecutionState.CREATED, ExecutionState.FINISHED),
     ]:
-        try:
+        with pytest.raises(IllegalStateTransitionError):
             check_transition(*illegal)
-        except IllegalStateTransitionError:
-            continue
-        raise AssertionError(f"{illegal} must be refused")

@@ -74,11 +74,6 @@ class SingleInputGate:
                 channel.bytes_in += buffer.size
                 return channel, buffer
 
-    def has_queued(self) -> bool:
-        """Whether some channel has announced data."""
-        with self._lock:
-            return bool(self._queue)
-
     @property
     def is_finished(self) -> bool:
         """Every channel has delivered EndOfPartition."""
