@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 __all__ = [
     "BUFFER_TIMEOUT",
     "CHAINING_ENABLED",
+    "CPU_AFFINITY",
     "DEFAULT_PARALLELISM",
     "EXECUTION_TARGET",
     "GC_THRESHOLD",
@@ -152,6 +153,14 @@ GC_THRESHOLD: ConfigOption[int] = ConfigOption(
     "Generation-0 threshold of Python's cyclic GC while tasks run (0 keeps the interpreter's). "
     "Record processing allocates many short-lived objects; collecting every 700 allocations "
     "costs ~10% of throughput.",
+)
+CPU_AFFINITY: ConfigOption[str] = ConfigOption(
+    "taskmanager.cpu-affinity",
+    "auto",
+    str,
+    "CPUs a TaskManager's task threads run on: 'auto' (one CPU, where the TaskManager starts: "
+    "under the GIL one core is all a process's Python code uses, and records stay in its cache), "
+    "'none' (the OS decides; for user code that releases the GIL), or a list like '2,3'.",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."

@@ -5,7 +5,7 @@ reduced value of its key is updated and emitted (a rolling update). The value pe
 lives in this subtask's heap; the keyed state backend with key groups and snapshots
 takes over with the state layer.
 
-Per-record path: one key-selector call, one dict lookup and store, one reduce call.
+Per-record path: one key-selector call, one dict lookup and one store, one reduce call.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 
 __all__ = ["StreamGroupedReduce"]
+
+_MISSING = object()
 
 
 class StreamGroupedReduce(StreamOperator):
@@ -28,25 +30,26 @@ class StreamGroupedReduce(StreamOperator):
         self._fn = fn
         self._key = key_selector
         self._output = output
-        # key -> one-element list holding the reduced value: an update is one lookup.
-        self._cells: dict[Any, list[Any]] = {}  # owner: task thread
+        # key -> reduced value (a lookup and a store per element measured faster than
+        # a lookup into a mutable cell).
+        self._values: dict[Any, Any] = {}  # owner: task thread
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Fold each element into its key's value and emit the new value."""
         fn = self._fn
         key = self._key
-        cells = self._cells
-        get = cells.get
+        reduced = self._values
+        get = reduced.get
+        missing = _MISSING
         out: list[Any] = []
         append = out.append
         try:
             for v in values:
                 k = key(v)
-                cell = get(k)
-                if cell is None:
-                    cells[k] = [v]
-                else:
-                    v = cell[0] = fn(cell[0], v)
+                current = get(k, missing)
+                if current is not missing:
+                    v = fn(current, v)
+                reduced[k] = v
                 append(v)
         except TypeError as err:
             if "unhashable" in str(err):
@@ -66,4 +69,4 @@ class StreamGroupedReduce(StreamOperator):
     @property
     def number_of_keys(self) -> int:
         """Keys seen by this subtask."""
-        return len(self._cells)
+        return len(self._values)

@@ -28,6 +28,7 @@ from millstream.runtime.io.network.partition.result_partition import ResultParti
 from millstream.runtime.io.network.record_writer import RecordWriter
 from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
 from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import TaskMailbox
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
@@ -58,8 +59,10 @@ class Task:
         network: NetworkEnvironment,
         collect_channels: Any,
         on_state: Callable[[TaskExecutionState], None],
+        cpus: frozenset[int] | None = None,
     ) -> None:
         self.tdd = tdd
+        self._cpus = cpus
         self._serialized_vertex = serialized_vertex
         self._network = network
         self._collect_channels = collect_channels
@@ -99,6 +102,8 @@ class Task:
         return True
 
     def _run(self) -> None:
+        # Threads this one starts (a legacy source's) inherit the affinity.
+        pin_current_thread(self._cpus)
         try:
             if not self._transition(ExecutionState.DEPLOYING):
                 return

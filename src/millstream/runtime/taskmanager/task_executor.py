@@ -6,10 +6,12 @@ import logging
 import threading
 from typing import Any
 
+from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.runtime.ids import ResourceID
 from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
 from millstream.runtime.rpc.endpoint import RpcEndpoint
+from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.task import Task, TaskExecutionState
 
@@ -32,6 +34,8 @@ class TaskExecutor(RpcEndpoint):
         self.resource_id = resource_id
         self.num_slots = num_slots
         self.network = NetworkEnvironment(configuration)
+        # CPUs for every task thread of this TaskManager (see cpu_affinity), or None.
+        self.cpus = cpu_affinity.resolve(cpu_affinity.parse_affinity(configuration.get(opts.CPU_AFFINITY)))
         self._collect_channels = collect_channels
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] = {}  # under _lock
@@ -49,7 +53,7 @@ class TaskExecutor(RpcEndpoint):
             if update.state.is_terminal:
                 self._task_terminated(attempt_id)
 
-        task = Task(tdd, serialized_vertex, self.network, self._collect_channels, on_state)
+        task = Task(tdd, serialized_vertex, self.network, self._collect_channels, on_state, self.cpus)
         with self._lock:
             self._tasks[attempt_id] = task
         task.start()
