@@ -9,7 +9,9 @@ import pytest
 from millstream.runtime.taskmanager import cpu_affinity
 from tests.conftest import make_env
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity (Linux)")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity (Linux)"
+)
 
 AFFINITY = "taskmanager.cpu-affinity"
 
@@ -62,9 +64,9 @@ def test_a_legacy_source_thread_inherits_the_tasks_cpus():
 
 
 def test_bad_setting_is_a_clear_error():
-    with pytest.raises(ValueError, match="taskmanager.cpu-affinity"):
+    with pytest.raises(ValueError, match=r"taskmanager\.cpu-affinity"):
         cpu_affinity.parse_affinity("fast")
-    with pytest.raises(ValueError, match="taskmanager.cpu-affinity"):
+    with pytest.raises(ValueError, match=r"taskmanager\.cpu-affinity"):
         cpu_affinity.parse_affinity("-1")
     env = make_env(1, **{AFFINITY: "first"})
     env.from_collection([1]).print()
