@@ -1,0 +1,1 @@
+"""Data plane between TaskManagers: messages, server, client, connection manager."""
