@@ -179,6 +179,11 @@ async def client_handshake(reader: asyncio.StreamReader, writer: asyncio.StreamW
     nonce_c = secrets.token_bytes(NONCE)
     writer.write(encode_frame(AUTH, nonce_c + _mac(secret, b"client", nonce_s, nonce_c)))
     await writer.drain()
-    msg_type, body = await _read_frame(reader, decoder)
+    try:
+        msg_type, body = await _read_frame(reader, decoder)
+    except (asyncio.IncompleteReadError, ConnectionError) as err:
+        raise AuthenticationError(
+            "the listener closed the connection during the handshake: is the shared secret the same?"
+        ) from err
     if msg_type != AUTH_OK or not hmac.compare_digest(body, _mac(secret, b"server", nonce_c, nonce_s)):
         raise AuthenticationError("the listener failed to prove the shared secret")
