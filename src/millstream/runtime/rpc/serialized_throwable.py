@@ -54,7 +54,7 @@ def dumps_exception(err: BaseException) -> bytes:
     except Exception:
         formatted = "".join(traceback.format_exception(err))
         fallback = RemoteException(type(err).__qualname__, str(err), formatted)
-        return cloudpickle.dumps(fallback)  # type: ignore[no-any-return]
+        return cloudpickle.dumps(fallback)
 
 
 def loads_exception(data: bytes) -> BaseException:

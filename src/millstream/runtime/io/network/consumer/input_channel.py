@@ -2,8 +2,8 @@
 
 A ``LocalInputChannel`` reads a subpartition of a producer in the same TaskManager
 directly from its queue (no copy): the buffer is recycled into the producer's pool once
-the consumer has deserialized it. Remote channels (another TaskManager) come with the
-network transport.
+the consumer has deserialized it. A ``RemoteInputChannel`` (in remote_input_channel.py)
+receives a subpartition of another TaskManager over the network against credit.
 """
 
 from __future__ import annotations
