@@ -101,4 +101,4 @@ class LocalInputChannel(InputChannel):
         if view is not None:
             view.release()
         else:
-            self._partition_manager.cancel_requests([self.partition_id])
+            self._partition_manager.cancel_request(self.partition_id, self)

@@ -54,11 +54,20 @@ class ResultPartitionManager:
                 return
         callback(partition.subpartitions[index].create_view(listener))
 
-    def cancel_requests(self, partition_ids: list[ResultPartitionID]) -> None:
-        """Forget requests of a consumer that is going away."""
+    def cancel_request(self, partition_id: ResultPartitionID, listener: AvailabilityListener) -> None:
+        """Forget a waiting request of a consumer that is going away."""
         with self._lock:
-            for pid in partition_ids:
-                self._waiting.pop(pid, None)
+            waiting = self._waiting.get(partition_id)
+            if waiting is None:
+                return
+            waiting[:] = [w for w in waiting if w[1] is not listener]
+            if not waiting:
+                del self._waiting[partition_id]
+
+    def waiting_partition_ids(self) -> list[ResultPartitionID]:
+        """Partitions requested before their producer registered them."""
+        with self._lock:
+            return list(self._waiting)
 
     def _forget(self, partition_id: ResultPartitionID) -> None:
         with self._lock:

@@ -82,6 +82,21 @@ class PipelinedSubpartition:
         with self._lock:
             return self._data_buffers
 
+    def is_available(self, credit: int) -> bool:
+        """Whether a sender holding ``credit`` can send now (events need no credit)."""
+        with self._lock:
+            return bool(self._buffers) and (credit > 0 or not self._buffers[0].is_buffer)
+
+    def poll_with_backlog(self) -> tuple[Buffer | None, int]:
+        """The next buffer (or None) and the data buffers still queued behind it."""
+        with self._lock:
+            if not self._buffers:
+                return None, self._data_buffers
+            buffer = self._buffers.popleft()
+            if buffer.is_buffer:
+                self._data_buffers -= 1
+            return buffer, self._data_buffers
+
     def release(self) -> None:
         """Drop and recycle every queued buffer (consumer done, or failure)."""
         with self._lock:
@@ -112,6 +127,14 @@ class SubpartitionView:
     def backlog(self) -> int:
         """Data buffers queued."""
         return self._subpartition.backlog()
+
+    def is_available(self, credit: int) -> bool:
+        """Whether a sender holding ``credit`` can send the next buffer."""
+        return self._subpartition.is_available(credit)
+
+    def get_next_buffer_with_backlog(self) -> tuple[Buffer | None, int]:
+        """The next buffer (or None) and the backlog behind it."""
+        return self._subpartition.poll_with_backlog()
 
     def release(self) -> None:
         """The consumer is done (or cancelled)."""

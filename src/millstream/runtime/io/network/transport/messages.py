@@ -46,7 +46,6 @@ __all__ = [
 ]
 
 
-
 class MessageType(IntEnum):
     """Frame types of the data plane (the handshake uses types below 16)."""
 
