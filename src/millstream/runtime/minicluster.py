@@ -101,6 +101,7 @@ class MiniCluster:
                 configuration,
                 slots_per_task_manager,
                 self.collect_channels,
+                self._job_master,
             )
             for i in range(num_task_managers)
         ]
@@ -117,8 +118,11 @@ class MiniCluster:
         self.dispatcher.start()
         for te in self.task_executors:
             te.start()
-            self.resource_manager.register_task_executor(te.resource_id, te, te.num_slots)
+            self.resource_manager.register_task_executor(te.resource_id, te, te.num_slots).result()
         self._started = True
+
+    def _job_master(self, job_id: str) -> JobMaster:
+        return self.dispatcher.job_masters[job_id]
 
     def submit(self, job_graph: JobGraph) -> JobMaster:
         """Submit a job; returns its JobMaster (``.result`` is a future)."""

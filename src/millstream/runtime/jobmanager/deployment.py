@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from millstream.graph.job_graph import JobVertex
 from millstream.runtime.ids import AllocationID, ExecutionAttemptID, ResourceID, ResultPartitionID
 
 __all__ = [
@@ -34,6 +33,7 @@ class InputChannelDeploymentDescriptor:
     partition_id: ResultPartitionID
     subpartition_index: int
     producer_location: ResourceID
+    producer_data_address: tuple[str, int] | None = None  # the producer TaskManager's data server
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +47,17 @@ class InputGateDeploymentDescriptor:
 
 @dataclass(frozen=True, slots=True)
 class TaskDeploymentDescriptor:
-    """Everything a TaskExecutor needs to run one subtask attempt."""
+    """Everything a TaskExecutor needs to run one subtask attempt.
+
+    It holds no user code: the vertex's operators travel as separate bytes, unpickled by
+    the task once the job's Python files (``user_artifacts``, blob keys) are importable.
+    """
 
     job_id: str
     job_name: str
-    vertex: JobVertex
+    task_name: str
+    parallelism: int
+    max_parallelism: int
     execution_attempt_id: ExecutionAttemptID
     attempt_number: int
     subtask_index: int
@@ -59,13 +65,4 @@ class TaskDeploymentDescriptor:
     produced_partitions: tuple[ResultPartitionDeploymentDescriptor, ...]
     input_gates: tuple[InputGateDeploymentDescriptor, ...]
     job_config: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def task_name(self) -> str:
-        """The chain's name."""
-        return self.vertex.name
-
-    @property
-    def parallelism(self) -> int:
-        """Number of subtasks of the vertex."""
-        return self.vertex.parallelism
+    user_artifacts: tuple[str, ...] = ()

@@ -3,32 +3,48 @@
 from __future__ import annotations
 
 from concurrent.futures import Future
+from typing import Any
 
 from millstream.graph.job_graph import JobGraph
+from millstream.runtime.ids import ResourceID
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
 from millstream.runtime.jobmanager.resource_manager import ResourceManager
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 
-__all__ = ["Dispatcher"]
+__all__ = ["JOB_MASTER_RPC_METHODS", "Dispatcher", "job_master_address"]
+
+# What a TaskManager may call on a job's JobMaster.
+JOB_MASTER_RPC_METHODS = frozenset(
+    {"update_task_execution_state", "notify_partition_data_available", "collect_put", "collect_finished"}
+)
+
+
+def job_master_address(job_id: str) -> str:
+    """The RPC name of a job's JobMaster."""
+    return f"jobmaster/{job_id}"
 
 
 class Dispatcher(RpcEndpoint):
     """Entry point for job submission."""
 
-    def __init__(self, resource_manager: ResourceManager) -> None:
+    def __init__(self, resource_manager: ResourceManager, rpc: Any = None) -> None:
         super().__init__("dispatcher")
         self._rm = resource_manager
+        self._rpc = rpc  # RpcService exposing job masters to TaskManager processes, or None
         self.job_masters: dict[str, JobMaster] = {}  # owner: main thread
+        resource_manager.add_lost_listener(self._task_manager_lost)
 
-    def submit_job(self, job_graph: JobGraph) -> JobMaster:
+    def submit_job(self, job_graph: JobGraph, user_artifacts: tuple[str, ...] = ()) -> JobMaster:
         """Start a JobMaster for ``job_graph`` (any thread)."""
-        return self.call_async(self._submit, job_graph).result()
+        return self.call_async(self._submit, job_graph, user_artifacts).result()
 
-    def _submit(self, job_graph: JobGraph) -> JobMaster:
+    def _submit(self, job_graph: JobGraph, user_artifacts: tuple[str, ...]) -> JobMaster:
         if job_graph.job_id in self.job_masters:
             raise ValueError(f"job {job_graph.job_id} was already submitted")
-        master = JobMaster(job_graph, self._rm)
+        master = JobMaster(job_graph, self._rm, user_artifacts)
         self.job_masters[job_graph.job_id] = master
+        if self._rpc is not None:
+            self._rpc.register(job_master_address(job_graph.job_id), master, JOB_MASTER_RPC_METHODS)
         master.start()
         master.start_scheduling()
         master.result.add_done_callback(lambda _f: self.run_async(self._job_done, job_graph.job_id))
@@ -38,6 +54,15 @@ class Dispatcher(RpcEndpoint):
         master = self.job_masters.pop(job_id, None)
         if master is not None:
             master.stop()
+        if self._rpc is not None:
+            self._rpc.unregister(job_master_address(job_id))
+
+    def _task_manager_lost(self, resource_id: ResourceID, reason: str) -> None:
+        self.run_async(self._forward_loss, resource_id, reason)
+
+    def _forward_loss(self, resource_id: ResourceID, reason: str) -> None:
+        for master in self.job_masters.values():
+            master.task_manager_lost(resource_id, reason)
 
     def request_job_result(self, job_id: str) -> Future[JobResult]:
         """The result future of a running job."""

@@ -41,9 +41,22 @@ from millstream.runtime.jobmanager.scheduler import (
 )
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 
-__all__ = ["JobMaster", "JobResult"]
+__all__ = ["JobMaster", "JobResult", "TaskManagerLostError"]
 
 log = logging.getLogger(__name__)
+
+
+class TaskManagerLostError(Exception):
+    """A TaskManager (process) running tasks of the job disconnected or stopped answering."""
+
+
+@dataclass(frozen=True, slots=True)
+class _DeploymentFailed:
+    """A task state update made up by the JobMaster when an RPC to the TaskManager failed."""
+
+    execution_attempt_id: str
+    error: BaseException | None
+    state: ExecutionState = ExecutionState.FAILED
 
 
 @dataclass
@@ -61,9 +74,12 @@ class JobResult:
 class JobMaster(RpcEndpoint):
     """Runs one job."""
 
-    def __init__(self, job_graph: JobGraph, resource_manager: ResourceManager) -> None:
+    def __init__(
+        self, job_graph: JobGraph, resource_manager: ResourceManager, user_artifacts: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(f"jobmaster-{job_graph.job_id[:8]}")
         self.job_graph = job_graph
+        self.user_artifacts = user_artifacts
         self._rm = resource_manager
         self.result: Future[JobResult] = Future()
         self.status = JobStatus.CREATED  # owner: main thread
@@ -114,7 +130,22 @@ class JobMaster(RpcEndpoint):
             offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
             execution.transition(ExecutionState.DEPLOYING)
             tdd = self._deployment_descriptor(ev, execution, offer)
-            offer.task_executor.submit_task(tdd, serialized[ev.job_vertex.job_vertex.id], self)
+            self._submit(offer, tdd, serialized[ev.job_vertex.job_vertex.id])
+
+    def _submit(self, offer: SlotOffer, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> None:
+        acknowledged = offer.task_executor.submit_task(tdd, serialized_vertex)
+        if isinstance(acknowledged, Future):
+            acknowledged.add_done_callback(self._rpc_failure_handler(tdd.execution_attempt_id))
+
+    def _rpc_failure_handler(self, attempt: str) -> Any:
+        """A done-callback failing ``attempt`` when the RPC to its TaskManager failed."""
+
+        def on_done(future: Future[Any]) -> None:
+            error = future.exception()
+            if error is not None:
+                self.update_task_execution_state(_DeploymentFailed(attempt, error))
+
+        return on_done
 
     def _deployment_descriptor(
         self, ev: ExecutionVertex, execution: Execution, offer: SlotOffer
@@ -136,14 +167,18 @@ class JobMaster(RpcEndpoint):
                     self._partition_id(e.source.producer, e.source.partition_id),
                     e.subpartition_index,
                     ResourceID(e.source.producer.current_execution.assigned_resource or ""),  # type: ignore[union-attr]
+                    self._data_address(e.source.producer),
                 )
                 for e in execution_edges
             )
             gates.append(InputGateDeploymentDescriptor(edge.source_id, edge.input_index, channels))
+        vertex = ev.job_vertex.job_vertex
         return TaskDeploymentDescriptor(
             job_id=self.job_graph.job_id,
             job_name=self.job_graph.job_name,
-            vertex=ev.job_vertex.job_vertex,
+            task_name=vertex.name,
+            parallelism=vertex.parallelism,
+            max_parallelism=vertex.max_parallelism,
             execution_attempt_id=execution.attempt_id,
             attempt_number=execution.attempt_number,
             subtask_index=ev.subtask_index,
@@ -151,7 +186,13 @@ class JobMaster(RpcEndpoint):
             produced_partitions=produced,
             input_gates=tuple(gates),
             job_config=dict(self.job_graph.job_config),
+            user_artifacts=self.user_artifacts,
         )
+
+    def _data_address(self, producer: ExecutionVertex) -> tuple[str, int] | None:
+        execution = producer.current_execution
+        offer = self._slot_of(execution) if execution is not None else None
+        return offer.data_address if offer is not None else None
 
     @staticmethod
     def _local_consumers(partition: Any, offer: SlotOffer) -> tuple[bool, ...]:
@@ -194,6 +235,30 @@ class JobMaster(RpcEndpoint):
                 self._cancel_all()
         self._maybe_complete()
 
+    def task_manager_lost(self, resource_id: ResourceID, reason: str) -> None:
+        """A TaskManager running tasks of this job is gone (any thread)."""
+        self.run_async(self._task_manager_lost, resource_id, reason)
+
+    def _task_manager_lost(self, resource_id: ResourceID, reason: str) -> None:
+        lost = [
+            e
+            for e in self._executions.values()
+            if e.assigned_resource == resource_id and not e.state.is_terminal
+        ]
+        for execution in lost:
+            error = TaskManagerLostError(
+                f"TaskManager {resource_id} running {execution.vertex.task_name_with_subtask} "
+                f"is no longer reachable: {reason}"
+            )
+            execution.state = ExecutionState.FAILED
+            execution.failure = error
+            if self._failure is None:
+                self._failure = error
+                self.status = JobStatus.FAILING
+        if lost:
+            self._cancel_all()
+        self._maybe_complete()
+
     def _cancel_all(self) -> None:
         for execution in self._executions.values():
             if execution.state.is_terminal or execution.state is ExecutionState.CANCELING:
@@ -204,7 +269,9 @@ class JobMaster(RpcEndpoint):
             execution.state = ExecutionState.CANCELING
             offer = self._slot_of(execution)
             if offer is not None:
-                offer.task_executor.cancel_task(execution.attempt_id)
+                cancelled = offer.task_executor.cancel_task(execution.attempt_id)
+                if isinstance(cancelled, Future):
+                    cancelled.add_done_callback(self._rpc_failure_handler(execution.attempt_id))
 
     def _slot_of(self, execution: Execution) -> SlotOffer | None:
         for offer in self._slots.values():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ class SlotOffer:
     resource_id: ResourceID
     slot_index: int
     task_executor: Any
+    data_address: tuple[str, int] | None = None  # the TaskManager's data-plane server
 
 
 class ResourceManager(RpcEndpoint):
@@ -31,16 +33,49 @@ class ResourceManager(RpcEndpoint):
     def __init__(self) -> None:
         super().__init__("resourcemanager")
         self._executors: dict[ResourceID, Any] = {}  # owner: main thread
+        self._data_addresses: dict[ResourceID, tuple[str, int] | None] = {}  # owner: main thread
+        self._lost_listeners: list[Any] = []  # owner: main thread: f(resource_id, reason)
         self._free: list[tuple[ResourceID, int]] = []  # owner: main thread
         self._allocated: dict[str, list[SlotOffer]] = {}  # job id -> slots, owner: main thread
 
-    def register_task_executor(self, resource_id: ResourceID, gateway: Any, num_slots: int) -> None:
-        """A TaskExecutor joins with its slot report (any thread)."""
-        self.call_async(self._register, resource_id, gateway, num_slots).result()
+    def register_task_executor(
+        self,
+        resource_id: ResourceID,
+        gateway: Any,
+        num_slots: int,
+        data_address: tuple[str, int] | None = None,
+    ) -> Future[None]:
+        """A TaskExecutor joins with its slot report (any thread; the future completes once done)."""
+        return self.call_async(self._register, resource_id, gateway, num_slots, data_address)
 
-    def _register(self, resource_id: ResourceID, gateway: Any, num_slots: int) -> None:
+    def _register(
+        self, resource_id: ResourceID, gateway: Any, num_slots: int, data_address: tuple[str, int] | None
+    ) -> None:
+        if resource_id in self._executors:
+            raise ValueError(f"TaskManager {resource_id} is already registered")
         self._executors[resource_id] = gateway
+        self._data_addresses[resource_id] = data_address
         self._free.extend((resource_id, i) for i in range(num_slots))
+
+    def add_lost_listener(self, listener: Any) -> None:
+        """``listener(resource_id, reason)`` when a TaskManager is lost (any thread)."""
+        self.run_async(self._lost_listeners.append, listener)
+
+    def task_executor_lost(self, resource_id: ResourceID, reason: str) -> None:
+        """A TaskManager disconnected or missed its heartbeats (any thread)."""
+        self.run_async(self._task_executor_lost, resource_id, reason)
+
+    def _task_executor_lost(self, resource_id: ResourceID, reason: str) -> None:
+        if self._executors.pop(resource_id, None) is None:
+            return
+        self._data_addresses.pop(resource_id, None)
+        self._free = [(rid, i) for rid, i in self._free if rid != resource_id]
+        for listener in self._lost_listeners:
+            listener(resource_id, reason)
+
+    def registered_task_executors(self) -> list[ResourceID]:
+        """TaskManagers currently registered (any thread)."""
+        return self.call_async(lambda: list(self._executors)).result()
 
     def request_slots(self, job_id: str, count: int) -> list[SlotOffer]:
         """Allocate ``count`` slots to ``job_id`` (any thread)."""
@@ -53,7 +88,10 @@ class ResourceManager(RpcEndpoint):
                 f"{len(self._free)} are free"
             )
         taken, self._free = self._free[:count], self._free[count:]
-        offers = [SlotOffer(AllocationID(new_id()), rid, index, self._executors[rid]) for rid, index in taken]
+        offers = [
+            SlotOffer(AllocationID(new_id()), rid, index, self._executors[rid], self._data_addresses[rid])
+            for rid, index in taken
+        ]
         self._allocated.setdefault(job_id, []).extend(offers)
         return offers
 
@@ -63,7 +101,8 @@ class ResourceManager(RpcEndpoint):
 
     def _release(self, job_id: str) -> None:
         for offer in self._allocated.pop(job_id, []):
-            self._free.append((offer.resource_id, offer.slot_index))
+            if offer.resource_id in self._executors:
+                self._free.append((offer.resource_id, offer.slot_index))
 
     def number_of_free_slots(self) -> int:
         """Free slots (any thread)."""

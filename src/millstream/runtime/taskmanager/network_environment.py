@@ -3,21 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
+from millstream.runtime.ids import ResourceID
 from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
+from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
+from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
+from millstream.runtime.io.network.consumer.remote_input_channel import RemoteInputChannel
 from millstream.runtime.io.network.partition.partition_manager import ResultPartitionManager
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.jobmanager.deployment import ResultPartitionDeploymentDescriptor
+from millstream.runtime.jobmanager.deployment import (
+    InputGateDeploymentDescriptor,
+    ResultPartitionDeploymentDescriptor,
+)
 
 __all__ = ["NetworkEnvironment"]
 
 
 class NetworkEnvironment:
-    """NetworkBufferPool + ResultPartitionManager, sized from the configuration."""
+    """NetworkBufferPool + ResultPartitionManager (+ the ConnectionManager of a TaskManager process).
 
-    def __init__(self, configuration: Configuration) -> None:
+    ``resource_id`` is this TaskManager's: an input channel whose producer runs here is
+    local, any other is remote (read over ``connection_manager``).
+    """
+
+    def __init__(
+        self,
+        configuration: Configuration,
+        resource_id: ResourceID | None = None,
+        connection_manager: Any = None,
+    ) -> None:
+        self.resource_id = resource_id
+        self.connection_manager = connection_manager
         self.buffer_pool = NetworkBufferPool(
             configuration.get(opts.NETWORK_NUM_BUFFERS), configuration.get(opts.MEMORY_SEGMENT_SIZE)
         )
@@ -35,3 +54,45 @@ class NetworkEnvironment:
             n + 1, max(n + 1, n * self.buffers_per_channel + self.floating_buffers)
         )
         return ResultPartition(rpdd.partition_id, n, pool, should_abort)
+
+    def create_input_gate(
+        self, index: int, igdd: InputGateDeploymentDescriptor, on_available: Callable[[], None]
+    ) -> SingleInputGate:
+        """A gate with a local or remote channel per consumed subpartition.
+
+        Remote channels take ``buffers-per-channel`` exclusive buffers each; the gate's
+        LocalBufferPool holds the floating buffers (Flink's defaults: 2 and 8).
+        """
+        gate = SingleInputGate(index, igdd.input_index, on_available)
+        remote = [c for c in igdd.channels if not self._is_local(c.producer_location)]
+        if remote:
+            gate.buffer_pool = self.buffer_pool.create_buffer_pool(1, max(1, self.floating_buffers))
+        for channel_index, icdd in enumerate(igdd.channels):
+            if self._is_local(icdd.producer_location):
+                channel: Any = LocalInputChannel(
+                    gate, channel_index, icdd.partition_id, icdd.subpartition_index, self.partition_manager
+                )
+            else:
+                address = icdd.producer_data_address
+                if address is None or self.connection_manager is None:
+                    raise RuntimeError(
+                        f"input channel {channel_index} of gate {index} reads from TaskManager "
+                        f"{icdd.producer_location}, which has no data-plane address"
+                    )
+                manager = self.connection_manager
+                channel = RemoteInputChannel(
+                    gate,
+                    channel_index,
+                    icdd.partition_id,
+                    icdd.subpartition_index,
+                    lambda a=address, cm=manager: cm.client_for(a),
+                    tuple(address),  # type: ignore[arg-type]
+                    self.buffer_pool,
+                    gate.buffer_pool,
+                    self.buffers_per_channel,
+                )
+            gate.add_channel(channel)
+        return gate
+
+    def _is_local(self, producer: ResourceID) -> bool:
+        return self.resource_id is None or producer == self.resource_id

@@ -22,12 +22,11 @@ from millstream.runtime.io.network.channel_selectors import (
     KeySelectorError,
     create_channel_selector,
 )
-from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
-from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 from millstream.runtime.io.network.record_writer import RecordWriter
 from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
 from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.rpc.serialized_throwable import dumps_exception, loads_exception
 from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import TaskMailbox
@@ -48,6 +47,15 @@ class TaskExecutionState:
     state: ExecutionState
     error: BaseException | None = None
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # The error crosses processes with its traceback and cause chain.
+        error = dumps_exception(self.error) if self.error is not None else None
+        return (_rebuild_state, (self.execution_attempt_id, self.state, error))
+
+
+def _rebuild_state(attempt: str, state: ExecutionState, error: bytes | None) -> TaskExecutionState:
+    return TaskExecutionState(attempt, state, loads_exception(error) if error is not None else None)
+
 
 class Task:
     """Runs one TaskDeploymentDescriptor."""
@@ -60,9 +68,11 @@ class Task:
         collect_channels: Any,
         on_state: Callable[[TaskExecutionState], None],
         cpus: frozenset[int] | None = None,
+        prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,
     ) -> None:
         self.tdd = tdd
         self._cpus = cpus
+        self._prepare_user_code = prepare_user_code
         self._serialized_vertex = serialized_vertex
         self._network = network
         self._collect_channels = collect_channels
@@ -107,6 +117,8 @@ class Task:
         try:
             if not self._transition(ExecutionState.DEPLOYING):
                 return
+            if self._prepare_user_code is not None:
+                self._prepare_user_code(self.tdd)  # the job's Python files become importable
             vertex: JobVertex = cloudpickle.loads(self._serialized_vertex)
             stream_task = self._create_stream_task(vertex)
             if not self._transition(ExecutionState.INITIALIZING):
@@ -119,6 +131,8 @@ class Task:
             if not self._transition(ExecutionState.RUNNING):
                 raise CancelTaskError()
             stream_task.invoke()
+            if self._input is not None:
+                self._input.release()  # floating buffers go back to the TaskManager
             self._transition(ExecutionState.FINISHED)
         except BaseException as err:
             self._release_on_failure()
@@ -138,20 +152,10 @@ class Task:
             selector = create_channel_selector(output.partitioner, rpdd.num_subpartitions)
             local = list(rpdd.local_consumers) if self._network.local_object_exchange else None
             writers[rpdd.data_set_id] = RecordWriter(partition, selector, local or None)
-        gates = []
-        for index, igdd in enumerate(self.tdd.input_gates):
-            gate = SingleInputGate(index, igdd.input_index, mailbox.signal)
-            for channel_index, icdd in enumerate(igdd.channels):
-                gate.add_channel(
-                    LocalInputChannel(
-                        gate,
-                        channel_index,
-                        icdd.partition_id,
-                        icdd.subpartition_index,
-                        self._network.partition_manager,
-                    )
-                )
-            gates.append(gate)
+        gates = [
+            self._network.create_input_gate(index, igdd, mailbox.signal)
+            for index, igdd in enumerate(self.tdd.input_gates)
+        ]
         env = ChainEnvironment(
             location=self.location,
             attempt_number=self.tdd.attempt_number,

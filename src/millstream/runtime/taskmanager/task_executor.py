@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from millstream.common import config_options as opts
@@ -29,11 +31,18 @@ class TaskExecutor(RpcEndpoint):
         configuration: Configuration,
         num_slots: int,
         collect_channels: Any,
+        job_masters: Callable[[str], Any],
+        network: NetworkEnvironment | None = None,
+        prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,
     ) -> None:
+        """``job_masters(job_id)`` is the gateway of a job's JobMaster; ``collect_channels``
+        either a CollectChannels or a ``job_id -> CollectChannels`` callable."""
         super().__init__(f"taskexecutor-{resource_id}")
         self.resource_id = resource_id
         self.num_slots = num_slots
-        self.network = NetworkEnvironment(configuration)
+        self.network = network or NetworkEnvironment(configuration)
+        self._job_masters = job_masters
+        self._prepare_user_code = prepare_user_code
         # CPUs for every task thread of this TaskManager (see cpu_affinity), or None.
         self.cpus = cpu_affinity.resolve(cpu_affinity.parse_affinity(configuration.get(opts.CPU_AFFINITY)))
         self._collect_channels = collect_channels
@@ -41,19 +50,24 @@ class TaskExecutor(RpcEndpoint):
         self._tasks: dict[str, Task] = {}  # under _lock
         self._finished_threads: list[threading.Thread] = []  # under _lock
 
-    def submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes, job_master: Any) -> None:
-        """Deploy a task (any thread); its state changes go to ``job_master``."""
-        self.run_async(self._submit_task, tdd, serialized_vertex, job_master)
+    def submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> Future[None]:
+        """Deploy a task (any thread); its state changes go to the job's JobMaster."""
+        return self.call_async(self._submit_task, tdd, serialized_vertex)
 
-    def _submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes, job_master: Any) -> None:
+    def _submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> None:
         attempt_id = tdd.execution_attempt_id
+        job_master = self._job_masters(tdd.job_id)
 
         def on_state(update: TaskExecutionState) -> None:
             job_master.update_task_execution_state(update)
             if update.state.is_terminal:
                 self._task_terminated(attempt_id)
 
-        task = Task(tdd, serialized_vertex, self.network, self._collect_channels, on_state, self.cpus)
+        collect = self._collect_channels
+        channels = collect(tdd.job_id) if callable(collect) else collect
+        task = Task(
+            tdd, serialized_vertex, self.network, channels, on_state, self.cpus, self._prepare_user_code
+        )
         with self._lock:
             self._tasks[attempt_id] = task
         task.start()
@@ -64,9 +78,9 @@ class TaskExecutor(RpcEndpoint):
             if task is not None:
                 self._finished_threads.append(task.thread)
 
-    def cancel_task(self, attempt_id: str) -> None:
+    def cancel_task(self, attempt_id: str) -> Future[None]:
         """Cancel a task (any thread); ordered after its submission on the main thread."""
-        self.run_async(self._cancel_task, attempt_id)
+        return self.call_async(self._cancel_task, attempt_id)
 
     def _cancel_task(self, attempt_id: str) -> None:
         with self._lock:

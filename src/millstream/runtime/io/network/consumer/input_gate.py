@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from millstream.runtime.io.network.buffer import Buffer
 from millstream.runtime.io.network.consumer.input_channel import InputChannel
@@ -37,6 +38,7 @@ class SingleInputGate:
         self._queue: deque[InputChannel] = deque()  # under _lock
         self._queued: set[int] = set()  # channel indexes in _queue, under _lock
         self.finished_channels = 0  # owner: consuming task thread
+        self.buffer_pool: Any = None  # LocalBufferPool of floating buffers (remote channels only)
 
     def add_channel(self, channel: InputChannel) -> None:
         """Add a channel during setup."""
@@ -80,6 +82,9 @@ class SingleInputGate:
         return self.finished_channels == len(self.channels)
 
     def release(self) -> None:
-        """Release every channel."""
+        """Release every channel, then the floating buffers."""
         for channel in self.channels:
             channel.release()
+        if self.buffer_pool is not None:
+            self.buffer_pool.lazy_destroy()
+            self.buffer_pool = None
