@@ -10,7 +10,9 @@ from __future__ import annotations
 import gc
 import queue
 import threading
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from millstream.common import config_options as opts
@@ -36,38 +38,76 @@ COLLECT_QUEUE_BATCHES = 16
 
 
 class CollectChannel:
-    """Bounded channel from collect-sink subtasks to the client."""
+    """Bounded channel from collect-sink subtasks to the client.
+
+    ``offer`` never blocks: it returns a future that completes once the batch is in the
+    client's queue (at once while there is room), so a TaskManager process can wait for
+    it over RPC; a closed channel (client gone) completes every offer and drops the batch.
+    """
 
     def __init__(self, producers: int) -> None:
-        self._queue: queue.Queue[Any] = queue.Queue(COLLECT_QUEUE_BATCHES)
-        self._lock = threading.Lock()
-        self._producers = producers  # under _lock
-        self.closed = False  # set by the client: drop further batches
+        self._cond = threading.Condition()
+        self._queue: deque[Any] = deque()  # under _cond
+        self._waiting: deque[tuple[Any, Future[None]]] = deque()  # under _cond: offers beyond capacity
+        self._producers = producers  # under _cond
+        self.closed = False  # under _cond
+
+    def offer(self, batch: Any) -> Future[None]:
+        """Queue a batch (or ``_END``); the future completes when the client has room for it."""
+        future: Future[None] = Future()
+        with self._cond:
+            if self.closed:
+                future.set_result(None)
+            elif len(self._queue) < COLLECT_QUEUE_BATCHES:
+                self._queue.append(batch)
+                future.set_result(None)
+                self._cond.notify_all()
+            else:
+                self._waiting.append((batch, future))
+        return future
 
     def put(self, batch: list[Any]) -> None:
         """Hand a batch to the client; blocks while the client is behind."""
-        while not self.closed:
-            try:
-                self._queue.put(batch, timeout=0.1)
-                return
-            except queue.Full:
-                continue
+        self.offer(batch).result()
 
     def producer_finished(self) -> None:
         """One collect subtask reached its end."""
-        with self._lock:
+        with self._cond:
             self._producers -= 1
             last = self._producers == 0
         if last:
-            self._queue.put(_END)
+            self.offer(_END)
 
     def get(self, timeout: float) -> Any:
         """The next batch, ``_END``, or raises ``queue.Empty``."""
-        return self._queue.get(timeout=timeout)
+        admitted: list[Future[None]] = []
+        with self._cond:
+            if not self._queue and not self._cond.wait_for(lambda: bool(self._queue), timeout):
+                raise queue.Empty
+            item = self._queue.popleft()
+            while self._waiting and len(self._queue) < COLLECT_QUEUE_BATCHES:
+                batch, future = self._waiting.popleft()
+                self._queue.append(batch)
+                admitted.append(future)
+        for future in admitted:
+            future.set_result(None)
+        return item
+
+    def close(self) -> None:
+        """The client stopped reading: release every waiting producer."""
+        with self._cond:
+            self.closed = True
+            waiting = list(self._waiting)
+            self._waiting.clear()
+            self._queue.clear()
+        for _, future in waiting:
+            future.set_result(None)
 
 
 class CollectChannels:
-    """Collect channels of a cluster, by collect-sink id."""
+    """Collect channels of a cluster, by collect-sink id (also the ``collect`` RPC endpoint)."""
+
+    RPC_METHODS = frozenset({"offer", "producer_finished"})
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -83,6 +123,21 @@ class CollectChannels:
         """The channel of one collect sink."""
         with self._lock:
             return self._channels[collect_id]
+
+    def offer(self, collect_id: str, batch: Any) -> Future[None]:
+        """RPC: a TaskManager's collect sink hands over a batch."""
+        return self.channel(collect_id).offer(batch)
+
+    def producer_finished(self, collect_id: str) -> None:
+        """RPC: a TaskManager's collect subtask finished."""
+        self.channel(collect_id).producer_finished()
+
+    def close_all(self) -> None:
+        """Release every producer (the client is gone)."""
+        with self._lock:
+            channels = list(self._channels.values())
+        for channel in channels:
+            channel.close()
 
 
 class MiniCluster:
@@ -209,8 +264,7 @@ class JobClient:
         if self._closed:
             return
         self._closed = True
-        for channel in list(self._cluster.collect_channels._channels.values()):
-            channel.closed = True
+        self._cluster.collect_channels.close_all()
         if not self._master.result.done():
             self._master.cancel()
             try:
