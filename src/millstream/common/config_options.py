@@ -16,6 +16,8 @@ __all__ = [
     "DEFAULT_PARALLELISM",
     "EXECUTION_TARGET",
     "GC_THRESHOLD",
+    "HEARTBEAT_INTERVAL",
+    "HEARTBEAT_TIMEOUT",
     "LOCAL_EXCHANGE",
     "MAX_PARALLELISM",
     "MEMORY_SEGMENT_SIZE",
@@ -161,6 +163,16 @@ CPU_AFFINITY: ConfigOption[str] = ConfigOption(
     "CPUs a TaskManager's task threads run on: 'auto' (one CPU, where the TaskManager starts: "
     "under the GIL one core is all a process's Python code uses, and records stay in its cache), "
     "'none' (the OS decides; for user code that releases the GIL), or a list like '2,3'.",
+)
+HEARTBEAT_INTERVAL: ConfigOption[int] = ConfigOption(
+    "heartbeat.interval", 10000, int, "Milliseconds between heartbeats of the JobManager and TaskManagers."
+)
+HEARTBEAT_TIMEOUT: ConfigOption[int] = ConfigOption(
+    "heartbeat.timeout",
+    50000,
+    int,
+    "Milliseconds without a heartbeat after which a TaskManager (or the JobManager) counts as lost. "
+    "A closed connection is noticed at once.",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."
