@@ -1,0 +1,1 @@
+"""Standalone cluster processes: the JobManager and TaskManager entry points."""

@@ -1,0 +1,95 @@
+"""``millstream taskmanager``: run one TaskManager process.
+
+    millstream taskmanager --jobmanager HOST:PORT [--slots N] [--bind-host 127.0.0.1]
+                           [--secret-file FILE] [--resource-id ID] [-D key=value ...]
+
+The shared secret comes from ``--secret-file`` or the MILLSTREAM_SECRET environment
+variable. ``--managed`` is set by a MiniCluster for its child processes: the process
+ignores Ctrl-C (its parent shuts it down) and exits as soon as the JobManager is gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+
+from millstream.common.configuration import Configuration
+from millstream.runtime.ids import ResourceID, new_id
+from millstream.runtime.rpc.wire import load_secret
+from millstream.runtime.taskmanager.task_manager_runner import TaskManagerRunner
+
+__all__ = ["main", "parse_address"]
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` -> (host, port)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise SystemExit(f"millstream: expected HOST:PORT, got {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def _configuration(defines: Sequence[str]) -> Configuration:
+    config = Configuration()
+    for item in defines:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"millstream: -D expects key=value, got {item!r}")
+        config.set_string(key.strip(), value.strip())
+    return config
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Arguments of ``millstream taskmanager``."""
+    parser = argparse.ArgumentParser(prog="millstream taskmanager", description=__doc__)
+    parser.add_argument("--jobmanager", required=True, help="the JobManager's RPC address HOST:PORT")
+    parser.add_argument("--slots", type=int, default=1)
+    parser.add_argument("--bind-host", default="127.0.0.1", help="interface of the data-plane listener")
+    parser.add_argument("--secret-file")
+    parser.add_argument("--resource-id")
+    parser.add_argument("--managed", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("-D", dest="define", action="append", default=[], metavar="KEY=VALUE")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a TaskManager until the JobManager stops it (or is lost)."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.managed:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        secret = load_secret(None, args.secret_file)
+    except ValueError as err:
+        print(f"millstream taskmanager: {err}", file=sys.stderr)
+        return 2
+    runner = TaskManagerRunner(
+        _configuration(args.define),
+        parse_address(args.jobmanager),
+        secret,
+        ResourceID(args.resource_id or f"tm-{new_id()[:8]}"),
+        args.slots,
+        bind_host=args.bind_host,
+        exit_on_disconnect=args.managed,
+    )
+    if not args.managed:
+        signal.signal(signal.SIGTERM, lambda *_: runner.shutdown())
+    try:
+        runner.start()
+        while not runner.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    except Exception as err:
+        print(f"millstream taskmanager: {err}", file=sys.stderr)
+        return 1
+    finally:
+        runner.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
