@@ -1,0 +1,97 @@
+"""TaskManagerProcesses: a MiniCluster's TaskManager child processes on this machine.
+
+Each child runs ``python -m millstream.cluster.taskmanager --managed`` with the
+MiniCluster's secret in its environment (never on the command line), the client's
+``sys.path`` (so whatever the client imports, its TaskManagers import) and the cluster
+configuration as ``-D`` options. With ``taskmanager.cpu-affinity: auto`` child i is
+pinned to the i-th allowed CPU, so parallel TaskManagers use distinct cores. Children
+exit when the JobManager (this process) goes away; ``stop`` asks them to exit, waits,
+and kills what is left. Coordinating code.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration
+from millstream.runtime.ids import ResourceID, new_id
+
+__all__ = ["TaskManagerProcesses"]
+
+log = logging.getLogger(__name__)
+
+
+class TaskManagerProcesses:
+    """Starts and stops the TaskManager processes of one MiniCluster."""
+
+    def __init__(self, configuration: Configuration, count: int, slots: int) -> None:
+        self.configuration = configuration
+        self.count = count
+        self.slots = slots
+        self.resource_ids = [ResourceID(f"tm-{i}-{new_id()[:6]}") for i in range(count)]
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self, jobmanager: tuple[str, int], secret: str) -> None:
+        """Spawn every TaskManager (they register with the JobManager at ``jobmanager``)."""
+        env = dict(os.environ)
+        env["MILLSTREAM_SECRET"] = secret
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        defines = [f"{k}={v}" for k, v in self.configuration.to_dict().items()]
+        cpus = self._cpus()
+        for index, resource_id in enumerate(self.resource_ids):
+            args = [
+                sys.executable,
+                "-m",
+                "millstream.cluster.taskmanager",
+                "--managed",
+                "--jobmanager",
+                f"{jobmanager[0]}:{jobmanager[1]}",
+                "--slots",
+                str(self.slots),
+                "--resource-id",
+                resource_id,
+            ]
+            for define in defines:
+                args += ["-D", define]
+            if cpus:
+                args += ["-D", f"{opts.CPU_AFFINITY.key}={cpus[index % len(cpus)]}"]
+            self.processes.append(subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL))
+
+    def _cpus(self) -> list[int]:
+        if self.configuration.get(opts.CPU_AFFINITY).strip().lower() != "auto":
+            return []
+        if not hasattr(os, "sched_getaffinity"):
+            return []
+        allowed = sorted(os.sched_getaffinity(0))
+        return allowed if len(allowed) > 1 else []
+
+    def check_alive(self) -> None:
+        """Raise if a TaskManager exited (during start-up)."""
+        for resource_id, process in zip(self.resource_ids, self.processes):
+            code = process.poll()
+            if code is not None:
+                raise RuntimeError(f"TaskManager {resource_id} (pid {process.pid}) exited with code {code}")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Wait for the children to exit (they were asked to), then kill the rest."""
+        deadline = time.monotonic() + timeout
+        for process in self.processes:
+            try:
+                process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("TaskManager pid %d did not stop in time; killing it", process.pid)
+                process.kill()
+                process.wait()
+
+    def kill(self) -> None:
+        """Kill every child at once."""
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+        for process in self.processes:
+            process.wait()
