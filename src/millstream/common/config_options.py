@@ -21,6 +21,8 @@ __all__ = [
     "LOCAL_EXCHANGE",
     "MAX_PARALLELISM",
     "MEMORY_SEGMENT_SIZE",
+    "MINICLUSTER_MODE",
+    "MINICLUSTER_TASK_MANAGERS",
     "NETWORK_BUFFERS_PER_CHANNEL",
     "NETWORK_FLOATING_BUFFERS_PER_GATE",
     "NETWORK_NUM_BUFFERS",
@@ -173,6 +175,19 @@ HEARTBEAT_TIMEOUT: ConfigOption[int] = ConfigOption(
     int,
     "Milliseconds without a heartbeat after which a TaskManager (or the JobManager) counts as lost. "
     "A closed connection is noticed at once.",
+)
+MINICLUSTER_MODE: ConfigOption[str] = ConfigOption(
+    "minicluster.mode",
+    "processes",
+    str,
+    "How the embedded runtime runs TaskManagers: 'processes' (child processes on 127.0.0.1 that use "
+    "every core, the same protocol as a cluster) or 'threads' (all in the client process).",
+)
+MINICLUSTER_TASK_MANAGERS: ConfigOption[int] = ConfigOption(
+    "minicluster.number-of-taskmanagers",
+    0,
+    int,
+    "TaskManager processes of the embedded runtime (0: as many as the job's slots need).",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."

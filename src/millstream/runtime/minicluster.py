@@ -8,7 +8,9 @@ job, and shuts everything down (also on failure), leaving no thread behind.
 from __future__ import annotations
 
 import gc
+import os
 import queue
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -24,17 +26,24 @@ from millstream.common.job_execution_result import (
     JobStatus,
 )
 from millstream.graph.job_graph import JobGraph
+from millstream.runtime.blob import BlobServer, job_module_files, package_files
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.jobmanager.dispatcher import Dispatcher
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
 from millstream.runtime.jobmanager.resource_manager import ResourceManager
 from millstream.runtime.jobmanager.scheduler import required_slots
+from millstream.runtime.jobmanager.task_manager_registry import TaskManagerRegistry
+from millstream.runtime.rpc.event_loop import EventLoopThread
+from millstream.runtime.rpc.service import RpcService
+from millstream.runtime.rpc.wire import generate_secret
+from millstream.runtime.task_manager_processes import TaskManagerProcesses
 from millstream.runtime.taskmanager.task_executor import TaskExecutor
 
 __all__ = ["CollectChannel", "CollectChannels", "JobClient", "MiniCluster", "MiniClusterExecutor"]
 
 _END = object()
 COLLECT_QUEUE_BATCHES = 16
+REGISTRATION_TIMEOUT_S = 60.0
 
 
 class CollectChannel:
@@ -141,40 +150,85 @@ class CollectChannels:
 
 
 class MiniCluster:
-    """ResourceManager, Dispatcher and TaskExecutors in this process."""
+    """JobManager components in this process; TaskManagers as child processes or threads.
+
+    ``processes=True`` (``minicluster.mode: processes``, the default): the JobManager
+    listens on 127.0.0.1 with a fresh secret and ``num_task_managers`` TaskManager
+    processes register with it, as in a standalone cluster. ``processes=False``: one
+    process, TaskExecutors as in-process objects (for debugging and fast tests).
+    """
 
     def __init__(
-        self, configuration: Configuration, num_task_managers: int, slots_per_task_manager: int
+        self,
+        configuration: Configuration,
+        num_task_managers: int,
+        slots_per_task_manager: int,
+        processes: bool = False,
     ) -> None:
         self.configuration = configuration
+        self.processes = processes
         self.collect_channels = CollectChannels()
         self.resource_manager = ResourceManager()
-        self.dispatcher = Dispatcher(self.resource_manager)
-        self.task_executors = [
-            TaskExecutor(
-                ResourceID(f"tm-{i}-{new_id()[:6]}"),
-                configuration,
-                slots_per_task_manager,
-                self.collect_channels,
-                self._job_master,
+        self.blob_server = BlobServer()
+        self.task_executors: list[TaskExecutor] = []
+        self.task_manager_processes: TaskManagerProcesses | None = None
+        self.registry: TaskManagerRegistry | None = None
+        self.rpc: RpcService | None = None
+        self._loop: EventLoopThread | None = None
+        if processes:
+            self._loop = EventLoopThread("jobmanager-io")
+            self.rpc = RpcService(self._loop, generate_secret())
+            self.registry = TaskManagerRegistry(
+                self.resource_manager,
+                self._loop,
+                configuration.get(opts.HEARTBEAT_INTERVAL) / 1000,
+                configuration.get(opts.HEARTBEAT_TIMEOUT) / 1000,
             )
-            for i in range(num_task_managers)
-        ]
+            self.task_manager_processes = TaskManagerProcesses(
+                configuration, num_task_managers, slots_per_task_manager
+            )
+        else:
+            self.task_executors = [
+                TaskExecutor(
+                    ResourceID(f"tm-{i}-{new_id()[:6]}"),
+                    configuration,
+                    slots_per_task_manager,
+                    self.collect_channels,
+                    self._job_master,
+                )
+                for i in range(num_task_managers)
+            ]
+        self.dispatcher = Dispatcher(self.resource_manager, self.rpc)
         self._started = False
         self._saved_gc = gc.get_threshold()
 
     def start(self) -> None:
-        """Start every component and register the TaskExecutors."""
+        """Start every component and register the TaskManagers."""
         threshold = self.configuration.get(opts.GC_THRESHOLD)
         self._saved_gc = gc.get_threshold()
         if threshold > 0:
             gc.set_threshold(threshold, *self._saved_gc[1:])
         self.resource_manager.start()
         self.dispatcher.start()
+        self._started = True
         for te in self.task_executors:
             te.start()
             self.resource_manager.register_task_executor(te.resource_id, te, te.num_slots).result()
-        self._started = True
+        if self.processes:
+            self._start_processes()
+
+    def _start_processes(self) -> None:
+        assert self._loop is not None and self.rpc is not None and self.registry is not None
+        assert self.task_manager_processes is not None
+        self._loop.start()
+        self.rpc.register("taskmanagers", self.registry, TaskManagerRegistry.RPC_METHODS)
+        self.rpc.register("blobserver", self.blob_server, BlobServer.RPC_METHODS)
+        self.rpc.register("collect", self.collect_channels, CollectChannels.RPC_METHODS)
+        address = self.rpc.listen("127.0.0.1", 0)
+        self.task_manager_processes.start(address, self.rpc.secret)
+        self.registry.wait_for(
+            self.task_manager_processes.count, REGISTRATION_TIMEOUT_S, self.task_manager_processes.check_alive
+        )
 
     def _job_master(self, job_id: str) -> JobMaster:
         return self.dispatcher.job_masters[job_id]
@@ -185,18 +239,41 @@ class MiniCluster:
             for op in vertex.operators:
                 if op.operator.kind == "collect":
                     self.collect_channels.open(op.operator.params["collect_id"], vertex.parallelism)
-        return self.dispatcher.submit_job(job_graph)
+        artifacts = self._upload_job_files(job_graph) if self.processes else ()
+        return self.dispatcher.submit_job(job_graph, artifacts)
+
+    def _upload_job_files(self, job_graph: JobGraph) -> tuple[str, ...]:
+        entries: list[tuple[str, str]] = []
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+        if main_file:
+            entries += job_module_files(os.path.dirname(os.path.abspath(main_file)))
+        for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
+            entries.append((path, os.path.basename(path.rstrip(os.sep))))
+        if not entries:
+            return ()
+        return (self.blob_server.put_blob(package_files(entries)),)
 
     def close(self) -> None:
-        """Stop every component and wait for all task threads."""
+        """Stop every component; TaskManager processes exit, threads are joined."""
         if not self._started:
             return
         self._started = False
-        for te in self.task_executors:
-            te.shutdown()
-        self.dispatcher.stop()
-        self.resource_manager.stop()
-        gc.set_threshold(*self._saved_gc)
+        try:
+            for te in self.task_executors:
+                te.shutdown()
+            if self.registry is not None and self.task_manager_processes is not None:
+                self.registry.shutdown_all()
+                self.task_manager_processes.stop()
+        finally:
+            if self.task_manager_processes is not None:
+                self.task_manager_processes.kill()
+            self.dispatcher.stop()
+            self.resource_manager.stop()
+            if self.rpc is not None:
+                self.rpc.close()
+            if self._loop is not None:
+                self._loop.stop()
+            gc.set_threshold(*self._saved_gc)
 
 
 def _to_result(result: JobResult) -> JobExecutionResult:
@@ -280,10 +357,20 @@ class MiniClusterExecutor:
     def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> JobClient:
         """Start a MiniCluster sized for the job and submit it."""
         slots = len(required_slots(job_graph))
-        configured = configuration.get_integer(opts.TASK_SLOTS.key, 0)
-        cluster = MiniCluster(configuration, 1, max(slots, configured))
-        cluster.start()
+        mode = configuration.get(opts.MINICLUSTER_MODE).strip().lower()
+        if mode not in ("processes", "threads"):
+            raise ValueError(f"{opts.MINICLUSTER_MODE.key}: expected 'processes' or 'threads', got {mode!r}")
+        if mode == "threads":
+            configured = configuration.get_integer(opts.TASK_SLOTS.key, 0)
+            cluster = MiniCluster(configuration, 1, max(slots, configured))
+        else:
+            per_tm = max(1, configuration.get(opts.TASK_SLOTS))
+            count = configuration.get(opts.MINICLUSTER_TASK_MANAGERS)
+            if count <= 0:
+                count = -(-slots // per_tm)
+            cluster = MiniCluster(configuration, count, per_tm, processes=True)
         try:
+            cluster.start()
             master = cluster.submit(job_graph)
         except BaseException:
             cluster.close()

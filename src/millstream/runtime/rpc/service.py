@@ -98,6 +98,7 @@ class RpcService:
         if not secret:
             raise ValueError("RPC needs a shared secret")
         self.loop = loop
+        self.secret = secret
         self._secret = secret
         self._lock = threading.Lock()
         self._endpoints: dict[str, tuple[Any, frozenset[str]]] = {}  # under _lock
