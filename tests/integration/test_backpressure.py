@@ -55,7 +55,7 @@ def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
     GENERATED[0] = 0
     RELEASE.clear()
     total = 1_000_000
-    env = make_env(1)
+    env = make_env(1, minicluster__mode="threads")  # inspects buffer pools in this process
     source = DataGeneratorSource(generate, count=total)
     # One exchange: source -> map (chained) | sink (not chained).
     env.from_source(source, WatermarkStrategy.no_watermarks(), "gen").map(lambda x: x).add_sink(
@@ -82,7 +82,7 @@ def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
 @pytest.mark.parametrize("timeout_ms", [0, 30])
 def test_buffer_timeout_flushes_an_idle_producer(timeout_ms):
     ARRIVALS.clear()
-    env = make_env(1)
+    env = make_env(1, minicluster__mode="threads")  # inspects buffer pools in this process
     env.set_buffer_timeout(timeout_ms)
     # 5 elements per second: far slower than a buffer fills.
     source = DataGeneratorSource(lambda i: i, count=4, records_per_second=5)
@@ -99,7 +99,7 @@ def test_buffer_timeout_flushes_an_idle_producer(timeout_ms):
 @pytest.mark.timeout(120)
 def test_without_timeout_only_full_buffers_or_the_end_flush():
     ARRIVALS.clear()
-    env = make_env(1)
+    env = make_env(1, minicluster__mode="threads")  # inspects buffer pools in this process
     env.set_buffer_timeout(-1)
     source = DataGeneratorSource(lambda i: i, count=4, records_per_second=5)
     env.from_source(source, WatermarkStrategy.no_watermarks(), "slow").rebalance().add_sink(record_arrival)
@@ -145,7 +145,7 @@ def test_quiet_source_function_is_flushed_by_the_buffer_timeout(tmp_path):
         pass
 
     MARKER[0] = str(tmp_path / "delivered")
-    env = make_env(1)
+    env = make_env(1, minicluster__mode="threads")  # inspects buffer pools in this process
     env.set_buffer_timeout(20)
     env.add_source(Quiet(MARKER[0])).rebalance().add_sink(touch_marker)
     started = time.monotonic()

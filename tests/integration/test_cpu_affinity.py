@@ -16,8 +16,8 @@ pytestmark = pytest.mark.skipif(
 AFFINITY = "taskmanager.cpu-affinity"
 
 
-def _cpus_seen_by_tasks(affinity: str, parallelism: int = 2) -> set[frozenset[int]]:
-    env = make_env(parallelism, **{AFFINITY: affinity})
+def _cpus_seen_by_tasks(affinity: str, parallelism: int = 2, mode: str = "processes") -> set[frozenset[int]]:
+    env = make_env(parallelism, **{AFFINITY: affinity, "minicluster.mode": mode})
     seen = (
         env.from_collection(list(range(200)))
         .map(lambda _: frozenset(os.sched_getaffinity(0)))
@@ -36,8 +36,15 @@ def test_listed_cpus_pin_every_task_thread_and_leave_the_callers_thread_alone():
     assert frozenset(os.sched_getaffinity(0)) == allowed
 
 
-def test_auto_keeps_all_task_threads_on_one_cpu():
-    seen = _cpus_seen_by_tasks("auto")
+def test_auto_keeps_a_task_managers_threads_on_one_cpu_and_task_managers_apart():
+    allowed = frozenset(os.sched_getaffinity(0))
+    seen = _cpus_seen_by_tasks("auto")  # two TaskManager processes, one slot each
+    assert all(len(cpus) == 1 and cpus <= allowed for cpus in seen)
+    assert len(seen) == min(2, len(allowed))
+
+
+def test_auto_in_one_process_keeps_all_task_threads_on_one_cpu():
+    seen = _cpus_seen_by_tasks("auto", mode="threads")
     assert len(seen) == 1
     (cpus,) = seen
     assert len(cpus) == 1 and cpus <= frozenset(os.sched_getaffinity(0))

@@ -37,6 +37,7 @@ from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcService
 from millstream.runtime.rpc.wire import generate_secret
 from millstream.runtime.task_manager_processes import TaskManagerProcesses
+from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.task_executor import TaskExecutor
 
 __all__ = ["CollectChannel", "CollectChannels", "JobClient", "MiniCluster", "MiniClusterExecutor"]
@@ -360,6 +361,7 @@ class MiniClusterExecutor:
         mode = configuration.get(opts.MINICLUSTER_MODE).strip().lower()
         if mode not in ("processes", "threads"):
             raise ValueError(f"{opts.MINICLUSTER_MODE.key}: expected 'processes' or 'threads', got {mode!r}")
+        cpu_affinity.parse_affinity(configuration.get(opts.CPU_AFFINITY))  # a bad value fails here, clearly
         if mode == "threads":
             configured = configuration.get_integer(opts.TASK_SLOTS.key, 0)
             cluster = MiniCluster(configuration, 1, max(slots, configured))

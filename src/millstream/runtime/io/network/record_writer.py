@@ -48,7 +48,8 @@ def dumps_batch(obj: Any) -> bytes:
     try:
         pickler.dump(obj)
         return out.getvalue()
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, KeyError):
+        # KeyError: fast mode has no memo, yet CPython's frozenset pickling looks into it.
         return pickle.dumps(obj, protocol=5)
     except (pickle.PicklingError, AttributeError, TypeError):
         data: bytes = cloudpickle.dumps(obj, protocol=5)
