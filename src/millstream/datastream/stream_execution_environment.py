@@ -166,8 +166,8 @@ class StreamExecutionEnvironment:
         return self._checkpoint_interval
 
     def add_python_file(self, file_path: str) -> None:
-        """Ship a Python file with the job (recorded; modules of the job's process are importable)."""
-        self._python_files.append(file_path)
+        """Ship a Python file or directory with the job: TaskManagers can import it (``python.files``)."""
+        self._python_files.append(os.path.abspath(file_path))
 
     def get_default_local_parallelism(self) -> int:
         """The number of cores."""
@@ -261,7 +261,7 @@ class StreamExecutionEnvironment:
             chaining_enabled=self._chaining_enabled,
             buffer_timeout=self._buffer_timeout,
             runtime_mode=self._runtime_mode.name,
-            job_config=self._config.to_dict(),
+            job_config={**self._config.to_dict(), "python.files": ",".join(self._python_files)},
         )
         graph = generate_stream_graph(dict(self._transformations), settings)
         if clear_transformations:

@@ -19,6 +19,7 @@ exits, so no process outlives its client. Coordinating code.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import shutil
@@ -114,6 +115,9 @@ class TaskManagerRunner:
 
     def start(self) -> None:
         """Listen, connect to the JobManager and register."""
+        threshold = self.configuration.get(opts.GC_THRESHOLD)
+        if threshold > 0:
+            gc.set_threshold(threshold, *gc.get_threshold()[1:])
         self._loop.start()
         network = NetworkEnvironment(self.configuration, self.resource_id)
         self.connection_manager = ConnectionManager(self._loop, self._secret, network.partition_manager)
