@@ -76,6 +76,16 @@ class EventLoopThread:
             raise RuntimeError(f"{self.name}: blocking call from the loop thread")
         return self.submit(coro).result(timeout)
 
+    def run_if_open(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T | None:
+        """``run`` unless the loop is already closed (shutdown paths); None then."""
+        if self.loop.is_closed():
+            coro.close()
+            return None
+        try:
+            return self.run(coro, timeout)
+        except RuntimeError:
+            return None
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the loop (cancelling its tasks) and wait for the thread."""
         if not self._started or self.loop.is_closed():

@@ -169,12 +169,7 @@ class RpcService:
 
     def close(self) -> None:
         """Stop listening and close every connection (blocking; not from the loop thread)."""
-        if self.loop.loop.is_closed():
-            return
-        try:
-            self.loop.run(self._close(), 10)
-        except RuntimeError:
-            pass
+        self.loop.run_if_open(self._close(), 10)
 
     async def _close(self) -> None:
         for server in self._servers:
@@ -264,14 +259,8 @@ class RpcConnection:
 
     async def serve(self) -> None:
         """Read frames until the connection ends (loop thread)."""
-        decoder = wire.FrameDecoder()
         try:
-            while True:
-                data = await self._reader.read(READ_CHUNK)
-                if not data:
-                    break
-                for msg_type, body in decoder.feed(data):
-                    self._on_frame(msg_type, body)
+            await wire.read_frames(self._reader, self._on_frame, READ_CHUNK)
         except (wire.ProtocolError, pickle.UnpicklingError) as err:
             log.warning("closing RPC connection to %s: %s", self.peer, err)
         except (ConnectionError, OSError) as err:

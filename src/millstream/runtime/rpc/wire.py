@@ -29,6 +29,7 @@ import hmac
 import os
 import secrets
 import struct
+from collections.abc import Callable
 
 __all__ = [
     "MAGIC",
@@ -41,6 +42,7 @@ __all__ = [
     "encode_frame",
     "generate_secret",
     "load_secret",
+    "read_frames",
     "server_handshake",
 ]
 
@@ -134,6 +136,16 @@ class FrameDecoder:
     def pending(self) -> int:
         """Bytes received that do not yet form a complete frame."""
         return len(self._buffer)
+
+
+async def read_frames(
+    reader: asyncio.StreamReader, on_frame: Callable[[int, bytes], None], chunk: int = 1 << 16
+) -> None:
+    """Hand every frame to ``on_frame`` until the peer closes (returns) or misbehaves (raises)."""
+    decoder = FrameDecoder()
+    while data := await reader.read(chunk):
+        for msg_type, body in decoder.feed(data):
+            on_frame(msg_type, body)
 
 
 async def _read_frame(reader: asyncio.StreamReader, decoder: FrameDecoder) -> tuple[int, bytes]:

@@ -118,19 +118,13 @@ class PartitionRequestClient:
             writer.write(m.encode(message))
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
-        decoder = wire.FrameDecoder()
         error: BaseException
         try:
-            while True:
-                data = await reader.read(READ_CHUNK)
-                if not data:
-                    error = RemoteTransportError(
-                        f"Connection unexpectedly closed by remote TaskManager {_fmt(self.address)}. "
-                        "This might indicate that the remote TaskManager was lost."
-                    )
-                    break
-                for msg_type, body in decoder.feed(data):
-                    self._on_frame(msg_type, body)
+            await wire.read_frames(reader, self._on_frame, READ_CHUNK)
+            error = RemoteTransportError(
+                f"Connection unexpectedly closed by remote TaskManager {_fmt(self.address)}. "
+                "This might indicate that the remote TaskManager was lost."
+            )
         except wire.ProtocolError as err:
             error = RemoteTransportError(f"protocol error from TaskManager {_fmt(self.address)}: {err}")
         except (ConnectionError, OSError) as err:

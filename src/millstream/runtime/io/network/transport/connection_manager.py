@@ -110,12 +110,7 @@ class ConnectionManager:
 
     def close(self) -> None:
         """Stop serving and close every connection (not from the loop thread)."""
-        if self._loop.loop.is_closed():
-            return
-        try:
-            self._loop.run(self._close(), 10)
-        except RuntimeError:
-            pass
+        self._loop.run_if_open(self._close(), 10)
 
     async def _close(self) -> None:
         if self._server is not None:

@@ -103,14 +103,8 @@ class ServerConnection:
 
     async def serve(self) -> None:
         """Handle requests until the consumer disconnects."""
-        decoder = wire.FrameDecoder()
         try:
-            while True:
-                data = await self._reader.read(READ_CHUNK)
-                if not data:
-                    break
-                for msg_type, body in decoder.feed(data):
-                    self._handle(m.decode(msg_type, body))
+            await wire.read_frames(self._reader, lambda t, body: self._handle(m.decode(t, body)), READ_CHUNK)
         except wire.ProtocolError as err:
             log.warning("closing data connection from %s: %s", self.peer, err)
             self._send(m.ErrorResponse(None, f"protocol error: {err}"))
