@@ -128,7 +128,10 @@ class PartitionRequestClient:
         except wire.ProtocolError as err:
             error = RemoteTransportError(f"protocol error from TaskManager {_fmt(self.address)}: {err}")
         except (ConnectionError, OSError) as err:
-            error = RemoteTransportError(f"lost connection to TaskManager {_fmt(self.address)}: {err}")
+            error = RemoteTransportError(
+                f"Lost connection to remote TaskManager {_fmt(self.address)} ({err}). "
+                "This might indicate that the remote TaskManager was lost."
+            )
         except asyncio.CancelledError:
             error = RemoteTransportError(f"connection to TaskManager {_fmt(self.address)} closed")
         self._fail(error)
