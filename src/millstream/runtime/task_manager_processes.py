@@ -2,7 +2,8 @@
 
 Each child runs ``python -m millstream.cluster.taskmanager --managed`` with the
 MiniCluster's secret in its environment (never on the command line), the client's
-``sys.path`` (so whatever the client imports, its TaskManagers import) and the cluster
+``sys.path`` except the job script's directory (the job's own modules arrive as blobs,
+as on a cluster) and the cluster
 configuration as ``-D`` options. With ``taskmanager.cpu-affinity: auto`` child i is
 pinned to the i-th allowed CPU, so parallel TaskManagers use distinct cores. Children
 exit when the JobManager (this process) goes away; ``stop`` asks them to exit, waits,
@@ -40,12 +41,18 @@ class TaskManagerProcesses:
         """Spawn every TaskManager (they register with the JobManager at ``jobmanager``)."""
         env = dict(os.environ)
         env["MILLSTREAM_SECRET"] = secret
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        # The client's import path, minus the job script's own directory: the job's modules
+        # reach TaskManagers as blobs, as on a cluster (and -P keeps the cwd off the path).
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+        job_dir = os.path.dirname(os.path.abspath(main_file)) if main_file else None
+        paths = [p for p in sys.path if p and os.path.abspath(p) != job_dir]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
         defines = [f"{k}={v}" for k, v in self.configuration.to_dict().items()]
         cpus = self._cpus()
         for index, resource_id in enumerate(self.resource_ids):
             args = [
                 sys.executable,
+                "-P",
                 "-m",
                 "millstream.cluster.taskmanager",
                 "--managed",

@@ -135,15 +135,22 @@ class JobMaster(RpcEndpoint):
     def _submit(self, offer: SlotOffer, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> None:
         acknowledged = offer.task_executor.submit_task(tdd, serialized_vertex)
         if isinstance(acknowledged, Future):
-            acknowledged.add_done_callback(self._rpc_failure_handler(tdd.execution_attempt_id))
+            acknowledged.add_done_callback(self._rpc_failure_handler(tdd.execution_attempt_id, offer))
 
-    def _rpc_failure_handler(self, attempt: str) -> Any:
+    def _rpc_failure_handler(self, attempt: str, offer: SlotOffer) -> Any:
         """A done-callback failing ``attempt`` when the RPC to its TaskManager failed."""
 
         def on_done(future: Future[Any]) -> None:
             error = future.exception()
-            if error is not None:
-                self.update_task_execution_state(_DeploymentFailed(attempt, error))
+            if error is None:
+                return
+            if isinstance(error, ConnectionError):
+                lost = TaskManagerLostError(
+                    f"TaskManager {offer.resource_id} is no longer reachable: {error}"
+                )
+                lost.__cause__ = error
+                error = lost
+            self.update_task_execution_state(_DeploymentFailed(attempt, error))
 
         return on_done
 
@@ -271,7 +278,7 @@ class JobMaster(RpcEndpoint):
             if offer is not None:
                 cancelled = offer.task_executor.cancel_task(execution.attempt_id)
                 if isinstance(cancelled, Future):
-                    cancelled.add_done_callback(self._rpc_failure_handler(execution.attempt_id))
+                    cancelled.add_done_callback(self._rpc_failure_handler(execution.attempt_id, offer))
 
     def _slot_of(self, execution: Execution) -> SlotOffer | None:
         for offer in self._slots.values():

@@ -340,15 +340,16 @@ class RpcConnection:
             listeners, self._close_listeners = self._close_listeners, []
         self._writer.close()
         self.service._forget(self)
-        lost = RpcConnectionLost(f"connection to {self.peer} lost")
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(lost)
+        # Listeners first: whoever watches the peer learns why before its pending calls fail.
         for listener in listeners:
             try:
                 listener(self)
             except Exception:
                 log.exception("close listener of RPC connection to %s failed", self.peer)
+        lost = RpcConnectionLost(f"connection to {self.peer} lost")
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(lost)
 
 
 def _log_failure(request: RpcRequest, future: Future[Any]) -> None:

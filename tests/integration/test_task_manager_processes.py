@@ -1,0 +1,105 @@
+"""TaskManager processes of the embedded runtime: failures, cleanup, job files."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import psutil
+import pytest
+
+from millstream.common import JobExecutionException, WatermarkStrategy
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+from tests.conftest import make_env
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _endless_job(env):
+    generator = DataGeneratorSource(lambda i: i, None)
+    endless = env.from_source(generator, WatermarkStrategy.no_watermarks(), "endless")
+    endless.rebalance().map(lambda x: x).name("relay").add_sink(lambda x: None)
+    return env.execute_async("endless")
+
+
+def test_killing_a_task_manager_fails_the_job_promptly_and_leaves_no_process():
+    env = make_env(2)
+    client = _endless_job(env)
+    processes = client._cluster.task_manager_processes.processes
+    assert len(processes) == 2 and all(p.poll() is None for p in processes)
+    victim = processes[1]
+    started = time.monotonic()
+    os.kill(victim.pid, signal.SIGKILL)
+    with pytest.raises(JobExecutionException) as info:
+        client.get_job_execution_result(timeout=30)
+    assert time.monotonic() - started < 15
+    message = str(info.value) + str(info.value.__cause__)
+    assert "TaskManager" in message and ("no longer reachable" in message or "was lost" in message)
+    assert all(p.poll() is not None for p in processes)
+
+
+def test_task_managers_exit_when_their_client_is_killed(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            from millstream.common import WatermarkStrategy
+            from millstream.datastream import StreamExecutionEnvironment
+            from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+            env = StreamExecutionEnvironment.get_execution_environment()
+            env.set_parallelism(2)
+            gen = DataGeneratorSource(lambda i: i, None)
+            src = env.from_source(gen, WatermarkStrategy.no_watermarks(), "s")
+            src.rebalance().map(lambda x: x).add_sink(lambda x: None)
+            env.execute("forever")
+            """
+        )
+    )
+    client = subprocess.Popen([sys.executable, str(script)], cwd=os.getcwd())
+    try:
+        parent = psutil.Process(client.pid)
+        deadline = time.monotonic() + 60
+        children: list[psutil.Process] = []
+        while len(children) < 2:
+            assert time.monotonic() < deadline, "TaskManagers did not start"
+            assert client.poll() is None, "the job process exited"
+            children = parent.children()
+            time.sleep(0.1)
+        client.kill()
+        client.wait(10)
+        _gone, alive = psutil.wait_procs(children, timeout=20)
+        assert not alive, f"orphaned TaskManagers: {[p.pid for p in alive]}"
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+
+
+def test_a_job_script_importing_its_own_helper_module_runs_on_task_managers(tmp_path):
+    (tmp_path / "helpers.py").write_text("def shout(word):\n    return word.upper() + '!'\n")
+    script = tmp_path / "job.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            from helpers import shout
+            from millstream.datastream import StreamExecutionEnvironment
+
+            env = StreamExecutionEnvironment.get_execution_environment()
+            env.set_parallelism(2)
+            with env.from_collection(["a", "b", "c"]).rebalance().map(shout).execute_and_collect() as out:
+                print(sorted(out))
+            """
+        )
+    )
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    result = subprocess.run(
+        [sys.executable, str(script)], cwd=str(tmp_path), capture_output=True, text=True, timeout=90, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['A!', 'B!', 'C!']"
