@@ -17,8 +17,9 @@ import sys
 import threading
 import zipfile
 from collections.abc import Callable, Iterable
+from typing import Any
 
-__all__ = ["BlobCache", "BlobServer", "job_module_files", "package_files"]
+__all__ = ["BlobCache", "BlobServer", "job_module_files", "package_files", "package_job_files"]
 
 
 class BlobServer:
@@ -114,3 +115,14 @@ def package_files(entries: Iterable[tuple[str, str]]) -> bytes:
             else:
                 archive.write(path, arcname)
     return out.getvalue()
+
+
+def package_job_files(job_graph: Any) -> bytes | None:
+    """The zip a client ships with a job: its script's own modules and ``python.files``."""
+    entries: list[tuple[str, str]] = []
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main_file:
+        entries += job_module_files(os.path.dirname(os.path.abspath(main_file)))
+    for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
+        entries.append((path, os.path.basename(path.rstrip(os.sep))))
+    return package_files(entries) if entries else None

@@ -1,0 +1,147 @@
+"""JobManagerServices: the JobManager's components and its RPC port, shared by every runner.
+
+::
+
+    RpcService on 127.0.0.1:port (shared secret)
+      "taskmanagers" -> TaskManagerRegistry (registration, heartbeats, loss)
+      "blobserver"   -> BlobServer (job files)
+      "collect"      -> CollectRouter (execute_and_collect elements, to local or remote clients)
+      "jobmanager"   -> this object (submit, result, cancel, list: the client API)
+      "jobmaster/<job id>" -> each running JobMaster (task state updates)
+    ResourceManager, Dispatcher
+
+The embedded MiniCluster (with TaskManager processes) and the standalone
+``millstream jobmanager`` process both run one of these. Coordinating code.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import shutil
+import tempfile
+from concurrent.futures import Future
+from typing import Any
+
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration
+from millstream.graph.job_graph import JobGraph
+from millstream.runtime.blob import BlobCache, BlobServer
+from millstream.runtime.jobmanager.collect import CollectChannels, CollectRouter
+from millstream.runtime.jobmanager.dispatcher import Dispatcher
+from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
+from millstream.runtime.jobmanager.resource_manager import ResourceManager
+from millstream.runtime.jobmanager.task_manager_registry import TaskManagerRegistry
+from millstream.runtime.rpc.event_loop import EventLoopThread
+from millstream.runtime.rpc.serialized_throwable import dumps_exception
+from millstream.runtime.rpc.service import RpcService, current_connection
+
+__all__ = ["JobManagerServices", "open_collect_channels"]
+
+log = logging.getLogger(__name__)
+
+
+def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[str]:
+    """Open a channel for every collect sink of ``job_graph``; returns their ids."""
+    ids = []
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            if op.operator.kind == "collect":
+                collect_channels.open(op.operator.params["collect_id"], vertex.parallelism)
+                ids.append(op.operator.params["collect_id"])
+    return ids
+
+
+class JobManagerServices:
+    """ResourceManager, Dispatcher, TaskManager registry, blob server and collect channels on RPC."""
+
+    CLIENT_RPC_METHODS = frozenset({"submit_job", "job_result", "cancel_job", "list_jobs", "task_managers"})
+
+    def __init__(self, configuration: Configuration, secret: str, collect_channels: CollectChannels) -> None:
+        self.configuration = configuration
+        self.loop = EventLoopThread("jobmanager-io")
+        self.rpc = RpcService(self.loop, secret)
+        self.resource_manager = ResourceManager()
+        self.dispatcher = Dispatcher(self.resource_manager, self.rpc)
+        self.blob_server = BlobServer()
+        self.collect_channels = collect_channels
+        self.collect_router = CollectRouter(collect_channels)
+        self.registry = TaskManagerRegistry(
+            self.resource_manager,
+            self.loop,
+            configuration.get(opts.HEARTBEAT_INTERVAL) / 1000,
+            configuration.get(opts.HEARTBEAT_TIMEOUT) / 1000,
+        )
+        self._work_dir = tempfile.mkdtemp(prefix="millstream-jobmanager-")
+        self._blobs = BlobCache(self.blob_server.get_blob, self._work_dir)
+        self.address: tuple[str, int] | None = None
+
+    def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
+        """Start the components and listen; returns the RPC address."""
+        self.resource_manager.start()
+        self.dispatcher.start()
+        self.loop.start()
+        self.rpc.register("taskmanagers", self.registry, TaskManagerRegistry.RPC_METHODS)
+        self.rpc.register("blobserver", self.blob_server, BlobServer.RPC_METHODS)
+        self.rpc.register("collect", self.collect_router, CollectRouter.RPC_METHODS)
+        self.rpc.register("jobmanager", self, self.CLIENT_RPC_METHODS)
+        self.address = self.rpc.listen(host, port)
+        return self.address
+
+    # -- client API (RPC) -------------------------------------------------------------------
+
+    def submit_job(self, job_graph_bytes: bytes, user_artifacts: tuple[str, ...]) -> str:
+        """RPC from a client: install the job's files here, unpickle and start the job."""
+        self._blobs.prepare(user_artifacts)  # the JobGraph holds user code
+        job_graph: JobGraph = pickle.loads(job_graph_bytes)
+        connection = current_connection()
+        collect_ids = [
+            op.operator.params["collect_id"]
+            for vertex in job_graph.vertices
+            for op in vertex.operators
+            if op.operator.kind == "collect"
+        ]
+        if connection is not None and collect_ids:
+            self.collect_router.route_to_client(collect_ids, connection)
+        self.dispatcher.submit_job(job_graph, tuple(user_artifacts))
+        return job_graph.job_id
+
+    def job_result(self, job_id: str) -> Future[tuple[str, str, int, dict[str, Any], bytes | None]]:
+        """RPC: the job's final (status, name, runtime ms, accumulators, pickled failure)."""
+        master = self.dispatcher.job_masters.get(job_id)
+        if master is None:
+            raise KeyError(f"no running job {job_id}")
+        result: Future[tuple[str, str, int, dict[str, Any], bytes | None]] = Future()
+
+        def done(future: Future[JobResult]) -> None:
+            r = future.result()
+            failure = dumps_exception(r.failure) if r.failure is not None else None
+            result.set_result((r.status.name, r.job_name, r.net_runtime_ms, dict(r.accumulators), failure))
+
+        master.result.add_done_callback(done)
+        return result
+
+    def cancel_job(self, job_id: str) -> None:
+        """RPC: cancel a running job."""
+        self.dispatcher.cancel_job(job_id)
+
+    def list_jobs(self) -> list[tuple[str, str, str]]:
+        """RPC: (job id, name, status) of every running job."""
+        return [(jid, m.job_graph.job_name, m.status.name) for jid, m in self.dispatcher.job_masters.items()]
+
+    def task_managers(self) -> dict[str, Any]:
+        """RPC: registered TaskManagers and their latest reports."""
+        return {str(rid): info for rid, info in self.registry.task_managers().items()}
+
+    def submit_local(self, job_graph: JobGraph, user_artifacts: tuple[str, ...]) -> JobMaster:
+        """Submit from this process (the embedded MiniCluster)."""
+        open_collect_channels(self.collect_channels, job_graph)
+        return self.dispatcher.submit_job(job_graph, user_artifacts)
+
+    def close(self) -> None:
+        """Stop TaskManagers' connections, the components and the loop."""
+        self.dispatcher.stop()
+        self.resource_manager.stop()
+        self.rpc.close()
+        self.loop.stop()
+        shutil.rmtree(self._work_dir, ignore_errors=True)
