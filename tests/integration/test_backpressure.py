@@ -46,7 +46,7 @@ def wait_for(predicate, timeout: float = 30.0) -> None:
 
 
 def partitions_of(client):
-    network = client._cluster.task_executors[0].network
+    network = client.cluster.task_executors[0].network
     return [network.partition_manager._partitions[pid] for pid in network.partition_manager.partition_ids()]
 
 

@@ -29,7 +29,7 @@ def _endless_job(env):
 def test_killing_a_task_manager_fails_the_job_promptly_and_leaves_no_process():
     env = make_env(2)
     client = _endless_job(env)
-    processes = client._cluster.task_manager_processes.processes
+    processes = client.cluster.task_manager_processes.processes
     assert len(processes) == 2 and all(p.poll() is None for p in processes)
     victim = processes[1]
     started = time.monotonic()

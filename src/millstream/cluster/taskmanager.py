@@ -4,8 +4,9 @@
                            [--secret-file FILE] [--resource-id ID] [-D key=value ...]
 
 The shared secret comes from ``--secret-file`` or the MILLSTREAM_SECRET environment
-variable. ``--managed`` is set by a MiniCluster for its child processes: the process
-ignores Ctrl-C (its parent shuts it down) and exits as soon as the JobManager is gone.
+variable. The process exits when its JobManager goes away (connection closed, or no
+heartbeat for ``heartbeat.timeout``). ``--managed`` is set by a MiniCluster for its
+child processes: they ignore Ctrl-C, their parent shuts them down.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.rpc.wire import load_secret
 from millstream.runtime.taskmanager.task_manager_runner import TaskManagerRunner
 
-__all__ = ["main", "parse_address"]
+__all__ = ["main", "parse_address", "parse_defines"]
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -32,7 +33,7 @@ def parse_address(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
-def _configuration(defines: Sequence[str]) -> Configuration:
+def parse_defines(defines: Sequence[str]) -> Configuration:
     config = Configuration()
     for item in defines:
         key, sep, value = item.partition("=")
@@ -67,13 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"millstream taskmanager: {err}", file=sys.stderr)
         return 2
     runner = TaskManagerRunner(
-        _configuration(args.define),
+        parse_defines(args.define),
         parse_address(args.jobmanager),
         secret,
         ResourceID(args.resource_id or f"tm-{new_id()[:8]}"),
         args.slots,
         bind_host=args.bind_host,
-        exit_on_disconnect=args.managed,
     )
     if not args.managed:
         signal.signal(signal.SIGTERM, lambda *_: runner.shutdown())

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import gc
 import queue
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from millstream.common import config_options as opts
@@ -154,42 +155,60 @@ def _to_result(result: JobResult) -> JobExecutionResult:
 
 
 class JobClient:
-    """A running job: its result, cancellation and collected elements."""
+    """A running job: its result, cancellation and collected elements.
 
-    def __init__(self, cluster: MiniCluster, master: JobMaster) -> None:
-        self._cluster = cluster
-        self._master = master
+    ``result`` completes with the JobResult; ``cancel`` asks the JobManager to cancel;
+    ``collect_channels`` receive the job's collect sinks; ``shutdown`` releases whatever
+    runs the job for this client (a MiniCluster, or a connection to a cluster).
+    """
+
+    def __init__(
+        self,
+        job_id: str,
+        result: Future[JobResult],
+        cancel: Callable[[], None],
+        status: Callable[[], JobStatus],
+        collect_channels: CollectChannels,
+        shutdown: Callable[[], None],
+    ) -> None:
+        self._job_id = job_id
+        self._result = result
+        self._cancel = cancel
+        self._status = status
+        self._collect_channels = collect_channels
+        self._shutdown = shutdown
         self._closed = False
+        self.cluster: Any = None
 
     def get_job_id(self) -> JobID:
         """The job id."""
-        return JobID(self._master.job_graph.job_id)
+        return JobID(self._job_id)
 
     def get_job_status(self) -> JobStatus:
         """Current status."""
-        return self._master.status
+        return self._status()
 
     def get_job_execution_result(self, timeout: float | None = None) -> JobExecutionResult:
         """Wait for the job and return its result (raises if it failed)."""
         try:
-            return _to_result(self._master.result.result(timeout))
+            return _to_result(self._result.result(timeout))
         finally:
-            if self._master.result.done():
+            if self._result.done():
                 self.close()
 
     def cancel(self) -> None:
         """Cancel the job."""
-        self._master.cancel()
+        self._cancel()
 
     def collect(self, collect_id: str) -> Iterator[Any]:
         """The elements reaching collect sink ``collect_id``, as they arrive."""
-        channel = self._cluster.collect_channels.channel(collect_id)
+        channel = self._collect_channels.channel(collect_id)
         while True:
             try:
                 batch = channel.get(timeout=0.05)
             except queue.Empty:
-                if self._master.result.done():
-                    result = self._master.result.result()
+                if self._result.done():
+                    result = self._result.result()
                     if result.status is not JobStatus.FINISHED:
                         self.close()
                         _to_result(result)
@@ -201,18 +220,18 @@ class JobClient:
             yield from batch
 
     def close(self) -> None:
-        """Cancel the job if it still runs; shut the cluster down."""
+        """Cancel the job if it still runs; release what runs it."""
         if self._closed:
             return
         self._closed = True
-        self._cluster.collect_channels.close_all()
-        if not self._master.result.done():
-            self._master.cancel()
+        self._collect_channels.close_all()
+        if not self._result.done():
+            self._cancel()
             try:
-                self._master.result.result(timeout=30)
+                self._result.result(timeout=30)
             except Exception:
                 pass
-        self._cluster.close()
+        self._shutdown()
 
 
 class MiniClusterExecutor:
@@ -240,7 +259,16 @@ class MiniClusterExecutor:
         except BaseException:
             cluster.close()
             raise
-        return JobClient(cluster, master)
+        client = JobClient(
+            job_graph.job_id,
+            master.result,
+            master.cancel,
+            lambda: master.status,
+            cluster.collect_channels,
+            cluster.close,
+        )
+        client.cluster = cluster  # the embedded cluster, for inspection (tests, debugging)
+        return client
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job to completion."""

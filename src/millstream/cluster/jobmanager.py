@@ -1,0 +1,69 @@
+"""``millstream jobmanager``: run a standalone JobManager process.
+
+    millstream jobmanager [--bind-host 127.0.0.1] [--port 6123] [--secret-file FILE] [-D key=value ...]
+
+TaskManagers register with it (``millstream taskmanager --jobmanager HOST:PORT``) and
+clients submit jobs to it (``millstream run --target cluster://HOST:PORT JOB.py``), all
+authenticated with the same shared secret (``--secret-file`` or MILLSTREAM_SECRET).
+It runs until SIGTERM or Ctrl-C; its TaskManagers then stop as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from millstream.cluster.taskmanager import parse_defines
+from millstream.runtime.jobmanager.collect import CollectChannels
+from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
+from millstream.runtime.rpc.wire import load_secret
+
+__all__ = ["DEFAULT_PORT", "main"]
+
+DEFAULT_PORT = 6123  # Flink's jobmanager.rpc.port
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Arguments of ``millstream jobmanager``."""
+    parser = argparse.ArgumentParser(prog="millstream jobmanager", description=__doc__)
+    parser.add_argument("--bind-host", default="127.0.0.1", help="interface to listen on (default: loopback)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--secret-file")
+    parser.add_argument("-D", dest="define", action="append", default=[], metavar="KEY=VALUE")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the JobManager until it is stopped."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        secret = load_secret(None, args.secret_file)
+    except ValueError as err:
+        print(f"millstream jobmanager: {err}", file=sys.stderr)
+        return 2
+    services = JobManagerServices(parse_defines(args.define), secret, CollectChannels())
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        host, port = services.start(args.bind_host, args.port)
+        print(f"JobManager listening on {host}:{port}", flush=True)
+        while not stopped.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    except OSError as err:
+        print(f"millstream jobmanager: {err}", file=sys.stderr)
+        return 1
+    finally:
+        services.registry.shutdown_all()
+        services.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
