@@ -1,7 +1,8 @@
 """``millstream``: run a job file, or show its graphs without running it.
 
-    millstream run [--target embedded] [-p N] [-D key=value ...] JOB.py [ARGS ...]
+    millstream run [--target embedded|cluster://HOST:PORT] [-p N] [-D key=value ...] JOB.py [ARGS ...]
     millstream plan JOB.py [--format text|json|dot] [--level stream|job|execution] [ARGS ...]
+    millstream jobmanager | taskmanager | cluster start|stop ...   (standalone cluster)
 
 ``run`` executes the program as ``__main__`` with every environment it creates reading
 the given settings (as Flink's ``flink run`` context environment). ``plan`` runs the
@@ -169,7 +170,29 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("job", help="the job's Python file")
     plan.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
     plan.set_defaults(func=_cmd_plan)
+
+    for name, text in (
+        ("jobmanager", "run a standalone JobManager (see: millstream jobmanager --help)"),
+        ("taskmanager", "run a TaskManager (see: millstream taskmanager --help)"),
+        ("cluster", "start or stop a standalone cluster on this machine"),
+    ):
+        process = sub.add_parser(name, help=text, add_help=False)
+        process.add_argument("args", nargs=argparse.REMAINDER)
+        process.set_defaults(func=_process_command(name))
     return parser
+
+
+def _process_command(name: str):  # type: ignore[no-untyped-def]
+    def run(args: argparse.Namespace) -> int:
+        if name == "jobmanager":
+            from millstream.cluster.jobmanager import main as entry
+        elif name == "taskmanager":
+            from millstream.cluster.taskmanager import main as entry
+        else:
+            from millstream.cluster.standalone import main as entry
+        return entry(args.args)
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

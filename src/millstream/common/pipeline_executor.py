@@ -27,17 +27,29 @@ _REGISTRY: dict[str, str] = {
 }
 
 
+# Targets with an address: the factory receives the whole target string.
+_SCHEMES: dict[str, str] = {
+    "cluster": "millstream.runtime.cluster_client:ClusterExecutor",
+}
+
+
 def register_executor(name: str, target: str) -> None:
     """Register ``target`` ("module:attribute", a PipelineExecutor factory) under ``name``."""
     _REGISTRY[name] = target
 
 
 def get_executor(name: str) -> PipelineExecutor:
-    """Instantiate the executor registered under ``name``."""
+    """Instantiate the executor registered under ``name`` (``scheme://...`` names by scheme)."""
+    scheme, sep, _ = name.partition("://")
+    if sep and scheme in _SCHEMES:
+        module_name, _, attribute = _SCHEMES[scheme].partition(":")
+        scheme_factory = getattr(importlib.import_module(module_name), attribute)
+        scheme_executor: PipelineExecutor = scheme_factory(name)
+        return scheme_executor
     try:
         target = _REGISTRY[name]
     except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
+        known = ", ".join(sorted(_REGISTRY) + [f"{s}://HOST:PORT" for s in _SCHEMES])
         raise ValueError(f"unknown execution.target {name!r}; known targets: {known}") from None
     module_name, _, attribute = target.partition(":")
     factory = getattr(importlib.import_module(module_name), attribute)

@@ -139,7 +139,7 @@ class RpcService:
         try:
             await asyncio.wait_for(wire.server_handshake(reader, writer, self._secret), HANDSHAKE_TIMEOUT_S)
         except (wire.ProtocolError, asyncio.IncompleteReadError, TimeoutError, OSError) as err:
-            log.warning("refused RPC connection from %s: %s", peer, err or type(err).__name__)
+            wire.log_refused(log, "RPC", peer, err)
             writer.close()
             return
         connection = RpcConnection(self, reader, writer, peer)

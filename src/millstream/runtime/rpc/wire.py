@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import struct
@@ -42,6 +43,7 @@ __all__ = [
     "encode_frame",
     "generate_secret",
     "load_secret",
+    "log_refused",
     "read_frames",
     "server_handshake",
 ]
@@ -199,3 +201,11 @@ async def client_handshake(reader: asyncio.StreamReader, writer: asyncio.StreamW
         ) from err
     if msg_type != AUTH_OK or not hmac.compare_digest(body, _mac(secret, b"server", nonce_c, nonce_s)):
         raise AuthenticationError("the listener failed to prove the shared secret")
+
+
+def log_refused(log: logging.Logger, kind: str, peer: str, err: BaseException) -> None:
+    """Log a refused connection; one that closed before saying anything (a port probe) at debug."""
+    if isinstance(err, asyncio.IncompleteReadError) and not err.partial:
+        log.debug("%s connection from %s closed before the handshake", kind, peer)
+    else:
+        log.warning("refused %s connection from %s: %s", kind, peer, err or type(err).__name__)

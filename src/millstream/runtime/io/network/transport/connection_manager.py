@@ -69,7 +69,7 @@ class ConnectionManager:
         try:
             await asyncio.wait_for(wire.server_handshake(reader, writer, self._secret), CONNECT_TIMEOUT_S)
         except (wire.ProtocolError, asyncio.IncompleteReadError, TimeoutError, OSError) as err:
-            log.warning("refused data connection from %s: %s", peer_text, err or type(err).__name__)
+            wire.log_refused(log, "data", peer_text, err)
             writer.close()
             return
         connection = ServerConnection(reader, writer, self._partitions, self._events, peer_text)

@@ -1,0 +1,215 @@
+"""``millstream cluster start|stop``: a standalone cluster on this machine, in the background.
+
+    millstream cluster start [--taskmanagers 2] [--slots 1] [--port 6123] [--bind-host 127.0.0.1]
+                             [--secret-file FILE] [--dir DIR]
+    millstream cluster stop [--dir DIR]
+
+``start`` launches one JobManager and N TaskManager processes (detached, logs in DIR),
+waits until every TaskManager registered, and records the processes in
+``DIR/cluster.json``. Without ``--secret-file`` it writes a fresh secret to
+``DIR/secret`` (readable by you only). Jobs are submitted with
+``millstream run --target cluster://HOST:PORT --secret-file FILE JOB.py``. ``stop``
+terminates the recorded processes. DIR defaults to $MILLSTREAM_CLUSTER_DIR or
+~/.millstream/cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from millstream.cluster.jobmanager import DEFAULT_PORT
+from millstream.runtime.rpc.event_loop import EventLoopThread
+from millstream.runtime.rpc.service import RpcService
+from millstream.runtime.rpc.wire import generate_secret, load_secret
+
+__all__ = ["cluster_task_managers", "main"]
+
+STATE = "cluster.json"
+
+
+def _dir(path: str | None) -> str:
+    return path or os.environ.get("MILLSTREAM_CLUSTER_DIR") or os.path.expanduser("~/.millstream/cluster")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _spawn(args: list[str], log_path: str) -> int:
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return process.pid
+
+
+def _wait_for_port(host: str, port: int, pid: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            raise SystemExit(f"millstream cluster: the JobManager (pid {pid}) exited; see its log")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"millstream cluster: the JobManager did not listen on {host}:{port}")
+
+
+def cluster_task_managers(address: tuple[str, int], secret: str) -> dict[str, Any]:
+    """The TaskManagers registered with the JobManager at ``address``."""
+    loop = EventLoopThread("cluster-cli-io")
+    loop.start()
+    rpc = RpcService(loop, secret)
+    try:
+        connection = rpc.connect(*address)
+        managers: dict[str, Any] = connection.call("jobmanager", "task_managers").result(10)
+        return managers
+    finally:
+        rpc.close()
+        loop.stop()
+
+
+def _start(args: argparse.Namespace) -> int:
+    directory = _dir(args.dir)
+    os.makedirs(directory, exist_ok=True)
+    state_path = os.path.join(directory, STATE)
+    if os.path.exists(state_path):
+        with open(state_path) as f:
+            state = json.load(f)
+        if any(_alive(pid) for pid in [state["jobmanager_pid"], *state["taskmanager_pids"]]):
+            print(f"millstream cluster: already running (see {state_path}); stop it first", file=sys.stderr)
+            return 1
+    secret_file = args.secret_file
+    if not secret_file:
+        secret_file = os.path.join(directory, "secret")
+        fd = os.open(secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(generate_secret() + "\n")
+    secret = load_secret(None, secret_file)
+    host, port = args.bind_host, args.port
+    jm_pid = _spawn(
+        [
+            "millstream.cluster.jobmanager",
+            "--bind-host",
+            host,
+            "--port",
+            str(port),
+            "--secret-file",
+            secret_file,
+        ],
+        os.path.join(directory, "jobmanager.log"),
+    )
+    _wait_for_port(host, port, jm_pid, 30)
+    tm_pids = [
+        _spawn(
+            [
+                "millstream.cluster.taskmanager",
+                "--jobmanager",
+                f"{host}:{port}",
+                "--slots",
+                str(args.slots),
+                "--bind-host",
+                host,
+                "--secret-file",
+                secret_file,
+            ],
+            os.path.join(directory, f"taskmanager-{i}.log"),
+        )
+        for i in range(args.taskmanagers)
+    ]
+    state = {
+        "jobmanager": f"{host}:{port}",
+        "jobmanager_pid": jm_pid,
+        "taskmanager_pids": tm_pids,
+        "secret_file": os.path.abspath(secret_file),
+    }
+    with open(state_path, "w") as f:
+        json.dump(state, f, indent=2)
+    deadline = time.monotonic() + 60
+    while len(cluster_task_managers((host, port), secret)) < args.taskmanagers:
+        if time.monotonic() > deadline or not all(_alive(pid) for pid in tm_pids):
+            print(
+                "millstream cluster: TaskManagers did not register; see the logs in " + directory,
+                file=sys.stderr,
+            )
+            return 1
+        time.sleep(0.2)
+    target = f"cluster://{host}:{port}"
+    print(
+        f"cluster started: JobManager at {host}:{port}, {args.taskmanagers} TaskManagers x {args.slots} slots"
+    )
+    print(f"submit with: millstream run --target {target} -D security.secret-file={secret_file} JOB.py")
+    return 0
+
+
+def _stop(args: argparse.Namespace) -> int:
+    state_path = os.path.join(_dir(args.dir), STATE)
+    if not os.path.exists(state_path):
+        print("millstream cluster: no cluster is recorded as running", file=sys.stderr)
+        return 1
+    with open(state_path) as f:
+        state = json.load(f)
+    pids = [*state["taskmanager_pids"], state["jobmanager_pid"]]
+    for pid in pids:
+        if _alive(pid):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in pids:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    os.remove(state_path)
+    print("cluster stopped")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Arguments of ``millstream cluster``."""
+    parser = argparse.ArgumentParser(
+        prog="millstream cluster", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="action", required=True)
+    start = sub.add_parser("start", help="start a JobManager and TaskManagers in the background")
+    start.add_argument("--taskmanagers", type=int, default=2)
+    start.add_argument("--slots", type=int, default=1)
+    start.add_argument("--port", type=int, default=DEFAULT_PORT)
+    start.add_argument("--bind-host", default="127.0.0.1")
+    start.add_argument("--secret-file")
+    start.add_argument("--dir")
+    start.set_defaults(func=_start)
+    stop = sub.add_parser("stop", help="stop the cluster started with 'start'")
+    stop.add_argument("--dir")
+    stop.set_defaults(func=_stop)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``millstream cluster``."""
+    args = build_parser().parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

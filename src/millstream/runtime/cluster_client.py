@@ -1,0 +1,108 @@
+"""The ``cluster://HOST:PORT`` execution target: submit a job to a standalone JobManager.
+
+The client connects with the shared secret (``security.secret-file`` or
+MILLSTREAM_SECRET), uploads the job's Python files to the JobManager's blob server,
+submits the pickled JobGraph and waits for the result. Elements of
+``execute_and_collect`` sinks come back over the same connection: the JobManager
+forwards each collect sink's batches to this client's ``collect`` endpoint, and the
+sink waits until the client has room (backpressure reaches the job). Coordinating code.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any
+
+import cloudpickle
+
+from millstream.common.configuration import Configuration
+from millstream.common.job_execution_result import JobExecutionResult, JobStatus
+from millstream.graph.job_graph import JobGraph
+from millstream.runtime.blob import package_job_files
+from millstream.runtime.jobmanager.collect import CollectChannels
+from millstream.runtime.jobmanager.job_manager_services import open_collect_channels
+from millstream.runtime.jobmanager.job_master import JobResult
+from millstream.runtime.minicluster import JobClient
+from millstream.runtime.rpc.event_loop import EventLoopThread
+from millstream.runtime.rpc.serialized_throwable import loads_exception
+from millstream.runtime.rpc.service import RpcService
+from millstream.runtime.rpc.wire import load_secret
+
+__all__ = ["ClusterExecutor", "parse_cluster_target"]
+
+SECRET_FILE_KEY = "security.secret-file"
+
+
+def parse_cluster_target(target: str) -> tuple[str, int]:
+    """``cluster://HOST:PORT`` -> (host, port)."""
+    rest = target.removeprefix("cluster://")
+    host, sep, port = rest.rpartition(":")
+    if not target.startswith("cluster://") or not sep or not port.isdigit():
+        raise ValueError(f"execution.target: expected cluster://HOST:PORT, got {target!r}")
+    return host or "127.0.0.1", int(port)
+
+
+class ClusterExecutor:
+    """PipelineExecutor for a standalone cluster."""
+
+    def __init__(self, target: str) -> None:
+        self.address = parse_cluster_target(target)
+
+    def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> JobClient:
+        """Submit the job; returns its client."""
+        secret = load_secret(None, configuration.get_string(SECRET_FILE_KEY, "") or None)
+        loop = EventLoopThread("client-io")
+        loop.start()
+        rpc = RpcService(loop, secret)
+
+        def shutdown() -> None:
+            rpc.close()
+            loop.stop()
+
+        try:
+            collect = CollectChannels()
+            rpc.register("collect", collect, CollectChannels.RPC_METHODS)
+            connection = rpc.connect(*self.address)
+            open_collect_channels(collect, job_graph)
+            files = package_job_files(job_graph)
+            keys = (connection.call("blobserver", "put_blob", files).result(),) if files else ()
+            job_id = connection.call("jobmanager", "submit_job", cloudpickle.dumps(job_graph), keys).result()
+        except BaseException:
+            shutdown()
+            raise
+        result: Future[JobResult] = Future()
+        status = [JobStatus.RUNNING]
+
+        def on_result(remote: Future[Any]) -> None:
+            error = remote.exception()
+            if error is not None:
+                failure: BaseException = error
+                result.set_result(JobResult(job_id, job_graph.job_name, JobStatus.FAILED, 0, failure))
+            else:
+                name, job_name, runtime_ms, accumulators, pickled = remote.result()
+                failure_value = loads_exception(pickled) if pickled is not None else None
+                result.set_result(
+                    JobResult(job_id, job_name, JobStatus[name], runtime_ms, failure_value, accumulators)
+                )
+            status[0] = result.result().status
+
+        connection.call("jobmanager", "job_result", job_id).add_done_callback(on_result)
+        return JobClient(
+            job_id,
+            result,
+            lambda: connection.call("jobmanager", "cancel_job", job_id).result(30),
+            lambda: status[0],
+            collect,
+            shutdown,
+        )
+
+    def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
+        """Run the job on the cluster to completion."""
+        client = self.execute_async(job_graph, configuration)
+        try:
+            return client.get_job_execution_result()
+        except KeyboardInterrupt:
+            client.close()
+            raise
+        finally:
+            client.close()
