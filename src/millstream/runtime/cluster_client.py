@@ -94,6 +94,7 @@ class ClusterExecutor:
             lambda: status[0],
             collect,
             shutdown,
+            lambda: connection.call("jobmanager", "job_metrics", job_id),
         )
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:

@@ -170,8 +170,10 @@ class JobClient:
         status: Callable[[], JobStatus],
         collect_channels: CollectChannels,
         shutdown: Callable[[], None],
+        metrics: Callable[[], Future[dict[str, Any]]] | None = None,
     ) -> None:
         self._job_id = job_id
+        self._metrics = metrics
         self._result = result
         self._cancel = cancel
         self._status = status
@@ -199,6 +201,12 @@ class JobClient:
     def cancel(self) -> None:
         """Cancel the job."""
         self._cancel()
+
+    def get_task_metrics(self, timeout: float = 30.0) -> dict[str, Any]:
+        """Metrics of the running job's tasks, by subtask (millstream; Flink shows them in its REST API)."""
+        if self._metrics is None or self._result.done():
+            return {}
+        return self._metrics().result(timeout)
 
     def collect(self, collect_id: str) -> Iterator[Any]:
         """The elements reaching collect sink ``collect_id``, as they arrive."""
@@ -266,6 +274,7 @@ class MiniClusterExecutor:
             lambda: master.status,
             cluster.collect_channels,
             cluster.close,
+            master.request_task_metrics,
         )
         client.cluster = cluster  # the embedded cluster, for inspection (tests, debugging)
         return client

@@ -55,7 +55,9 @@ def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[st
 class JobManagerServices:
     """ResourceManager, Dispatcher, TaskManager registry, blob server and collect channels on RPC."""
 
-    CLIENT_RPC_METHODS = frozenset({"submit_job", "job_result", "cancel_job", "list_jobs", "task_managers"})
+    CLIENT_RPC_METHODS = frozenset(
+        {"submit_job", "job_result", "cancel_job", "list_jobs", "task_managers", "job_metrics"}
+    )
 
     def __init__(self, configuration: Configuration, secret: str, collect_channels: CollectChannels) -> None:
         self.configuration = configuration
@@ -120,6 +122,13 @@ class JobManagerServices:
 
         master.result.add_done_callback(done)
         return result
+
+    def job_metrics(self, job_id: str) -> Future[dict[str, Any]]:
+        """RPC: the running job's task metrics, by subtask."""
+        master = self.dispatcher.job_masters.get(job_id)
+        if master is None:
+            raise KeyError(f"no running job {job_id}")
+        return master.request_task_metrics()
 
     def cancel_job(self, job_id: str) -> None:
         """RPC: cancel a running job."""

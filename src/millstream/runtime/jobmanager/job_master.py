@@ -314,6 +314,36 @@ class JobMaster(RpcEndpoint):
             self._cancel_all()
             self._maybe_complete()
 
+    def request_task_metrics(self) -> Future[dict[str, Any]]:
+        """Metrics of every running task of the job, by subtask name (any thread).
+
+        Each TaskManager samples its tasks (records and bytes in/out, pool usage,
+        back-pressured time per second, credit and backlog per input channel).
+        """
+        result: Future[dict[str, Any]] = Future()
+
+        def gather() -> None:
+            executors = {offer.resource_id: offer.task_executor for offer in self._slots.values()}
+            pending = [gateway.task_metrics(self.job_graph.job_id) for gateway in executors.values()]
+            merged: dict[str, Any] = {}
+            remaining = [len(pending)]
+
+            def one_done(future: Future[dict[str, Any]]) -> None:
+                if future.exception() is None:
+                    for sample in future.result().values():
+                        merged[sample["task"]] = sample
+                remaining[0] -= 1
+                if remaining[0] == 0:
+                    result.set_result(dict(sorted(merged.items())))
+
+            if not pending:
+                result.set_result({})
+            for future in pending:
+                future.add_done_callback(one_done)
+
+        self.run_async(gather)
+        return result
+
     def execution_states(self) -> dict[str, ExecutionState]:
         """State of every subtask by name (any thread)."""
 

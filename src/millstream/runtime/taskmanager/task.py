@@ -33,6 +33,7 @@ from millstream.runtime.taskmanager.mailbox import TaskMailbox
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
 from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
+from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 
 __all__ = ["Task", "TaskExecutionState"]
 
@@ -86,6 +87,7 @@ class Task:
             tdd.job_name, tdd.task_name, tdd.subtask_index, tdd.parallelism, tdd.attempt_number
         )
         self.thread = threading.Thread(target=self._run, name=self.location.describe(), daemon=True)
+        self.metrics = TaskMetricsSampler(self)
 
     @property
     def state(self) -> ExecutionState:

@@ -88,6 +88,16 @@ class TaskExecutor(RpcEndpoint):
         if task is not None:
             task.cancel()
 
+    def task_metrics(self, job_id: str) -> Future[dict[str, Any]]:
+        """Metrics of this TaskManager's tasks of ``job_id``, by execution attempt (any thread)."""
+
+        def sample() -> dict[str, Any]:
+            with self._lock:
+                tasks = [t for t in self._tasks.values() if t.tdd.job_id == job_id]
+            return {t.tdd.execution_attempt_id: t.metrics.sample() for t in tasks}
+
+        return self.call_async(sample)
+
     def running_tasks(self) -> int:
         """Tasks not yet terminated."""
         with self._lock:

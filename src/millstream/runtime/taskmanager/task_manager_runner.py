@@ -43,7 +43,7 @@ __all__ = ["TaskManagerRunner"]
 
 log = logging.getLogger(__name__)
 
-TASK_EXECUTOR_RPC_METHODS = frozenset({"submit_task", "cancel_task"})
+TASK_EXECUTOR_RPC_METHODS = frozenset({"submit_task", "cancel_task", "task_metrics"})
 
 
 class _RemoteCollectChannel:

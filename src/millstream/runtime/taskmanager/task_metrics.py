@@ -1,0 +1,80 @@
+"""Task metrics (Flink's task I/O metric group), sampled on request from the task's objects.
+
+``TaskMetricsSampler.sample()`` reads counters the task thread keeps (plain ints read
+without locks: a sample may be a moment stale, never torn) and turns the time the task
+spent blocked on buffer requests into ``backPressuredTimeMsPerSecond`` since the
+previous sample. Coordinating code: called by the TaskExecutor, not per record.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+__all__ = ["TaskMetricsSampler"]
+
+
+class TaskMetricsSampler:
+    """Samples one task's metrics."""
+
+    def __init__(self, task: Any) -> None:
+        self._task = task
+        self._last_time = time.monotonic()  # owner: caller of sample (TaskExecutor main thread)
+        self._last_backpressured = 0.0
+
+    def sample(self) -> dict[str, Any]:
+        """The task's metrics now."""
+        task = self._task
+        stream_task = task._stream_task
+        operators = stream_task.chain.operators if stream_task is not None else []
+        partitions = list(task._partitions)
+        gates = task._input.gates if task._input is not None else []
+        now = time.monotonic()
+        backpressured = sum(p.backpressured_s for p in partitions)
+        elapsed = max(1e-9, now - self._last_time)
+        per_second = min(1000.0, (backpressured - self._last_backpressured) * 1000 / elapsed)
+        self._last_time, self._last_backpressured = now, backpressured
+        channels = [c for g in gates for c in g.channels]
+        writers = stream_task.writers if stream_task is not None else []
+        return {
+            "task": task.location.describe(),
+            "state": task.state.name,
+            "numRecordsIn": operators[0].records_in if operators else 0,
+            "numRecordsOut": sum(w.records_out for w in writers),
+            "numBytesIn": sum(c.bytes_in for c in channels),
+            "numBytesOut": sum(s.bytes_added for p in partitions for s in p.subpartitions),
+            "numBuffersIn": sum(c.buffers_in for c in channels),
+            "numBuffersOut": sum(s.buffers_added for p in partitions for s in p.subpartitions),
+            "outPoolUsage": _usage([p.buffer_pool for p in partitions]),
+            "inPoolUsage": _usage([g.buffer_pool for g in gates if g.buffer_pool is not None]),
+            "backPressuredTimeMsPerSecond": round(per_second, 1),
+            "isBackPressured": any(p.buffer_pool.blocked_requesters for p in partitions),
+            "channels": [_channel(c) for c in channels],
+        }
+
+
+def _usage(pools: list[Any]) -> float:
+    """Share of the pools' current size that is in use (Flink's in/outPoolUsage)."""
+    size = sum(p.pool_size for p in pools)
+    if size == 0:
+        return 0.0
+    used = sum(p.number_of_requested_segments - p.number_of_available_segments for p in pools)
+    return round(max(0, used) / size, 3)
+
+
+def _channel(channel: Any) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "index": channel.channel_index,
+        "partition": channel.partition_id,
+        "buffersIn": channel.buffers_in,
+        "bytesIn": channel.bytes_in,
+    }
+    if hasattr(channel, "credit_announced"):
+        info["remote"] = True
+        info["creditAnnounced"] = channel.credit_announced
+        info["unannouncedCredit"] = channel.unannounced_credit()
+        info["backlog"] = channel.last_backlog
+    else:
+        info["remote"] = False
+        info["backlog"] = channel.backlog()
+    return info
