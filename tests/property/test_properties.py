@@ -118,3 +118,27 @@ def test_compiled_aggregations_equal_the_generic_ones(pairs, position):
         if position == 1:
             # A value of another arity than declared takes the generic path.
             assert compiled.reduce(("k", 1), ("k", 2)) == generic.reduce(("k", 1), ("k", 2))
+
+
+@given(
+    batches=st.lists(
+        st.lists(st.tuples(st.one_of(keys, st.lists(st.integers(), max_size=2)), st.integers()), max_size=60),
+        max_size=4,
+    ),
+    parallelism=st.integers(2, 5),
+    with_timestamps=st.booleans(),
+)
+def test_keyed_routing_equals_per_element_assignment_in_order(batches, parallelism, with_timestamps):
+    from millstream.runtime.state.key_groups import assign_key_to_parallel_operator
+
+    # Lists are unhashable keys: routed by their stable hash without the key cache.
+    selector = create_channel_selector(KeyGroupStreamPartitioner(lambda v: v[0], 128), parallelism)
+    for values in batches:  # later batches hit the key cache warmed by earlier ones
+        timestamps = [v[1] for v in values] if with_timestamps else None
+        expected: dict[int, list] = {}
+        for v in values:
+            expected.setdefault(assign_key_to_parallel_operator(v[0], 128, parallelism), []).append(v)
+        routed = selector.route(values, timestamps)
+        assert {c: vals for c, vals, _ in routed} == expected
+        for _, vals, ts in routed:
+            assert ts == ([v[1] for v in vals] if with_timestamps else None)

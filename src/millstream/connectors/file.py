@@ -1,8 +1,11 @@
 """Files: ``FileSource`` for text lines and ``FileSink`` in row format.
 
-Reading: every file is cut into byte-range splits (Hadoop's line-split rule: a split owns
-the lines that start inside it), and split j is read by subtask ``j % parallelism``, so
-one large file is read in parallel. Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
+Reading: the files, taken as one sequence of bytes, are cut into ``parallelism`` equal
+byte ranges, and subtask i reads range i (in splits of at most the split size), so every
+subtask reads the same amount however the bytes are spread over files; a split owns the
+lines that start inside it (Hadoop's line-split rule), so no line is lost or read twice.
+(Flink reads a non-splittable text file with one subtask and hands out whole files.)
+Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
 
 Writing (as Flink's ``FileSink``): each subtask writes to an in-progress file
 ``.part-<uuid>-<subtask>-<n>.inprogress.<id>`` inside its bucket directory and renames it
@@ -99,9 +102,23 @@ class FileSource:
                 raise FileNotFoundError(f"FileSource: no such file or directory: {path}")
         return files
 
+    def splits_of(self, subtask_index: int, parallelism: int) -> list[_Split]:
+        """The splits of one subtask: its equal share of all bytes, cut at the split size."""
+        sizes = [(path, os.path.getsize(path)) for path in self._files()]
+        total = sum(size for _, size in sizes)
+        lo, hi = total * subtask_index // parallelism, total * (subtask_index + 1) // parallelism
+        mine = []
+        offset = 0
+        for path, size in sizes:
+            start, end = max(lo, offset), min(hi, offset + size)
+            for piece in range(start, end, self.split_size):
+                mine.append(_Split(path, piece - offset, min(piece + self.split_size, end) - offset))
+            offset += size
+        return mine
+
     def create_reader(self, context: ReaderContext) -> TextLineReader:
-        """Reads splits j with ``j % parallelism == subtask_index``."""
-        mine = [s for j, s in enumerate(self.splits()) if j % context.parallelism == context.subtask_index]
+        """Reads this subtask's share of the bytes."""
+        mine = self.splits_of(context.subtask_index, context.parallelism)
         return TextLineReader(mine, self.stream_format.charset)
 
 

@@ -30,7 +30,7 @@ class TaskMetricsSampler:
         partitions = list(task._partitions)
         gates = task._input.gates if task._input is not None else []
         now = time.monotonic()
-        backpressured = sum(p.backpressured_s for p in partitions)
+        backpressured = sum(p.backpressured_time() for p in partitions)
         elapsed = max(1e-9, now - self._last_time)
         per_second = min(1000.0, (backpressured - self._last_backpressured) * 1000 / elapsed)
         self._last_time, self._last_backpressured = now, backpressured

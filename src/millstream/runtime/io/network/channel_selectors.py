@@ -140,38 +140,82 @@ class KeyGroupChannelSelector(ChannelSelector):
         return group * self.num_channels // self._max
 
     def route(self, values: list[Any], timestamps: list[int] | None) -> Routed:
-        """Group the batch by the owner of each element's key."""
-        n = self.num_channels
-        key = self._key
-        cache = self._cache
-        get = cache.get
-        channels: list[int] = []
-        append = channels.append
-        try:
-            for v in values:
-                k = key(v)
-                c = get(k)
-                if c is None:
-                    c = self.channel_of_key(k)
-                    if len(cache) >= _KEY_CACHE_LIMIT:
-                        cache.clear()
-                    cache[k] = c
-                append(c)
-        except Exception as err:
-            index = len(channels)
-            if isinstance(err, TypeError) and "unhashable" in str(err):
-                return self._route_uncached(values, timestamps)
-            raise KeySelectorError(index, values[index], "key selector raised") from err
-        return _group(values, timestamps, channels, n)
+        """Group the batch by the owner of each element's key.
 
-    def _route_uncached(self, values: list[Any], timestamps: list[int] | None) -> Routed:
-        channels = []
-        for index, v in enumerate(values):
+        One pass ``append[cache[key(v)]](v)``: a key not in the cache (or a failing key
+        selector) breaks out of the fast loop, is handled alone, and the loop resumes.
+        """
+        n = self.num_channels
+        buckets: list[list[Any]] = [[] for _ in range(n)]
+        appends = [b.append for b in buckets]
+        if timestamps is not None:
+            return self._route_with_timestamps(values, timestamps, buckets)
+        get = self._cache.get
+        key = self._key
+        remaining = iter(values)
+        while True:
             try:
-                channels.append(self.channel_of_key(self._key(v)))
+                for v in remaining:
+                    appends[get(key(v))](v)  # type: ignore[index]
+                break
+            except Exception:
+                index = sum(len(b) for b in buckets)
+                if index >= len(values):
+                    raise
+                self._route_one(values, index, buckets, None, None)
+        return [(c, b, None) for c, b in enumerate(buckets) if b]
+
+    def _route_one(
+        self,
+        values: list[Any],
+        index: int,
+        buckets: list[list[Any]],
+        timestamps: list[int] | None,
+        ts_buckets: list[list[int]] | None,
+    ) -> None:
+        """Route ``values[index]`` the careful way (cache miss or failing key selector)."""
+        value = values[index]
+        try:
+            k = self._key(value)
+        except Exception as err:
+            raise KeySelectorError(index, value, "key selector raised") from err
+        try:
+            c = self._cache.get(k)
+            cacheable = True
+        except TypeError:  # an unhashable key (a list ...): routed by its stable hash, not cached
+            c, cacheable = None, False
+        if c is None:
+            try:
+                c = self.channel_of_key(k)
             except Exception as err:
-                raise KeySelectorError(index, v, "key selector raised") from err
-        return _group(values, timestamps, channels, self.num_channels)
+                raise KeySelectorError(index, value, f"key {k!r} cannot be hashed to a key group") from err
+            if cacheable:
+                if len(self._cache) >= _KEY_CACHE_LIMIT:
+                    self._cache.clear()
+                self._cache[k] = c
+        buckets[c].append(value)
+        if ts_buckets is not None and timestamps is not None:
+            ts_buckets[c].append(timestamps[index])
+
+    def _route_with_timestamps(
+        self, values: list[Any], timestamps: list[int], buckets: list[list[Any]]
+    ) -> Routed:
+        ts_buckets: list[list[int]] = [[] for _ in buckets]
+        get = self._cache.get
+        key = self._key
+        start = 0
+        while start < len(values):
+            position = start
+            try:
+                for position in range(start, len(values)):
+                    c = get(key(values[position]))
+                    buckets[c].append(values[position])  # type: ignore[index]
+                    ts_buckets[c].append(timestamps[position])  # type: ignore[index]
+                start = len(values)
+            except Exception:
+                self._route_one(values, position, buckets, timestamps, ts_buckets)
+                start = position + 1
+        return [(c, b, ts_buckets[c]) for c, b in enumerate(buckets) if b]
 
 
 class CustomChannelSelector(ChannelSelector):

@@ -60,6 +60,7 @@ class ResultPartition:
         self._consumable = False  # owner: task thread
         self._finished = False  # owner: task thread
         self.backpressured_s = 0.0  # owner: task thread (time blocked for buffers)
+        self.blocked_since = 0.0  # owner: task thread (perf_counter when the current wait began)
         self.records_out = 0  # owner: task thread (serialized batches)
 
     @property
@@ -103,10 +104,18 @@ class ResultPartition:
         if segment is not None:
             return segment
         started = time.perf_counter()
+        self.blocked_since = started
         try:
             return self.buffer_pool.request_segment_blocking(REQUEST_SLICE_S, self._should_abort)
         finally:
+            self.blocked_since = 0.0
             self.backpressured_s += time.perf_counter() - started
+
+    def backpressured_time(self) -> float:
+        """Seconds spent waiting for buffers so far, including a wait in progress (any thread)."""
+        since = self.blocked_since
+        ongoing = time.perf_counter() - since if since else 0.0
+        return self.backpressured_s + ongoing
 
     def _finish_buffer(self, sub: int) -> None:
         segment = self._segments[sub]
