@@ -99,11 +99,4 @@ class ClusterExecutor:
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job on the cluster to completion."""
-        client = self.execute_async(job_graph, configuration)
-        try:
-            return client.get_job_execution_result()
-        except KeyboardInterrupt:
-            client.close()
-            raise
-        finally:
-            client.close()
+        return self.execute_async(job_graph, configuration).run_to_completion()

@@ -202,6 +202,13 @@ class JobClient:
         """Cancel the job."""
         self._cancel()
 
+    def run_to_completion(self) -> JobExecutionResult:
+        """Wait for the result; whatever happens (Ctrl-C too), release what runs the job."""
+        try:
+            return self.get_job_execution_result()
+        finally:
+            self.close()
+
     def get_task_metrics(self, timeout: float = 30.0) -> dict[str, Any]:
         """Metrics of the running job's tasks, by subtask (millstream; Flink shows them in its REST API)."""
         if self._metrics is None or self._result.done():
@@ -281,11 +288,4 @@ class MiniClusterExecutor:
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job to completion."""
-        client = self.execute_async(job_graph, configuration)
-        try:
-            return client.get_job_execution_result()
-        except KeyboardInterrupt:
-            client.close()
-            raise
-        finally:
-            client.close()
+        return self.execute_async(job_graph, configuration).run_to_completion()
