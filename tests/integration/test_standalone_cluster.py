@@ -68,42 +68,31 @@ def test_cluster_start_run_stop(tmp_path):
         state = json.loads(state_path.read_text())
         secret_file = state["secret_file"]
         assert oct(os.stat(secret_file).st_mode & 0o777) == "0o600"
-        run = subprocess.run(
-            [
-                *MILLSTREAM,
-                "run",
-                "--target",
-                f"cluster://127.0.0.1:{port}",
-                "-D",
-                f"security.secret-file={secret_file}",
-                str(job_dir / "job.py"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=90,
-            cwd=str(job_dir),
-            env=env,
-        )
+
+        def submit(secret_path):
+            return subprocess.run(
+                [
+                    *MILLSTREAM,
+                    "run",
+                    "--target",
+                    f"cluster://127.0.0.1:{port}",
+                    "-D",
+                    f"security.secret-file={secret_path}",
+                    str(job_dir / "job.py"),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=90,
+                cwd=str(job_dir),
+                env=env,
+            )
+
+        run = submit(secret_file)
         assert run.returncode == 0, run.stdout + run.stderr
         assert run.stdout.strip() == str(2 * sum(range(100)))
         wrong = tmp_path / "wrong-secret"
         wrong.write_text("not-the-secret\n")
-        refused = subprocess.run(
-            [
-                *MILLSTREAM,
-                "run",
-                "--target",
-                f"cluster://127.0.0.1:{port}",
-                "-D",
-                f"security.secret-file={wrong}",
-                str(job_dir / "job.py"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=90,
-            cwd=str(job_dir),
-            env=env,
-        )
+        refused = submit(wrong)
         assert refused.returncode != 0 and "shared secret" in refused.stderr
     finally:
         stop = subprocess.run(

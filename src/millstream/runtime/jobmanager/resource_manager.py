@@ -73,10 +73,6 @@ class ResourceManager(RpcEndpoint):
         for listener in self._lost_listeners:
             listener(resource_id, reason)
 
-    def registered_task_executors(self) -> list[ResourceID]:
-        """TaskManagers currently registered (any thread)."""
-        return self.call_async(lambda: list(self._executors)).result()
-
     def request_slots(self, job_id: str, count: int) -> list[SlotOffer]:
         """Allocate ``count`` slots to ``job_id`` (any thread)."""
         return self.call_async(self._request_slots, job_id, count).result()

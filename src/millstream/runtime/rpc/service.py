@@ -99,7 +99,6 @@ class RpcService:
             raise ValueError("RPC needs a shared secret")
         self.loop = loop
         self.secret = secret
-        self._secret = secret
         self._lock = threading.Lock()
         self._endpoints: dict[str, tuple[Any, frozenset[str]]] = {}  # under _lock
         self._connections: set[RpcConnection] = set()  # owner: loop thread
@@ -135,14 +134,9 @@ class RpcService:
         return str(sockname[0]), int(sockname[1])
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = _peer(writer)
-        try:
-            await asyncio.wait_for(wire.server_handshake(reader, writer, self._secret), HANDSHAKE_TIMEOUT_S)
-        except (wire.ProtocolError, asyncio.IncompleteReadError, TimeoutError, OSError) as err:
-            wire.log_refused(log, "RPC", peer, err)
-            writer.close()
+        if not await wire.accept_authenticated(reader, writer, self.secret, "RPC", log, HANDSHAKE_TIMEOUT_S):
             return
-        connection = RpcConnection(self, reader, writer, peer)
+        connection = RpcConnection(self, reader, writer, wire.peer_name(writer))
         self._connections.add(connection)
         if self.on_connection is not None:
             self.on_connection(connection)
@@ -155,7 +149,7 @@ class RpcService:
     async def _connect(self, host: str, port: int, timeout: float = 10.0) -> RpcConnection:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         try:
-            await asyncio.wait_for(wire.client_handshake(reader, writer, self._secret), timeout)
+            await asyncio.wait_for(wire.client_handshake(reader, writer, self.secret), timeout)
         except BaseException:
             writer.close()
             raise
@@ -177,11 +171,6 @@ class RpcService:
         for connection in list(self._connections):
             connection._close_now()
         self._servers.clear()
-
-
-def _peer(writer: asyncio.StreamWriter) -> str:
-    peer = writer.get_extra_info("peername")
-    return f"{peer[0]}:{peer[1]}" if peer else "?"
 
 
 class RpcConnection:
@@ -375,7 +364,3 @@ class RemoteGateway:
             return self.connection.call(self.target, method, *args)
 
         return invoke
-
-    def tell(self, method: str, *args: Any) -> None:
-        """Call ``method`` without a result."""
-        self.connection.tell(self.target, method, *args)

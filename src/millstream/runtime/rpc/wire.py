@@ -39,11 +39,12 @@ __all__ = [
     "AuthenticationError",
     "FrameDecoder",
     "ProtocolError",
+    "accept_authenticated",
     "client_handshake",
     "encode_frame",
     "generate_secret",
     "load_secret",
-    "log_refused",
+    "peer_name",
     "read_frames",
     "server_handshake",
 ]
@@ -203,9 +204,33 @@ async def client_handshake(reader: asyncio.StreamReader, writer: asyncio.StreamW
         raise AuthenticationError("the listener failed to prove the shared secret")
 
 
-def log_refused(log: logging.Logger, kind: str, peer: str, err: BaseException) -> None:
-    """Log a refused connection; one that closed before saying anything (a port probe) at debug."""
-    if isinstance(err, asyncio.IncompleteReadError) and not err.partial:
-        log.debug("%s connection from %s closed before the handshake", kind, peer)
-    else:
-        log.warning("refused %s connection from %s: %s", kind, peer, err or type(err).__name__)
+def peer_name(writer: asyncio.StreamWriter) -> str:
+    """``host:port`` of a connection's peer."""
+    peer = writer.get_extra_info("peername")
+    return f"{peer[0]}:{peer[1]}" if peer else "?"
+
+
+async def accept_authenticated(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    secret: str,
+    kind: str,
+    log: logging.Logger,
+    timeout: float = 10.0,
+) -> bool:
+    """Run the server handshake on an accepted connection; False (closed, logged) if refused.
+
+    A connection closed before saying anything (a port probe) is logged at debug level,
+    anything else refused as a warning.
+    """
+    try:
+        await asyncio.wait_for(server_handshake(reader, writer, secret), timeout)
+        return True
+    except (ProtocolError, asyncio.IncompleteReadError, TimeoutError, OSError) as err:
+        peer = peer_name(writer)
+        if isinstance(err, asyncio.IncompleteReadError) and not err.partial:
+            log.debug("%s connection from %s closed before the handshake", kind, peer)
+        else:
+            log.warning("refused %s connection from %s: %s", kind, peer, err or type(err).__name__)
+        writer.close()
+        return False

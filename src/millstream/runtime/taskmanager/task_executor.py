@@ -103,13 +103,6 @@ class TaskExecutor(RpcEndpoint):
         with self._lock:
             return len(self._tasks)
 
-    def cancel_all(self) -> None:
-        """Cancel every running task (the JobManager is gone)."""
-        with self._lock:
-            tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-
     def shutdown(self, timeout: float = 30.0) -> None:
         """Cancel every task and wait for the task threads."""
         with self._lock:

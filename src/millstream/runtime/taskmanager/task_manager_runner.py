@@ -13,8 +13,8 @@ Start-up: listen for data connections, connect to the JobManager with the shared
 secret, register (resource id, slots, data address). The JobManager then deploys tasks
 over the same connection; task state updates, partition notifications and collected
 elements go back on it. Losing the JobManager (connection closed, or no heartbeat for
-``heartbeat.timeout``) cancels every task; a TaskManager started by a MiniCluster then
-exits, so no process outlives its client. Coordinating code.
+``heartbeat.timeout``) cancels every task and the process exits, so no TaskManager
+outlives its MiniCluster client (Flink's TaskManager would try to register again). Coordinating code.
 """
 
 from __future__ import annotations
@@ -94,13 +94,11 @@ class TaskManagerRunner:
         resource_id: ResourceID,
         num_slots: int,
         bind_host: str = "127.0.0.1",
-        exit_on_disconnect: bool = True,
     ) -> None:
         self.configuration = configuration
         self.jobmanager = jobmanager
         self.resource_id = resource_id
         self.num_slots = num_slots
-        self.exit_on_disconnect = exit_on_disconnect
         self._bind_host = bind_host
         self._secret = secret
         self._loop = EventLoopThread("network-io")
@@ -170,10 +168,7 @@ class TaskManagerRunner:
             return
         log.warning("TaskManager %s lost its JobManager: %s", self.resource_id, reason)
         self.exit_reason = reason
-        if self.exit_on_disconnect:
-            self.shutdown()
-        elif self.task_executor is not None:
-            self.task_executor.cancel_all()
+        self.shutdown()  # close() cancels the tasks; the process exits
 
     def shutdown(self) -> None:
         """RPC or local: stop accepting work and let ``wait`` return."""

@@ -64,11 +64,6 @@ class ResultPartitionManager:
             if not waiting:
                 del self._waiting[partition_id]
 
-    def waiting_partition_ids(self) -> list[ResultPartitionID]:
-        """Partitions requested before their producer registered them."""
-        with self._lock:
-            return list(self._waiting)
-
     def _forget(self, partition_id: ResultPartitionID) -> None:
         with self._lock:
             self._partitions.pop(partition_id, None)

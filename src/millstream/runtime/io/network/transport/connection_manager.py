@@ -64,15 +64,9 @@ class ConnectionManager:
         return str(name[0]), int(name[1])
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
-        peer_text = f"{peer[0]}:{peer[1]}" if peer else "?"
-        try:
-            await asyncio.wait_for(wire.server_handshake(reader, writer, self._secret), CONNECT_TIMEOUT_S)
-        except (wire.ProtocolError, asyncio.IncompleteReadError, TimeoutError, OSError) as err:
-            wire.log_refused(log, "data", peer_text, err)
-            writer.close()
+        if not await wire.accept_authenticated(reader, writer, self._secret, "data", log, CONNECT_TIMEOUT_S):
             return
-        connection = ServerConnection(reader, writer, self._partitions, self._events, peer_text)
+        connection = ServerConnection(reader, writer, self._partitions, self._events, wire.peer_name(writer))
         self._connections.add(connection)
         try:
             await connection.serve()

@@ -56,11 +56,27 @@ class TaskEventPublisher(Protocol):
 class NetworkSequenceViewReader:
     """Server-side state of one remote consumer channel."""
 
-    __slots__ = ("connection", "credit", "queued", "receiver_id", "released", "sequence_number", "view")
+    __slots__ = (
+        "connection",
+        "credit",
+        "partition_id",
+        "queued",
+        "receiver_id",
+        "released",
+        "sequence_number",
+        "view",
+    )
 
-    def __init__(self, connection: ServerConnection, receiver_id: InputChannelID, credit: int) -> None:
+    def __init__(
+        self,
+        connection: ServerConnection,
+        receiver_id: InputChannelID,
+        partition_id: ResultPartitionID,
+        credit: int,
+    ) -> None:
         self.connection = connection
         self.receiver_id = receiver_id
+        self.partition_id = partition_id
         self.credit = credit  # owner: network loop
         self.sequence_number = 0  # owner: network loop
         self.view: SubpartitionView | None = None  # owner: network loop
@@ -141,7 +157,7 @@ class ServerConnection:
     def _request(self, rid: InputChannelID, pid: ResultPartitionID, index: int, credit: int) -> None:
         if rid in self._readers:
             raise wire.ProtocolError(f"duplicate partition request for receiver {rid}")
-        reader = NetworkSequenceViewReader(self, rid, credit)
+        reader = NetworkSequenceViewReader(self, rid, pid, credit)
         self._readers[rid] = reader
 
         def on_view(view: SubpartitionView) -> None:  # now, or when the producer registers
@@ -226,13 +242,8 @@ class ServerConnection:
         reader.released = True
         if reader.view is not None:
             reader.view.release()
-        else:
-            self._partitions_cancel(reader)
-
-    def _partitions_cancel(self, reader: NetworkSequenceViewReader) -> None:
-        # A request still waiting for its producer to register.
-        for pid in list(self._partitions.waiting_partition_ids()):
-            self._partitions.cancel_request(pid, reader)
+        else:  # the request still waits for its producer to register the partition
+            self._partitions.cancel_request(reader.partition_id, reader)
 
     def _send(self, message: m.Message) -> None:
         if not self._closed and not self._writer.is_closing():
