@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 __all__ = [
+    "BATCH_SHUFFLE_MODE",
     "BUFFER_TIMEOUT",
     "CHAINING_ENABLED",
     "CPU_AFFINITY",
@@ -18,6 +19,7 @@ __all__ = [
     "GC_THRESHOLD",
     "HEARTBEAT_INTERVAL",
     "HEARTBEAT_TIMEOUT",
+    "IO_TMP_DIRS",
     "LOCAL_EXCHANGE",
     "MAX_PARALLELISM",
     "MEMORY_SEGMENT_SIZE",
@@ -119,6 +121,13 @@ BUFFER_TIMEOUT: ConfigOption[int] = ConfigOption(
 RUNTIME_MODE: ConfigOption[str] = ConfigOption(
     "execution.runtime-mode", "STREAMING", str, "STREAMING, BATCH or AUTOMATIC."
 )
+BATCH_SHUFFLE_MODE: ConfigOption[str] = ConfigOption(
+    "execution.batch-shuffle-mode",
+    "ALL_EXCHANGES_BLOCKING",
+    str,
+    "Data exchanges of a job in BATCH runtime mode: ALL_EXCHANGES_BLOCKING (results are written "
+    "to spill files and consumers start when their producers finished) or ALL_EXCHANGES_PIPELINED.",
+)
 EXECUTION_TARGET: ConfigOption[str] = ConfigOption(
     "execution.target", "embedded", str, "Which runner executes the job."
 )
@@ -188,6 +197,13 @@ MINICLUSTER_TASK_MANAGERS: ConfigOption[int] = ConfigOption(
     0,
     int,
     "TaskManager processes of the embedded runtime (0: as many as the job's slots need).",
+)
+IO_TMP_DIRS: ConfigOption[str] = ConfigOption(
+    "io.tmp.dirs",
+    "",
+    str,
+    "Directories (separated by the OS path separator) for a TaskManager's spill files of blocking "
+    "results; empty: the system's temporary directory.",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."

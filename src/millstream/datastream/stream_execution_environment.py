@@ -262,6 +262,7 @@ class StreamExecutionEnvironment:
             buffer_timeout=self._buffer_timeout,
             runtime_mode=self._runtime_mode.name,
             job_config={**self._config.to_dict(), "python.files": ",".join(self._python_files)},
+            batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )
         graph = generate_stream_graph(dict(self._transformations), settings)
         if clear_transformations:

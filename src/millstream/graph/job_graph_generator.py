@@ -93,13 +93,18 @@ def create_vertices(plan: _Plan) -> _Plan:
         members.setdefault(plan.head_of[node.id], []).append(node.id)
     vertices = []
     data_sets = dict(plan.data_sets)
+    result_type = (
+        ResultPartitionType.BLOCKING
+        if graph.exchange_mode == "BLOCKING"
+        else ResultPartitionType.PIPELINED_BOUNDED
+    )
     for head_id, node_ids in members.items():
         head = graph.nodes[head_id]
         vid = vertex_id(head_id, head.uid)
         operators = tuple(_chained_operator(plan, n) for n in node_ids)
         produced = tuple(o.data_set_id for op in operators for o in op.non_chained_outputs)
         for ds_id in produced:
-            data_sets[ds_id] = IntermediateDataSet(ds_id, vid, ResultPartitionType.PIPELINED_BOUNDED)
+            data_sets[ds_id] = IntermediateDataSet(ds_id, vid, result_type)
         inputs = tuple(
             JobEdge(
                 source_id=data_set_id(edge),

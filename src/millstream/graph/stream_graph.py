@@ -82,6 +82,7 @@ class StreamGraph:
     buffer_timeout: int
     runtime_mode: str
     job_config: dict[str, Any]
+    exchange_mode: str = "PIPELINED"  # of every non-chained edge: PIPELINED or BLOCKING
 
     def in_edges(self, node_id: int) -> list[StreamEdge]:
         """Edges into ``node_id``, in creation order."""

@@ -54,6 +54,23 @@ class GraphSettings:
     buffer_timeout: int
     runtime_mode: str = "STREAMING"
     job_config: dict[str, Any] | None = None
+    batch_shuffle_mode: str = "ALL_EXCHANGES_BLOCKING"
+
+
+BATCH_SHUFFLE_MODES = ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED")
+
+
+def exchange_mode(settings: GraphSettings) -> str:
+    """PIPELINED, or BLOCKING for a BATCH job whose shuffle mode is ALL_EXCHANGES_BLOCKING (Flink's)."""
+    mode = settings.batch_shuffle_mode.upper()
+    if mode not in BATCH_SHUFFLE_MODES:
+        raise ValueError(
+            f"execution.batch-shuffle-mode: {settings.batch_shuffle_mode!r} is not supported; "
+            f"use one of {', '.join(BATCH_SHUFFLE_MODES)}"
+        )
+    if settings.runtime_mode == "BATCH" and mode == "ALL_EXCHANGES_BLOCKING":
+        return "BLOCKING"
+    return "PIPELINED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,4 +192,5 @@ def generate_stream_graph(transformations: dict[int, Transformation], settings: 
         buffer_timeout=settings.buffer_timeout,
         runtime_mode=settings.runtime_mode,
         job_config=dict(settings.job_config or {}),
+        exchange_mode=exchange_mode(settings),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.graph.job_graph import ResultPartitionType
 from millstream.runtime.ids import AllocationID, ExecutionAttemptID, ResourceID, ResultPartitionID
 
 __all__ = [
@@ -24,6 +25,7 @@ class ResultPartitionDeploymentDescriptor:
     partition_number: int
     num_subpartitions: int
     local_consumers: tuple[bool, ...] = ()  # per subpartition: consumer in the same TaskManager
+    partition_type: ResultPartitionType = ResultPartitionType.PIPELINED_BOUNDED
 
 
 @dataclass(frozen=True, slots=True)

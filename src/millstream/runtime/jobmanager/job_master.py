@@ -1,10 +1,14 @@
 """JobMaster: owns one job's ExecutionGraph; schedules, deploys and tracks its tasks.
 
-Scheduling (all at once, as for a streaming job): build the ExecutionGraph, get one slot
-per shared slot from the ResourceManager, deploy every ExecutionVertex to the
-TaskExecutor of its shared slot with a TaskDeploymentDescriptor. State updates from the
-tasks drive the job: all FINISHED -> FINISHED; the first FAILED -> cancel the other
-tasks, then FAILED with that cause (no restart strategy yet).
+Scheduling: build the ExecutionGraph, get one slot per shared slot from the
+ResourceManager, and deploy the pipelined regions (see scheduler.py) to the
+TaskExecutors of their shared slots with TaskDeploymentDescriptors: regions without
+blocking inputs at once, the others when the TaskManagers report every partition they
+read consumable (``notify_partition_consumable``; receiver-initiated exchange: the
+consumers then request their subpartitions). State updates from the tasks drive the
+job: all FINISHED -> FINISHED; the first FAILED -> cancel the other tasks, then FAILED
+with that cause (no restart strategy yet). At the end, the TaskManagers release the
+job's blocking partitions.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import cloudpickle
 
 from millstream.common.job_execution_result import JobStatus
-from millstream.graph.job_graph import JobGraph
+from millstream.graph.job_graph import JobGraph, ResultPartitionType
 from millstream.runtime.executiongraph.execution_graph import (
     Execution,
     ExecutionGraph,
@@ -26,6 +30,7 @@ from millstream.runtime.executiongraph.execution_graph import (
     build_execution_graph,
 )
 from millstream.runtime.executiongraph.execution_state import ExecutionState
+from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.jobmanager.deployment import (
     InputChannelDeploymentDescriptor,
@@ -35,7 +40,9 @@ from millstream.runtime.jobmanager.deployment import (
 )
 from millstream.runtime.jobmanager.resource_manager import ResourceManager, SlotOffer
 from millstream.runtime.jobmanager.scheduler import (
+    SchedulingPipelinedRegion,
     SharedSlot,
+    pipelined_regions,
     required_slots,
     slot_sharing_assignment,
 )
@@ -86,7 +93,10 @@ class JobMaster(RpcEndpoint):
         self.execution_graph: ExecutionGraph | None = None  # owner: main thread
         self._executions: dict[str, Execution] = {}  # attempt id -> execution, main thread
         self._slots: dict[SharedSlot, SlotOffer] = {}  # main thread
+        self._serialized: dict[str, bytes] = {}  # job vertex id -> pickled vertex, main thread
         self._failure: BaseException | None = None  # main thread
+        self._regions: list[SchedulingPipelinedRegion] = []  # main thread
+        self._partitions: dict[ResultPartitionID, IntermediateResultPartition] = {}  # main thread
         self._started_at = 0.0
 
     # -- scheduling ----------------------------------------------------------------------
@@ -112,25 +122,53 @@ class JobMaster(RpcEndpoint):
     def _deploy_all(self) -> None:
         assert self.execution_graph is not None
         assignment = slot_sharing_assignment(self.job_graph)
-        vertices = self.execution_graph.all_execution_vertices()
-        for ev in vertices:
+        for ev in self.execution_graph.all_execution_vertices():
             execution = ev.new_execution()
-            execution.transition(ExecutionState.SCHEDULED)
             offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
             execution.assigned_resource = offer.resource_id
             self._executions[execution.attempt_id] = execution
-        serialized = {
+            for partition in ev.produced:
+                self._partitions[self._partition_id(ev, partition.partition_id)] = partition
+        self._regions = pipelined_regions(self.execution_graph, self._is_blocking)
+        self._serialized = {
             ejv.job_vertex.id: cloudpickle.dumps(ejv.job_vertex)
             for ejv in self.execution_graph.job_vertices.values()
         }
-        for ev in vertices:
-            current = ev.current_execution
-            assert current is not None
-            execution = current
-            offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
+        self._schedule_ready_regions()
+
+    def _is_blocking(self, data_set_id: str) -> bool:
+        return self.job_graph.data_sets[data_set_id].result_type is ResultPartitionType.BLOCKING  # type: ignore[index]
+
+    def _schedule_ready_regions(self) -> None:
+        for region in self._regions:
+            if not region.scheduled and all(p.consumable for p in region.consumed_blocking):
+                region.scheduled = True
+                self._deploy_region(region)
+
+    def _deploy_region(self, region: SchedulingPipelinedRegion) -> None:
+        for ev in region.vertices:
+            assert ev.current_execution is not None
+            ev.current_execution.transition(ExecutionState.SCHEDULED)
+        for ev in region.vertices:
+            execution = ev.current_execution
+            assert execution is not None
+            offer = self._slot_of(execution)
+            assert offer is not None
             execution.transition(ExecutionState.DEPLOYING)
             tdd = self._deployment_descriptor(ev, execution, offer)
-            self._submit(offer, tdd, serialized[ev.job_vertex.job_vertex.id])
+            self._submit(offer, tdd, self._serialized[ev.job_vertex.job_vertex.id])
+
+    def notify_partition_consumable(self, partition_id: ResultPartitionID) -> None:
+        """A TaskManager reports a produced partition readable (any thread)."""
+        self.run_async(self._partition_consumable, partition_id)
+
+    def _partition_consumable(self, partition_id: ResultPartitionID) -> None:
+        partition = self._partitions.get(partition_id)
+        if partition is None or partition.consumable:
+            return
+        partition.consumable = True
+        if self.status is JobStatus.RUNNING and self._is_blocking(partition.result.id):
+            self._schedule_ready_regions()
 
     def _submit(self, offer: SlotOffer, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> None:
         acknowledged = offer.task_executor.submit_task(tdd, serialized_vertex)
@@ -163,7 +201,9 @@ class JobMaster(RpcEndpoint):
                 p.result.id,
                 p.partition_number,
                 p.num_subpartitions,
-                self._local_consumers(p, offer),
+                # A blocking result is always serialized: it goes to files.
+                () if self._is_blocking(p.result.id) else self._local_consumers(p, offer),
+                self.job_graph.data_sets[p.result.id].result_type,
             )
             for p in ev.produced
         )
@@ -298,11 +338,25 @@ class JobMaster(RpcEndpoint):
         else:
             status = JobStatus.FINISHED
         self.status = status
+        self._release_partitions()
         self._rm.release_slots(self.job_graph.job_id)
         runtime_ms = int((time.monotonic() - self._started_at) * 1000)
         self.result.set_result(
             JobResult(self.job_graph.job_id, self.job_graph.job_name, status, runtime_ms, self._failure)
         )
+
+    def _release_partitions(self) -> None:
+        """Tell the TaskManagers to drop the job's blocking partitions (spill files)."""
+        if not any(self._is_blocking(ds) for ds in self.job_graph.data_sets):
+            return
+        for offer in {o.resource_id: o for o in self._slots.values()}.values():
+            try:
+                released = offer.task_executor.release_partitions(self.job_graph.job_id)
+            except Exception as err:  # the TaskManager is gone: its files went with it
+                log.debug("could not release partitions on %s: %s", offer.resource_id, err)
+                continue
+            if isinstance(released, Future):
+                released.add_done_callback(lambda f: f.exception())  # a lost TM took its files along
 
     def cancel(self) -> None:
         """Cancel the job (any thread)."""

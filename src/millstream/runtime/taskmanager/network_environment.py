@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import shutil
+import tempfile
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
+from millstream.graph.job_graph import ResultPartitionType
 from millstream.runtime.ids import ResourceID
 from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
 from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
@@ -44,16 +50,45 @@ class NetworkEnvironment:
         self.buffers_per_channel = configuration.get(opts.NETWORK_BUFFERS_PER_CHANNEL)
         self.floating_buffers = configuration.get(opts.NETWORK_FLOATING_BUFFERS_PER_GATE)
         self.local_object_exchange = configuration.get(opts.LOCAL_EXCHANGE) == "objects"
+        roots = [d for d in configuration.get(opts.IO_TMP_DIRS).split(os.pathsep) if d.strip()]
+        self._tmp_roots = roots or [tempfile.gettempdir()]
+        self._spill_dirs: list[str] = []  # created on first use, removed by close()
+        self._spill_lock = threading.Lock()
+        self._next_dir = itertools.count()
 
     def create_result_partition(
-        self, rpdd: ResultPartitionDeploymentDescriptor, should_abort: Callable[[], bool]
+        self,
+        rpdd: ResultPartitionDeploymentDescriptor,
+        should_abort: Callable[[], bool],
+        on_consumable: Callable[[Any], None] | None = None,
     ) -> ResultPartition:
-        """A partition whose pool holds n+1 .. n*buffers-per-channel+floating buffers (Flink's)."""
+        """A partition whose pool holds n+1 .. n*buffers-per-channel+floating buffers (Flink's).
+
+        A BLOCKING partition spills to files in one of ``io.tmp.dirs`` (round-robin).
+        """
         n = rpdd.num_subpartitions
         pool = self.buffer_pool.create_buffer_pool(
             n + 1, max(n + 1, n * self.buffers_per_channel + self.floating_buffers)
         )
-        return ResultPartition(rpdd.partition_id, n, pool, should_abort)
+        spill_dir = self._spill_dir() if rpdd.partition_type is ResultPartitionType.BLOCKING else None
+        return ResultPartition(rpdd.partition_id, n, pool, should_abort, on_consumable, spill_dir)
+
+    def _spill_dir(self) -> str:
+        with self._spill_lock:
+            if not self._spill_dirs:
+                self._spill_dirs = [
+                    tempfile.mkdtemp(prefix="millstream-shuffle-", dir=root) for root in self._tmp_roots
+                ]
+            return self._spill_dirs[next(self._next_dir) % len(self._spill_dirs)]
+
+    def close(self) -> None:
+        """Release every partition and delete the spill directories."""
+        for partition_id in self.partition_manager.partition_ids():
+            self.partition_manager.release(partition_id)
+        with self._spill_lock:
+            dirs, self._spill_dirs = self._spill_dirs, []
+        for directory in dirs:
+            shutil.rmtree(directory, ignore_errors=True)
 
     def create_input_gate(
         self, index: int, igdd: InputGateDeploymentDescriptor, on_available: Callable[[], None]

@@ -50,7 +50,13 @@ class StreamTask:
         self.processor = MailboxProcessor(mailbox, self._default_action)
 
     def invoke(self) -> None:
-        """Open, process all input, finish, close (close also runs after a failure)."""
+        """Open, process all input, finish, close, then end the outputs.
+
+        ``close`` also runs after a failure. As in Flink, the produced partitions get
+        their end-of-partition only after the operators closed successfully: a consumer
+        (or the scheduler, for a blocking result) never sees the end of data of a task
+        that may still fail.
+        """
         try:
             self.chain.open()
             if self.network_input is not None:
@@ -64,10 +70,10 @@ class StreamTask:
             if self.canceled:
                 raise CancelTaskError()
             self.chain.finish()
-            for writer in self.writers:
-                writer.finish()
         finally:
             self.chain.close()
+        for writer in self.writers:
+            writer.finish()
 
     def _default_action(self) -> float | None:
         if self.canceled:

@@ -3,7 +3,9 @@
 CREATED -> DEPLOYING (partitions and gates set up) -> INITIALIZING (operators built)
 -> RUNNING -> FINISHED, or CANCELING -> CANCELED, or FAILED with the cause. Every
 transition is reported through ``on_state``. Partitions are released on failure and
-cancellation; on success they live until consumed.
+cancellation; on success a pipelined one lives until consumed, a blocking one until the
+JobMaster releases it. ``on_partition_consumable`` tells the JobMaster when a produced
+partition can be read (pipelined: first buffer; blocking: the task finished writing it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import cloudpickle
 
 from millstream.graph.job_graph import JobVertex
 from millstream.runtime.executiongraph.execution_state import ExecutionState, check_transition
+from millstream.runtime.ids import ResultPartitionID
 from millstream.runtime.io.network.channel_selectors import (
     KeySelectorError,
     create_channel_selector,
@@ -70,8 +73,10 @@ class Task:
         on_state: Callable[[TaskExecutionState], None],
         cpus: frozenset[int] | None = None,
         prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,
+        on_partition_consumable: Callable[[ResultPartitionID], None] | None = None,
     ) -> None:
         self.tdd = tdd
+        self._on_partition_consumable = on_partition_consumable
         self._cpus = cpus
         self._prepare_user_code = prepare_user_code
         self._serialized_vertex = serialized_vertex
@@ -135,7 +140,10 @@ class Task:
             stream_task.invoke()
             if self._input is not None:
                 self._input.release()  # floating buffers go back to the TaskManager
-            self._transition(ExecutionState.FINISHED)
+            if not self._transition(ExecutionState.FINISHED):
+                # Cancelled while finishing: the attempt ends CANCELED, as in Flink (never
+                # stuck in CANCELING with its thread gone).
+                raise CancelTaskError()
         except BaseException as err:
             self._release_on_failure()
             if self.state is ExecutionState.CANCELING or isinstance(err, (CancelTaskError, InterruptedError)):
@@ -147,7 +155,9 @@ class Task:
         mailbox = TaskMailbox()
         writers = {}
         for rpdd in self.tdd.produced_partitions:
-            partition = self._network.create_result_partition(rpdd, self._is_canceling)
+            partition = self._network.create_result_partition(
+                rpdd, self._is_canceling, self._on_partition_consumable
+            )
             self._partitions.append(partition)
             outputs = [o for op in vertex.operators for o in op.non_chained_outputs]
             output = next(o for o in outputs if o.data_set_id == rpdd.data_set_id)

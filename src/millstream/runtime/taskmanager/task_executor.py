@@ -10,7 +10,7 @@ from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.runtime.ids import ResourceID
+from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.taskmanager import cpu_affinity
@@ -49,6 +49,7 @@ class TaskExecutor(RpcEndpoint):
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] = {}  # under _lock
         self._finished_threads: list[threading.Thread] = []  # under _lock
+        self._job_partitions: dict[str, list[ResultPartitionID]] = {}  # under _lock
 
     def submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> Future[None]:
         """Deploy a task (any thread); its state changes go to the job's JobMaster."""
@@ -66,11 +67,28 @@ class TaskExecutor(RpcEndpoint):
         collect = self._collect_channels
         channels = collect(tdd.job_id) if callable(collect) else collect
         task = Task(
-            tdd, serialized_vertex, self.network, channels, on_state, self.cpus, self._prepare_user_code
+            tdd,
+            serialized_vertex,
+            self.network,
+            channels,
+            on_state,
+            self.cpus,
+            self._prepare_user_code,
+            job_master.notify_partition_consumable,
         )
         with self._lock:
             self._tasks[attempt_id] = task
+            self._job_partitions.setdefault(tdd.job_id, []).extend(
+                p.partition_id for p in tdd.produced_partitions
+            )
         task.start()
+
+    def release_partitions(self, job_id: str) -> None:
+        """Release what the job's tasks produced here (blocking results' spill files; any thread)."""
+        with self._lock:
+            partition_ids = self._job_partitions.pop(job_id, [])
+        for partition_id in partition_ids:
+            self.network.partition_manager.release(partition_id)
 
     def _task_terminated(self, attempt_id: str) -> None:
         with self._lock:
@@ -114,4 +132,5 @@ class TaskExecutor(RpcEndpoint):
         for thread in threads:
             if thread.is_alive() and thread is not threading.current_thread():
                 thread.join(timeout)
+        self.network.close()
         self.stop()

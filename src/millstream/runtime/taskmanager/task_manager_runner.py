@@ -32,7 +32,7 @@ from typing import Any
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.runtime.blob import BlobCache
-from millstream.runtime.ids import ResourceID
+from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.io.network.transport.connection_manager import ConnectionManager
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcConnection, RpcService
@@ -43,7 +43,7 @@ __all__ = ["TaskManagerRunner"]
 
 log = logging.getLogger(__name__)
 
-TASK_EXECUTOR_RPC_METHODS = frozenset({"submit_task", "cancel_task", "task_metrics"})
+TASK_EXECUTOR_RPC_METHODS = frozenset({"submit_task", "cancel_task", "task_metrics", "release_partitions"})
 
 
 class _RemoteCollectChannel:
@@ -79,6 +79,9 @@ class _RemoteJobMaster:
 
     def update_task_execution_state(self, update: Any) -> None:
         self._connection.tell(self._target, "update_task_execution_state", update)
+
+    def notify_partition_consumable(self, partition_id: ResultPartitionID) -> None:
+        self._connection.tell(self._target, "notify_partition_consumable", partition_id)
 
 
 class TaskManagerRunner:

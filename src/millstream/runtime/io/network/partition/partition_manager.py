@@ -3,23 +3,24 @@
 A consumer may ask for a subpartition before its producer has registered the partition
 (all tasks of a pipelined region are deployed together); such requests wait here and
 are served at registration, which takes the place of Flink's request retry with backoff.
+A request for a BLOCKING partition that is registered but not finished waits in the
+partition until the producer finishes (only for a blocking edge inside one region:
+other consumers of blocking results are scheduled after their producers finished).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from millstream.runtime.ids import ResultPartitionID
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.io.network.partition.subpartition import (
-    AvailabilityListener,
-    SubpartitionView,
-)
+from millstream.runtime.io.network.partition.subpartition import AvailabilityListener
 
 __all__ = ["ResultPartitionManager"]
 
-ViewCallback = Callable[[SubpartitionView], None]
+ViewCallback = Callable[[Any], None]  # gets a SubpartitionView or a blocking reader
 
 
 class ResultPartitionManager:
@@ -37,7 +38,7 @@ class ResultPartitionManager:
             self._partitions[partition.partition_id] = partition
             waiting = self._waiting.pop(partition.partition_id, [])
         for index, listener, callback in waiting:
-            callback(partition.subpartitions[index].create_view(listener))
+            partition.request_view(index, listener, callback)
 
     def request_subpartition(
         self,
@@ -52,17 +53,19 @@ class ResultPartitionManager:
             if partition is None:
                 self._waiting.setdefault(partition_id, []).append((index, listener, callback))
                 return
-        callback(partition.subpartitions[index].create_view(listener))
+        partition.request_view(index, listener, callback)
 
     def cancel_request(self, partition_id: ResultPartitionID, listener: AvailabilityListener) -> None:
         """Forget a waiting request of a consumer that is going away."""
         with self._lock:
+            partition = self._partitions.get(partition_id)
             waiting = self._waiting.get(partition_id)
-            if waiting is None:
-                return
-            waiting[:] = [w for w in waiting if w[1] is not listener]
-            if not waiting:
-                del self._waiting[partition_id]
+            if waiting is not None:
+                waiting[:] = [w for w in waiting if w[1] is not listener]
+                if not waiting:
+                    del self._waiting[partition_id]
+        if partition is not None:
+            partition.cancel_request(listener)
 
     def _forget(self, partition_id: ResultPartitionID) -> None:
         with self._lock:

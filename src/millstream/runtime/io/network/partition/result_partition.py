@@ -4,34 +4,55 @@
 
     RecordWriter --emit_record(sub, payload)--> ResultPartition
                                                   |-- current segment per subpartition
-                                                  |   (full -> Buffer -> subpartition queue)
-                                                  |-- PipelinedSubpartition 0 --> consumer 0
-                                                  '-- PipelinedSubpartition n --> consumer n
+                                                  |   (full -> Buffer -> subpartition)
+                                                  |-- subpartition 0 --> consumer 0
+                                                  '-- subpartition n --> consumer n
 
 Records are written into the subpartition's current segment; a record continues into
 a fresh segment when it does not fit. ``flush`` hands a partly filled segment to the
-consumer (buffer timeout). The first buffer makes the partition consumable and fires
-``on_consumable`` once (the JobMaster is told, as in Flink's pipelined shuffle).
+consumer (buffer timeout).
+
+PIPELINED partitions queue buffers in memory (``PipelinedSubpartition``), are
+consumable at the first buffer and released once every consumer has read its
+subpartition. BLOCKING partitions (``spill_dir`` given) write each subpartition to a
+file (``BoundedBlockingSubpartition``), are consumable when the producer finishes and
+live until released (end of the job). ``on_consumable`` fires once at that moment: the
+JobMaster is told, and schedules the consumers of a blocking result.
 
 Per-record path: called once per serialized element batch, not per element.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from millstream.runtime.ids import ResultPartitionID
 from millstream.runtime.io.network.buffer import Buffer, DataType
 from millstream.runtime.io.network.buffer_pool import LocalBufferPool
 from millstream.runtime.io.network.events import EndOfPartitionEvent, serialize_event
-from millstream.runtime.io.network.partition.subpartition import PipelinedSubpartition
+from millstream.runtime.io.network.partition.bounded_blocking_subpartition import (
+    BoundedBlockingSubpartition,
+)
+from millstream.runtime.io.network.partition.subpartition import (
+    AvailabilityListener,
+    PipelinedSubpartition,
+)
 from millstream.runtime.io.network.serialization import HEADER_SIZE
 
 __all__ = ["ResultPartition"]
 
 REQUEST_SLICE_S = 0.1
+
+ViewCallback = Callable[[Any], None]  # gets a SubpartitionView or a blocking reader
+
+
+def _file_stem(partition_id: ResultPartitionID) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", str(partition_id))
 
 
 class ResultPartition:
@@ -44,11 +65,20 @@ class ResultPartition:
         buffer_pool: LocalBufferPool,
         should_abort: Callable[[], bool],
         on_consumable: Callable[[ResultPartitionID], None] | None = None,
+        spill_dir: str | None = None,
     ) -> None:
         self.partition_id = partition_id
-        self.subpartitions = [
-            PipelinedSubpartition(i, self._on_subpartition_released) for i in range(num_subpartitions)
-        ]
+        self.is_blocking = spill_dir is not None
+        self.subpartitions: list[Any]
+        if spill_dir is not None:
+            stem = os.path.join(spill_dir, _file_stem(partition_id))
+            self.subpartitions = [
+                BoundedBlockingSubpartition(i, f"{stem}.{i}.spill") for i in range(num_subpartitions)
+            ]
+        else:
+            self.subpartitions = [
+                PipelinedSubpartition(i, self._on_subpartition_released) for i in range(num_subpartitions)
+            ]
         self._released_lock = threading.Lock()
         self._unreleased = num_subpartitions  # under _released_lock
         self.on_released: Callable[[ResultPartitionID], None] | None = None
@@ -131,10 +161,13 @@ class ResultPartition:
 
     def _add(self, sub: int, buffer: Buffer) -> None:
         self.subpartitions[sub].add(buffer)
-        if not self._consumable:
-            self._consumable = True
-            if self._on_consumable is not None:
-                self._on_consumable(self.partition_id)
+        if not self._consumable and not self.is_blocking:
+            self._notify_consumable()
+
+    def _notify_consumable(self) -> None:
+        self._consumable = True
+        if self._on_consumable is not None:
+            self._on_consumable(self.partition_id)
 
     def flush(self, subpartition: int) -> None:
         """Make a partly filled buffer of ``subpartition`` available to its consumer."""
@@ -158,6 +191,25 @@ class ResultPartition:
         if not self._finished:
             self._finished = True
             self.broadcast_event(EndOfPartitionEvent())
+            if self.is_blocking:
+                for subpartition in self.subpartitions:
+                    subpartition.finish()
+                self.buffer_pool.lazy_destroy()  # every buffer is in the files now
+                self._notify_consumable()
+
+    def request_view(self, index: int, listener: AvailabilityListener, callback: ViewCallback) -> None:
+        """``callback(view)`` for subpartition ``index``: at once, or when a blocking one finishes."""
+        subpartition = self.subpartitions[index]
+        if self.is_blocking:
+            subpartition.request_view(listener, callback)
+        else:
+            callback(subpartition.create_view(listener))
+
+    def cancel_request(self, listener: AvailabilityListener) -> None:
+        """Forget requests of ``listener`` waiting for a blocking partition to finish."""
+        if self.is_blocking:
+            for subpartition in self.subpartitions:
+                subpartition.cancel_request(listener)
 
     def _on_subpartition_released(self, index: int) -> None:
         with self._released_lock:
@@ -170,10 +222,12 @@ class ResultPartition:
                 self.on_released(self.partition_id)
 
     def release(self) -> None:
-        """Drop unconsumed buffers and free the pool (failure or cancellation)."""
+        """Drop unconsumed data and free the pool (failure, cancellation, or end of job)."""
         for sub, segment in enumerate(self._segments):
             if segment is not None:
                 self._segments[sub] = None
                 self.buffer_pool.recycle(segment)
         for subpartition in self.subpartitions:
             subpartition.release()
+        if self.is_blocking:
+            self.buffer_pool.lazy_destroy()
