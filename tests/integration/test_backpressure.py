@@ -97,6 +97,25 @@ def test_buffer_timeout_flushes_an_idle_producer(timeout_ms):
 
 
 @pytest.mark.timeout(120)
+def test_a_source_waiting_for_input_at_buffer_timeout_0_sleeps_instead_of_spinning():
+    """Flushing every record must not turn the wait for the next record into a busy loop.
+
+    A spinning task thread burns a core and holds the GIL that the TaskManager's network
+    thread needs to send what was just flushed (seen as 15-60 ms record latency).
+    """
+    env = make_env(1, minicluster__mode="threads")
+    env.set_buffer_timeout(0)
+    source = DataGeneratorSource(lambda i: i, count=10, records_per_second=5)  # ~2 s of waiting
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "slow").rebalance().add_sink(record_arrival)
+    ARRIVALS.clear()
+    wall, cpu = time.monotonic(), time.process_time()
+    env.execute()
+    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+    assert len(ARRIVALS) == 10
+    assert cpu < 0.5 * wall, f"{cpu:.2f} s of CPU in {wall:.2f} s: the waiting task spins"
+
+
+@pytest.mark.timeout(120)
 def test_without_timeout_only_full_buffers_or_the_end_flush():
     ARRIVALS.clear()
     env = make_env(1, minicluster__mode="threads")  # inspects buffer pools in this process

@@ -98,7 +98,9 @@ class StreamTask:
         if status is InputStatus.END_OF_INPUT:
             self.processor.stop()
             return None
-        return min(available_at, self._next_flush if flush_interval >= 0 else _FOREVER)
+        # Sleep until input or the next flush; with timeout 0 everything is flushed already
+        # (waking "now" would spin and hold the GIL the network thread needs).
+        return min(available_at, self._next_flush if flush_interval > 0 else _FOREVER)
 
     def flush_outputs(self) -> None:
         """Hand pending output to consumers."""
