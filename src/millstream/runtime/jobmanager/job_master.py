@@ -22,7 +22,7 @@ from typing import Any
 import cloudpickle
 
 from millstream.common.job_execution_result import JobStatus
-from millstream.graph.job_graph import JobGraph, ResultPartitionType
+from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
 from millstream.runtime.executiongraph.execution_graph import (
     Execution,
     ExecutionGraph,
@@ -113,13 +113,14 @@ class JobMaster(RpcEndpoint):
             needed = required_slots(self.job_graph)
             offers = self._rm.request_slots(self.job_graph.job_id, len(needed))
             self._slots = dict(zip(needed, offers))
-            self._deploy_all()
+            self._schedule()
         except BaseException as err:
             self._failure = err
             self._cancel_all()
             self._maybe_complete()
 
-    def _deploy_all(self) -> None:
+    def _schedule(self) -> None:
+        """Create every subtask's execution in its shared slot; deploy the regions ready now."""
         assert self.execution_graph is not None
         assignment = slot_sharing_assignment(self.job_graph)
         for ev in self.execution_graph.all_execution_vertices():
@@ -136,8 +137,8 @@ class JobMaster(RpcEndpoint):
         }
         self._schedule_ready_regions()
 
-    def _is_blocking(self, data_set_id: str) -> bool:
-        return self.job_graph.data_sets[data_set_id].result_type is ResultPartitionType.BLOCKING  # type: ignore[index]
+    def _is_blocking(self, data_set_id: IntermediateDataSetID) -> bool:
+        return self.job_graph.data_sets[data_set_id].result_type is ResultPartitionType.BLOCKING
 
     def _schedule_ready_regions(self) -> None:
         for region in self._regions:

@@ -70,10 +70,6 @@ class BoundedBlockingSubpartition:
         finally:
             buffer.recycle()
 
-    def backlog(self) -> int:
-        """Data buffers written (all of them wait for a reader)."""
-        return self._data_buffers
-
     def finish(self) -> None:
         """Close the file; serve requests that waited for the data (producer thread)."""
         with self._lock:
