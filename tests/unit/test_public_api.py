@@ -27,6 +27,7 @@ EXPECTED_DATASTREAM = sorted(
         "SlotSharingGroup",
         "SourceFunction",
         "StreamExecutionEnvironment",
+        "TimeDomain",
     ]
 )
 EXPECTED_COMMON = sorted(

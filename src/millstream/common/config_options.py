@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 __all__ = [
+    "AUTO_WATERMARK_INTERVAL",
     "BATCH_SHUFFLE_MODE",
     "BUFFER_TIMEOUT",
     "CHAINING_ENABLED",
@@ -120,6 +121,13 @@ BUFFER_TIMEOUT: ConfigOption[int] = ConfigOption(
 )
 RUNTIME_MODE: ConfigOption[str] = ConfigOption(
     "execution.runtime-mode", "STREAMING", str, "STREAMING, BATCH or AUTOMATIC."
+)
+AUTO_WATERMARK_INTERVAL: ConfigOption[int] = ConfigOption(
+    "pipeline.auto-watermark-interval",
+    200,
+    int,
+    "Interval in ms at which sources and assign_timestamps_and_watermarks ask their "
+    "WatermarkGenerator for a periodic watermark; 0 disables periodic watermarks.",
 )
 BATCH_SHUFFLE_MODE: ConfigOption[str] = ConfigOption(
     "execution.batch-shuffle-mode",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
-__all__ = ["MAX_TIMESTAMP", "MIN_TIMESTAMP", "Duration", "Instant", "Time"]
+__all__ = ["MAX_TIMESTAMP", "MIN_TIMESTAMP", "Duration", "Instant", "Time", "TimeDomain"]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE in Flink: "no watermark yet" and "end of time".
 MIN_TIMESTAMP = -(2**63)
@@ -102,3 +103,10 @@ class Instant:
     def to_epoch_milli(self) -> int:
         """Milliseconds since the epoch."""
         return self.epoch_milli
+
+
+class TimeDomain(Enum):
+    """The time a timer is set in (``pyflink.datastream.TimeDomain``)."""
+
+    EVENT_TIME = 0
+    PROCESSING_TIME = 1

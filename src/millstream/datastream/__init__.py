@@ -1,5 +1,6 @@
 """``pyflink.datastream`` names: environment, streams, functions, side outputs."""
 
+from millstream.common.time import TimeDomain
 from millstream.datastream.data_stream import (
     CloseableIterator,
     DataStream,
@@ -46,4 +47,5 @@ __all__ = [
     "SlotSharingGroup",
     "SourceFunction",
     "StreamExecutionEnvironment",
+    "TimeDomain",
 ]

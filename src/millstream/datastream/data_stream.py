@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from millstream.common.typeinfo import PickledBytesTypeInfo, TypeInformation
+from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.datastream import aggregations
 from millstream.datastream.functions import (
     FilterFunction,
@@ -228,6 +229,17 @@ class DataStream:
         fn, method = _function_ref(func, ProcessFunction, "process_element", "ProcessFunction")
         spec = OperatorSpec("process", fn, {"method": method})
         return self._one_input("Process", spec, output_type)
+
+    def assign_timestamps_and_watermarks(self, watermark_strategy: WatermarkStrategy) -> DataStream:
+        """Assign event timestamps and generate watermarks with ``watermark_strategy``.
+
+        Watermarks from upstream are replaced by the ones generated here (except the final
+        one at the end of bounded input).
+        """
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise TypeError("assign_timestamps_and_watermarks expects a WatermarkStrategy")
+        spec = OperatorSpec("timestamps_watermarks", None, {"watermark_strategy": watermark_strategy})
+        return self._one_input("Timestamps/Watermarks", spec, self._transformation.output_type)
 
     def key_by(self, key_selector: Any, key_type: TypeInformation | None = None) -> KeyedStream:
         """Partition by key; operators on the result see one key's elements in one subtask."""

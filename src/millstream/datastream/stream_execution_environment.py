@@ -83,6 +83,8 @@ class StreamExecutionEnvironment:
         parallelism = self._configuration.get_integer(opts.DEFAULT_PARALLELISM.key, -1)
         if parallelism > 0:
             self._config.set_parallelism(parallelism)
+        if self._configuration.contains_key(opts.AUTO_WATERMARK_INTERVAL.key):
+            self._config.set_auto_watermark_interval(self._configuration.get(opts.AUTO_WATERMARK_INTERVAL))
 
     @staticmethod
     def get_execution_environment(
@@ -107,6 +109,8 @@ class StreamExecutionEnvironment:
         if configuration.contains_key(opts.RUNTIME_MODE.key):
             mode = configuration.get(opts.RUNTIME_MODE).upper()
             self.set_runtime_mode(RuntimeExecutionMode[mode])
+        if configuration.contains_key(opts.AUTO_WATERMARK_INTERVAL.key):
+            self._config.set_auto_watermark_interval(configuration.get(opts.AUTO_WATERMARK_INTERVAL))
         if configuration.contains_key(opts.CHAINING_ENABLED.key):
             self._chaining_enabled = configuration.get(opts.CHAINING_ENABLED)
         return self
@@ -228,7 +232,17 @@ class StreamExecutionEnvironment:
         """A stream read from a connector source (FileSource, NumberSequenceSource ...)."""
         if not hasattr(source, "create_reader"):
             raise TypeError(f"from_source expects a Source, got {type(source).__name__}")
-        spec = OperatorSpec("source", source, chaining=ChainingStrategy.HEAD, is_source=True)
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise TypeError(
+                "from_source expects a WatermarkStrategy (e.g. WatermarkStrategy.no_watermarks())"
+            )
+        spec = OperatorSpec(
+            "source",
+            source,
+            {"watermark_strategy": watermark_strategy},
+            chaining=ChainingStrategy.HEAD,
+            is_source=True,
+        )
         return self._source(
             source_name,
             spec,

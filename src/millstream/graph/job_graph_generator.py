@@ -115,9 +115,9 @@ def create_vertices(plan: _Plan) -> _Plan:
                     if edge.partitioner.is_pointwise()
                     else DistributionPattern.ALL_TO_ALL
                 ),
-                input_index=index,
+                input_index=edge.type_number,
             )
-            for index, edge in enumerate(graph.in_edges(head_id))
+            for edge in graph.in_edges(head_id)
         )
         vertices.append(
             JobVertex(

@@ -68,3 +68,4 @@ class TaskDeploymentDescriptor:
     input_gates: tuple[InputGateDeploymentDescriptor, ...]
     job_config: dict[str, Any] = field(default_factory=dict)
     user_artifacts: tuple[str, ...] = ()
+    runtime_mode: str = "STREAMING"

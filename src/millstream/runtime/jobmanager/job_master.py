@@ -235,6 +235,7 @@ class JobMaster(RpcEndpoint):
             input_gates=tuple(gates),
             job_config=dict(self.job_graph.job_config),
             user_artifacts=self.user_artifacts,
+            runtime_mode=self.job_graph.runtime_mode,
         )
 
     def _data_address(self, producer: ExecutionVertex) -> tuple[str, int] | None:

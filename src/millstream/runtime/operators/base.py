@@ -7,6 +7,12 @@ failure, calling the user's ``close``).
 
 Operators receive batches (``values`` plus parallel ``timestamps`` or None) and call
 their output with batches; user functions still see one element at a time.
+
+Watermarks: ``process_watermark`` fires the operator's event-time timers up to the
+watermark, then forwards it (``emit_watermark``, wired by the chain to every output,
+side outputs included). Watermark statuses are forwarded. Keyed operators own a
+``HeapKeyedStateBackend`` (``keyed_backend``) and, if they use timers, an
+``InternalTimerService`` (``timer_service``).
 """
 
 from __future__ import annotations
@@ -16,6 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
+from millstream.runtime.state.heap import HeapKeyedStateBackend, KeyedStateError
+from millstream.runtime.state.key_groups import compute_key_group_range
+from millstream.runtime.taskmanager.timer_service import InternalTimerService, ProcessingTimeService
 
 __all__ = [
     "Emit",
@@ -39,6 +49,7 @@ class StreamingRuntimeContext:
     attempt_number: int
     job_parameters: dict[str, str] = field(default_factory=dict)
     operator_name: str = ""
+    keyed_backend: HeapKeyedStateBackend | None = None
 
     def get_task_name(self) -> str:
         """Name of the task (the operator chain)."""
@@ -72,6 +83,34 @@ class StreamingRuntimeContext:
         """Metrics are reported per task by the runtime; user metric groups come later."""
         raise NotImplementedError("user metric groups are not supported yet")
 
+    def _keyed(self) -> HeapKeyedStateBackend:
+        if self.keyed_backend is None:
+            raise KeyedStateError(
+                "Keyed state can only be used on a 'keyed stream', i.e., after a 'keyBy()' "
+                f"operation (operator '{self.operator_name}')."
+            )
+        return self.keyed_backend
+
+    def get_state(self, state_descriptor: Any) -> Any:
+        """The ValueState of the current key."""
+        return self._keyed().get_state(state_descriptor)
+
+    def get_list_state(self, state_descriptor: Any) -> Any:
+        """The ListState of the current key."""
+        return self._keyed().get_state(state_descriptor)
+
+    def get_map_state(self, state_descriptor: Any) -> Any:
+        """The MapState of the current key."""
+        return self._keyed().get_state(state_descriptor)
+
+    def get_reducing_state(self, state_descriptor: Any) -> Any:
+        """The ReducingState of the current key."""
+        return self._keyed().get_state(state_descriptor)
+
+    def get_aggregating_state(self, state_descriptor: Any) -> Any:
+        """The AggregatingState of the current key."""
+        return self._keyed().get_state(state_descriptor)
+
 
 @dataclass
 class OperatorContext:
@@ -82,6 +121,13 @@ class OperatorContext:
     runtime_context: StreamingRuntimeContext
     collect_channels: Any = None
     clock: Callable[[], float] | None = None
+    processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
+    runtime_mode: str = "STREAMING"
+    auto_watermark_interval: int = 200
+
+
+def _drop(element: Any) -> None:
+    return None
 
 
 def bind_user_function(function: Any, method: str | None) -> tuple[Callable[..., Any], Any]:
@@ -100,6 +146,36 @@ class StreamOperator:
         self._lifecycle = lifecycle
         self.records_in = 0  # owner: task thread
         self._opened = False
+        self.current_watermark = MIN_TIMESTAMP
+        self.emit_watermark: Callable[[Watermark], None] = _drop  # wired by the chain
+        self.emit_watermark_status: Callable[[WatermarkStatus], None] = _drop
+        self.keyed_backend: HeapKeyedStateBackend | None = None
+        self.timer_service: InternalTimerService | None = None
+
+    def create_keyed_backend(self) -> HeapKeyedStateBackend:
+        """Give this (keyed) operator its state backend, for its subtask's key groups."""
+        rc = self.context.runtime_context
+        key_groups = compute_key_group_range(rc.max_parallelism, rc.parallelism, rc.subtask_index)
+        self.keyed_backend = HeapKeyedStateBackend(rc.max_parallelism, key_groups)
+        rc.keyed_backend = self.keyed_backend
+        return self.keyed_backend
+
+    def create_timer_service(self, triggerable: Any) -> InternalTimerService:
+        """Keyed timers calling ``triggerable.on_event_time / on_processing_time``."""
+        backend = self.keyed_backend or self.create_keyed_backend()
+        self.timer_service = InternalTimerService(backend, self.context.processing_time_service, triggerable)
+        return self.timer_service
+
+    def process_watermark(self, watermark: Watermark) -> None:
+        """Fire event-time timers up to the watermark, then forward it."""
+        self.current_watermark = watermark.timestamp
+        if self.timer_service is not None:
+            self.timer_service.advance_watermark(watermark.timestamp)
+        self.emit_watermark(watermark)
+
+    def process_watermark_status(self, status: WatermarkStatus) -> None:
+        """Forward the status."""
+        self.emit_watermark_status(status)
 
     def open(self) -> None:
         """Call the user function's ``open`` with the runtime context."""

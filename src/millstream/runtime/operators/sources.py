@@ -1,7 +1,9 @@
 """Source operators: connector sources (pulled by the task) and legacy SourceFunctions.
 
 A ``SourceOperator`` is pulled by its task's mailbox loop: ``emit_next`` polls the
-reader for a batch and pushes it down the chain. A ``LegacySourceOperator`` runs the
+reader for a batch and pushes it down the chain; with a ``WatermarkStrategy`` it
+assigns timestamps and generates watermarks. At the end of input every source emits
+the final (max) watermark, as Flink's do. A ``LegacySourceOperator`` runs the
 user's ``run(ctx)`` on a legacy source thread, as Flink does; ``ctx.collect`` batches
 elements under the emission lock, and the task thread flushes on the buffer timeout.
 """
@@ -14,6 +16,8 @@ from typing import Any
 
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+from millstream.runtime.operators.elements import MAX_TIMESTAMP, MAX_WATERMARK, Watermark, WatermarkStatus
+from millstream.runtime.operators.watermarks import TimestampsAndWatermarks
 
 __all__ = ["InputStatus", "LegacySourceOperator", "SourceOperator"]
 
@@ -31,13 +35,22 @@ class InputStatus(Enum):
 class SourceOperator(StreamOperator):
     """Pulls batches from a connector source's reader."""
 
-    def __init__(self, context: OperatorContext, source: Any, output: Emit, reader_context: Any) -> None:
+    def __init__(
+        self,
+        context: OperatorContext,
+        source: Any,
+        output: Emit,
+        reader_context: Any,
+        watermark_strategy: Any = None,
+    ) -> None:
         super().__init__(context, None)
         self._source = source
         self._output = output
         self._reader_context = reader_context
         self._reader: Any = None
         self.available_at = 0.0
+        self._strategy = watermark_strategy
+        self._watermarks: TimestampsAndWatermarks | None = None
 
     def open(self) -> None:
         """Create the reader for this subtask."""
@@ -48,6 +61,17 @@ class SourceOperator(StreamOperator):
             raise UserFunctionError(
                 self.name, self.context.location, None, message="creating the source reader failed"
             ) from err
+        strategy = self._strategy
+        if strategy is not None and (strategy.kind != "none" or strategy.timestamp_assigner is not None):
+            self._watermarks = TimestampsAndWatermarks(
+                strategy,
+                self.context,
+                lambda wm: self.emit_watermark(wm),
+                lambda status: self.emit_watermark_status(status),
+                self.name,
+                progressive=self.context.runtime_mode != "BATCH",
+            )
+            self._watermarks.start()
 
     def emit_next(self) -> InputStatus:
         """Poll one batch and emit it."""
@@ -62,13 +86,23 @@ class SourceOperator(StreamOperator):
                 message="source reader failed",
             ) from err
         if batch is None:
+            self._emit_final_watermark()
             return InputStatus.END_OF_INPUT
         if not batch:
             self.available_at = getattr(self._reader, "available_at", 0.0)
             return InputStatus.NOTHING_AVAILABLE
+        watermarks = self._watermarks
+        timestamps = None if watermarks is None else watermarks.process(batch, None)
         self.records_in += len(batch)
-        self._output(batch, None)
+        self._output(batch, timestamps)
         return InputStatus.MORE_AVAILABLE
+
+    def _emit_final_watermark(self) -> None:
+        if self._watermarks is not None:
+            self._watermarks.emit_final_watermark()
+        elif self.current_watermark != MAX_TIMESTAMP:
+            self.current_watermark = MAX_TIMESTAMP
+            self.emit_watermark(MAX_WATERMARK)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Sources have no input."""
@@ -76,6 +110,8 @@ class SourceOperator(StreamOperator):
 
     def close(self) -> None:
         """Close the reader."""
+        if self._watermarks is not None:
+            self._watermarks.stop()
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -111,6 +147,23 @@ class _SourceContext:
             if len(self._values) >= SOURCE_BATCH:
                 self.push()
 
+    def emit_watermark(self, mark: Watermark | int) -> None:
+        """Emit a watermark (after the elements collected so far)."""
+        ts = mark if isinstance(mark, int) else mark.timestamp
+        with self._lock:
+            self.push()
+            operator = self._operator
+            if ts > operator.current_watermark:
+                operator.current_watermark = ts
+                operator.mark_active()
+                operator.emit_watermark(Watermark(ts))
+
+    def mark_as_temporarily_idle(self) -> None:
+        """Downstream stops waiting for this source's watermark until it emits again."""
+        with self._lock:
+            self.push()
+            self._operator.mark_idle()
+
     def get_checkpoint_lock(self) -> threading.Lock:
         """The lock under which elements are emitted (Flink's checkpoint lock)."""
         return self._lock
@@ -120,6 +173,7 @@ class _SourceContext:
         if self._values:
             values, timestamps = self._values, self._timestamps
             self._values, self._timestamps = [], None
+            self._operator.mark_active()  # emitting records ends idleness, as in Flink
             self._operator.emit(values, timestamps)
 
 
@@ -137,10 +191,24 @@ class LegacySourceOperator(StreamOperator):
         self.lock = threading.Lock()
         self.source_context = _SourceContext(self, self.lock)
 
+        self._idle = False
+
     def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Push a collected batch down the chain (lock held)."""
         self.records_in += len(values)
         self._output(values, timestamps)
+
+    def mark_idle(self) -> None:
+        """Emit IDLE unless idle already (lock held)."""
+        if not self._idle:
+            self._idle = True
+            self.emit_watermark_status(WatermarkStatus.IDLE)
+
+    def mark_active(self) -> None:
+        """Emit ACTIVE if idle (lock held)."""
+        if self._idle:
+            self._idle = False
+            self.emit_watermark_status(WatermarkStatus.ACTIVE)
 
     def run(self) -> None:
         """Run the user's ``run(ctx)`` to completion, then emit what is left."""
@@ -157,6 +225,10 @@ class LegacySourceOperator(StreamOperator):
             ) from err
         with self.lock:
             ctx.push()
+            if self.current_watermark != MAX_TIMESTAMP:
+                self.current_watermark = MAX_TIMESTAMP
+                self.mark_active()
+                self.emit_watermark(MAX_WATERMARK)
 
     def cancel(self) -> None:
         """Ask the user's ``run`` to return (called from the cancelling thread)."""

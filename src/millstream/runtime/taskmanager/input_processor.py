@@ -4,6 +4,11 @@ One call processes one buffer: its records (serialized element batches) are deco
 and handed to the head operator; EndOfPartition events retire channels. The buffer
 is recycled (back into the producer's pool) once its records are decoded.
 
+Each operator input (``gate.input_index``: 0, or 0 and 1 for two-input operators) has a
+``StatusWatermarkValve`` over all channels of its gates: watermarks and watermark
+statuses from the channels become the input's watermark, handed to the operator's
+``process_watermark`` (``process_watermark1/2``) when it advances.
+
 Per-record path: one unpickle per serialized batch.
 """
 
@@ -17,18 +22,49 @@ from millstream.runtime.io.network.buffer import DataType
 from millstream.runtime.io.network.consumer.input_channel import InputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.events import EndOfPartitionEvent, deserialize_event
+from millstream.runtime.operators.elements import Watermark, WatermarkStatus
 from millstream.runtime.operators.sources import InputStatus
+from millstream.runtime.taskmanager.watermark_valve import StatusWatermarkValve
 
-__all__ = ["StreamTaskNetworkInput"]
+__all__ = ["InputHandler", "StreamTaskNetworkInput"]
+
+
+class InputHandler:
+    """Where one operator input's batches, watermarks and statuses go."""
+
+    __slots__ = ("process_batch", "process_status", "process_watermark")
+
+    def __init__(
+        self,
+        process_batch: Callable[[list[Any], Any], None],
+        process_watermark: Callable[[Watermark], None],
+        process_status: Callable[[WatermarkStatus], None],
+    ) -> None:
+        self.process_batch = process_batch
+        self.process_watermark = process_watermark
+        self.process_status = process_status
 
 
 class StreamTaskNetworkInput:
     """The union of a task's input gates."""
 
-    def __init__(self, gates: list[SingleInputGate], process_batch: Callable[[list[Any], Any], None]) -> None:
+    def __init__(self, gates: list[SingleInputGate], handlers: list[InputHandler]) -> None:
         self.gates = gates
-        self._process_batch = process_batch
         self._next_gate = 0  # owner: task thread (round-robin over gates)
+        channels_per_input = [0] * len(handlers)
+        offsets = []
+        for gate in gates:
+            offsets.append(channels_per_input[gate.input_index])
+            channels_per_input[gate.input_index] += len(gate.channels)
+        self.valves = [
+            StatusWatermarkValve(n, handler.process_watermark, handler.process_status)
+            for n, handler in zip(channels_per_input, handlers, strict=True)
+        ]
+        # gate_index -> (batch function, valve, first channel of the gate in the valve)
+        self._routes = [
+            (handlers[g.input_index].process_batch, self.valves[g.input_index], offsets[i])
+            for i, g in enumerate(gates)
+        ]
 
     def request_partitions(self) -> None:
         """Every channel requests its subpartition."""
@@ -49,9 +85,9 @@ class StreamTaskNetworkInput:
                 if data_type is DataType.OBJECTS:
                     element = buffer.payload
                     buffer.recycle()
-                    self._process_element(element)
+                    self._process_element(element, gate, channel)
                 elif data_type is DataType.DATA:
-                    self._process_data(channel, buffer)
+                    self._process_data(gate, channel, buffer)
                 else:
                     self._process_event(gate, channel, deserialize_event(buffer))
                 return InputStatus.MORE_AVAILABLE
@@ -59,20 +95,26 @@ class StreamTaskNetworkInput:
             return InputStatus.END_OF_INPUT
         return InputStatus.NOTHING_AVAILABLE
 
-    def _process_data(self, channel: InputChannel, buffer: Any) -> None:
+    def _process_data(self, gate: SingleInputGate, channel: InputChannel, buffer: Any) -> None:
         try:
             records = channel.deserializer.records(memoryview(buffer.segment)[: buffer.size])
             decoded = [pickle.loads(r) for r in records]
         finally:
             buffer.recycle()
         for element in decoded:
-            self._process_element(element)
+            self._process_element(element, gate, channel)
 
-    def _process_element(self, element: Any) -> None:
-        if type(element) is tuple:
-            self._process_batch(element[0], element[1])
+    def _process_element(self, element: Any, gate: SingleInputGate, channel: InputChannel) -> None:
+        process_batch, valve, offset = self._routes[gate.gate_index]
+        kind = type(element)
+        if kind is tuple:
+            process_batch(element[0], element[1])
+        elif kind is Watermark:
+            valve.input_watermark(element, offset + channel.channel_index)
+        elif kind is WatermarkStatus:
+            valve.input_status(element, offset + channel.channel_index)
         else:
-            raise TypeError(f"unexpected stream element {type(element).__name__}")
+            raise TypeError(f"unexpected stream element {kind.__name__}")
 
     def _process_event(self, gate: SingleInputGate, channel: InputChannel, event: object) -> None:
         match event:

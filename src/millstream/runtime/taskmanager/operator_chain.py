@@ -3,13 +3,14 @@
 Built from the vertex's chained operators in reverse topological order, so each
 operator's output is already known: a direct bound call to the next operator's
 ``process_batch``, a RecordWriter's ``emit`` for edges leaving the chain, or a fan-out
-over several of these. Side outputs are routed by tag id.
+over several of these. Side outputs are routed by tag id. Watermarks and watermark
+statuses go to every output of an operator, side outputs included (once per target).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.connectors.base import ReaderContext, TextRenderer, WriterContext
@@ -24,8 +25,8 @@ from millstream.runtime.operators.base import (
     bind_user_function,
 )
 from millstream.runtime.operators.keyed import StreamGroupedReduce
+from millstream.runtime.operators.process import KeyedProcessOperator, ProcessOperator
 from millstream.runtime.operators.simple import (
-    ProcessOperator,
     StreamFilter,
     StreamFlatMap,
     StreamMap,
@@ -38,6 +39,9 @@ from millstream.runtime.operators.sinks import (
     SinkWriterOperator,
 )
 from millstream.runtime.operators.sources import LegacySourceOperator, SourceOperator
+from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOperator
+from millstream.runtime.taskmanager.input_processor import InputHandler
+from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["ChainEnvironment", "OperatorChain"]
 
@@ -51,6 +55,9 @@ class ChainEnvironment:
     job_parameters: dict[str, str]
     writers: dict[str, RecordWriter]
     collect_channels: Any
+    processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
+    runtime_mode: str = "STREAMING"
+    auto_watermark_interval: int = 200
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -70,6 +77,17 @@ def _fan_out(targets: list[Emit]) -> Emit:
     return emit_all
 
 
+def _broadcast(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
+    if len(targets) == 1:
+        return targets[0]
+
+    def emit_all(element: Any) -> None:
+        for target in targets:
+            target(element)
+
+    return emit_all
+
+
 Factory = Callable[
     [ChainedOperator, OperatorContext, Emit, dict[str, Emit], ChainEnvironment], StreamOperator
 ]
@@ -82,7 +100,7 @@ def _udf(operator_class: type[UdfOperator]) -> Factory:
         op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
     ) -> StreamOperator:
         fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
-        return operator_class(ctx, fn, lifecycle, out)
+        return operator_class(ctx, fn, lifecycle, out, op.state_key_selector)
 
     return create
 
@@ -91,7 +109,14 @@ def _process(
     op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
 ) -> StreamOperator:
     fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
-    return ProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
+    return ProcessOperator(ctx, fn, lifecycle, out, side)
+
+
+def _keyed_process(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
+    return KeyedProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
 
 
 def _reduce(
@@ -106,8 +131,18 @@ def _source(
 ) -> StreamOperator:
     loc = ctx.location
     return SourceOperator(
-        ctx, op.operator.function, out, ReaderContext(loc.subtask_index, loc.parallelism, op.name)
+        ctx,
+        op.operator.function,
+        out,
+        ReaderContext(loc.subtask_index, loc.parallelism, op.name),
+        op.operator.params.get("watermark_strategy"),
     )
+
+
+def _timestamps(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    return TimestampsAndWatermarksOperator(ctx, op.operator.params["watermark_strategy"], out)
 
 
 def _legacy_source(
@@ -153,12 +188,13 @@ OPERATOR_FACTORIES: dict[str, Factory] = {
     "flat_map": _udf(StreamFlatMap),
     "filter": _udf(StreamFilter),
     "process": _process,
-    "keyed_process": _process,
+    "keyed_process": _keyed_process,
     "reduce": _reduce,
     "print": _print,
     "sink_writer": _sink_writer,
     "sink_function": _sink_function,
     "collect": _collect,
+    "timestamps_watermarks": _timestamps,
 }
 
 
@@ -176,13 +212,19 @@ class OperatorChain:
         for op in reversed(vertex.operators):
             main: list[Emit] = []
             side: dict[str, list[Emit]] = {}
+            watermarks: dict[int, Callable[[Any], None]] = {}
+            statuses: dict[int, Callable[[Any], None]] = {}
             for target_id, tag in op.chained_targets:
-                emit = built[target_id].process_batch
+                target = built[target_id]
+                emit = target.process_batch
                 (main if tag is None else side.setdefault(tag.tag_id, [])).append(emit)
+                watermarks[id(target)] = target.process_watermark
+                statuses[id(target)] = target.process_watermark_status
             for output in op.non_chained_outputs:
-                emit = env.writers[output.data_set_id].emit
+                writer = env.writers[output.data_set_id]
                 tag = output.output_tag
-                (main if tag is None else side.setdefault(tag.tag_id, [])).append(emit)
+                (main if tag is None else side.setdefault(tag.tag_id, [])).append(writer.emit)
+                watermarks[id(writer)] = statuses[id(writer)] = writer.emit_element
             factory = OPERATOR_FACTORIES.get(op.operator.kind)
             if factory is None:
                 raise ValueError(f"operator '{op.name}': unknown operator kind {op.operator.kind!r}")
@@ -198,10 +240,26 @@ class OperatorChain:
                     job_parameters=env.job_parameters,
                     operator_name=op.name,
                 ),
+                processing_time_service=env.processing_time_service,
+                runtime_mode=env.runtime_mode,
+                auto_watermark_interval=env.auto_watermark_interval,
             )
             side_emits = {tag_id: _fan_out(targets) for tag_id, targets in side.items()}
-            built[op.node_id] = factory(op, context, _fan_out(main), side_emits, env)
+            operator = factory(op, context, _fan_out(main), side_emits, env)
+            operator.emit_watermark = _broadcast(list(watermarks.values()))
+            operator.emit_watermark_status = _broadcast(list(statuses.values()))
+            built[op.node_id] = operator
         return cls([built[op.node_id] for op in vertex.operators])
+
+    def input_handlers(self) -> list[InputHandler]:
+        """Where the task's inputs go: the head's one input, or both of a two-input head."""
+        head: Any = self.head
+        if hasattr(head, "process_batch2"):
+            return [
+                InputHandler(head.process_batch1, head.process_watermark1, head.process_watermark_status1),
+                InputHandler(head.process_batch2, head.process_watermark2, head.process_watermark_status2),
+            ]
+        return [InputHandler(head.process_batch, head.process_watermark, head.process_watermark_status)]
 
     def open(self) -> None:
         """Open operators tail first, so downstream is ready before upstream emits."""

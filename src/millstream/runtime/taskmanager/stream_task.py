@@ -2,8 +2,10 @@
 
 The default action processes one input buffer (or one source batch). Output is flushed
 every ``buffer_timeout`` ms (0: after every processed batch; -1: only when buffers are
-full or at the end). At the end of input the chain finishes head first, the writers
-send EndOfPartition, and the operators are closed.
+full or at the end). Due processing-time timers run first in every step of the loop,
+and the loop sleeps no longer than the next timer. At the end of input pending
+processing-time timers are dropped (as Flink quiesces its timer service), the chain
+finishes head first, the operators are closed, and the writers send EndOfPartition.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from millstream.runtime.operators.sources import InputStatus, LegacySourceOperat
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
 from millstream.runtime.taskmanager.operator_chain import OperatorChain
+from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["CancelTaskError", "StreamTask"]
 
@@ -38,8 +41,10 @@ class StreamTask:
         network_input: StreamTaskNetworkInput | None,
         writers: list[RecordWriter],
         buffer_timeout_ms: int,
+        processing_time_service: ProcessingTimeService | None = None,
     ) -> None:
         self.mailbox = mailbox
+        self.timers = processing_time_service or ProcessingTimeService()
         self.chain = chain
         self.network_input = network_input
         self.writers = writers
@@ -69,8 +74,10 @@ class StreamTask:
                 self.processor.run()
             if self.canceled:
                 raise CancelTaskError()
+            self.timers.quiesce()
             self.chain.finish()
         finally:
+            self.timers.quiesce()
             self.chain.close()
         for writer in self.writers:
             writer.finish()
@@ -79,6 +86,9 @@ class StreamTask:
         if self.canceled:
             self.processor.stop()
             return None
+        timers = self.timers
+        if timers.has_timers:
+            timers.fire_due()
         head = self.chain.head
         if self.network_input is not None:
             status = self.network_input.process_next()
@@ -98,9 +108,10 @@ class StreamTask:
         if status is InputStatus.END_OF_INPUT:
             self.processor.stop()
             return None
-        # Sleep until input or the next flush; with timeout 0 everything is flushed already
-        # (waking "now" would spin and hold the GIL the network thread needs).
-        return min(available_at, self._next_flush if flush_interval > 0 else _FOREVER)
+        # Sleep until input, the next timer or the next flush; with timeout 0 everything is
+        # flushed already (waking "now" would spin and hold the GIL the network thread needs).
+        wake = min(available_at, self._next_flush if flush_interval > 0 else _FOREVER)
+        return min(wake, timers.next_deadline()) if timers.has_timers else wake
 
     def flush_outputs(self) -> None:
         """Hand pending output to consumers."""
@@ -143,18 +154,23 @@ class StreamTask:
         if self.canceled:
             self.processor.stop()
             return None
+        source = self._legacy_source
+        assert source is not None
+        timers = self.timers
+        if timers.has_timers:
+            with source.lock:  # timers never run concurrently with the source's emission
+                timers.fire_due()
+        wake = timers.next_deadline() if timers.has_timers else _FOREVER
         interval = self._flush_interval
         if interval < 0:
-            return _FOREVER
+            return wake
         now = time.monotonic()
         if now >= self._next_flush:
-            source = self._legacy_source
-            assert source is not None
             with source.lock:
                 source.source_context.push()
                 self.flush_outputs()
             self._next_flush = now + interval
-        return self._next_flush
+        return min(self._next_flush, wake)
 
     def cancel(self) -> None:
         """Ask the task to stop (any thread)."""

@@ -37,6 +37,7 @@ from millstream.runtime.taskmanager.network_environment import NetworkEnvironmen
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
 from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
+from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["Task", "TaskExecutionState"]
 
@@ -168,17 +169,24 @@ class Task:
             self._network.create_input_gate(index, igdd, mailbox.signal)
             for index, igdd in enumerate(self.tdd.input_gates)
         ]
+        job_config = self.tdd.job_config
+        timers = ProcessingTimeService()
         env = ChainEnvironment(
             location=self.location,
             attempt_number=self.tdd.attempt_number,
-            job_parameters=dict(self.tdd.job_config.get("global_job_parameters", {})),
+            job_parameters=dict(job_config.get("global_job_parameters", {})),
             writers=writers,
             collect_channels=self._collect_channels,
+            processing_time_service=timers,
+            runtime_mode=self.tdd.runtime_mode,
+            auto_watermark_interval=int(job_config.get("auto_watermark_interval", 200)),
         )
         chain = OperatorChain.create(vertex, env)
-        network_input = StreamTaskNetworkInput(gates, chain.head.process_batch) if gates else None
+        network_input = StreamTaskNetworkInput(gates, chain.input_handlers()) if gates else None
         self._input = network_input
-        task = StreamTask(mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout)
+        task = StreamTask(
+            mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout, timers
+        )
         for partition in self._partitions:
             self._network.partition_manager.register(partition)
         return task

@@ -139,7 +139,7 @@ class RecordWriter:
         self._threshold[channel] = max(MIN_BATCH, min(MAX_BATCH, TARGET_BATCH_BYTES // per_element))
 
     def emit_element(self, element: Any) -> None:
-        """Send a stream element (e.g. a watermark) to every channel, after pending records."""
+        """Send a watermark or watermark status to every channel, after pending records."""
         payload = None
         for channel in range(self.partition.num_subpartitions):
             self._serialize(channel)

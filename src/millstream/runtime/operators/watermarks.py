@@ -1,0 +1,246 @@
+"""Timestamp assignment and watermark generation at sources and ``assign_timestamps_and_watermarks``.
+
+``TimestampsAndWatermarks`` (Flink's ProgressiveTimestampsAndWatermarks) runs one
+subtask's ``WatermarkStrategy``: the timestamp assigner per element, the generator's
+``on_event`` per element (the built-in bounded generator takes a whole batch with one
+``max``), and ``on_periodic_emit`` every ``pipeline.auto-watermark-interval`` ms from the
+task's processing-time service. Idleness (``with_idleness``) marks the output idle
+after the timeout without events. In BATCH mode (``progressive=False``) timestamps are
+assigned but no watermarks are emitted: only the final one at the end of input.
+
+``TimestampsAndWatermarksOperator`` is the operator of ``assign_timestamps_and_watermarks``:
+it ignores upstream watermarks except the final one, as Flink's does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from millstream.common.watermark_strategy import WatermarkOutput
+from millstream.runtime.location import UserFunctionError
+from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+from millstream.runtime.operators.elements import (
+    MAX_TIMESTAMP,
+    MAX_WATERMARK,
+    MIN_TIMESTAMP,
+    Watermark,
+    WatermarkStatus,
+)
+
+__all__ = ["TimestampsAndWatermarks", "TimestampsAndWatermarksOperator", "WatermarkToOutput"]
+
+
+class WatermarkToOutput(WatermarkOutput):
+    """Turns a generator's calls into in-band elements; watermarks only ever advance."""
+
+    def __init__(
+        self,
+        emit_watermark: Callable[[Watermark], None],
+        emit_status: Callable[[WatermarkStatus], None],
+    ) -> None:
+        self._emit_watermark = emit_watermark
+        self._emit_status = emit_status
+        self.max_watermark = MIN_TIMESTAMP
+        self.idle = False
+
+    def emit_watermark(self, watermark: Watermark | int) -> None:
+        """Emit if larger than every earlier one (marks the output active first)."""
+        ts = watermark if isinstance(watermark, int) else watermark.timestamp
+        if ts <= self.max_watermark:
+            return
+        self.max_watermark = ts
+        self.mark_active()
+        self._emit_watermark(Watermark(ts))
+
+    def mark_idle(self) -> None:
+        """Downstream stops waiting for this output's watermark."""
+        if not self.idle:
+            self.idle = True
+            self._emit_status(WatermarkStatus.IDLE)
+
+    def mark_active(self) -> None:
+        """This output holds the watermark back again."""
+        if self.idle:
+            self.idle = False
+            self._emit_status(WatermarkStatus.ACTIVE)
+
+
+class _IdlenessTimer:
+    """Idle when no event arrived between checks spanning more than the timeout (Flink's)."""
+
+    def __init__(self, timeout_ms: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._timeout = timeout_ms / 1000.0
+        self._clock = clock
+        self.counter = 0
+        self._last_counter = 0
+        self._inactive_since = 0.0
+
+    def check_if_idle(self) -> bool:
+        if self.counter != self._last_counter:
+            self._last_counter = self.counter
+            self._inactive_since = 0.0
+            return False
+        if self._inactive_since == 0.0:
+            self._inactive_since = self._clock()
+            return False
+        return self._clock() - self._inactive_since > self._timeout
+
+
+class TimestampsAndWatermarks:
+    """One subtask's timestamp assigner and watermark generator."""
+
+    def __init__(
+        self,
+        strategy: Any,
+        context: OperatorContext,
+        emit_watermark: Callable[[Watermark], None],
+        emit_status: Callable[[WatermarkStatus], None],
+        operator_name: str,
+        progressive: bool = True,
+    ) -> None:
+        self._assigner = strategy.create_timestamp_assigner()
+        self._generator = strategy.create_watermark_generator(context.runtime_context)
+        self._on_events = getattr(self._generator, "on_events", None)
+        self._on_event = self._generator.on_event
+        self.output = WatermarkToOutput(emit_watermark, emit_status)
+        idleness = strategy.idleness_ms
+        self._idleness = _IdlenessTimer(idleness) if idleness and progressive else None
+        self._progressive = progressive
+        self._pts = context.processing_time_service
+        self._interval = context.auto_watermark_interval if progressive else 0
+        self._timer: Any = None
+        self._name = operator_name
+        self._location = context.location
+        self.records = 0
+
+    def start(self) -> None:
+        """Schedule the periodic emission."""
+        if self._interval > 0:
+            self._timer = self._pts.register_timer(
+                self._pts.current_processing_time() + self._interval, self._on_periodic
+            )
+
+    def _on_periodic(self, now: int) -> None:
+        idleness = self._idleness
+        if idleness is not None and idleness.check_if_idle():
+            self.output.mark_idle()
+        else:
+            self.on_periodic_emit()
+        self._timer = self._pts.register_timer(now + self._interval, self._on_periodic)
+
+    def on_periodic_emit(self) -> None:
+        """Ask the generator for a watermark now."""
+        if self._progressive:
+            try:
+                self._generator.on_periodic_emit(self.output)
+            except Exception as err:
+                raise UserFunctionError(
+                    self._name,
+                    self._location,
+                    self.records,
+                    None,
+                    message="WatermarkGenerator.on_periodic_emit raised",
+                ) from err
+
+    def stop(self) -> None:
+        """Stop the periodic emission."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def process(self, values: list[Any], timestamps: list[int] | None) -> list[int] | None:
+        """The batch's timestamps (assigned), after feeding the generator."""
+        assigner = self._assigner
+        index = 0
+        try:
+            if assigner is not None:
+                if timestamps is None:
+                    timestamps = [assigner(v, MIN_TIMESTAMP) for v in values]
+                else:
+                    timestamps = [assigner(v, t) for v, t in zip(values, timestamps, strict=True)]
+            if self._progressive:
+                if self._on_events is not None:
+                    if timestamps is not None:
+                        self._on_events(timestamps)
+                else:
+                    on_event = self._on_event
+                    output = self.output
+                    if timestamps is None:
+                        for index, v in enumerate(values):  # noqa: B007 - index names the failing record
+                            on_event(v, MIN_TIMESTAMP, output)
+                    else:
+                        for index, v in enumerate(values):
+                            on_event(v, timestamps[index], output)
+                if self._idleness is not None:
+                    self._idleness.counter += 1
+        except Exception as err:
+            if assigner is not None and timestamps is None:
+                index = _first_failing(assigner, values)
+                message = "TimestampAssigner.extract_timestamp raised"
+            else:
+                message = "WatermarkGenerator.on_event raised"
+            record = values[index] if index < len(values) else None
+            raise UserFunctionError(
+                self._name, self._location, self.records + index, record, message=message
+            ) from err
+        self.records += len(values)
+        return timestamps
+
+    def emit_final_watermark(self) -> None:
+        """End of input: the max watermark (fires every event-time timer downstream)."""
+        self.stop()
+        if self.output.max_watermark != MAX_TIMESTAMP:
+            self.output.emit_watermark(MAX_WATERMARK)
+
+
+def _first_failing(assigner: Callable[[Any, int], int], values: list[Any]) -> int:
+    """Index of the first element the assigner fails on (error reporting only)."""
+    for index, v in enumerate(values):
+        try:
+            assigner(v, MIN_TIMESTAMP)
+        except Exception:
+            return index
+    return 0
+
+
+class TimestampsAndWatermarksOperator(StreamOperator):
+    """``assign_timestamps_and_watermarks``: assigns timestamps, generates watermarks."""
+
+    def __init__(self, context: OperatorContext, strategy: Any, output: Emit) -> None:
+        super().__init__(context, None)
+        self._output = output
+        self._strategy = strategy
+
+    def open(self) -> None:
+        """Create the generator and start periodic emission."""
+        super().open()
+        self._logic = TimestampsAndWatermarks(
+            self._strategy,
+            self.context,
+            lambda wm: self.emit_watermark(wm),
+            lambda status: self.emit_watermark_status(status),
+            self.name,
+            progressive=self.context.runtime_mode != "BATCH",
+        )
+        self._logic.start()
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Assign timestamps, feed the generator, forward the batch."""
+        timestamps = self._logic.process(values, timestamps)
+        self.records_in += len(values)
+        self._output(values, timestamps)
+
+    def process_watermark(self, watermark: Watermark) -> None:
+        """Upstream watermarks are replaced by this operator's, except the final one."""
+        if watermark.timestamp == MAX_TIMESTAMP:
+            self._logic.emit_final_watermark()
+
+    def process_watermark_status(self, status: WatermarkStatus) -> None:
+        """This operator decides its own output's status."""
+
+    def finish(self) -> None:
+        """A last periodic emission, as Flink's operator does at the end of input."""
+        self._logic.stop()
+        self._logic.on_periodic_emit()

@@ -1,0 +1,219 @@
+"""Timers: the task's processing-time service and the keyed timer services of operators.
+
+``ProcessingTimeService`` (one per task): callbacks at wall-clock times. They run on the
+task thread from the mailbox loop (the StreamTask fires due timers before processing
+input and sleeps no longer than the next timer), so a timer never runs concurrently
+with element processing. At the end of input pending processing-time timers are
+dropped (Flink quiesces the service before ``finish``).
+
+``InternalTimerService`` (one per keyed operator that uses timers): event-time and
+processing-time timers per (key, namespace, timestamp), deduplicated as in Flink (a
+second registration of the same timer is a no-op; deleting it removes it). Event-time
+timers fire when a watermark reaches their time, in timestamp order (registration order
+among equal timestamps), with the backend's current key set to the timer's key.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from millstream.runtime.operators.elements import MAX_TIMESTAMP, MIN_TIMESTAMP
+
+__all__ = ["InternalTimerService", "ProcessingTimeService", "Triggerable"]
+
+
+class _ScheduledTimer:
+    __slots__ = ("callback", "cancelled", "timestamp")
+
+    def __init__(self, timestamp: int, callback: Callable[[int], None]) -> None:
+        self.timestamp = timestamp
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """Do not fire."""
+        self.cancelled = True
+
+
+class ProcessingTimeService:
+    """Wall-clock timers of one task, fired from its mailbox loop."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._heap: list[tuple[int, int, _ScheduledTimer]] = []  # owner: task thread
+        self._seq = 0
+        self._quiesced = False
+
+    def current_processing_time(self) -> int:
+        """Now, in epoch ms."""
+        return int(self._clock() * 1000)
+
+    def register_timer(self, timestamp: int, callback: Callable[[int], None]) -> _ScheduledTimer:
+        """Call ``callback(timestamp)`` on the task thread once the clock reaches ``timestamp``."""
+        timer = _ScheduledTimer(timestamp, callback)
+        if not self._quiesced:
+            self._seq += 1
+            heapq.heappush(self._heap, (timestamp, self._seq, timer))
+        return timer
+
+    @property
+    def has_timers(self) -> bool:
+        """Whether any timer is pending."""
+        return bool(self._heap)
+
+    def next_deadline(self) -> float:
+        """Monotonic time of the next timer (inf if none)."""
+        heap = self._heap
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)
+        if not heap:
+            return float("inf")
+        wait_ms = heap[0][0] - self.current_processing_time()
+        return time.monotonic() + max(wait_ms, 0) / 1000.0
+
+    def fire_due(self) -> None:
+        """Run every timer whose time has come (task thread)."""
+        heap = self._heap
+        if not heap:
+            return
+        now = self.current_processing_time()
+        while heap and heap[0][0] <= now:
+            _, _, timer = heapq.heappop(heap)
+            if not timer.cancelled:
+                timer.callback(timer.timestamp)
+
+    def quiesce(self) -> None:
+        """Drop pending timers and accept no new ones (end of input, cancellation)."""
+        self._quiesced = True
+        self._heap.clear()
+
+
+class Triggerable(Protocol):
+    """What an operator with timers implements."""
+
+    def on_event_time(self, timestamp: int, key: Any, namespace: Any) -> None:
+        """An event-time timer fired."""
+
+    def on_processing_time(self, timestamp: int, key: Any, namespace: Any) -> None:
+        """A processing-time timer fired."""
+
+
+class InternalTimerService:
+    """Keyed timers of one operator, deduplicated per (timestamp, key, namespace)."""
+
+    def __init__(
+        self,
+        key_context: Any,
+        processing_time_service: ProcessingTimeService,
+        triggerable: Triggerable,
+    ) -> None:
+        self._keys = key_context  # the keyed state backend: current_key, set_current_key
+        self._pts = processing_time_service
+        self._triggerable = triggerable
+        self._event_heap: list[tuple[int, int, Any, Any]] = []  # owner: task thread
+        self._event_timers: set[tuple[int, Any, Any]] = set()
+        self._proc_heap: list[tuple[int, int, Any, Any]] = []
+        self._proc_timers: set[tuple[int, Any, Any]] = set()
+        self._seq = 0
+        self._scheduled: Any = None  # physical processing-time timer for the earliest one
+        self.current_watermark = MIN_TIMESTAMP
+
+    # -- registration (current key) ------------------------------------------------------
+
+    def register_event_time_timer(self, namespace: Any, timestamp: int) -> None:
+        """Fire ``on_event_time`` when the watermark reaches ``timestamp``."""
+        timer = (timestamp, self._keys.current_key, namespace)
+        if timer not in self._event_timers:
+            self._event_timers.add(timer)
+            self._seq += 1
+            heapq.heappush(self._event_heap, (timestamp, self._seq, timer[1], namespace))
+
+    def delete_event_time_timer(self, namespace: Any, timestamp: int) -> None:
+        """Forget an event-time timer of the current key."""
+        self._event_timers.discard((timestamp, self._keys.current_key, namespace))
+
+    def register_processing_time_timer(self, namespace: Any, timestamp: int) -> None:
+        """Fire ``on_processing_time`` when the wall clock reaches ``timestamp``."""
+        timer = (timestamp, self._keys.current_key, namespace)
+        if timer in self._proc_timers:
+            return
+        self._proc_timers.add(timer)
+        self._seq += 1
+        heapq.heappush(self._proc_heap, (timestamp, self._seq, timer[1], namespace))
+        if self._proc_heap[0][0] == timestamp:
+            self._schedule(timestamp)
+
+    def delete_processing_time_timer(self, namespace: Any, timestamp: int) -> None:
+        """Forget a processing-time timer of the current key."""
+        self._proc_timers.discard((timestamp, self._keys.current_key, namespace))
+
+    def current_processing_time(self) -> int:
+        """Now, in epoch ms."""
+        return self._pts.current_processing_time()
+
+    # -- firing ---------------------------------------------------------------------------
+
+    def advance_watermark(self, watermark: int) -> None:
+        """Fire every event-time timer with timestamp <= ``watermark``, in order."""
+        self.current_watermark = watermark
+        heap = self._event_heap
+        timers = self._event_timers
+        keys = self._keys
+        fire = self._triggerable.on_event_time
+        while heap and heap[0][0] <= watermark:
+            timestamp, _, key, namespace = heapq.heappop(heap)
+            timer = (timestamp, key, namespace)
+            if timer in timers:
+                timers.discard(timer)
+                keys.set_current_key(key)
+                fire(timestamp, key, namespace)
+
+    def _schedule(self, timestamp: int) -> None:
+        if self._scheduled is not None:
+            if self._scheduled.timestamp <= timestamp:
+                return
+            self._scheduled.cancel()
+        self._scheduled = self._pts.register_timer(timestamp, self._on_processing_time)
+
+    def _on_processing_time(self, now: int) -> None:
+        self._scheduled = None
+        heap = self._proc_heap
+        timers = self._proc_timers
+        keys = self._keys
+        fire = self._triggerable.on_processing_time
+        while heap and heap[0][0] <= now:
+            timestamp, _, key, namespace = heapq.heappop(heap)
+            timer = (timestamp, key, namespace)
+            if timer in timers:
+                timers.discard(timer)
+                keys.set_current_key(key)
+                fire(timestamp, key, namespace)
+        if heap:
+            self._schedule(heap[0][0])
+
+    def fire_all_for_end_of_key(self) -> None:
+        """BATCH: fire every timer of the current key (event time and processing time), in order."""
+        self.advance_watermark(MAX_TIMESTAMP)
+        heap = self._proc_heap
+        fire = self._triggerable.on_processing_time
+        while heap:
+            timestamp, _, key, namespace = heapq.heappop(heap)
+            timer = (timestamp, key, namespace)
+            if timer in self._proc_timers:
+                self._proc_timers.discard(timer)
+                self._keys.set_current_key(key)
+                fire(timestamp, key, namespace)
+        self.current_watermark = MIN_TIMESTAMP
+
+    @property
+    def num_event_time_timers(self) -> int:
+        """Pending event-time timers."""
+        return len(self._event_timers)
+
+    @property
+    def num_processing_time_timers(self) -> int:
+        """Pending processing-time timers."""
+        return len(self._proc_timers)
