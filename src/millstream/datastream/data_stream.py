@@ -25,6 +25,12 @@ from millstream.datastream.functions import (
     SinkFunction,
 )
 from millstream.datastream.output_tag import OutputTag
+from millstream.datastream.windowed_stream import (
+    AllWindowedStream,
+    WindowedStream,
+    count_window_assigner,
+    count_window_trigger,
+)
 from millstream.graph.partitioning import (
     BroadcastPartitioner,
     CustomPartitionerWrapper,
@@ -270,6 +276,16 @@ class DataStream:
     def _values_id(self) -> int:
         return self._id
 
+    def window_all(self, window_assigner: Any) -> AllWindowedStream:
+        """Cut the whole stream into windows (one parallel instance)."""
+        return AllWindowedStream(self, window_assigner)
+
+    def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
+        """Windows of ``size`` elements over the whole stream, every ``slide`` (0: tumbling)."""
+        windowed = AllWindowedStream(self, count_window_assigner(size, slide))
+        windowed.trigger(count_window_trigger(size))
+        return windowed
+
     def get_side_output(self, output_tag: OutputTag) -> DataStream:
         """The side output ``output_tag`` of the operator producing this stream."""
         if not isinstance(output_tag, OutputTag):
@@ -502,6 +518,15 @@ class KeyedStream(DataStream):
                 position_to_max_by, "max", True, self._transformation.output_type
             )
         )
+
+    def window(self, window_assigner: Any) -> WindowedStream:
+        """Cut the keyed stream into windows of ``window_assigner``."""
+        return WindowedStream(self, window_assigner)
+
+    def count_window(self, size: int, slide: int = 0) -> WindowedStream:
+        """Windows of ``size`` elements per key, every ``slide`` elements (0: tumbling), as PyFlink's."""
+        windowed = WindowedStream(self, count_window_assigner(size, slide))
+        return windowed.trigger(count_window_trigger(size))
 
     def _cannot_partition(self, *args: Any) -> DataStream:
         raise Exception("Cannot override partitioning for KeyedStream.")

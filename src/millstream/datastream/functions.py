@@ -222,3 +222,66 @@ class SourceFunction(Function):
 
     def cancel(self) -> None:
         """Ask ``run`` to return as soon as possible."""
+
+
+class ProcessWindowFunction(Function):
+    """Gets all elements of a window (or the incremental result) with a context."""
+
+    class Context(ABC):
+        """The window being evaluated, time, and per-window / global keyed state."""
+
+        @abstractmethod
+        def window(self) -> Any:
+            """The window."""
+
+        @abstractmethod
+        def current_processing_time(self) -> int:
+            """Now."""
+
+        @abstractmethod
+        def current_watermark(self) -> int:
+            """The current watermark."""
+
+        @abstractmethod
+        def window_state(self) -> Any:
+            """Keyed state scoped to this key and window."""
+
+        @abstractmethod
+        def global_state(self) -> Any:
+            """Keyed state of this key across windows."""
+
+    @abstractmethod
+    def process(
+        self, key: Any, context: ProcessWindowFunction.Context, elements: Iterable[Any]
+    ) -> Iterable[Any]:
+        """Evaluate the window; return or yield the results."""
+
+    def clear(self, context: ProcessWindowFunction.Context) -> None:
+        """The window is purged: drop per-window state."""
+
+
+class ProcessAllWindowFunction(Function):
+    """``process(context, elements)`` for ``window_all``."""
+
+    @abstractmethod
+    def process(self, context: Any, elements: Iterable[Any]) -> Iterable[Any]:
+        """Evaluate the window."""
+
+    def clear(self, context: Any) -> None:
+        """The window is purged."""
+
+
+class WindowFunction(Function):
+    """``apply(key, window, inputs)``."""
+
+    @abstractmethod
+    def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterable[Any]:
+        """Evaluate the window."""
+
+
+class AllWindowFunction(Function):
+    """``apply(window, inputs)`` for ``window_all``."""
+
+    @abstractmethod
+    def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any]:
+        """Evaluate the window."""

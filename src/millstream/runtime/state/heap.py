@@ -226,6 +226,24 @@ class _KvState:
         group, entry_key = self._slot()
         group.pop(entry_key, None)
 
+    def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
+        """Fold the current key's entries in ``sources`` into ``target`` (merging windows)."""
+        backend = self._backend
+        group = self._table.groups[backend.current_group]
+        key = backend.current_key
+        merged = group.get((key, target))
+        for source in sources:
+            if source == target:
+                continue
+            value = group.pop((key, source), None)
+            if value is not None:
+                merged = value if merged is None else self._merge_values(merged, value)
+        if merged is not None:
+            group[(key, target)] = merged
+
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        raise KeyedStateError(f"state '{self._table.name}' ({self._table.kind}) cannot be merged")
+
 
 class ValueStateImpl(_KvState):
     """``ValueState``: ``value()`` (None if unset), ``update(v)``, ``clear()``."""
@@ -285,6 +303,9 @@ class ListStateImpl(_KvState):
             group[entry_key] = [item]
         else:
             stored.append(item)
+
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        return a + b
 
     def add_all(self, values: Iterable[Any]) -> None:
         """Append every element of ``values``."""
@@ -385,6 +406,11 @@ class ReducingStateImpl(_KvState):
         """The reduced value, or None."""
         return self._raw()
 
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        if self._ttl is not None:
+            return (self._reduce(a[0], b[0]), max(a[1], b[1]))
+        return self._reduce(a, b)
+
     def add(self, value: Any) -> None:
         """Fold ``value`` in."""
         current = self._raw()
@@ -411,6 +437,14 @@ class AggregatingStateImpl(_KvState):
         if acc is None:
             acc = self._fn.create_accumulator()
         self._store(self._fn.add(value, acc))
+
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        merge = getattr(self._fn, "merge", None)
+        if merge is None:
+            raise KeyedStateError("merging windows with an AggregateFunction needs its merge()")
+        if self._ttl is not None:
+            return (merge(a[0], b[0]), max(a[1], b[1]))
+        return merge(a, b)
 
     def get_accumulator(self) -> Any:
         """The raw accumulator (window operator, merging)."""

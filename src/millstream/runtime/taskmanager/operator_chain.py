@@ -40,6 +40,7 @@ from millstream.runtime.operators.sinks import (
 )
 from millstream.runtime.operators.sources import LegacySourceOperator, SourceOperator
 from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOperator
+from millstream.runtime.operators.window import WindowOperator
 from millstream.runtime.taskmanager.input_processor import InputHandler
 from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
@@ -181,6 +182,12 @@ def _collect(
     return CollectSinkOperator(ctx, env.collect_channels.channel(op.operator.params["collect_id"]))
 
 
+def _window(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    return WindowOperator(ctx, op.operator.params, out, side, op.state_key_selector)
+
+
 OPERATOR_FACTORIES: dict[str, Factory] = {
     "source": _source,
     "legacy_source": _legacy_source,
@@ -195,6 +202,7 @@ OPERATOR_FACTORIES: dict[str, Factory] = {
     "sink_function": _sink_function,
     "collect": _collect,
     "timestamps_watermarks": _timestamps,
+    "window": _window,
 }
 
 

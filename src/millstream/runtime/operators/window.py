@@ -1,0 +1,641 @@
+"""WindowOperator: keyed windows driven by an assigner, a trigger and (optionally) an evictor.
+
+Flink's WindowOperator / EvictingWindowOperator, per element:
+
+1. the key becomes the current key; the assigner gives the element's windows;
+2. merging assigners (sessions) merge the new window into the key's existing windows
+   (``MergingWindowSet``: window -> the window whose namespace holds its state; merging
+   folds state namespaces, merges trigger state, and moves cleanup timers);
+3. a window that is late (its cleanup time ``max_timestamp + allowed_lateness`` is not
+   after the watermark) is skipped; otherwise the element is added to the window's
+   state: a reduced value or an accumulator (incremental: one per key and window, not
+   the elements), or a list of elements (``process`` / ``apply`` / evictors);
+4. the trigger's ``on_element`` decides: FIRE runs the window function on the contents
+   (results carry the window's ``max_timestamp``), PURGE clears them;
+5. a cleanup timer at the window's cleanup time drops the window's state, trigger state
+   and the function's per-window state;
+6. an element that fell into no window because all were late goes to the late-data side
+   output if one is set (``side_output_late_data``), else it is dropped.
+
+Timers (the trigger's and the cleanup ones) are keyed by (key, window) and fire through
+``on_event_time`` / ``on_processing_time``.
+
+Per-record path: for event-time tumbling/sliding windows with the default trigger, no
+evictor and incremental state, elements are folded straight into the state table (one
+key-group lookup, one dict read and write per window, timers registered only when a
+window's state is created); everything else takes the general path above.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP
+from millstream.runtime.location import UserFunctionError
+from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+from millstream.runtime.operators.elements import Watermark
+from millstream.runtime.operators.process import OutputCollector
+from millstream.runtime.state.heap import VOID_NAMESPACE
+
+__all__ = ["WindowOperator"]
+
+
+class _StateDescriptor:
+    """An internal state descriptor (the runtime does not import the API's)."""
+
+    def __init__(self, name: str, kind: str, function: Any = None) -> None:
+        self.name = name
+        self.kind = kind
+        self._function = function
+        self.ttl_config = None
+
+    def get_name(self) -> str:
+        return self.name
+
+    def get_reduce_function(self) -> Any:
+        return self._function
+
+    def get_agg_function(self) -> Any:
+        return self._function
+
+
+class _TriggerContext:
+    """Trigger.TriggerContext / OnMergeContext for the current key and window."""
+
+    def __init__(self, operator: WindowOperator) -> None:
+        self._op = operator
+        self.window: Any = None
+        self.merged_windows: list[Any] = []
+
+    def get_current_watermark(self) -> int:
+        return self._op.current_watermark
+
+    def get_current_processing_time(self) -> int:
+        return self._op.context.processing_time_service.current_processing_time()
+
+    def register_event_time_timer(self, time: int) -> None:
+        self._op._timers.register_event_time_timer(self.window, time)
+
+    def register_processing_time_timer(self, time: int) -> None:
+        self._op._timers.register_processing_time_timer(self.window, time)
+
+    def delete_event_time_timer(self, time: int) -> None:
+        self._op._timers.delete_event_time_timer(self.window, time)
+
+    def delete_processing_time_timer(self, time: int) -> None:
+        self._op._timers.delete_processing_time_timer(self.window, time)
+
+    def get_partitioned_state(self, state_descriptor: Any) -> Any:
+        return self._op.keyed_backend.get_state(state_descriptor, self.window)  # type: ignore[union-attr]
+
+    def merge_partitioned_state(self, state_descriptor: Any) -> None:
+        if self.merged_windows:
+            state = self._op.keyed_backend.get_state(state_descriptor, self.window)  # type: ignore[union-attr]
+            state.merge_namespaces(self.window, self.merged_windows)
+
+    def get_metric_group(self) -> Any:
+        raise NotImplementedError("user metric groups are not supported yet")
+
+
+class _KeyedStateStore:
+    """``window_state()`` / ``global_state()`` of a ProcessWindowFunction context."""
+
+    def __init__(self, operator: WindowOperator, per_window: bool) -> None:
+        self._op = operator
+        self._per_window = per_window
+
+    def _state(self, descriptor: Any) -> Any:
+        namespace = self._op._process_ctx._window if self._per_window else VOID_NAMESPACE
+        return self._op.keyed_backend.get_state(descriptor, namespace)  # type: ignore[union-attr]
+
+    get_state = get_list_state = get_map_state = _state
+    get_reducing_state = get_aggregating_state = _state
+
+
+class _ProcessWindowContext:
+    """ProcessWindowFunction.Context."""
+
+    def __init__(self, operator: WindowOperator) -> None:
+        self._op = operator
+        self._window: Any = None
+        self._window_state = _KeyedStateStore(operator, True)
+        self._global_state = _KeyedStateStore(operator, False)
+
+    def window(self) -> Any:
+        return self._window
+
+    def current_processing_time(self) -> int:
+        return self._op.context.processing_time_service.current_processing_time()
+
+    def current_watermark(self) -> int:
+        return self._op.current_watermark
+
+    def window_state(self) -> _KeyedStateStore:
+        return self._window_state
+
+    def global_state(self) -> _KeyedStateStore:
+        return self._global_state
+
+
+class _AssignerContext:
+    """WindowAssigner.WindowAssignerContext."""
+
+    def __init__(self, operator: WindowOperator) -> None:
+        self._op = operator
+
+    def get_current_processing_time(self) -> int:
+        return self._op.context.processing_time_service.current_processing_time()
+
+    def get_runtime_context(self) -> Any:
+        return self._op.context.runtime_context
+
+
+class _MergingWindowSet:
+    """The key's windows of a merging assigner: window -> window holding its state."""
+
+    def __init__(self, operator: WindowOperator, mapping: dict[Any, Any]) -> None:
+        self._op = operator
+        self.mapping = mapping
+
+    def state_window(self, window: Any) -> Any:
+        return self.mapping.get(window)
+
+    def retire_window(self, window: Any) -> None:
+        if self.mapping.pop(window, None) is None:
+            raise RuntimeError(f"window {window} is not in the merging window set")
+
+    def add_window(self, new_window: Any) -> Any:
+        """Merge ``new_window`` in; returns the window it ended up in (Flink's algorithm)."""
+        windows = list(self.mapping) + [new_window]
+        results: list[tuple[Any, set[Any]]] = []
+
+        def collect(to_merge: Any, result: Any) -> None:
+            results.append((result, set(to_merge)))
+
+        self._op._assigner.merge_windows(windows, collect)
+        result_window = new_window
+        merged_new = False
+        for merge_result, merged in results:
+            if new_window in merged:
+                merged.discard(new_window)
+                merged_new = True
+                result_window = merge_result
+            if not merged:
+                continue
+            merged_state_window = self.mapping[next(iter(merged))]
+            merged_state_windows = []
+            for window in merged:
+                state_window = self.mapping.pop(window, None)
+                if state_window is not None:
+                    merged_state_windows.append(state_window)
+            self.mapping[merge_result] = merged_state_window
+            merged_state_windows.remove(merged_state_window)
+            if not (merge_result in merged and len(merged) == 1):
+                self._op._merge(merge_result, list(merged), merged_state_window, merged_state_windows)
+        if not results or (result_window == new_window and not merged_new):
+            self.mapping[result_window] = result_window
+        return result_window
+
+
+class WindowOperator(StreamOperator):
+    """Keyed windows (window, window_all, count_window; joins and co-groups run on it too)."""
+
+    def __init__(
+        self,
+        context: OperatorContext,
+        params: dict[str, Any],
+        output: Emit,
+        side_outputs: dict[str, Emit],
+        key_selector: Any,
+    ) -> None:
+        super().__init__(context, params["window_function"])
+        self._key_selector = key_selector
+        self._assigner = params["assigner"]
+        self._trigger = params["trigger"]
+        self._evictor = params.get("evictor")
+        self._lateness = int(params.get("allowed_lateness", 0))
+        late_tag = params.get("late_data_tag")
+        self._late_output = side_outputs.get(late_tag) if late_tag is not None else None
+        self._function = params["window_function"]
+        self._kind = "list" if self._evictor is not None else params["state_kind"]
+        self._reduce: Any = params.get("reduce_function")
+        self._aggregate: Any = params.get("aggregate_function")
+        self._collector = OutputCollector(output, side_outputs)
+        self._event_time = self._assigner.is_event_time()
+        self._merging = hasattr(self._assigner, "merge_windows")
+        if self._merging and not self._trigger.can_merge():
+            raise ValueError(
+                f"operator '{self.name}': the trigger {self._trigger!r} cannot be used with a "
+                "merging window assigner"
+            )
+        backend = self.create_keyed_backend()
+        self._timers = self.create_timer_service(self)
+        state_kind = {"reduce": "reducing", "aggregate": "aggregating", "list": "list"}[self._kind]
+        function = self._reduce if self._kind == "reduce" else self._aggregate
+        self._window_state = backend.get_state(_StateDescriptor("window-contents", state_kind, function))
+        self._window_table = backend.tables["window-contents"]
+        self._merging_sets = backend.get_state(_StateDescriptor("merging-window-set", "value"))
+        self._trigger_ctx = _TriggerContext(self)
+        self._process_ctx = _ProcessWindowContext(self)
+        self._assigner_ctx = _AssignerContext(self)
+        self.late_records_dropped = 0
+        self._fast = self._fast_path()
+
+    def _fast_path(self) -> bool:
+        names = (type(self._assigner).__name__, type(self._trigger).__name__)
+        return (
+            not self._merging
+            and self._evictor is None
+            and self._kind in ("reduce", "aggregate")
+            and names[0] in ("TumblingEventTimeWindows", "SlidingEventTimeWindows")
+            and names[1] == "EventTimeTrigger"
+            and type(self._trigger).__module__ == "millstream.datastream.window"
+            and type(self._assigner).__module__ == "millstream.datastream.window"
+        )
+
+    # -- elements --------------------------------------------------------------------------
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Assign, add, trigger (see the module docstring)."""
+        index = 0
+        try:
+            if self._fast and timestamps is not None:
+                index = self._process_fast(values, timestamps)
+            else:
+                process = self._process_element
+                if timestamps is None:
+                    for index, v in enumerate(values):  # noqa: B007 - index names the failing record
+                        process(v, None)
+                else:
+                    for index, v in enumerate(values):
+                        process(v, timestamps[index])
+        except UserFunctionError:
+            self._collector.flush()
+            raise
+        except Exception as err:
+            self._collector.flush()
+            raise self.error(index, values) from err
+        self.records_in += len(values)
+        self._collector.flush()
+
+    def _process_fast(self, values: list[Any], timestamps: list[int]) -> int:  # noqa: C901 - the inlined hot path
+        assigner = self._assigner
+        size = assigner.size
+        offset = assigner.offset
+        slide = getattr(assigner, "slide", size)
+        lateness = self._lateness
+        watermark = self.current_watermark
+        backend = self.keyed_backend
+        assert backend is not None
+        set_key = backend.set_current_key
+        groups = self._window_table.groups
+        key_of = self._key_selector
+        register = self._timers.register_event_time_timer
+        window_class = self._window_class
+        windows_by_start = self._windows_by_start
+        reduce = self._reduce
+        aggregate = self._aggregate
+        add = aggregate.add if aggregate is not None else None
+        create = aggregate.create_accumulator if aggregate is not None else None
+        late: list[int] = []
+        index = 0
+        for index, v in enumerate(values):
+            ts = timestamps[index]
+            if ts <= MIN_TIMESTAMP:
+                raise ValueError(
+                    "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
+                    "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
+                )
+            last_start = ts - (ts - offset + slide) % slide
+            key = key_of(v)
+            set_key(key)
+            group = groups[backend.current_group]
+            skipped = True
+            start = last_start
+            while start > ts - size:
+                max_ts = start + size - 1
+                if max_ts + lateness > watermark:
+                    skipped = False
+                    window = windows_by_start.get(start)
+                    if window is None:
+                        window = windows_by_start[start] = window_class(start, start + size)
+                    entry = (key, window)
+                    current = group.get(entry)
+                    if current is None:
+                        group[entry] = add(v, create()) if add is not None else v  # type: ignore[misc]
+                        if max_ts > watermark:
+                            register(window, max_ts)
+                            if lateness:
+                                register(window, max_ts + lateness)
+                    else:
+                        group[entry] = add(v, current) if add is not None else reduce(current, v)
+                    if max_ts <= watermark:
+                        # late but within the allowed lateness: EventTimeTrigger fires at once
+                        self._fire(key, window, window)
+                        if lateness:
+                            register(window, max_ts + lateness)
+                start -= slide
+            if skipped:
+                late.append(index)
+        if late:
+            for i in late:
+                self._late(values[i], timestamps[i])
+        return index
+
+    def _late(self, value: Any, timestamp: int | None) -> None:
+        if self._late_output is not None:
+            self._late_output([value], None if timestamp is None else [timestamp])
+        else:
+            self.late_records_dropped += 1
+
+    def open(self) -> None:
+        """Open the window function."""
+        window_class = getattr(self._assigner, "window_class", None)
+        if window_class is None and self._fast:
+            window_class = type(self._assigner.assign_windows(None, 0, self._assigner_ctx)[0])
+        self._window_class = window_class
+        self._windows_by_start: dict[int, Any] = {}
+        super().open()
+
+    def _process_element(self, value: Any, timestamp: int | None) -> None:
+        backend = self.keyed_backend
+        assert backend is not None
+        key = self._key_selector(value)
+        backend.set_current_key(key)
+        ts = MIN_TIMESTAMP if timestamp is None else timestamp
+        windows = self._assigner.assign_windows(value, ts, self._assigner_ctx)
+        skipped = True
+        trigger = self._trigger
+        ctx = self._trigger_ctx
+        if self._merging:
+            merging = self._merging_set()
+            for window in windows:
+                actual = merging.add_window(window)
+                if self._is_window_late(actual):
+                    merging.retire_window(actual)
+                    continue
+                skipped = False
+                state_window = merging.state_window(actual)
+                if state_window is None:
+                    raise RuntimeError(f"window {actual} has no state window")
+                self._add(state_window, value, timestamp)
+                ctx.window = actual
+                result = trigger.on_element(value, ts, actual, ctx)
+                self._on_trigger_result(result, key, actual, state_window)
+                self._register_cleanup_timer(actual)
+            self._persist(merging)
+        else:
+            for window in windows:
+                if self._is_window_late(window):
+                    continue
+                skipped = False
+                self._add(window, value, timestamp)
+                ctx.window = window
+                result = trigger.on_element(value, ts, window, ctx)
+                self._on_trigger_result(result, key, window, window)
+                self._register_cleanup_timer(window)
+        if skipped and self._is_element_late(ts):
+            self._late(value, timestamp)
+
+    def _add(self, state_window: Any, value: Any, timestamp: int | None) -> None:
+        state = self._window_state
+        state.namespace = state_window
+        if self._evictor is not None:
+            state.add(_Stamped(value, timestamp))
+        else:
+            state.add(value)
+
+    def _on_trigger_result(self, result: Any, key: Any, window: Any, state_window: Any) -> None:
+        if result.is_fire():
+            self._fire(key, window, state_window)
+        if result.is_purge():
+            self._window_state.namespace = state_window
+            self._window_state.clear()
+
+    # -- firing ----------------------------------------------------------------------------
+
+    def _contents(self, state_window: Any) -> Any:
+        state = self._window_state
+        state.namespace = state_window
+        if self._kind == "list":
+            elements = state.get()
+            return elements if elements else None
+        return state.get()
+
+    def _fire(self, key: Any, window: Any, state_window: Any) -> None:
+        """Run the window function on the window's contents (nothing if empty)."""
+        contents = self._contents(state_window)
+        if contents is None:
+            return
+        if self._evictor is not None:
+            contents = self._evict_and_compute(contents, window, state_window)
+            if contents is _EMPTY:
+                return
+        ctx = self._process_ctx
+        ctx._window = window
+        try:
+            result = self._function.process(key, window, ctx, contents)
+            self._collector.collect(result, window.max_timestamp())
+        except Exception as err:
+            raise UserFunctionError(
+                self.name,
+                self.context.location,
+                None,
+                message=f"window function raised for key {key!r}, window {window}",
+            ) from err
+
+    def _evict_and_compute(self, stamped: list[Any], window: Any, state_window: Any) -> Any:
+        evictor: Any = self._evictor
+        buffer = list(stamped)
+        evictor.evict_before(buffer, len(buffer), window, self._process_ctx)
+        values = [e.value for e in buffer]
+        if self._kind_of_function() == "reduce":
+            contents: Any = _EMPTY
+            for v in values:
+                contents = v if contents is _EMPTY else self._reduce(contents, v)
+        elif self._kind_of_function() == "aggregate":
+            aggregate: Any = self._aggregate
+            acc = aggregate.create_accumulator()
+            for v in values:
+                acc = aggregate.add(v, acc)
+            contents = aggregate.get_result(acc) if values else _EMPTY
+        else:
+            contents = values
+        evictor.evict_after(buffer, len(buffer), window, self._process_ctx)
+        state = self._window_state
+        state.namespace = state_window
+        state.update(buffer)
+        if contents is _EMPTY or (isinstance(contents, list) and not contents):
+            # Flink calls the function even on an empty evicted buffer for list windows.
+            return contents if isinstance(contents, list) else _EMPTY
+        return contents
+
+    def _kind_of_function(self) -> str:
+        if self._reduce is not None:
+            return "reduce"
+        if self._aggregate is not None:
+            return "aggregate"
+        return "list"
+
+    # -- timers ----------------------------------------------------------------------------
+
+    def _cleanup_time(self, window: Any) -> int:
+        max_ts = window.max_timestamp()
+        if self._event_time:
+            cleanup = max_ts + self._lateness
+            return cleanup if cleanup >= max_ts and cleanup < MAX_TIMESTAMP else MAX_TIMESTAMP
+        return max_ts
+
+    def _is_window_late(self, window: Any) -> bool:
+        return self._event_time and self._cleanup_time(window) <= self.current_watermark
+
+    def _is_element_late(self, timestamp: int) -> bool:
+        return self._event_time and timestamp + self._lateness <= self.current_watermark
+
+    def _register_cleanup_timer(self, window: Any) -> None:
+        cleanup = self._cleanup_time(window)
+        if cleanup == MAX_TIMESTAMP:
+            return  # no cleanup timer for "end of time" windows (global, count)
+        if self._event_time:
+            self._timers.register_event_time_timer(window, cleanup)
+        else:
+            self._timers.register_processing_time_timer(window, cleanup)
+
+    def _delete_cleanup_timer(self, window: Any) -> None:
+        cleanup = self._cleanup_time(window)
+        if cleanup == MAX_TIMESTAMP:
+            return
+        if self._event_time:
+            self._timers.delete_event_time_timer(window, cleanup)
+        else:
+            self._timers.delete_processing_time_timer(window, cleanup)
+
+    def process_watermark(self, watermark: Watermark) -> None:
+        """Fire due event-time timers, emit their results, then forward the watermark."""
+        self.current_watermark = watermark.timestamp
+        self._timers.advance_watermark(watermark.timestamp)
+        self._collector.flush()
+        self.emit_watermark(watermark)
+
+    def on_event_time(self, timestamp: int, key: Any, window: Any) -> None:
+        """A trigger or cleanup timer in event time."""
+        self._on_timer(timestamp, key, window, True)
+
+    def on_processing_time(self, timestamp: int, key: Any, window: Any) -> None:
+        """A trigger or cleanup timer in processing time."""
+        self._on_timer(timestamp, key, window, False)
+        self._collector.flush()
+
+    def _on_timer(self, timestamp: int, key: Any, window: Any, event_time: bool) -> None:
+        merging = None
+        state_window = window
+        if self._merging:
+            merging = self._merging_set()
+            state_window = merging.state_window(window)
+            if state_window is None:
+                return  # a timer of a window that was merged away
+        ctx = self._trigger_ctx
+        ctx.window = window
+        trigger = self._trigger
+        if event_time:
+            result = trigger.on_event_time(timestamp, window, ctx)
+        else:
+            result = trigger.on_processing_time(timestamp, window, ctx)
+        self._on_trigger_result(result, key, window, state_window)
+        if self._event_time == event_time and timestamp == self._cleanup_time(window):
+            self._clear_all_state(window, state_window, merging)
+        if merging is not None:
+            self._persist(merging)
+
+    def _clear_all_state(self, window: Any, state_window: Any, merging: _MergingWindowSet | None) -> None:
+        state = self._window_state
+        state.namespace = state_window
+        state.clear()
+        ctx = self._trigger_ctx
+        ctx.window = window
+        self._trigger.clear(window, ctx)
+        clear = getattr(self._function, "clear", None)
+        if clear is not None:
+            self._process_ctx._window = window
+            clear(window, self._process_ctx)
+        if merging is not None:
+            merging.retire_window(window)
+        start = getattr(window, "start", None)
+        if start is not None:
+            self._windows_by_start.pop(start, None)
+
+    # -- merging -----------------------------------------------------------------------------
+
+    def _merging_set(self) -> _MergingWindowSet:
+        mapping = self._merging_sets.value()
+        return _MergingWindowSet(self, dict(mapping) if mapping else {})
+
+    def _persist(self, merging: _MergingWindowSet) -> None:
+        self._merging_sets.update(merging.mapping if merging.mapping else None)
+
+    def _merge(self, result: Any, merged: list[Any], state_result: Any, state_merged: list[Any]) -> None:
+        if self._event_time and result.max_timestamp() + self._lateness <= self.current_watermark:
+            raise UserFunctionError(
+                self.name,
+                self.context.location,
+                None,
+                message=(
+                    f"The end timestamp of an event-time window cannot become earlier than the "
+                    f"current watermark by merging. Current watermark: {self.current_watermark} "
+                    f"window: {result}"
+                ),
+            )
+        if not self._event_time:
+            now = self.context.processing_time_service.current_processing_time()
+            if result.max_timestamp() <= now:
+                raise UserFunctionError(
+                    self.name,
+                    self.context.location,
+                    None,
+                    message=(
+                        "The end timestamp of a processing-time window cannot become earlier than "
+                        f"the current processing time by merging. Current processing time: {now} "
+                        f"window: {result}"
+                    ),
+                )
+        ctx = self._trigger_ctx
+        ctx.window = result
+        ctx.merged_windows = merged
+        try:
+            self._trigger.on_merge(result, ctx)
+        finally:
+            ctx.merged_windows = []
+        for window in merged:
+            ctx.window = window
+            self._trigger.clear(window, ctx)
+            self._delete_cleanup_timer(window)
+        self._window_state.namespace = state_result
+        self._window_state.merge_namespaces(state_result, state_merged)
+
+
+_EMPTY = object()
+
+
+class _Stamped:
+    """An element with its timestamp in an evicting window's buffer (TimestampedValue's shape)."""
+
+    __slots__ = ("timestamp", "value")
+
+    def __init__(self, value: Any, timestamp: int | None) -> None:
+        self.value = value
+        self.timestamp = timestamp
+
+    def get_value(self) -> Any:
+        return self.value
+
+    def get_timestamp(self) -> int:
+        return MIN_TIMESTAMP if self.timestamp is None else self.timestamp
+
+    def has_timestamp(self) -> bool:
+        return self.timestamp is not None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, int | None]]:
+        return (_Stamped, (self.value, self.timestamp))
+
+    def __repr__(self) -> str:
+        return f"TimestampedValue({self.value!r}, {self.timestamp})"
