@@ -353,7 +353,7 @@ class WindowOperator(StreamOperator):
         window_class = getattr(self._assigner, "window_class", None)
         if window_class is None and self._fast:
             window_class = type(self._assigner.assign_windows(None, 0, self._assigner_ctx)[0])
-        self._window_class = window_class
+        self._window_class: Any = window_class
         self._windows_by_start: dict[int, Any] = {}
         super().open()
 
