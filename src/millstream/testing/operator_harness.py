@@ -1,0 +1,154 @@
+"""Operator test harness: drive one operator by hand with elements, watermarks and time.
+
+``OperatorHarness.of(stream)`` builds the runtime operator of the transformation that
+produced ``stream`` (a window, a KeyedProcessFunction ...) exactly as a task would, with
+a manual processing-time clock. Tests then push elements with timestamps, watermarks
+and processing-time advances in any order, and read what the operator emitted::
+
+    h = OperatorHarness.of(env.from_collection([]).key_by(k).window(w).reduce(f))
+    h.process_element(("a", 1), 1000)
+    h.process_watermark(9999)
+    assert h.records() == [(("a", 1), 9999)]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from millstream.graph.job_graph import ChainedOperator
+from millstream.runtime.location import TaskLocation
+from millstream.runtime.operators.base import OperatorContext, StreamingRuntimeContext, StreamOperator
+from millstream.runtime.operators.elements import Watermark, WatermarkStatus
+from millstream.runtime.taskmanager.operator_chain import OPERATOR_FACTORIES, ChainEnvironment
+from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
+
+__all__ = ["OperatorHarness"]
+
+
+class _SideOutputs(dict):  # type: ignore[type-arg]
+    """Captures every side output, whatever its tag."""
+
+    def __init__(self, harness: OperatorHarness) -> None:
+        super().__init__()
+        self._harness = harness
+
+    def get(self, tag_id: Any, default: Any = None) -> Any:
+        def emit(values: list[Any], timestamps: list[int] | None) -> None:
+            captured = self._harness.side_outputs.setdefault(tag_id, [])
+            for i, v in enumerate(values):
+                captured.append((v, None if timestamps is None else timestamps[i]))
+
+        return emit
+
+
+class OperatorHarness:
+    """One operator, its outputs captured, its processing time set by hand."""
+
+    def __init__(
+        self,
+        spec: Any,
+        key_selector: Any = None,
+        name: str = "operator under test",
+        parallelism: int = 1,
+        subtask_index: int = 0,
+        max_parallelism: int = 128,
+        runtime_mode: str = "STREAMING",
+        processing_time: int = 0,
+    ) -> None:
+        self.now_ms = processing_time
+        self.output: list[tuple[str, Any, Any]] = []  # ("record", value, ts) | ("watermark", ts, None)
+        self.side_outputs: dict[str, list[tuple[Any, int | None]]] = {}
+        self.timers = ProcessingTimeService(clock=lambda: self.now_ms / 1000.0)
+        location = TaskLocation("test job", name, subtask_index, parallelism)
+        context = OperatorContext(
+            name=name,
+            location=location,
+            runtime_context=StreamingRuntimeContext(
+                task_name=name,
+                subtask_index=subtask_index,
+                parallelism=parallelism,
+                max_parallelism=max_parallelism,
+                attempt_number=0,
+                operator_name=name,
+            ),
+            processing_time_service=self.timers,
+            runtime_mode=runtime_mode,
+        )
+        op = ChainedOperator(
+            node_id=0,
+            name=name,
+            operator=spec,
+            state_key_selector=key_selector,
+            max_parallelism=max_parallelism,
+            chained_targets=(),
+            non_chained_outputs=(),
+            output_type=None,
+            uid=None,
+        )
+        env = ChainEnvironment(location, 0, {}, {}, None, self.timers, runtime_mode)
+        factory = OPERATOR_FACTORIES[spec.kind]
+        self.operator: StreamOperator = factory(op, context, self._emit, _SideOutputs(self), env)
+        self.operator.emit_watermark = self._emit_watermark
+        self.operator.emit_watermark_status = self._emit_status
+        self.operator.open()
+
+    @classmethod
+    def of(cls, stream: Any, **kwargs: Any) -> OperatorHarness:
+        """The operator that produces ``stream`` (its key selector if keyed)."""
+        t = stream._transformation
+        return cls(t.operator, getattr(t, "state_key_selector", None), name=t.name, **kwargs)
+
+    def _emit(self, values: list[Any], timestamps: list[int] | None) -> None:
+        for i, v in enumerate(values):
+            self.output.append(("record", v, None if timestamps is None else timestamps[i]))
+
+    def _emit_watermark(self, watermark: Watermark) -> None:
+        self.output.append(("watermark", watermark.timestamp, None))
+
+    def _emit_status(self, status: WatermarkStatus) -> None:
+        self.output.append(("status", "IDLE" if status.idle else "ACTIVE", None))
+
+    # -- input ---------------------------------------------------------------------------
+
+    def process_element(self, value: Any, timestamp: int | None = None) -> None:
+        """One element (with an event timestamp, or none)."""
+        self.operator.process_batch([value], None if timestamp is None else [timestamp])
+
+    def process_elements(self, elements: list[tuple[Any, int]]) -> None:
+        """Several ``(value, timestamp)`` elements as one batch."""
+        self.operator.process_batch([v for v, _ in elements], [t for _, t in elements])
+
+    def process_watermark(self, timestamp: int) -> None:
+        """A watermark."""
+        self.operator.process_watermark(Watermark(timestamp))
+
+    def set_processing_time(self, now_ms: int) -> None:
+        """Move the clock and fire due processing-time timers."""
+        self.now_ms = now_ms
+        self.timers.fire_due()
+
+    def end_input(self) -> None:
+        """The end of input: the final watermark, then ``finish``."""
+        self.process_watermark(2**63 - 1)
+        self.timers.quiesce()
+        self.operator.finish()
+
+    def close(self) -> None:
+        """Close the operator."""
+        self.operator.close()
+
+    # -- output --------------------------------------------------------------------------
+
+    def records(self) -> list[tuple[Any, int | None]]:
+        """(value, timestamp) of every emitted record, in order; the list is then cleared."""
+        out = [(v, ts) for kind, v, ts in self.output if kind == "record"]
+        self.output.clear()
+        return out
+
+    def values(self) -> list[Any]:
+        """The emitted values, in order; the output is then cleared."""
+        return [v for v, _ in self.records()]
+
+    def watermarks(self) -> list[int]:
+        """The emitted watermarks, in order."""
+        return [v for kind, v, _ in self.output if kind == "watermark"]
