@@ -140,13 +140,13 @@ class OperatorHarness:
     # -- output --------------------------------------------------------------------------
 
     def records(self) -> list[tuple[Any, int | None]]:
-        """(value, timestamp) of every emitted record, in order; the list is then cleared."""
+        """(value, timestamp) of every emitted record, in order; they are then forgotten."""
         out = [(v, ts) for kind, v, ts in self.output if kind == "record"]
-        self.output.clear()
+        self.output = [o for o in self.output if o[0] != "record"]
         return out
 
     def values(self) -> list[Any]:
-        """The emitted values, in order; the output is then cleared."""
+        """The emitted values, in order; they are then forgotten."""
         return [v for v, _ in self.records()]
 
     def watermarks(self) -> list[int]:

@@ -14,7 +14,6 @@ it ignores upstream watermarks except the final one, as Flink's does.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -70,7 +69,7 @@ class WatermarkToOutput(WatermarkOutput):
 class _IdlenessTimer:
     """Idle when no event arrived between checks spanning more than the timeout (Flink's)."""
 
-    def __init__(self, timeout_ms: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, timeout_ms: int, clock: Callable[[], float]) -> None:
         self._timeout = timeout_ms / 1000.0
         self._clock = clock
         self.counter = 0
@@ -106,9 +105,13 @@ class TimestampsAndWatermarks:
         self._on_event = self._generator.on_event
         self.output = WatermarkToOutput(emit_watermark, emit_status)
         idleness = strategy.idleness_ms
-        self._idleness = _IdlenessTimer(idleness) if idleness and progressive else None
         self._progressive = progressive
-        self._pts = context.processing_time_service
+        self._pts = pts = context.processing_time_service
+        self._idleness = (
+            _IdlenessTimer(idleness, lambda: pts.current_processing_time() / 1000.0)
+            if idleness and progressive
+            else None
+        )
         self._interval = context.auto_watermark_interval if progressive else 0
         self._timer: Any = None
         self._name = operator_name
