@@ -63,3 +63,22 @@ def test_word_count_example_generates_its_own_input(tmp_path):
         1 for p, _, names in os.walk(tmp_path / "o") for n in names for _ in open(os.path.join(p, n))
     )
     assert written == 5000  # 10 words per line, one rolling update each
+
+
+def test_tumbling_window_example_prints_window_maxima_and_the_late_reading():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "tumbling_window.py"), "--parallelism", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if "max" in line] == [
+        "sensor-1 [  0s,  10s): max 23.0",
+        "sensor-1 [ 10s,  20s): max 30.0",
+        "sensor-2 [  0s,  10s): max 19.0",
+        "sensor-2 [ 10s,  20s): max 18.5",
+        "sensor-2 [ 20s,  30s): max 25.0",
+    ]
+    assert [line for line in lines if "late" in line] == ["1> late: ('sensor-1', 99.0, 2000)"]

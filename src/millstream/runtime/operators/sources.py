@@ -92,9 +92,11 @@ class SourceOperator(StreamOperator):
             self.available_at = getattr(self._reader, "available_at", 0.0)
             return InputStatus.NOTHING_AVAILABLE
         watermarks = self._watermarks
-        timestamps = None if watermarks is None else watermarks.process(batch, None)
         self.records_in += len(batch)
-        self._output(batch, timestamps)
+        if watermarks is None:
+            self._output(batch, None)
+        else:
+            watermarks.process(batch, None, self._output)
         return InputStatus.MORE_AVAILABLE
 
     def _emit_final_watermark(self) -> None:

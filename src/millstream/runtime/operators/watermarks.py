@@ -43,6 +43,7 @@ class WatermarkToOutput(WatermarkOutput):
         self._emit_status = emit_status
         self.max_watermark = MIN_TIMESTAMP
         self.idle = False
+        self.before_emit: Callable[[], None] | None = None  # flushes the records before a watermark
 
     def emit_watermark(self, watermark: Watermark | int) -> None:
         """Emit if larger than every earlier one (marks the output active first)."""
@@ -50,6 +51,8 @@ class WatermarkToOutput(WatermarkOutput):
         if ts <= self.max_watermark:
             return
         self.max_watermark = ts
+        if self.before_emit is not None:
+            self.before_emit()
         self.mark_active()
         self._emit_watermark(Watermark(ts))
 
@@ -57,12 +60,16 @@ class WatermarkToOutput(WatermarkOutput):
         """Downstream stops waiting for this output's watermark."""
         if not self.idle:
             self.idle = True
+            if self.before_emit is not None:
+                self.before_emit()
             self._emit_status(WatermarkStatus.IDLE)
 
     def mark_active(self) -> None:
         """This output holds the watermark back again."""
         if self.idle:
             self.idle = False
+            if self.before_emit is not None:
+                self.before_emit()
             self._emit_status(WatermarkStatus.ACTIVE)
 
 
@@ -117,6 +124,8 @@ class TimestampsAndWatermarks:
         self._name = operator_name
         self._location = context.location
         self.records = 0
+        self._index = 0  # per-event path: the element being fed to the generator
+        self._emitted = 0  # per-event path: elements of the batch already emitted
 
     def start(self) -> None:
         """Schedule the periodic emission."""
@@ -153,10 +162,16 @@ class TimestampsAndWatermarks:
             self._timer.cancel()
             self._timer = None
 
-    def process(self, values: list[Any], timestamps: list[int] | None) -> list[int] | None:
-        """The batch's timestamps (assigned), after feeding the generator."""
+    def process(self, values: list[Any], timestamps: list[int] | None, emit: Emit) -> None:
+        """Assign timestamps, feed the generator and ``emit`` the records.
+
+        As in Flink, a record goes out before the watermark its ``on_event`` produces:
+        a watermark emitted in the middle of a batch splits it.
+        """
         assigner = self._assigner
         index = 0
+        n = len(values)
+        output = self.output
         try:
             if assigner is not None:
                 if timestamps is None:
@@ -168,14 +183,9 @@ class TimestampsAndWatermarks:
                     if timestamps is not None:
                         self._on_events(timestamps)
                 else:
-                    on_event = self._on_event
-                    output = self.output
-                    if timestamps is None:
-                        for index, v in enumerate(values):  # noqa: B007 - index names the failing record
-                            on_event(v, MIN_TIMESTAMP, output)
-                    else:
-                        for index, v in enumerate(values):
-                            on_event(v, timestamps[index], output)
+                    self._per_event(values, timestamps, emit)
+                    values = values[self._emitted :]
+                    timestamps = None if timestamps is None else timestamps[self._emitted :]
                 if self._idleness is not None:
                     self._idleness.counter += 1
         except Exception as err:
@@ -184,12 +194,34 @@ class TimestampsAndWatermarks:
                 message = "TimestampAssigner.extract_timestamp raised"
             else:
                 message = "WatermarkGenerator.on_event raised"
+                index = self._index
             record = values[index] if index < len(values) else None
             raise UserFunctionError(
                 self._name, self._location, self.records + index, record, message=message
             ) from err
-        self.records += len(values)
-        return timestamps
+        finally:
+            output.before_emit = None
+        self.records += n
+        if values:
+            emit(values, timestamps)
+
+    def _per_event(self, values: list[Any], timestamps: list[int] | None, emit: Emit) -> None:
+        """``on_event`` per element; records up to the current one go out before a watermark."""
+        self._emitted = 0
+        self._index = 0
+
+        def flush() -> None:
+            end = self._index + 1
+            if end > self._emitted:
+                start, self._emitted = self._emitted, end
+                emit(values[start:end], None if timestamps is None else timestamps[start:end])
+
+        self.output.before_emit = flush
+        on_event = self._on_event
+        output = self.output
+        for i, v in enumerate(values):
+            self._index = i
+            on_event(v, MIN_TIMESTAMP if timestamps is None else timestamps[i], output)
 
     def emit_final_watermark(self) -> None:
         """End of input: the max watermark (fires every event-time timer downstream)."""
@@ -231,9 +263,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Assign timestamps, feed the generator, forward the batch."""
-        timestamps = self._logic.process(values, timestamps)
         self.records_in += len(values)
-        self._output(values, timestamps)
+        self._logic.process(values, timestamps, self._output)
 
     def process_watermark(self, watermark: Watermark) -> None:
         """Upstream watermarks are replaced by this operator's, except the final one."""
