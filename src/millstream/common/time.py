@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
-__all__ = ["MAX_TIMESTAMP", "MIN_TIMESTAMP", "Duration", "Instant", "Time", "TimeDomain"]
+__all__ = ["MAX_TIMESTAMP", "MIN_TIMESTAMP", "Duration", "Instant", "Time", "TimeDomain", "TimestampedValue"]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE in Flink: "no watermark yet" and "end of time".
 MIN_TIMESTAMP = -(2**63)
@@ -110,3 +111,31 @@ class TimeDomain(Enum):
 
     EVENT_TIME = 0
     PROCESSING_TIME = 1
+
+
+class TimestampedValue:
+    """An element in an evicting window's buffer, with its timestamp."""
+
+    __slots__ = ("timestamp", "value")
+
+    def __init__(self, value: Any, timestamp: int | None) -> None:
+        self.value = value
+        self.timestamp = timestamp
+
+    def get_value(self) -> Any:
+        """The element."""
+        return self.value
+
+    def get_timestamp(self) -> int:
+        """The element's timestamp (Long.MIN_VALUE if none)."""
+        return MIN_TIMESTAMP if self.timestamp is None else self.timestamp
+
+    def has_timestamp(self) -> bool:
+        """Whether the element has a timestamp."""
+        return self.timestamp is not None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, int | None]]:
+        return (TimestampedValue, (self.value, self.timestamp))
+
+    def __repr__(self) -> str:
+        return f"TimestampedValue({self.value!r}, {self.timestamp})"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from enum import Enum
 from typing import Any
 
-from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP, Time
+from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP, Time, TimestampedValue
 from millstream.datastream.state import ReducingStateDescriptor, ValueStateDescriptor
 
 __all__ = [
@@ -577,34 +577,6 @@ class NeverTrigger(Trigger):
 
 
 # -- evictors -----------------------------------------------------------------------------
-
-
-class TimestampedValue:
-    """An element in an evicting window's buffer, with its timestamp."""
-
-    __slots__ = ("timestamp", "value")
-
-    def __init__(self, value: Any, timestamp: int | None) -> None:
-        self.value = value
-        self.timestamp = timestamp
-
-    def get_value(self) -> Any:
-        """The element."""
-        return self.value
-
-    def get_timestamp(self) -> int:
-        """The element's timestamp (Long.MIN_VALUE if none)."""
-        return MIN_TIMESTAMP if self.timestamp is None else self.timestamp
-
-    def has_timestamp(self) -> bool:
-        """Whether the element has a timestamp."""
-        return self.timestamp is not None
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, int | None]]:
-        return (TimestampedValue, (self.value, self.timestamp))
-
-    def __repr__(self) -> str:
-        return f"TimestampedValue({self.value!r}, {self.timestamp})"
 
 
 class Evictor(ABC):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP
+from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP, TimestampedValue
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import Watermark
@@ -401,7 +401,7 @@ class WindowOperator(StreamOperator):
         state = self._window_state
         state.namespace = state_window
         if self._evictor is not None:
-            state.add(_Stamped(value, timestamp))
+            state.add(TimestampedValue(value, timestamp))
         else:
             state.add(value)
 
@@ -614,28 +614,3 @@ class WindowOperator(StreamOperator):
 
 
 _EMPTY = object()
-
-
-class _Stamped:
-    """An element with its timestamp in an evicting window's buffer (TimestampedValue's shape)."""
-
-    __slots__ = ("timestamp", "value")
-
-    def __init__(self, value: Any, timestamp: int | None) -> None:
-        self.value = value
-        self.timestamp = timestamp
-
-    def get_value(self) -> Any:
-        return self.value
-
-    def get_timestamp(self) -> int:
-        return MIN_TIMESTAMP if self.timestamp is None else self.timestamp
-
-    def has_timestamp(self) -> bool:
-        return self.timestamp is not None
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, int | None]]:
-        return (_Stamped, (self.value, self.timestamp))
-
-    def __repr__(self) -> str:
-        return f"TimestampedValue({self.value!r}, {self.timestamp})"

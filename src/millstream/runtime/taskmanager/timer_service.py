@@ -156,20 +156,21 @@ class InternalTimerService:
 
     # -- firing ---------------------------------------------------------------------------
 
-    def advance_watermark(self, watermark: int) -> None:
-        """Fire every event-time timer with timestamp <= ``watermark``, in order."""
-        self.current_watermark = watermark
-        heap = self._event_heap
-        timers = self._event_timers
+    def _fire_until(self, heap: list[Any], timers: set[Any], fire: Any, until: int) -> None:
+        """Pop and fire (with its key current) every live timer of ``heap`` due by ``until``."""
         keys = self._keys
-        fire = self._triggerable.on_event_time
-        while heap and heap[0][0] <= watermark:
+        while heap and heap[0][0] <= until:
             timestamp, _, key, namespace = heapq.heappop(heap)
             timer = (timestamp, key, namespace)
-            if timer in timers:
+            if timer in timers:  # deleted timers stay in the heap until their time
                 timers.discard(timer)
                 keys.set_current_key(key)
                 fire(timestamp, key, namespace)
+
+    def advance_watermark(self, watermark: int) -> None:
+        """Fire every event-time timer with timestamp <= ``watermark``, in order."""
+        self.current_watermark = watermark
+        self._fire_until(self._event_heap, self._event_timers, self._triggerable.on_event_time, watermark)
 
     def _schedule(self, timestamp: int) -> None:
         if self._scheduled is not None:
@@ -180,32 +181,16 @@ class InternalTimerService:
 
     def _on_processing_time(self, now: int) -> None:
         self._scheduled = None
-        heap = self._proc_heap
-        timers = self._proc_timers
-        keys = self._keys
-        fire = self._triggerable.on_processing_time
-        while heap and heap[0][0] <= now:
-            timestamp, _, key, namespace = heapq.heappop(heap)
-            timer = (timestamp, key, namespace)
-            if timer in timers:
-                timers.discard(timer)
-                keys.set_current_key(key)
-                fire(timestamp, key, namespace)
-        if heap:
-            self._schedule(heap[0][0])
+        self._fire_until(self._proc_heap, self._proc_timers, self._triggerable.on_processing_time, now)
+        if self._proc_heap:
+            self._schedule(self._proc_heap[0][0])
 
     def fire_all_for_end_of_key(self) -> None:
-        """BATCH: fire every timer of the current key (event time and processing time), in order."""
+        """BATCH: fire every timer of the current key (event time, then processing time), in order."""
         self.advance_watermark(MAX_TIMESTAMP)
-        heap = self._proc_heap
-        fire = self._triggerable.on_processing_time
-        while heap:
-            timestamp, _, key, namespace = heapq.heappop(heap)
-            timer = (timestamp, key, namespace)
-            if timer in self._proc_timers:
-                self._proc_timers.discard(timer)
-                self._keys.set_current_key(key)
-                fire(timestamp, key, namespace)
+        self._fire_until(
+            self._proc_heap, self._proc_timers, self._triggerable.on_processing_time, MAX_TIMESTAMP
+        )
         self.current_watermark = MIN_TIMESTAMP
 
     @property
