@@ -13,6 +13,11 @@ from typing import TYPE_CHECKING, Any
 from millstream.common.typeinfo import PickledBytesTypeInfo, TypeInformation
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.datastream import aggregations
+from millstream.datastream.connected_streams import (
+    BroadcastConnectedStream,
+    BroadcastStream,
+    ConnectedStreams,
+)
 from millstream.datastream.functions import (
     FilterFunction,
     FlatMapFunction,
@@ -24,6 +29,7 @@ from millstream.datastream.functions import (
     ReduceFunction,
     SinkFunction,
 )
+from millstream.datastream.join import CoGroupedStreams, IntervalJoin, JoinedStreams
 from millstream.datastream.output_tag import OutputTag
 from millstream.datastream.windowed_stream import (
     AllWindowedStream,
@@ -276,6 +282,22 @@ class DataStream:
     def _values_id(self) -> int:
         return self._id
 
+    def connect(self, ds: Any) -> Any:
+        """Pair with ``ds`` for a two-input operator (a BroadcastStream: broadcast state)."""
+        if isinstance(ds, BroadcastStream):
+            return BroadcastConnectedStream(self, ds)
+        if not isinstance(ds, DataStream):
+            raise TypeError("connect expects a DataStream or a BroadcastStream")
+        return ConnectedStreams(self, ds)
+
+    def join(self, other_stream: DataStream) -> JoinedStreams:
+        """Window join: ``.where(k1).equal_to(k2).window(assigner).apply(JoinFunction)``."""
+        return JoinedStreams(self, other_stream)
+
+    def co_group(self, other_stream: DataStream) -> CoGroupedStreams:
+        """Window co-group: ``.where(k1).equal_to(k2).window(assigner).apply(CoGroupFunction)``."""
+        return CoGroupedStreams(self, other_stream)
+
     def window_all(self, window_assigner: Any) -> AllWindowedStream:
         """Cut the whole stream into windows (one parallel instance)."""
         return AllWindowedStream(self, window_assigner)
@@ -327,11 +349,12 @@ class DataStream:
         """A random downstream subtask per element."""
         return self._partition(ShufflePartitioner(), "Shuffle")
 
-    def broadcast(self, *args: Any) -> DataStream:
-        """Every element to every downstream subtask."""
-        if args:
-            raise NotImplementedError("broadcast(MapStateDescriptor) (broadcast state) is not supported yet")
-        return self._partition(BroadcastPartitioner(), "Broadcast")
+    def broadcast(self, *broadcast_state_descriptors: Any) -> Any:
+        """Every element to every downstream subtask; with MapStateDescriptors, a BroadcastStream."""
+        stream = self._partition(BroadcastPartitioner(), "Broadcast")
+        if broadcast_state_descriptors:
+            return BroadcastStream(stream, broadcast_state_descriptors)
+        return stream
 
     def global_(self) -> DataStream:
         """Every element to the first downstream subtask."""
@@ -518,6 +541,10 @@ class KeyedStream(DataStream):
                 position_to_max_by, "max", True, self._transformation.output_type
             )
         )
+
+    def interval_join(self, other: KeyedStream) -> IntervalJoin:
+        """Event-time interval join with another keyed stream: ``.between(lower, upper).process(f)``."""
+        return IntervalJoin(self, other)
 
     def window(self, window_assigner: Any) -> WindowedStream:
         """Cut the keyed stream into windows of ``window_assigner``."""

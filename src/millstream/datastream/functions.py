@@ -13,14 +13,25 @@ from typing import Any
 
 __all__ = [
     "AggregateFunction",
+    "BroadcastProcessFunction",
+    "CheckpointedFunction",
+    "CoFlatMapFunction",
+    "CoGroupFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
     "FilterFunction",
+    "FlatJoinFunction",
     "FlatMapFunction",
     "Function",
+    "JoinFunction",
     "KeySelector",
+    "KeyedBroadcastProcessFunction",
+    "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "MapFunction",
     "Partitioner",
     "ProcessFunction",
+    "ProcessJoinFunction",
     "ReduceFunction",
     "RuntimeContext",
     "SinkFunction",
@@ -285,3 +296,157 @@ class AllWindowFunction(Function):
     @abstractmethod
     def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any]:
         """Evaluate the window."""
+
+
+class CoMapFunction(Function):
+    """One output per element of either connected input: ``map1`` / ``map2``."""
+
+    @abstractmethod
+    def map1(self, value: Any) -> Any:
+        """An element of the first input."""
+
+    @abstractmethod
+    def map2(self, value: Any) -> Any:
+        """An element of the second input."""
+
+
+class CoFlatMapFunction(Function):
+    """Any number of outputs per element of either input: ``flat_map1`` / ``flat_map2``."""
+
+    @abstractmethod
+    def flat_map1(self, value: Any) -> Iterable[Any]:
+        """An element of the first input."""
+
+    @abstractmethod
+    def flat_map2(self, value: Any) -> Iterable[Any]:
+        """An element of the second input."""
+
+
+class CoProcessFunction(Function):
+    """Low-level processing of two connected inputs; side outputs by ``yield tag, value``."""
+
+    Context = ProcessFunction.Context
+
+    @abstractmethod
+    def process_element1(self, value: Any, ctx: ProcessFunction.Context) -> Iterable[Any]:
+        """An element of the first input."""
+
+    @abstractmethod
+    def process_element2(self, value: Any, ctx: ProcessFunction.Context) -> Iterable[Any]:
+        """An element of the second input."""
+
+
+class KeyedCoProcessFunction(Function):
+    """Two connected keyed inputs sharing keyed state and timers per key."""
+
+    Context = KeyedProcessFunction.Context
+    OnTimerContext = KeyedProcessFunction.OnTimerContext
+
+    @abstractmethod
+    def process_element1(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
+        """An element of the first input."""
+
+    @abstractmethod
+    def process_element2(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
+        """An element of the second input."""
+
+    def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext) -> Any:
+        """Called when a timer fires."""
+        return None
+
+
+class BroadcastProcessFunction(Function):
+    """A non-keyed stream connected with a broadcast stream.
+
+    ``process_broadcast_element(value, ctx)`` may change broadcast state
+    (``ctx.get_broadcast_state(descriptor)``); ``process_element(value, ctx)`` only reads it.
+    """
+
+    @abstractmethod
+    def process_element(self, value: Any, ctx: Any) -> Iterable[Any]:
+        """An element of the non-broadcast input (read-only broadcast state)."""
+
+    @abstractmethod
+    def process_broadcast_element(self, value: Any, ctx: Any) -> Iterable[Any]:
+        """An element of the broadcast input (writable broadcast state)."""
+
+
+class KeyedBroadcastProcessFunction(Function):
+    """A keyed stream connected with a broadcast stream: keyed state and timers as well."""
+
+    @abstractmethod
+    def process_element(self, value: Any, ctx: Any) -> Iterable[Any]:
+        """An element of the keyed input (read-only broadcast state, keyed state, timers)."""
+
+    @abstractmethod
+    def process_broadcast_element(self, value: Any, ctx: Any) -> Iterable[Any]:
+        """An element of the broadcast input (writable broadcast state)."""
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        """Called when a timer of the keyed input fires."""
+        return None
+
+
+class JoinFunction(Function):
+    """``join(first, second)``: one output per pair of a window join."""
+
+    @abstractmethod
+    def join(self, first: Any, second: Any) -> Any:
+        """Combine one pair."""
+
+
+class FlatJoinFunction(Function):
+    """``join(first, second)`` yielding any number of outputs per pair."""
+
+    @abstractmethod
+    def join(self, first: Any, second: Any) -> Iterable[Any]:
+        """Combine one pair."""
+
+
+class CoGroupFunction(Function):
+    """``co_group(first, second)``: all elements of both inputs for one key and window."""
+
+    @abstractmethod
+    def co_group(self, first: Iterable[Any], second: Iterable[Any]) -> Iterable[Any]:
+        """Combine the two groups (either may be empty)."""
+
+
+class ProcessJoinFunction(Function):
+    """``process_element(left, right, ctx)`` for each pair of an interval join."""
+
+    class Context(ABC):
+        """Timestamps of the pair."""
+
+        @abstractmethod
+        def get_left_timestamp(self) -> int:
+            """Timestamp of the left element."""
+
+        @abstractmethod
+        def get_right_timestamp(self) -> int:
+            """Timestamp of the right element."""
+
+        @abstractmethod
+        def get_timestamp(self) -> int:
+            """Timestamp of the result: the larger of the two."""
+
+    @abstractmethod
+    def process_element(self, left: Any, right: Any, ctx: ProcessJoinFunction.Context) -> Iterable[Any]:
+        """Yield outputs for one joined pair."""
+
+
+class CheckpointedFunction(ABC):
+    """A function with operator state (Flink's CheckpointedFunction).
+
+    ``initialize_state(context)`` runs before ``open``: ``context.get_operator_state_store()``
+    gives list state (split among subtasks when rescaled) and union list state (every
+    subtask gets all of it); ``context.is_restored()`` tells whether state was restored.
+    ``snapshot_state(context)`` runs when a checkpoint is taken.
+    """
+
+    @abstractmethod
+    def snapshot_state(self, context: Any) -> None:
+        """Bring operator state up to date for a checkpoint."""
+
+    @abstractmethod
+    def initialize_state(self, context: Any) -> None:
+        """Obtain operator (and keyed) state handles."""

@@ -68,7 +68,8 @@ class StreamEdge:
     def edge_id(self) -> str:
         """Stable identity of the edge within its graph."""
         tag = self.output_tag.tag_id if self.output_tag is not None else ""
-        return f"{self.source_id}_{self.target_id}_{tag}_{self.partitioner}"
+        edge = f"{self.source_id}_{self.target_id}_{tag}_{self.partitioner}"
+        return edge if self.type_number == 0 else f"{edge}_input{self.type_number}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from millstream.graph.transformations import (
     SinkTransformation,
     SourceTransformation,
     Transformation,
+    TwoInputTransformation,
     UnionTransformation,
 )
 
@@ -105,6 +106,13 @@ class _Builder:
                 node_id = self._add_node(t, inputs, t.state_key_selector)
                 self._connect(inputs, node_id)
                 result = [_Endpoint(node_id, None, None)]
+            case TwoInputTransformation():
+                inputs1 = self._input(t.input1)
+                inputs2 = self._input(t.input2)
+                node_id = self._add_node(t, inputs1 + inputs2, t.state_key_selector1)
+                self._connect(inputs1, node_id, 0)
+                self._connect(inputs2, node_id, 1)
+                result = [_Endpoint(node_id, None, None)]
             case SinkTransformation():
                 inputs = self._input(t.input)
                 node_id = self._add_node(t, inputs, None)
@@ -157,7 +165,7 @@ class _Builder:
             return groups.pop()
         return DEFAULT_SLOT_SHARING_GROUP
 
-    def _connect(self, inputs: list[_Endpoint], target_id: int) -> None:
+    def _connect(self, inputs: list[_Endpoint], target_id: int, type_number: int = 0) -> None:
         target = self.nodes[target_id]
         for endpoint in inputs:
             upstream = self.nodes[endpoint.node_id]
@@ -176,7 +184,7 @@ class _Builder:
                     )
             elif isinstance(partitioner, KeyGroupStreamPartitioner):
                 partitioner = replace(partitioner, max_parallelism=target.max_parallelism)
-            self.edges.append(StreamEdge(endpoint.node_id, target_id, partitioner, endpoint.tag))
+            self.edges.append(StreamEdge(endpoint.node_id, target_id, partitioner, endpoint.tag, type_number))
 
 
 def generate_stream_graph(transformations: dict[int, Transformation], settings: GraphSettings) -> StreamGraph:

@@ -23,6 +23,7 @@ __all__ = [
     "SinkTransformation",
     "SourceTransformation",
     "Transformation",
+    "TwoInputTransformation",
     "UnionTransformation",
 ]
 
@@ -128,6 +129,26 @@ class OneInputTransformation(Transformation):
     def inputs(self) -> tuple[int, ...]:
         """The one input."""
         return (self.input,)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TwoInputTransformation(Transformation):
+    """An operator with two inputs (connect, broadcast connect, interval join).
+
+    ``state_key_selector1/2`` are set when both inputs are keyed (the first only, for a
+    keyed stream connected with a broadcast stream).
+    """
+
+    input1: int
+    input2: int
+    operator: OperatorSpec
+    state_key_selector1: Any = None
+    state_key_selector2: Any = None
+
+    @property
+    def inputs(self) -> tuple[int, ...]:
+        """Both inputs, first then second."""
+        return (self.input1, self.input2)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,10 +25,12 @@ from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
 from millstream.runtime.state.heap import HeapKeyedStateBackend, KeyedStateError
 from millstream.runtime.state.key_groups import compute_key_group_range
+from millstream.runtime.state.operator_state import OperatorStateBackend
 from millstream.runtime.taskmanager.timer_service import InternalTimerService, ProcessingTimeService
 
 __all__ = [
     "Emit",
+    "FunctionInitializationContext",
     "OperatorContext",
     "StreamOperator",
     "StreamingRuntimeContext",
@@ -126,6 +128,30 @@ class OperatorContext:
     auto_watermark_interval: int = 200
 
 
+class FunctionInitializationContext:
+    """What ``CheckpointedFunction.initialize_state`` receives."""
+
+    __slots__ = ("_keyed", "_operator_state")
+
+    def __init__(self, operator_state: OperatorStateBackend, keyed: HeapKeyedStateBackend | None) -> None:
+        self._operator_state = operator_state
+        self._keyed = keyed
+
+    def is_restored(self) -> bool:
+        """Whether the state was restored from a snapshot."""
+        return self._operator_state.is_restored()
+
+    def get_operator_state_store(self) -> OperatorStateBackend:
+        """List, union list and broadcast state of this subtask."""
+        return self._operator_state
+
+    def get_keyed_state_store(self) -> HeapKeyedStateBackend:
+        """Keyed state (keyed streams only)."""
+        if self._keyed is None:
+            raise KeyedStateError("Keyed state can only be used on a 'keyed stream'.")
+        return self._keyed
+
+
 def _drop(element: Any) -> None:
     return None
 
@@ -151,6 +177,14 @@ class StreamOperator:
         self.emit_watermark_status: Callable[[WatermarkStatus], None] = _drop
         self.keyed_backend: HeapKeyedStateBackend | None = None
         self.timer_service: InternalTimerService | None = None
+        self._operator_state: OperatorStateBackend | None = None
+
+    @property
+    def operator_state_backend(self) -> OperatorStateBackend:
+        """Operator (list, union list, broadcast) state of this subtask, created on first use."""
+        if self._operator_state is None:
+            self._operator_state = OperatorStateBackend()
+        return self._operator_state
 
     def create_keyed_backend(self) -> HeapKeyedStateBackend:
         """Give this (keyed) operator its state backend, for its subtask's key groups."""
@@ -178,8 +212,16 @@ class StreamOperator:
         self.emit_watermark_status(status)
 
     def open(self) -> None:
-        """Call the user function's ``open`` with the runtime context."""
+        """``initialize_state`` of a CheckpointedFunction, then the user's ``open``."""
         self._opened = True
+        if self._lifecycle is not None and hasattr(self._lifecycle, "initialize_state"):
+            context = FunctionInitializationContext(self.operator_state_backend, self.keyed_backend)
+            try:
+                self._lifecycle.initialize_state(context)
+            except Exception as err:
+                raise UserFunctionError(
+                    self.name, self.context.location, None, message="initialize_state() raised"
+                ) from err
         if self._lifecycle is not None and hasattr(self._lifecycle, "open"):
             try:
                 self._lifecycle.open(self.context.runtime_context)

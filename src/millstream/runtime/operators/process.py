@@ -22,7 +22,14 @@ from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark
 from millstream.runtime.state.heap import VOID_NAMESPACE
 from millstream.runtime.taskmanager.timer_service import InternalTimerService
 
-__all__ = ["KeyedProcessOperator", "OutputCollector", "ProcessOperator", "TimerServiceView"]
+__all__ = [
+    "KeyedProcessOperator",
+    "OutputCollector",
+    "ProcessContext",
+    "ProcessOperator",
+    "TimerServiceView",
+    "process_each",
+]
 
 
 class OutputCollector:
@@ -120,7 +127,7 @@ class UnsupportedOperationError(RuntimeError):
     """Timers on a non-keyed stream (Flink's UnsupportedOperationException)."""
 
 
-class _Context:
+class ProcessContext:
     """``(Keyed)ProcessFunction.Context`` and ``OnTimerContext``."""
 
     __slots__ = ("_domain", "_key", "_timer_service", "_timestamp")
@@ -162,24 +169,37 @@ class ProcessOperator(StreamOperator):
         super().__init__(context, lifecycle)
         self._fn = fn
         self._collector = OutputCollector(output, side_outputs)
-        self._ctx = _Context(TimerServiceView(self, self.timer_service))
+        self._ctx = ProcessContext(TimerServiceView(self, self.timer_service))
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Call the function per element, routing yielded side outputs by tag."""
-        fn = self._fn
-        ctx = self._ctx
-        collect = self._collector.collect
-        index = 0
-        try:
-            for index, v in enumerate(values):
-                ts = None if timestamps is None else timestamps[index]
-                ctx._timestamp = ts
-                collect(fn(v, ctx), ts)
-        except Exception as err:
-            self._collector.flush()
-            raise self.error(index, values) from err
-        self.records_in += len(values)
-        self._collector.flush()
+        self._run(values, timestamps, self._fn, self._ctx)
+
+    def _run(self, values: list[Any], timestamps: list[int] | None, fn: Any, ctx: Any) -> None:
+        process_each(self, self._collector, values, timestamps, fn, ctx)
+
+
+def process_each(
+    operator: StreamOperator,
+    collector: OutputCollector,
+    values: list[Any],
+    timestamps: list[int] | None,
+    fn: Any,
+    ctx: Any,
+) -> None:
+    """``fn(value, ctx)`` per element (no current key), outputs through ``collector``."""
+    collect = collector.collect
+    index = 0
+    try:
+        for index, v in enumerate(values):
+            ts = None if timestamps is None else timestamps[index]
+            ctx._timestamp = ts
+            collect(fn(v, ctx), ts)
+    except Exception as err:
+        collector.flush()
+        raise operator.error(index, values) from err
+    operator.records_in += len(values)
+    collector.flush()
 
 
 class KeyedProcessOperator(StreamOperator):
@@ -201,14 +221,17 @@ class KeyedProcessOperator(StreamOperator):
         self._collector = OutputCollector(output, side_outputs)
         self.create_keyed_backend()
         timers = self.create_timer_service(self)
-        self._ctx = _Context(TimerServiceView(self, timers))
+        self._ctx = ProcessContext(TimerServiceView(self, timers))
+        self._timer_ctx = self._ctx
         self._on_timer = getattr(lifecycle, "on_timer", None)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Set the key, call ``process_element`` per element."""
-        fn = self._fn
-        ctx = self._ctx
-        key_selector = self._key_selector
+        self._run(values, timestamps, self._fn, self._key_selector, self._ctx)
+
+    def _run(
+        self, values: list[Any], timestamps: list[int] | None, fn: Any, key_selector: Any, ctx: Any
+    ) -> None:
         set_key = self.keyed_backend.set_current_key  # type: ignore[union-attr]
         collect = self._collector.collect
         index = 0
@@ -229,7 +252,7 @@ class KeyedProcessOperator(StreamOperator):
     def _fire(self, timestamp: int, key: Any, domain: TimeDomain) -> None:
         if self._on_timer is None:
             return
-        ctx = self._ctx
+        ctx = self._timer_ctx
         ctx._key = key
         ctx._timestamp = timestamp if domain is TimeDomain.EVENT_TIME else None
         ctx._domain = domain

@@ -13,7 +13,7 @@ from typing import Any
 
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 
-__all__ = ["StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator"]
+__all__ = ["StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator", "failed_at"]
 
 
 class UdfOperator(StreamOperator):
@@ -56,12 +56,12 @@ class StreamMap(UdfOperator):
         try:
             out = list(map(self._fn, it))
         except Exception as err:
-            raise self.error(_failed_at(values, it), values) from err
+            raise self.error(failed_at(values, it), values) from err
         self.records_in += len(values)
         self._output(out, timestamps)
 
 
-def _failed_at(values: list[Any], it: Any) -> int:
+def failed_at(values: list[Any], it: Any) -> int:
     """Index of the element being processed when a C-level loop over ``it`` raised."""
     return len(values) - it.__length_hint__() - 1
 
@@ -77,7 +77,7 @@ class StreamFlatMap(UdfOperator):
             try:
                 flat = list(chain.from_iterable(map(fn, it)))
             except Exception as err:
-                raise self.error(_failed_at(values, it), values) from err
+                raise self.error(failed_at(values, it), values) from err
             self.records_in += len(values)
             if flat:
                 self._output(flat, None)
@@ -109,7 +109,7 @@ class StreamFilter(UdfOperator):
             try:
                 out = list(filter(fn, it))
             except Exception as err:
-                raise self.error(_failed_at(values, it), values) from err
+                raise self.error(failed_at(values, it), values) from err
             out_ts = None
         else:
             indexes = iter(range(len(values)))

@@ -35,28 +35,9 @@ from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import Watermark
 from millstream.runtime.operators.process import OutputCollector
-from millstream.runtime.state.heap import VOID_NAMESPACE
+from millstream.runtime.state.heap import VOID_NAMESPACE, InternalStateDescriptor
 
 __all__ = ["WindowOperator"]
-
-
-class _StateDescriptor:
-    """An internal state descriptor (the runtime does not import the API's)."""
-
-    def __init__(self, name: str, kind: str, function: Any = None) -> None:
-        self.name = name
-        self.kind = kind
-        self._function = function
-        self.ttl_config = None
-
-    def get_name(self) -> str:
-        return self.name
-
-    def get_reduce_function(self) -> Any:
-        return self._function
-
-    def get_agg_function(self) -> Any:
-        return self._function
 
 
 class _TriggerContext:
@@ -232,9 +213,10 @@ class WindowOperator(StreamOperator):
         self._timers = self.create_timer_service(self)
         state_kind = {"reduce": "reducing", "aggregate": "aggregating", "list": "list"}[self._kind]
         function = self._reduce if self._kind == "reduce" else self._aggregate
-        self._window_state = backend.get_state(_StateDescriptor("window-contents", state_kind, function))
+        contents = InternalStateDescriptor("window-contents", state_kind, function)
+        self._window_state = backend.get_state(contents)
         self._window_table = backend.tables["window-contents"]
-        self._merging_sets = backend.get_state(_StateDescriptor("merging-window-set", "value"))
+        self._merging_sets = backend.get_state(InternalStateDescriptor("merging-window-set", "value"))
         self._trigger_ctx = _TriggerContext(self)
         self._process_ctx = _ProcessWindowContext(self)
         self._assigner_ctx = _AssignerContext(self)

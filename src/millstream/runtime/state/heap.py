@@ -30,12 +30,35 @@ from millstream.runtime.state.key_groups import KeyGroupRange, assign_to_key_gro
 __all__ = [
     "VOID_NAMESPACE",
     "HeapKeyedStateBackend",
+    "InternalStateDescriptor",
     "KeyedStateError",
     "StateTable",
 ]
 
 VOID_NAMESPACE: Any = None
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
+
+
+class InternalStateDescriptor:
+    """A state descriptor for the runtime's own state (the runtime does not import the API's)."""
+
+    def __init__(self, name: str, kind: str, function: Any = None) -> None:
+        self.name = name
+        self.kind = kind
+        self._function = function
+        self.ttl_config = None
+
+    def get_name(self) -> str:
+        """The state's name."""
+        return self.name
+
+    def get_reduce_function(self) -> Any:
+        """The reduce function of reducing state."""
+        return self._function
+
+    def get_agg_function(self) -> Any:
+        """The aggregate function of aggregating state."""
+        return self._function
 
 
 class KeyedStateError(RuntimeError):

@@ -24,6 +24,15 @@ from millstream.runtime.operators.base import (
     StreamOperator,
     bind_user_function,
 )
+from millstream.runtime.operators.co import (
+    CoBroadcastWithKeyedOperator,
+    CoBroadcastWithNonKeyedOperator,
+    CoProcessOperator,
+    CoStreamFlatMap,
+    CoStreamMap,
+    KeyedCoProcessOperator,
+)
+from millstream.runtime.operators.interval_join import IntervalJoinOperator
 from millstream.runtime.operators.keyed import StreamGroupedReduce
 from millstream.runtime.operators.process import KeyedProcessOperator, ProcessOperator
 from millstream.runtime.operators.simple import (
@@ -188,6 +197,60 @@ def _window(
     return WindowOperator(ctx, op.operator.params, out, side, op.state_key_selector)
 
 
+def _two_functions(op: ChainedOperator) -> tuple[Any, Any, Any]:
+    function = op.operator.function
+    first, second = op.operator.params["methods"]
+    return getattr(function, first), getattr(function, second), function
+
+
+def _co_udf(operator_class: type[CoStreamMap] | type[CoStreamFlatMap]) -> Factory:
+    def create(
+        op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+    ) -> StreamOperator:
+        fn1, fn2, lifecycle = _two_functions(op)
+        return operator_class(ctx, fn1, fn2, lifecycle, out, op.operator.params.get("key_selectors"))
+
+    return create
+
+
+def _co_process(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    fn1, fn2, lifecycle = _two_functions(op)
+    return CoProcessOperator(ctx, fn1, fn2, lifecycle, out, side)
+
+
+def _keyed_co_process(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    fn1, fn2, lifecycle = _two_functions(op)
+    return KeyedCoProcessOperator(ctx, fn1, fn2, lifecycle, out, side, op.operator.params["key_selectors"])
+
+
+def _broadcast_process(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    descriptors = op.operator.params["descriptors"]
+    return CoBroadcastWithNonKeyedOperator(ctx, op.operator.function, out, side, descriptors)
+
+
+def _keyed_broadcast_process(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    params = op.operator.params
+    key_selector = params["key_selectors"][0]
+    return CoBroadcastWithKeyedOperator(
+        ctx, op.operator.function, out, side, key_selector, params["descriptors"]
+    )
+
+
+def _interval_join(
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+) -> StreamOperator:
+    params = op.operator.params
+    return IntervalJoinOperator(ctx, op.operator.function, out, side, params["key_selectors"], params)
+
+
 OPERATOR_FACTORIES: dict[str, Factory] = {
     "source": _source,
     "legacy_source": _legacy_source,
@@ -203,6 +266,13 @@ OPERATOR_FACTORIES: dict[str, Factory] = {
     "collect": _collect,
     "timestamps_watermarks": _timestamps,
     "window": _window,
+    "co_map": _co_udf(CoStreamMap),
+    "co_flat_map": _co_udf(CoStreamFlatMap),
+    "co_process": _co_process,
+    "keyed_co_process": _keyed_co_process,
+    "broadcast_process": _broadcast_process,
+    "keyed_broadcast_process": _keyed_broadcast_process,
+    "interval_join": _interval_join,
 }
 
 

@@ -1,0 +1,158 @@
+"""ConnectedStreams, BroadcastStream and BroadcastConnectedStream, as PyFlink's.
+
+``a.connect(b)`` pairs two streams (of possibly different types) for one two-input
+operator: input 1 is ``a``, input 2 is ``b``. When both are keyed (``key_by`` on the
+connected streams, or two KeyedStreams) the operator has keyed state and timers shared
+by both inputs per key. ``a.connect(b.broadcast(descriptor))`` sends every element of
+``b`` to every subtask of the operator, which keeps it in broadcast state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from millstream.common.typeinfo import TypeInformation
+from millstream.datastream.functions import (
+    BroadcastProcessFunction,
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
+    KeyedBroadcastProcessFunction,
+    KeyedCoProcessFunction,
+)
+from millstream.datastream.state import MapStateDescriptor
+from millstream.graph.transformations import OperatorSpec, TwoInputTransformation
+
+if TYPE_CHECKING:
+    from millstream.datastream.data_stream import DataStream
+
+__all__ = ["BroadcastConnectedStream", "BroadcastStream", "ConnectedStreams"]
+
+
+def two_input(
+    first: DataStream,
+    second_id: int,
+    name: str,
+    spec: OperatorSpec,
+    output_type: Any,
+    key_selectors: tuple[Any, Any] | None = None,
+) -> DataStream:
+    """Append a two-input operator reading ``first`` (input 1) and ``second_id`` (input 2)."""
+    from millstream.datastream.data_stream import DataStream
+
+    env = first._env
+    t = TwoInputTransformation(
+        id=env._new_id(),
+        name=name,
+        parallelism=env._default_parallelism_for_new_operator(),
+        input1=first._values_id(),
+        input2=second_id,
+        operator=spec,
+        output_type=output_type,
+        state_key_selector1=key_selectors[0] if key_selectors else None,
+        state_key_selector2=key_selectors[1] if key_selectors else None,
+    )
+    return DataStream(env, env._add(t))
+
+
+def _methods(func: Any, cls: type, names: tuple[str, str], what: str) -> tuple[str, str]:
+    if not isinstance(func, cls):
+        raise TypeError(f"The input function must be a {what}")
+    return names
+
+
+class ConnectedStreams:
+    """Two streams connected for one two-input operator."""
+
+    def __init__(self, stream1: DataStream, stream2: DataStream) -> None:
+        self.stream1 = stream1
+        self.stream2 = stream2
+
+    def _key_selectors(self) -> tuple[Any, Any] | None:
+        from millstream.datastream.data_stream import KeyedStream
+
+        if isinstance(self.stream1, KeyedStream) and isinstance(self.stream2, KeyedStream):
+            return (self.stream1.get_key_selector(), self.stream2.get_key_selector())
+        return None
+
+    def key_by(
+        self, key_selector1: Any, key_selector2: Any, key_type: TypeInformation | None = None
+    ) -> ConnectedStreams:
+        """Key both inputs (keys of equal value meet in the same subtask)."""
+        return ConnectedStreams(
+            self.stream1.key_by(key_selector1, key_type), self.stream2.key_by(key_selector2, key_type)
+        )
+
+    def _op(self, name: str, spec: OperatorSpec, output_type: Any, keys: Any) -> DataStream:
+        if keys is not None:
+            spec.params["key_selectors"] = keys
+        return two_input(self.stream1, self.stream2._values_id(), name, spec, output_type, keys)
+
+    def map(self, func: CoMapFunction, output_type: TypeInformation | None = None) -> DataStream:
+        """``map1`` for elements of the first input, ``map2`` for the second."""
+        fns = _methods(func, CoMapFunction, ("map1", "map2"), "CoMapFunction")
+        spec = OperatorSpec("co_map", func, {"methods": fns})
+        return self._op("Co-Map", spec, output_type, self._key_selectors())
+
+    def flat_map(self, func: CoFlatMapFunction, output_type: TypeInformation | None = None) -> DataStream:
+        """``flat_map1`` / ``flat_map2``: any number of outputs per element."""
+        fns = _methods(func, CoFlatMapFunction, ("flat_map1", "flat_map2"), "CoFlatMapFunction")
+        spec = OperatorSpec("co_flat_map", func, {"methods": fns})
+        return self._op("Co-Flat Map", spec, output_type, self._key_selectors())
+
+    def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """A CoProcessFunction, or a KeyedCoProcessFunction on keyed connected streams."""
+        keys = self._key_selectors()
+        if isinstance(func, KeyedCoProcessFunction):
+            if keys is None:
+                raise TypeError(
+                    "KeyedCoProcessFunction can only be used on connected streams that are both keyed "
+                    "(use ConnectedStreams.key_by)"
+                )
+            methods = ("process_element1", "process_element2")
+            spec = OperatorSpec("keyed_co_process", func, {"methods": methods})
+            return self._op("KeyedCoProcess", spec, output_type, keys)
+        fns = _methods(func, CoProcessFunction, ("process_element1", "process_element2"), "CoProcessFunction")
+        spec = OperatorSpec("co_process", func, {"methods": fns})
+        return self._op("Co-Process", spec, output_type, None)
+
+
+class BroadcastStream:
+    """A stream broadcast to every subtask of the operator it is connected to, with its state descriptors."""
+
+    def __init__(self, stream: DataStream, descriptors: tuple[MapStateDescriptor, ...]) -> None:
+        if not descriptors:
+            raise ValueError("broadcast state needs at least one MapStateDescriptor")
+        for d in descriptors:
+            if not isinstance(d, MapStateDescriptor):
+                raise TypeError("broadcast state descriptors must be MapStateDescriptors")
+        self._stream = stream  # already partitioned by BroadcastPartitioner
+        self.descriptors = descriptors
+
+
+class BroadcastConnectedStream:
+    """A (keyed or non-keyed) stream connected with a BroadcastStream."""
+
+    def __init__(self, non_broadcast: DataStream, broadcast: BroadcastStream) -> None:
+        self._non_broadcast = non_broadcast
+        self._broadcast = broadcast
+
+    def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """A BroadcastProcessFunction, or a KeyedBroadcastProcessFunction after ``key_by``."""
+        from millstream.datastream.data_stream import KeyedStream
+
+        keyed = isinstance(self._non_broadcast, KeyedStream)
+        params: dict[str, Any] = {"descriptors": list(self._broadcast.descriptors)}
+        if keyed:
+            if not isinstance(func, KeyedBroadcastProcessFunction):
+                raise TypeError("A KeyedBroadcastProcessFunction is required on a keyed stream.")
+            key = self._non_broadcast.get_key_selector()  # type: ignore[attr-defined]
+            params["key_selectors"] = (key, None)
+            spec = OperatorSpec("keyed_broadcast_process", func, params)
+            name, keys = "Co-Process-Broadcast-Keyed", (key, None)
+        else:
+            if not isinstance(func, BroadcastProcessFunction):
+                raise TypeError("A BroadcastProcessFunction is required on a non-keyed stream.")
+            spec = OperatorSpec("broadcast_process", func, params)
+            name, keys = "Co-Process-Broadcast", None
+        return two_input(self._non_broadcast, self._broadcast._stream._id, name, spec, output_type, keys)
