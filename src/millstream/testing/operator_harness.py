@@ -122,6 +122,26 @@ class OperatorHarness:
         """A watermark."""
         self.operator.process_watermark(Watermark(timestamp))
 
+    # two-input operators (connect, broadcast, interval join): input 1 or 2
+
+    def _input(self, method: str, input_index: int) -> Any:
+        if input_index not in (1, 2) or not hasattr(self.operator, f"{method}2"):
+            raise ValueError(f"operator '{self.operator.name}' has no input {input_index}")
+        return getattr(self.operator, f"{method}{input_index}")
+
+    def process_element_of(self, input_index: int, value: Any, timestamp: int | None = None) -> None:
+        """One element of input 1 or 2 of a two-input operator."""
+        self._input("process_batch", input_index)([value], None if timestamp is None else [timestamp])
+
+    def process_watermark_of(self, input_index: int, timestamp: int) -> None:
+        """A watermark of input 1 or 2 of a two-input operator."""
+        self._input("process_watermark", input_index)(Watermark(timestamp))
+
+    def process_status_of(self, input_index: int, idle: bool) -> None:
+        """Input 1 or 2 of a two-input operator turned idle (or active again)."""
+        status = WatermarkStatus.IDLE if idle else WatermarkStatus.ACTIVE
+        self._input("process_watermark_status", input_index)(status)
+
     def set_processing_time(self, now_ms: int) -> None:
         """Move the clock and fire due processing-time timers."""
         self.now_ms = now_ms
@@ -129,7 +149,11 @@ class OperatorHarness:
 
     def end_input(self) -> None:
         """The end of input: the final watermark, then ``finish``."""
-        self.process_watermark(2**63 - 1)
+        if hasattr(self.operator, "process_watermark2"):
+            self.process_watermark_of(1, 2**63 - 1)
+            self.process_watermark_of(2, 2**63 - 1)
+        else:
+            self.process_watermark(2**63 - 1)
         self.timers.quiesce()
         self.operator.finish()
 

@@ -361,4 +361,3 @@ class CoBroadcastWithKeyedOperator(TwoInputOperator, KeyedProcessOperator):
     def process_batch2(self, values: list[Any], timestamps: list[int] | None) -> None:
         """``process_broadcast_element`` per element of the broadcast input (no current key)."""
         process_each(self, self._collector, values, timestamps, self._fn2, self._broadcast_ctx)
-
