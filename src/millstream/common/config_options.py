@@ -30,6 +30,7 @@ __all__ = [
     "NETWORK_FLOATING_BUFFERS_PER_GATE",
     "NETWORK_NUM_BUFFERS",
     "RUNTIME_MODE",
+    "SORTED_INPUTS_MEMORY_RECORDS",
     "TASK_SLOTS",
     "ConfigOption",
     "ConfigOptions",
@@ -135,6 +136,13 @@ BATCH_SHUFFLE_MODE: ConfigOption[str] = ConfigOption(
     str,
     "Data exchanges of a job in BATCH runtime mode: ALL_EXCHANGES_BLOCKING (results are written "
     "to spill files and consumers start when their producers finished) or ALL_EXCHANGES_PIPELINED.",
+)
+SORTED_INPUTS_MEMORY_RECORDS: ConfigOption[int] = ConfigOption(
+    "execution.sorted-inputs.memory-records",
+    500_000,
+    int,
+    "BATCH mode: records a keyed operator's input sorter holds in memory before it spills a "
+    "sorted run to a temporary file (bounds the memory of sorting by key).",
 )
 EXECUTION_TARGET: ConfigOption[str] = ConfigOption(
     "execution.target", "embedded", str, "Which runner executes the job."

@@ -31,7 +31,7 @@ from millstream.graph.job_graph import JobGraph
 from millstream.graph.job_graph_generator import create_job_graph
 from millstream.graph.plan_printer import stream_graph_json
 from millstream.graph.stream_graph import StreamGraph
-from millstream.graph.stream_graph_generator import GraphSettings, generate_stream_graph
+from millstream.graph.stream_graph_generator import GraphSettings, IllegalGraphError, generate_stream_graph
 from millstream.graph.transformations import (
     ChainingStrategy,
     OperatorSpec,
@@ -274,8 +274,12 @@ class StreamExecutionEnvironment:
             max_parallelism=self._config.get_max_parallelism(),
             chaining_enabled=self._chaining_enabled,
             buffer_timeout=self._buffer_timeout,
-            runtime_mode=self._runtime_mode.name,
-            job_config={**self._config.to_dict(), "python.files": ",".join(self._python_files)},
+            runtime_mode=self._resolved_runtime_mode(),
+            job_config={
+                **self._config.to_dict(),
+                "python.files": ",".join(self._python_files),
+                "sorted_inputs_memory_records": self._configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
+            },
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )
         graph = generate_stream_graph(dict(self._transformations), settings)
@@ -287,13 +291,23 @@ class StreamExecutionEnvironment:
         """The StreamGraph as JSON in Flink's execution-plan format."""
         return stream_graph_json(self.get_stream_graph())
 
+    def _resolved_runtime_mode(self) -> str:
+        """STREAMING or BATCH; AUTOMATIC is BATCH when every source is bounded (Flink's rule)."""
+        sources = [t for t in self._transformations.values() if isinstance(t, SourceTransformation)]
+        unbounded = [t.name for t in sources if not t.bounded]
+        mode = self._runtime_mode
+        if mode is RuntimeExecutionMode.AUTOMATIC:
+            return "STREAMING" if unbounded else "BATCH"
+        if mode is RuntimeExecutionMode.BATCH and unbounded:
+            raise IllegalGraphError(
+                f"Detected an UNBOUNDED source ({', '.join(unbounded)}) with the 'execution.runtime-mode' "
+                "set to 'BATCH'. This combination is not allowed, please set the "
+                "'execution.runtime-mode' to STREAMING or AUTOMATIC"
+            )
+        return mode.name
+
     def _job_graph(self, job_name: str | None) -> JobGraph:
         stream_graph = self.get_stream_graph(job_name, clear_transformations=True)
-        if self._runtime_mode is not RuntimeExecutionMode.STREAMING:
-            raise NotImplementedError(
-                f"{self._runtime_mode.name} runtime mode is not supported yet; "
-                "use RuntimeExecutionMode.STREAMING"
-            )
         job_graph = create_job_graph(stream_graph)
         if _capture_plan:
             raise PlanCaptured(stream_graph, job_graph)

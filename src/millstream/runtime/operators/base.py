@@ -211,6 +211,16 @@ class StreamOperator:
         """Forward the status."""
         self.emit_watermark_status(status)
 
+    def end_of_key(self) -> None:
+        """BATCH (sorted input): the current key is complete: fire its timers, emit, drop its state."""
+        if self.timer_service is not None:
+            self.timer_service.fire_all_for_end_of_key()
+        collector = getattr(self, "_collector", None)
+        if collector is not None:
+            collector.flush()
+        if self.keyed_backend is not None:
+            self.keyed_backend.clear_all()
+
     def open(self) -> None:
         """``initialize_state`` of a CheckpointedFunction, then the user's ``open``."""
         self._opened = True

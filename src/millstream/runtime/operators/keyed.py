@@ -1,7 +1,9 @@
 """Keyed operators: rolling reduce (reduce, sum, min, max, min_by, max_by).
 
 STREAMING semantics, as Flink's ``StreamGroupedReduceOperator``: for every element the
-reduced value of its key is updated and emitted (a rolling update). The value per key
+reduced value of its key is updated and emitted (a rolling update). BATCH semantics, as
+Flink's ``BatchGroupedReduceOperator``: the input arrives sorted by key and only the
+final value of each key is emitted (at the end of the key, with the maximum timestamp). The value per key
 lives in this subtask's heap; the keyed state backend with key groups and snapshots
 takes over with the state layer.
 
@@ -14,6 +16,7 @@ from typing import Any
 
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+from millstream.runtime.operators.elements import MAX_TIMESTAMP
 
 __all__ = ["StreamGroupedReduce"]
 
@@ -33,6 +36,37 @@ class StreamGroupedReduce(StreamOperator):
         # key -> reduced value (a lookup and a store per element measured faster than
         # a lookup into a mutable cell).
         self._values: dict[Any, Any] = {}  # owner: task thread
+        if context.runtime_mode == "BATCH":
+            self.process_batch = self._reduce_only  # type: ignore[method-assign]
+
+    def _reduce_only(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """BATCH: fold into the key's value; nothing is emitted until the key ends."""
+        fn = self._fn
+        key = self._key
+        reduced = self._values
+        get = reduced.get
+        missing = _MISSING
+        index = 0
+        try:
+            for index, v in enumerate(values):  # noqa: B007 - index names the failing record
+                k = key(v)
+                current = get(k, missing)
+                reduced[k] = v if current is missing else fn(current, v)
+        except Exception as err:
+            raise self.error(index, values) from err
+        self.records_in += len(values)
+
+    def end_of_key(self) -> None:
+        """BATCH: emit the final value of the finished key (each key, at the latest at the end)."""
+        if self._values:
+            out = list(self._values.values())
+            self._values.clear()
+            self._output(out, [MAX_TIMESTAMP] * len(out))
+
+    def finish(self) -> None:
+        """BATCH without sorted input: the final values of every key."""
+        if self.context.runtime_mode == "BATCH":
+            self.end_of_key()
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Fold each element into its key's value and emit the new value."""

@@ -51,6 +51,7 @@ class StreamTaskNetworkInput:
     def __init__(self, gates: list[SingleInputGate], handlers: list[InputHandler]) -> None:
         self.gates = gates
         self._next_gate = 0  # owner: task thread (round-robin over gates)
+        self._priority: list[SingleInputGate] | None = None
         channels_per_input = [0] * len(handlers)
         offsets = []
         for gate in gates:
@@ -66,6 +67,13 @@ class StreamTaskNetworkInput:
             for i, g in enumerate(gates)
         ]
 
+    def prioritize(self, input_index: int) -> None:
+        """Read only the gates of ``input_index`` until they are finished (BATCH: the broadcast
+        side of a broadcast connection is consumed before the other input, as in Flink)."""
+        first = [g for g in self.gates if g.input_index == input_index]
+        if first and len(first) < len(self.gates):
+            self._priority = first
+
     def request_partitions(self) -> None:
         """Every channel requests its subpartition."""
         for gate in self.gates:
@@ -74,6 +82,11 @@ class StreamTaskNetworkInput:
     def process_next(self) -> InputStatus:
         """Process one buffer if any gate has one."""
         gates = self.gates
+        if self._priority is not None:
+            if all(g.is_finished for g in self._priority):
+                self._priority = None
+            else:
+                gates = self._priority
         n = len(gates)
         for i in range(n):
             gate = gates[(self._next_gate + i) % n]

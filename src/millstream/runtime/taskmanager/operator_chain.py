@@ -276,12 +276,16 @@ OPERATOR_FACTORIES: dict[str, Factory] = {
 }
 
 
+BROADCAST_KINDS = ("broadcast_process", "keyed_broadcast_process")
+
+
 class OperatorChain:
     """The operators of a task, head first (topological order)."""
 
-    def __init__(self, operators: list[StreamOperator]) -> None:
+    def __init__(self, operators: list[StreamOperator], head_spec: ChainedOperator | None = None) -> None:
         self.operators = operators
         self.head = operators[0]
+        self.head_spec = head_spec
 
     @classmethod
     def create(cls, vertex: JobVertex, env: ChainEnvironment) -> OperatorChain:
@@ -327,7 +331,7 @@ class OperatorChain:
             operator.emit_watermark = _broadcast(list(watermarks.values()))
             operator.emit_watermark_status = _broadcast(list(statuses.values()))
             built[op.node_id] = operator
-        return cls([built[op.node_id] for op in vertex.operators])
+        return cls([built[op.node_id] for op in vertex.operators], vertex.operators[0])
 
     def input_handlers(self) -> list[InputHandler]:
         """Where the task's inputs go: the head's one input, or both of a two-input head."""
@@ -338,6 +342,24 @@ class OperatorChain:
                 InputHandler(head.process_batch2, head.process_watermark2, head.process_watermark_status2),
             ]
         return [InputHandler(head.process_batch, head.process_watermark, head.process_watermark_status)]
+
+    def sort_key_selectors(self) -> list[Any] | None:
+        """BATCH: per head input, the key selector to sort it by (None: not sorted); None if not keyed."""
+        spec = self.head_spec
+        if spec is None:
+            return None
+        keys = spec.operator.params.get("key_selectors")
+        if keys is not None:
+            return list(keys)
+        if spec.state_key_selector is not None:
+            return [spec.state_key_selector]
+        return None
+
+    def broadcast_input(self) -> int | None:
+        """The index of the head's broadcast input, if it reads one."""
+        if self.head_spec is not None and self.head_spec.operator.kind in BROADCAST_KINDS:
+            return 1
+        return None
 
     def open(self) -> None:
         """Open operators tail first, so downstream is ready before upstream emits."""

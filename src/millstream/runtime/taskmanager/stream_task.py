@@ -19,6 +19,7 @@ from millstream.runtime.operators.sources import InputStatus, LegacySourceOperat
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
 from millstream.runtime.taskmanager.operator_chain import OperatorChain
+from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
 from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["CancelTaskError", "StreamTask"]
@@ -42,8 +43,10 @@ class StreamTask:
         writers: list[RecordWriter],
         buffer_timeout_ms: int,
         processing_time_service: ProcessingTimeService | None = None,
+        sorted_input: SortedKeyedInput | None = None,
     ) -> None:
         self.mailbox = mailbox
+        self.sorted_input = sorted_input
         self.timers = processing_time_service or ProcessingTimeService()
         self.chain = chain
         self.network_input = network_input
@@ -74,9 +77,15 @@ class StreamTask:
                 self.processor.run()
             if self.canceled:
                 raise CancelTaskError()
+            if self.sorted_input is not None:
+                self.sorted_input.replay(lambda: self.canceled)
+                if self.canceled:
+                    raise CancelTaskError()
             self.timers.quiesce()
             self.chain.finish()
         finally:
+            if self.sorted_input is not None:
+                self.sorted_input.release()
             self.timers.quiesce()
             self.chain.close()
         for writer in self.writers:

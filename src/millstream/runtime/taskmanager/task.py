@@ -35,6 +35,7 @@ from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInpu
 from millstream.runtime.taskmanager.mailbox import TaskMailbox
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
+from millstream.runtime.taskmanager.sorted_input import DEFAULT_MEMORY_RECORDS, SortedKeyedInput
 from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
@@ -182,10 +183,27 @@ class Task:
             auto_watermark_interval=int(job_config.get("auto_watermark_interval", 200)),
         )
         chain = OperatorChain.create(vertex, env)
-        network_input = StreamTaskNetworkInput(gates, chain.input_handlers()) if gates else None
+        network_input = None
+        sorted_input = None
+        if gates:
+            handlers = chain.input_handlers()
+            batch = self.tdd.runtime_mode == "BATCH"
+            key_selectors = chain.sort_key_selectors() if batch else None
+            if key_selectors is not None:
+                sorted_input = SortedKeyedInput(
+                    chain.head,
+                    handlers,
+                    key_selectors,
+                    int(job_config.get("sorted_inputs_memory_records", DEFAULT_MEMORY_RECORDS)),
+                )
+                handlers = sorted_input.handlers()
+            network_input = StreamTaskNetworkInput(gates, handlers)
+            broadcast_input = chain.broadcast_input()
+            if batch and broadcast_input is not None:
+                network_input.prioritize(broadcast_input)
         self._input = network_input
         task = StreamTask(
-            mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout, timers
+            mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout, timers, sorted_input
         )
         for partition in self._partitions:
             self._network.partition_manager.register(partition)
