@@ -7,8 +7,7 @@ import traceback
 import pytest
 
 from millstream.common import JobExecutionException
-from millstream.common.types import Row
-from millstream.datastream import MapFunction
+from millstream.datastream import MapFunction, SourceFunction
 from tests.conftest import make_env
 
 
@@ -68,11 +67,20 @@ def test_failure_cancels_the_other_tasks_of_an_unbounded_job():
         env.execute()  # returns although the generator never ends: it was cancelled
 
 
-def test_unsupported_runtime_mode_is_a_clear_error():
+def test_batch_mode_with_an_unbounded_source_is_a_clear_error():
     from millstream.datastream import RuntimeExecutionMode
 
     env = make_env(1)
     env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-    env.from_collection([Row(1)]).print()
-    with pytest.raises(NotImplementedError, match="BATCH runtime mode is not supported yet"):
+
+    class Endless(SourceFunction):
+        def run(self, ctx):  # type: ignore[no-untyped-def]
+            while True:
+                ctx.collect(1)
+
+        def cancel(self) -> None:
+            pass
+
+    env.add_source(Endless()).print()
+    with pytest.raises(ValueError, match=r"UNBOUNDED source .*'execution\.runtime-mode' set to 'BATCH'"):
         env.execute()
