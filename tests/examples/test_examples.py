@@ -82,3 +82,66 @@ def test_tumbling_window_example_prints_window_maxima_and_the_late_reading():
         "sensor-2 [ 20s,  30s): max 25.0",
     ]
     assert [line for line in lines if "late" in line] == ["1> late: ('sensor-1', 99.0, 2000)"]
+
+
+def run_example(name: str, *args: str) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", name), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+SESSIONS = [
+    "alice: session [  0s,  65s) 3 clicks over 35 s on /cart, /home, /pay",
+    "alice: session [100s, 155s) 2 clicks over 25 s on /faq, /home",
+    "bob: session [  2s,  35s) 2 clicks over 3 s on /docs, /home",
+    "bob: session [ 40s,  70s) 1 click over 0 s on /home",
+]
+
+
+def test_session_windows_example_prints_the_same_sessions_in_streaming_and_batch():
+    assert run_example("session_windows.py", "--parallelism", "2") == SESSIONS
+    assert run_example("session_windows.py", "--parallelism", "2", "--batch") == SESSIONS
+
+
+def test_keyed_process_timers_example_reports_quiet_accounts_and_large_payments():
+    lines = run_example("keyed_process_timers.py", "--parallelism", "2")
+    assert [line for line in lines if "quiet" in line] == [
+        "acct-1 quiet since  70 s (reported at 130 s): 3 payments, total 215",
+        "acct-2 quiet since  15 s (reported at  75 s): 2 payments, total 1540",
+        "acct-2 quiet since 200 s (reported at 260 s): 1 payment, total 60",
+        "acct-3 quiet since  95 s (reported at 155 s): 2 payments, total 2009",
+    ]
+    large = sorted(line.split("> ", 1)[1] for line in lines if "large payment" in line)
+    assert large == ["large payment: acct-2 1500 at 15 s", "large payment: acct-3 2000 at 95 s"]
+
+
+def test_window_join_example_pairs_clicks_with_impressions_and_reports_click_through():
+    assert run_example("window_join.py", "--parallelism", "2") == [
+        "ad-1 ann: shown at   5 s, clicked at   9 s",
+        "ad-1 ann: shown at  65 s, clicked at  61 s",
+        "ad-1 minute 0: 1 click(s) / 2 impression(s)",
+        "ad-1 minute 1: 1 click(s) / 1 impression(s)",
+        "ad-1 minute 2: 0 click(s) / 1 impression(s)",
+        "ad-2 ann: shown at  30 s, clicked at  58 s",
+        "ad-2 cat: shown at  70 s, clicked at  71 s",
+        "ad-2 minute 0: 1 click(s) / 1 impression(s)",
+        "ad-2 minute 1: 1 click(s) / 1 impression(s)",
+    ]
+
+
+ALERTS = [
+    "ALERT acct-1: 10001 USD is above the USD limit of 4000",
+    "ALERT acct-1: 12000 EUR is above the EUR limit of 10000",
+    "ALERT acct-2: 5000 USD is above the USD limit of 4000",
+    "ALERT acct-3: 2500 GBP is above the GBP limit of 2000",
+]
+
+
+def test_broadcast_state_example_alerts_whichever_input_comes_first():
+    assert run_example("broadcast_state.py", "--parallelism", "2") == ALERTS
+    assert run_example("broadcast_state.py", "--parallelism", "2", "--batch") == ALERTS
