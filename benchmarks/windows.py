@@ -44,8 +44,8 @@ def load_events() -> Any:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
-    sys.path.insert(0, os.path.join(ROOT, "examples"))
-    import bench_events  # type: ignore[import-not-found]
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import bench_events
 
     return bench_events
 

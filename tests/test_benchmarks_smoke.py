@@ -29,3 +29,23 @@ def test_network_benchmark_runs():
     out = _run("network.py", "--buffers", "300", "--repeat", "1", "--rate", "200", "--seconds", "1")
     assert "buffers/s" in out and "MB/s" in out
     assert "buffer timeout   0 ms: p50" in out and "buffer timeout 100 ms: p50" in out
+
+
+def test_windows_benchmark_runs_and_checks_every_window_sum():
+    out = _run("windows.py", "--events", "30000", "--repeat", "1", "--parallelism", "1", "2")
+    assert "ratio to floor" in out and "MISMATCH" not in out
+    assert "p=1" in out and "p=2" in out and "peak memory" in out
+
+
+def test_windows_benchmark_event_copy_matches_the_shared_generator():
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import bench_events
+
+    shared = os.path.join(ROOT, "..", "shared", "bench", "events.py")
+    if os.path.exists(shared):
+        namespace: dict = {}
+        exec(compile(open(shared).read(), shared, "exec"), namespace)
+        assert [namespace["event"](i) for i in range(0, 50_000, 7)] == [
+            bench_events.event(i) for i in range(0, 50_000, 7)
+        ]
+    assert bench_events.event(0) == ("k0", 0, bench_events.BASE_MS + bench_events.MAX_LAG_MS)
