@@ -26,6 +26,7 @@ from millstream.datastream.functions import (
     ProcessJoinFunction,
     WindowFunction,
 )
+from millstream.datastream.windowed_stream import WindowFunctionAdapter
 from millstream.graph.transformations import OperatorSpec
 
 if TYPE_CHECKING:
@@ -72,26 +73,16 @@ class _UnionKey:
         return self.key1(tagged[1]) if tagged[0] == 1 else self.key2(tagged[1])
 
 
-class _CoGroupWindowFunction(WindowFunction):
+class _CoGroupWindowFunction(WindowFunctionAdapter, WindowFunction):
     """Splits a window's tagged elements by side and calls the user's co-group (or join)."""
 
     def __init__(self, function: Any, mode: str) -> None:
-        self.function = function
+        super().__init__(function, single=False)
         self.mode = mode  # "co_group", "join" or "flat_join"
         if mode == "co_group":
             self._call = getattr(function, "co_group", function)
         else:
             self._call = getattr(function, "join", function)
-
-    def open(self, runtime_context: Any) -> None:
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(runtime_context)
-
-    def close(self) -> None:
-        closer = getattr(self.function, "close", None)
-        if closer is not None:
-            closer()
 
     def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterable[Any]:
         first = [v for tag, v in inputs if tag == 1]

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["AllWindowedStream", "WindowedStream"]
 
 
-class _WindowFunctionAdapter:
+class WindowFunctionAdapter:
     """Base: forwards ``open`` / ``close`` to the user's function."""
 
     def __init__(self, function: Any, single: bool) -> None:
@@ -58,14 +58,14 @@ class _WindowFunctionAdapter:
         return [contents] if self.single else contents
 
 
-class _PassThrough(_WindowFunctionAdapter):
+class _PassThrough(WindowFunctionAdapter):
     """reduce / aggregate without a window function: the value itself."""
 
     def process(self, key: Any, window: Any, ctx: Any, contents: Any) -> Any:
         return (contents,)
 
 
-class _ProcessWindow(_WindowFunctionAdapter):
+class _ProcessWindow(WindowFunctionAdapter):
     """ProcessWindowFunction.process(key, context, elements)."""
 
     def process(self, key: Any, window: Any, ctx: Any, contents: Any) -> Any:
@@ -77,7 +77,7 @@ class _ProcessWindow(_WindowFunctionAdapter):
             clear(ctx)
 
 
-class _ApplyWindow(_WindowFunctionAdapter):
+class _ApplyWindow(WindowFunctionAdapter):
     """WindowFunction.apply(key, window, inputs) (or a plain callable with those arguments)."""
 
     def process(self, key: Any, window: Any, ctx: Any, contents: Any) -> Any:
@@ -85,7 +85,7 @@ class _ApplyWindow(_WindowFunctionAdapter):
         return apply(key, window, self._elements(contents))
 
 
-class _ProcessAllWindow(_WindowFunctionAdapter):
+class _ProcessAllWindow(WindowFunctionAdapter):
     """ProcessAllWindowFunction.process(context, elements)."""
 
     def process(self, key: Any, window: Any, ctx: Any, contents: Any) -> Any:
@@ -97,7 +97,7 @@ class _ProcessAllWindow(_WindowFunctionAdapter):
             clear(ctx)
 
 
-class _ApplyAllWindow(_WindowFunctionAdapter):
+class _ApplyAllWindow(WindowFunctionAdapter):
     """AllWindowFunction.apply(window, inputs)."""
 
     def process(self, key: Any, window: Any, ctx: Any, contents: Any) -> Any:

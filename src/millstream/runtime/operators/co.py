@@ -9,7 +9,6 @@ in ``AbstractStreamOperator.processWatermark1/2`` and ``processWatermarkStatus``
 
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any
 
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
@@ -21,7 +20,7 @@ from millstream.runtime.operators.process import (
     TimerServiceView,
     process_each,
 )
-from millstream.runtime.operators.simple import failed_at
+from millstream.runtime.operators.simple import flat_map_batch, map_batch
 from millstream.runtime.state.heap import VOID_NAMESPACE
 from millstream.runtime.state.operator_state import BroadcastStateImpl, ReadOnlyBroadcastStateView
 
@@ -138,44 +137,14 @@ class CoStreamMap(_CoUdf):
     """``map1`` / ``map2``: one output per element."""
 
     def _apply(self, fn: Any, values: list[Any], timestamps: list[int] | None) -> None:
-        it = iter(values)
-        try:
-            out = list(map(fn, it))
-        except Exception as err:
-            raise self.error(failed_at(values, it), values) from err
-        self.records_in += len(values)
-        self._output(out, timestamps)
+        map_batch(self, fn, self._output, values, timestamps)
 
 
 class CoStreamFlatMap(_CoUdf):
     """``flat_map1`` / ``flat_map2``: any number of outputs per element."""
 
     def _apply(self, fn: Any, values: list[Any], timestamps: list[int] | None) -> None:
-        if timestamps is None:
-            it = iter(values)
-            try:
-                out = list(chain.from_iterable(map(fn, it)))
-            except Exception as err:
-                raise self.error(failed_at(values, it), values) from err
-            self.records_in += len(values)
-            if out:
-                self._output(out, None)
-            return
-        out = []
-        out_ts: list[int] = []
-        index = 0
-        try:
-            for index, v in enumerate(values):
-                result = fn(v)
-                if result is not None:
-                    before = len(out)
-                    out.extend(result)
-                    out_ts.extend([timestamps[index]] * (len(out) - before))
-        except Exception as err:
-            raise self.error(index, values) from err
-        self.records_in += len(values)
-        if out:
-            self._output(out, out_ts)
+        flat_map_batch(self, fn, self._output, values, timestamps)
 
 
 class CoProcessOperator(TwoInputOperator, ProcessOperator):
@@ -193,14 +162,15 @@ class CoProcessOperator(TwoInputOperator, ProcessOperator):
         ProcessOperator.__init__(self, context, fn1, lifecycle, output, side_outputs)
         self.init_two_inputs()
         self._fn2 = fn2
+        self._ctx2 = self._ctx
 
     def process_batch1(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """``process_element1`` per element of the first input."""
+        """The first function per element of the first input."""
         self._run(values, timestamps, self._fn, self._ctx)
 
     def process_batch2(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """``process_element2`` per element of the second input."""
-        self._run(values, timestamps, self._fn2, self._ctx)
+        """The second function per element of the second input."""
+        self._run(values, timestamps, self._fn2, self._ctx2)
 
 
 class KeyedCoProcessOperator(TwoInputOperator, KeyedProcessOperator):
@@ -277,7 +247,7 @@ def _lookup_broadcast_state(states: dict[str, BroadcastStateImpl], descriptor: A
     return state
 
 
-class CoBroadcastWithNonKeyedOperator(TwoInputOperator, ProcessOperator):
+class CoBroadcastWithNonKeyedOperator(CoProcessOperator):
     """BroadcastProcessFunction: input 1 reads broadcast state, input 2 (broadcast) writes it."""
 
     def __init__(
@@ -288,13 +258,18 @@ class CoBroadcastWithNonKeyedOperator(TwoInputOperator, ProcessOperator):
         side_outputs: dict[str, Emit],
         descriptors: list[Any],
     ) -> None:
-        ProcessOperator.__init__(self, context, function.process_element, function, output, side_outputs)
-        self.init_two_inputs()
-        self._fn2 = function.process_broadcast_element
+        super().__init__(
+            context,
+            function.process_element,
+            function.process_broadcast_element,
+            function,
+            output,
+            side_outputs,
+        )
         self._states = _broadcast_states(self, descriptors)
         timers = TimerServiceView(self, None)
         self._ctx = BroadcastContext(self, timers, read_only=True)
-        self._broadcast_ctx = BroadcastContext(self, timers, read_only=False)
+        self._ctx2 = BroadcastContext(self, timers, read_only=False)
 
     def broadcast_state(self, descriptor: Any) -> BroadcastStateImpl:
         """The registered broadcast state of ``descriptor``."""
@@ -303,14 +278,6 @@ class CoBroadcastWithNonKeyedOperator(TwoInputOperator, ProcessOperator):
     def apply_to_keyed_state(self, state_descriptor: Any, function: Any) -> None:
         """Only on keyed broadcast connections."""
         raise TypeError("apply_to_keyed_state is only available in a KeyedBroadcastProcessFunction")
-
-    def process_batch1(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """``process_element`` per element of the non-broadcast input."""
-        self._run(values, timestamps, self._fn, self._ctx)
-
-    def process_batch2(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """``process_broadcast_element`` per element of the broadcast input."""
-        self._run(values, timestamps, self._fn2, self._broadcast_ctx)
 
 
 class CoBroadcastWithKeyedOperator(TwoInputOperator, KeyedProcessOperator):

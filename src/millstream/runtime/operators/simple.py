@@ -52,13 +52,7 @@ class StreamMap(UdfOperator):
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """``fn(v)`` for every element."""
-        it = iter(values)
-        try:
-            out = list(map(self._fn, it))
-        except Exception as err:
-            raise self.error(failed_at(values, it), values) from err
-        self.records_in += len(values)
-        self._output(out, timestamps)
+        map_batch(self, self._fn, self._output, values, timestamps)
 
 
 def failed_at(values: list[Any], it: Any) -> int:
@@ -71,31 +65,7 @@ class StreamFlatMap(UdfOperator):
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Concatenate the outputs of every element (each keeps its input's timestamp)."""
-        fn = self._fn
-        if timestamps is None:
-            it = iter(values)
-            try:
-                flat = list(chain.from_iterable(map(fn, it)))
-            except Exception as err:
-                raise self.error(failed_at(values, it), values) from err
-            self.records_in += len(values)
-            if flat:
-                self._output(flat, None)
-            return
-        out: list[Any] = []
-        extend = out.extend
-        out_ts: list[int] = []
-        index = 0
-        try:
-            for index, v in enumerate(values):
-                before = len(out)
-                extend(fn(v))
-                out_ts.extend([timestamps[index]] * (len(out) - before))
-        except Exception as err:
-            raise self.error(index, values) from err
-        self.records_in += len(values)
-        if out:
-            self._output(out, out_ts)
+        flat_map_batch(self, self._fn, self._output, values, timestamps)
 
 
 class StreamFilter(UdfOperator):
@@ -122,3 +92,44 @@ class StreamFilter(UdfOperator):
         self.records_in += len(values)
         if out:
             self._output(out, out_ts)
+
+
+def map_batch(operator: StreamOperator, fn: Any, output: Emit, values: list[Any], timestamps: Any) -> None:
+    """``fn(v)`` for every element of a batch, emitted as one batch with the same timestamps."""
+    it = iter(values)
+    try:
+        out = list(map(fn, it))
+    except Exception as err:
+        raise operator.error(failed_at(values, it), values) from err
+    operator.records_in += len(values)
+    output(out, timestamps)
+
+
+def flat_map_batch(
+    operator: StreamOperator, fn: Any, output: Emit, values: list[Any], timestamps: Any
+) -> None:
+    """The concatenated outputs of ``fn(v)``; each output keeps its element's timestamp."""
+    if timestamps is None:
+        it = iter(values)
+        try:
+            flat = list(chain.from_iterable(map(fn, it)))
+        except Exception as err:
+            raise operator.error(failed_at(values, it), values) from err
+        operator.records_in += len(values)
+        if flat:
+            output(flat, None)
+        return
+    out: list[Any] = []
+    extend = out.extend
+    out_ts: list[int] = []
+    index = 0
+    try:
+        for index, v in enumerate(values):
+            before = len(out)
+            extend(fn(v))
+            out_ts.extend([timestamps[index]] * (len(out) - before))
+    except Exception as err:
+        raise operator.error(index, values) from err
+    operator.records_in += len(values)
+    if out:
+        output(out, out_ts)
