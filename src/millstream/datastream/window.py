@@ -201,6 +201,13 @@ _GLOBAL_WINDOW = GlobalWindow()
 # -- triggers -----------------------------------------------------------------------------
 
 
+def _java_rem(a: int, b: int) -> int:
+    """``a % b`` as Java computes it (the sign of ``a``): Flink's continuous triggers align
+    negative timestamps towards zero."""
+    r = abs(a) % b
+    return -r if a < 0 else r
+
+
 class TriggerResult(Enum):
     """What happens to a window: (fire the function?, purge the contents?)."""
 
@@ -351,7 +358,7 @@ class ContinuousEventTimeTrigger(Trigger):
         ctx.register_event_time_timer(window.max_timestamp())
         fire_time = ctx.get_partitioned_state(self.state_desc)
         if fire_time.get() is None:
-            self._register_next(timestamp - (timestamp % self.interval), window, ctx, fire_time)
+            self._register_next(timestamp - _java_rem(timestamp, self.interval), window, ctx, fire_time)
         return TriggerResult.CONTINUE
 
     def _register_next(self, time: int, window: Any, ctx: Any, fire_time: Any) -> None:
@@ -415,7 +422,7 @@ class ContinuousProcessingTimeTrigger(Trigger):
         fire_time = ctx.get_partitioned_state(self.state_desc)
         now = ctx.get_current_processing_time()
         if fire_time.get() is None:
-            self._register_next(now - (now % self.interval), window, ctx, fire_time)
+            self._register_next(now - _java_rem(now, self.interval), window, ctx, fire_time)
         return TriggerResult.CONTINUE
 
     def _register_next(self, time: int, window: Any, ctx: Any, fire_time: Any) -> None:

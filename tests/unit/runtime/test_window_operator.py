@@ -251,6 +251,17 @@ def test_continuous_event_time_trigger_fires_every_interval_and_at_the_end():
     assert h.values() == [("a", 3), ("a", 3)]  # the 9000 firing and the end of the window
 
 
+def test_continuous_trigger_aligns_negative_timestamps_as_java_does():
+    window = TumblingEventTimeWindows.of(Time.seconds(10))
+    trigger = ContinuousEventTimeTrigger.of(Time.seconds(1))
+    h = OperatorHarness.of(keyed().window(window).trigger(trigger).reduce(add))
+    h.process_element(("a", 1), -2822)  # Java: -2822 - (-2822 % 1000) = -2000, next firing -1000
+    h.process_watermark(-1500)
+    assert h.values() == []
+    h.process_watermark(-1000)
+    assert h.values() == [("a", 1)]
+
+
 def test_user_trigger_and_event_time_trigger_are_interchangeable():
     class FireOnBig(Trigger):
         def on_element(self, element, timestamp, window, ctx):  # type: ignore[no-untyped-def]
