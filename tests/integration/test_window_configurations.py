@@ -89,40 +89,50 @@ def apply_fn(key, window, inputs):  # type: ignore[no-untyped-def]
     yield key, getattr(window, "start", None), sum(v[1] for v in inputs)
 
 
+SLIDING = SlidingEventTimeWindows.of(Time.seconds(3), Time.seconds(1))
+SESSIONS = EventTimeSessionWindows.with_gap(Time.milliseconds(400))
+GLOBAL = GlobalWindows.create()
+
 CONFIGS: dict[str, Callable[[Any], Any]] = {
     "tumbling reduce": lambda k: k.window(TumblingEventTimeWindows.of(Time.seconds(2))).reduce(add),
     "tumbling offset aggregate + process": lambda k: k.window(
         TumblingEventTimeWindows.of(Time.seconds(2), Time.milliseconds(300))
     ).aggregate(Average(), Describe()),
-    "sliding process": lambda k: k.window(SlidingEventTimeWindows.of(Time.seconds(3), Time.seconds(1))).process(
-        Describe()
-    ),
-    "session apply": lambda k: k.window(EventTimeSessionWindows.with_gap(Time.milliseconds(400))).apply(apply_fn),
+    "sliding process": lambda k: k.window(SLIDING).process(Describe()),
+    "session apply": lambda k: k.window(SESSIONS).apply(apply_fn),
     "dynamic session reduce": lambda k: k.window(
         DynamicEventTimeSessionWindows.with_dynamic_gap(lambda v: 200 + v[1] * 20)
     ).reduce(add),
-    "allowed lateness + late side output": lambda k: k.window(TumblingEventTimeWindows.of(Time.seconds(1)))
-    .allowed_lateness(Time.milliseconds(300))
-    .side_output_late_data(LATE)
-    .reduce(add),
+    "allowed lateness + late side output": lambda k: (
+        k.window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .allowed_lateness(Time.milliseconds(300))
+        .side_output_late_data(LATE)
+        .reduce(add)
+    ),
     "count window": lambda k: k.count_window(4).reduce(add),
     "sliding count window": lambda k: k.count_window(3, 2).apply(apply_fn),
-    "global + count trigger": lambda k: k.window(GlobalWindows.create()).trigger(CountTrigger.of(5)).reduce(add),
-    "global + purging count trigger": lambda k: k.window(GlobalWindows.create())
-    .trigger(PurgingTrigger.of(CountTrigger.of(5)))
-    .process(Describe()),
-    "continuous event-time trigger": lambda k: k.window(TumblingEventTimeWindows.of(Time.seconds(5)))
-    .trigger(ContinuousEventTimeTrigger.of(Time.seconds(1)))
-    .reduce(add),
-    "count evictor": lambda k: k.window(TumblingEventTimeWindows.of(Time.seconds(3)))
-    .evictor(CountEvictor.of(3))
-    .process(Describe()),
-    "time evictor after": lambda k: k.window(TumblingEventTimeWindows.of(Time.seconds(3)))
-    .evictor(TimeEvictor.of(Time.milliseconds(800), do_evict_after=True))
-    .reduce(add),
-    "delta evictor": lambda k: k.window(TumblingEventTimeWindows.of(Time.seconds(3)))
-    .evictor(DeltaEvictor.of(8, lambda a, b: abs(a[1] - b[1])))
-    .apply(apply_fn),
+    "global + count trigger": lambda k: k.window(GLOBAL).trigger(CountTrigger.of(5)).reduce(add),
+    "global + purging count trigger": lambda k: (
+        k.window(GlobalWindows.create()).trigger(PurgingTrigger.of(CountTrigger.of(5))).process(Describe())
+    ),
+    "continuous event-time trigger": lambda k: (
+        k.window(TumblingEventTimeWindows.of(Time.seconds(5)))
+        .trigger(ContinuousEventTimeTrigger.of(Time.seconds(1)))
+        .reduce(add)
+    ),
+    "count evictor": lambda k: (
+        k.window(TumblingEventTimeWindows.of(Time.seconds(3))).evictor(CountEvictor.of(3)).process(Describe())
+    ),
+    "time evictor after": lambda k: (
+        k.window(TumblingEventTimeWindows.of(Time.seconds(3)))
+        .evictor(TimeEvictor.of(Time.milliseconds(800), do_evict_after=True))
+        .reduce(add)
+    ),
+    "delta evictor": lambda k: (
+        k.window(TumblingEventTimeWindows.of(Time.seconds(3)))
+        .evictor(DeltaEvictor.of(8, lambda a, b: abs(a[1] - b[1])))
+        .apply(apply_fn)
+    ),
 }
 
 
