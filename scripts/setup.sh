@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv (Python 3.11+) and installs millstream with its development tools.
+# Creates .venv (Python 3.11+) and installs millstream with its development tools and the
+# Spark runner (PySpark; Java 17 from Debian when missing).
 # Everything the project needs comes from pyproject.toml; nothing is installed by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +12,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+# The Spark runner needs Java 17+ (PySpark 4): install Debian's JRE when java is missing.
+if ! command -v java >/dev/null 2>&1; then
+  echo "java not found: installing openjdk-17-jre-headless (for the Spark runner)" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'

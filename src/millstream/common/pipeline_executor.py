@@ -24,6 +24,7 @@ class PipelineExecutor(Protocol):
 _REGISTRY: dict[str, str] = {
     "embedded": "millstream.runtime.minicluster:MiniClusterExecutor",
     "local": "millstream.runtime.minicluster:MiniClusterExecutor",
+    "spark": "millstream.spark.runner:SparkExecutor",
 }
 
 

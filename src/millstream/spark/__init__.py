@@ -1,0 +1,1 @@
+"""Spark runner: a millstream JobGraph on Apache Spark through PySpark."""

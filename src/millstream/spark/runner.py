@@ -1,0 +1,212 @@
+"""SparkExecutor: ``execution.target: spark`` runs a millstream JobGraph on Apache Spark.
+
+Bounded jobs (every source bounded) run as Spark RDD jobs with Flink's BATCH semantics
+(``millstream.spark.batch``). Unbounded jobs are not supported by this runner yet and
+are rejected before anything starts.
+
+The SparkSession: one handed over with ``use_session(spark)`` (notebooks), else the
+active one, else a new one built from the configuration: ``spark.master`` (default
+``local[*]``) and every other ``spark.*`` key passed through; the driver binds to
+127.0.0.1 unless configured otherwise, and executors run the driver's interpreter
+(``PYSPARK_PYTHON``). On a non-local master, millstream itself and the job's Python
+files (``add_python_file``) are shipped to the executors with ``addPyFile``; functions
+defined in the job script travel by value (cloudpickle).
+
+The Spark job group and description name the millstream job; each vertex's RDD carries
+the vertex name; ``execute()`` returns a JobExecutionResult whose accumulators hold the
+Spark job ids (``spark.job-ids``) and the records each vertex emitted
+(``records-out:<vertex name>``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import re
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+from millstream.common.configuration import Configuration
+from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
+from millstream.graph.job_graph import JobGraph
+from millstream.spark.translation import SparkPlan, translate
+
+__all__ = ["SparkExecutor", "SparkJobClient", "use_session"]
+
+_handed_session: Any = None
+_END = object()
+
+
+def use_session(spark: Any) -> None:
+    """Run millstream jobs with ``execution.target: spark`` on this SparkSession (None: forget it)."""
+    global _handed_session
+    _handed_session = spark
+
+
+def _session(configuration: Configuration) -> Any:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    if _handed_session is not None:
+        return _handed_session
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    settings = {k: v for k, v in configuration.to_dict().items() if k.startswith("spark.")}
+    settings.setdefault("spark.master", "local[*]")
+    settings.setdefault("spark.app.name", "millstream")
+    settings.setdefault("spark.driver.host", "127.0.0.1")
+    settings.setdefault("spark.driver.bindAddress", "127.0.0.1")
+    settings.setdefault("spark.ui.enabled", "false")
+    builder = SparkSession.builder
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    atexit.register(spark.stop)
+    return spark
+
+
+def _ship_code(sc: Any, job_graph: JobGraph) -> None:
+    """Executors of a cluster get millstream and the job's Python files."""
+    if str(sc.master).startswith("local"):
+        return
+    import millstream
+
+    package_dir = os.path.dirname(millstream.__file__)
+    archive = os.path.join(tempfile.mkdtemp(prefix="millstream-spark-"), "millstream.zip")
+    with zipfile.ZipFile(archive, "w") as zf:
+        for root, _, files in os.walk(package_dir):
+            for name in files:
+                if name.endswith(".py") or name == "py.typed":
+                    path = os.path.join(root, name)
+                    zf.write(path, os.path.relpath(path, os.path.dirname(package_dir)))
+    sc.addPyFile(archive)
+    for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
+        sc.addPyFile(path)
+
+
+_USER_ERROR = re.compile(r"(?:millstream\.runtime\.location\.)?UserFunctionError: (.*)")
+
+
+def _job_failure(job_graph: JobGraph, err: BaseException) -> JobExecutionException:
+    """The Spark failure as millstream reports a failed job: the operator, subtask and record."""
+    text = str(err)
+    match = _USER_ERROR.search(text)
+    cause = match.group(1).strip() if match else text.strip().splitlines()[0] if text.strip() else repr(err)
+    failure = JobExecutionException(job_graph.job_id, f"Job '{job_graph.job_name}' failed on Spark: {cause}")
+    failure.__cause__ = err
+    return failure
+
+
+class SparkJobClient:
+    """A job running on Spark: its result, cancellation and collected elements."""
+
+    def __init__(self, job_graph: JobGraph, spark: Any, plan: SparkPlan) -> None:
+        self._job_graph = job_graph
+        self._spark = spark
+        self._plan = plan
+        self._group = f"millstream-{job_graph.job_id}"
+        self._queues: dict[str, queue.Queue[Any]] = {cid: queue.Queue(maxsize=64) for cid in plan.collect_ids}
+        self._done = threading.Event()
+        self._error: BaseException | None = None
+        self._result: JobExecutionResult | None = None
+        self._cancelled = False
+        self._thread = threading.Thread(target=self._run, name=f"spark job {job_graph.job_name}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        sc = self._spark.sparkContext
+        started = time.monotonic()
+        try:
+            sc.setJobGroup(
+                self._group, f"millstream job '{self._job_graph.job_name}'", interruptOnCancel=True
+            )
+            for record in self._plan.run():
+                q = self._queues.get(record[0])
+                if q is not None:
+                    self._put(q, record[1])
+            counts = self._plan.record_counts()
+            job_ids = list(sc.statusTracker().getJobIdsForGroup(self._group))
+            self._result = JobExecutionResult(
+                JobID(self._job_graph.job_id),
+                int((time.monotonic() - started) * 1000),
+                {"spark.job-ids": sorted(job_ids), **{f"records-out:{k}": v for k, v in counts.items()}},
+                self._job_graph.job_name,
+            )
+        except BaseException as err:
+            self._error = err
+        finally:
+            self._done.set()
+            for q in self._queues.values():
+                self._put(q, _END)
+
+    def _put(self, q: queue.Queue[Any], item: Any) -> None:
+        while True:
+            try:
+                q.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                if self._cancelled:
+                    return
+
+    def get_job_id(self) -> JobID:
+        """The millstream job id."""
+        return JobID(self._job_graph.job_id)
+
+    def get_job_execution_result(self, timeout: float | None = None) -> JobExecutionResult:
+        """Wait for the Spark jobs; raise JobExecutionException naming the operator if they failed."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(f"job '{self._job_graph.job_name}' still runs on Spark")
+        if self._cancelled:
+            raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
+        if self._error is not None:
+            raise _job_failure(self._job_graph, self._error)
+        assert self._result is not None
+        return self._result
+
+    def collect(self, collect_id: str) -> Iterator[Any]:
+        """The elements reaching collect sink ``collect_id``."""
+        q = self._queues[collect_id]
+        while True:
+            item = q.get()
+            if item is _END:
+                self.get_job_execution_result()
+                return
+            yield item
+
+    def cancel(self) -> None:
+        """Cancel the job's Spark jobs."""
+        if not self._done.is_set():
+            self._cancelled = True
+            self._spark.sparkContext.cancelJobGroup(self._group)
+
+    def close(self) -> None:
+        """Cancel the job if it still runs and wait for its thread."""
+        self.cancel()
+        self._thread.join(timeout=60)
+
+
+class SparkExecutor:
+    """The ``spark`` PipelineExecutor."""
+
+    def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> SparkJobClient:
+        """Translate the JobGraph and start its Spark jobs."""
+        spark = _session(configuration)
+        plan = translate(job_graph, spark.sparkContext)
+        _ship_code(spark.sparkContext, job_graph)
+        return SparkJobClient(job_graph, spark, plan)
+
+    def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
+        """Run the job to completion on Spark."""
+        client = self.execute_async(job_graph, configuration)
+        try:
+            return client.get_job_execution_result()
+        finally:
+            client.close()
