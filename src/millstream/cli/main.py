@@ -42,6 +42,8 @@ def _configuration(args: argparse.Namespace) -> Configuration:
         config.set_integer(opts.DEFAULT_PARALLELISM.key, args.parallelism)
     if getattr(args, "target", None):
         config.set_string(opts.EXECUTION_TARGET.key, args.target)
+    if getattr(args, "spark_master", None):
+        config.set_string("spark.master", args.spark_master)
     return config
 
 
@@ -155,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run a job file")
-    run.add_argument("--target", help="execution target (default: embedded)")
+    run.add_argument("--target", help="execution target: embedded (default), spark, cluster://HOST:PORT")
+    run.add_argument("--spark-master", help="with --target spark: the Spark master (default local[*])")
     run.add_argument("-p", "--parallelism", type=int, help="default parallelism")
     run.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
     run.add_argument("job", help="the job's Python file")

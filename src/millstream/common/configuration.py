@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from millstream.common.config_options import ConfigOption
 
-__all__ = ["Configuration"]
+__all__ = ["CONF_DIR_ENV", "Configuration", "load_global_configuration"]
 
 T = TypeVar("T")
 
@@ -125,3 +125,33 @@ def _to_string(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+CONF_DIR_ENV = "MILLSTREAM_CONF_DIR"
+
+
+def load_global_configuration() -> Configuration:
+    """Settings from ``$MILLSTREAM_CONF_DIR/config.yaml`` (flat ``key: value`` lines, ``#`` comments).
+
+    As Flink's ``FLINK_CONF_DIR``: a deployment sets ``execution.target``, ``spark.master`` or
+    any other option there without touching job programs. Empty when the variable is unset.
+    """
+    import os
+
+    config = Configuration()
+    directory = os.environ.get(CONF_DIR_ENV)
+    if not directory:
+        return config
+    path = os.path.join(directory, "config.yaml")
+    if not os.path.isfile(path):
+        raise ValueError(f"{CONF_DIR_ENV}={directory}: no config.yaml in that directory")
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            key, sep, value = line.partition(":")
+            if not sep or not key.strip():
+                raise ValueError(f"{path}:{number}: expected 'key: value', got {raw.strip()!r}")
+            config.set_string(key.strip(), value.strip().strip("'\""))
+    return config

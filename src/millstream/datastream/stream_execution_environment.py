@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from millstream.common import config_options as opts
-from millstream.common.configuration import Configuration
+from millstream.common.configuration import Configuration, load_global_configuration
 from millstream.common.execution_config import ExecutionConfig
 from millstream.common.job_execution_result import JobExecutionResult
 from millstream.common.pipeline_executor import get_executor
@@ -69,7 +69,9 @@ class StreamExecutionEnvironment:
     """The context of a streaming program: settings, sources, and ``execute``."""
 
     def __init__(self, configuration: Configuration | None = None) -> None:
-        self._configuration = Configuration(_context_configuration)
+        self._configuration = load_global_configuration()
+        if _context_configuration is not None:
+            self._configuration.add_all(_context_configuration)
         if configuration is not None:
             self._configuration.add_all(configuration)
         self._config = ExecutionConfig()

@@ -92,6 +92,31 @@ def _ship_code(sc: Any, job_graph: JobGraph) -> None:
         sc.addPyFile(path)
 
 
+def _pickle_job_modules_by_value() -> None:
+    """Modules of the job's own directory travel with the functions that use them.
+
+    A job split over several files imports its helpers from the job script's directory;
+    executors (on a cluster, or Python workers started elsewhere) cannot import those, so
+    they are pickled by value, as cloudpickle does for the script itself.
+    """
+    from pyspark import cloudpickle
+
+    script = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if not script or not os.path.isfile(script):
+        return
+    job_dir = os.path.dirname(os.path.abspath(script)) + os.sep
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if not path or name == "__main__" or name.startswith("millstream"):
+            continue
+        path = os.path.abspath(path)
+        if path.startswith(job_dir) and "site-packages" not in path:
+            try:
+                cloudpickle.register_pickle_by_value(module)
+            except ValueError:
+                pass  # not importable by its name (nothing to register)
+
+
 _USER_ERROR = re.compile(r"(?:millstream\.runtime\.location\.)?UserFunctionError: (.*)")
 
 
@@ -199,8 +224,9 @@ class SparkExecutor:
     def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> SparkJobClient:
         """Translate the JobGraph and start its Spark jobs."""
         spark = _session(configuration)
-        plan = translate(job_graph, spark.sparkContext)
         _ship_code(spark.sparkContext, job_graph)
+        _pickle_job_modules_by_value()  # before translating: naming an RDD pickles its function
+        plan = translate(job_graph, spark.sparkContext)
         return SparkJobClient(job_graph, spark, plan)
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
