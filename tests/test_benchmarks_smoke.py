@@ -49,3 +49,8 @@ def test_windows_benchmark_event_copy_matches_the_shared_generator():
             bench_events.event(i) for i in range(0, 50_000, 7)
         ]
     assert bench_events.event(0) == ("k0", 0, bench_events.BASE_MS + bench_events.MAX_LAG_MS)
+
+
+def test_word_count_benchmark_on_spark_compares_with_hand_written_pyspark():
+    out = _run("word_count.py", "--target", "spark", "--lines", "2000", "--repeat", "1")
+    assert "millstream on spark" in out and "hand-written PySpark RDD" in out and "MISMATCH" not in out

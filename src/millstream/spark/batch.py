@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.graph.job_graph import DistributionPattern, JobEdge, JobGraph, JobVertex
-from millstream.graph.partitioning import ForwardPartitioner
+from millstream.graph.partitioning import ForwardPartitioner, KeyGroupStreamPartitioner
 from millstream.runtime.executiongraph.intermediate_result import pointwise_wiring
 from millstream.runtime.io.network.channel_selectors import (
     KeySelectorError,
@@ -30,6 +30,7 @@ from millstream.runtime.io.network.channel_selectors import (
     create_channel_selector,
 )
 from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.operators.base import bind_user_function
 from millstream.runtime.operators.elements import MAX_WATERMARK
 from millstream.runtime.operators.sources import InputStatus, SourceOperator
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
@@ -39,6 +40,7 @@ from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 __all__ = ["COLLECT_PREFIX", "VertexProgram", "plan_edges"]
 
 COLLECT_PREFIX = "collect:"
+_MISSING = object()
 _BATCH = 1024
 
 
@@ -203,6 +205,7 @@ class EdgeRoute:
     producers: int
     consumers: int
     operator_name: str
+    combine: Any = None  # the consumer's reduce function: combine on the map side (see route)
 
     @property
     def narrow(self) -> bool:
@@ -214,7 +217,9 @@ class EdgeRoute:
     ) -> Iterator[tuple[int, tuple[int, Any, Any]]]:
         """(consumer partition, (input index, value, timestamp)) for this edge's records of ``producer``."""
         ds = self.data_set_index
-        mine = ((v, t) for tag, v, t in records if tag == ds)
+        mine: Iterator[tuple[Any, Any]] = ((v, t) for tag, v, t in records if tag == ds)
+        if self.combine is not None:
+            mine = self._combined(mine)
         selector, targets = self._selector(producer)
         index = self.input_index
         while True:
@@ -238,6 +243,36 @@ class EdgeRoute:
                 for v, t in zip(vals, ts, strict=True):
                     yield target, (index, v, t)
 
+    def _combined(self, records: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """Map-side combine into a keyed reduce: elements without timestamps are reduced per key
+        in this producer partition before the shuffle (their order across partitions is
+        arbitrary anyway; a reduce function is associative, as Flink requires). Elements
+        with timestamps pass as they are: BATCH reduces them in timestamp order."""
+        key_of = self.partitioner.key_selector
+        reduce = self.combine
+        partial: dict[Any, Any] = {}
+        get = partial.get
+        missing = _MISSING
+        position = 0
+        for position, (value, ts) in enumerate(records):
+            if ts is not None:
+                yield value, ts
+                continue
+            try:
+                key = key_of(value)
+                current = get(key, missing)
+                partial[key] = value if current is missing else reduce(current, value)
+            except Exception as err:
+                raise UserFunctionError(
+                    self.operator_name,
+                    TaskLocation("", self.operator_name, 0, self.producers),
+                    position,
+                    value,
+                    message="key selector or reduce function raised (map-side combine)",
+                ) from err
+        for value in partial.values():
+            yield value, None
+
     def _selector(self, producer: int) -> tuple[Any, list[int] | None]:
         if self.pattern is DistributionPattern.POINTWISE:
             wiring = pointwise_wiring(self.producers, self.consumers)
@@ -258,7 +293,12 @@ def plan_edges(
 
 
 def _route(edge: JobEdge, producer: JobVertex, consumer: JobVertex, index: int) -> EdgeRoute:
+    head = consumer.operators[0].operator
+    combine = None
+    if head.kind == "reduce" and isinstance(edge.partitioner, KeyGroupStreamPartitioner):
+        combine, _ = bind_user_function(head.function, head.params["method"])
     return EdgeRoute(
+        combine=combine,
         data_set_index=index,
         input_index=edge.input_index,
         partitioner=edge.partitioner,

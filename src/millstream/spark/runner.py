@@ -65,6 +65,7 @@ def _session(configuration: Configuration) -> Any:
     settings.setdefault("spark.driver.host", "127.0.0.1")
     settings.setdefault("spark.driver.bindAddress", "127.0.0.1")
     settings.setdefault("spark.ui.enabled", "false")
+    settings.setdefault("spark.ui.showConsoleProgress", "false")
     builder = SparkSession.builder
     for key, value in settings.items():
         builder = builder.config(key, value)
