@@ -7,6 +7,13 @@ lines that start inside it (Hadoop's line-split rule), so no line is lost or rea
 (Flink reads a non-splittable text file with one subtask and hands out whole files.)
 Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
 
+Monitoring (``monitor_continuously(interval)``, as Flink's continuous FileSource): the
+source is unbounded; every ``interval`` each subtask lists the paths again and reads the
+files it has not seen, each whole file by one subtask (chosen by a stable hash of the
+path). Files whose names start with ``.`` or ``_`` are skipped (write a file under such
+a name, then rename it: a file must be complete when it appears, as for Flink and
+Spark's file stream source).
+
 Writing (as Flink's ``FileSink``): each subtask writes to an in-progress file
 ``.part-<uuid>-<subtask>-<n>.inprogress.<id>`` inside its bucket directory and renames it
 to ``part-<uuid>-<subtask>-<n>`` when the rolling policy rolls the file and at the end of
@@ -19,6 +26,7 @@ import datetime
 import os
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -61,10 +69,17 @@ class _Split:
 class FileSource:
     """Reads files or directories of text lines; bounded unless monitored."""
 
-    def __init__(self, stream_format: StreamFormat, paths: tuple[str, ...], split_size: int) -> None:
+    def __init__(
+        self,
+        stream_format: StreamFormat,
+        paths: tuple[str, ...],
+        split_size: int,
+        discovery_interval_ms: int | None = None,
+    ) -> None:
         self.stream_format = stream_format
         self.paths = paths
         self.split_size = split_size
+        self.discovery_interval_ms = discovery_interval_ms
 
     @staticmethod
     def for_record_stream_format(stream_format: StreamFormat, *paths: str) -> FileSourceBuilder:
@@ -74,8 +89,8 @@ class FileSource:
         return FileSourceBuilder(stream_format, tuple(str(p) for p in paths))
 
     def is_bounded(self) -> bool:
-        """A static file set is bounded."""
-        return True
+        """A static file set is bounded; a monitored one is not."""
+        return self.discovery_interval_ms is None
 
     def splits(self) -> list[_Split]:
         """All splits of all files, in path order."""
@@ -117,7 +132,9 @@ class FileSource:
         return mine
 
     def create_reader(self, context: ReaderContext) -> TextLineReader:
-        """Reads this subtask's share of the bytes."""
+        """Reads this subtask's share of the bytes (of the files as they appear, if monitored)."""
+        if self.discovery_interval_ms is not None:
+            return MonitoringTextLineReader(self, context.subtask_index, context.parallelism)
         mine = self.splits_of(context.subtask_index, context.parallelism)
         return TextLineReader(mine, self.stream_format.charset)
 
@@ -132,11 +149,22 @@ class FileSourceBuilder:
 
     def process_static_file_set(self) -> FileSourceBuilder:
         """Read the files once (the default)."""
+        self.discovery_interval_ms = None
         return self
 
+    discovery_interval_ms: int | None = None
+
     def monitor_continuously(self, discovery_interval: Any) -> FileSourceBuilder:
-        """Watching directories for new files is not supported yet."""
-        raise NotImplementedError("FileSource.monitor_continuously is not supported yet")
+        """Keep watching the paths for new files every ``discovery_interval`` (unbounded)."""
+        millis = (
+            discovery_interval
+            if isinstance(discovery_interval, int)
+            else discovery_interval.to_milliseconds()
+        )
+        if millis <= 0:
+            raise ValueError("the discovery interval must be positive")
+        self.discovery_interval_ms = int(millis)
+        return self
 
     def set_split_size(self, split_size: int) -> FileSourceBuilder:
         """Bytes per split (default 32 MiB)."""
@@ -147,7 +175,7 @@ class FileSourceBuilder:
 
     def build(self) -> FileSource:
         """The source."""
-        return FileSource(self.stream_format, self.paths, self.split_size)
+        return FileSource(self.stream_format, self.paths, self.split_size, self.discovery_interval_ms)
 
 
 class TextLineReader:
@@ -221,6 +249,45 @@ class TextLineReader:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+class MonitoringTextLineReader(TextLineReader):
+    """Reads the files of its share as they appear; never ends (the job is cancelled)."""
+
+    def __init__(self, source: FileSource, subtask_index: int, parallelism: int) -> None:
+        super().__init__([], source.stream_format.charset)
+        self._source = source
+        self._subtask = subtask_index
+        self._parallelism = parallelism
+        self._interval = (source.discovery_interval_ms or 1000) / 1000.0
+        self._seen: set[str] = set()
+        self._next_discovery = 0.0
+
+    def _discover(self) -> None:
+        for path in self._source._files():
+            if path in self._seen:
+                continue
+            self._seen.add(path)
+            if zlib.crc32(path.encode()) % self._parallelism != self._subtask:
+                continue
+            size = os.path.getsize(path)
+            if size:
+                self._splits.append(_Split(path, 0, size))
+
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Lines of new files; [] until the next discovery when there are none."""
+        batch = super().poll(max_records)
+        if batch:
+            return batch
+        now = time.monotonic()
+        if now >= self._next_discovery:
+            self._next_discovery = now + self._interval
+            self._discover()
+            batch = super().poll(max_records)
+            if batch:
+                return batch
+        self.available_at = self._next_discovery
+        return []
 
 
 def _split_lines(text: str) -> list[str]:
