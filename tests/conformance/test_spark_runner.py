@@ -388,5 +388,5 @@ def test_a_monitored_file_source_is_rejected_until_streaming_lands(tmp_path):
         Configuration().set_string("execution.target", "spark")
     )
     env.from_source(source, WatermarkStrategy.no_watermarks(), "watched").print()
-    with pytest.raises(UnsupportedOnSparkError, match="operator 'Source: watched' .* unbounded"):
+    with pytest.raises(UnsupportedOnSparkError, match=r"operator 'Source: watched' .* unbounded"):
         env.execute()
