@@ -35,7 +35,8 @@ from typing import Any
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
 from millstream.graph.job_graph import JobGraph
-from millstream.spark.translation import SparkPlan, translate
+from millstream.spark.streaming import StreamingJobClient, translate_streaming
+from millstream.spark.translation import SparkPlan, is_unbounded, translate
 
 __all__ = ["SparkExecutor", "SparkJobClient", "use_session"]
 
@@ -222,11 +223,13 @@ class SparkJobClient:
 class SparkExecutor:
     """The ``spark`` PipelineExecutor."""
 
-    def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> SparkJobClient:
-        """Translate the JobGraph and start its Spark jobs."""
+    def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> Any:
+        """Translate the JobGraph and start its Spark jobs (a streaming query if unbounded)."""
         spark = _session(configuration)
         _ship_code(spark.sparkContext, job_graph)
         _pickle_job_modules_by_value()  # before translating: naming an RDD pickles its function
+        if is_unbounded(job_graph):
+            return StreamingJobClient(job_graph, translate_streaming(job_graph, spark))
         plan = translate(job_graph, spark.sparkContext)
         return SparkJobClient(job_graph, spark, plan)
 

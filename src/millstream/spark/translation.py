@@ -16,7 +16,7 @@ from typing import Any
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.spark.batch import COLLECT_PREFIX, EdgeRoute, VertexProgram, plan_edges
 
-__all__ = ["TRANSLATORS", "SparkPlan", "UnsupportedOnSparkError", "translate"]
+__all__ = ["TRANSLATORS", "SparkPlan", "UnsupportedOnSparkError", "is_unbounded", "translate"]
 
 
 class UnsupportedOnSparkError(ValueError):
@@ -74,6 +74,17 @@ TRANSLATORS: dict[str, Callable[[ChainedOperator], str | None]] = {
         )
     },
 }
+
+
+def is_unbounded(job_graph: JobGraph) -> bool:
+    """Whether a source of the job never ends (a SourceFunction, a monitored file source ...)."""
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            if op.operator.kind == "legacy_source":
+                return True
+            if op.operator.kind == "source" and _source(op) is not None:
+                return True
+    return False
 
 
 def _check(job_graph: JobGraph) -> None:

@@ -211,6 +211,15 @@ class StreamOperator:
         """Forward the status."""
         self.emit_watermark_status(status)
 
+    def snapshot_keyed_state(self) -> Any:
+        """This operator's keyed state (every key it holds), as plain data."""
+        return self.keyed_backend.snapshot_entries() if self.keyed_backend is not None else []
+
+    def restore_keyed_state(self, snapshot: Any) -> None:
+        """Replace the keyed state with a snapshot of ``snapshot_keyed_state``."""
+        if self.keyed_backend is not None:
+            self.keyed_backend.restore_entries(snapshot)
+
     def end_of_key(self) -> None:
         """BATCH (sorted input): the current key is complete: fire its timers, emit, drop its state."""
         if self.timer_service is not None:

@@ -100,6 +100,14 @@ class StreamGroupedReduce(StreamOperator):
         self.records_in += len(values)
         self._output(out, timestamps)
 
+    def snapshot_keyed_state(self) -> Any:
+        """(key, reduced value) pairs."""
+        return list(self._values.items())
+
+    def restore_keyed_state(self, snapshot: Any) -> None:
+        """Replace the reduced values."""
+        self._values = dict(snapshot)
+
     @property
     def number_of_keys(self) -> int:
         """Keys seen by this subtask."""

@@ -168,6 +168,21 @@ class HeapKeyedStateBackend:
             return []
         return [k for k, ns, _ in table.entries() if ns == namespace]
 
+    def snapshot_entries(self) -> list[tuple[str, str, Any, Any, Any]]:
+        """Every entry as (state name, kind, key, namespace, stored value), for a snapshot."""
+        return [
+            (name, table.kind, key, namespace, value)
+            for name, table in self.tables.items()
+            for key, namespace, value in table.entries()
+        ]
+
+    def restore_entries(self, entries: Iterable[tuple[str, str, Any, Any, Any]]) -> None:
+        """Replace every entry with those of a snapshot."""
+        self.clear_all()
+        for name, kind, key, namespace, value in entries:
+            self.set_current_key(key)
+            self.table(name, kind).groups[self.current_group][(key, namespace)] = value
+
     def clear_all(self) -> None:
         """Drop every entry of every state (BATCH: between keys)."""
         for table in self.tables.values():

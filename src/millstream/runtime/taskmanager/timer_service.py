@@ -91,6 +91,10 @@ class ProcessingTimeService:
         self._heap.clear()
 
 
+def _timer_order(timer: tuple[int, Any, Any]) -> tuple[int, str]:
+    return timer[0], repr(timer[1:])
+
+
 class Triggerable(Protocol):
     """What an operator with timers implements."""
 
@@ -192,6 +196,32 @@ class InternalTimerService:
             self._proc_heap, self._proc_timers, self._triggerable.on_processing_time, MAX_TIMESTAMP
         )
         self.current_watermark = MIN_TIMESTAMP
+
+    def snapshot_timers(self) -> tuple[list[tuple[int, Any, Any]], list[tuple[int, Any, Any]]]:
+        """(event-time, processing-time) timers as (timestamp, key, namespace), for a snapshot."""
+        return sorted(self._event_timers, key=_timer_order), sorted(self._proc_timers, key=_timer_order)
+
+    def restore_timers(
+        self, event: list[tuple[int, Any, Any]], processing: list[tuple[int, Any, Any]]
+    ) -> None:
+        """Replace every timer with those of a snapshot (processing-time timers are rescheduled)."""
+        self.clear()
+        for timestamp, key, namespace in event:
+            self._keys.set_current_key(key)
+            self.register_event_time_timer(namespace, timestamp)
+        for timestamp, key, namespace in processing:
+            self._keys.set_current_key(key)
+            self.register_processing_time_timer(namespace, timestamp)
+
+    def clear(self) -> None:
+        """Drop every timer."""
+        self._event_heap.clear()
+        self._event_timers.clear()
+        self._proc_heap.clear()
+        self._proc_timers.clear()
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
 
     @property
     def num_event_time_timers(self) -> int:

@@ -1,0 +1,540 @@
+"""Unbounded translation: a JobGraph becomes one Spark Structured Streaming query.
+
+Records travel in an envelope: ``tag`` (the data set, or ``collect:<id>``), ``key`` (the
+pickled key of the consuming ``key_by`` edge, empty otherwise), ``ts`` (event time, ms),
+``evt`` (the same as a timestamp column, for ``withWatermark``) and ``payload`` (the
+pickled value).
+
+* The source: a monitored ``FileSource`` of text lines becomes ``readStream.text``; the
+  rest of the source's chain (its timestamp assigner included) runs in ``mapInPandas``.
+* Event time: the job's WatermarkStrategy becomes ``withWatermark("evt", bound + 1 ms)``
+  (Flink's watermark is max - bound - 1). Spark advances the watermark once per
+  micro-batch and drops rows behind it at the stateful operator: late elements never
+  reach a window, so a late-data side output cannot be expressed and is rejected.
+* A stateless vertex runs its operator chain in ``mapInPandas``.
+* A keyed vertex runs in ``groupBy(key).transformWithStateInPandas``: per key, the
+  operator chain's keyed state and timers are restored from Spark's state store (a
+  RocksDB store with the query's checkpoint location), the key's rows are processed,
+  event-time timers are mirrored to Spark timers, and the state is written back; an
+  expired Spark timer advances the operator's watermark for that key. It is
+  millstream's own operator code, so windows, reduce and KeyedProcessFunction behave as
+  on the embedded runtime within Spark's per-batch watermark.
+* Collect sinks reach the driver through ``foreachBatch``; ``print`` prints on the
+  executors.
+
+Rejected before the query starts, naming the operator: custom watermark generators,
+idleness, late-data side outputs, processing-time windows and timers, two-input
+operators, more than one keyed operator, and sinks other than print and collect.
+"""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+import queue
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
+from millstream.graph.partitioning import KeyGroupStreamPartitioner
+from millstream.graph.transformations import OperatorSpec
+from millstream.runtime.location import TaskLocation
+from millstream.runtime.operators.elements import Watermark
+from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
+from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
+from millstream.spark.batch import COLLECT_PREFIX
+from millstream.spark.translation import UnsupportedOnSparkError
+
+__all__ = ["ENVELOPE_COLUMNS", "StreamingPlan", "UnsupportedStreamingError", "translate_streaming"]
+
+ENVELOPE_COLUMNS = ["tag", "key", "ts", "evt", "payload"]
+_BATCH = 1024
+
+
+class UnsupportedStreamingError(UnsupportedOnSparkError):
+    """The unbounded job uses what Spark Structured Streaming cannot express (names the operator)."""
+
+
+def _envelope_schema() -> Any:
+    from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType, TimestampType
+
+    return StructType(
+        [
+            StructField("tag", StringType()),
+            StructField("key", BinaryType()),
+            StructField("ts", LongType()),
+            StructField("evt", TimestampType()),
+            StructField("payload", BinaryType()),
+        ]
+    )
+
+
+class _Encoder:
+    """Chain outputs -> envelope rows; the key column for the consuming key_by edge."""
+
+    def __init__(self, tag: str, key_selector: Any, pending: list[tuple[Any, ...]]) -> None:
+        self._tag = tag
+        self._key = key_selector
+        self._pending = pending
+
+    def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
+        dumps = pickle.dumps
+        key = self._key
+        tag = self._tag
+        stamps = timestamps if timestamps is not None else itertools.repeat(None)
+        for value, ts in zip(values, stamps):
+            key_bytes = dumps(key(value)) if key is not None else b""
+            self._pending.append((tag, key_bytes, ts, dumps(value)))
+
+    def emit_element(self, element: Any) -> None:
+        """Watermarks are Spark's (withWatermark), not the chain's."""
+
+
+class _CollectChannels:
+    def __init__(self, pending: list[tuple[Any, ...]]) -> None:
+        self._pending = pending
+
+    def channel(self, collect_id: str) -> Any:
+        encoder = _Encoder(COLLECT_PREFIX + collect_id, None, self._pending)
+
+        class _Channel:
+            def put(self, values: list[Any]) -> None:
+                encoder.emit(values, None)
+
+            def producer_finished(self) -> None:
+                pass
+
+        return _Channel()
+
+
+def _frame(rows: list[tuple[Any, ...]]) -> Any:
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=["tag", "key", "ts", "payload"])
+    frame["ts"] = frame["ts"].astype("Int64")
+    frame["evt"] = pd.to_datetime(frame["ts"], unit="ms", utc=True)
+    return frame[ENVELOPE_COLUMNS]
+
+
+@dataclass(frozen=True)
+class StreamingVertexProgram:
+    """One vertex's operator chain, run per micro-batch partition (stateless) or per key."""
+
+    job_name: str
+    vertex: JobVertex
+    job_config: dict[str, Any]
+    outputs: dict[Any, tuple[Any, Any]]  # data set id -> (tag, key selector of its consumer or None)
+
+    def chain(self, pending: list[tuple[Any, ...]]) -> tuple[OperatorChain, ProcessingTimeService]:
+        """Create and open the vertex's chain, outputs encoded into ``pending``."""
+        location = TaskLocation(self.job_name, self.vertex.name, 0, 1)
+        writers = {ds: _Encoder(tag, key, pending) for ds, (tag, key) in self.outputs.items()}
+        timers = ProcessingTimeService()
+        env = ChainEnvironment(
+            location=location,
+            attempt_number=0,
+            job_parameters=dict(self.job_config.get("global_job_parameters", {})),
+            writers=writers,  # type: ignore[arg-type]
+            collect_channels=_CollectChannels(pending),
+            processing_time_service=timers,
+            runtime_mode="STREAMING",
+            auto_watermark_interval=0,
+        )
+        chain = OperatorChain.create(self.vertex, env)
+        chain.open()
+        return chain, timers
+
+    def map_batches(self, frames: Iterator[Any], column: str) -> Iterator[Any]:
+        """mapInPandas: every row (a ``column`` of text lines, or envelope payloads) through the chain."""
+        pending: list[tuple[Any, ...]] = []
+        chain, timers = self.chain(pending)
+        handler = chain.input_handlers()[0]
+        try:
+            for frame in frames:
+                if column == "value":
+                    values = list(frame["value"])
+                    stamps = None
+                else:
+                    values = [pickle.loads(p) for p in frame["payload"]]
+                    stamps = _stamps(frame)
+                for start in range(0, len(values), _BATCH):
+                    batch_ts = None if stamps is None else stamps[start : start + _BATCH]
+                    handler.process_batch(values[start : start + _BATCH], batch_ts)
+                if pending:
+                    yield _frame(pending)
+                    pending.clear()
+        finally:
+            timers.quiesce()
+            chain.close()
+
+
+def _stamps(frame: Any) -> list[int] | None:
+    if "ts" not in frame or frame["ts"].isna().all():
+        return None
+    return [-(2**63) if v is None or v != v else int(v) for v in frame["ts"]]
+
+
+class KeyedRunner:
+    """Runs a keyed vertex one key at a time with that key's state from Spark's state store."""
+
+    def __init__(self, program: StreamingVertexProgram, event_time: bool) -> None:
+        self._event_time = event_time  # without a watermark Spark has no timers (nor would Flink fire them)
+        self._pending: list[tuple[Any, ...]] = []
+        self._chain, self._timers = program.chain(self._pending)
+        self._head = self._chain.head
+        self._handler = self._chain.input_handlers()[0]
+        self._name = program.vertex.operators[0].name
+
+    def _restore(self, blob: Any) -> None:
+        head = self._head
+        entries, event_timers = pickle.loads(blob) if blob is not None else ([], [])
+        head.restore_keyed_state(entries)
+        if head.timer_service is not None:
+            head.timer_service.restore_timers(event_timers, [])
+
+    def _save(self, state: Any, handle: Any) -> None:
+        head = self._head
+        entries = head.snapshot_keyed_state()
+        event_timers: list[tuple[int, Any, Any]] = []
+        if head.timer_service is not None:
+            event_timers, processing = head.timer_service.snapshot_timers()
+            if processing:
+                raise UnsupportedStreamingError(
+                    f"operator '{self._name}' registered a processing-time timer: Spark Structured "
+                    "Streaming runs event time only (both timer kinds in one function cannot run on Spark)"
+                )
+        if entries or event_timers:
+            state.update((pickle.dumps((entries, event_timers)),))
+        else:
+            state.clear()
+        if not self._event_time:
+            return
+        wanted = {ts for ts, _, _ in event_timers}
+        registered = set(handle.listTimers())
+        for ts in registered - wanted:
+            handle.deleteTimer(ts)
+        for ts in wanted - registered:
+            handle.registerTimer(ts)
+
+    def _advance(self, watermark: int) -> None:
+        head = self._head
+        if watermark > head.current_watermark:
+            head.process_watermark(Watermark(watermark))
+        else:
+            head.current_watermark = watermark
+            if head.timer_service is not None:
+                head.timer_service.current_watermark = watermark
+
+    def on_rows(self, rows: Iterator[Any], watermark: int, state: Any, handle: Any) -> Iterator[Any]:
+        """The key's new rows."""
+        self._restore(state.get()[0] if state.exists() else None)
+        self._head.current_watermark = -(2**63)
+        self._advance(watermark)
+        for frame in rows:
+            values = [pickle.loads(p) for p in frame["payload"]]
+            self._handler.process_batch(values, _stamps(frame))
+        self._save(state, handle)
+        yield from self._flush()
+
+    def on_timer(self, watermark: int, state: Any, handle: Any) -> Iterator[Any]:
+        """A Spark timer of the key expired: the watermark passed it."""
+        self._restore(state.get()[0] if state.exists() else None)
+        self._head.current_watermark = -(2**63)
+        self._advance(watermark)
+        self._save(state, handle)
+        yield from self._flush()
+
+    def _flush(self) -> Iterator[Any]:
+        if self._pending:
+            frame = _frame(self._pending)
+            self._pending.clear()
+            yield frame
+
+    def close(self) -> None:
+        """Close the chain."""
+        self._timers.quiesce()
+        self._chain.close()
+
+
+def _keyed_processor(program: StreamingVertexProgram, event_time: bool) -> Any:
+    from pyspark.sql.streaming import StatefulProcessor
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    class MillstreamKeyedProcessor(StatefulProcessor):
+        def init(self, handle: Any) -> None:
+            self.handle = handle
+            schema = StructType([StructField("state", BinaryType())])
+            self.state = handle.getValueState("millstream-keyed-state", schema)
+            self.runner = KeyedRunner(program, event_time)
+
+        def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Any:
+            watermark = timerValues.getCurrentWatermarkInMs()
+            yield from self.runner.on_rows(rows, watermark, self.state, self.handle)
+
+        def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Any:
+            watermark = max(timerValues.getCurrentWatermarkInMs(), expiredTimerInfo.getExpiryTimeInMs())
+            yield from self.runner.on_timer(watermark, self.state, self.handle)
+
+        def close(self) -> None:
+            self.runner.close()
+
+    return MillstreamKeyedProcessor()
+
+
+# -- checks ---------------------------------------------------------------------------------
+
+_STATELESS = {
+    "map",
+    "flat_map",
+    "filter",
+    "process",
+    "timestamps_watermarks",
+    "print",
+    "collect",
+    "sink_function",
+}
+_KEYED = {"map", "flat_map", "filter", "keyed_process", "reduce", "window"}
+
+
+def _reject(op: ChainedOperator, reason: str) -> UnsupportedStreamingError:
+    return UnsupportedStreamingError(
+        f"operator '{op.name}' cannot run on Spark Structured Streaming: {reason}"
+    )
+
+
+def _strategy_delay(op: ChainedOperator, strategy: Any) -> int | None:
+    if strategy is None or strategy.kind == "none":
+        return None
+    if strategy.idleness_ms is not None:
+        raise _reject(op, "with_idleness has no Spark equivalent (Spark's watermark is global per query)")
+    if strategy.kind == "bounded":
+        return int(strategy.out_of_orderness_ms) + 1
+    if strategy.kind == "monotonous":
+        return 1
+    raise _reject(op, "a custom WatermarkGenerator cannot be expressed with Spark's withWatermark")
+
+
+def _check_operator(op: ChainedOperator, keyed_head: bool) -> None:
+    kind = op.operator.kind
+    params = op.operator.params
+    if kind == "window":
+        assigner = params["assigner"]
+        if not assigner.is_event_time():
+            raise _reject(op, "processing-time windows depend on Spark's trigger times, not on event time")
+        if params.get("late_data_tag") is not None:
+            raise _reject(op, "Spark drops late rows at the stateful operator: no late-data side output")
+    if kind in (
+        "co_map",
+        "co_flat_map",
+        "co_process",
+        "keyed_co_process",
+        "broadcast_process",
+        "keyed_broadcast_process",
+        "interval_join",
+    ):
+        raise _reject(op, "two-input operators are not supported on Spark Structured Streaming yet")
+    if kind == "sink_writer":
+        raise _reject(
+            op, "the file sink in an unbounded job is not supported on Spark yet (use print or collect)"
+        )
+    allowed = _KEYED | _STATELESS if keyed_head else _STATELESS
+    if kind not in allowed and kind not in ("source",):
+        raise _reject(op, f"operator kind {kind!r} has no Structured Streaming translation")
+
+
+# -- the query ------------------------------------------------------------------------------
+
+
+@dataclass
+class StreamingPlan:
+    """The streaming DataFrame of collected records, and how to start the query."""
+
+    frame: Any
+    collect_ids: list[str]
+    checkpoint_location: str
+
+    def start(self, on_record: Any) -> Any:
+        """Start the query; ``on_record(collect_id, value)`` for every collected element (driver)."""
+        prefix = len(COLLECT_PREFIX)
+
+        def deliver(batch: Any, batch_id: int) -> None:
+            for row in batch.filter(batch.tag.startswith(COLLECT_PREFIX)).toLocalIterator():
+                on_record(row["tag"][prefix:], pickle.loads(row["payload"]))
+
+        return (
+            self.frame.writeStream.foreachBatch(deliver)
+            .option("checkpointLocation", self.checkpoint_location)
+            .trigger(processingTime="100 milliseconds")
+            .start()
+        )
+
+
+def _edges(job_graph: JobGraph) -> tuple[dict[Any, tuple[JobVertex, int]], dict[Any, Any], dict[Any, int]]:
+    """Producer of each data set, the key selector of its consuming edge, consumers per vertex."""
+    data_sets: dict[Any, tuple[JobVertex, int]] = {}
+    for vertex in job_graph.vertices:
+        for index, ds in enumerate(vertex.produced_data_sets):
+            data_sets[ds] = (vertex, index)
+    consumer_key: dict[Any, Any] = {}
+    consumers: dict[Any, int] = {}
+    for vertex in job_graph.vertices:
+        if len(vertex.inputs) > 1:
+            raise _reject(vertex.operators[0], "several inputs (union, connect) are not supported yet")
+        for edge in vertex.inputs:
+            partitioner = edge.partitioner
+            key = partitioner.key_selector if isinstance(partitioner, KeyGroupStreamPartitioner) else None
+            consumer_key[edge.source_id] = key
+            producer = data_sets[edge.source_id][0].id
+            consumers[producer] = consumers.get(producer, 0) + 1
+    return data_sets, consumer_key, consumers
+
+
+def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
+    """The Structured Streaming query of an unbounded ``job_graph`` (not started).
+
+    Sets the session's state store to RocksDB (transformWithState needs it) and its shuffle
+    partitions to the keyed operator's parallelism.
+    """
+    data_sets, consumer_key, consumers = _edges(job_graph)
+    keyed = [v for v in job_graph.vertices if v.operators[0].state_key_selector is not None]
+    if len(keyed) > 1:
+        raise _reject(keyed[1].operators[0], "only one keyed operator per unbounded job runs on Spark so far")
+    spark.conf.set(
+        "spark.sql.streaming.stateStore.providerClass",
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    )
+    if keyed:
+        spark.conf.set("spark.sql.shuffle.partitions", str(keyed[0].parallelism))
+    frames: dict[Any, Any] = {}
+    delay: int | None = None
+    collect_ids: list[str] = []
+    for vertex in job_graph.vertices:
+        head = vertex.operators[0]
+        for op in vertex.operators:
+            _check_operator(op, head.state_key_selector is not None)
+            if op.operator.kind == "collect":
+                collect_ids.append(op.operator.params["collect_id"])
+            if op.operator.kind == "timestamps_watermarks":
+                delay = _strategy_delay(op, op.operator.params["watermark_strategy"])
+        outputs = {ds: (ds, consumer_key.get(ds)) for ds in vertex.produced_data_sets}
+        program = StreamingVertexProgram(job_graph.job_name, vertex, dict(job_graph.job_config), outputs)
+        if head.operator.kind == "source":
+            frame, source_delay = _source_frame(spark, program)
+            delay = source_delay if source_delay is not None else delay
+        elif not vertex.inputs:
+            raise _reject(head, "only a monitored FileSource can feed an unbounded job on Spark so far")
+        else:
+            edge = vertex.inputs[0]
+            upstream = frames[data_sets[edge.source_id][0].id]
+            frame = _vertex_frame(upstream.filter(upstream.tag == edge.source_id), program, delay)
+        frames[vertex.id] = frame
+    terminal = [frames[v.id] for v in job_graph.vertices if consumers.get(v.id, 0) == 0]
+    result = terminal[0]
+    for other in terminal[1:]:
+        result = result.unionByName(other)
+    checkpoint_dir = job_graph.job_config.get("execution.checkpointing.dir") or tempfile.mkdtemp(
+        prefix="millstream-spark-checkpoint-"
+    )
+    return StreamingPlan(result, collect_ids, f"{checkpoint_dir}/{job_graph.job_id}")
+
+
+def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | None) -> Any:
+    if program.vertex.operators[0].state_key_selector is None:
+        return upstream.mapInPandas(lambda frames: program.map_batches(frames, "payload"), _envelope_schema())
+    if delay is not None:
+        upstream = upstream.withWatermark("evt", f"{delay} milliseconds")
+    return upstream.groupBy("key").transformWithStateInPandas(
+        _keyed_processor(program, delay is not None),
+        _envelope_schema(),
+        "Append",
+        "EventTime" if delay is not None else "None",
+    )
+
+
+def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int | None]:
+    vertex = program.vertex
+    head = vertex.operators[0]
+    source = head.operator.function
+    paths = getattr(source, "paths", None)
+    if getattr(source, "discovery_interval_ms", None) is None or not paths:
+        raise _reject(head, "only a monitored FileSource of text lines can feed an unbounded job on Spark")
+    strategy = head.operator.params.get("watermark_strategy")
+    delay = _strategy_delay(head, strategy)
+    # the source's own timestamp assignment runs as the first operator of the chain
+    if strategy is not None:
+        first = OperatorSpec("timestamps_watermarks", None, {"watermark_strategy": strategy})
+    else:
+        first = OperatorSpec("map", _identity, {"method": None})
+    operators = (replace(head, operator=first), *vertex.operators[1:])
+    chain_program = replace(program, vertex=replace(vertex, operators=operators))
+    reader = spark.readStream.format("text")
+    lines = reader.load(paths[0].removeprefix("file://"))
+    for path in paths[1:]:
+        lines = lines.unionByName(reader.load(path.removeprefix("file://")))
+    frame = lines.mapInPandas(lambda frames: chain_program.map_batches(frames, "value"), _envelope_schema())
+    return frame, delay
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+class StreamingJobClient:
+    """An unbounded job running as a Structured Streaming query: runs until cancelled."""
+
+    def __init__(self, job_graph: JobGraph, plan: StreamingPlan) -> None:
+        self._job_graph = job_graph
+        self._queues: dict[str, queue.Queue[Any]] = {cid: queue.Queue() for cid in plan.collect_ids}
+        self._cancelled = threading.Event()
+        self.query = plan.start(self._deliver)
+
+    def _deliver(self, collect_id: str, value: Any) -> None:
+        q = self._queues.get(collect_id)
+        if q is not None:
+            q.put(value)
+
+    def collect(self, collect_id: str) -> Iterator[Any]:
+        """Collected elements as micro-batches complete; ends when the query stops."""
+        q = self._queues[collect_id]
+        while True:
+            try:
+                yield q.get(timeout=0.1)
+            except queue.Empty:
+                if not self.query.isActive:
+                    self._raise_if_failed()
+                    return
+
+    def _raise_if_failed(self) -> None:
+        error = self.query.exception()
+        if error is not None:
+            from millstream.spark.runner import _job_failure
+
+            raise _job_failure(self._job_graph, Exception(str(error)))
+
+    def get_job_execution_result(self, timeout: float | None = None) -> Any:
+        """Wait for the query to stop (it runs until cancelled); raise if it failed."""
+        from millstream.common.job_execution_result import JobExecutionException
+
+        try:
+            finished = (
+                self.query.awaitTermination(timeout) if timeout is not None else self.query.awaitTermination()
+            )
+        except Exception:
+            finished = True
+        if finished is False:
+            raise TimeoutError(f"job '{self._job_graph.job_name}' still runs on Spark")
+        self._raise_if_failed()
+        raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
+
+    def cancel(self) -> None:
+        """Stop the query."""
+        self._cancelled.set()
+        if self.query.isActive:
+            self.query.stop()
+
+    def close(self) -> None:
+        """Stop the query if it still runs."""
+        self.cancel()
