@@ -374,19 +374,3 @@ def test_the_result_names_spark_jobs_and_counts_records_per_vertex():
     assert accumulators["spark.job-ids"], "the Spark job ids of the run"
     counts = {k.split(":", 1)[1]: v for k, v in accumulators.items() if k.startswith("records-out:")}
     assert sum(counts.values()) == 50  # the filtered numbers leave the first vertex once
-
-
-def test_a_monitored_file_source_is_rejected_until_streaming_lands(tmp_path):
-    from millstream.datastream.connectors.file_system import FileSource, StreamFormat
-
-    source = (
-        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path))
-        .monitor_continuously(Duration.of_seconds(1))
-        .build()
-    )
-    env = StreamExecutionEnvironment.get_execution_environment(
-        Configuration().set_string("execution.target", "spark")
-    )
-    env.from_source(source, WatermarkStrategy.no_watermarks(), "watched").print()
-    with pytest.raises(UnsupportedOnSparkError, match=r"operator 'Source: watched' .* unbounded"):
-        env.execute()

@@ -119,7 +119,7 @@ def _pickle_job_modules_by_value() -> None:
                 pass  # not importable by its name (nothing to register)
 
 
-_USER_ERROR = re.compile(r"(?:millstream\.runtime\.location\.)?UserFunctionError: (.*)")
+_USER_ERROR = re.compile(r"(?:UserFunctionError|UnsupportedStreamingError|UnsupportedOnSparkError): (.*)")
 
 
 def _job_failure(job_graph: JobGraph, err: BaseException) -> JobExecutionException:
