@@ -241,22 +241,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _spark_session():  # type: ignore[no-untyped-def]
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
+    from millstream.spark.runner import local_session, use_session
 
-    from millstream.spark.runner import use_session
-
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("word count benchmark")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.memory", "2g")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = local_session("local[2]", "word count benchmark")
     use_session(spark)
     return spark
 

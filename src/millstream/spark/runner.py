@@ -38,7 +38,7 @@ from millstream.graph.job_graph import JobGraph
 from millstream.spark.streaming import StreamingJobClient, translate_streaming
 from millstream.spark.translation import SparkPlan, is_unbounded, translate
 
-__all__ = ["SparkExecutor", "SparkJobClient", "use_session"]
+__all__ = ["SparkExecutor", "SparkJobClient", "local_session", "use_session"]
 
 _handed_session: Any = None
 _END = object()
@@ -48,6 +48,27 @@ def use_session(spark: Any) -> None:
     """Run millstream jobs with ``execution.target: spark`` on this SparkSession (None: forget it)."""
     global _handed_session
     _handed_session = spark
+
+
+LOCAL_DEFAULTS = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
+def local_session(master: str = "local[2]", app_name: str = "millstream", **settings: str) -> Any:
+    """A SparkSession on this machine bound to 127.0.0.1 (tests, benchmarks, notebooks)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in {**LOCAL_DEFAULTS, "spark.driver.memory": "2g", **settings}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
 
 
 def _session(configuration: Configuration) -> Any:
@@ -63,10 +84,8 @@ def _session(configuration: Configuration) -> Any:
     settings = {k: v for k, v in configuration.to_dict().items() if k.startswith("spark.")}
     settings.setdefault("spark.master", "local[*]")
     settings.setdefault("spark.app.name", "millstream")
-    settings.setdefault("spark.driver.host", "127.0.0.1")
-    settings.setdefault("spark.driver.bindAddress", "127.0.0.1")
-    settings.setdefault("spark.ui.enabled", "false")
-    settings.setdefault("spark.ui.showConsoleProgress", "false")
+    for key, value in LOCAL_DEFAULTS.items():
+        settings.setdefault(key, value)
     builder = SparkSession.builder
     for key, value in settings.items():
         builder = builder.config(key, value)
