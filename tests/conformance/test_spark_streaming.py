@@ -20,6 +20,8 @@ from millstream.common import Configuration, Duration, Encoder, Time, Types, Wat
 from millstream.common.watermark_strategy import Watermark, WatermarkGenerator
 from millstream.datastream import KeyedProcessFunction, OutputTag, StreamExecutionEnvironment
 from millstream.datastream.connectors.file_system import FileSink, FileSource, StreamFormat
+from millstream.datastream.functions import KeyedBroadcastProcessFunction, KeyedCoProcessFunction
+from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.datastream.window import TumblingEventTimeWindows, TumblingProcessingTimeWindows
 from millstream.spark.streaming import UnsupportedStreamingError
 
@@ -205,7 +207,16 @@ class Punctuated(WatermarkGenerator):
 
 
 PROCESSING_TIME = TumblingProcessingTimeWindows.of(Time.seconds(1))
+RULES = MapStateDescriptor("rules")
 ENCODER = Encoder.simple_string_encoder()
+
+
+class ByRule(KeyedBroadcastProcessFunction):
+    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        yield value
+
+    def process_broadcast_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        return []
 
 
 class Timers(KeyedProcessFunction):
@@ -248,7 +259,10 @@ class Timers(KeyedProcessFunction):
             ),
             "late-data side output",
         ),
-        (lambda s: s.union(s.map(str.upper)).print(), "several inputs"),
+        (
+            lambda s: s.key_by(len).connect(s.broadcast(RULES)).process(ByRule()).print(),
+            "broadcast",
+        ),
         (
             lambda s: s.sink_to(
                 FileSink.for_row_format("/tmp/never", Encoder.simple_string_encoder()).build()
@@ -256,7 +270,7 @@ class Timers(KeyedProcessFunction):
             "file sink",
         ),
     ],
-    ids=["generator", "idleness", "processing-time-window", "late-side-output", "union", "file-sink"],
+    ids=["generator", "idleness", "processing-time-window", "late-side-output", "broadcast", "file-sink"],
 )
 def test_what_spark_cannot_express_is_rejected_before_the_query_starts(tmp_path, build, reason):  # type: ignore[no-untyped-def]
     env = env_for("spark")
@@ -276,3 +290,54 @@ def test_processing_time_timers_fail_the_query_naming_the_operator(tmp_path):
         stream.execute_and_collect() as results,
     ):
         list(results)
+
+
+class Net(KeyedCoProcessFunction):
+    """Orders add, payments subtract; every change is reported."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.net = runtime_context.get_state(ValueStateDescriptor("net"))
+
+    def _add(self, amount):  # type: ignore[no-untyped-def]
+        self.net.update((self.net.value() or 0) + amount)
+        return [(self.net.value(),)]
+
+    def process_element1(self, value, ctx):  # type: ignore[no-untyped-def]
+        yield ctx.get_current_key(), self._add(value[2])[0][0]
+
+    def process_element2(self, value, ctx):  # type: ignore[no-untyped-def]
+        yield ctx.get_current_key(), self._add(-value[2])[0][0]
+
+
+LEDGER = [["o alice 10", "o bob 5", "p alice 3"], ["p bob 5", "o alice 1", "o carol 7"], ["p carol 2"]]
+
+
+def test_keyed_connect_and_union_equal_the_embedded_runtime(tmp_path):
+    def build(lines):  # type: ignore[no-untyped-def]
+        rows = lines.map(lambda line: (line.split()[0], line.split()[1], int(line.split()[2])))
+        orders = rows.filter(lambda r: r[0] == "o")
+        payments = rows.filter(lambda r: r[0] == "p")
+        nets = orders.connect(payments).key_by(lambda r: r[1], lambda r: r[1]).process(Net())
+        return nets.union(nets.map(lambda kv: (kv[0].upper(), kv[1])))
+
+    expected_after = []
+    net: dict[str, int] = {}
+    for lines in LEDGER:
+        for line in lines:
+            kind, who, amount = line.split()
+            net[who] = net.get(who, 0) + (int(amount) if kind == "o" else -int(amount))
+        expected_after.append({**net, **{k.upper(): v for k, v in net.items()}})
+
+    def latest(out: list[Any]) -> dict[str, int]:
+        seen: dict[str, list[int]] = {}
+        for who, value in out:
+            seen.setdefault(who, []).append(value)
+        return {who: values[-1] for who, values in seen.items()}
+
+    results = {}
+    for target in ("embedded", "spark"):
+        out = run_with_files(
+            target, tmp_path / target, build, LEDGER, lambda out, i: latest(out) == expected_after[i], 1
+        )
+        results[target] = sorted(out)
+    assert results["spark"] == results["embedded"]

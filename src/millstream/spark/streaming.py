@@ -151,24 +151,36 @@ class StreamingVertexProgram:
         """mapInPandas: every row (a ``column`` of text lines, or envelope payloads) through the chain."""
         pending: list[tuple[Any, ...]] = []
         chain, timers = self.chain(pending)
-        handler = chain.input_handlers()[0]
+        handlers = chain.input_handlers()
         try:
             for frame in frames:
                 if column == "value":
-                    values = list(frame["value"])
-                    stamps = None
+                    lines = list(frame["value"])
+                    for start in range(0, len(lines), _BATCH):
+                        handlers[0].process_batch(lines[start : start + _BATCH], None)
                 else:
-                    values = [pickle.loads(p) for p in frame["payload"]]
-                    stamps = _stamps(frame)
-                for start in range(0, len(values), _BATCH):
-                    batch_ts = None if stamps is None else stamps[start : start + _BATCH]
-                    handler.process_batch(values[start : start + _BATCH], batch_ts)
+                    feed_envelopes(handlers, frame)
                 if pending:
                     yield _frame(pending)
                     pending.clear()
         finally:
             timers.quiesce()
             chain.close()
+
+
+def feed_envelopes(handlers: list[Any], frame: Any) -> None:
+    """Envelope rows to the operator input their tag names (``"0"`` / ``"1"``), in batches."""
+    values = [pickle.loads(p) for p in frame["payload"]]
+    stamps = _stamps(frame)
+    inputs = [int(t) for t in frame["tag"]]
+    start = 0
+    for input_index, group in itertools.groupby(inputs):
+        n = len(list(group))
+        end = start + n
+        for lo in range(start, end, _BATCH):
+            hi = min(lo + _BATCH, end)
+            handlers[input_index].process_batch(values[lo:hi], None if stamps is None else stamps[lo:hi])
+        start = end
 
 
 def _stamps(frame: Any) -> list[int] | None:
@@ -185,7 +197,7 @@ class KeyedRunner:
         self._pending: list[tuple[Any, ...]] = []
         self._chain, self._timers = program.chain(self._pending)
         self._head = self._chain.head
-        self._handler = self._chain.input_handlers()[0]
+        self._handlers = self._chain.input_handlers()
         self._name = program.vertex.operators[0].name
 
     def _restore(self, blob: Any) -> None:
@@ -234,8 +246,7 @@ class KeyedRunner:
         self._head.current_watermark = -(2**63)
         self._advance(watermark)
         for frame in rows:
-            values = [pickle.loads(p) for p in frame["payload"]]
-            self._handler.process_batch(values, _stamps(frame))
+            feed_envelopes(self._handlers, frame)
         self._save(state, handle)
         yield from self._flush()
 
@@ -295,8 +306,12 @@ _STATELESS = {
     "print",
     "collect",
     "sink_function",
+    "co_map",
+    "co_flat_map",
+    "co_process",
 }
 _KEYED = {"map", "flat_map", "filter", "keyed_process", "reduce", "window"}
+_KEYED |= {"keyed_co_process", "interval_join"}
 
 
 def _reject(op: ChainedOperator, reason: str) -> UnsupportedStreamingError:
@@ -326,16 +341,8 @@ def _check_operator(op: ChainedOperator, keyed_head: bool) -> None:
             raise _reject(op, "processing-time windows depend on Spark's trigger times, not on event time")
         if params.get("late_data_tag") is not None:
             raise _reject(op, "Spark drops late rows at the stateful operator: no late-data side output")
-    if kind in (
-        "co_map",
-        "co_flat_map",
-        "co_process",
-        "keyed_co_process",
-        "broadcast_process",
-        "keyed_broadcast_process",
-        "interval_join",
-    ):
-        raise _reject(op, "two-input operators are not supported on Spark Structured Streaming yet")
+    if kind in ("broadcast_process", "keyed_broadcast_process"):
+        raise _reject(op, "broadcast state is not supported on Spark Structured Streaming yet")
     if kind == "sink_writer":
         raise _reject(
             op, "the file sink in an unbounded job is not supported on Spark yet (use print or collect)"
@@ -381,9 +388,9 @@ def _edges(job_graph: JobGraph) -> tuple[dict[Any, tuple[JobVertex, int]], dict[
     consumer_key: dict[Any, Any] = {}
     consumers: dict[Any, int] = {}
     for vertex in job_graph.vertices:
-        if len(vertex.inputs) > 1:
-            raise _reject(vertex.operators[0], "several inputs (union, connect) are not supported yet")
         for edge in vertex.inputs:
+            if type(edge.partitioner).__name__ == "BroadcastPartitioner":
+                raise _reject(vertex.operators[0], "broadcast inputs (broadcast state) are not supported yet")
             partitioner = edge.partitioner
             key = partitioner.key_selector if isinstance(partitioner, KeyGroupStreamPartitioner) else None
             consumer_key[edge.source_id] = key
@@ -427,9 +434,7 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
         elif not vertex.inputs:
             raise _reject(head, "only a monitored FileSource can feed an unbounded job on Spark so far")
         else:
-            edge = vertex.inputs[0]
-            upstream = frames[data_sets[edge.source_id][0].id]
-            frame = _vertex_frame(upstream.filter(upstream.tag == edge.source_id), program, delay)
+            frame = _vertex_frame(_inputs_frame(vertex, frames, data_sets), program, delay)
         frames[vertex.id] = frame
     terminal = [frames[v.id] for v in job_graph.vertices if consumers.get(v.id, 0) == 0]
     result = terminal[0]
@@ -439,6 +444,20 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
         prefix="millstream-spark-checkpoint-"
     )
     return StreamingPlan(result, collect_ids, f"{checkpoint_dir}/{job_graph.job_id}")
+
+
+def _inputs_frame(
+    vertex: JobVertex, frames: dict[Any, Any], data_sets: dict[Any, tuple[JobVertex, int]]
+) -> Any:
+    """The union of a vertex's input edges, each row's tag set to its operator input ("0"/"1")."""
+    from pyspark.sql.functions import lit
+
+    unioned = None
+    for edge in vertex.inputs:
+        upstream = frames[data_sets[edge.source_id][0].id]
+        part = upstream.filter(upstream.tag == edge.source_id).withColumn("tag", lit(str(edge.input_index)))
+        unioned = part if unioned is None else unioned.unionByName(part)
+    return unioned
 
 
 def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | None) -> Any:
