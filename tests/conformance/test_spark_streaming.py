@@ -9,6 +9,7 @@ test.
 
 from __future__ import annotations
 
+import ast
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -341,3 +342,47 @@ def test_keyed_connect_and_union_equal_the_embedded_runtime(tmp_path):
         )
         results[target] = sorted(out)
     assert results["spark"] == results["embedded"]
+
+
+def _committed_counts(directory: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for root, _, names in os.walk(directory):
+        for name in names:
+            if name.startswith("part-"):
+                with open(os.path.join(root, name)) as f:
+                    for line in f:
+                        word, count = ast.literal_eval(line)  # untyped tuples are written as repr
+                        counts[word] = max(counts.get(word, 0), count)
+    return counts
+
+
+def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
+    from millstream.datastream.connectors.file_system import BucketAssigner
+
+    out_dir = tmp_path / "out"
+    sink = (
+        FileSink.for_row_format(str(out_dir), Encoder.simple_string_encoder())
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+        .build()
+    )
+    env = env_for("spark")
+    source_dir = tmp_path / "in"
+    source_dir.mkdir()
+    watched(env, source_dir).flat_map(str.split).map(lambda w: (w, 1)).key_by(lambda p: p[0]).sum(1).sink_to(
+        sink
+    )
+    client = env.execute_async("streaming file sink")
+    try:
+        expected: dict[str, int] = {}
+        for i, lines in enumerate(WORDS):
+            publish(source_dir, f"part-{i}.txt", lines)
+            for word in " ".join(lines).split():
+                expected[word] = expected.get(word, 0) + 1
+            deadline = time.monotonic() + 60
+            while _committed_counts(out_dir) != expected:
+                assert time.monotonic() < deadline, f"file {i}: {_committed_counts(out_dir)} != {expected}"
+                time.sleep(0.2)  # polling the sink's directory against a deadline
+    finally:
+        client.cancel()
+    names = sorted(n for _, _, files in os.walk(out_dir) for n in files if n.startswith("part-"))
+    assert names and all("-batch" in n for n in names)  # part-<job>-batch<id>-<partition>-<n>

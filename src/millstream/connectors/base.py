@@ -40,6 +40,7 @@ class WriterContext:
     parallelism: int
     attempt_number: int = 0
     operator_name: str = ""
+    part_uid: str | None = None  # fixed part-file names (idempotent rewrites), else random
 
 
 class SourceReader(Protocol):

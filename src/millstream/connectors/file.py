@@ -504,7 +504,7 @@ class FileWriter:
         self._sink = sink
         self._render = renderer.render
         self._subtask = context.subtask_index
-        self._uid = uuid.uuid4()
+        self._uid = context.part_uid or uuid.uuid4()
         self._counter = 0
         self._open: dict[str, _PartFile] = {}
         self._charset = getattr(sink.encoder, "charset", "UTF-8")

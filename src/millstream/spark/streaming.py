@@ -35,7 +35,7 @@ import queue
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
@@ -298,6 +298,7 @@ def _keyed_processor(program: StreamingVertexProgram, event_time: bool) -> Any:
 # -- checks ---------------------------------------------------------------------------------
 
 _STATELESS = {
+    "sink_writer",
     "map",
     "flat_map",
     "filter",
@@ -343,16 +344,51 @@ def _check_operator(op: ChainedOperator, keyed_head: bool) -> None:
             raise _reject(op, "Spark drops late rows at the stateful operator: no late-data side output")
     if kind in ("broadcast_process", "keyed_broadcast_process"):
         raise _reject(op, "broadcast state is not supported on Spark Structured Streaming yet")
-    if kind == "sink_writer":
-        raise _reject(
-            op, "the file sink in an unbounded job is not supported on Spark yet (use print or collect)"
-        )
     allowed = _KEYED | _STATELESS if keyed_head else _STATELESS
     if kind not in allowed and kind not in ("source",):
         raise _reject(op, f"operator kind {kind!r} has no Structured Streaming translation")
 
 
 # -- the query ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileSinkWrite:
+    """A file sink of an unbounded job, written in ``foreachBatch``: its records reach the sink
+    tagged ``collect:sink:<node>``; each micro-batch's partitions write part files whose
+    names derive from the job, the batch id and the partition, so a replayed batch rewrites
+    the same files instead of adding duplicates (idempotent per batch)."""
+
+    tag: str
+    sink: Any
+    params: dict[str, Any]
+    name: str
+    job_id: str
+
+    def write(self, batch: Any, batch_id: int) -> None:
+        """Write this sink's rows of one micro-batch, partition by partition, on the executors."""
+        rows = batch.filter(batch.tag == self.tag).select("payload")
+        rows.rdd.mapPartitionsWithIndex(lambda i, it: self._write_partition(batch_id, i, it)).count()
+
+    def _write_partition(self, batch_id: int, index: int, rows: Iterator[Any]) -> Iterator[int]:
+        from millstream.connectors.base import TextRenderer, WriterContext
+
+        values = [pickle.loads(row["payload"]) for row in rows]
+        if not values:
+            return iter(())
+        params = self.params
+        renderer = TextRenderer(
+            params["formatter"], params.get("fast_formatter"), params.get("batch_renderer")
+        )
+        context = WriterContext(index, 1, 0, self.name, part_uid=f"{self.job_id}-batch{batch_id}")
+        writer = self.sink.create_writer(context, renderer)
+        try:
+            for start in range(0, len(values), _BATCH):
+                writer.write_batch(values[start : start + _BATCH])
+            writer.finish()
+        finally:
+            writer.close()
+        return iter((len(values),))
 
 
 @dataclass
@@ -362,13 +398,21 @@ class StreamingPlan:
     frame: Any
     collect_ids: list[str]
     checkpoint_location: str
+    file_sinks: list[FileSinkWrite] = field(default_factory=list)
 
     def start(self, on_record: Any) -> Any:
         """Start the query; ``on_record(collect_id, value)`` for every collected element (driver)."""
         prefix = len(COLLECT_PREFIX)
 
+        sink_tags = [s.tag for s in self.file_sinks]
+
         def deliver(batch: Any, batch_id: int) -> None:
-            for row in batch.filter(batch.tag.startswith(COLLECT_PREFIX)).toLocalIterator():
+            for sink in self.file_sinks:
+                sink.write(batch, batch_id)
+            collected = batch.filter(batch.tag.startswith(COLLECT_PREFIX))
+            for tag in sink_tags:
+                collected = collected.filter(collected.tag != tag)
+            for row in collected.toLocalIterator():
                 on_record(row["tag"][prefix:], pickle.loads(row["payload"]))
 
         return (
@@ -418,6 +462,7 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     frames: dict[Any, Any] = {}
     delay: int | None = None
     collect_ids: list[str] = []
+    file_sinks: list[FileSinkWrite] = []
     for vertex in job_graph.vertices:
         head = vertex.operators[0]
         for op in vertex.operators:
@@ -427,6 +472,7 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
             if op.operator.kind == "timestamps_watermarks":
                 delay = _strategy_delay(op, op.operator.params["watermark_strategy"])
         outputs = {ds: (ds, consumer_key.get(ds)) for ds in vertex.produced_data_sets}
+        vertex = _divert_file_sinks(vertex, job_graph, file_sinks)
         program = StreamingVertexProgram(job_graph.job_name, vertex, dict(job_graph.job_config), outputs)
         if head.operator.kind == "source":
             frame, source_delay = _source_frame(spark, program)
@@ -443,7 +489,28 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     checkpoint_dir = job_graph.job_config.get("execution.checkpointing.dir") or tempfile.mkdtemp(
         prefix="millstream-spark-checkpoint-"
     )
-    return StreamingPlan(result, collect_ids, f"{checkpoint_dir}/{job_graph.job_id}")
+    return StreamingPlan(result, collect_ids, f"{checkpoint_dir}/{job_graph.job_id}", file_sinks)
+
+
+def _divert_file_sinks(vertex: JobVertex, job_graph: JobGraph, file_sinks: list[FileSinkWrite]) -> JobVertex:
+    """Replace each file sink of the chain by a collect output written in ``foreachBatch``."""
+    operators = list(vertex.operators)
+    for i, op in enumerate(operators):
+        if op.operator.kind == "sink_writer":
+            sink_id = f"sink:{op.node_id}"
+            file_sinks.append(
+                FileSinkWrite(
+                    COLLECT_PREFIX + sink_id,
+                    op.operator.function,
+                    dict(op.operator.params),
+                    op.name,
+                    job_graph.job_id,
+                )
+            )
+            operators[i] = replace(
+                op, operator=OperatorSpec("collect", None, {"collect_id": sink_id}, is_sink=True)
+            )
+    return replace(vertex, operators=tuple(operators))
 
 
 def _inputs_frame(
