@@ -11,7 +11,8 @@ pickled value).
   (Flink's watermark is max - bound - 1). Spark advances the watermark once per
   micro-batch and drops rows behind it at the stateful operator: late elements never
   reach a window, so a late-data side output cannot be expressed and is rejected.
-* A stateless vertex runs its operator chain in ``mapInPandas``.
+* A stateless vertex runs its operator chain in ``mapInPandas``. A vertex with several
+  input edges (union, connect) reads their union, each row tagged with its operator input.
 * A keyed vertex runs in ``groupBy(key).transformWithStateInPandas``: per key, the
   operator chain's keyed state and timers are restored from Spark's state store (a
   RocksDB store with the query's checkpoint location), the key's rows are processed,
@@ -19,12 +20,13 @@ pickled value).
   expired Spark timer advances the operator's watermark for that key. It is
   millstream's own operator code, so windows, reduce and KeyedProcessFunction behave as
   on the embedded runtime within Spark's per-batch watermark.
-* Collect sinks reach the driver through ``foreachBatch``; ``print`` prints on the
-  executors.
+* Collect sinks reach the driver through ``foreachBatch``; file sinks are written there
+  too, idempotently per micro-batch (``FileSinkWrite``); ``print`` prints on the executors.
 
 Rejected before the query starts, naming the operator: custom watermark generators,
-idleness, late-data side outputs, processing-time windows and timers, two-input
-operators, more than one keyed operator, and sinks other than print and collect.
+idleness, late-data side outputs, processing-time windows, broadcast state, more than one
+keyed operator, and sources other than a monitored FileSource. A processing-time timer
+fails the query.
 """
 
 from __future__ import annotations
