@@ -386,3 +386,33 @@ def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
         client.cancel()
     names = sorted(n for _, _, files in os.walk(out_dir) for n in files if n.startswith("part-"))
     assert names and all("-batch" in n for n in names)  # part-<job>-batch<id>-<partition>-<n>
+
+
+def test_a_restarted_job_resumes_from_its_checkpoint(tmp_path):
+    """Stopped and started again under the same name with execution.checkpointing.dir set,
+    the query goes on from Spark's checkpoint: state is kept and no file is read twice."""
+    source_dir = tmp_path / "in"
+    source_dir.mkdir()
+
+    def run(name: str, lines: list[str], expected: dict[str, int]) -> dict[str, int]:
+        conf = Configuration().set_string("execution.target", "spark")
+        conf.set_string("execution.checkpointing.dir", str(tmp_path / "checkpoints"))
+        env = StreamExecutionEnvironment.get_execution_environment(conf)
+        counts = watched(env, source_dir).flat_map(str.split).map(lambda w: (w, 1)).key_by(lambda p: p[0])
+        publish(source_dir, name, lines)
+        latest: dict[str, int] = {}
+        started = time.monotonic()
+        with counts.sum(1).execute_and_collect("resumable word count") as results:
+            for word, count in results:
+                latest[word] = count
+                assert time.monotonic() - started < 90
+                if all(latest.get(w) == c for w, c in expected.items()):
+                    return latest
+        return latest
+
+    first = run("a.txt", ["x y x"], {"x": 2, "y": 1})
+    assert first == {"x": 2, "y": 1}
+    second = run("b.txt", ["x z"], {"x": 3, "z": 1})
+    # state is exactly once: x went on from 2 and a.txt was not counted again. Delivery is at
+    # least once: a batch replayed after the stop may hand its records out again (y: 1).
+    assert second["x"] == 3 and second["z"] == 1 and second.get("y", 1) == 1

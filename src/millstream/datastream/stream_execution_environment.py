@@ -281,6 +281,10 @@ class StreamExecutionEnvironment:
                 **self._config.to_dict(),
                 "python.files": ",".join(self._python_files),
                 "sorted_inputs_memory_records": self._configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
+                "execution.checkpointing.dir": self._configuration.get_string(
+                    "execution.checkpointing.dir",
+                    self._configuration.get_string("state.checkpoints.dir", None),
+                ),
             },
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )
@@ -292,6 +296,11 @@ class StreamExecutionEnvironment:
     def get_execution_plan(self) -> str:
         """The StreamGraph as JSON in Flink's execution-plan format."""
         return stream_graph_json(self.get_stream_graph())
+
+    def _checkpoint_dir(self) -> str | None:
+        """``execution.checkpointing.dir`` (or Flink's older ``state.checkpoints.dir``)."""
+        older = self._configuration.get_string("state.checkpoints.dir", None)
+        return self._configuration.get_string("execution.checkpointing.dir", older)
 
     def _resolved_runtime_mode(self) -> str:
         """STREAMING or BATCH; AUTOMATIC is BATCH when every source is bounded (Flink's rule)."""

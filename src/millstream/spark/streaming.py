@@ -32,10 +32,13 @@ fails the query.
 from __future__ import annotations
 
 import itertools
+import os
 import pickle
 import queue
+import re
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -407,15 +410,31 @@ class StreamingPlan:
         prefix = len(COLLECT_PREFIX)
 
         sink_tags = [s.tag for s in self.file_sinks]
+        marker = os.path.join(self.checkpoint_location, "millstream-delivered-batch")
+
+        def delivered() -> int:
+            try:
+                with open(marker) as f:
+                    return int(f.read().strip() or -1)
+            except FileNotFoundError:
+                return -1
 
         def deliver(batch: Any, batch_id: int) -> None:
             for sink in self.file_sinks:
-                sink.write(batch, batch_id)
+                sink.write(batch, batch_id)  # idempotent: a replayed batch rewrites its files
+            # a batch replayed after a restart runs again (its state must commit) but its
+            # collected records were delivered already
+            replayed = batch_id <= delivered()
             collected = batch.filter(batch.tag.startswith(COLLECT_PREFIX))
             for tag in sink_tags:
                 collected = collected.filter(collected.tag != tag)
             for row in collected.toLocalIterator():
-                on_record(row["tag"][prefix:], pickle.loads(row["payload"]))
+                if not replayed:
+                    on_record(row["tag"][prefix:], pickle.loads(row["payload"]))
+            os.makedirs(self.checkpoint_location, exist_ok=True)
+            with open(marker + ".tmp", "w") as f:
+                f.write(str(batch_id))
+            os.replace(marker + ".tmp", marker)
 
         return (
             self.frame.writeStream.foreachBatch(deliver)
@@ -488,10 +507,17 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     result = terminal[0]
     for other in terminal[1:]:
         result = result.unionByName(other)
-    checkpoint_dir = job_graph.job_config.get("execution.checkpointing.dir") or tempfile.mkdtemp(
-        prefix="millstream-spark-checkpoint-"
-    )
-    return StreamingPlan(result, collect_ids, f"{checkpoint_dir}/{job_graph.job_id}", file_sinks)
+    return StreamingPlan(result, collect_ids, _checkpoint_location(job_graph), file_sinks)
+
+
+def _checkpoint_location(job_graph: JobGraph) -> str:
+    """``<execution.checkpointing.dir>/<job name>``: a job started again under the same name
+    resumes from its checkpoint (Spark's offsets and state); a temporary directory if unset."""
+    configured = job_graph.job_config.get("execution.checkpointing.dir")
+    if not configured:
+        return tempfile.mkdtemp(prefix="millstream-spark-checkpoint-")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", job_graph.job_name) or "job"
+    return os.path.join(str(configured).removeprefix("file://"), name)
 
 
 def _divert_file_sinks(vertex: JobVertex, job_graph: JobGraph, file_sinks: list[FileSinkWrite]) -> JobVertex:
@@ -618,8 +644,13 @@ class StreamingJobClient:
         raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
 
     def cancel(self) -> None:
-        """Stop the query."""
+        """Stop the query, after the micro-batch in flight (if any) finished, within 10 s."""
         self._cancelled.set()
+        deadline = time.monotonic() + 10
+        while (
+            self.query.isActive and self.query.status.get("isTriggerActive") and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)  # let the batch commit: a stopped batch is replayed on restart
         if self.query.isActive:
             self.query.stop()
 
