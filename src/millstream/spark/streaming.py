@@ -632,13 +632,18 @@ class StreamingJobClient:
         """Wait for the query to stop (it runs until cancelled); raise if it failed."""
         from millstream.common.job_execution_result import JobExecutionException
 
-        try:
-            finished = (
-                self.query.awaitTermination(timeout) if timeout is not None else self.query.awaitTermination()
-            )
-        except Exception:
-            finished = True
-        if finished is False:
+        # wait in short steps: a Python signal (Ctrl-C, a test timeout) is handled between them
+        deadline = None if timeout is None else time.monotonic() + timeout
+        finished = False
+        while not finished:
+            step = 1.0 if deadline is None else max(0.0, min(1.0, deadline - time.monotonic()))
+            try:
+                finished = bool(self.query.awaitTermination(step))
+            except Exception:
+                finished = True
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+        if not finished:
             raise TimeoutError(f"job '{self._job_graph.job_name}' still runs on Spark")
         self._raise_if_failed()
         raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
