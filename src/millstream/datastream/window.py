@@ -339,99 +339,30 @@ def _sum(a: int, b: int) -> int:
     return a + b
 
 
-class ContinuousEventTimeTrigger(Trigger):
-    """Fires every ``interval`` of event time and at the window's end."""
+class _ContinuousTrigger(Trigger):
+    """Fires every ``interval`` (in the time domain of the subclass's timers)."""
 
     def __init__(self, interval: int) -> None:
         self.interval = interval
         self.state_desc = ReducingStateDescriptor("fire-time", _min)
 
-    @staticmethod
-    def of(interval: Time) -> ContinuousEventTimeTrigger:
-        """Fire every ``interval``."""
-        return ContinuousEventTimeTrigger(_ms(interval))
+    def _register(self, ctx: Any, time: int) -> None:
+        raise NotImplementedError
 
-    def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
-        """Fire at once if the window is late; else schedule the next periodic firing."""
-        if window.max_timestamp() <= ctx.get_current_watermark():
-            return TriggerResult.FIRE
-        ctx.register_event_time_timer(window.max_timestamp())
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        if fire_time.get() is None:
-            self._register_next(timestamp - _java_rem(timestamp, self.interval), window, ctx, fire_time)
-        return TriggerResult.CONTINUE
+    def _delete(self, ctx: Any, time: int) -> None:
+        raise NotImplementedError
 
     def _register_next(self, time: int, window: Any, ctx: Any, fire_time: Any) -> None:
         next_fire = min(time + self.interval, window.max_timestamp())
         fire_time.add(next_fire)
-        ctx.register_event_time_timer(next_fire)
+        self._register(ctx, next_fire)
 
-    def on_event_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
-        """Fire at the window's end or at the scheduled time."""
-        if time == window.max_timestamp():
-            return TriggerResult.FIRE
+    def _schedule_first(self, time: int, window: Any, ctx: Any) -> None:
         fire_time = ctx.get_partitioned_state(self.state_desc)
-        scheduled = fire_time.get()
-        if scheduled is not None and scheduled == time:
-            fire_time.clear()
-            self._register_next(time, window, ctx, fire_time)
-            return TriggerResult.FIRE
-        return TriggerResult.CONTINUE
-
-    def on_processing_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
-        """Nothing."""
-        return TriggerResult.CONTINUE
-
-    def can_merge(self) -> bool:
-        """Yes."""
-        return True
-
-    def on_merge(self, window: Any, ctx: Any) -> None:
-        """Keep the earliest scheduled firing."""
-        ctx.merge_partitioned_state(self.state_desc)
-        scheduled = ctx.get_partitioned_state(self.state_desc).get()
-        if scheduled is not None:
-            ctx.register_event_time_timer(scheduled)
-
-    def clear(self, window: Any, ctx: Any) -> None:
-        """Delete the scheduled firing."""
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        scheduled = fire_time.get()
-        if scheduled is not None:
-            ctx.delete_event_time_timer(scheduled)
-            fire_time.clear()
-
-    def __repr__(self) -> str:
-        return f"ContinuousEventTimeTrigger({self.interval})"
-
-
-class ContinuousProcessingTimeTrigger(Trigger):
-    """Fires every ``interval`` of processing time."""
-
-    def __init__(self, interval: int) -> None:
-        self.interval = interval
-        self.state_desc = ReducingStateDescriptor("fire-time", _min)
-
-    @staticmethod
-    def of(interval: Time) -> ContinuousProcessingTimeTrigger:
-        """Fire every ``interval``."""
-        return ContinuousProcessingTimeTrigger(_ms(interval))
-
-    def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
-        """Schedule the first firing."""
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        now = ctx.get_current_processing_time()
         if fire_time.get() is None:
-            self._register_next(now - _java_rem(now, self.interval), window, ctx, fire_time)
-        return TriggerResult.CONTINUE
+            self._register_next(time - _java_rem(time, self.interval), window, ctx, fire_time)
 
-    def _register_next(self, time: int, window: Any, ctx: Any, fire_time: Any) -> None:
-        next_fire = min(time + self.interval, window.max_timestamp())
-        fire_time.add(next_fire)
-        ctx.register_processing_time_timer(next_fire)
-
-    def on_processing_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
-        """Fire at the scheduled time and schedule the next one."""
+    def _fire_if_scheduled(self, time: int, window: Any, ctx: Any) -> TriggerResult:
         fire_time = ctx.get_partitioned_state(self.state_desc)
         if fire_time.get() == time:
             fire_time.clear()
@@ -439,10 +370,6 @@ class ContinuousProcessingTimeTrigger(Trigger):
             return TriggerResult.FIRE
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
-        """Nothing."""
-        return TriggerResult.CONTINUE
-
     def can_merge(self) -> bool:
         """Yes."""
         return True
@@ -452,18 +379,79 @@ class ContinuousProcessingTimeTrigger(Trigger):
         ctx.merge_partitioned_state(self.state_desc)
         scheduled = ctx.get_partitioned_state(self.state_desc).get()
         if scheduled is not None:
-            ctx.register_processing_time_timer(scheduled)
+            self._register(ctx, scheduled)
 
     def clear(self, window: Any, ctx: Any) -> None:
         """Delete the scheduled firing."""
         fire_time = ctx.get_partitioned_state(self.state_desc)
         scheduled = fire_time.get()
         if scheduled is not None:
-            ctx.delete_processing_time_timer(scheduled)
+            self._delete(ctx, scheduled)
             fire_time.clear()
 
     def __repr__(self) -> str:
-        return f"ContinuousProcessingTimeTrigger({self.interval})"
+        return f"{type(self).__name__}({self.interval})"
+
+
+class ContinuousEventTimeTrigger(_ContinuousTrigger):
+    """Fires every ``interval`` of event time and at the window's end."""
+
+    @staticmethod
+    def of(interval: Time) -> ContinuousEventTimeTrigger:
+        """Fire every ``interval``."""
+        return ContinuousEventTimeTrigger(_ms(interval))
+
+    def _register(self, ctx: Any, time: int) -> None:
+        ctx.register_event_time_timer(time)
+
+    def _delete(self, ctx: Any, time: int) -> None:
+        ctx.delete_event_time_timer(time)
+
+    def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
+        """Fire at once if the window is late; else schedule the next periodic firing."""
+        if window.max_timestamp() <= ctx.get_current_watermark():
+            return TriggerResult.FIRE
+        ctx.register_event_time_timer(window.max_timestamp())
+        self._schedule_first(timestamp, window, ctx)
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        """Fire at the window's end or at the scheduled time."""
+        if time == window.max_timestamp():
+            return TriggerResult.FIRE
+        return self._fire_if_scheduled(time, window, ctx)
+
+    def on_processing_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        """Nothing."""
+        return TriggerResult.CONTINUE
+
+
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
+    """Fires every ``interval`` of processing time."""
+
+    @staticmethod
+    def of(interval: Time) -> ContinuousProcessingTimeTrigger:
+        """Fire every ``interval``."""
+        return ContinuousProcessingTimeTrigger(_ms(interval))
+
+    def _register(self, ctx: Any, time: int) -> None:
+        ctx.register_processing_time_timer(time)
+
+    def _delete(self, ctx: Any, time: int) -> None:
+        ctx.delete_processing_time_timer(time)
+
+    def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
+        """Schedule the first firing."""
+        self._schedule_first(ctx.get_current_processing_time(), window, ctx)
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        """Fire at the scheduled time and schedule the next one."""
+        return self._fire_if_scheduled(time, window, ctx)
+
+    def on_event_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        """Nothing."""
+        return TriggerResult.CONTINUE
 
 
 class CountTrigger(Trigger):
