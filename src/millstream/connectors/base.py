@@ -105,7 +105,7 @@ class IteratorReader:
         """Next slice of the iterator."""
         if self._done:
             return None
-        batch = []
+        batch: list[Any] = []
         append = batch.append
         for _, value in zip(range(max_records), self._iterator):
             append(value)
@@ -144,7 +144,7 @@ class TextRenderer:
         try:
             if prefix:
                 return prefix + ("\n" + prefix).join(map(self.fast, values))
-            return self.batch(values)  # type: ignore[no-any-return]
+            return self.batch(values)
         except Exception:
             lines = map(self.exact, values)
             return prefix + ("\n" + prefix).join(lines) if prefix else "\n".join(lines)

@@ -1,11 +1,15 @@
-"""Files: ``FileSource`` for text lines and ``FileSink`` in row format.
+"""Files: ``FileSource`` in a stream or bulk format and ``FileSink`` in row format.
 
-Reading: the files, taken as one sequence of bytes, are cut into ``parallelism`` equal
-byte ranges, and subtask i reads range i (in splits of at most the split size), so every
-subtask reads the same amount however the bytes are spread over files; a split owns the
-lines that start inside it (Hadoop's line-split rule), so no line is lost or read twice.
-(Flink reads a non-splittable text file with one subtask and hands out whole files.)
-Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
+Reading text lines (and JSON Lines): the files, taken as one sequence of bytes, are cut
+into ``parallelism`` equal byte ranges, and subtask i reads range i (in splits of at most
+the split size), so every subtask reads the same amount however the bytes are spread
+over files; a split owns the lines that start inside it (Hadoop's line-split rule), so no
+line is lost or read twice. (Flink reads a non-splittable text file with one subtask and
+hands out whole files.) Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
+Formats that cannot start mid-file (CSV: headers and quoted line breaks) are read a
+whole file at a time and Parquet a row group at a time; these units go, in path order,
+to the subtask whose equal share of the bytes holds their middle.
+The formats themselves live in ``millstream.connectors.formats``.
 
 Monitoring (``monitor_continuously(interval)``, as Flink's continuous FileSource): the
 source is unbounded; every ``interval`` each subtask lists the paths again and reads the
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import time
 import uuid
 import zlib
@@ -34,6 +39,7 @@ from millstream.connectors.base import ReaderContext, TextRenderer, WriterContex
 
 __all__ = [
     "BucketAssigner",
+    "BulkFormat",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",
@@ -46,28 +52,87 @@ READ_CHUNK = 1 << 20
 DEFAULT_SPLIT_SIZE = 32 << 20
 
 
-@dataclass(frozen=True, slots=True)
 class StreamFormat:
-    """A record format read from a byte stream; only text lines for now."""
+    """A record format read from a stream of bytes (Flink's ``StreamFormat``): text lines here.
 
-    kind: str = "text_line"
-    charset: str = "UTF-8"
+    Subclasses (``CsvReaderFormat``, ``JsonLinesReaderFormat``) change how the bytes of a
+    split become records. A splittable format is read in byte ranges cut at line starts;
+    any other format is read a whole file at a time.
+    """
+
+    kind = "text_line"
+
+    def __init__(self, charset: str = "UTF-8") -> None:
+        self.charset = charset
 
     @staticmethod
     def text_line_format(charset: str = "UTF-8") -> StreamFormat:
         """Each line of text is one element (a ``str``)."""
-        return StreamFormat("text_line", charset)
+        return StreamFormat(charset)
+
+    def is_splittable(self) -> bool:
+        """Whether a file may be read in byte ranges by several subtasks."""
+        return True
+
+    def get_produced_type(self) -> Any:
+        """The type of the records (None: plain Python objects)."""
+        return None
+
+    def units(self, path: str, size: int) -> list[_Split]:
+        """How a whole file is cut into units of work (one whole file here)."""
+        return [_Split(path, 0, size, size)]
+
+    def create_reader(self, splits: list[_Split]) -> FileReader:
+        """A reader of ``splits``, in order."""
+        return TextLineReader(splits, self.charset, self.line_decoder())
+
+    def line_decoder(self) -> LineDecoder | None:
+        """Turns a chunk of lines into records (None: the lines are the records)."""
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+
+class BulkFormat(StreamFormat):
+    """A format read in units of its own (Flink's ``BulkFormat``: Parquet row groups)."""
+
+    def is_splittable(self) -> bool:
+        """Bulk formats are cut into their own units (``units``), never byte ranges."""
+        return False
+
+
+class LineDecoder:
+    """Decodes lines of a line-based format; ``decode`` raises ``LineError`` for a bad line."""
+
+    def decode(self, lines: list[str]) -> list[Any]:
+        """The records of ``lines`` (lines may be skipped)."""
+        raise NotImplementedError
+
+
+class LineError(ValueError):
+    """Line ``index`` of a chunk could not be decoded (``__cause__`` says why)."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(reason)
+        self.index = index
 
 
 @dataclass(frozen=True, slots=True)
 class _Split:
+    """A unit of reading: bytes ``[start, end)`` of a file, or a format's own unit range."""
+
     path: str
     start: int
     end: int
+    weight: int = 0  # bytes, to balance whole units over subtasks
 
 
 class FileSource:
-    """Reads files or directories of text lines; bounded unless monitored."""
+    """Reads files or directories in a stream or bulk format; bounded unless monitored."""
 
     def __init__(
         self,
@@ -88,9 +153,20 @@ class FileSource:
             raise ValueError("FileSource needs at least one path")
         return FileSourceBuilder(stream_format, tuple(str(p) for p in paths))
 
+    @staticmethod
+    def for_bulk_file_format(bulk_format: BulkFormat, *paths: str) -> FileSourceBuilder:
+        """A builder for a source reading ``paths`` in a bulk format (Parquet)."""
+        if not isinstance(bulk_format, BulkFormat):
+            raise TypeError(f"for_bulk_file_format expects a BulkFormat, got {type(bulk_format).__name__}")
+        return FileSource.for_record_stream_format(bulk_format, *paths)
+
     def is_bounded(self) -> bool:
         """A static file set is bounded; a monitored one is not."""
         return self.discovery_interval_ms is None
+
+    def get_produced_type(self) -> Any:
+        """The type of the records, from the format."""
+        return self.stream_format.get_produced_type()
 
     def splits(self) -> list[_Split]:
         """All splits of all files, in path order."""
@@ -99,12 +175,15 @@ class FileSource:
             size = os.path.getsize(path)
             if size == 0:
                 continue
+            if not self.stream_format.is_splittable():
+                result.extend(self.stream_format.units(path, size))
+                continue
             for start in range(0, size, self.split_size):
                 result.append(_Split(path, start, min(start + self.split_size, size)))
         return result
 
     def _files(self) -> list[str]:
-        files = []
+        files: list[str] = []
         for path in self.paths:
             local = path.removeprefix("file://")
             if os.path.isdir(local):
@@ -118,7 +197,20 @@ class FileSource:
         return files
 
     def splits_of(self, subtask_index: int, parallelism: int) -> list[_Split]:
-        """The splits of one subtask: its equal share of all bytes, cut at the split size."""
+        """The splits of one subtask: its equal share of all bytes.
+
+        A splittable format is cut at byte offsets (then at the split size); whole units
+        (files, row groups) go, in order, to the subtask whose share holds their middle byte.
+        """
+        if not self.stream_format.is_splittable():
+            units = self.splits()
+            total = sum(u.weight for u in units)
+            mine, offset = [], 0
+            for unit in units:
+                if (2 * offset + unit.weight) * parallelism // (2 * max(total, 1)) == subtask_index:
+                    mine.append(unit)
+                offset += unit.weight
+            return mine
         sizes = [(path, os.path.getsize(path)) for path in self._files()]
         total = sum(size for _, size in sizes)
         lo, hi = total * subtask_index // parallelism, total * (subtask_index + 1) // parallelism
@@ -131,12 +223,11 @@ class FileSource:
             offset += size
         return mine
 
-    def create_reader(self, context: ReaderContext) -> TextLineReader:
-        """Reads this subtask's share of the bytes (of the files as they appear, if monitored)."""
+    def create_reader(self, context: ReaderContext) -> FileReader:
+        """Reads this subtask's share (of the files as they appear, if monitored)."""
         if self.discovery_interval_ms is not None:
-            return MonitoringTextLineReader(self, context.subtask_index, context.parallelism)
-        mine = self.splits_of(context.subtask_index, context.parallelism)
-        return TextLineReader(mine, self.stream_format.charset)
+            return MonitoringReader(self, context.subtask_index, context.parallelism)
+        return self.stream_format.create_reader(self.splits_of(context.subtask_index, context.parallelism))
 
 
 @dataclass
@@ -167,7 +258,7 @@ class FileSourceBuilder:
         return self
 
     def set_split_size(self, split_size: int) -> FileSourceBuilder:
-        """Bytes per split (default 32 MiB)."""
+        """Bytes per split of a splittable format (default 32 MiB)."""
         if split_size <= 0:
             raise ValueError("split size must be positive")
         self.split_size = split_size
@@ -178,22 +269,41 @@ class FileSourceBuilder:
         return FileSource(self.stream_format, self.paths, self.split_size, self.discovery_interval_ms)
 
 
-class TextLineReader:
-    """Reads the lines of its splits, a chunk at a time."""
+class FileReader:
+    """Reads its splits in order; ``current_file`` names the file being read (for errors)."""
 
-    def __init__(self, splits: list[_Split], charset: str) -> None:
+    def __init__(self, splits: list[_Split]) -> None:
         self._splits = list(splits)
+        self.available_at = 0.0
+        self.current_file = ""
+
+    def add_splits(self, splits: list[_Split]) -> None:
+        """More splits to read after the current ones (new files of a monitored source)."""
+        self._splits.extend(splits)
+
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` records; None when every split is read."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the open file."""
+
+
+class TextLineReader(FileReader):
+    """Reads the lines of its splits, a chunk at a time (decoded by a line format)."""
+
+    def __init__(self, splits: list[_Split], charset: str, decoder: LineDecoder | None = None) -> None:
+        super().__init__(splits)
         self._charset = charset
-        self._pending: list[str] = []
+        self._decoder = decoder
+        self._pending: list[Any] = []
         self._file: Any = None
         self._pos = 0
         self._end = 0
         self._split_done = True
-        self.available_at = 0.0
-        self.current_file = ""
 
     def poll(self, max_records: int) -> list[Any] | None:
-        """Up to ``max_records`` lines; None when every split is read."""
+        """Up to ``max_records`` records; None when every split is read."""
         while len(self._pending) < max_records:
             if self._split_done and not self._open_next():
                 break
@@ -221,8 +331,8 @@ class TextLineReader:
             self._pos = split.start - 1 + len(self._file.readline())
         return True
 
-    def _read_chunk(self) -> list[str]:
-        """Lines starting before the split end, from the next chunk of the file."""
+    def _read_chunk(self) -> list[Any]:
+        """Records of the lines starting before the split end, from the next chunk of the file."""
         if self._pos >= self._end:
             self._split_done = True
             return []
@@ -240,9 +350,17 @@ class TextLineReader:
                 data = data[: last + 1]
             elif len(data) == READ_CHUNK:
                 data += self._file.readline()
+        chunk_start = self._pos
         self._pos += len(data)
         self._file.seek(self._pos)
-        return _split_lines(data.decode(self._charset))
+        lines = _split_lines(data.decode(self._charset))
+        if self._decoder is None:
+            return lines
+        try:
+            return self._decoder.decode(lines)
+        except LineError as err:
+            offset = chunk_start + _line_start(data, err.index)
+            raise ValueError(f"{self.current_file}: the line at byte {offset}: {err}") from err
 
     def close(self) -> None:
         """Close the open file."""
@@ -251,12 +369,13 @@ class TextLineReader:
             self._file = None
 
 
-class MonitoringTextLineReader(TextLineReader):
+class MonitoringReader(FileReader):
     """Reads the files of its share as they appear; never ends (the job is cancelled)."""
 
     def __init__(self, source: FileSource, subtask_index: int, parallelism: int) -> None:
-        super().__init__([], source.stream_format.charset)
+        super().__init__([])
         self._source = source
+        self._inner = source.stream_format.create_reader([])
         self._subtask = subtask_index
         self._parallelism = parallelism
         self._interval = (source.discovery_interval_ms or 1000) / 1000.0
@@ -272,22 +391,28 @@ class MonitoringTextLineReader(TextLineReader):
                 continue
             size = os.path.getsize(path)
             if size:
-                self._splits.append(_Split(path, 0, size))
+                self._inner.add_splits(self._source.stream_format.units(path, size))
 
     def poll(self, max_records: int) -> list[Any] | None:
-        """Lines of new files; [] until the next discovery when there are none."""
-        batch = super().poll(max_records)
+        """Records of new files; [] until the next discovery when there are none."""
+        batch = self._inner.poll(max_records)
+        self.current_file = self._inner.current_file
         if batch:
             return batch
         now = time.monotonic()
         if now >= self._next_discovery:
             self._next_discovery = now + self._interval
             self._discover()
-            batch = super().poll(max_records)
+            batch = self._inner.poll(max_records)
+            self.current_file = self._inner.current_file
             if batch:
                 return batch
         self.available_at = self._next_discovery
         return []
+
+    def close(self) -> None:
+        """Close the open file."""
+        self._inner.close()
 
 
 def _split_lines(text: str) -> list[str]:
@@ -297,6 +422,19 @@ def _split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def _line_start(data: bytes, index: int) -> int:
+    """Byte offset in ``data`` where line ``index`` starts (terminators as ``_split_lines``)."""
+    if index == 0:
+        return 0
+    for n, match in enumerate(_LINE_END.finditer(data), start=1):
+        if n == index:
+            return match.end()
+    return len(data)
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True)

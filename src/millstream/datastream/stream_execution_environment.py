@@ -245,6 +245,8 @@ class StreamExecutionEnvironment:
             chaining=ChainingStrategy.HEAD,
             is_source=True,
         )
+        if type_info is None and hasattr(source, "get_produced_type"):
+            type_info = source.get_produced_type()  # the format's row type (Flink's ResultTypeQueryable)
         return self._source(
             source_name,
             spec,

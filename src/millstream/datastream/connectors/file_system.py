@@ -2,6 +2,7 @@
 
 from millstream.connectors.file import (
     BucketAssigner,
+    BulkFormat,
     FileSink,
     FileSource,
     FileSourceBuilder,
@@ -12,6 +13,7 @@ from millstream.connectors.file import (
 
 __all__ = [
     "BucketAssigner",
+    "BulkFormat",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",

@@ -1,0 +1,1 @@
+"""``pyflink.datastream.formats``: CSV, JSON and Parquet formats for the file connector."""
