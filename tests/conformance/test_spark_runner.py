@@ -24,8 +24,11 @@ from millstream.datastream import (
     RuntimeExecutionMode,
     StreamExecutionEnvironment,
 )
-from millstream.datastream.connectors.file_system import FileSink
+from millstream.datastream.connectors.file_system import FileSink, FileSource
 from millstream.datastream.connectors.number_seq import NumberSequenceSource
+from millstream.datastream.formats.csv import CsvReaderFormat, CsvSchema
+from millstream.datastream.formats.json import JsonLinesReaderFormat, JsonRowDeserializationSchema
+from millstream.datastream.formats.parquet import ParquetColumnarRowInputFormat
 from millstream.datastream.functions import (
     AggregateFunction,
     CoGroupFunction,
@@ -42,6 +45,7 @@ from millstream.datastream.window import (
     TumblingEventTimeWindows,
 )
 from millstream.spark.translation import UnsupportedOnSparkError
+from millstream.table import DataTypes
 
 pytestmark = pytest.mark.usefixtures("spark")
 
@@ -374,3 +378,68 @@ def test_the_result_names_spark_jobs_and_counts_records_per_vertex():
     assert accumulators["spark.job-ids"], "the Spark job ids of the run"
     counts = {k.split(":", 1)[1]: v for k, v in accumulators.items() if k.startswith("records-out:")}
     assert sum(counts.values()) == 50  # the filtered numbers leave the first vertex once
+
+
+def test_csv_json_lines_and_parquet_files_are_read_by_the_same_subtasks(tmp_path):
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for f in range(5):
+        rows = [f"{f * 100 + i},name {i}" for i in range(10 + 7 * f)]
+        (tmp_path / f"p{f}.csv").write_text("id,name\n" + "\n".join(rows) + "\n")
+    with open(tmp_path / "e.jsonl", "w") as out:
+        for i in range(500):
+            out.write(json.dumps({"id": i, "name": f"e{i}"}) + "\n")
+    pq.write_table(
+        pa.table({"id": list(range(300)), "name": [f"q{i}" for i in range(300)]}), tmp_path / "t.pq", 40
+    )
+    csv_schema = (
+        CsvSchema.builder().add_number_column("id").add_string_column("name").set_use_header().build()
+    )
+    json_schema = (
+        JsonRowDeserializationSchema.builder()
+        .type_info(Types.ROW_NAMED(["id", "name"], [Types.LONG(), Types.STRING()]))
+        .build()
+    )
+    row_type = DataTypes.ROW(
+        [DataTypes.FIELD("id", DataTypes.BIGINT()), DataTypes.FIELD("name", DataTypes.STRING())]
+    )
+    sources = [
+        FileSource.for_record_stream_format(
+            CsvReaderFormat.for_schema(csv_schema), *map(str, tmp_path.glob("*.csv"))
+        ),
+        FileSource.for_record_stream_format(
+            JsonLinesReaderFormat.for_schema(json_schema), str(tmp_path / "e.jsonl")
+        ).set_split_size(2048),
+        FileSource.for_bulk_file_format(
+            ParquetColumnarRowInputFormat(row_type=row_type), str(tmp_path / "t.pq")
+        ),
+    ]
+
+    def build(env):  # type: ignore[no-untyped-def]
+        streams = [
+            env.from_source(s.build(), WatermarkStrategy.no_watermarks(), f"s{i}")
+            for i, s in enumerate(sources)
+        ]
+        return streams[0].union(*streams[1:]).map(WhereAmI()).map(lambda p: (p[0], p[1].id, p[1].name))
+
+    out = same_on_both(build, parallelism=3)
+    assert len(out) == sum(10 + 7 * f for f in range(5)) + 500 + 300
+    assert {eval(line)[0] for line in out} == {0, 1, 2}  # the files are read on every subtask
+
+
+def test_a_malformed_file_fails_the_job_naming_the_source_file_and_line(tmp_path):
+    (tmp_path / "bad.csv").write_text("1,a\n2,b,c\n")
+    schema = CsvSchema.builder().add_number_column("id").add_string_column("name").build()
+    env = env_for("spark")
+    source = FileSource.for_record_stream_format(
+        CsvReaderFormat.for_schema(schema), str(tmp_path / "bad.csv")
+    )
+    env.from_source(source.build(), WatermarkStrategy.no_watermarks(), "people").print()
+    with pytest.raises(JobExecutionException) as info:
+        env.execute("bad input")
+    message = str(info.value)
+    assert "operator 'Source: people'" in message and "failed on Spark" in message
+    assert f"{tmp_path / 'bad.csv'}, line 2: Row length mismatch" in message

@@ -146,9 +146,27 @@ def _job_failure(job_graph: JobGraph, err: BaseException) -> JobExecutionExcepti
     text = str(err)
     match = _USER_ERROR.search(text)
     cause = match.group(1).strip() if match else text.strip().splitlines()[0] if text.strip() else repr(err)
+    root = _root_cause(text)
+    if match and root:
+        cause = f"{cause}; caused by {root}"
     failure = JobExecutionException(job_graph.job_id, f"Job '{job_graph.job_name}' failed on Spark: {cause}")
     failure.__cause__ = err
     return failure
+
+
+_CHAINED = "The above exception was the direct cause of the following exception:"
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.+)$")
+
+
+def _root_cause(text: str) -> str | None:
+    """The first exception of a worker's chained Python traceback (``Type: message``), if any."""
+    if _CHAINED not in text:
+        return None
+    for line in reversed(text.split(_CHAINED, 1)[0].strip().splitlines()):
+        found = _EXCEPTION_LINE.match(line.strip())
+        if found:
+            return f"{found.group(1).rsplit('.', 1)[-1]}: {found.group(2)}"
+    return None
 
 
 class SparkJobClient:
