@@ -413,3 +413,93 @@ def test_a_restarted_job_resumes_from_its_checkpoint(tmp_path):
     # state is exactly once: x went on from 2 and a.txt was not counted again. Delivery is at
     # least once: a batch replayed after the stop may hand its records out again (y: 1).
     assert second["x"] == 3 and second["z"] == 1 and second.get("y", 1) == 1
+
+
+def _csv_and_parquet(env: StreamExecutionEnvironment, directory: Any) -> Any:
+    from millstream.datastream.formats.csv import CsvReaderFormat, CsvSchema
+    from millstream.datastream.formats.parquet import ParquetColumnarRowInputFormat
+    from millstream.table import DataTypes
+
+    schema = CsvSchema.builder().add_string_column("who").add_number_column("n").set_use_header().build()
+    row_type = DataTypes.ROW(
+        [DataTypes.FIELD("who", DataTypes.STRING()), DataTypes.FIELD("n", DataTypes.BIGINT())]
+    )
+    csv_files = FileSource.for_record_stream_format(
+        CsvReaderFormat.for_schema(schema), str(directory / "csv")
+    )
+    parquet_files = FileSource.for_bulk_file_format(
+        ParquetColumnarRowInputFormat(row_type=row_type), str(directory / "pq")
+    )
+    streams = [
+        env.from_source(
+            files.monitor_continuously(Duration.of_millis(50)).build(),
+            WatermarkStrategy.no_watermarks(),
+            name,
+        )
+        for files, name in ((csv_files, "csv"), (parquet_files, "parquet"))
+    ]
+    return streams[0].union(streams[1]).map(lambda r: (r.who, r.n)).key_by(lambda p: p[0]).sum(1)
+
+
+def _publish_csv(directory: Any, name: str, text: str) -> None:
+    os.makedirs(directory, exist_ok=True)
+    (directory / f".{name}").write_text(text)
+    os.rename(directory / f".{name}", directory / name)
+
+
+def _publish_parquet(directory: Any, name: str, rows: list[tuple[str, int]]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    os.makedirs(directory, exist_ok=True)
+    table = pa.table({"n": [n for _, n in rows], "who": [w for w, _ in rows]})  # columns matched by name
+    pq.write_table(table, directory / f".{name}", row_group_size=2)
+    os.rename(directory / f".{name}", directory / name)
+
+
+def test_csv_and_parquet_files_stream_as_on_the_embedded_runtime(tmp_path):
+    stages: list[Callable[[Any], None]] = [
+        lambda d: _publish_csv(d / "csv", "a.csv", 'who,n\nann,1\n"bob\nby",2\nann,3\n'),
+        lambda d: _publish_parquet(d / "pq", "b.parquet", [("ann", 10), ("cy", 5), ("bob\nby", 20)]),
+        lambda d: _publish_csv(d / "csv", "c.csv", "who,n\ncy,1\n"),
+    ]
+    expected_after = [
+        {"ann": 4, "bob\nby": 2},
+        {"ann": 14, "bob\nby": 22, "cy": 5},
+        {"ann": 14, "bob\nby": 22, "cy": 6},
+    ]
+    results = {}
+    for target in ("embedded", "spark"):
+        directory = tmp_path / target
+        os.makedirs(directory / "csv")
+        os.makedirs(directory / "pq")
+        stream = _csv_and_parquet(env_for(target), directory)
+        out: list[Any] = []
+        stage = 0
+        started = time.monotonic()
+        stages[0](directory)
+        with stream.execute_and_collect() as collected:
+            for record in collected:
+                assert time.monotonic() - started < 90, f"{target}: results incomplete: {out}"
+                out.append(record)
+                if final_counts(out) == expected_after[stage]:
+                    stage += 1
+                    if stage == len(stages):
+                        break
+                    stages[stage](directory)
+        results[target] = (final_counts(out), len(out))
+    assert results["spark"] == results["embedded"] == (expected_after[-1], 7)
+
+
+def test_a_malformed_streamed_file_fails_the_query_naming_file_and_line(tmp_path):
+    from millstream.common import JobExecutionException
+
+    env = env_for("spark")
+    stream = _csv_and_parquet(env, tmp_path)
+    _publish_csv(tmp_path / "csv", "bad.csv", "who,n\nann,1\nbob,two\n")
+    os.makedirs(tmp_path / "pq")
+    with pytest.raises(JobExecutionException) as info, stream.execute_and_collect() as results:
+        list(results)
+    message = str(info.value)
+    assert "operator 'Source: csv'" in message
+    assert f"{tmp_path / 'csv' / 'bad.csv'}, line 3, column 'n': invalid literal for int()" in message

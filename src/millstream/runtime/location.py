@@ -35,6 +35,7 @@ class UserFunctionError(Exception):
         record_index: int | None,
         record: object = None,
         message: str = "user function raised",
+        detail: BaseException | None = None,
     ) -> None:
         where = f"operator '{operator_name}' in subtask {location.describe()}"
         position = ""
@@ -43,7 +44,9 @@ class UserFunctionError(Exception):
             if len(preview) > 200:
                 preview = preview[:197] + "..."
             position = f" on record {preview} at input position {record_index} of the subtask"
-        super().__init__(f"{message}: {where}{position}")
+        # ``detail``: the cause, spelled out where tracebacks lose the chain (Spark's workers)
+        cause = f": {type(detail).__name__}: {detail}" if detail is not None else ""
+        super().__init__(f"{message}: {where}{position}{cause}")
         self.operator_name = operator_name
         self.location = location
         self.record_index = record_index

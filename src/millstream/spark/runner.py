@@ -147,7 +147,7 @@ def _job_failure(job_graph: JobGraph, err: BaseException) -> JobExecutionExcepti
     match = _USER_ERROR.search(text)
     cause = match.group(1).strip() if match else text.strip().splitlines()[0] if text.strip() else repr(err)
     root = _root_cause(text)
-    if match and root:
+    if match and root and root.split(": ", 1)[-1] not in cause:
         cause = f"{cause}; caused by {root}"
     failure = JobExecutionException(job_graph.job_id, f"Job '{job_graph.job_name}' failed on Spark: {cause}")
     failure.__cause__ = err

@@ -5,8 +5,12 @@ pickled key of the consuming ``key_by`` edge, empty otherwise), ``ts`` (event ti
 ``evt`` (the same as a timestamp column, for ``withWatermark``) and ``payload`` (the
 pickled value).
 
-* The source: a monitored ``FileSource`` of text lines becomes ``readStream.text``; the
-  rest of the source's chain (its timestamp assigner included) runs in ``mapInPandas``.
+* The source: a monitored ``FileSource`` of text lines becomes ``readStream.text``; in
+  any other format (CSV, JSON Lines, Parquet) it becomes ``readStream.format("binaryFile")``
+  of the new files' paths, and each file is read by the format's own reader (the same
+  parsing and error positions as on the embedded runtime; the files must be on a file
+  system the executors mount). The rest of the source's chain (its timestamp assigner
+  included) runs in ``mapInPandas``.
 * Event time: the job's WatermarkStrategy becomes ``withWatermark("evt", bound + 1 ms)``
   (Flink's watermark is max - bound - 1). Spark advances the watermark once per
   micro-batch and drops rows behind it at the stateful operator: late elements never
@@ -43,10 +47,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from millstream.connectors.file import StreamFormat
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
 from millstream.graph.transformations import OperatorSpec
-from millstream.runtime.location import TaskLocation
+from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import Watermark
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
 from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
@@ -132,6 +137,7 @@ class StreamingVertexProgram:
     vertex: JobVertex
     job_config: dict[str, Any]
     outputs: dict[Any, tuple[Any, Any]]  # data set id -> (tag, key selector of its consumer or None)
+    file_format: Any = None  # the source's format when files arrive as paths
 
     def chain(self, pending: list[tuple[Any, ...]]) -> tuple[OperatorChain, ProcessingTimeService]:
         """Create and open the vertex's chain, outputs encoded into ``pending``."""
@@ -163,6 +169,9 @@ class StreamingVertexProgram:
                     lines = list(frame["value"])
                     for start in range(0, len(lines), _BATCH):
                         handlers[0].process_batch(lines[start : start + _BATCH], None)
+                elif column == "path":
+                    for path in frame["path"]:
+                        self._read_file(_local_path(path), handlers[0])
                 else:
                     feed_envelopes(handlers, frame)
                 if pending:
@@ -171,6 +180,34 @@ class StreamingVertexProgram:
         finally:
             timers.quiesce()
             chain.close()
+
+    def _read_file(self, path: str, handler: Any) -> None:
+        """Every record of one file, read by the source format's own reader, into the chain."""
+        fmt = self.file_format
+        reader = fmt.create_reader(fmt.units(path, os.path.getsize(path)))
+        position = 0
+        try:
+            while True:
+                try:
+                    batch = reader.poll(_BATCH)
+                except Exception as err:
+                    location = TaskLocation(self.job_name, self.vertex.name, 0, 1)
+                    name = self.vertex.operators[0].name
+                    message = "source reader failed"
+                    raise UserFunctionError(name, location, position, path, message, err) from err
+                if batch is None:
+                    return
+                position += len(batch)
+                handler.process_batch(batch, None)
+        finally:
+            reader.close()
+
+
+def _local_path(uri: str) -> str:
+    """``file:/a/b`` or ``file:///a/b`` (Spark's path column) -> ``/a/b``."""
+    if uri.startswith("file:"):
+        uri = "/" + uri[len("file:") :].lstrip("/")
+    return uri
 
 
 def feed_envelopes(handlers: list[Any], frame: Any) -> None:
@@ -574,7 +611,7 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     source = head.operator.function
     paths = getattr(source, "paths", None)
     if getattr(source, "discovery_interval_ms", None) is None or not paths:
-        raise _reject(head, "only a monitored FileSource of text lines can feed an unbounded job on Spark")
+        raise _reject(head, "only a monitored FileSource can feed an unbounded job on Spark")
     strategy = head.operator.params.get("watermark_strategy")
     delay = _strategy_delay(head, strategy)
     # the source's own timestamp assignment runs as the first operator of the chain
@@ -583,13 +620,27 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     else:
         first = OperatorSpec("map", _identity, {"method": None})
     operators = (replace(head, operator=first), *vertex.operators[1:])
-    chain_program = replace(program, vertex=replace(vertex, operators=operators))
-    reader = spark.readStream.format("text")
-    lines = reader.load(paths[0].removeprefix("file://"))
-    for path in paths[1:]:
-        lines = lines.unionByName(reader.load(path.removeprefix("file://")))
-    frame = lines.mapInPandas(lambda frames: chain_program.map_batches(frames, "value"), _envelope_schema())
+    fmt = source.stream_format
+    plain_text = type(fmt) is StreamFormat
+    chain_program = replace(
+        program, vertex=replace(vertex, operators=operators), file_format=None if plain_text else fmt
+    )
+    reader = spark.readStream.format("text" if plain_text else "binaryFile")
+    reader = reader.option("recursiveFileLookup", "true")
+    if not plain_text:
+        reader = reader.schema(_BINARY_FILE_SCHEMA)
+    frames = [reader.load(path.removeprefix("file://")) for path in paths]
+    if not plain_text:
+        frames = [frame.select("path") for frame in frames]  # the format's reader reads the file
+    rows = frames[0]
+    for frame in frames[1:]:
+        rows = rows.unionByName(frame)
+    column = "value" if plain_text else "path"
+    frame = rows.mapInPandas(lambda batches: chain_program.map_batches(batches, column), _envelope_schema())
     return frame, delay
+
+
+_BINARY_FILE_SCHEMA = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 
 
 def _identity(value: Any) -> Any:

@@ -84,6 +84,7 @@ class SourceOperator(StreamOperator):
                 self.records_in,
                 getattr(self._reader, "current_file", None),
                 message="source reader failed",
+                detail=err,
             ) from err
         if batch is None:
             self._emit_final_watermark()
