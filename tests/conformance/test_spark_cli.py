@@ -4,6 +4,7 @@ with the target given by the ``millstream run`` flags or by a configuration file
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -73,3 +74,67 @@ def test_target_from_the_configuration_directory(tmp_path):
     result = run([write_job(tmp_path)], env={"MILLSTREAM_CONF_DIR": str(conf)})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "[('a', 3), ('b', 3), ('c', 1)]" in result.stdout
+
+
+SHARED_LIB = """
+def shout(word):
+    return word.upper() + "!"
+"""
+
+CLUSTER_JOB = """
+import os
+import sys
+
+sys.path.insert(0, {lib_dir!r})  # the client imports the library from where it lives
+
+import shared_lib
+from helpers import tokens
+
+from millstream.datastream import StreamExecutionEnvironment
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.set_parallelism(2)
+env.add_python_file({lib_file!r})  # ... and ships it to the executors
+words = (
+    env.from_collection(["A b a", "c A b", "b"] * 10)
+    .rebalance()
+    .flat_map(tokens)
+    .map(lambda w: (shared_lib.shout(w), os.getcwd()))
+)
+with words.execute_and_collect("cluster job") as results:
+    results = list(results)
+print(sorted({{w for w, _ in results}}))
+print("executors:", len({{where for _, where in results}}))
+print("work:", sorted({{os.path.dirname(where) for _, where in results}}))
+"""
+
+
+def test_a_two_file_job_with_a_shipped_library_runs_on_a_spark_cluster(tmp_path):
+    """local-cluster: a standalone master with two workers, each executor its own JVM and
+    Python workers started in its own work directory, as on a real cluster. The job's
+    helper module travels by value; a library outside the job's directory only reaches
+    the executors because ``add_python_file`` ships it (``addPyFile``)."""
+    job_dir, lib_dir = tmp_path / "job", tmp_path / "lib"
+    job_dir.mkdir()
+    lib_dir.mkdir()
+    (job_dir / "helpers.py").write_text(textwrap.dedent(HELPERS))
+    (lib_dir / "shared_lib.py").write_text(textwrap.dedent(SHARED_LIB))
+    job = job_dir / "job.py"
+    job.write_text(
+        textwrap.dedent(CLUSTER_JOB).format(lib_dir=str(lib_dir), lib_file=str(lib_dir / "shared_lib.py"))
+    )
+    # local-cluster workers always work under $SPARK_HOME/work: this application's is removed
+    from pyspark.find_spark_home import _find_spark_home
+
+    work = os.path.join(_find_spark_home(), "work")
+    before = set(os.listdir(work)) if os.path.isdir(work) else set()
+    try:
+        result = run(["--target", "spark", "--spark-master", "local-cluster[2,1,1024]", str(job)])
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "['A!', 'B!', 'C!']" in result.stdout
+        # both executors ran the job's code, each in its own work directory of the application
+        assert "executors: 2" in result.stdout
+        assert f"work: ['{work}/app-" in result.stdout
+    finally:
+        for app in set(os.listdir(work) if os.path.isdir(work) else []) - before:
+            shutil.rmtree(os.path.join(work, app), ignore_errors=True)

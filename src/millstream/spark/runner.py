@@ -95,8 +95,15 @@ def _session(configuration: Configuration) -> Any:
 
 
 def _ship_code(sc: Any, job_graph: JobGraph) -> None:
-    """Executors of a cluster get millstream and the job's Python files."""
-    if str(sc.master).startswith("local"):
+    """Executors get the job's Python files (``add_python_file``), and on a cluster millstream.
+
+    ``local`` and ``local[n]`` run the Python workers next to the driver, where millstream
+    is installed; ``local-cluster[...]`` and real masters start executors elsewhere.
+    """
+    for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
+        sc.addPyFile(path)
+    master = str(sc.master)
+    if master == "local" or master.startswith("local["):
         return
     import millstream
 
@@ -109,8 +116,6 @@ def _ship_code(sc: Any, job_graph: JobGraph) -> None:
                     path = os.path.join(root, name)
                     zf.write(path, os.path.relpath(path, os.path.dirname(package_dir)))
     sc.addPyFile(archive)
-    for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
-        sc.addPyFile(path)
 
 
 def _pickle_job_modules_by_value() -> None:
