@@ -27,9 +27,14 @@ pickled value).
 * Collect sinks reach the driver through ``foreachBatch``; file sinks are written there
   too, idempotently per micro-batch (``FileSinkWrite``); ``print`` prints on the executors.
 
+Several keyed operators chain: each keyed operator's output carries the watermark on
+(``eventTimeColumnName``), and an operator behind another one processes its rows before
+its watermark advances, as Flink forwards a window's result before the watermark that
+fired it.
+
 Rejected before the query starts, naming the operator: custom watermark generators,
-idleness, late-data side outputs, processing-time windows, broadcast state, more than one
-keyed operator, and sources other than a monitored FileSource. A processing-time timer
+idleness, late-data side outputs, processing-time windows, broadcast state, and sources
+other than a monitored FileSource. A processing-time timer
 fails the query.
 """
 
@@ -234,8 +239,12 @@ def _stamps(frame: Any) -> list[int] | None:
 class KeyedRunner:
     """Runs a keyed vertex one key at a time with that key's state from Spark's state store."""
 
-    def __init__(self, program: StreamingVertexProgram, event_time: bool) -> None:
+    def __init__(self, program: StreamingVertexProgram, event_time: bool, behind: bool = False) -> None:
         self._event_time = event_time  # without a watermark Spark has no timers (nor would Flink fire them)
+        # behind a keyed operator: its rows were emitted before the watermark that fired them
+        # moved on (Flink forwards a window's result, then the watermark), so they are
+        # processed first and the watermark advances after them
+        self._behind = behind
         self._pending: list[tuple[Any, ...]] = []
         self._chain, self._timers = program.chain(self._pending)
         self._head = self._chain.head
@@ -268,8 +277,10 @@ class KeyedRunner:
             return
         wanted = {ts for ts, _, _ in event_timers}
         registered = set(handle.listTimers())
+        fired = self._head.current_watermark  # timers up to it expired (Spark dropped them)
         for ts in registered - wanted:
-            handle.deleteTimer(ts)
+            if ts > fired:
+                handle.deleteTimer(ts)
         for ts in wanted - registered:
             handle.registerTimer(ts)
 
@@ -286,9 +297,12 @@ class KeyedRunner:
         """The key's new rows."""
         self._restore(state.get()[0] if state.exists() else None)
         self._head.current_watermark = -(2**63)
-        self._advance(watermark)
+        if not self._behind:
+            self._advance(watermark)
         for frame in rows:
             feed_envelopes(self._handlers, frame)
+        if self._behind:
+            self._advance(watermark)
         self._save(state, handle)
         yield from self._flush()
 
@@ -312,7 +326,7 @@ class KeyedRunner:
         self._chain.close()
 
 
-def _keyed_processor(program: StreamingVertexProgram, event_time: bool) -> Any:
+def _keyed_processor(program: StreamingVertexProgram, event_time: bool, behind: bool) -> Any:
     from pyspark.sql.streaming import StatefulProcessor
     from pyspark.sql.types import BinaryType, StructField, StructType
 
@@ -321,7 +335,7 @@ def _keyed_processor(program: StreamingVertexProgram, event_time: bool) -> Any:
             self.handle = handle
             schema = StructType([StructField("state", BinaryType())])
             self.state = handle.getValueState("millstream-keyed-state", schema)
-            self.runner = KeyedRunner(program, event_time)
+            self.runner = KeyedRunner(program, event_time, behind)
 
         def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Any:
             watermark = timerValues.getCurrentWatermarkInMs()
@@ -509,15 +523,14 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     """
     data_sets, consumer_key, consumers = _edges(job_graph)
     keyed = [v for v in job_graph.vertices if v.operators[0].state_key_selector is not None]
-    if len(keyed) > 1:
-        raise _reject(keyed[1].operators[0], "only one keyed operator per unbounded job runs on Spark so far")
     spark.conf.set(
         "spark.sql.streaming.stateStore.providerClass",
         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
     )
     if keyed:
-        spark.conf.set("spark.sql.shuffle.partitions", str(keyed[0].parallelism))
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(v.parallelism for v in keyed)))
     frames: dict[Any, Any] = {}
+    stateful: set[Any] = set()  # vertices at or behind a keyed (stateful) operator
     delay: int | None = None
     collect_ids: list[str] = []
     file_sinks: list[FileSinkWrite] = []
@@ -538,7 +551,10 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
         elif not vertex.inputs:
             raise _reject(head, "only a monitored FileSource can feed an unbounded job on Spark so far")
         else:
-            frame = _vertex_frame(_inputs_frame(vertex, frames, data_sets), program, delay)
+            behind = any(data_sets[e.source_id][0].id in stateful for e in vertex.inputs)
+            frame = _vertex_frame(_inputs_frame(vertex, frames, data_sets), program, delay, behind)
+            if behind or head.state_key_selector is not None:
+                stateful.add(vertex.id)
         frames[vertex.id] = frame
     terminal = [frames[v.id] for v in job_graph.vertices if consumers.get(v.id, 0) == 0]
     result = terminal[0]
@@ -592,16 +608,18 @@ def _inputs_frame(
     return unioned
 
 
-def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | None) -> Any:
+def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | None, behind: bool) -> Any:
+    """``behind``: the input comes from a keyed operator, whose output carries the watermark on."""
     if program.vertex.operators[0].state_key_selector is None:
         return upstream.mapInPandas(lambda frames: program.map_batches(frames, "payload"), _envelope_schema())
-    if delay is not None:
+    if delay is not None and not behind:
         upstream = upstream.withWatermark("evt", f"{delay} milliseconds")
     return upstream.groupBy("key").transformWithStateInPandas(
-        _keyed_processor(program, delay is not None),
+        _keyed_processor(program, delay is not None, behind),
         _envelope_schema(),
         "Append",
         "EventTime" if delay is not None else "None",
+        eventTimeColumnName="evt" if delay is not None else "",
     )
 
 
