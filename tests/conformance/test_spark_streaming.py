@@ -169,6 +169,20 @@ def test_event_time_windows_equal_the_embedded_runtime(tmp_path):
     assert results["spark"] == results["embedded"] == EXPECTED_WINDOWS
 
 
+def test_event_times_at_and_before_the_epoch_are_not_late(tmp_path):
+    """Spark's watermark starts at 0 and drops rows at or before it; Flink's starts at
+    Long.MIN_VALUE. Event times 0 and negative ones count as on the embedded runtime."""
+    lines = ["s1 1 -1500", "s1 2 -200", "s1 4 0", "s2 8 999", "s1 16 1000", "flush 0 9000"]
+    expected = {("s1", 1, -1500), ("s1", 2, -200), ("s1", 4, 0), ("s2", 8, 999), ("s1", 16, 1000)}
+    results = {}
+    for target in ("embedded", "spark"):
+        out = run_with_files(
+            target, tmp_path / target, windowed, [lines], lambda out, i: set(out) >= expected, parallelism=1
+        )
+        results[target] = sorted(out)
+    assert results["spark"] == results["embedded"] == sorted(expected)
+
+
 def test_chained_event_time_windows_equal_the_embedded_runtime(tmp_path):
     """A window behind a window: the second keyed operator gets the first one's results
     before its watermark moves past them, as in Flink."""
@@ -341,17 +355,57 @@ def test_what_spark_cannot_express_is_rejected_before_the_query_starts(tmp_path,
         env.execute()
 
 
-def test_processing_time_timers_fail_the_query_naming_the_operator(tmp_path):
+def test_a_processing_time_timer_in_an_event_time_job_fails_the_query_naming_the_operator(tmp_path):
     from millstream.common import JobExecutionException
 
     env = env_for("spark")
-    stream = watched(env, tmp_path).key_by(lambda v: v).process(Timers())
+    stamped = watched(env, tmp_path).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda v, ts: 5_000)
+    )
+    stream = stamped.key_by(lambda v: v).process(Timers()).name("Timers")
     publish(tmp_path, "a.txt", ["x"])
     with (
-        pytest.raises(JobExecutionException, match="processing-time timer"),
+        pytest.raises(JobExecutionException, match="operator 'Timers' registered a processing-time timer"),
         stream.execute_and_collect() as results,
     ):
         list(results)
+
+
+class CountThenReport(KeyedProcessFunction):
+    """Counts a key's elements; a processing-time timer 300 ms after its first reports the count."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
+
+    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        if self.count.value() is None:
+            ctx.timer_service().register_processing_time_timer(
+                ctx.timer_service().current_processing_time() + 300
+            )
+        self.count.update((self.count.value() or 0) + 1)
+        return []
+
+    def on_timer(self, timestamp, ctx):  # type: ignore[no-untyped-def]
+        yield ctx.get_current_key(), self.count.value()
+        self.count.clear()
+
+
+def test_processing_time_timers_fire_as_on_the_embedded_runtime(tmp_path):
+    """Without a watermark, a KeyedProcessFunction runs in Spark's ProcessingTime mode: its
+    processing-time timers become Spark timers and fire with the key's state."""
+    files = [["a b a", "c a"], ["b d"]]  # the second file is published once the first is reported
+    results = {}
+    for target in ("embedded", "spark"):
+        out = run_with_files(
+            target,
+            tmp_path / target,
+            lambda s: s.flat_map(lambda line: line.split()).key_by(lambda w: w).process(CountThenReport()),
+            files,
+            lambda out, i: len(out) == [3, 5][i],
+        )
+        results[target] = sorted(out)
+    expected = sorted([("a", 3), ("b", 1), ("c", 1), ("b", 1), ("d", 1)])
+    assert results["spark"] == results["embedded"] == expected
 
 
 class Net(KeyedCoProcessFunction):

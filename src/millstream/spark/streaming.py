@@ -34,8 +34,9 @@ fired it.
 
 Rejected before the query starts, naming the operator: custom watermark generators,
 idleness, late-data side outputs, processing-time windows, broadcast state, and sources
-other than a monitored FileSource. A processing-time timer
-fails the query.
+other than a monitored FileSource. Without a watermark, keyed process functions run in
+Spark's ProcessingTime mode (their processing-time timers become Spark timers); a
+processing-time timer in an event-time job fails the query.
 """
 
 from __future__ import annotations
@@ -66,6 +67,13 @@ from millstream.spark.translation import UnsupportedOnSparkError
 __all__ = ["ENVELOPE_COLUMNS", "StreamingPlan", "UnsupportedStreamingError", "translate_streaming"]
 
 ENVELOPE_COLUMNS = ["tag", "key", "ts", "evt", "payload"]
+# ``evt`` = ``ts`` + this shift (2**41 ms, about 70 years). Spark's watermark starts at 0 and
+# drops rows at or before it, so without the shift an element at event time 0 (or any
+# negative one) would be late in Spark's first micro-batch, where Flink's initial
+# watermark (Long.MIN_VALUE) makes nothing late. Spark's timers and watermark are read
+# back with the shift removed. Event times in 1900..2191 stay within pandas' range.
+EVT_SHIFT = 1 << 41
+_MIN_TIMESTAMP = -(2**63)
 _BATCH = 1024
 
 
@@ -130,7 +138,7 @@ def _frame(rows: list[tuple[Any, ...]]) -> Any:
 
     frame = pd.DataFrame(rows, columns=["tag", "key", "ts", "payload"])
     frame["ts"] = frame["ts"].astype("Int64")
-    frame["evt"] = pd.to_datetime(frame["ts"], unit="ms", utc=True)
+    frame["evt"] = pd.to_datetime(frame["ts"] + EVT_SHIFT, unit="ms", utc=True)
     return frame[ENVELOPE_COLUMNS]
 
 
@@ -239,8 +247,11 @@ def _stamps(frame: Any) -> list[int] | None:
 class KeyedRunner:
     """Runs a keyed vertex one key at a time with that key's state from Spark's state store."""
 
-    def __init__(self, program: StreamingVertexProgram, event_time: bool, behind: bool = False) -> None:
-        self._event_time = event_time  # without a watermark Spark has no timers (nor would Flink fire them)
+    def __init__(self, program: StreamingVertexProgram, time_mode: str, behind: bool = False) -> None:
+        # Spark's time mode of the operator: "EventTime" (the job has a watermark: event-time
+        # timers become Spark timers), "ProcessingTime" (processing-time timers do), "None"
+        self._time_mode = time_mode
+        self._fired_until = -(2**63)
         # behind a keyed operator: its rows were emitted before the watermark that fired them
         # moved on (Flink forwards a window's result, then the watermark), so they are
         # processed first and the watermark advances after them
@@ -253,31 +264,38 @@ class KeyedRunner:
 
     def _restore(self, blob: Any) -> None:
         head = self._head
-        entries, event_timers = pickle.loads(blob) if blob is not None else ([], [])
+        entries, event_timers, processing = pickle.loads(blob) if blob is not None else ([], [], [])
         head.restore_keyed_state(entries)
         if head.timer_service is not None:
-            head.timer_service.restore_timers(event_timers, [])
+            head.timer_service.restore_timers(event_timers, processing)
 
     def _save(self, state: Any, handle: Any) -> None:
         head = self._head
         entries = head.snapshot_keyed_state()
         event_timers: list[tuple[int, Any, Any]] = []
+        processing: list[tuple[int, Any, Any]] = []
         if head.timer_service is not None:
             event_timers, processing = head.timer_service.snapshot_timers()
-            if processing:
+            if processing and self._time_mode != "ProcessingTime":
                 raise UnsupportedStreamingError(
-                    f"operator '{self._name}' registered a processing-time timer: Spark Structured "
-                    "Streaming runs event time only (both timer kinds in one function cannot run on Spark)"
+                    f"operator '{self._name}' registered a processing-time timer in an event-time job: "
+                    "a Spark stateful operator runs in one time mode (both timer kinds in one "
+                    "function cannot run on Spark)"
                 )
-        if entries or event_timers:
-            state.update((pickle.dumps((entries, event_timers)),))
+        if entries or event_timers or processing:
+            state.update((pickle.dumps((entries, event_timers, processing)),))
         else:
             state.clear()
-        if not self._event_time:
+        if self._time_mode == "None":
             return
-        wanted = {ts for ts, _, _ in event_timers}
+        if self._time_mode == "EventTime":
+            wanted = {ts + EVT_SHIFT for ts, _, _ in event_timers}
+            fired = self._head.current_watermark + EVT_SHIFT
+        else:
+            wanted = {ts for ts, _, _ in processing}
+            fired = self._fired_until
         registered = set(handle.listTimers())
-        fired = self._head.current_watermark  # timers up to it expired (Spark dropped them)
+        # timers up to the watermark (or the clock) expired: Spark dropped them already
         for ts in registered - wanted:
             if ts > fired:
                 handle.deleteTimer(ts)
@@ -306,11 +324,14 @@ class KeyedRunner:
         self._save(state, handle)
         yield from self._flush()
 
-    def on_timer(self, watermark: int, state: Any, handle: Any) -> Iterator[Any]:
-        """A Spark timer of the key expired: the watermark passed it."""
+    def on_timer(self, watermark: int, expiry: int, state: Any, handle: Any) -> Iterator[Any]:
+        """A Spark timer of the key expired: the watermark (or the clock) passed ``expiry``."""
         self._restore(state.get()[0] if state.exists() else None)
         self._head.current_watermark = -(2**63)
         self._advance(watermark)
+        if self._time_mode == "ProcessingTime" and self._head.timer_service is not None:
+            self._fired_until = expiry
+            self._head.timer_service.advance_processing_time(expiry)
         self._save(state, handle)
         yield from self._flush()
 
@@ -326,7 +347,7 @@ class KeyedRunner:
         self._chain.close()
 
 
-def _keyed_processor(program: StreamingVertexProgram, event_time: bool, behind: bool) -> Any:
+def _keyed_processor(program: StreamingVertexProgram, time_mode: str, behind: bool) -> Any:
     from pyspark.sql.streaming import StatefulProcessor
     from pyspark.sql.types import BinaryType, StructField, StructType
 
@@ -335,20 +356,30 @@ def _keyed_processor(program: StreamingVertexProgram, event_time: bool, behind: 
             self.handle = handle
             schema = StructType([StructField("state", BinaryType())])
             self.state = handle.getValueState("millstream-keyed-state", schema)
-            self.runner = KeyedRunner(program, event_time, behind)
+            self.runner = KeyedRunner(program, time_mode, behind)
 
         def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Any:
-            watermark = timerValues.getCurrentWatermarkInMs()
+            watermark = _event_time(timerValues.getCurrentWatermarkInMs())
             yield from self.runner.on_rows(rows, watermark, self.state, self.handle)
 
         def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Any:
-            watermark = max(timerValues.getCurrentWatermarkInMs(), expiredTimerInfo.getExpiryTimeInMs())
-            yield from self.runner.on_timer(watermark, self.state, self.handle)
+            expiry = expiredTimerInfo.getExpiryTimeInMs()
+            watermark = _event_time(timerValues.getCurrentWatermarkInMs())
+            if time_mode == "EventTime":
+                expiry = _event_time(expiry)
+                watermark = max(watermark, expiry)
+            yield from self.runner.on_timer(watermark, expiry, self.state, self.handle)
 
         def close(self) -> None:
             self.runner.close()
 
     return MillstreamKeyedProcessor()
+
+
+def _event_time(spark_ms: int) -> int:
+    """A Spark watermark or event-time timer (shifted) as Flink event time; 0 (Spark's
+    initial watermark) is Flink's Long.MIN_VALUE."""
+    return spark_ms - EVT_SHIFT if spark_ms > 0 else _MIN_TIMESTAMP
 
 
 # -- checks ---------------------------------------------------------------------------------
@@ -614,13 +645,25 @@ def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | N
         return upstream.mapInPandas(lambda frames: program.map_batches(frames, "payload"), _envelope_schema())
     if delay is not None and not behind:
         upstream = upstream.withWatermark("evt", f"{delay} milliseconds")
+    if delay is not None:
+        time_mode = "EventTime"
+    elif program.vertex.operators[0].operator.kind in _PROCESSING_TIMERS:
+        time_mode = "ProcessingTime"  # its function may register processing-time timers
+    else:
+        time_mode = "None"
     return upstream.groupBy("key").transformWithStateInPandas(
-        _keyed_processor(program, delay is not None, behind),
+        _keyed_processor(program, time_mode, behind),
         _envelope_schema(),
         "Append",
-        "EventTime" if delay is not None else "None",
+        time_mode,
         eventTimeColumnName="evt" if delay is not None else "",
     )
+
+
+# keyed operators whose user function may register processing-time timers; without a
+# watermark in the job they run in Spark's ProcessingTime mode (Spark keeps running
+# micro-batches to fire the timers, so other operators stay in "None")
+_PROCESSING_TIMERS = {"keyed_process", "keyed_co_process"}
 
 
 def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int | None]:

@@ -189,6 +189,11 @@ class InternalTimerService:
         if self._proc_heap:
             self._schedule(self._proc_heap[0][0])
 
+    def advance_processing_time(self, now: int) -> None:
+        """Fire every processing-time timer due by ``now``, in order (for runners that own the
+        clock, such as Spark's timers; tasks fire them from their ``ProcessingTimeService``)."""
+        self._fire_until(self._proc_heap, self._proc_timers, self._triggerable.on_processing_time, now)
+
     def fire_all_for_end_of_key(self) -> None:
         """BATCH: fire every timer of the current key (event time, then processing time), in order."""
         self.advance_watermark(MAX_TIMESTAMP)
