@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from millstream.common.config_options import ConfigOption
 
-__all__ = ["CONF_DIR_ENV", "Configuration", "load_global_configuration"]
+__all__ = ["CONF_DIR_ENV", "PROPERTIES_ENV", "Configuration", "load_global_configuration"]
 
 T = TypeVar("T")
 
@@ -128,30 +128,39 @@ def _to_string(value: Any) -> str:
 
 
 CONF_DIR_ENV = "MILLSTREAM_CONF_DIR"
+PROPERTIES_ENV = "MILLSTREAM_PROPERTIES"
 
 
 def load_global_configuration() -> Configuration:
-    """Settings from ``$MILLSTREAM_CONF_DIR/config.yaml`` (flat ``key: value`` lines, ``#`` comments).
+    """Deployment settings: ``$MILLSTREAM_CONF_DIR/config.yaml``, then ``$MILLSTREAM_PROPERTIES``.
 
-    As Flink's ``FLINK_CONF_DIR``: a deployment sets ``execution.target``, ``spark.master`` or
-    any other option there without touching job programs. Empty when the variable is unset.
+    As Flink's ``FLINK_CONF_DIR`` and its images' ``FLINK_PROPERTIES``: flat ``key: value``
+    lines (``#`` comments) that set ``execution.target``, ``spark.master`` or any other
+    option without touching job programs; the variable's lines win over the file's.
+    Empty when neither variable is set.
     """
     import os
 
     config = Configuration()
     directory = os.environ.get(CONF_DIR_ENV)
-    if not directory:
-        return config
-    path = os.path.join(directory, "config.yaml")
-    if not os.path.isfile(path):
-        raise ValueError(f"{CONF_DIR_ENV}={directory}: no config.yaml in that directory")
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            key, sep, value = line.partition(":")
-            if not sep or not key.strip():
-                raise ValueError(f"{path}:{number}: expected 'key: value', got {raw.strip()!r}")
-            config.set_string(key.strip(), value.strip().strip("'\""))
+    if directory:
+        path = os.path.join(directory, "config.yaml")
+        if not os.path.isfile(path):
+            raise ValueError(f"{CONF_DIR_ENV}={directory}: no config.yaml in that directory")
+        with open(path, encoding="utf-8") as f:
+            _parse_into(config, f.read(), path)
+    properties = os.environ.get(PROPERTIES_ENV)
+    if properties:
+        _parse_into(config, properties, f"${PROPERTIES_ENV}")
     return config
+
+
+def _parse_into(config: Configuration, text: str, origin: str) -> None:
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            raise ValueError(f"{origin}:{number}: expected 'key: value', got {raw.strip()!r}")
+        config.set_string(key.strip(), value.strip().strip("'\""))
