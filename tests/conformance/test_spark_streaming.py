@@ -290,15 +290,6 @@ class Punctuated(WatermarkGenerator):
 
 
 PROCESSING_TIME = TumblingProcessingTimeWindows.of(Time.seconds(1))
-RULES = MapStateDescriptor("rules")
-
-
-class ByRule(KeyedBroadcastProcessFunction):
-    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
-        yield value
-
-    def process_broadcast_element(self, value, ctx):  # type: ignore[no-untyped-def]
-        return []
 
 
 class Timers(KeyedProcessFunction):
@@ -341,12 +332,8 @@ class Timers(KeyedProcessFunction):
             ),
             "late-data side output",
         ),
-        (
-            lambda s: s.key_by(len).connect(s.broadcast(RULES)).process(ByRule()).print(),
-            "broadcast",
-        ),
     ],
-    ids=["generator", "idleness", "processing-time-window", "late-side-output", "broadcast"],
+    ids=["generator", "idleness", "processing-time-window", "late-side-output"],
 )
 def test_what_spark_cannot_express_is_rejected_before_the_query_starts(tmp_path, build, reason):  # type: ignore[no-untyped-def]
     env = env_for("spark")
@@ -621,3 +608,107 @@ def test_a_malformed_streamed_file_fails_the_query_naming_file_and_line(tmp_path
     message = str(info.value)
     assert "operator 'Source: csv'" in message
     assert f"{tmp_path / 'csv' / 'bad.csv'}, line 3, column 'n': invalid literal for int()" in message
+
+
+LIMITS = MapStateDescriptor("limits")
+
+
+class Spending(KeyedBroadcastProcessFunction):
+    """Running spend per user against a limit from the broadcast stream; limit changes are
+    acknowledged, and applied to every user's current total (apply_to_keyed_state)."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.total = runtime_context.get_state(ValueStateDescriptor("total"))
+
+    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        user, amount = value
+        total = (self.total.value() or 0) + amount
+        self.total.update(total)
+        limit = ctx.get_broadcast_state(LIMITS).get(user)
+        yield "spend", user, total, "over" if limit is not None and total > limit else "ok"
+
+    def process_broadcast_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        user, limit = value
+        ctx.get_broadcast_state(LIMITS).put(user, limit)
+        yield "limit", user, limit, ""
+        over: list[Any] = []
+        ctx.apply_to_keyed_state(
+            ValueStateDescriptor("total"),
+            lambda key, state: over.append(key) if key == user and (state.value() or 0) > limit else None,
+        )
+        for key in over:
+            yield "now-over", key, limit, ""
+
+
+def _spending(env: StreamExecutionEnvironment, directory: Any) -> Any:
+    def watch(sub: str) -> Any:
+        files = FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(directory / sub))
+        built = files.monitor_continuously(Duration.of_millis(50)).build()
+        return env.from_source(built, WatermarkStrategy.no_watermarks(), sub).map(
+            lambda line: (line.split()[0], int(line.split()[1]))
+        )
+
+    limits = watch("limits").broadcast(LIMITS)
+    return watch("spend").key_by(lambda v: v[0]).connect(limits).process(Spending())
+
+
+def test_keyed_broadcast_state_streams_as_on_the_embedded_runtime(tmp_path):
+    """The broadcast side's limits reach every key; each stage is published once the previous
+    one's results arrived, so both runtimes see the same order of limits and spending."""
+    stages = [
+        # each of the 2 parallel instances acknowledges a limit, as in Flink
+        ("limits", ["ann 10", "bob 5"], 4),
+        ("spend", ["ann 4", "bob 3", "ann 5"], 7),
+        ("limits", ["ann 8"], 10),  # ann is at 9: over the new limit at once (on ann's instance)
+        ("spend", ["bob 3", "cy 1", "ann 1"], 13),
+    ]
+    results = {}
+    for target in ("embedded", "spark"):
+        directory = tmp_path / target
+        for sub in ("limits", "spend"):
+            os.makedirs(directory / sub)
+        stream = _spending(env_for(target), directory)
+        out: list[Any] = []
+        started = time.monotonic()
+        publish(directory / stages[0][0], "s0.txt", stages[0][1])
+        stage = 0
+        with stream.execute_and_collect() as collected:
+            for record in collected:
+                assert time.monotonic() - started < 90, f"{target}: results incomplete: {out}"
+                out.append(record)
+                if len(out) == stages[stage][2]:
+                    stage += 1
+                    if stage == len(stages):
+                        break
+                    publish(directory / stages[stage][0], f"s{stage}.txt", stages[stage][1])
+        results[target] = out
+    expected = [
+        ("limit", "ann", 10, ""),
+        ("limit", "ann", 10, ""),
+        ("limit", "bob", 5, ""),
+        ("limit", "bob", 5, ""),
+        ("spend", "ann", 4, "ok"),
+        ("spend", "bob", 3, "ok"),
+        ("spend", "ann", 9, "ok"),
+        ("limit", "ann", 8, ""),
+        ("limit", "ann", 8, ""),
+        ("now-over", "ann", 8, ""),
+        ("spend", "bob", 6, "over"),
+        ("spend", "cy", 1, "ok"),
+        ("spend", "ann", 10, "over"),
+    ]
+    assert sorted(results["spark"]) == sorted(results["embedded"]) == sorted(expected)
+
+    def per_user(records: list[Any], user: str) -> list[Any]:
+        """The user's records in order; what one limit change caused (on any instance) as a set."""
+        out: list[Any] = []
+        for record in (r for r in records if r[1] == user):
+            if record[0] != "spend" and out and isinstance(out[-1], frozenset):
+                out[-1] = out[-1] | {record}
+            else:
+                out.append(frozenset({record}) if record[0] != "spend" else record)
+        return out
+
+    for user in ("ann", "bob"):
+        wanted = per_user(expected, user)
+        assert per_user(results["spark"], user) == per_user(results["embedded"], user) == wanted

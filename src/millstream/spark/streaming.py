@@ -32,9 +32,13 @@ Several keyed operators chain: each keyed operator's output carries the watermar
 its watermark advances, as Flink forwards a window's result before the watermark that
 fired it.
 
+A vertex with a broadcast input (broadcast state) runs as one Spark group holding one
+chain per Flink subtask: keyed rows go to the subtask owning their key group, broadcast
+rows to every subtask, broadcast rows of a micro-batch first.
+
 Rejected before the query starts, naming the operator: custom watermark generators,
-idleness, late-data side outputs, processing-time windows, broadcast state, and sources
-other than a monitored FileSource. Without a watermark, keyed process functions run in
+idleness, late-data side outputs, processing-time windows, and sources other than a
+monitored FileSource. Without a watermark, keyed process functions run in
 Spark's ProcessingTime mode (their processing-time timers become Spark timers); a
 processing-time timer in an event-time job fails the query.
 """
@@ -49,14 +53,17 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+import cloudpickle
 
 from millstream.connectors.file import StreamFormat
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
 from millstream.graph.transformations import OperatorSpec
+from millstream.runtime.io.network.channel_selectors import create_channel_selector
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import Watermark
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
@@ -152,9 +159,12 @@ class StreamingVertexProgram:
     outputs: dict[Any, tuple[Any, Any]]  # data set id -> (tag, key selector of its consumer or None)
     file_format: Any = None  # the source's format when files arrive as paths
 
-    def chain(self, pending: list[tuple[Any, ...]]) -> tuple[OperatorChain, ProcessingTimeService]:
-        """Create and open the vertex's chain, outputs encoded into ``pending``."""
-        location = TaskLocation(self.job_name, self.vertex.name, 0, 1)
+    def chain(
+        self, pending: list[tuple[Any, ...]], subtask_index: int = 0, parallelism: int = 1
+    ) -> tuple[OperatorChain, ProcessingTimeService]:
+        """Create and open the vertex's chain (as ``subtask_index`` of ``parallelism``),
+        outputs encoded into ``pending``."""
+        location = TaskLocation(self.job_name, self.vertex.name, subtask_index, parallelism)
         writers = {ds: _Encoder(tag, key, pending) for ds, (tag, key) in self.outputs.items()}
         timers = ProcessingTimeService()
         env = ChainEnvironment(
@@ -238,6 +248,15 @@ def feed_envelopes(handlers: list[Any], frame: Any) -> None:
         start = end
 
 
+def _broadcast_first(frames: list[Any], tags: set[str]) -> Any:
+    """One frame of ``frames``' rows, those of the broadcast inputs first (order kept otherwise)."""
+    import pandas as pd
+
+    frame = pd.concat(frames, ignore_index=True) if len(frames) != 1 else frames[0]
+    order = (~frame["tag"].isin(list(tags))).astype(int)
+    return frame.iloc[order.argsort(kind="stable")]
+
+
 def _stamps(frame: Any) -> list[int] | None:
     if "ts" not in frame or frame["ts"].isna().all():
         return None
@@ -245,54 +264,81 @@ def _stamps(frame: Any) -> list[int] | None:
 
 
 class KeyedRunner:
-    """Runs a keyed vertex one key at a time with that key's state from Spark's state store."""
+    """Runs a keyed vertex one Spark group at a time with the group's state from Spark's store.
+
+    A keyed vertex has one group per key and one chain. A vertex with a broadcast input
+    has a single group holding ``parallelism`` chains, one per Flink subtask: keyed rows go
+    to the subtask owning their key group, broadcast rows to every subtask (so, as in
+    Flink, ``process_broadcast_element`` runs once per parallel instance).
+    """
 
     def __init__(self, program: StreamingVertexProgram, time_mode: str, behind: bool = False) -> None:
         # Spark's time mode of the operator: "EventTime" (the job has a watermark: event-time
         # timers become Spark timers), "ProcessingTime" (processing-time timers do), "None"
         self._time_mode = time_mode
         self._fired_until = -(2**63)
+        # a broadcast-state vertex reads the broadcast rows of a micro-batch first (as
+        # Flink's BATCH mode does): rules published with the data they apply to take effect
+        self._broadcast_first = _broadcast_inputs(program.vertex)
         # behind a keyed operator: its rows were emitted before the watermark that fired them
         # moved on (Flink forwards a window's result, then the watermark), so they are
         # processed first and the watermark advances after them
         self._behind = behind
         self._pending: list[tuple[Any, ...]] = []
-        self._chain, self._timers = program.chain(self._pending)
-        self._head = self._chain.head
-        self._handlers = self._chain.input_handlers()
-        self._name = program.vertex.operators[0].name
+        vertex = program.vertex
+        n = vertex.parallelism if self._broadcast_first else 1
+        # every subtask its own copy of the user functions (as every Flink task deserializes its own)
+        copies = [program] + [cloudpickle.loads(cloudpickle.dumps(program)) for _ in range(n - 1)]
+        self._chains = [copy.chain(self._pending, i, n) for i, copy in enumerate(copies)]
+        self._heads = [chain.head for chain, _ in self._chains]
+        self._handlers = [chain.input_handlers() for chain, _ in self._chains]
+        self._routes = (
+            [create_channel_selector(edge.partitioner, n) for edge in sorted(vertex.inputs, key=_input_index)]
+            if n > 1
+            else None
+        )
+        self._name = vertex.operators[0].name
 
     def _restore(self, blob: Any) -> None:
-        head = self._head
-        entries, event_timers, processing = pickle.loads(blob) if blob is not None else ([], [], [])
-        head.restore_keyed_state(entries)
-        if head.timer_service is not None:
-            head.timer_service.restore_timers(event_timers, processing)
+        snapshots = pickle.loads(blob) if blob is not None else [([], [], [], {})] * len(self._heads)
+        for head, (entries, event_timers, processing, operator_state) in zip(self._heads, snapshots):
+            head.restore_keyed_state(entries)
+            head.restore_operator_state(operator_state)
+            if head.timer_service is not None:
+                head.timer_service.restore_timers(event_timers, processing)
+            head.current_watermark = -(2**63)
 
     def _save(self, state: Any, handle: Any) -> None:
-        head = self._head
-        entries = head.snapshot_keyed_state()
-        event_timers: list[tuple[int, Any, Any]] = []
-        processing: list[tuple[int, Any, Any]] = []
-        if head.timer_service is not None:
-            event_timers, processing = head.timer_service.snapshot_timers()
-            if processing and self._time_mode != "ProcessingTime":
-                raise UnsupportedStreamingError(
-                    f"operator '{self._name}' registered a processing-time timer in an event-time job: "
-                    "a Spark stateful operator runs in one time mode (both timer kinds in one "
-                    "function cannot run on Spark)"
-                )
-        if entries or event_timers or processing:
-            state.update((pickle.dumps((entries, event_timers, processing)),))
+        snapshots = []
+        event_times: set[int] = set()
+        processing_times: set[int] = set()
+        for head in self._heads:
+            event_timers: list[tuple[int, Any, Any]] = []
+            processing: list[tuple[int, Any, Any]] = []
+            if head.timer_service is not None:
+                event_timers, processing = head.timer_service.snapshot_timers()
+                if processing and self._time_mode != "ProcessingTime":
+                    raise UnsupportedStreamingError(
+                        f"operator '{self._name}' registered a processing-time timer in an event-time "
+                        "job: a Spark stateful operator runs in one time mode (both timer kinds in one "
+                        "function cannot run on Spark)"
+                    )
+            snapshots.append(
+                (head.snapshot_keyed_state(), event_timers, processing, head.snapshot_operator_state())
+            )
+            event_times.update(ts for ts, _, _ in event_timers)
+            processing_times.update(ts for ts, _, _ in processing)
+        if any(entries or timers or proc or ops for entries, timers, proc, ops in snapshots):
+            state.update((pickle.dumps(snapshots),))
         else:
             state.clear()
         if self._time_mode == "None":
             return
         if self._time_mode == "EventTime":
-            wanted = {ts + EVT_SHIFT for ts, _, _ in event_timers}
-            fired = self._head.current_watermark + EVT_SHIFT
+            wanted = {ts + EVT_SHIFT for ts in event_times}
+            fired = self._heads[0].current_watermark + EVT_SHIFT
         else:
-            wanted = {ts for ts, _, _ in processing}
+            wanted = processing_times
             fired = self._fired_until
         registered = set(handle.listTimers())
         # timers up to the watermark (or the clock) expired: Spark dropped them already
@@ -303,35 +349,55 @@ class KeyedRunner:
             handle.registerTimer(ts)
 
     def _advance(self, watermark: int) -> None:
-        head = self._head
-        if watermark > head.current_watermark:
-            head.process_watermark(Watermark(watermark))
-        else:
-            head.current_watermark = watermark
-            if head.timer_service is not None:
-                head.timer_service.current_watermark = watermark
+        for head in self._heads:
+            if watermark > head.current_watermark:
+                head.process_watermark(Watermark(watermark))
+            else:
+                head.current_watermark = watermark
+                if head.timer_service is not None:
+                    head.timer_service.current_watermark = watermark
+
+    def _feed(self, frame: Any) -> None:
+        if self._routes is None:
+            feed_envelopes(self._handlers[0], frame)
+            return
+        values = [pickle.loads(p) for p in frame["payload"]]
+        stamps = _stamps(frame)
+        inputs = [int(t) for t in frame["tag"]]
+        start = 0
+        for input_index, group in itertools.groupby(inputs):
+            end = start + len(list(group))
+            routed = self._routes[input_index].route(
+                values[start:end], None if stamps is None else stamps[start:end]
+            )
+            for subtask, part, part_stamps in routed:
+                self._handlers[subtask][input_index].process_batch(part, part_stamps)
+            start = end
 
     def on_rows(self, rows: Iterator[Any], watermark: int, state: Any, handle: Any) -> Iterator[Any]:
-        """The key's new rows."""
+        """The group's new rows."""
         self._restore(state.get()[0] if state.exists() else None)
-        self._head.current_watermark = -(2**63)
         if not self._behind:
             self._advance(watermark)
-        for frame in rows:
-            feed_envelopes(self._handlers, frame)
+        frames: Iterable[Any] = rows
+        if self._broadcast_first:
+            frames = [_broadcast_first(list(rows), self._broadcast_first)]
+        for frame in frames:
+            self._feed(frame)
         if self._behind:
             self._advance(watermark)
         self._save(state, handle)
         yield from self._flush()
 
     def on_timer(self, watermark: int, expiry: int, state: Any, handle: Any) -> Iterator[Any]:
-        """A Spark timer of the key expired: the watermark (or the clock) passed ``expiry``."""
+        """A Spark timer of the group expired: the watermark (or the clock) passed ``expiry``."""
         self._restore(state.get()[0] if state.exists() else None)
-        self._head.current_watermark = -(2**63)
         self._advance(watermark)
-        if self._time_mode == "ProcessingTime" and self._head.timer_service is not None:
+        if self._time_mode == "ProcessingTime":
             self._fired_until = expiry
-            self._head.timer_service.advance_processing_time(expiry)
+            for head in self._heads:
+                if head.timer_service is not None:
+                    head.timer_service.advance_processing_time(expiry)
         self._save(state, handle)
         yield from self._flush()
 
@@ -342,9 +408,14 @@ class KeyedRunner:
             yield frame
 
     def close(self) -> None:
-        """Close the chain."""
-        self._timers.quiesce()
-        self._chain.close()
+        """Close the chains."""
+        for chain, timers in self._chains:
+            timers.quiesce()
+            chain.close()
+
+
+def _input_index(edge: Any) -> int:
+    return int(edge.input_index)
 
 
 def _keyed_processor(program: StreamingVertexProgram, time_mode: str, behind: bool) -> Any:
@@ -420,7 +491,7 @@ def _strategy_delay(op: ChainedOperator, strategy: Any) -> int | None:
     raise _reject(op, "a custom WatermarkGenerator cannot be expressed with Spark's withWatermark")
 
 
-def _check_operator(op: ChainedOperator, keyed_head: bool) -> None:
+def _check_operator(op: ChainedOperator, keyed_head: bool, single_group: bool = False) -> None:
     kind = op.operator.kind
     params = op.operator.params
     if kind == "window":
@@ -429,9 +500,9 @@ def _check_operator(op: ChainedOperator, keyed_head: bool) -> None:
             raise _reject(op, "processing-time windows depend on Spark's trigger times, not on event time")
         if params.get("late_data_tag") is not None:
             raise _reject(op, "Spark drops late rows at the stateful operator: no late-data side output")
-    if kind in ("broadcast_process", "keyed_broadcast_process"):
-        raise _reject(op, "broadcast state is not supported on Spark Structured Streaming yet")
     allowed = _KEYED | _STATELESS if keyed_head else _STATELESS
+    if single_group:
+        allowed = allowed | {"broadcast_process", "keyed_broadcast_process"}
     if kind not in allowed and kind not in ("source",):
         raise _reject(op, f"operator kind {kind!r} has no Structured Streaming translation")
 
@@ -535,15 +606,28 @@ def _edges(job_graph: JobGraph) -> tuple[dict[Any, tuple[JobVertex, int]], dict[
     consumer_key: dict[Any, Any] = {}
     consumers: dict[Any, int] = {}
     for vertex in job_graph.vertices:
+        single = bool(_broadcast_inputs(vertex))
         for edge in vertex.inputs:
-            if type(edge.partitioner).__name__ == "BroadcastPartitioner":
-                raise _reject(vertex.operators[0], "broadcast inputs (broadcast state) are not supported yet")
             partitioner = edge.partitioner
             key = partitioner.key_selector if isinstance(partitioner, KeyGroupStreamPartitioner) else None
-            consumer_key[edge.source_id] = key
+            consumer_key[edge.source_id] = _single_group if single else key
             producer = data_sets[edge.source_id][0].id
             consumers[producer] = consumers.get(producer, 0) + 1
     return data_sets, consumer_key, consumers
+
+
+def _broadcast_inputs(vertex: JobVertex) -> set[str]:
+    """The operator inputs (as envelope tags "0"/"1") of a vertex fed by a broadcast edge."""
+    return {
+        str(edge.input_index)
+        for edge in vertex.inputs
+        if type(edge.partitioner).__name__ == "BroadcastPartitioner"
+    }
+
+
+def _single_group(value: Any) -> int:
+    """The one group of a broadcast-state vertex: every row of both inputs meets its state."""
+    return 0
 
 
 def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
@@ -567,8 +651,9 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     file_sinks: list[FileSinkWrite] = []
     for vertex in job_graph.vertices:
         head = vertex.operators[0]
+        single = bool(_broadcast_inputs(vertex))
         for op in vertex.operators:
-            _check_operator(op, head.state_key_selector is not None)
+            _check_operator(op, head.state_key_selector is not None, single)
             if op.operator.kind == "collect":
                 collect_ids.append(op.operator.params["collect_id"])
             if op.operator.kind == "timestamps_watermarks":
@@ -584,7 +669,7 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
         else:
             behind = any(data_sets[e.source_id][0].id in stateful for e in vertex.inputs)
             frame = _vertex_frame(_inputs_frame(vertex, frames, data_sets), program, delay, behind)
-            if behind or head.state_key_selector is not None:
+            if behind or head.state_key_selector is not None or single:
                 stateful.add(vertex.id)
         frames[vertex.id] = frame
     terminal = [frames[v.id] for v in job_graph.vertices if consumers.get(v.id, 0) == 0]
@@ -640,8 +725,13 @@ def _inputs_frame(
 
 
 def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | None, behind: bool) -> Any:
-    """``behind``: the input comes from a keyed operator, whose output carries the watermark on."""
-    if program.vertex.operators[0].state_key_selector is None:
+    """``behind``: the input comes from a keyed operator, whose output carries the watermark on.
+
+    A vertex with a broadcast input runs as one group (all its keys, its broadcast state
+    and its timers in one state row): Spark has no state shared between groups.
+    """
+    single = bool(_broadcast_inputs(program.vertex))
+    if program.vertex.operators[0].state_key_selector is None and not single:
         return upstream.mapInPandas(lambda frames: program.map_batches(frames, "payload"), _envelope_schema())
     if delay is not None and not behind:
         upstream = upstream.withWatermark("evt", f"{delay} milliseconds")
@@ -663,7 +753,7 @@ def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | N
 # keyed operators whose user function may register processing-time timers; without a
 # watermark in the job they run in Spark's ProcessingTime mode (Spark keeps running
 # micro-batches to fire the timers, so other operators stay in "None")
-_PROCESSING_TIMERS = {"keyed_process", "keyed_co_process"}
+_PROCESSING_TIMERS = {"keyed_process", "keyed_co_process", "keyed_broadcast_process"}
 
 
 def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int | None]:

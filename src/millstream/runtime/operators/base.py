@@ -220,6 +220,15 @@ class StreamOperator:
         if self.keyed_backend is not None:
             self.keyed_backend.restore_entries(snapshot)
 
+    def snapshot_operator_state(self) -> Any:
+        """This operator's operator state (list, union list, broadcast), as plain data."""
+        return self._operator_state.snapshot() if self._operator_state is not None else {}
+
+    def restore_operator_state(self, snapshot: Any) -> None:
+        """Replace the operator state with a snapshot of ``snapshot_operator_state``."""
+        if snapshot or self._operator_state is not None:
+            self.operator_state_backend.restore(snapshot)
+
     def end_of_key(self) -> None:
         """BATCH (sorted input): the current key is complete: fire its timers, emit, drop its state."""
         if self.timer_service is not None:

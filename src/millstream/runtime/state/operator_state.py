@@ -86,6 +86,11 @@ class BroadcastStateImpl:
         """The value of ``key`` (None if absent)."""
         return self._map.get(key)
 
+    def replace_all(self, entries: dict[Any, Any]) -> None:
+        """Replace every entry (a restore)."""
+        self._map.clear()
+        self._map.update(entries)
+
     def contains(self, key: Any) -> bool:
         """Whether ``key`` is present."""
         return key in self._map
@@ -215,6 +220,16 @@ class OperatorStateBackend:
                 raise ValueError(f"state {name!r} was snapshotted with mode {restored_mode}")
             state = self._broadcast[name] = BroadcastStateImpl(dict(entries))
         return state
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Set every state to its value in ``snapshot``, in place (states already handed out
+        to functions see it); states not registered yet start from it when they are."""
+        self._restored = dict(snapshot)
+        for name, (_mode, value) in snapshot.items():
+            if name in self._lists:
+                self._lists[name][1].update(list(value))
+            elif name in self._broadcast:
+                self._broadcast[name].replace_all(dict(value))
 
     def snapshot(self) -> Snapshot:
         """Copies of every state, with its redistribution mode."""
