@@ -712,3 +712,34 @@ def test_keyed_broadcast_state_streams_as_on_the_embedded_runtime(tmp_path):
     for user in ("ann", "bob"):
         wanted = per_user(expected, user)
         assert per_user(results["spark"], user) == per_user(results["embedded"], user) == wanted
+
+
+@pytest.mark.parametrize("rate", [None, 500.0], ids=["unlimited", "rate-limited"])
+def test_an_unbounded_data_generator_streams_as_on_the_embedded_runtime(rate: float | None):
+    """Spark's rate source counts the indexes; the generator function makes the elements."""
+    from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+    wanted = 25  # rolling sums per key
+    expected: dict[str, list[int]] = {}
+    for i in range(3 * wanted):
+        sums = expected.setdefault(f"k{i % 3}", [])
+        sums.append((sums[-1] if sums else 0) + i)
+    results = {}
+    for target in ("embedded", "spark"):
+        env = env_for(target, parallelism=1)  # one reader: each key's elements in index order
+        source = DataGeneratorSource(lambda i: (f"k{i % 3}", i), None, rate)
+        sums = (
+            env.from_source(source, WatermarkStrategy.no_watermarks(), "generated")
+            .key_by(lambda p: p[0])
+            .sum(1)
+        )
+        seen: dict[str, list[int]] = {}
+        started = time.monotonic()
+        with sums.execute_and_collect() as collected:
+            for key, total in collected:
+                assert time.monotonic() - started < 90, f"{target}: results incomplete: {seen}"
+                seen.setdefault(key, []).append(total)
+                if all(len(seen.get(k, [])) >= wanted for k in expected):
+                    break
+        results[target] = {k: v[:wanted] for k, v in seen.items()}
+    assert results["spark"] == results["embedded"] == expected

@@ -5,12 +5,13 @@ pickled key of the consuming ``key_by`` edge, empty otherwise), ``ts`` (event ti
 ``evt`` (the same as a timestamp column, for ``withWatermark``) and ``payload`` (the
 pickled value).
 
-* The source: a monitored ``FileSource`` of text lines becomes ``readStream.text``; in
-  any other format (CSV, JSON Lines, Parquet) it becomes ``readStream.format("binaryFile")``
-  of the new files' paths, and each file is read by the format's own reader (the same
-  parsing and error positions as on the embedded runtime; the files must be on a file
-  system the executors mount). The rest of the source's chain (its timestamp assigner
-  included) runs in ``mapInPandas``.
+* The source: an unbounded ``DataGeneratorSource`` becomes Spark's rate source (its
+  counter feeds the generator function); a monitored ``FileSource`` of text lines becomes
+  ``readStream.text``, in any other format (CSV, JSON Lines, Parquet)
+  ``readStream.format("binaryFile")`` of the new files' paths, each file read by the
+  format's own reader (the same parsing and error positions as on the embedded runtime;
+  the files must be on a file system the executors mount). The rest of the source's
+  chain (its timestamp assigner included) runs in ``mapInPandas``.
 * Event time: the job's WatermarkStrategy becomes ``withWatermark("evt", bound + 1 ms)``
   (Flink's watermark is max - bound - 1). Spark advances the watermark once per
   micro-batch and drops rows behind it at the stateful operator: late elements never
@@ -158,6 +159,7 @@ class StreamingVertexProgram:
     job_config: dict[str, Any]
     outputs: dict[Any, tuple[Any, Any]]  # data set id -> (tag, key selector of its consumer or None)
     file_format: Any = None  # the source's format when files arrive as paths
+    generator: Any = None  # an unbounded DataGeneratorSource's function of the index
 
     def chain(
         self, pending: list[tuple[Any, ...]], subtask_index: int = 0, parallelism: int = 1
@@ -195,6 +197,8 @@ class StreamingVertexProgram:
                 elif column == "path":
                     for path in frame["path"]:
                         self._read_file(_local_path(path), handlers[0])
+                elif column == "index":
+                    self._generate(list(frame["value"]), handlers[0])
                 else:
                     feed_envelopes(handlers, frame)
                 if pending:
@@ -203,6 +207,22 @@ class StreamingVertexProgram:
         finally:
             timers.quiesce()
             chain.close()
+
+    def _generate(self, indexes: list[int], handler: Any) -> None:
+        """The generator function's values of Spark's rate-source indexes, into the chain."""
+        fn = self.generator
+        for start in range(0, len(indexes), _BATCH):
+            values = []
+            for index in indexes[start : start + _BATCH]:
+                try:
+                    values.append(fn(int(index)))
+                except Exception as err:
+                    location = TaskLocation(self.job_name, self.vertex.name, 0, 1)
+                    name = self.vertex.operators[0].name
+                    raise UserFunctionError(
+                        name, location, int(index), index, "generator function raised", err
+                    ) from err
+            handler.process_batch(values, None)
 
     def _read_file(self, path: str, handler: Any) -> None:
         """Every record of one file, read by the source format's own reader, into the chain."""
@@ -761,8 +781,13 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     head = vertex.operators[0]
     source = head.operator.function
     paths = getattr(source, "paths", None)
-    if getattr(source, "discovery_interval_ms", None) is None or not paths:
-        raise _reject(head, "only a monitored FileSource can feed an unbounded job on Spark")
+    generator = getattr(source, "generator_function", None)
+    if (getattr(source, "discovery_interval_ms", None) is None or not paths) and generator is None:
+        raise _reject(
+            head,
+            "only a monitored FileSource or an unbounded DataGeneratorSource can feed an unbounded "
+            "job on Spark",
+        )
     strategy = head.operator.params.get("watermark_strategy")
     delay = _strategy_delay(head, strategy)
     # the source's own timestamp assignment runs as the first operator of the chain
@@ -771,6 +796,10 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     else:
         first = OperatorSpec("map", _identity, {"method": None})
     operators = (replace(head, operator=first), *vertex.operators[1:])
+    if generator is not None:
+        return _generator_frame(
+            spark, replace(program, vertex=replace(vertex, operators=operators)), source
+        ), delay
     fmt = source.stream_format
     plain_text = type(fmt) is StreamFormat
     chain_program = replace(
@@ -780,7 +809,7 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     reader = reader.option("recursiveFileLookup", "true")
     if not plain_text:
         reader = reader.schema(_BINARY_FILE_SCHEMA)
-    frames = [reader.load(path.removeprefix("file://")) for path in paths]
+    frames = [reader.load(path.removeprefix("file://")) for path in paths or ()]
     if not plain_text:
         frames = [frame.select("path") for frame in frames]  # the format's reader reads the file
     rows = frames[0]
@@ -791,6 +820,24 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     return frame, delay
 
 
+def _generator_frame(spark: Any, program: StreamingVertexProgram, source: Any) -> Any:
+    """An unbounded DataGeneratorSource: Spark's rate source counts the indexes 0, 1, 2 ...
+    (at the source's rate, or ``rate-micro-batch`` steps when unlimited); the generator
+    function turns each into its element, as the embedded runtime's reader does."""
+    partitions = str(program.vertex.parallelism)
+    rate = source.records_per_second
+    if rate is None:
+        reader = spark.readStream.format("rate-micro-batch").option(
+            "rowsPerBatch", str(_UNLIMITED_ROWS_PER_BATCH)
+        )
+    else:
+        reader = spark.readStream.format("rate").option("rowsPerSecond", str(max(1, round(rate))))
+    rows = reader.option("numPartitions", partitions).load().select("value")
+    chain_program = replace(program, generator=source.generator_function)
+    return rows.mapInPandas(lambda batches: chain_program.map_batches(batches, "index"), _envelope_schema())
+
+
+_UNLIMITED_ROWS_PER_BATCH = 10_000
 _BINARY_FILE_SCHEMA = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 
 
