@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import os
+import queue
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -277,6 +279,57 @@ def test_difference_the_watermark_advances_once_per_micro_batch(tmp_path):
     assert ("s1", 2, 200) in on_spark  # same batch: not late on Spark
 
 
+def _held_until(release: str) -> Callable[[str], str]:
+    """A map that holds the element "held" until the file ``release`` exists."""
+
+    def hold(value: str) -> str:
+        if value == "held":
+            deadline = time.monotonic() + 60
+            while not os.path.exists(release) and time.monotonic() < deadline:
+                time.sleep(0.02)  # the element waits on the test, which waits on the results
+        return value
+
+    return hold
+
+
+def test_difference_results_arrive_per_micro_batch(tmp_path):
+    """Documented difference: Spark hands out a result once the task of its micro-batch that
+    computed it is done, so one slow element holds back the results of the elements read
+    with it; on the embedded runtime the other element's result arrives while that one is
+    still held (round robin puts the two on different subtasks)."""
+    from millstream.common import JobExecutionException
+
+    for target in ("embedded", "spark"):
+        directory = tmp_path / target
+        os.makedirs(directory)
+        release = str(tmp_path / f"release-{target}")
+        env = env_for(target, parallelism=2)
+        stream = watched(env, directory).rebalance().map(_held_until(release))
+        results: queue.Queue[Any] = queue.Queue()
+
+        def drain(collected: Any) -> None:
+            try:
+                for value in collected:
+                    results.put(value)
+            except JobExecutionException:
+                pass  # cancelled by close() at the end
+
+        with stream.execute_and_collect() as collected:
+            reader = threading.Thread(target=drain, args=(collected,), daemon=True)
+            reader.start()
+            publish(directory, "one-batch.txt", ["free", "held"])
+            if target == "embedded":
+                assert results.get(timeout=60) == "free"  # while "held" is still held
+            else:
+                with pytest.raises(queue.Empty):
+                    results.get(timeout=8)  # nothing: the task holding both is not done
+            open(release, "w").close()
+            got = [results.get(timeout=60) for _ in range(1 if target == "embedded" else 2)]
+            assert sorted(got) == (["held"] if target == "embedded" else ["free", "held"])
+            collected.close()
+        reader.join(timeout=30)
+
+
 class Punctuated(WatermarkGenerator):
     def __init__(self) -> None:
         self.highest = -(2**63)
@@ -470,9 +523,16 @@ def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
     env = env_for("spark")
     source_dir = tmp_path / "in"
     source_dir.mkdir()
-    watched(env, source_dir).flat_map(str.split).map(lambda w: (w, 1)).key_by(lambda p: p[0]).sum(1).sink_to(
-        sink
-    )
+    calls = str(tmp_path / "calls")
+
+    def pair(word: str) -> tuple[str, int]:
+        with open(calls, "a") as f:  # one line per call of the user function
+            f.write(word + "\n")
+        return word, 1
+
+    words = watched(env, source_dir).flat_map(str.split)
+    # the counted function runs after a shuffle, in the keyed operator's stage
+    words.key_by(lambda w: w).map(pair).key_by(lambda p: p[0]).sum(1).sink_to(sink)
     client = env.execute_async("streaming file sink")
     try:
         expected: dict[str, int] = {}
@@ -488,6 +548,8 @@ def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
         client.cancel()
     names = sorted(n for _, _, files in os.walk(out_dir) for n in files if n.startswith("part-"))
     assert names and all("-batch" in n for n in names)  # part-<job>-batch<id>-<partition>-<n>
+    with open(calls) as f:  # each element went through the user function once
+        assert len(f.read().split()) == sum(expected.values())
 
 
 def test_a_restarted_job_resumes_from_its_checkpoint(tmp_path):

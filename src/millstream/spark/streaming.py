@@ -593,6 +593,17 @@ class StreamingPlan:
                 return -1
 
         def deliver(batch: Any, batch_id: int) -> None:
+            if self.file_sinks:
+                # several actions on the batch (each sink, then the collected rows): Spark's
+                # guide asks foreachBatch to persist a batch used more than once
+                batch = batch.persist()
+            try:
+                deliver_batch(batch, batch_id)
+            finally:
+                if self.file_sinks:
+                    batch.unpersist()
+
+        def deliver_batch(batch: Any, batch_id: int) -> None:
             for sink in self.file_sinks:
                 sink.write(batch, batch_id)  # idempotent: a replayed batch rewrites its files
             # a batch replayed after a restart runs again (its state must commit) but its
