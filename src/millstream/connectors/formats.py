@@ -141,6 +141,10 @@ class CsvSchemaBuilder:
         """A STRING column."""
         return self._add(name, DataTypes.STRING())
 
+    def _set(self, option: str, value: Any) -> CsvSchemaBuilder:
+        self._options[option] = value
+        return self
+
     def _add(self, name: str, data_type: DataType) -> CsvSchemaBuilder:
         self._fields.append(DataTypes.FIELD(name, data_type))
         self._separators.append(None)
@@ -160,8 +164,7 @@ class CsvSchemaBuilder:
 
     def set_allow_comments(self, allow: bool = True) -> CsvSchemaBuilder:
         """Skip lines starting with ``#``."""
-        self._options["allow_comments"] = allow
-        return self
+        return self._set("allow_comments", allow)
 
     def set_any_property_name(self, name: str) -> CsvSchemaBuilder:
         """Accepted for compatibility; extra columns still fail the row."""
@@ -169,8 +172,7 @@ class CsvSchemaBuilder:
 
     def disable_array_element_separator(self) -> CsvSchemaBuilder:
         """Array fields are not split (one element each) unless their column sets a separator."""
-        self._options["array_element_separator"] = ""
-        return self
+        return self._set("array_element_separator", "")
 
     def remove_array_element_separator(self, index: int) -> CsvSchemaBuilder:
         """The array field of column ``index`` is not split."""
@@ -179,58 +181,47 @@ class CsvSchemaBuilder:
 
     def set_array_element_separator(self, separator: str) -> CsvSchemaBuilder:
         """The separator of array elements for columns without their own (default ``;``)."""
-        self._options["array_element_separator"] = separator
-        return self
+        return self._set("array_element_separator", separator)
 
     def set_column_separator(self, char: str) -> CsvSchemaBuilder:
         """The column separator (default ``,``)."""
-        self._options["column_separator"] = _single_char("Column separator", char)
-        return self
+        return self._set("column_separator", _single_char("Column separator", char))
 
     def disable_escape_char(self) -> CsvSchemaBuilder:
         """No escape character (the default)."""
-        self._options["escape_char"] = None
-        return self
+        return self._set("escape_char", None)
 
     def set_escape_char(self, char: str) -> CsvSchemaBuilder:
         """The escape character (default: none)."""
-        self._options["escape_char"] = _single_char("Escape char", char)
-        return self
+        return self._set("escape_char", _single_char("Escape char", char))
 
     def set_line_separator(self, separator: str) -> CsvSchemaBuilder:
         """The line separator when writing (reading accepts ``\\n``, ``\\r``, ``\\r\\n``)."""
-        self._options["line_separator"] = separator
-        return self
+        return self._set("line_separator", separator)
 
     def set_null_value(self, null_value: str) -> CsvSchemaBuilder:
         """The text that reads as None (default: none; an empty field is an empty value)."""
-        self._options["null_value"] = null_value
-        return self
+        return self._set("null_value", null_value)
 
     def disable_quote_char(self) -> CsvSchemaBuilder:
         """Quotes are ordinary characters."""
-        self._options["quote_char"] = None
-        return self
+        return self._set("quote_char", None)
 
     def set_quote_char(self, char: str) -> CsvSchemaBuilder:
         """The quote character (default ``"``)."""
-        self._options["quote_char"] = _single_char("Quote char", char)
-        return self
+        return self._set("quote_char", _single_char("Quote char", char))
 
     def set_skip_first_data_row(self, skip: bool = True) -> CsvSchemaBuilder:
         """Skip the first data row of each file."""
-        self._options["skip_first_data_row"] = skip
-        return self
+        return self._set("skip_first_data_row", skip)
 
     def set_strict_headers(self, strict: bool = True) -> CsvSchemaBuilder:
         """With a header: fail when its names differ from the schema's."""
-        self._options["strict_headers"] = strict
-        return self
+        return self._set("strict_headers", strict)
 
     def set_use_header(self, use: bool = True) -> CsvSchemaBuilder:
         """The first line of each file is a header (skipped, or checked if strict)."""
-        self._options["use_header"] = use
-        return self
+        return self._set("use_header", use)
 
     def size(self) -> int:
         """Number of columns so far."""
