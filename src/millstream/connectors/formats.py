@@ -21,7 +21,7 @@ import csv
 import decimal
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from millstream.common.typeinfo import (
     BasicTypeInfo,
@@ -231,21 +231,30 @@ class CsvSchemaBuilder:
         return self.size()
 
 
-class CsvReaderFormat(StreamFormat):
-    """Reads CSV files into ``Row``s of a ``CsvSchema``; each file is read whole by one subtask."""
+class _SchemaReaderFormat(StreamFormat):
+    """A stream format configured by a schema object of ``schema_type``."""
 
-    kind = "csv"
+    schema_type: type
 
-    def __init__(self, schema: CsvSchema, charset: str = "UTF-8") -> None:
+    def __init__(self, schema: Any, charset: str = "UTF-8") -> None:
         super().__init__(charset)
         self.schema = schema
 
-    @staticmethod
-    def for_schema(schema: CsvSchema) -> CsvReaderFormat:
-        """The format reading files of ``schema``."""
-        if not isinstance(schema, CsvSchema):
-            raise TypeError(f"CsvReaderFormat.for_schema expects a CsvSchema, got {type(schema).__name__}")
-        return CsvReaderFormat(schema)
+    @classmethod
+    def for_schema(cls, schema: Any) -> Self:
+        """The format reading records of ``schema``."""
+        if not isinstance(schema, cls.schema_type):
+            raise TypeError(
+                f"{cls.__name__}.for_schema expects a {cls.schema_type.__name__}, got {type(schema).__name__}"
+            )
+        return cls(schema)
+
+
+class CsvReaderFormat(_SchemaReaderFormat):
+    """Reads CSV files into ``Row``s of a ``CsvSchema``; each file is read whole by one subtask."""
+
+    kind = "csv"
+    schema_type = CsvSchema
 
     def is_splittable(self) -> bool:
         """No: a header and quoted line breaks need the file from its start."""
@@ -448,27 +457,13 @@ class JsonRowDeserializationSchemaBuilder:
         )
 
 
-class JsonLinesReaderFormat(StreamFormat):
-    """Reads JSON Lines (one JSON object per line) into records of a deserialization schema.
-
-    Blank lines are skipped. The files are read in byte ranges like text lines.
-    """
+class JsonLinesReaderFormat(_SchemaReaderFormat):
+    """Reads JSON Lines (one JSON object per line) into records of a
+    ``JsonRowDeserializationSchema``. Blank lines are skipped. The files are read in byte
+    ranges like text lines."""
 
     kind = "json_lines"
-
-    def __init__(self, schema: JsonRowDeserializationSchema, charset: str = "UTF-8") -> None:
-        super().__init__(charset)
-        self.schema = schema
-
-    @staticmethod
-    def for_schema(schema: JsonRowDeserializationSchema) -> JsonLinesReaderFormat:
-        """The format reading lines with ``schema``."""
-        if not isinstance(schema, JsonRowDeserializationSchema):
-            raise TypeError(
-                "JsonLinesReaderFormat.for_schema expects a JsonRowDeserializationSchema, "
-                f"got {type(schema).__name__}"
-            )
-        return JsonLinesReaderFormat(schema)
+    schema_type = JsonRowDeserializationSchema
 
     def get_produced_type(self) -> TypeInformation:
         """The schema's type."""
