@@ -145,3 +145,12 @@ ALERTS = [
 def test_broadcast_state_example_alerts_whichever_input_comes_first():
     assert run_example("broadcast_state.py", "--parallelism", "2") == ALERTS
     assert run_example("broadcast_state.py", "--parallelism", "2", "--batch") == ALERTS
+
+
+def test_file_formats_example_sums_csv_json_lines_and_parquet_rows(tmp_path):
+    assert run_example("file_formats.py", "--parallelism", "2", "--data", str(tmp_path)) == [
+        "chair: 18",
+        "lamp, desk: 2",
+        "table: 3",
+    ]
+    assert sorted(os.listdir(tmp_path)) == ["archive.parquet", "orders.csv", "returns.jsonl"]
