@@ -32,6 +32,11 @@ def test_killing_a_task_manager_fails_the_job_promptly_and_leaves_no_process():
     processes = client.cluster.task_manager_processes.processes
     assert len(processes) == 2 and all(p.poll() is None for p in processes)
     victim = processes[1]
+    # kill only once every subtask runs (before its slots are allocated, the job fails
+    # for lack of resources instead, with another message)
+    deadline = time.monotonic() + 60
+    while len(client.get_task_metrics()) < 4:  # 2 source and 2 relay subtasks report metrics
+        assert time.monotonic() < deadline, "the job's tasks did not start"
     started = time.monotonic()
     os.kill(victim.pid, signal.SIGKILL)
     with pytest.raises(JobExecutionException) as info:
