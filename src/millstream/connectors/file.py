@@ -39,7 +39,9 @@ from millstream.connectors.base import ReaderContext, TextRenderer, WriterContex
 
 __all__ = [
     "BucketAssigner",
+    "BulkFileWriter",
     "BulkFormat",
+    "BulkFormatBuilder",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",
@@ -555,20 +557,35 @@ class FileSink:
         output_file_config: OutputFileConfig,
         rolling_policy: RollingPolicy,
         bucket_assigner: BucketAssigner,
+        bulk_writer_factory: Any = None,
     ) -> None:
         self.base_path = base_path.removeprefix("file://")
         self.encoder = encoder
         self.output_file_config = output_file_config
         self.rolling_policy = rolling_policy
         self.bucket_assigner = bucket_assigner
+        self.bulk_writer_factory = bulk_writer_factory  # bulk format: files written by this factory
 
     @staticmethod
     def for_row_format(base_path: str, encoder: Any) -> RowFormatBuilder:
         """A builder for a row-format sink writing ``encoder``'s text of each element."""
         return RowFormatBuilder(str(base_path), encoder)
 
+    @staticmethod
+    def for_bulk_format(base_path: str, writer_factory: Any) -> BulkFormatBuilder:
+        """A builder for a bulk-format sink (CSV, Parquet) whose part files ``writer_factory``
+        writes; as in Flink, they roll only on checkpoints and at the end of input."""
+        if not hasattr(writer_factory, "create"):
+            raise TypeError(
+                "for_bulk_format expects a bulk writer factory (CsvBulkWriters.for_schema, "
+                f"ParquetBulkWriters.for_row_type), got {type(writer_factory).__name__}"
+            )
+        return BulkFormatBuilder(str(base_path), writer_factory)
+
     def create_writer(self, context: WriterContext, renderer: TextRenderer) -> FileWriter:
         """The writer of one subtask; ``renderer`` turns elements into text lines."""
+        if self.bulk_writer_factory is not None:
+            return BulkFileWriter(self, context)
         return FileWriter(self, context, renderer)
 
 
@@ -617,6 +634,49 @@ class RowFormatBuilder:
             self.output_file_config,
             self.rolling_policy,
             self.bucket_assigner,
+        )
+
+
+@dataclass
+class BulkFormatBuilder:
+    """Builds a bulk-format ``FileSink`` (rolling on checkpoints and at the end of input)."""
+
+    base_path: str
+    writer_factory: Any
+    output_file_config: OutputFileConfig = field(default_factory=OutputFileConfig)
+    bucket_assigner: BucketAssigner = field(default_factory=BucketAssigner)
+
+    def with_output_file_config(self, config: OutputFileConfig) -> BulkFormatBuilder:
+        """Part file prefix/suffix."""
+        self.output_file_config = config
+        return self
+
+    def with_bucket_assigner(self, assigner: BucketAssigner) -> BulkFormatBuilder:
+        """Which bucket directory each element goes to."""
+        self.bucket_assigner = assigner
+        return self
+
+    def with_rolling_policy(self, policy: RollingPolicy) -> BulkFormatBuilder:
+        """Only ``RollingPolicy.on_checkpoint_rolling_policy()``: a bulk file cannot be cut mid-way."""
+        if not policy.on_checkpoint:
+            raise ValueError(
+                "bulk formats roll on checkpoints only: use RollingPolicy.on_checkpoint_rolling_policy()"
+            )
+        return self
+
+    def with_bucket_check_interval(self, interval: int) -> BulkFormatBuilder:
+        """Accepted for compatibility."""
+        return self
+
+    def build(self) -> FileSink:
+        """The sink."""
+        return FileSink(
+            self.base_path,
+            None,
+            self.output_file_config,
+            RollingPolicy.on_checkpoint_rolling_policy(),
+            self.bucket_assigner,
+            self.writer_factory,
         )
 
 
@@ -681,4 +741,49 @@ class FileWriter:
         """Close files; uncommitted in-progress files stay (nothing written is lost)."""
         for part in self._open.values():
             part.file.close()
+        self._open.clear()
+
+
+class _BulkPart:
+    """An in-progress bulk part file: written by the factory's writer, renamed on commit."""
+
+    def __init__(self, directory: str, final_name: str, factory: Any) -> None:
+        os.makedirs(directory, exist_ok=True)
+        self.final_path = os.path.join(directory, final_name)
+        self.path = os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}")
+        self.writer = factory.create(self.path)
+
+    def commit(self) -> None:
+        self.writer.finish()
+        os.replace(self.path, self.final_path)
+
+
+class BulkFileWriter(FileWriter):
+    """One subtask's bulk writer: one in-progress part per bucket, committed at the end of input
+    (and, once checkpoints exist, on each checkpoint)."""
+
+    def __init__(self, sink: FileSink, context: WriterContext) -> None:
+        self._sink = sink
+        self._subtask = context.subtask_index
+        self._uid = context.part_uid or uuid.uuid4()
+        self._counter = 0
+        self._open: dict[str, Any] = {}
+
+    def write_batch(self, values: list[Any]) -> None:
+        """Hand the elements to the bucket's bulk writer."""
+        bucket = self._sink.bucket_assigner.bucket_id(time.time())
+        part = self._open.get(bucket)
+        if part is None:
+            config = self._sink.output_file_config
+            name = f"{config.part_prefix}-{self._uid}-{self._subtask}-{self._counter}{config.part_suffix}"
+            self._counter += 1
+            part = self._open[bucket] = _BulkPart(
+                os.path.join(self._sink.base_path, bucket), name, self._sink.bulk_writer_factory
+            )
+        part.writer.add_batch(values)
+
+    def close(self) -> None:
+        """Close files; uncommitted in-progress files stay."""
+        for part in self._open.values():
+            part.writer.close()
         self._open.clear()

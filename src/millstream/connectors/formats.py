@@ -35,11 +35,14 @@ from millstream.connectors.file import BulkFormat, FileReader, LineDecoder, Line
 from millstream.table.types import ArrayType, DataType, DataTypes, RowType
 
 __all__ = [
+    "CsvBulkWriter",
+    "CsvBulkWriters",
     "CsvReaderFormat",
     "CsvSchema",
     "CsvSchemaBuilder",
     "JsonLinesReaderFormat",
     "JsonRowDeserializationSchema",
+    "ParquetBulkWriters",
     "ParquetColumnarRowInputFormat",
 ]
 
@@ -693,3 +696,165 @@ class _ParquetReader(FileReader):
             self._file.close()
         self._file = None
         self._batches = None
+
+
+# -- bulk writers (FileSink.for_bulk_format) ----------------------------------------------
+
+
+def _fields_of(value: Any) -> list[Any]:
+    """The fields of a record written by a bulk writer: a Row, tuple or list (by position)."""
+    if isinstance(value, Row | tuple | list):
+        return list(value)
+    raise TypeError(f"a bulk-format file sink writes Rows or tuples, got {type(value).__name__}: {value!r}")
+
+
+class CsvBulkWriters:
+    """Bulk writer factories of CSV files (``pyflink.datastream.formats.csv``)."""
+
+    @staticmethod
+    def for_schema(schema: CsvSchema) -> _CsvBulkWriterFactory:
+        """Rows written as CSV lines of ``schema`` (a header first if it uses one)."""
+        if not isinstance(schema, CsvSchema):
+            raise TypeError(f"CsvBulkWriters.for_schema expects a CsvSchema, got {type(schema).__name__}")
+        return _CsvBulkWriterFactory(schema)
+
+
+CsvBulkWriter = CsvBulkWriters  # PyFlink 1.16's name
+
+
+class _CsvBulkWriterFactory:
+    def __init__(self, schema: CsvSchema) -> None:
+        self.schema = schema
+
+    def create(self, path: str) -> _CsvBulkWriter:
+        return _CsvBulkWriter(path, self.schema)
+
+
+class _CsvBulkWriter:
+    def __init__(self, path: str, schema: CsvSchema) -> None:
+        options = schema.options
+        self._file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed by finish/close
+        quote = options["quote_char"]
+        self._csv = csv.writer(
+            self._file,
+            delimiter=options["column_separator"],
+            quotechar=quote or '"',
+            quoting=csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE,
+            escapechar=options["escape_char"] or (None if quote else "\\"),
+            lineterminator=options["line_separator"],
+        )
+        self._render = [
+            _csv_text(t, sep, options)
+            for t, sep in zip(schema._row_type.field_types(), schema.array_separators)
+        ]
+        if options["use_header"]:
+            self._csv.writerow(schema._row_type.field_names())
+
+    def add_batch(self, values: list[Any]) -> None:
+        render = self._render
+        self._csv.writerows([[r(v) for r, v in zip(render, _fields_of(value))] for value in values])
+
+    def finish(self) -> None:
+        self._file.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _csv_text(data_type: DataType, separator: str | None, options: dict[str, Any]) -> Callable[[Any], str]:
+    """The CSV text of a value of ``data_type`` (None: the null literal, or empty)."""
+    from millstream.common.typeinfo import java_double_str, java_float_str
+
+    null = options["null_value"] or ""
+    if isinstance(data_type, ArrayType):
+        element = _csv_text(data_type.element_type, None, options)
+        sep = options["array_element_separator"] if separator is None else separator
+
+        def array(value: Any) -> str:
+            return null if value is None else sep.join(element(v) for v in value)
+
+        return array
+    root = data_type.root
+    if root == "BOOLEAN":
+        return lambda v: null if v is None else ("true" if v else "false")
+    if root in ("DOUBLE", "FLOAT"):
+        fmt = java_double_str if root == "DOUBLE" else java_float_str
+        return lambda v: null if v is None else fmt(float(v))
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return lambda v: null if v is None else v.isoformat(sep=" ")
+    if root in ("BYTES", "BINARY", "VARBINARY"):
+        import base64
+
+        return lambda v: null if v is None else base64.b64encode(v).decode("ascii")
+    return lambda v: null if v is None else (v.isoformat() if hasattr(v, "isoformat") else str(v))
+
+
+class ParquetBulkWriters:
+    """Bulk writer factories of Parquet files (``pyflink.datastream.formats.parquet``)."""
+
+    @staticmethod
+    def for_row_type(row_type: RowType, hadoop_config: Any = None, utc_timestamp: bool = False) -> Any:
+        """Rows of ``row_type`` written to Parquet (with ``pyarrow``), row groups of 64Ki rows."""
+        if not isinstance(row_type, RowType):
+            raise TypeError("ParquetBulkWriters.for_row_type needs a row type: DataTypes.ROW([...])")
+        return _ParquetBulkWriterFactory(row_type)
+
+
+class _ParquetBulkWriterFactory:
+    def __init__(self, row_type: RowType) -> None:
+        self.row_type = row_type
+
+    def create(self, path: str) -> _ParquetBulkWriter:
+        return _ParquetBulkWriter(path, self.row_type)
+
+
+_ROW_GROUP_ROWS = 65_536
+
+
+class _ParquetBulkWriter:
+    def __init__(self, path: str, row_type: RowType) -> None:
+        import pyarrow.parquet as pq
+
+        self._schema = row_type.to_arrow_schema()
+        self._writer = pq.ParquetWriter(path, self._schema)
+        self._to_arrow = [_arrow_value(t) for t in row_type.field_types()]
+        self._rows: list[list[Any]] = []
+
+    def add_batch(self, values: list[Any]) -> None:
+        self._rows.extend(_fields_of(v) for v in values)
+        if len(self._rows) >= _ROW_GROUP_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        if not self._rows:
+            return
+        columns = [
+            pa.array([convert(row[i]) for row in self._rows], type=field.type)
+            for i, (field, convert) in enumerate(zip(self._schema, self._to_arrow))
+        ]
+        self._writer.write_table(pa.Table.from_arrays(columns, schema=self._schema))
+        self._rows.clear()
+
+    def finish(self) -> None:
+        self._flush()
+        self._writer.close()
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+def _arrow_value(data_type: DataType) -> Callable[[Any], Any]:
+    """A Python value of ``data_type`` as ``pyarrow.array`` takes it (rows as dicts, maps as pairs)."""
+    if isinstance(data_type, RowType):
+        names = data_type.field_names()
+        fields = [_arrow_value(t) for t in data_type.field_types()]
+        return lambda v: None if v is None else {n: f(x) for n, f, x in zip(names, fields, _fields_of(v))}
+    if isinstance(data_type, ArrayType):
+        element = _arrow_value(data_type.element_type)
+        return lambda v: None if v is None else [element(x) for x in v]
+    if data_type.root == "MAP":
+        value = _arrow_value(data_type.value_type)  # type: ignore[attr-defined]
+        return lambda v: None if v is None else [(k, value(x)) for k, x in v.items()]
+    return lambda v: v

@@ -71,6 +71,20 @@ class DataType:
         """Converts a value from ``pyarrow``'s ``to_pylist`` into this type's Python value."""
         return _same
 
+    def to_arrow(self) -> Any:
+        """The ``pyarrow`` type of this column (Parquet)."""
+        import pyarrow as pa
+
+        root, params = self.root, self.params
+        if root == "DECIMAL":
+            return pa.decimal128(*params)
+        if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            unit = "ms" if params and params[0] <= 3 else "us"
+            return pa.timestamp(unit, tz="UTC" if root == "TIMESTAMP_LTZ" else None)
+        if root == "TIME":
+            return pa.time32("ms") if not params or params[0] <= 3 else pa.time64("us")
+        return _ARROW[root](pa)
+
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, DataType)
@@ -113,6 +127,11 @@ class ArrayType(DataType):
         element = _nullable(self.element_type.from_arrow())
         return lambda value: [element(v) for v in value]
 
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        return pa.list_(self.element_type.to_arrow())
+
     def __eq__(self, other: object) -> bool:
         return super().__eq__(other) and self.element_type == other.element_type  # type: ignore[attr-defined]
 
@@ -151,6 +170,11 @@ class MapType(DataType):
         key = self.key_type.from_arrow()
         value = _nullable(self.value_type.from_arrow())
         return lambda pairs: {key(k): value(v) for k, v in pairs}
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        return pa.map_(self.key_type.to_arrow(), self.value_type.to_arrow())
 
     def __repr__(self) -> str:
         return f"MAP<{self.key_type!r}, {self.value_type!r}>"
@@ -224,6 +248,21 @@ class RowType(DataType):
             return row
 
         return convert
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        return pa.struct(
+            [pa.field(f.name, f.data_type.to_arrow(), f.data_type.is_nullable()) for f in self.fields]
+        )
+
+    def to_arrow_schema(self) -> Any:
+        """The ``pyarrow`` schema of a file of these rows."""
+        import pyarrow as pa
+
+        return pa.schema(
+            [pa.field(f.name, f.data_type.to_arrow(), f.data_type.is_nullable()) for f in self.fields]
+        )
 
     def __eq__(self, other: object) -> bool:
         return super().__eq__(other) and self.fields == other.fields  # type: ignore[attr-defined]
@@ -457,6 +496,24 @@ _FROM_TEXT: dict[str, Callable[[str], Any]] = {
     "ARRAY": _unsupported("ARRAY"),
     "MAP": _unsupported("MAP"),
     "ROW": _unsupported("ROW"),
+}
+
+_ARROW: dict[str, Callable[[Any], Any]] = {
+    "NULL": lambda pa: pa.null(),
+    "CHAR": lambda pa: pa.string(),
+    "VARCHAR": lambda pa: pa.string(),
+    "STRING": lambda pa: pa.string(),
+    "BOOLEAN": lambda pa: pa.bool_(),
+    "BYTES": lambda pa: pa.binary(),
+    "BINARY": lambda pa: pa.binary(),
+    "VARBINARY": lambda pa: pa.binary(),
+    "TINYINT": lambda pa: pa.int8(),
+    "SMALLINT": lambda pa: pa.int16(),
+    "INT": lambda pa: pa.int32(),
+    "BIGINT": lambda pa: pa.int64(),
+    "FLOAT": lambda pa: pa.float32(),
+    "DOUBLE": lambda pa: pa.float64(),
+    "DATE": lambda pa: pa.date32(),
 }
 
 _TYPE_INFO: dict[str, Callable[[], TypeInformation]] = {

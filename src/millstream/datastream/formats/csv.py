@@ -1,5 +1,11 @@
 """``pyflink.datastream.formats.csv`` names."""
 
-from millstream.connectors.formats import CsvReaderFormat, CsvSchema, CsvSchemaBuilder
+from millstream.connectors.formats import (
+    CsvBulkWriter,
+    CsvBulkWriters,
+    CsvReaderFormat,
+    CsvSchema,
+    CsvSchemaBuilder,
+)
 
-__all__ = ["CsvReaderFormat", "CsvSchema", "CsvSchemaBuilder"]
+__all__ = ["CsvBulkWriter", "CsvBulkWriters", "CsvReaderFormat", "CsvSchema", "CsvSchemaBuilder"]

@@ -1,5 +1,5 @@
 """``pyflink.datastream.formats.parquet`` names."""
 
-from millstream.connectors.formats import ParquetColumnarRowInputFormat
+from millstream.connectors.formats import ParquetBulkWriters, ParquetColumnarRowInputFormat
 
-__all__ = ["ParquetColumnarRowInputFormat"]
+__all__ = ["ParquetBulkWriters", "ParquetColumnarRowInputFormat"]
