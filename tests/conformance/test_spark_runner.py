@@ -443,3 +443,35 @@ def test_a_malformed_file_fails_the_job_naming_the_source_file_and_line(tmp_path
     message = str(info.value)
     assert "operator 'Source: people'" in message and "failed on Spark" in message
     assert f"{tmp_path / 'bad.csv'}, line 2: Row length mismatch" in message
+
+
+def test_bulk_format_sinks_write_the_same_csv_and_parquet_files(tmp_path):
+    import pyarrow.parquet as pq
+
+    from millstream.datastream.formats.csv import CsvBulkWriters
+    from millstream.datastream.formats.parquet import ParquetBulkWriters
+
+    schema = CsvSchema.builder().add_number_column("n").add_string_column("word").set_use_header().build()
+    row_type = DataTypes.ROW(
+        [DataTypes.FIELD("n", DataTypes.BIGINT()), DataTypes.FIELD("word", DataTypes.STRING())]
+    )
+    written: dict[str, Any] = {}
+    for target in ("embedded", "spark"):
+        env = env_for(target)
+        rows = numbers(env, 0, 99).key_by(lambda v: v % 4).map(lambda v: (v, f"w{v % 7}"))
+        for kind, factory in (
+            ("csv", CsvBulkWriters.for_schema(schema)),
+            ("pq", ParquetBulkWriters.for_row_type(row_type)),
+        ):
+            rows.sink_to(FileSink.for_bulk_format(str(tmp_path / target / kind), factory).build())
+        env.execute()
+        parquet: dict[str, list[Any]] = {}
+        for root, _, names in os.walk(tmp_path / target / "pq"):
+            for name in names:
+                rows_of_part = pq.read_table(os.path.join(root, name)).to_pylist()
+                parquet.setdefault(name.split("-")[-2], []).extend(sorted(r.items()) for r in rows_of_part)
+        written[target] = (_files(str(tmp_path / target / "csv")), {k: sorted(v) for k, v in parquet.items()})
+    assert written["spark"] == written["embedded"]
+    csv_parts, parquet_parts = written["spark"]
+    assert sum(len(v) for v in csv_parts.values()) == 100 + len(csv_parts)  # a header per part
+    assert sum(len(v) for v in parquet_parts.values()) == 100
