@@ -499,6 +499,27 @@ def test_keyed_connect_and_union_equal_the_embedded_runtime(tmp_path):
     assert results["spark"] == results["embedded"]
 
 
+def _publish_words_until_committed(
+    env: StreamExecutionEnvironment, name: str, source_dir: Any, committed: Callable[[], dict[str, int]]
+) -> dict[str, int]:
+    """Run the job; publish the WORDS files one by one, each once the sink committed the word
+    counts of everything before it; cancel. The final counts."""
+    client = env.execute_async(name)
+    try:
+        expected: dict[str, int] = {}
+        for i, lines in enumerate(WORDS):
+            publish(source_dir, f"part-{i}.txt", lines)
+            for word in " ".join(lines).split():
+                expected[word] = expected.get(word, 0) + 1
+            deadline = time.monotonic() + 60
+            while committed() != expected:
+                assert time.monotonic() < deadline, f"file {i}: {committed()} != {expected}"
+                time.sleep(0.2)  # polling the sink's directory against a deadline
+    finally:
+        client.cancel()
+    return expected
+
+
 def _committed_counts(directory: Any) -> dict[str, int]:
     counts: dict[str, int] = {}
     for root, _, names in os.walk(directory):
@@ -533,19 +554,9 @@ def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
     words = watched(env, source_dir).flat_map(str.split)
     # the counted function runs after a shuffle, in the keyed operator's stage
     words.key_by(lambda w: w).map(pair).key_by(lambda p: p[0]).sum(1).sink_to(sink)
-    client = env.execute_async("streaming file sink")
-    try:
-        expected: dict[str, int] = {}
-        for i, lines in enumerate(WORDS):
-            publish(source_dir, f"part-{i}.txt", lines)
-            for word in " ".join(lines).split():
-                expected[word] = expected.get(word, 0) + 1
-            deadline = time.monotonic() + 60
-            while _committed_counts(out_dir) != expected:
-                assert time.monotonic() < deadline, f"file {i}: {_committed_counts(out_dir)} != {expected}"
-                time.sleep(0.2)  # polling the sink's directory against a deadline
-    finally:
-        client.cancel()
+    expected = _publish_words_until_committed(
+        env, "streaming file sink", source_dir, lambda: _committed_counts(out_dir)
+    )
     names = sorted(n for _, _, files in os.walk(out_dir) for n in files if n.startswith("part-"))
     assert names and all("-batch" in n for n in names)  # part-<job>-batch<id>-<partition>-<n>
     with open(calls) as f:  # each element went through the user function once
@@ -830,18 +841,6 @@ def test_a_parquet_bulk_sink_commits_a_file_per_micro_batch(tmp_path):
                     latest[row["word"]] = max(latest.get(row["word"], 0), row["n"])
         return latest
 
-    client = env.execute_async("parquet per batch")
-    try:
-        expected: dict[str, int] = {}
-        for i, lines in enumerate(WORDS):
-            publish(source_dir, f"part-{i}.txt", lines)
-            for word in " ".join(lines).split():
-                expected[word] = expected.get(word, 0) + 1
-            deadline = time.monotonic() + 60
-            while committed() != expected:
-                assert time.monotonic() < deadline, f"file {i}: {committed()} != {expected}"
-                time.sleep(0.2)  # polling the sink's directory against a deadline
-    finally:
-        client.cancel()
+    _publish_words_until_committed(env, "parquet per batch", source_dir, committed)
     names = [n for _, _, files in os.walk(out_dir) for n in files]
     assert all(n.startswith("part-") and "-batch" in n for n in names)  # no in-progress file left

@@ -296,16 +296,7 @@ class _CsvReader(FileReader):
         self.current_file = split.path
         self._file = open(split.path, encoding=self._charset, newline="")  # noqa: SIM115 - closed by close()
         options = self._options
-        quote = options["quote_char"]
-        self._rows = csv.reader(
-            self._file,
-            delimiter=options["column_separator"],
-            quotechar=quote or '"',
-            quoting=csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE,
-            escapechar=options["escape_char"],
-            doublequote=True,
-            strict=False,
-        )
+        self._rows = csv.reader(self._file, **_dialect(options), strict=False)
         if options["use_header"]:
             header = self._next_row()
             if options["strict_headers"] and header is not None and header != self._names:
@@ -359,6 +350,18 @@ class _CsvReader(FileReader):
             self._file.close()
         self._file = None
         self._rows = None
+
+
+def _dialect(options: dict[str, Any]) -> dict[str, Any]:
+    """The ``csv`` module's dialect of a schema's options (reading and writing)."""
+    quote = options["quote_char"]
+    return {
+        "delimiter": options["column_separator"],
+        "quotechar": quote or '"',
+        "quoting": csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE,
+        "escapechar": options["escape_char"],
+        "doublequote": True,
+    }
 
 
 def _converts(convert: Callable[[str], Any], text: str) -> bool:
@@ -734,15 +737,10 @@ class _CsvBulkWriter:
     def __init__(self, path: str, schema: CsvSchema) -> None:
         options = schema.options
         self._file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed by finish/close
-        quote = options["quote_char"]
-        self._csv = csv.writer(
-            self._file,
-            delimiter=options["column_separator"],
-            quotechar=quote or '"',
-            quoting=csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE,
-            escapechar=options["escape_char"] or (None if quote else "\\"),
-            lineterminator=options["line_separator"],
-        )
+        dialect = _dialect(options)
+        if dialect["quoting"] == csv.QUOTE_NONE and dialect["escapechar"] is None:
+            dialect["escapechar"] = "\\"  # without quotes, separators in values must be escaped
+        self._csv = csv.writer(self._file, **dialect, lineterminator=options["line_separator"])
         self._render = [
             _csv_text(t, sep, options)
             for t, sep in zip(schema._row_type.field_types(), schema.array_separators)
