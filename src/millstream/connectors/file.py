@@ -279,6 +279,15 @@ class FileReader:
         self.available_at = 0.0
         self.current_file = ""
 
+    def _next_split(self) -> _Split | None:
+        """Close the current file and take the next split (None when all are read)."""
+        self.close()
+        if not self._splits:
+            return None
+        split = self._splits.pop(0)
+        self.current_file = split.path
+        return split
+
     def add_splits(self, splits: list[_Split]) -> None:
         """More splits to read after the current ones (new files of a monitored source)."""
         self._splits.extend(splits)
@@ -317,13 +326,9 @@ class TextLineReader(FileReader):
         return batch
 
     def _open_next(self) -> bool:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        if not self._splits:
+        split = self._next_split()
+        if split is None:
             return False
-        split = self._splits.pop(0)
-        self.current_file = split.path
         self._file = open(split.path, "rb")  # noqa: SIM115 - closed by _open_next/close
         self._end = split.end
         self._pos = split.start

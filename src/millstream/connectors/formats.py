@@ -289,11 +289,9 @@ class _CsvReader(FileReader):
         self._skip_data_row = False
 
     def _open_next(self) -> bool:
-        self.close()
-        if not self._splits:
+        split = self._next_split()
+        if split is None:
             return False
-        split = self._splits.pop(0)
-        self.current_file = split.path
         self._file = open(split.path, encoding=self._charset, newline="")  # noqa: SIM115 - closed by close()
         options = self._options
         self._rows = csv.reader(self._file, **_dialect(options), strict=False)
@@ -645,11 +643,9 @@ class _ParquetReader(FileReader):
     def _open_next(self) -> bool:
         import pyarrow.parquet as pq
 
-        self.close()
-        if not self._splits:
+        split = self._next_split()
+        if split is None:
             return False
-        split = self._splits.pop(0)
-        self.current_file = split.path
         self._file = pq.ParquetFile(split.path)
         present = self._file.schema_arrow.names
         if self._format.is_case_sensitive:
