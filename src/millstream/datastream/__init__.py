@@ -1,82 +1,154 @@
 """``pyflink.datastream`` names: environment, streams, functions, side outputs."""
 
-from millstream.common.time import TimeDomain
-from millstream.datastream.connected_streams import (
-    BroadcastConnectedStream,
-    BroadcastStream,
-    ConnectedStreams,
-)
-from millstream.datastream.data_stream import (
-    CloseableIterator,
-    DataStream,
-    DataStreamSink,
-    KeyedStream,
-)
-from millstream.datastream.execution_mode import RuntimeExecutionMode
-from millstream.datastream.functions import (
-    AggregateFunction,
-    AllWindowFunction,
-    BroadcastProcessFunction,
-    CoFlatMapFunction,
-    CoMapFunction,
-    CoProcessFunction,
-    FilterFunction,
-    FlatMapFunction,
-    KeyedBroadcastProcessFunction,
-    KeyedCoProcessFunction,
-    KeyedProcessFunction,
-    KeySelector,
-    MapFunction,
-    Partitioner,
-    ProcessAllWindowFunction,
-    ProcessFunction,
-    ProcessWindowFunction,
-    ReduceFunction,
-    RuntimeContext,
-    SinkFunction,
-    SourceFunction,
-    WindowFunction,
-)
-from millstream.datastream.output_tag import OutputTag
-from millstream.datastream.slot_sharing_group import SlotSharingGroup
-from millstream.datastream.stream_execution_environment import StreamExecutionEnvironment
-from millstream.datastream.windowed_stream import AllWindowedStream, WindowedStream
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "AggregateFunction",
-    "AllWindowFunction",
-    "AllWindowedStream",
-    "BroadcastConnectedStream",
-    "BroadcastProcessFunction",
-    "BroadcastStream",
-    "CloseableIterator",
-    "CoFlatMapFunction",
-    "CoMapFunction",
-    "CoProcessFunction",
-    "ConnectedStreams",
-    "DataStream",
-    "DataStreamSink",
-    "FilterFunction",
-    "FlatMapFunction",
-    "KeySelector",
-    "KeyedBroadcastProcessFunction",
-    "KeyedCoProcessFunction",
-    "KeyedProcessFunction",
-    "KeyedStream",
-    "MapFunction",
-    "OutputTag",
-    "Partitioner",
-    "ProcessAllWindowFunction",
-    "ProcessFunction",
-    "ProcessWindowFunction",
-    "ReduceFunction",
-    "RuntimeContext",
-    "RuntimeExecutionMode",
-    "SinkFunction",
-    "SlotSharingGroup",
-    "SourceFunction",
-    "StreamExecutionEnvironment",
-    "TimeDomain",
-    "WindowFunction",
-    "WindowedStream",
-]
+from millstream._lazy_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "millstream.common.time": ("TimeDomain",),
+        "millstream.datastream.connected_streams": (
+            "BroadcastConnectedStream",
+            "BroadcastStream",
+            "ConnectedStreams",
+        ),
+        "millstream.datastream.data_stream": (
+            "CloseableIterator",
+            "DataStream",
+            "DataStreamSink",
+            "KeyedStream",
+        ),
+        "millstream.datastream.execution_mode": ("RuntimeExecutionMode",),
+        "millstream.datastream.functions": (
+            "AggregateFunction",
+            "AllWindowFunction",
+            "BroadcastProcessFunction",
+            "CoFlatMapFunction",
+            "CoMapFunction",
+            "CoProcessFunction",
+            "FilterFunction",
+            "FlatMapFunction",
+            "KeyedBroadcastProcessFunction",
+            "KeyedCoProcessFunction",
+            "KeyedProcessFunction",
+            "KeySelector",
+            "MapFunction",
+            "Partitioner",
+            "ProcessAllWindowFunction",
+            "ProcessFunction",
+            "ProcessWindowFunction",
+            "ReduceFunction",
+            "RuntimeContext",
+            "SinkFunction",
+            "SourceFunction",
+            "WindowFunction",
+        ),
+        "millstream.datastream.output_tag": ("OutputTag",),
+        "millstream.datastream.slot_sharing_group": ("SlotSharingGroup",),
+        "millstream.datastream.stream_execution_environment": ("StreamExecutionEnvironment",),
+        "millstream.datastream.windowed_stream": ("AllWindowedStream", "WindowedStream"),
+    },
+)
+
+if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.common.time import TimeDomain as TimeDomain
+    from millstream.datastream.connected_streams import (
+        BroadcastConnectedStream as BroadcastConnectedStream,
+    )
+    from millstream.datastream.connected_streams import (
+        BroadcastStream as BroadcastStream,
+    )
+    from millstream.datastream.connected_streams import (
+        ConnectedStreams as ConnectedStreams,
+    )
+    from millstream.datastream.data_stream import (
+        CloseableIterator as CloseableIterator,
+    )
+    from millstream.datastream.data_stream import (
+        DataStream as DataStream,
+    )
+    from millstream.datastream.data_stream import (
+        DataStreamSink as DataStreamSink,
+    )
+    from millstream.datastream.data_stream import (
+        KeyedStream as KeyedStream,
+    )
+    from millstream.datastream.execution_mode import RuntimeExecutionMode as RuntimeExecutionMode
+    from millstream.datastream.functions import (
+        AggregateFunction as AggregateFunction,
+    )
+    from millstream.datastream.functions import (
+        AllWindowFunction as AllWindowFunction,
+    )
+    from millstream.datastream.functions import (
+        BroadcastProcessFunction as BroadcastProcessFunction,
+    )
+    from millstream.datastream.functions import (
+        CoFlatMapFunction as CoFlatMapFunction,
+    )
+    from millstream.datastream.functions import (
+        CoMapFunction as CoMapFunction,
+    )
+    from millstream.datastream.functions import (
+        CoProcessFunction as CoProcessFunction,
+    )
+    from millstream.datastream.functions import (
+        FilterFunction as FilterFunction,
+    )
+    from millstream.datastream.functions import (
+        FlatMapFunction as FlatMapFunction,
+    )
+    from millstream.datastream.functions import (
+        KeyedBroadcastProcessFunction as KeyedBroadcastProcessFunction,
+    )
+    from millstream.datastream.functions import (
+        KeyedCoProcessFunction as KeyedCoProcessFunction,
+    )
+    from millstream.datastream.functions import (
+        KeyedProcessFunction as KeyedProcessFunction,
+    )
+    from millstream.datastream.functions import (
+        KeySelector as KeySelector,
+    )
+    from millstream.datastream.functions import (
+        MapFunction as MapFunction,
+    )
+    from millstream.datastream.functions import (
+        Partitioner as Partitioner,
+    )
+    from millstream.datastream.functions import (
+        ProcessAllWindowFunction as ProcessAllWindowFunction,
+    )
+    from millstream.datastream.functions import (
+        ProcessFunction as ProcessFunction,
+    )
+    from millstream.datastream.functions import (
+        ProcessWindowFunction as ProcessWindowFunction,
+    )
+    from millstream.datastream.functions import (
+        ReduceFunction as ReduceFunction,
+    )
+    from millstream.datastream.functions import (
+        RuntimeContext as RuntimeContext,
+    )
+    from millstream.datastream.functions import (
+        SinkFunction as SinkFunction,
+    )
+    from millstream.datastream.functions import (
+        SourceFunction as SourceFunction,
+    )
+    from millstream.datastream.functions import (
+        WindowFunction as WindowFunction,
+    )
+    from millstream.datastream.output_tag import OutputTag as OutputTag
+    from millstream.datastream.slot_sharing_group import SlotSharingGroup as SlotSharingGroup
+    from millstream.datastream.stream_execution_environment import (
+        StreamExecutionEnvironment as StreamExecutionEnvironment,
+    )
+    from millstream.datastream.windowed_stream import (
+        AllWindowedStream as AllWindowedStream,
+    )
+    from millstream.datastream.windowed_stream import (
+        WindowedStream as WindowedStream,
+    )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.common.typeinfo import PickledBytesTypeInfo, TypeInformation
 from millstream.common.watermark_strategy import WatermarkStrategy
-from millstream.datastream import aggregations
+from millstream.datastream.aggregations import ComparableAggregator, SumAggregator
 from millstream.datastream.connected_streams import (
     BroadcastConnectedStream,
     BroadcastStream,
@@ -512,34 +512,30 @@ class KeyedStream(DataStream):
 
     def sum(self, position_to_sum: int | str = 0) -> DataStream:
         """Rolling sum of a field (tuple index or Row field name); other fields from the first."""
-        return self._aggregate(aggregations.SumAggregator(position_to_sum, self._transformation.output_type))
+        return self._aggregate(SumAggregator(position_to_sum, self._transformation.output_type))
 
     def min(self, position_to_min: int | str = 0) -> DataStream:
         """Rolling minimum of a field; the other fields are those of the first element."""
         return self._aggregate(
-            aggregations.ComparableAggregator(position_to_min, "min", False, self._transformation.output_type)
+            ComparableAggregator(position_to_min, "min", False, self._transformation.output_type)
         )
 
     def max(self, position_to_max: int | str = 0) -> DataStream:
         """Rolling maximum of a field; the other fields are those of the first element."""
         return self._aggregate(
-            aggregations.ComparableAggregator(position_to_max, "max", False, self._transformation.output_type)
+            ComparableAggregator(position_to_max, "max", False, self._transformation.output_type)
         )
 
     def min_by(self, position_to_min_by: int | str = 0) -> DataStream:
         """The element with the smallest field value so far (the first one on ties)."""
         return self._aggregate(
-            aggregations.ComparableAggregator(
-                position_to_min_by, "min", True, self._transformation.output_type
-            )
+            ComparableAggregator(position_to_min_by, "min", True, self._transformation.output_type)
         )
 
     def max_by(self, position_to_max_by: int | str = 0) -> DataStream:
         """The element with the largest field value so far (the first one on ties)."""
         return self._aggregate(
-            aggregations.ComparableAggregator(
-                position_to_max_by, "max", True, self._transformation.output_type
-            )
+            ComparableAggregator(position_to_max_by, "max", True, self._transformation.output_type)
         )
 
     def interval_join(self, other: KeyedStream) -> IntervalJoin:

@@ -1,26 +1,46 @@
 """``pyflink.datastream.connectors`` names."""
 
-from millstream.connectors.base import Sink, Source
-from millstream.connectors.datagen import DataGeneratorSource
-from millstream.connectors.file import (
-    BucketAssigner,
-    FileSink,
-    FileSource,
-    OutputFileConfig,
-    RollingPolicy,
-    StreamFormat,
-)
-from millstream.connectors.number_seq import NumberSequenceSource
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "BucketAssigner",
-    "DataGeneratorSource",
-    "FileSink",
-    "FileSource",
-    "NumberSequenceSource",
-    "OutputFileConfig",
-    "RollingPolicy",
-    "Sink",
-    "Source",
-    "StreamFormat",
-]
+from millstream._lazy_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "millstream.connectors.base": ("Sink", "Source"),
+        "millstream.connectors.datagen": ("DataGeneratorSource",),
+        "millstream.connectors.file": (
+            "BucketAssigner",
+            "FileSink",
+            "FileSource",
+            "OutputFileConfig",
+            "RollingPolicy",
+            "StreamFormat",
+        ),
+        "millstream.connectors.number_seq": ("NumberSequenceSource",),
+    },
+)
+
+if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.connectors.base import Sink as Sink
+    from millstream.connectors.base import Source as Source
+    from millstream.connectors.datagen import DataGeneratorSource as DataGeneratorSource
+    from millstream.connectors.file import (
+        BucketAssigner as BucketAssigner,
+    )
+    from millstream.connectors.file import (
+        FileSink as FileSink,
+    )
+    from millstream.connectors.file import (
+        FileSource as FileSource,
+    )
+    from millstream.connectors.file import (
+        OutputFileConfig as OutputFileConfig,
+    )
+    from millstream.connectors.file import (
+        RollingPolicy as RollingPolicy,
+    )
+    from millstream.connectors.file import (
+        StreamFormat as StreamFormat,
+    )
+    from millstream.connectors.number_seq import NumberSequenceSource as NumberSequenceSource

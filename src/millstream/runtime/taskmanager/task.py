@@ -40,9 +40,31 @@ from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTa
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
-__all__ = ["Task", "TaskExecutionState"]
+__all__ = ["Task", "TaskExecutionState", "load_user_code"]
 
 log = logging.getLogger(__name__)
+
+_USER_CODE_LOCK = threading.Lock()
+
+
+def load_user_code(payload: bytes, prepare: Callable[[], None] | None = None) -> Any:
+    """Unpickle a task's user code, one task at a time per process.
+
+    Unpickling imports the modules the user's functions come from. A user package whose
+    ``__init__`` imports its own submodules is an import cycle, and two task threads
+    entering it at different modules deadlock on CPython's per-module import locks
+    (CPython then hands one of them a partially initialized module). millstream's own
+    modules are acyclic (tests/unit/test_import_graph.py); this lock covers the user's, as
+    a JVM loads each class once per class loader.
+
+    Args:
+        payload: the cloudpickled object.
+        prepare: run first under the same lock (makes the job's files importable).
+    """
+    with _USER_CODE_LOCK:
+        if prepare is not None:
+            prepare()
+        return cloudpickle.loads(payload)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +148,12 @@ class Task:
         try:
             if not self._transition(ExecutionState.DEPLOYING):
                 return
-            if self._prepare_user_code is not None:
-                self._prepare_user_code(self.tdd)  # the job's Python files become importable
-            vertex: JobVertex = cloudpickle.loads(self._serialized_vertex)
+            prepare = self._prepare_user_code
+            tdd = self.tdd
+            vertex: JobVertex = load_user_code(
+                self._serialized_vertex,
+                (lambda: prepare(tdd)) if prepare is not None else None,  # job files become importable
+            )
             stream_task = self._create_stream_task(vertex)
             if not self._transition(ExecutionState.INITIALIZING):
                 raise CancelTaskError()
