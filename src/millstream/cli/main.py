@@ -198,8 +198,16 @@ def _process_command(name: str):  # type: ignore[no-untyped-def]
     return run
 
 
+PROCESS_COMMANDS = ("jobmanager", "taskmanager", "cluster")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``millstream`` command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in PROCESS_COMMANDS:
+        # These commands parse their own options (``millstream taskmanager --jobmanager H:P``):
+        # argparse's REMAINDER does not take arguments that start with a dash.
+        return int(_process_command(argv[0])(argparse.Namespace(args=argv[1:])))
     args = build_parser().parse_args(argv)
     result: int = args.func(args)
     return result

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -41,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the JobManager until it is stopped."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # A JobManager's output is its log (the cluster's jobmanager.log): INFO, unless told otherwise.
+    logging.getLogger("millstream").setLevel(os.environ.get("MILLSTREAM_LOG_LEVEL", "INFO").upper())
     try:
         secret = load_secret(None, args.secret_file)
     except ValueError as err:

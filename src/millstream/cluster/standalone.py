@@ -8,7 +8,7 @@
 waits until every TaskManager registered, and records the processes in
 ``DIR/cluster.json``. Without ``--secret-file`` it writes a fresh secret to
 ``DIR/secret`` (readable by you only). Jobs are submitted with
-``millstream run --target cluster://HOST:PORT --secret-file FILE JOB.py``. ``stop``
+``millstream run --target cluster://HOST:PORT -D security.secret-file=FILE JOB.py``. ``stop``
 terminates the recorded processes. DIR defaults to $MILLSTREAM_CLUSTER_DIR or
 ~/.millstream/cluster.
 """
@@ -50,23 +50,25 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _spawn(args: list[str], log_path: str) -> int:
+def _spawn(args: list[str], log_path: str) -> subprocess.Popen[bytes]:
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", *args],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    return process.pid
 
 
-def _wait_for_port(host: str, port: int, pid: int, timeout: float) -> None:
+def _wait_for_port(host: str, port: int, process: subprocess.Popen[bytes], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _alive(pid):
-            raise SystemExit(f"millstream cluster: the JobManager (pid {pid}) exited; see its log")
+        if process.poll() is not None:
+            raise SystemExit(
+                f"millstream cluster: the JobManager (pid {process.pid}) exited before listening on "
+                f"{host}:{port}; see its log"
+            )
         try:
             with socket.create_connection((host, port), timeout=0.5):
                 return
@@ -89,7 +91,39 @@ def cluster_task_managers(address: tuple[str, int], secret: str) -> dict[str, An
         loop.stop()
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """Fail before starting anything when ``host:port`` cannot be listened on."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the JobManager's listener
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise SystemExit(
+                f"millstream cluster: cannot listen on {host}:{port}: {err.strerror or err} "
+                "(another process uses the port: stop it or choose another --port)"
+            ) from None
+
+
+def _secret_file(args: argparse.Namespace, directory: str) -> str:
+    if args.secret_file:
+        return os.path.expanduser(args.secret_file)
+    path = os.path.join(directory, "secret")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(generate_secret() + "\n")
+    return path
+
+
+def _kill(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
 def _start(args: argparse.Namespace) -> int:
+    if args.taskmanagers < 1 or args.slots < 1:
+        raise SystemExit("millstream cluster: --taskmanagers and --slots must be at least 1")
     directory = _dir(args.dir)
     os.makedirs(directory, exist_ok=True)
     state_path = os.path.join(directory, STATE)
@@ -99,60 +133,56 @@ def _start(args: argparse.Namespace) -> int:
         if any(_alive(pid) for pid in [state["jobmanager_pid"], *state["taskmanager_pids"]]):
             print(f"millstream cluster: already running (see {state_path}); stop it first", file=sys.stderr)
             return 1
-    secret_file = args.secret_file
-    if not secret_file:
-        secret_file = os.path.join(directory, "secret")
-        fd = os.open(secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(generate_secret() + "\n")
-    secret = load_secret(None, secret_file)
     host, port = args.bind_host, args.port
-    jm_pid = _spawn(
-        [
-            "millstream.cluster.jobmanager",
-            "--bind-host",
-            host,
-            "--port",
-            str(port),
-            "--secret-file",
-            secret_file,
-        ],
-        os.path.join(directory, "jobmanager.log"),
-    )
-    _wait_for_port(host, port, jm_pid, 30)
-    tm_pids = [
+    _check_port_free(host, port)
+    secret_file = _secret_file(args, directory)
+    secret = load_secret(None, secret_file)
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        return _launch(args, directory, state_path, secret_file, secret, processes)
+    except BaseException:
+        _kill(processes)  # nothing stays behind a failed start
+        if os.path.exists(state_path):
+            os.remove(state_path)
+        raise
+
+
+def _launch(
+    args: argparse.Namespace,
+    directory: str,
+    state_path: str,
+    secret_file: str,
+    secret: str,
+    processes: list[subprocess.Popen[bytes]],
+) -> int:
+    host, port = args.bind_host, args.port
+    common = ["--secret-file", secret_file]
+    processes.append(
         _spawn(
-            [
-                "millstream.cluster.taskmanager",
-                "--jobmanager",
-                f"{host}:{port}",
-                "--slots",
-                str(args.slots),
-                "--bind-host",
-                host,
-                "--secret-file",
-                secret_file,
-            ],
-            os.path.join(directory, f"taskmanager-{i}.log"),
+            ["millstream.cluster.jobmanager", "--bind-host", host, "--port", str(port), *common],
+            os.path.join(directory, "jobmanager.log"),
         )
-        for i in range(args.taskmanagers)
-    ]
+    )
+    _wait_for_port(host, port, processes[0], 30)
+    for i in range(args.taskmanagers):
+        tm = ["--jobmanager", f"{host}:{port}", "--slots", str(args.slots), "--bind-host", host, *common]
+        processes.append(
+            _spawn(["millstream.cluster.taskmanager", *tm], os.path.join(directory, f"taskmanager-{i}.log"))
+        )
     state = {
         "jobmanager": f"{host}:{port}",
-        "jobmanager_pid": jm_pid,
-        "taskmanager_pids": tm_pids,
+        "jobmanager_pid": processes[0].pid,
+        "taskmanager_pids": [p.pid for p in processes[1:]],
         "secret_file": os.path.abspath(secret_file),
     }
     with open(state_path, "w") as f:
         json.dump(state, f, indent=2)
     deadline = time.monotonic() + 60
     while len(cluster_task_managers((host, port), secret)) < args.taskmanagers:
-        if time.monotonic() > deadline or not all(_alive(pid) for pid in tm_pids):
-            print(
-                "millstream cluster: TaskManagers did not register; see the logs in " + directory,
-                file=sys.stderr,
+        if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
+            raise SystemExit(
+                "millstream cluster: TaskManagers did not register; see the logs in " + directory
             )
-            return 1
         time.sleep(0.2)
     target = f"cluster://{host}:{port}"
     print(

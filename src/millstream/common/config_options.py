@@ -31,6 +31,7 @@ __all__ = [
     "NETWORK_NUM_BUFFERS",
     "RUNTIME_MODE",
     "SORTED_INPUTS_MEMORY_RECORDS",
+    "SLOT_REQUEST_TIMEOUT",
     "TASK_SLOTS",
     "ConfigOption",
     "ConfigOptions",
@@ -220,6 +221,13 @@ IO_TMP_DIRS: ConfigOption[str] = ConfigOption(
     str,
     "Directories (separated by the OS path separator) for a TaskManager's spill files of blocking "
     "results; empty: the system's temporary directory.",
+)
+SLOT_REQUEST_TIMEOUT: ConfigOption[int] = ConfigOption(
+    "slot.request.timeout",
+    300000,
+    int,
+    "Milliseconds a job waits for enough free TaskManager slots before it fails with "
+    "NoResourceAvailableError (Flink's default: 5 minutes).",
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots", 1, int, "Slots per TaskManager."

@@ -50,7 +50,9 @@ class ClusterExecutor:
 
     def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> JobClient:
         """Submit the job; returns its client."""
-        secret = load_secret(None, configuration.get_string(SECRET_FILE_KEY, "") or None)
+        secret = load_secret(
+            None, configuration.get_string(SECRET_FILE_KEY, "") or None, f"-D {SECRET_FILE_KEY}=FILE"
+        )
         loop = EventLoopThread("client-io")
         loop.start()
         rpc = RpcService(loop, secret)

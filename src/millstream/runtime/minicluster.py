@@ -70,7 +70,7 @@ class MiniCluster:
                 configuration, num_task_managers, slots_per_task_manager
             )
         else:
-            self.resource_manager = ResourceManager()
+            self.resource_manager = ResourceManager(configuration.get(opts.SLOT_REQUEST_TIMEOUT) / 1000)
             self.dispatcher = Dispatcher(self.resource_manager)
             self.task_executors = [
                 TaskExecutor(

@@ -63,7 +63,7 @@ class JobManagerServices:
         self.configuration = configuration
         self.loop = EventLoopThread("jobmanager-io")
         self.rpc = RpcService(self.loop, secret)
-        self.resource_manager = ResourceManager()
+        self.resource_manager = ResourceManager(configuration.get(opts.SLOT_REQUEST_TIMEOUT) / 1000)
         self.dispatcher = Dispatcher(self.resource_manager, self.rpc)
         self.blob_server = BlobServer()
         self.collect_channels = collect_channels

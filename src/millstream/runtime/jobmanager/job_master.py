@@ -111,13 +111,27 @@ class JobMaster(RpcEndpoint):
             self.execution_graph = build_execution_graph(self.job_graph)
             self.status = JobStatus.RUNNING
             needed = required_slots(self.job_graph)
-            offers = self._rm.request_slots(self.job_graph.job_id, len(needed))
-            self._slots = dict(zip(needed, offers))
+            requested = self._rm.request_slots(self.job_graph.job_id, len(needed))
+            # Slots may come later (TaskManagers still registering): wait without blocking
+            # this thread, so the job can be cancelled meanwhile.
+            requested.add_done_callback(lambda f: self.run_async(self._slots_allocated, needed, f))
+        except BaseException as err:
+            self._fail_scheduling(err)
+
+    def _slots_allocated(self, needed: list[SharedSlot], requested: Future[list[SlotOffer]]) -> None:
+        if self.result.done() or self.status is not JobStatus.RUNNING:
+            self._rm.release_slots(self.job_graph.job_id)  # cancelled while it waited
+            return
+        try:
+            self._slots = dict(zip(needed, requested.result()))
             self._schedule()
         except BaseException as err:
-            self._failure = err
-            self._cancel_all()
-            self._maybe_complete()
+            self._fail_scheduling(err)
+
+    def _fail_scheduling(self, err: BaseException) -> None:
+        self._failure = err
+        self._cancel_all()
+        self._maybe_complete()
 
     def _schedule(self) -> None:
         """Create every subtask's execution in its shared slot; deploy the regions ready now."""

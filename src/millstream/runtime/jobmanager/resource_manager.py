@@ -1,10 +1,19 @@
-"""ResourceManager: registered TaskExecutors, their slots, and slot allocation to jobs."""
+"""ResourceManager: registered TaskExecutors, their slots, and slot allocation to jobs.
+
+A job's slot request waits until enough slots are registered and free, as Flink's
+declarative slot manager does, and fails with ``NoResourceAvailableError`` only after
+``slot.request.timeout`` (default 5 minutes): a job submitted while TaskManagers are
+still registering (a MiniCluster starting, a standalone cluster being brought up) runs
+once they are there. Coordinating code on the endpoint's main thread.
+"""
 
 from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
+
+from millstream.common import config_options as opts
 
 from millstream.runtime.ids import AllocationID, ResourceID, new_id
 from millstream.runtime.rpc.endpoint import RpcEndpoint
@@ -27,11 +36,22 @@ class SlotOffer:
     data_address: tuple[str, int] | None = None  # the TaskManager's data-plane server
 
 
+@dataclass(frozen=True, slots=True)
+class _SlotRequest:
+    """A job waiting for ``count`` slots."""
+
+    job_id: str
+    count: int
+    future: Future[list[SlotOffer]]
+
+
 class ResourceManager(RpcEndpoint):
     """Tracks TaskExecutors and hands out their slots."""
 
-    def __init__(self) -> None:
+    def __init__(self, slot_request_timeout_s: float = opts.SLOT_REQUEST_TIMEOUT.default / 1000) -> None:
         super().__init__("resourcemanager")
+        self._slot_request_timeout_s = slot_request_timeout_s
+        self._pending: list[_SlotRequest] = []  # in arrival order, owner: main thread
         self._executors: dict[ResourceID, Any] = {}  # owner: main thread
         self._data_addresses: dict[ResourceID, tuple[str, int] | None] = {}  # owner: main thread
         self._lost_listeners: list[Any] = []  # owner: main thread: f(resource_id, reason)
@@ -56,6 +76,7 @@ class ResourceManager(RpcEndpoint):
         self._executors[resource_id] = gateway
         self._data_addresses[resource_id] = data_address
         self._free.extend((resource_id, i) for i in range(num_slots))
+        self._serve_pending()
 
     def add_lost_listener(self, listener: Any) -> None:
         """``listener(resource_id, reason)`` when a TaskManager is lost (any thread)."""
@@ -73,16 +94,43 @@ class ResourceManager(RpcEndpoint):
         for listener in self._lost_listeners:
             listener(resource_id, reason)
 
-    def request_slots(self, job_id: str, count: int) -> list[SlotOffer]:
-        """Allocate ``count`` slots to ``job_id`` (any thread)."""
-        return self.call_async(self._request_slots, job_id, count).result()
+    def request_slots(self, job_id: str, count: int) -> Future[list[SlotOffer]]:
+        """Allocate ``count`` slots to ``job_id`` once they are free (any thread).
 
-    def _request_slots(self, job_id: str, count: int) -> list[SlotOffer]:
-        if count > len(self._free):
-            raise NoResourceAvailableError(
-                f"Could not acquire the minimum required resources: the job needs {count} slots, "
-                f"{len(self._free)} are free"
+        The future fails with ``NoResourceAvailableError`` when the slots are not there
+        within the slot request timeout; ``release_slots`` withdraws a waiting request.
+        """
+        future: Future[list[SlotOffer]] = Future()
+        self.run_async(self._request_slots, _SlotRequest(job_id, count, future))
+        return future
+
+    def _request_slots(self, request: _SlotRequest) -> None:
+        self._pending.append(request)
+        self._serve_pending()
+        if not request.future.done():
+            self.schedule_run_async(self._slot_request_timeout_s, self._expire, request)
+
+    def _serve_pending(self) -> None:
+        for request in list(self._pending):
+            if request.count <= len(self._free):
+                self._pending.remove(request)
+                request.future.set_result(self._allocate(request.job_id, request.count))
+
+    def _expire(self, request: _SlotRequest) -> None:
+        if request not in self._pending:
+            return
+        self._pending.remove(request)
+        registered = len(self._free) + sum(len(offers) for offers in self._allocated.values())
+        request.future.set_exception(
+            NoResourceAvailableError(
+                "Could not acquire the minimum required resources within "
+                f"{opts.SLOT_REQUEST_TIMEOUT.key}={self._slot_request_timeout_s * 1000:.0f} ms: the job "
+                f"needs {request.count} slots; {len(self._executors)} TaskManagers registered "
+                f"{registered} slots, {len(self._free)} of them free"
             )
+        )
+
+    def _allocate(self, job_id: str, count: int) -> list[SlotOffer]:
         taken, self._free = self._free[:count], self._free[count:]
         offers = [
             SlotOffer(AllocationID(new_id()), rid, index, self._executors[rid], self._data_addresses[rid])
@@ -96,9 +144,13 @@ class ResourceManager(RpcEndpoint):
         self.run_async(self._release, job_id)
 
     def _release(self, job_id: str) -> None:
+        for request in [r for r in self._pending if r.job_id == job_id]:
+            self._pending.remove(request)
+            request.future.cancel()
         for offer in self._allocated.pop(job_id, []):
             if offer.resource_id in self._executors:
                 self._free.append((offer.resource_id, offer.slot_index))
+        self._serve_pending()
 
     def number_of_free_slots(self) -> int:
         """Free slots (any thread)."""

@@ -1,15 +1,20 @@
 """RpcEndpoint: a component whose state is touched only by its own main thread.
 
 Gateways call ``run_async`` / ``call_async`` from any thread; the work runs in order on
-the endpoint's main thread (Flink's main-thread executor). In one process, calls are
-plain queued function calls; across processes the same methods sit behind RPC.
+the endpoint's main thread (Flink's main-thread executor). ``schedule_run_async`` runs
+work there after a delay (Flink's ``scheduleRunAsync``: timeouts without a thread of
+their own). In one process, calls are plain queued function calls; across processes the
+same methods sit behind RPC.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -29,6 +34,8 @@ class RpcEndpoint:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name=f"{name}-main", daemon=True)
         self._started = False
+        self._timers: list[tuple[float, int, Callable[..., Any], tuple[Any, ...]]] = []  # owner: main thread
+        self._timer_sequence = itertools.count()  # ties run in scheduling order
 
     def start(self) -> None:
         """Start the main thread."""
@@ -37,20 +44,38 @@ class RpcEndpoint:
 
     def _loop(self) -> None:
         while True:
-            item = self._queue.get()
+            try:
+                item = self._queue.get(timeout=self._until_next_timer())
+            except queue.Empty:
+                self._run_due_timers()
+                continue
             if item is _STOP:
                 return
-            fn, args, future = item
-            try:
-                result = fn(*args)
-            except BaseException as err:
-                if future is not None:
-                    future.set_exception(err)
-                else:
-                    log.exception("%s: unhandled error in %s", self.endpoint_name, fn)
-                continue
+            self._run(*item)
+            self._run_due_timers()
+
+    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any] | None) -> None:
+        try:
+            result = fn(*args)
+        except BaseException as err:
             if future is not None:
-                future.set_result(result)
+                future.set_exception(err)
+            else:
+                log.exception("%s: unhandled error in %s", self.endpoint_name, fn)
+            return
+        if future is not None:
+            future.set_result(result)
+
+    def _until_next_timer(self) -> float | None:
+        if not self._timers:
+            return None
+        return max(0.0, self._timers[0][0] - time.monotonic())
+
+    def _run_due_timers(self) -> None:
+        now = time.monotonic()
+        while self._timers and self._timers[0][0] <= now:
+            _, _, fn, args = heapq.heappop(self._timers)
+            self._run(fn, args, None)
 
     def run_async(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the main thread; errors are logged."""
@@ -61,6 +86,14 @@ class RpcEndpoint:
         future: Future[T] = Future()
         self._queue.put((fn, args, future))
         return future
+
+    def schedule_run_async(self, delay_s: float, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the main thread after ``delay_s`` seconds; errors are logged."""
+        due = time.monotonic() + delay_s
+        self.run_async(self._add_timer, due, fn, args)
+
+    def _add_timer(self, due: float, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        heapq.heappush(self._timers, (due, next(self._timer_sequence), fn, args))
 
     def is_main_thread(self) -> bool:
         """Whether the caller is this endpoint's main thread."""

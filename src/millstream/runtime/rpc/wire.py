@@ -75,13 +75,26 @@ def generate_secret() -> str:
     return secrets.token_hex(32)
 
 
-def load_secret(value: str | None, path: str | None) -> str:
-    """The secret given directly, or read from ``path`` (first line), or from MILLSTREAM_SECRET."""
+def load_secret(value: str | None, path: str | None, option: str = "--secret-file FILE") -> str:
+    """The secret given directly, or read from ``path`` (first line), or from MILLSTREAM_SECRET.
+
+    Args:
+        value: the secret itself, if given.
+        path: a file holding it (``~`` is expanded).
+        option: how the caller's user names the secret file, for the error message.
+
+    Raises:
+        ValueError: no secret, or the file is missing, unreadable or empty.
+    """
     if value:
         return value
     if path:
-        with open(path) as f:
-            text = f.readline().strip()
+        path = os.path.expanduser(path)
+        try:
+            with open(path) as f:
+                text = f.readline().strip()
+        except OSError as err:
+            raise ValueError(f"cannot read the secret file {path}: {err.strerror or err}") from err
         if not text:
             raise ValueError(f"secret file {path} is empty")
         return text
@@ -89,7 +102,7 @@ def load_secret(value: str | None, path: str | None) -> str:
     if env:
         return env
     raise ValueError(
-        "no shared secret: pass --secret-file FILE (or set MILLSTREAM_SECRET); every "
+        f"no shared secret: pass {option} (or set MILLSTREAM_SECRET); every "
         "connection is authenticated because frames carry pickled code"
     )
 
