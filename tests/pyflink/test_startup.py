@@ -26,7 +26,7 @@ from tests.pyflink.processes import ProcessGroup, wait_until
 
 pytestmark = pytest.mark.timeout(180)
 
-MILLSTREAM = [sys.executable, "-m", "millstream.cli.main"]
+MILLSTREAM = [os.path.join(os.path.dirname(sys.executable), "millstream")]  # the console script
 
 LOGGING_PROGRAM = textwrap.dedent(
     """
