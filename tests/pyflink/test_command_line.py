@@ -123,3 +123,98 @@ def test_a_secret_file_path_expands_the_home_directory(
     assert load_secret(None, "~/secret") == "abc"
     with pytest.raises(ValueError, match=r"cannot read the secret file .*/nope: No such file"):
         load_secret(None, "~/nope")
+
+
+# Issue 13, point 9: configuration validated as Flink validates its ConfigOptions.
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        (
+            ["-D", "paralelism.default=2"],
+            "-D unknown configuration key 'paralelism.default'; did you mean 'parallelism.default'?",
+        ),
+        (["-D", "parallelism.default=abc"], "millstream: -D parallelism.default='abc': expected an integer"),
+        (["-D", "heartbeat.timeout=soon"], "millstream: -D heartbeat.timeout='soon': expected a duration"),
+        (["-D", "taskmanager.numberOfTaskSlots=0"], "taskmanager.numberOfTaskSlots='0': must be at least 1"),
+        (["-D", "execution.runtime-mode=fast"], "expected one of STREAMING, BATCH, AUTOMATIC"),
+        (["-D", "novalue"], "-D expects key=value, got 'novalue'"),
+        (["-p", "0"], "millstream: -p/--parallelism must be at least 1, got 0"),
+        (["-p", "-1"], "millstream: -p/--parallelism must be at least 1, got -1"),
+    ],
+)
+def test_bad_settings_are_one_line_errors_before_anything_starts(
+    arguments: list[str], error: str, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    job = tmp_path / "job.py"
+    job.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    result = _run("run", *arguments, str(job), timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and error in result.stderr, result.stderr
+    assert not marker.exists()  # the program never ran
+
+
+def test_user_keys_durations_and_memory_sizes_are_accepted(tmp_path: Path) -> None:
+    job = tmp_path / "job.py"
+    job.write_text(
+        textwrap.dedent(
+            """
+            from millstream.datastream import StreamExecutionEnvironment
+            env = StreamExecutionEnvironment.get_execution_environment()
+            print(env.get_parallelism())
+            env.from_collection([1, 2]).map(lambda x: x).print()
+            env.execute()
+            """
+        )
+    )
+    result = _run(
+        "run",
+        *(
+            "-D",
+            "user.threshold=5",
+            "-D",
+            "heartbeat.timeout=1 min",
+            "-D",
+            "taskmanager.memory.segment-size=16 kb",
+        ),
+        *("-D", "parallelism.default=1", "-D", "execution.buffer-timeout=10ms"),
+        str(job),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["1", "1", "2"]
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        (["taskmanager", "--jobmanager", "127.0.0.1:1", "--slots", "0"], "--slots must be at least 1, got 0"),
+        (
+            ["taskmanager", "--jobmanager", "127.0.0.1:1", "-D", "heartbeat.intervall=5"],
+            "did you mean 'heartbeat.interval'",
+        ),
+        (
+            ["jobmanager", "-D", "heartbeat.interval=x"],
+            "millstream jobmanager: -D heartbeat.interval='x': expected",
+        ),
+        (["cluster", "start", "--taskmanagers", "0"], "--taskmanagers and --slots must be at least 1"),
+        (["cluster", "start", "--slots", "0"], "--taskmanagers and --slots must be at least 1"),
+    ],
+)
+def test_cluster_processes_reject_bad_settings_before_starting(command: list[str], error: str) -> None:
+    result = _run(*command, timeout=60)
+    assert result.returncode == 2
+    assert error in result.stderr, result.stderr
+
+
+def test_a_conf_file_with_a_bad_value_names_the_file_line_and_key(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("# settings\nparallelism.default: 2\nheartbeat.timeout: soon\n")
+    job = tmp_path / "job.py"
+    job.write_text(
+        "from millstream.datastream import StreamExecutionEnvironment\n"
+        "StreamExecutionEnvironment.get_execution_environment()\n"
+    )
+    env = {**os.environ, "MILLSTREAM_CONF_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, str(job)], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode != 0
+    assert f"{tmp_path}/config.yaml:3: heartbeat.timeout='soon': expected a duration" in result.stderr

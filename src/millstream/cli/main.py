@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 from millstream import __version__
 from millstream.common import config_options as opts
-from millstream.common.configuration import Configuration
+from millstream.common.config_options import ConfigurationError
+from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines
 from millstream.datastream.stream_execution_environment import (
     PlanCaptured,
     set_context_configuration,
@@ -32,13 +33,13 @@ __all__ = ["main"]
 
 
 def _configuration(args: argparse.Namespace) -> Configuration:
-    config = Configuration()
-    for item in args.define or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"millstream: -D expects key=value, got {item!r}")
-        config.set_string(key.strip(), value.strip())
-    if getattr(args, "parallelism", None):
+    try:
+        config = parse_defines(args.define or [])
+    except ConfigurationError as err:
+        exit_on_bad_setting(f"millstream: {err}")
+    if getattr(args, "parallelism", None) is not None:
+        if args.parallelism < 1:
+            exit_on_bad_setting(f"millstream: -p/--parallelism must be at least 1, got {args.parallelism}")
         config.set_integer(opts.DEFAULT_PARALLELISM.key, args.parallelism)
     if getattr(args, "target", None):
         config.set_string(opts.EXECUTION_TARGET.key, args.target)

@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the JobManager until it is stopped."""
     args = build_parser().parse_args(argv)
+    config = parse_defines(args.define, "millstream jobmanager")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # A JobManager's output is its log (the cluster's jobmanager.log): INFO, unless told otherwise.
     logging.getLogger("millstream").setLevel(os.environ.get("MILLSTREAM_LOG_LEVEL", "INFO").upper())
@@ -49,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"millstream jobmanager: {err}", file=sys.stderr)
         return 2
-    services = JobManagerServices(parse_defines(args.define), secret, CollectChannels())
+    services = JobManagerServices(config, secret, CollectChannels())
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from millstream.cluster.jobmanager import DEFAULT_PORT
+from millstream.common.configuration import exit_on_bad_setting
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcService
 from millstream.runtime.rpc.wire import generate_secret, load_secret
@@ -123,7 +124,7 @@ def _kill(processes: list[subprocess.Popen[bytes]]) -> None:
 
 def _start(args: argparse.Namespace) -> int:
     if args.taskmanagers < 1 or args.slots < 1:
-        raise SystemExit("millstream cluster: --taskmanagers and --slots must be at least 1")
+        exit_on_bad_setting("millstream cluster: --taskmanagers and --slots must be at least 1")
     directory = _dir(args.dir)
     os.makedirs(directory, exist_ok=True)
     state_path = os.path.join(directory, STATE)

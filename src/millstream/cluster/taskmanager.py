@@ -17,6 +17,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from millstream.common import configuration
+from millstream.common.config_options import ConfigurationError
 from millstream.common.configuration import Configuration
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.rpc.wire import load_secret
@@ -33,14 +35,12 @@ def parse_address(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
-def parse_defines(defines: Sequence[str]) -> Configuration:
-    config = Configuration()
-    for item in defines:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"millstream: -D expects key=value, got {item!r}")
-        config.set_string(key.strip(), value.strip())
-    return config
+def parse_defines(defines: Sequence[str], command: str = "millstream taskmanager") -> Configuration:
+    """``-D key=value`` settings, validated (exits with a one-line error naming ``command``)."""
+    try:
+        return configuration.parse_defines(defines)
+    except ConfigurationError as err:
+        configuration.exit_on_bad_setting(f"{command}: {err}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a TaskManager until the JobManager stops it (or is lost)."""
     args = build_parser().parse_args(argv)
+    if args.slots < 1:
+        configuration.exit_on_bad_setting(
+            f"millstream taskmanager: --slots must be at least 1, got {args.slots}"
+        )
+    config = parse_defines(args.define)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.managed:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -68,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"millstream taskmanager: {err}", file=sys.stderr)
         return 2
     runner = TaskManagerRunner(
-        parse_defines(args.define),
+        config,
         parse_address(args.jobmanager),
         secret,
         ResourceID(args.resource_id or f"tm-{new_id()[:8]}"),

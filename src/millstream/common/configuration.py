@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import sys
+from collections.abc import Iterable
+from typing import Any, NoReturn, TypeVar
 
-from millstream.common.config_options import ConfigOption
+from millstream.common.config_options import ConfigOption, ConfigurationError, validate_entry
 
-__all__ = ["CONF_DIR_ENV", "PROPERTIES_ENV", "Configuration", "load_global_configuration"]
+__all__ = [
+    "CONF_DIR_ENV",
+    "PROPERTIES_ENV",
+    "Configuration",
+    "exit_on_bad_setting",
+    "load_global_configuration",
+    "parse_defines",
+]
 
 T = TypeVar("T")
 
@@ -163,4 +172,34 @@ def _parse_into(config: Configuration, text: str, origin: str) -> None:
         key, sep, value = line.partition(":")
         if not sep or not key.strip():
             raise ValueError(f"{origin}:{number}: expected 'key: value', got {raw.strip()!r}")
-        config.set_string(key.strip(), value.strip().strip("'\""))
+        value = value.strip().strip("'\"")
+        try:
+            validate_entry(key.strip(), value)
+        except ConfigurationError as err:
+            raise ConfigurationError(f"{origin}:{number}: {err}") from None
+        config.set_string(key.strip(), value)
+
+
+def exit_on_bad_setting(message: str) -> NoReturn:
+    """End a command over a bad setting: its one-line message on stderr, exit status 2 (usage)."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
+def parse_defines(defines: Iterable[str]) -> Configuration:
+    """``-D key=value`` settings of a command line, each validated as Flink validates options.
+
+    Raises:
+        ConfigurationError: an entry without ``=``, an unknown key or a malformed value.
+    """
+    config = Configuration()
+    for item in defines:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigurationError(f"-D expects key=value, got {item!r}")
+        try:
+            validate_entry(key.strip(), value.strip())
+        except ConfigurationError as err:
+            raise ConfigurationError(f"-D {err}") from None
+        config.set_string(key.strip(), value.strip())
+    return config

@@ -82,9 +82,8 @@ class StreamExecutionEnvironment:
         self._runtime_mode = RuntimeExecutionMode[self._configuration.get(opts.RUNTIME_MODE).upper()]
         self._checkpoint_interval = -1
         self._python_files: list[str] = []
-        parallelism = self._configuration.get_integer(opts.DEFAULT_PARALLELISM.key, -1)
-        if parallelism > 0:
-            self._config.set_parallelism(parallelism)
+        if self._configuration.contains_key(opts.DEFAULT_PARALLELISM.key):
+            self._config.set_parallelism(self._configuration.get(opts.DEFAULT_PARALLELISM))
         if self._configuration.contains_key(opts.AUTO_WATERMARK_INTERVAL.key):
             self._config.set_auto_watermark_interval(self._configuration.get(opts.AUTO_WATERMARK_INTERVAL))
 

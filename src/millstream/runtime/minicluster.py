@@ -255,9 +255,10 @@ class MiniClusterExecutor:
     def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> JobClient:
         """Start a MiniCluster sized for the job and submit it."""
         slots = len(required_slots(job_graph))
+        settings = configuration.to_dict()
+        for key in sorted(settings.keys() & opts.OPTIONS.keys()):  # bad values fail here, one line each
+            opts.OPTIONS[key].parse(settings[key])
         mode = configuration.get(opts.MINICLUSTER_MODE).strip().lower()
-        if mode not in ("processes", "threads"):
-            raise ValueError(f"{opts.MINICLUSTER_MODE.key}: expected 'processes' or 'threads', got {mode!r}")
         cpu_affinity.parse_affinity(configuration.get(opts.CPU_AFFINITY))  # a bad value fails here, clearly
         if mode == "threads":
             configured = configuration.get_integer(opts.TASK_SLOTS.key, 0)

@@ -47,7 +47,8 @@ class TaskManagerProcesses:
         job_dir = os.path.dirname(os.path.abspath(main_file)) if main_file else None
         paths = [p for p in sys.path if p and os.path.abspath(p) != job_dir]
         env["PYTHONPATH"] = os.pathsep.join(paths)
-        defines = [f"{k}={v}" for k, v in self.configuration.to_dict().items()]
+        # millstream's own options only: a program may set any other key (Flink's, its own).
+        defines = [f"{k}={v}" for k, v in self.configuration.to_dict().items() if k in opts.OPTIONS]
         cpus = self._cpus()
         for index, resource_id in enumerate(self.resource_ids):
             args = [

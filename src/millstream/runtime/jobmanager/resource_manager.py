@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.common import config_options as opts
-
 from millstream.runtime.ids import AllocationID, ResourceID, new_id
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 
