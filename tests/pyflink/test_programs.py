@@ -140,6 +140,33 @@ UNION_PARTITIONING_AND_MIN_BY = (
     False,
 )
 
+# Issue 13, point 3: streams defined before an earlier execute() are reused by later jobs;
+# each job runs what its new sinks need, sources included. Real PyFlink 2.3 printed exactly
+# these lines for this program (the second execute() used to fail here with KeyError).
+STREAMS_REUSED_ACROSS_EXECUTE = (
+    """
+    from pyflink.common import Types
+    from pyflink.datastream import StreamExecutionEnvironment
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    ds = env.from_collection([1, 2, 3], type_info=Types.INT())
+    doubled = ds.map(lambda x: x * 2, output_type=Types.INT())
+    doubled.print()
+    env.execute("first")
+    print("--")
+    doubled.map(lambda x: x + 1, output_type=Types.INT()).print()
+    env.execute("second")
+    print("--")
+    with doubled.execute_and_collect() as it:
+        print(sorted(it))
+    print("--")
+    ds.filter(lambda x: x > 1).print()
+    env.execute("third")
+    """,
+    ["2", "4", "6", "--", "3", "5", "7", "--", "[2, 4, 6]", "--", "2", "3"],
+    False,
+)
+
 
 def run_program(source: str, tmp_path) -> list[str]:
     program = textwrap.dedent(source).replace("pyflink", "millstream")
@@ -158,6 +185,7 @@ def run_program(source: str, tmp_path) -> list[str]:
         ROWS_AND_AGGREGATIONS,
         PARALLEL_MAP_FUNCTION,
         KEYED_PROCESS_AND_COLLECT,
+        STREAMS_REUSED_ACROSS_EXECUTE,
     ],
     ids=[
         "word_count",
@@ -165,6 +193,7 @@ def run_program(source: str, tmp_path) -> list[str]:
         "rows_and_sum",
         "parallel_map_function",
         "keyed_process_collect",
+        "streams_reused_across_execute",
     ],
 )
 def test_pyflink_program_runs_unchanged(program, tmp_path):

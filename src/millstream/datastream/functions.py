@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 __all__ = [
     "AggregateFunction",
@@ -37,6 +37,15 @@ __all__ = [
     "SinkFunction",
     "SourceFunction",
 ]
+
+# Type parameters, named as PyFlink's: its classes are Generic, and programs subscript them
+# (``class MyFn(ProcessWindowFunction[tuple, tuple, str, TimeWindow])``).
+IN = TypeVar("IN")
+IN1 = TypeVar("IN1")
+IN2 = TypeVar("IN2")
+OUT = TypeVar("OUT")
+KEY = TypeVar("KEY")
+W = TypeVar("W")
 
 
 class RuntimeContext(ABC):
@@ -235,7 +244,7 @@ class SourceFunction(Function):
         """Ask ``run`` to return as soon as possible."""
 
 
-class ProcessWindowFunction(Function):
+class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Gets all elements of a window (or the incremental result) with a context."""
 
     class Context(ABC):
@@ -271,7 +280,7 @@ class ProcessWindowFunction(Function):
         """The window is purged: drop per-window state."""
 
 
-class ProcessAllWindowFunction(Function):
+class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """``process(context, elements)`` for ``window_all``."""
 
     @abstractmethod
@@ -282,7 +291,7 @@ class ProcessAllWindowFunction(Function):
         """The window is purged."""
 
 
-class WindowFunction(Function):
+class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """``apply(key, window, inputs)``."""
 
     @abstractmethod
@@ -290,7 +299,7 @@ class WindowFunction(Function):
         """Evaluate the window."""
 
 
-class AllWindowFunction(Function):
+class AllWindowFunction(Function, Generic[IN, OUT, W]):
     """``apply(window, inputs)`` for ``window_all``."""
 
     @abstractmethod
@@ -355,7 +364,7 @@ class KeyedCoProcessFunction(Function):
         return None
 
 
-class BroadcastProcessFunction(Function):
+class BroadcastProcessFunction(Function, Generic[IN1, IN2, OUT]):
     """A non-keyed stream connected with a broadcast stream.
 
     ``process_broadcast_element(value, ctx)`` may change broadcast state
@@ -371,7 +380,7 @@ class BroadcastProcessFunction(Function):
         """An element of the broadcast input (writable broadcast state)."""
 
 
-class KeyedBroadcastProcessFunction(Function):
+class KeyedBroadcastProcessFunction(Function, Generic[KEY, IN1, IN2, OUT]):
     """A keyed stream connected with a broadcast stream: keyed state and timers as well."""
 
     @abstractmethod

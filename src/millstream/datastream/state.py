@@ -10,18 +10,20 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from enum import Enum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from millstream.common.time import Time
 
 __all__ = [
     "AggregatingState",
     "AggregatingStateDescriptor",
+    "AppendingState",
     "BroadcastState",
     "ListState",
     "ListStateDescriptor",
     "MapState",
     "MapStateDescriptor",
+    "MergingState",
     "ReadOnlyBroadcastState",
     "ReducingState",
     "ReducingStateDescriptor",
@@ -32,6 +34,14 @@ __all__ = [
     "ValueStateDescriptor",
 ]
 
+# Type parameters, named as PyFlink's: its classes are Generic, and programs subscript them
+# (``class MyFn(ProcessWindowFunction[tuple, tuple, str, TimeWindow])``).
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
+
 
 class State(ABC):
     """Base of every state interface."""
@@ -41,7 +51,7 @@ class State(ABC):
         """Remove the value of the current key."""
 
 
-class ValueState(State):
+class ValueState(State, Generic[T]):
     """One value per key."""
 
     @abstractmethod
@@ -53,7 +63,23 @@ class ValueState(State):
         """Set the value."""
 
 
-class ListState(State):
+class AppendingState(State, Generic[IN, OUT]):
+    """State that values are added to and read as a whole (PyFlink's hierarchy)."""
+
+    @abstractmethod
+    def get(self) -> Any:
+        """The current value."""
+
+    @abstractmethod
+    def add(self, value: Any) -> None:
+        """Add a value."""
+
+
+class MergingState(AppendingState[IN, OUT]):
+    """AppendingState whose values of several windows can be merged."""
+
+
+class ListState(MergingState[T, Iterable[T]]):
     """A list per key."""
 
     @abstractmethod
@@ -65,7 +91,7 @@ class ListState(State):
         """Append an element."""
 
 
-class MapState(State):
+class MapState(State, Generic[K, V]):
     """A map per key."""
 
     @abstractmethod
@@ -77,7 +103,7 @@ class MapState(State):
         """Set ``key``."""
 
 
-class ReducingState(State):
+class ReducingState(MergingState[T, T]):
     """Values folded with a reduce function."""
 
     @abstractmethod
@@ -89,7 +115,7 @@ class ReducingState(State):
         """Fold in a value."""
 
 
-class AggregatingState(State):
+class AggregatingState(MergingState[IN, OUT]):
     """Values added to an AggregateFunction's accumulator."""
 
     @abstractmethod
@@ -101,7 +127,7 @@ class AggregatingState(State):
         """Add a value."""
 
 
-class ReadOnlyBroadcastState(ABC):
+class ReadOnlyBroadcastState(State, Generic[K, V]):
     """Broadcast state as the non-broadcast side sees it (read only)."""
 
     @abstractmethod
@@ -109,7 +135,7 @@ class ReadOnlyBroadcastState(ABC):
         """The value of ``key``."""
 
 
-class BroadcastState(ReadOnlyBroadcastState):
+class BroadcastState(ReadOnlyBroadcastState[K, V]):
     """Broadcast state as the broadcast side sees it."""
 
     @abstractmethod

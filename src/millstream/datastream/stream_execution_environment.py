@@ -75,7 +75,12 @@ class StreamExecutionEnvironment:
         if configuration is not None:
             self._configuration.add_all(configuration)
         self._config = ExecutionConfig()
+        # Every transformation ever declared (a DataStream refers to its own by id), and the
+        # ones declared since the last execute(): a job is those plus everything upstream of
+        # them, so streams defined before an earlier execute() can be used again (Flink's
+        # getStreamGraph(clearTransformations) clears only its list, never the graph).
         self._transformations: dict[int, Transformation] = {}
+        self._pending: list[int] = []
         self._next_id = 0
         self._chaining_enabled = self._configuration.get(opts.CHAINING_ENABLED)
         self._buffer_timeout = self._configuration.get(opts.BUFFER_TIMEOUT)
@@ -190,7 +195,19 @@ class StreamExecutionEnvironment:
 
     def _add(self, transformation: Transformation) -> int:
         self._transformations[transformation.id] = transformation
+        self._pending.append(transformation.id)
         return transformation.id
+
+    def _job_transformations(self) -> dict[int, Transformation]:
+        """The pending transformations and everything upstream of them, by id."""
+        closure: dict[int, Transformation] = {}
+        stack = list(self._pending)
+        while stack:
+            tid = stack.pop()
+            if tid not in closure:
+                closure[tid] = self._transformations[tid]
+                stack.extend(closure[tid].inputs)
+        return dict(sorted(closure.items()))
 
     def _default_parallelism_for_new_operator(self) -> int:
         return self._config.get_parallelism()
@@ -269,15 +286,16 @@ class StreamExecutionEnvironment:
         self, job_name: str | None = None, clear_transformations: bool = False
     ) -> StreamGraph:
         """The StreamGraph of the program so far."""
-        if not self._transformations:
+        if not self._pending:
             raise RuntimeError("No operators defined in streaming topology. Cannot execute.")
+        transformations = self._job_transformations()
         settings = GraphSettings(
             job_name=job_name or DEFAULT_JOB_NAME,
             parallelism=self._resolved_parallelism(),
             max_parallelism=self._config.get_max_parallelism(),
             chaining_enabled=self._chaining_enabled,
             buffer_timeout=self._buffer_timeout,
-            runtime_mode=self._resolved_runtime_mode(),
+            runtime_mode=self._resolved_runtime_mode(transformations),
             job_config={
                 **self._config.to_dict(),
                 "python.files": ",".join(self._python_files),
@@ -289,9 +307,9 @@ class StreamExecutionEnvironment:
             },
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )
-        graph = generate_stream_graph(dict(self._transformations), settings)
+        graph = generate_stream_graph(transformations, settings)
         if clear_transformations:
-            self._transformations.clear()
+            self._pending.clear()
         return graph
 
     def get_execution_plan(self) -> str:
@@ -303,9 +321,9 @@ class StreamExecutionEnvironment:
         older = self._configuration.get_string("state.checkpoints.dir", None)
         return self._configuration.get_string("execution.checkpointing.dir", older)
 
-    def _resolved_runtime_mode(self) -> str:
+    def _resolved_runtime_mode(self, transformations: dict[int, Transformation]) -> str:
         """STREAMING or BATCH; AUTOMATIC is BATCH when every source is bounded (Flink's rule)."""
-        sources = [t for t in self._transformations.values() if isinstance(t, SourceTransformation)]
+        sources = [t for t in transformations.values() if isinstance(t, SourceTransformation)]
         unbounded = [t.name for t in sources if not t.bounded]
         mode = self._runtime_mode
         if mode is RuntimeExecutionMode.AUTOMATIC:
@@ -358,5 +376,6 @@ class StreamExecutionEnvironment:
             return [value for _, value in zip(range(limit), iterator)]
 
     def close(self) -> None:
-        """Release the environment (nothing is held between jobs)."""
+        """Release the environment: the streams declared on it can no longer be executed."""
         self._transformations.clear()
+        self._pending.clear()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from enum import Enum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP, Time, TimestampedValue
 from millstream.datastream.state import ReducingStateDescriptor, ValueStateDescriptor
@@ -52,6 +52,11 @@ __all__ = [
     "Window",
     "WindowAssigner",
 ]
+
+# Type parameters, named as PyFlink's: its classes are Generic, and programs subscript them
+# (``class MyFn(ProcessWindowFunction[tuple, tuple, str, TimeWindow])``).
+T = TypeVar("T")
+W = TypeVar("W")
 
 
 def _ms(value: Any) -> int:
@@ -225,7 +230,7 @@ class TriggerResult(Enum):
         return bool(self.value[1])
 
 
-class Trigger(ABC):
+class Trigger(ABC, Generic[T, W]):
     """Decides when a window (pane) is evaluated; state lives in the context, not in the trigger."""
 
     @abstractmethod
@@ -253,7 +258,7 @@ class Trigger(ABC):
         """Drop the trigger's timers and state of ``window``."""
 
 
-class EventTimeTrigger(Trigger):
+class EventTimeTrigger(Trigger[T, TimeWindow]):
     """Fires once the watermark passes the window's end (at once for a late-but-allowed element)."""
 
     def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
@@ -293,7 +298,7 @@ class EventTimeTrigger(Trigger):
         return "EventTimeTrigger()"
 
 
-class ProcessingTimeTrigger(Trigger):
+class ProcessingTimeTrigger(Trigger[T, TimeWindow]):
     """Fires once the wall clock passes the window's end."""
 
     def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
@@ -339,7 +344,7 @@ def _sum(a: int, b: int) -> int:
     return a + b
 
 
-class _ContinuousTrigger(Trigger):
+class _ContinuousTrigger(Trigger[T, W]):
     """Fires every ``interval`` (in the time domain of the subclass's timers)."""
 
     def __init__(self, interval: int) -> None:
@@ -393,7 +398,7 @@ class _ContinuousTrigger(Trigger):
         return f"{type(self).__name__}({self.interval})"
 
 
-class ContinuousEventTimeTrigger(_ContinuousTrigger):
+class ContinuousEventTimeTrigger(_ContinuousTrigger[T, Window]):
     """Fires every ``interval`` of event time and at the window's end."""
 
     @staticmethod
@@ -426,7 +431,7 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
         return TriggerResult.CONTINUE
 
 
-class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger[T, Window]):
     """Fires every ``interval`` of processing time."""
 
     @staticmethod
@@ -454,7 +459,7 @@ class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
         return TriggerResult.CONTINUE
 
 
-class CountTrigger(Trigger):
+class CountTrigger(Trigger[T, Window]):
     """Fires when the window holds ``count`` elements (then counts again from zero)."""
 
     def __init__(self, count: int) -> None:
@@ -499,7 +504,7 @@ class CountTrigger(Trigger):
         return f"CountTrigger({self.count})"
 
 
-class PurgingTrigger(Trigger):
+class PurgingTrigger(Trigger[T, Window]):
     """Turns every FIRE of the nested trigger into FIRE_AND_PURGE."""
 
     def __init__(self, nested_trigger: Trigger) -> None:
@@ -542,7 +547,7 @@ class PurgingTrigger(Trigger):
         return f"PurgingTrigger({self.nested_trigger!r})"
 
 
-class NeverTrigger(Trigger):
+class NeverTrigger(Trigger[T, GlobalWindow]):
     """Never fires (GlobalWindows' default)."""
 
     def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
@@ -682,7 +687,7 @@ class DeltaEvictor(Evictor):
 # -- assigners ----------------------------------------------------------------------------
 
 
-class WindowAssigner(ABC):
+class WindowAssigner(ABC, Generic[T, W]):
     """Assigns an element to zero or more windows."""
 
     @abstractmethod
@@ -702,7 +707,7 @@ class WindowAssigner(ABC):
         """Whether windows follow event time."""
 
 
-class MergingWindowAssigner(WindowAssigner):
+class MergingWindowAssigner(WindowAssigner[T, W]):
     """An assigner whose windows can merge (sessions)."""
 
     @abstractmethod
@@ -717,7 +722,7 @@ def _no_timestamp_error() -> Exception:
     )
 
 
-class TumblingEventTimeWindows(WindowAssigner):
+class TumblingEventTimeWindows(WindowAssigner[T, TimeWindow]):
     """Fixed-size, non-overlapping windows by event time."""
 
     def __init__(self, size: int, offset: int = 0) -> None:
@@ -750,7 +755,7 @@ class TumblingEventTimeWindows(WindowAssigner):
         return f"TumblingEventTimeWindows({self.size}, {self.offset})"
 
 
-class TumblingProcessingTimeWindows(WindowAssigner):
+class TumblingProcessingTimeWindows(WindowAssigner[T, TimeWindow]):
     """Fixed-size, non-overlapping windows by processing time."""
 
     def __init__(self, size: int, offset: int = 0) -> None:
@@ -787,7 +792,7 @@ def _sliding(time: int, size: int, slide: int, offset: int) -> list[Any]:
     return [TimeWindow(start, start + size) for start in range(last_start, time - size, -slide)]
 
 
-class SlidingEventTimeWindows(WindowAssigner):
+class SlidingEventTimeWindows(WindowAssigner[T, TimeWindow]):
     """Windows of ``size`` every ``slide``, by event time (an element is in size/slide windows)."""
 
     def __init__(self, size: int, slide: int, offset: int = 0) -> None:
@@ -822,7 +827,7 @@ class SlidingEventTimeWindows(WindowAssigner):
         return f"SlidingEventTimeWindows({self.size}, {self.slide}, {self.offset})"
 
 
-class SlidingProcessingTimeWindows(WindowAssigner):
+class SlidingProcessingTimeWindows(WindowAssigner[T, TimeWindow]):
     """Windows of ``size`` every ``slide``, by processing time."""
 
     def __init__(self, size: int, slide: int, offset: int = 0) -> None:
@@ -872,7 +877,7 @@ def _gap_function(extractor: Any) -> Callable[[Any], int]:
     raise TypeError("the gap extractor must be a SessionWindowTimeGapExtractor or a callable")
 
 
-class _SessionWindows(MergingWindowAssigner):
+class _SessionWindows(MergingWindowAssigner[T, TimeWindow]):
     event_time = True
 
     def __init__(self, gap: int | None = None, extractor: Any = None) -> None:
@@ -910,7 +915,7 @@ class _SessionWindows(MergingWindowAssigner):
         return f"{type(self).__name__}({self.gap})"
 
 
-class EventTimeSessionWindows(_SessionWindows):
+class EventTimeSessionWindows(_SessionWindows[T]):
     """Sessions by event time: a gap of inactivity ends a session."""
 
     @staticmethod
@@ -924,7 +929,7 @@ class EventTimeSessionWindows(_SessionWindows):
         return DynamicEventTimeSessionWindows(extractor=extractor)
 
 
-class ProcessingTimeSessionWindows(_SessionWindows):
+class ProcessingTimeSessionWindows(_SessionWindows[T]):
     """Sessions by processing time."""
 
     event_time = False
@@ -940,7 +945,7 @@ class ProcessingTimeSessionWindows(_SessionWindows):
         return DynamicProcessingTimeSessionWindows(extractor=extractor)
 
 
-class DynamicEventTimeSessionWindows(_SessionWindows):
+class DynamicEventTimeSessionWindows(_SessionWindows[T]):
     """Event-time sessions with a gap per element."""
 
     @staticmethod
@@ -949,7 +954,7 @@ class DynamicEventTimeSessionWindows(_SessionWindows):
         return DynamicEventTimeSessionWindows(extractor=extractor)
 
 
-class DynamicProcessingTimeSessionWindows(_SessionWindows):
+class DynamicProcessingTimeSessionWindows(_SessionWindows[T]):
     """Processing-time sessions with a gap per element."""
 
     event_time = False
@@ -960,7 +965,7 @@ class DynamicProcessingTimeSessionWindows(_SessionWindows):
         return DynamicProcessingTimeSessionWindows(extractor=extractor)
 
 
-class GlobalWindows(WindowAssigner):
+class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     """One window for everything; fires only through a custom trigger (default: never)."""
 
     @staticmethod
@@ -984,7 +989,7 @@ class GlobalWindows(WindowAssigner):
         return "GlobalWindows()"
 
 
-class CountTumblingWindowAssigner(WindowAssigner):
+class CountTumblingWindowAssigner(WindowAssigner[T, CountWindow]):
     """Consecutive groups of ``window_size`` elements per key (PyFlink's ``count_window(size)``)."""
 
     def __init__(self, window_size: int) -> None:
@@ -1017,7 +1022,7 @@ class CountTumblingWindowAssigner(WindowAssigner):
         return f"CountTumblingWindowAssigner({self.window_size})"
 
 
-class CountSlidingWindowAssigner(WindowAssigner):
+class CountSlidingWindowAssigner(WindowAssigner[T, CountWindow]):
     """Windows of ``window_size`` elements every ``window_slide`` elements (PyFlink's).
 
     The key's n-th element (from 0) belongs to every window ``w`` with
