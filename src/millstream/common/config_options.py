@@ -96,6 +96,7 @@ class ConfigOption(Generic[T]):
     unit: str = ""
     minimum: int | None = None
     choices: tuple[str, ...] = ()
+    fallback_keys: tuple[str, ...] = ()  # other names of the option (read when the key is unset)
 
     def parse(self, raw: Any) -> T:
         """Convert a raw (often string) value to this option's type.
@@ -324,8 +325,9 @@ MINICLUSTER_TASK_MANAGERS: ConfigOption[int] = ConfigOption(
     "minicluster.number-of-taskmanagers",
     0,
     int,
-    "TaskManager processes of the embedded runtime (0: as many as the job's slots need).",
+    "TaskManager processes of the embedded runtime (0: one per core, at most one per slot the job needs).",
     minimum=0,
+    fallback_keys=("taskmanager.numberOfTaskManagers",),
 )
 IO_TMP_DIRS: ConfigOption[str] = ConfigOption(
     "io.tmp.dirs",
@@ -347,7 +349,8 @@ TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots",
     1,
     int,
-    "Slots per TaskManager.",
+    "Slots per TaskManager (the embedded runtime: as many as the job needs over its TaskManagers, "
+    "unless set).",
     minimum=1,
 )
 SECRET_FILE: ConfigOption[str] = ConfigOption(
@@ -377,7 +380,10 @@ SPARK_MASTER: ConfigOption[str] = ConfigOption(
 USER_KEY_PREFIXES = ("user.", "spark.")
 
 OPTIONS: Mapping[str, ConfigOption[Any]] = {
-    option.key: option for option in list(globals().values()) if isinstance(option, ConfigOption)
+    key: option
+    for option in list(globals().values())
+    if isinstance(option, ConfigOption)
+    for key in (option.key, *option.fallback_keys)
 }
 
 

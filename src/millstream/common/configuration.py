@@ -35,9 +35,10 @@ class Configuration:
         return result
 
     def get(self, option: ConfigOption[T]) -> T:
-        """The typed value of ``option``, or its default."""
-        if option.key in self._data:
-            return option.parse(self._data[option.key])
+        """The typed value of ``option`` (under its key or a fallback key), or its default."""
+        for key in (option.key, *option.fallback_keys):
+            if key in self._data:
+                return option.parse(self._data[key])
         return option.default
 
     def set(self, option: ConfigOption[T] | str, value: Any) -> Configuration:

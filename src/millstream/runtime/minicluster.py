@@ -24,18 +24,19 @@ from millstream.common.job_execution_result import (
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
 from millstream.runtime.ids import ResourceID, new_id
+from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
 from millstream.runtime.jobmanager.collect import END, CollectChannels
 from millstream.runtime.jobmanager.dispatcher import Dispatcher
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices, open_collect_channels
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
-from millstream.runtime.jobmanager.resource_manager import ResourceManager
-from millstream.runtime.jobmanager.scheduler import required_slots
+from millstream.runtime.jobmanager.resource_manager import NoResourceAvailableError, ResourceManager
+from millstream.runtime.jobmanager.scheduler import minimum_network_buffers, required_slots
 from millstream.runtime.rpc.wire import generate_secret
 from millstream.runtime.task_manager_processes import TaskManagerProcesses
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.task_executor import TaskExecutor
 
-__all__ = ["JobClient", "MiniCluster", "MiniClusterExecutor"]
+__all__ = ["JobClient", "MiniCluster", "MiniClusterExecutor", "check_network_buffers", "task_manager_layout"]
 
 REGISTRATION_TIMEOUT_S = 60.0
 
@@ -249,6 +250,49 @@ class JobClient:
         self._shutdown()
 
 
+def task_manager_layout(configuration: Configuration, slots: int) -> tuple[int, int]:
+    """(TaskManager processes, slots each) of an embedded cluster for a job needing ``slots``.
+
+    One process per core by default (a process runs one core's worth of Python), never more
+    processes than slots, and as many slots in each as the job needs: ``-p 32`` starts as
+    many processes as ``-p 2``. ``minicluster.number-of-taskmanagers`` and
+    ``taskmanager.numberOfTaskSlots`` fix either number.
+
+    Raises:
+        NoResourceAvailableError: both are fixed and offer fewer slots than the job needs.
+    """
+    count = configuration.get(opts.MINICLUSTER_TASK_MANAGERS)
+    per_tm = configuration.get(opts.TASK_SLOTS) if configuration.contains_key(opts.TASK_SLOTS.key) else 0
+    if count <= 0:
+        count = -(-slots // per_tm) if per_tm > 0 else max(1, min(slots, cpu_affinity.available_cpus()))
+    if per_tm <= 0:
+        per_tm = max(1, -(-slots // count))
+    if count * per_tm < slots:
+        raise NoResourceAvailableError(
+            f"Could not acquire the minimum required resources: the job needs {slots} slots, and "
+            f"{opts.MINICLUSTER_TASK_MANAGERS.key}={count} x {opts.TASK_SLOTS.key}={per_tm} offer "
+            f"{count * per_tm}"
+        )
+    return count, per_tm
+
+
+def check_network_buffers(job_graph: JobGraph, configuration: Configuration, task_managers: int) -> None:
+    """Fail at once, before any process starts, when no placement has buffers enough.
+
+    Raises:
+        InsufficientBuffersError: the job's minimum exceeds every TaskManager's buffers.
+    """
+    needed = minimum_network_buffers(job_graph)
+    per_tm = configuration.get(opts.NETWORK_NUM_BUFFERS)
+    if needed > per_tm * task_managers:
+        raise InsufficientBuffersError(
+            f"Insufficient number of network buffers: the job needs at least {needed}, and "
+            f"{task_managers} TaskManagers have {per_tm * task_managers} "
+            f"({opts.NETWORK_NUM_BUFFERS.key}={per_tm} each): lower the parallelism or raise "
+            f"{opts.NETWORK_NUM_BUFFERS.key}"
+        )
+
+
 class MiniClusterExecutor:
     """The ``embedded`` PipelineExecutor."""
 
@@ -264,10 +308,8 @@ class MiniClusterExecutor:
             configured = configuration.get_integer(opts.TASK_SLOTS.key, 0)
             cluster = MiniCluster(configuration, 1, max(slots, configured))
         else:
-            per_tm = max(1, configuration.get(opts.TASK_SLOTS))
-            count = configuration.get(opts.MINICLUSTER_TASK_MANAGERS)
-            if count <= 0:
-                count = -(-slots // per_tm)
+            count, per_tm = task_manager_layout(configuration, slots)
+            check_network_buffers(job_graph, configuration, count)
             cluster = MiniCluster(configuration, count, per_tm, processes=True)
         try:
             cluster.start()

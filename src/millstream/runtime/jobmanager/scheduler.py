@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, JobVertexID
+from millstream.graph.job_graph import DistributionPattern, IntermediateDataSetID, JobGraph, JobVertexID
 from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, ExecutionVertex
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 
 __all__ = [
     "SchedulingPipelinedRegion",
     "SharedSlot",
+    "minimum_network_buffers",
     "pipelined_regions",
     "required_slots",
     "slot_sharing_assignment",
@@ -34,6 +35,25 @@ class SharedSlot:
 
     group: str
     index: int
+
+
+def minimum_network_buffers(job_graph: JobGraph) -> int:
+    """Network buffers the job's tasks need at the least, summed over all TaskManagers.
+
+    A result partition of n subpartitions needs a pool of at least n + 1 buffers (as the
+    TaskManager's NetworkEnvironment creates it); input gates may need none (local
+    channels). When the cluster's buffers are fewer, no placement can run the job.
+    """
+    total = 0
+    for producer in job_graph.vertices:
+        for data_set in producer.produced_data_sets:
+            for consumer, edge in job_graph.consumers_of(data_set):
+                if edge.distribution is DistributionPattern.ALL_TO_ALL:
+                    subpartitions = consumer.parallelism
+                else:
+                    subpartitions = -(-consumer.parallelism // producer.parallelism)
+                total += producer.parallelism * (subpartitions + 1)
+    return total
 
 
 def slot_sharing_assignment(job_graph: JobGraph) -> dict[tuple[JobVertexID, int], SharedSlot]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 
-__all__ = ["current_cpu", "parse_affinity", "pin_current_thread", "resolve"]
+__all__ = ["available_cpus", "current_cpu", "parse_affinity", "pin_current_thread", "resolve"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,13 @@ def parse_affinity(value: str) -> frozenset[int] | str:
             f"taskmanager.cpu-affinity: expected 'auto', 'none' or a list of CPUs like '0,1', got {value!r}"
         )
     return cpus
+
+
+def available_cpus() -> int:
+    """How many CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def resolve(setting: frozenset[int] | str) -> frozenset[int] | None:
