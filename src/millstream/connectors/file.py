@@ -27,6 +27,7 @@ input. The default bucket assigner is ``yyyy-MM-dd--HH`` of processing time, as 
 from __future__ import annotations
 
 import datetime
+import errno
 import os
 import re
 import time
@@ -169,6 +170,23 @@ class FileSource:
     def get_produced_type(self) -> Any:
         """The type of the records, from the format."""
         return self.stream_format.get_produced_type()
+
+    def validate(self) -> None:
+        """Before the job starts: every input path can be read.
+
+        Raises:
+            OSError: one line naming the path and the OS error (FileNotFoundError ...).
+        """
+        for path in self.paths:
+            local = path.removeprefix("file://")
+            try:
+                if os.path.isdir(local):
+                    os.listdir(local)
+                else:
+                    with open(local, "rb"):
+                        pass
+            except OSError as err:
+                raise type(err)(f"FileSource: cannot read input path {path}: {err.strerror or err}") from None
 
     def splits(self) -> list[_Split]:
         """All splits of all files, in path order."""
@@ -587,6 +605,21 @@ class FileSink:
             )
         return BulkFormatBuilder(str(base_path), writer_factory)
 
+    def validate(self) -> None:
+        """Before the job starts: the output directory exists or can be created.
+
+        Raises:
+            OSError: one line naming the directory and the OS error.
+        """
+        try:
+            os.makedirs(self.base_path, exist_ok=True)
+            if not os.access(self.base_path, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        except OSError as err:
+            raise type(err)(
+                f"FileSink: cannot create the output directory {self.base_path}: {err.strerror or err}"
+            ) from None
+
     def create_writer(self, context: WriterContext, renderer: TextRenderer) -> FileWriter:
         """The writer of one subtask; ``renderer`` turns elements into text lines."""
         if self.bulk_writer_factory is not None:
@@ -697,11 +730,20 @@ class _PartFile:
 
     def commit(self) -> None:
         self.file.close()
+        self.publish()
+
+    def publish(self) -> None:
         os.replace(self.path, self.final_path)
 
 
 class FileWriter:
-    """One subtask's writer: one in-progress part file per bucket."""
+    """One subtask's writer: one in-progress part file per bucket.
+
+    A part file that rolls (size, time) becomes pending: closed, still under its hidden
+    in-progress name, committed (renamed to its final name) only at the end of input, as
+    Flink's FileSink commits pending files on a completed checkpoint or at the end of
+    input. A job that fails or is cancelled therefore leaves no file that looks committed.
+    """
 
     def __init__(self, sink: FileSink, context: WriterContext, renderer: TextRenderer) -> None:
         self._sink = sink
@@ -710,6 +752,7 @@ class FileWriter:
         self._uid = context.part_uid or uuid.uuid4()
         self._counter = 0
         self._open: dict[str, _PartFile] = {}
+        self._pending: list[_PartFile] = []
         self._charset = getattr(sink.encoder, "charset", "UTF-8")
 
     def write_batch(self, values: list[Any]) -> None:
@@ -725,7 +768,8 @@ class FileWriter:
         if not policy.on_checkpoint and (
             part.size >= policy.part_size or (now - part.opened_at) * 1000 >= policy.rollover_interval_ms
         ):
-            part.commit()
+            part.file.close()
+            self._pending.append(part)
             del self._open[bucket]
 
     def _new_part(self, bucket: str) -> _PartFile:
@@ -737,7 +781,10 @@ class FileWriter:
         return part
 
     def finish(self) -> None:
-        """End of input: commit every open part file."""
+        """End of input: commit every pending and open part file."""
+        for part in self._pending:
+            part.publish()
+        self._pending.clear()
         for part in self._open.values():
             part.commit()
         self._open.clear()
@@ -773,6 +820,7 @@ class BulkFileWriter(FileWriter):
         self._uid = context.part_uid or uuid.uuid4()
         self._counter = 0
         self._open: dict[str, Any] = {}
+        self._pending: list[Any] = []  # bulk parts roll only at the end of input (and on checkpoints)
 
     def write_batch(self, values: list[Any]) -> None:
         """Hand the elements to the bucket's bulk writer."""

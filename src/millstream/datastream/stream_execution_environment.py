@@ -18,7 +18,7 @@ from millstream.common.job_execution_result import JobExecutionResult
 from millstream.common.pipeline_executor import get_executor
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.connectors.collection import CollectionSource
-from millstream.connectors.file import FileSource, StreamFormat
+from millstream.connectors.file import FileSink, FileSource, StreamFormat
 from millstream.datastream.data_stream import (
     CloseableIterator,
     DataStream,
@@ -336,7 +336,17 @@ class StreamExecutionEnvironment:
             )
         return mode.name
 
+    def _validate_connectors(self) -> None:
+        """Before anything runs: each source and sink checks its paths (one-line OSError)."""
+        for transformation in self._job_transformations().values():
+            if isinstance(transformation, (SourceTransformation, SinkTransformation)):
+                connector = transformation.operator.function
+                if isinstance(connector, (FileSource, FileSink)):
+                    connector.validate()
+
     def _job_graph(self, job_name: str | None) -> JobGraph:
+        if not _capture_plan:
+            self._validate_connectors()
         stream_graph = self.get_stream_graph(job_name, clear_transformations=True)
         job_graph = create_job_graph(stream_graph)
         if _capture_plan:
