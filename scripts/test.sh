@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, lint (ruff, import layering), type check (mypy on the
 # graph and runtime packages), then every test (pytest; per-test timeouts).
+#
+#   ./scripts/test.sh                 everything (what CI runs)
+#   ./scripts/test.sh --fast          the development loop: ruff, then the unit and property
+#                                     tests (no processes, sockets or Spark; under a minute)
+#   ./scripts/test.sh [PYTEST ARGS]   everything, with extra pytest arguments
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  [ -x .venv/bin/pytest ] || ./scripts/setup.sh
+  .venv/bin/ruff check src tests examples benchmarks
+  exec .venv/bin/python -m pytest tests/unit tests/property "$@"
+fi
 ./scripts/setup.sh
 .venv/bin/ruff check src tests examples benchmarks
 .venv/bin/lint-imports
