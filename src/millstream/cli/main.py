@@ -65,6 +65,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     set_context_configuration(_configuration(args))
     try:
         _run_script(args.job, args.args)
+    except KeyboardInterrupt:
+        # The job's client cancelled the job and released its cluster on the way out.
+        print("millstream: interrupted; the job was cancelled", file=sys.stderr)
+        return 130  # 128 + SIGINT, as a shell reports a program ended by Ctrl-C
     finally:
         set_context_configuration(None)
     return 0

@@ -41,6 +41,7 @@ __all__ = [
     "SLOT_REQUEST_TIMEOUT",
     "SORTED_INPUTS_MEMORY_RECORDS",
     "SPARK_MASTER",
+    "TASK_CANCELLATION_INTERVAL",
     "TASK_SLOTS",
     "USER_KEY_PREFIXES",
     "ConfigOption",
@@ -351,6 +352,17 @@ TASK_SLOTS: ConfigOption[int] = ConfigOption(
     int,
     "Slots per TaskManager (the embedded runtime: as many as the job needs over its TaskManagers, "
     "unless set).",
+    minimum=1,
+)
+TASK_CANCELLATION_INTERVAL: ConfigOption[int] = ConfigOption(
+    "task.cancellation.interval",
+    1000,
+    int,
+    "Milliseconds after which, and then between which, a cancelled task that has not stopped is "
+    "interrupted (Flink's TaskInterrupter). Python has no thread interrupt: the task thread gets an "
+    "asynchronous exception, which stops user code running Python (a loop, a computation) at once "
+    "and a blocking call when it returns. Flink's default is 30000.",
+    unit="ms",
     minimum=1,
 )
 SECRET_FILE: ConfigOption[str] = ConfigOption(

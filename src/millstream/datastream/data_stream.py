@@ -623,5 +623,8 @@ class CloseableIterator:
     def __enter__(self) -> CloseableIterator:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is KeyboardInterrupt and not self._closed:
+            self._closed = True
+            self._on_close(interrupted=True)  # Ctrl-C: cancel, then release by force if need be
         self.close()

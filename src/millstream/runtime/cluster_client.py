@@ -57,7 +57,7 @@ class ClusterExecutor:
         loop.start()
         rpc = RpcService(loop, secret)
 
-        def shutdown() -> None:
+        def shutdown(force: bool = False) -> None:  # the cluster runs on; only the connection goes
             rpc.close()
             loop.stop()
 

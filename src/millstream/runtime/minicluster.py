@@ -39,6 +39,7 @@ from millstream.runtime.taskmanager.task_executor import TaskExecutor
 __all__ = ["JobClient", "MiniCluster", "MiniClusterExecutor", "check_network_buffers", "task_manager_layout"]
 
 REGISTRATION_TIMEOUT_S = 60.0
+INTERRUPT_GRACE_S = 5.0  # after Ctrl-C: how long the job may take to cancel before a forced release
 
 
 class MiniCluster:
@@ -120,15 +121,19 @@ class MiniCluster:
         artifacts = (self.services.blob_server.put_blob(job_files),) if job_files else ()
         return self.services.submit_local(job_graph, artifacts)
 
-    def close(self) -> None:
-        """Stop every component; TaskManager processes exit, threads are joined."""
+    def close(self, force: bool = False) -> None:
+        """Stop every component; TaskManager processes exit, threads are joined.
+
+        ``force`` (after Ctrl-C): kill the TaskManager processes instead of asking them to
+        stop, so tasks stuck in user code cannot hold the client up.
+        """
         if not self._started:
             return
         self._started = False
         try:
             for te in self.task_executors:
                 te.shutdown()
-            if self.services is not None and self.task_manager_processes is not None:
+            if self.services is not None and self.task_manager_processes is not None and not force:
                 self.services.registry.shutdown_all()
                 self.task_manager_processes.stop()
         finally:
@@ -170,7 +175,7 @@ class JobClient:
         cancel: Callable[[], None],
         status: Callable[[], JobStatus],
         collect_channels: CollectChannels,
-        shutdown: Callable[[], None],
+        shutdown: Callable[[bool], None],
         metrics: Callable[[], Future[dict[str, Any]]] | None = None,
     ) -> None:
         self._job_id = job_id
@@ -207,6 +212,9 @@ class JobClient:
         """Wait for the result; whatever happens (Ctrl-C too), release what runs the job."""
         try:
             return self.get_job_execution_result()
+        except KeyboardInterrupt:
+            self.close(interrupted=True)
+            raise
         finally:
             self.close()
 
@@ -235,8 +243,13 @@ class JobClient:
                 return
             yield from batch
 
-    def close(self) -> None:
-        """Cancel the job if it still runs; release what runs it."""
+    def close(self, interrupted: bool = False) -> None:
+        """Cancel the job if it still runs; release what runs it.
+
+        ``interrupted`` (Ctrl-C): wait only ``INTERRUPT_GRACE_S`` for the cancellation,
+        then release by force (an embedded cluster's TaskManager processes are killed): a
+        second Ctrl-C is not needed to get the terminal back.
+        """
         if self._closed:
             return
         self._closed = True
@@ -244,10 +257,10 @@ class JobClient:
         if not self._result.done():
             self._cancel()
             try:
-                self._result.result(timeout=30)
-            except Exception:
+                self._result.result(timeout=INTERRUPT_GRACE_S if interrupted else 30)
+            except BaseException:
                 pass
-        self._shutdown()
+        self._shutdown(interrupted and not self._result.done())
 
 
 def task_manager_layout(configuration: Configuration, slots: int) -> tuple[int, int]:

@@ -256,10 +256,10 @@ class SparkJobClient:
             self._cancelled = True
             self._spark.sparkContext.cancelJobGroup(self._group)
 
-    def close(self) -> None:
-        """Cancel the job if it still runs and wait for its thread."""
+    def close(self, interrupted: bool = False) -> None:
+        """Cancel the job if it still runs and wait for its thread (briefly after Ctrl-C)."""
         self.cancel()
-        self._thread.join(timeout=60)
+        self._thread.join(timeout=5 if interrupted else 60)
 
 
 class SparkExecutor:

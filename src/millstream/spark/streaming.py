@@ -919,6 +919,6 @@ class StreamingJobClient:
         if self.query.isActive:
             self.query.stop()
 
-    def close(self) -> None:
-        """Stop the query if it still runs."""
+    def close(self, interrupted: bool = False) -> None:
+        """Stop the query if it still runs (``interrupted``: after Ctrl-C, the same)."""
         self.cancel()

@@ -10,6 +10,7 @@ partition can be read (pipelined: first buffer; blocking: the task finished writ
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import threading
 from collections.abc import Callable
@@ -40,11 +41,18 @@ from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTa
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
-__all__ = ["Task", "TaskExecutionState", "load_user_code"]
+__all__ = ["Task", "TaskExecutionState", "TaskInterruptedError", "load_user_code"]
 
 log = logging.getLogger(__name__)
 
 _USER_CODE_LOCK = threading.Lock()
+
+
+class TaskInterruptedError(BaseException):
+    """Raised asynchronously in the thread of a cancelled task that did not stop (``Task.interrupt``).
+
+    A BaseException, as KeyboardInterrupt: user code's ``except Exception`` does not swallow it.
+    """
 
 
 def load_user_code(payload: bytes, prepare: Callable[[], None] | None = None) -> Any:
@@ -259,6 +267,26 @@ class Task:
         self._on_state(TaskExecutionState(self.tdd.execution_attempt_id, self.state))
         if stream_task is not None:
             stream_task.cancel()
+
+    def interrupt(self) -> bool:
+        """Interrupt the thread of a cancelled task that has not stopped (any thread).
+
+        Flink interrupts the task thread; CPython can only raise an exception in it at its
+        next Python instruction: user code stuck in a Python loop stops at once, a blocking
+        call when it returns. Returns whether the thread was still there to interrupt.
+        """
+        if self.state is not ExecutionState.CANCELING:
+            return False
+        log.warning("%s: did not stop after cancellation; interrupting its thread", self.location.describe())
+        return _raise_in_thread(self.thread, TaskInterruptedError)
+
+
+def _raise_in_thread(thread: threading.Thread, error: type[BaseException]) -> bool:
+    """Make ``thread`` raise ``error`` at its next Python instruction (CPython's async exception)."""
+    if thread.ident is None or not thread.is_alive():
+        return False
+    hit = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(error))
+    return bool(hit == 1)
 
 
 def _attribute(err: BaseException, location: TaskLocation) -> BaseException:

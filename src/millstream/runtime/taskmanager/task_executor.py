@@ -46,6 +46,7 @@ class TaskExecutor(RpcEndpoint):
         # CPUs for every task thread of this TaskManager (see cpu_affinity), or None.
         self.cpus = cpu_affinity.resolve(cpu_affinity.parse_affinity(configuration.get(opts.CPU_AFFINITY)))
         self._collect_channels = collect_channels
+        self._cancellation_interval_s = configuration.get(opts.TASK_CANCELLATION_INTERVAL) / 1000
         self._lock = threading.Lock()
         self._tasks: dict[str, Task] = {}  # under _lock
         self._finished_threads: list[threading.Thread] = []  # under _lock
@@ -105,6 +106,14 @@ class TaskExecutor(RpcEndpoint):
             task = self._tasks.get(attempt_id)
         if task is not None:
             task.cancel()
+            self.schedule_run_async(self._cancellation_interval_s, self._interrupt_task, attempt_id)
+
+    def _interrupt_task(self, attempt_id: str) -> None:
+        """Flink's TaskInterrupter: interrupt a cancelled task until its thread ends."""
+        with self._lock:
+            task = self._tasks.get(attempt_id)
+        if task is not None and task.thread.is_alive() and task.interrupt():
+            self.schedule_run_async(self._cancellation_interval_s, self._interrupt_task, attempt_id)
 
     def task_metrics(self, job_id: str) -> Future[dict[str, Any]]:
         """Metrics of this TaskManager's tasks of ``job_id``, by execution attempt (any thread)."""
@@ -127,6 +136,10 @@ class TaskExecutor(RpcEndpoint):
             tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
+        for task in tasks:  # a task stuck in user code gets interrupted
+            if task.thread is not threading.current_thread():
+                task.thread.join(self._cancellation_interval_s)
+                task.interrupt()
         with self._lock:
             threads = [t.thread for t in tasks] + self._finished_threads
         for thread in threads:
