@@ -14,6 +14,8 @@ import struct
 from decimal import Decimal
 from typing import Any
 
+import cloudpickle
+
 from millstream.common.types import Row
 
 __all__ = [
@@ -27,7 +29,10 @@ __all__ = [
     "TupleTypeInfo",
     "TypeInformation",
     "Types",
+    "flink_key_hash",
+    "java_bytes_hash",
     "java_double_str",
+    "java_string_hash",
 ]
 
 
@@ -45,6 +50,21 @@ class TypeInformation:
     def fast_java_formatter(self) -> Any:
         """A faster callable equal to ``java_str`` on well-typed values (may raise otherwise)."""
         return self.java_str
+
+    def java_hash_code(self, value: Any) -> int:
+        """Java's ``hashCode`` of ``value`` converted to this type (a signed 32-bit int).
+
+        This is what Flink hashes to place a key in a key group (``key_by(..., key_type)``).
+        """
+        raise TypeError(f"values of type {self!r} cannot be keys (Flink hashes no such Java type)")
+
+    def deep_hash_code(self, value: Any) -> int:
+        """The hash of ``value`` as a field of a Flink ``Row`` (``RowUtils.deepHashCodeInternal``).
+
+        A scalar field adds ``Arrays.deepHashCode(new Object[] {field})``, which is
+        ``31 + field.hashCode()``; null adds 0; lists, maps and object arrays hash deeply.
+        """
+        return 0 if value is None else _int32(31 + self.java_hash_code(value))
 
     def fast_print_formatter(self) -> Any:
         """A faster callable equal to ``print_str`` on well-typed values (may raise otherwise)."""
@@ -92,6 +112,15 @@ class BasicTypeInfo(TypeInformation):
         """``str`` where Java's text equals Python's."""
         return str if self.name in _PLAIN else self.java_str
 
+    def java_hash_code(self, value: Any) -> int:
+        """``String.hashCode``, ``Integer.hashCode``, ``Long.hashCode`` ... of the value."""
+        if value is None:
+            return 0
+        hasher = _BASIC_HASHES.get(self.name)
+        if hasher is None:
+            return super().java_hash_code(value)
+        return hasher(value)
+
     def __repr__(self) -> str:
         return self.name
 
@@ -115,6 +144,11 @@ class PickledBytesTypeInfo(TypeInformation):
         """``str`` (returns a str unchanged)."""
         return str
 
+    def java_hash_code(self, value: Any) -> int:
+        """``Arrays.hashCode`` of the pickled bytes: PyFlink hands Java an undeclared key as
+        ``cloudpickle.dumps(key)`` (protocol 5) in a ``byte[]``."""
+        return java_bytes_hash(cloudpickle.dumps(value, protocol=5))
+
     def __repr__(self) -> str:
         return "PICKLED_BYTE_ARRAY"
 
@@ -135,6 +169,13 @@ class TupleTypeInfo(TypeInformation):
 
     def _plain_fields(self) -> bool:
         return all(isinstance(t, BasicTypeInfo) and t.name in _PLAIN for t in self.types)
+
+    def java_hash_code(self, value: Any) -> int:
+        """Flink's ``TupleN.hashCode``: ``31 * h + field.hashCode()`` from the first field's hash."""
+        result = 0
+        for t, v in zip(self.types, value):
+            result = _int32(31 * result + t.java_hash_code(v))
+        return result
 
     def fast_java_formatter(self) -> Any:
         """``"(%s,%s)" % value`` when every field prints as in Python."""
@@ -180,6 +221,11 @@ class RowTypeInfo(TypeInformation):
         body = ", ".join(t.java_str(v) for t, v in zip(self.types, value))
         return f"{kind}[{body}]"
 
+    def java_hash_code(self, value: Any) -> int:
+        """Flink's ``Row.hashCode`` (``RowUtils.deepHashCodeRow``): ``31 * kind + deep(fields)``."""
+        kind = value.get_row_kind().value if isinstance(value, Row) else 0
+        return _int32(31 * kind + _deep_sequence_hash(self.types, value))
+
     def print_str(self, value: Any) -> str:
         """PyFlink prints rows with Python's ``str`` of each field: ``+I[a,1]``."""
         kind = value.get_row_kind() if isinstance(value, Row) else "+I"
@@ -199,13 +245,36 @@ class ListTypeInfo(TypeInformation):
         """Java ``List.toString``."""
         return "[" + ", ".join(self.element_type.java_str(v) for v in value) + "]"
 
+    def java_hash_code(self, value: Any) -> int:
+        """Java's ``List.hashCode`` (``Arrays.hashCode`` for a primitive array)."""
+        result = 1
+        for v in value:
+            result = _int32(31 * result + self.element_type.java_hash_code(v))
+        return result
+
+    def deep_hash_code(self, value: Any) -> int:
+        """``RowUtils.deepHashCodeList``: element by element, each hashed deeply."""
+        return 0 if value is None else _deep_sequence_hash([self.element_type] * len(value), value)
+
 
 class BasicArrayTypeInfo(ListTypeInfo):
     """An array of a basic type."""
 
+    def java_hash_code(self, value: Any) -> int:
+        """Java arrays hash by identity: no deterministic ``hashCode`` (inside a tuple)."""
+        return TypeInformation.java_hash_code(self, value)
+
 
 class PrimitiveArrayTypeInfo(ListTypeInfo):
     """An array of a primitive type."""
+
+    def java_hash_code(self, value: Any) -> int:
+        """Java arrays hash by identity: no deterministic ``hashCode`` (inside a tuple)."""
+        return TypeInformation.java_hash_code(self, value)
+
+    def deep_hash_code(self, value: Any) -> int:
+        """``31 + Arrays.hashCode(array)``: a primitive array is not an ``Object[]``."""
+        return 0 if value is None else _int32(31 + ListTypeInfo.java_hash_code(self, value))
 
 
 class MapTypeInfo(TypeInformation):
@@ -214,6 +283,22 @@ class MapTypeInfo(TypeInformation):
     def __init__(self, key_type: TypeInformation, value_type: TypeInformation) -> None:
         self.key_type = key_type
         self.value_type = value_type
+
+    def java_hash_code(self, value: Any) -> int:
+        """Java's ``Map.hashCode``: the sum of ``key.hashCode() ^ value.hashCode()``."""
+        total = 0
+        for k, v in value.items():
+            total += self.key_type.java_hash_code(k) ^ self.value_type.java_hash_code(v)
+        return _int32(total)
+
+    def deep_hash_code(self, value: Any) -> int:
+        """``RowUtils.deepHashCodeMap``: ``1 + sum(deep(key) ^ deep(value))``."""
+        if value is None:
+            return 0
+        total = 1
+        for k, v in value.items():
+            total += self.key_type.deep_hash_code(k) ^ self.value_type.deep_hash_code(v)
+        return _int32(total)
 
     def java_str(self, value: Any) -> str:
         """Java ``Map.toString``."""
@@ -345,6 +430,101 @@ class Types:
         return MapTypeInfo(key_type, value_type)
 
 
+def _int32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - 0x100000000 if value & 0x80000000 else value
+
+
+def java_bytes_hash(data: bytes) -> int:
+    """Java's ``Arrays.hashCode(byte[])`` (bytes are signed in Java)."""
+    result = 1
+    for b in data:
+        result = (31 * result + (b - 256 if b > 127 else b)) & 0xFFFFFFFF
+    return _int32(result)
+
+
+def java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode``: over UTF-16 code units."""
+    units = text.encode("utf-16-be", "surrogatepass")
+    result = 0
+    for i in range(0, len(units), 2):
+        result = (31 * result + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+    return _int32(result)
+
+
+def _long_hash(value: int) -> int:
+    value &= 0xFFFFFFFFFFFFFFFF
+    return _int32(value ^ (value >> 32))
+
+
+def _double_hash(value: float) -> int:
+    if value != value:
+        bits = 0x7FF8000000000000  # Double.doubleToLongBits folds every NaN into this one
+    else:
+        bits = struct.unpack(">q", struct.pack(">d", float(value)))[0]
+    return _long_hash(bits)
+
+
+def _float_hash(value: float) -> int:
+    if value != value:
+        return 0x7FC00000
+    return struct.unpack(">i", struct.pack(">f", float(value)))[0]
+
+
+def _big_integer_hash(value: int) -> int:
+    """Java's ``BigInteger.hashCode``: over the magnitude's 32-bit words, times the sign."""
+    magnitude = abs(int(value))
+    words = []
+    while magnitude:
+        words.append(magnitude & 0xFFFFFFFF)
+        magnitude >>= 32
+    result = 0
+    for word in reversed(words):
+        result = (31 * result + word) & 0xFFFFFFFF
+    return _int32(_int32(result) * (1 if value > 0 else -1 if value < 0 else 0))
+
+
+def _big_decimal_hash(value: Any) -> int:
+    """Java's ``BigDecimal.hashCode``: ``31 * unscaledValue.hashCode() + scale``."""
+    sign, digits, exponent = Decimal(value).as_tuple()
+    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+    return _int32(31 * _big_integer_hash(unscaled) + (-int(exponent)))
+
+
+_BASIC_HASHES: dict[str, Any] = {
+    "STRING": java_string_hash,
+    "BOOLEAN": lambda v: 1231 if v else 1237,
+    "BYTE": lambda v: _int32(int(v)),
+    "SHORT": lambda v: _int32(int(v)),
+    "INT": lambda v: _int32(int(v)),
+    "LONG": lambda v: _long_hash(int(v)),
+    "FLOAT": _float_hash,
+    "DOUBLE": _double_hash,
+    "CHAR": lambda v: ord(v) if isinstance(v, str) else int(v),
+    "BIG_INT": _big_integer_hash,
+    "BIG_DEC": _big_decimal_hash,
+}
+
+
+def _deep_sequence_hash(types: Any, values: Any) -> int:
+    """``RowUtils.deepHashCodeArray``: ``31 * h + deep(element)`` from 1."""
+    result = 1
+    for t, v in zip(types, values):
+        result = (31 * result + t.deep_hash_code(v)) & 0xFFFFFFFF
+    return _int32(result)
+
+
+def flink_key_hash(key: Any, key_type: TypeInformation | None) -> int:
+    """The ``hashCode`` Flink computes for a key of PyFlink's ``key_by``.
+
+    PyFlink's Java side keys by ``KeyByKeySelector``, which wraps the key in a one-field
+    ``Row``: its hash is ``31 + deep(key)``. An undeclared key (``key_type=None``) reaches
+    Java as its pickled bytes (``Types.PICKLED_BYTE_ARRAY()``).
+    """
+    kind = key_type if key_type is not None else _PICKLED
+    return _int32(31 + kind.deep_hash_code(key))
+
+
 def java_double_str(value: float) -> str:
     """Java's ``Double.toString``: ``1.0``, ``1.0E10``, ``1.0E-4``, ``NaN``, ``Infinity``."""
     return _java_decimal_str(value, repr(value))
@@ -397,3 +577,6 @@ def java_str(value: Any) -> str:
     if isinstance(value, datetime.datetime):
         return value.isoformat(sep=" ")
     return str(value)
+
+
+_PICKLED = PickledBytesTypeInfo()

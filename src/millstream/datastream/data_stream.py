@@ -46,6 +46,7 @@ from millstream.graph.partitioning import (
     RebalancePartitioner,
     RescalePartitioner,
     ShufflePartitioner,
+    typed_key_selector,
 )
 from millstream.graph.transformations import (
     ChainingStrategy,
@@ -255,7 +256,7 @@ class DataStream:
 
     def key_by(self, key_selector: Any, key_type: TypeInformation | None = None) -> KeyedStream:
         """Partition by key; operators on the result see one key's elements in one subtask."""
-        selector = _key_callable(key_selector)
+        selector = typed_key_selector(_key_callable(key_selector), key_type)
         partitioner = KeyGroupStreamPartitioner(selector, -1)
         t = PartitionTransformation(
             id=self._env._new_id(),

@@ -7,6 +7,8 @@ strategy name as it appears in the execution plan.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +22,27 @@ __all__ = [
     "RebalancePartitioner",
     "RescalePartitioner",
     "ShufflePartitioner",
+    "key_type_of",
+    "typed_key_selector",
 ]
+
+
+def typed_key_selector(function: Callable[[Any], Any], key_type: Any) -> Callable[[Any], Any]:
+    """``function`` as a key selector carrying the declared type of its keys (``key_type``).
+
+    The type decides how a key hashes to its key group (PyFlink hashes a declared key by
+    its Java type and an undeclared one by its pickled bytes), so partitioners and keyed
+    state read it with ``key_type_of``. A ``functools.partial``: calling it adds no
+    Python frame per record, and it pickles with its attribute.
+    """
+    selector = functools.partial(function)
+    selector.key_type = key_type  # type: ignore[attr-defined]
+    return selector
+
+
+def key_type_of(key_selector: Any) -> Any:
+    """The declared key type of a key selector (None: undeclared, keys hash pickled)."""
+    return getattr(key_selector, "key_type", None)
 
 
 @dataclass(frozen=True, slots=True)

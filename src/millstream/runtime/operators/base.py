@@ -21,10 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.graph.partitioning import key_type_of
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
 from millstream.runtime.state.heap import HeapKeyedStateBackend, KeyedStateError
-from millstream.runtime.state.key_groups import compute_key_group_range
+from millstream.runtime.state.key_groups import compute_key_group_range, key_group_function
 from millstream.runtime.state.operator_state import OperatorStateBackend
 from millstream.runtime.taskmanager.timer_service import InternalTimerService, ProcessingTimeService
 
@@ -186,11 +187,16 @@ class StreamOperator:
             self._operator_state = OperatorStateBackend()
         return self._operator_state
 
-    def create_keyed_backend(self) -> HeapKeyedStateBackend:
-        """Give this (keyed) operator its state backend, for its subtask's key groups."""
+    def create_keyed_backend(self, key_selector: Any = None) -> HeapKeyedStateBackend:
+        """Give this (keyed) operator its state backend, for its subtask's key groups.
+
+        ``key_selector`` carries the declared key type, which decides each key's group
+        (the same as the partitioner that routed the key here).
+        """
         rc = self.context.runtime_context
         key_groups = compute_key_group_range(rc.max_parallelism, rc.parallelism, rc.subtask_index)
-        self.keyed_backend = HeapKeyedStateBackend(rc.max_parallelism, key_groups)
+        key_group = key_group_function(rc.max_parallelism, key_type_of(key_selector))
+        self.keyed_backend = HeapKeyedStateBackend(rc.max_parallelism, key_groups, key_group=key_group)
         rc.keyed_backend = self.keyed_backend
         return self.keyed_backend
 

@@ -115,7 +115,7 @@ class _CoUdf(TwoInputOperator):
         self.init_two_inputs()
         self._output = output
         if key_selectors is not None:
-            set_key = self.create_keyed_backend().set_current_key
+            set_key = self.create_keyed_backend(key_selectors[0]).set_current_key
             fn1 = _keyed_call(fn1, key_selectors[0], set_key)
             fn2 = _keyed_call(fn2, key_selectors[1], set_key)
         self._fn1 = fn1

@@ -72,7 +72,7 @@ class IntervalJoinOperator(TwoInputOperator):
         self._fn = getattr(function, "process_element", function)
         self._key_selectors = key_selectors
         self._collector = OutputCollector(output, side_outputs)
-        backend = self.create_keyed_backend()
+        backend = self.create_keyed_backend(key_selectors[0])
         self._left = backend.get_state(InternalStateDescriptor("interval-join-left-buffer", "map"))
         self._right = backend.get_state(InternalStateDescriptor("interval-join-right-buffer", "map"))
         self._timers = self.create_timer_service(self)

@@ -219,7 +219,7 @@ class KeyedProcessOperator(StreamOperator):
         self._function = lifecycle
         self._key_selector = key_selector
         self._collector = OutputCollector(output, side_outputs)
-        self.create_keyed_backend()
+        self.create_keyed_backend(key_selector)
         timers = self.create_timer_service(self)
         self._ctx = ProcessContext(TimerServiceView(self, timers))
         self._timer_ctx = self._ctx

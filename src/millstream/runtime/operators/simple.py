@@ -31,7 +31,7 @@ class UdfOperator(StreamOperator):
         self._output = output
         self._key_selector = key_selector
         if key_selector is not None:
-            self.create_keyed_backend()
+            self.create_keyed_backend(key_selector)
 
     def open(self) -> None:
         """Open the user function; on a keyed stream, set the current key before each call."""

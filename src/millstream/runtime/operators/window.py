@@ -209,7 +209,7 @@ class WindowOperator(StreamOperator):
                 f"operator '{self.name}': the trigger {self._trigger!r} cannot be used with a "
                 "merging window assigner"
             )
-        backend = self.create_keyed_backend()
+        backend = self.create_keyed_backend(self._key_selector)
         self._timers = self.create_timer_service(self)
         state_kind = {"reduce": "reducing", "aggregate": "aggregating", "list": "list"}[self._kind]
         function = self._reduce if self._kind == "reduce" else self._aggregate

@@ -93,8 +93,11 @@ class HeapKeyedStateBackend:
         max_parallelism: int,
         key_group_range: KeyGroupRange,
         clock: Callable[[], float] = time.time,
+        key_group: Callable[[Any], int] | None = None,
     ) -> None:
         self.max_parallelism = max_parallelism
+        # key -> key group; the partitioner's function for the operator's key type
+        self._key_group = key_group or (lambda key: assign_to_key_group(key, max_parallelism))
         self.key_group_range = key_group_range
         self._first_group = key_group_range.start
         self._num_groups = len(key_group_range)
@@ -114,7 +117,7 @@ class HeapKeyedStateBackend:
         self.current_group = group
 
     def _group_index(self, key: Any) -> int:
-        group = assign_to_key_group(key, self.max_parallelism) - self._first_group
+        group = self._key_group(key) - self._first_group
         if not 0 <= group < self._num_groups:
             raise KeyedStateError(
                 f"key {key!r} belongs to key group {group + self._first_group}, outside this "

@@ -1,31 +1,38 @@
 """Key groups: key -> key group -> operator subtask, as Flink's KeyGroupRangeAssignment.
 
-Pure functions. The hash must be the same in every process and run (key groups are the
-unit of state redistribution on rescale), so ``str`` and ``bytes`` keys are hashed with
-CRC-32 rather than Python's per-process salted ``hash``.
+Pure functions. A key's hash is the ``hashCode`` Flink computes for it under PyFlink
+(``millstream.common.typeinfo.flink_key_hash``: the key wrapped in a one-field Row, hashed
+by its declared Java type, or by its pickled bytes when undeclared), spread with Flink's
+``MathUtils.murmurHash``; key group ``g`` belongs to subtask ``g * parallelism //
+max_parallelism``. So a key lands in the subtask it lands in under PyFlink, which decides
+``print``'s ``N>`` prefix, ``get_index_of_this_subtask()`` and part-file names.
 """
 
 from __future__ import annotations
 
-import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from millstream.common.typeinfo import flink_key_hash
 
 __all__ = [
     "KeyGroupRange",
     "assign_key_to_parallel_operator",
     "assign_to_key_group",
     "compute_key_group_range",
+    "flink_murmur_hash",
+    "key_group_function",
     "murmur_mix",
     "operator_index_for_key_group",
-    "stable_hash",
 ]
 
 _MASK = 0xFFFFFFFF
+_CACHE_LIMIT = 1 << 16  # keys whose group a key_group_function remembers
 
 
 def murmur_mix(h: int) -> int:
-    """Murmur3's 32-bit finaliser (Flink spreads ``hashCode`` with a murmur hash too)."""
+    """Murmur3's 32-bit finaliser (Flink's ``MathUtils.bitMix``), on unsigned ints."""
     h &= _MASK
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & _MASK
@@ -35,39 +42,45 @@ def murmur_mix(h: int) -> int:
     return h
 
 
-def stable_hash(key: Any) -> int:
-    """A hash of ``key`` that is identical across processes and runs."""
-    kind = type(key)
-    if kind is str:
-        return zlib.crc32(key.encode("utf-8", "surrogatepass"))
-    if kind is int:
-        return murmur_mix(key ^ (key >> 32))
-    if kind is bytes or kind is bytearray:
-        return zlib.crc32(key)
-    if kind is tuple or kind is list:
-        h = 0x345678
-        for item in key:
-            h = (h * 1000003) ^ stable_hash(item)
-            h &= _MASK
-        return murmur_mix(h ^ len(key))
-    if kind is bool or key is None:
-        return 1231 if key else 1237
-    if kind is float:
-        return murmur_mix(hash(key))
-    values = getattr(key, "_values", None)
-    if values is not None:
-        return stable_hash(tuple(values))
-    if type(key).__hash__ is object.__hash__:
-        raise TypeError(
-            f"key of type {type(key).__name__} has no deterministic hash; "
-            "use a str, int, tuple, or a class that defines __hash__"
-        )
-    return murmur_mix(hash(key))
+def flink_murmur_hash(code: int) -> int:
+    """Flink's ``MathUtils.murmurHash(int)``: one murmur3 round and the finaliser, made >= 0."""
+    code = (code * 0xCC9E2D51) & _MASK
+    code = ((code << 15) | (code >> 17)) & _MASK
+    code = (code * 0x1B873593) & _MASK
+    code = ((code << 13) | (code >> 19)) & _MASK
+    code = (code * 5 + 0xE6546B64) & _MASK
+    code = murmur_mix(code ^ 4)
+    if code < 0x80000000:
+        return code
+    return 0 if code == 0x80000000 else 0x100000000 - code  # Java's -code of a negative int
 
 
-def assign_to_key_group(key: Any, max_parallelism: int) -> int:
-    """The key group of ``key``."""
-    return murmur_mix(stable_hash(key)) % max_parallelism
+def assign_to_key_group(key: Any, max_parallelism: int, key_type: Any = None) -> int:
+    """The key group of ``key`` (``key_type``: its declared type, None when undeclared)."""
+    return flink_murmur_hash(flink_key_hash(key, key_type)) % max_parallelism
+
+
+def key_group_function(max_parallelism: int, key_type: Any = None) -> Callable[[Any], int]:
+    """``assign_to_key_group`` for one key type, remembering the groups of recent keys.
+
+    Per-record path: the hash walks the key's bytes in Python, so a task keeps the groups
+    of up to 65,536 keys (cleared when full: memory stays bounded).
+    """
+    cache: dict[Any, int] = {}
+
+    def key_group(key: Any) -> int:
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable key (a list): computed each time
+            return flink_murmur_hash(flink_key_hash(key, key_type)) % max_parallelism
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        group = cache[key] = flink_murmur_hash(flink_key_hash(key, key_type)) % max_parallelism
+        return group
+
+    return key_group
 
 
 def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
@@ -75,10 +88,12 @@ def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_gro
     return key_group * parallelism // max_parallelism
 
 
-def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism: int) -> int:
+def assign_key_to_parallel_operator(
+    key: Any, max_parallelism: int, parallelism: int, key_type: Any = None
+) -> int:
     """The subtask owning ``key``."""
     return operator_index_for_key_group(
-        max_parallelism, parallelism, assign_to_key_group(key, max_parallelism)
+        max_parallelism, parallelism, assign_to_key_group(key, max_parallelism, key_type)
     )
 
 

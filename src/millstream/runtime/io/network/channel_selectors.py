@@ -24,8 +24,9 @@ from millstream.graph.partitioning import (
     RebalancePartitioner,
     RescalePartitioner,
     ShufflePartitioner,
+    key_type_of,
 )
-from millstream.runtime.state.key_groups import murmur_mix, stable_hash
+from millstream.runtime.state.key_groups import key_group_function
 
 __all__ = ["ChannelSelector", "KeySelectorError", "create_channel_selector"]
 
@@ -126,18 +127,18 @@ class ShuffleChannelSelector(ChannelSelector):
 
 
 class KeyGroupChannelSelector(ChannelSelector):
-    """key -> key group (murmur(stable_hash) mod max parallelism) -> owning subtask."""
+    """key -> key group (Flink's hash of the key as PyFlink hands it to Java) -> owning subtask."""
 
     def __init__(self, num_channels: int, key_selector: Callable[[Any], Any], max_parallelism: int) -> None:
         super().__init__(num_channels)
         self._key = key_selector
         self._max = max_parallelism
+        self._key_group = key_group_function(max_parallelism, key_type_of(key_selector))
         self._cache: dict[Any, int] = {}  # owner: producing task thread
 
     def channel_of_key(self, key: Any) -> int:
         """The channel owning ``key``."""
-        group = murmur_mix(stable_hash(key)) % self._max
-        return group * self.num_channels // self._max
+        return self._key_group(key) * self.num_channels // self._max
 
     def route(self, values: list[Any], timestamps: list[int] | None) -> Routed:
         """Group the batch by the owner of each element's key.
