@@ -168,6 +168,55 @@ STREAMS_REUSED_ACROSS_EXECUTE = (
 )
 
 
+# Issue 13, point 4: which subtask owns a key decides print's "N>" prefix. Real PyFlink 2.3
+# printed exactly these lines (sorted) for this program, undeclared and declared keys.
+SUBTASK_PREFIXES_OF_KEYED_RESULTS = (
+    """
+    from pyflink.common import Types
+    from pyflink.datastream import StreamExecutionEnvironment
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(3)
+    words = ["to", "be", "or", "not", "to", "be", "that", "is", "the", "question", "whether", "tis", "nobler"]
+    ds = env.from_collection(words, type_info=Types.STRING())
+    ds.map(lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \\
+      .key_by(lambda t: t[0]).reduce(lambda a, b: (a[0], a[1] + b[1])).print()
+    ds.map(lambda w: (w, len(w)), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \\
+      .key_by(lambda t: t[0], key_type=Types.STRING()).reduce(lambda a, b: (a[0], a[1] + b[1])) \\
+      .map(lambda t: "typed " + t[0], output_type=Types.STRING()).print()
+    env.execute()
+    """,
+    [
+        "1> (question,1)",
+        "1> (that,1)",
+        "1> (the,1)",
+        "2> (be,1)",
+        "2> (be,2)",
+        "2> (not,1)",
+        "2> (or,1)",
+        "2> (to,1)",
+        "2> (to,2)",
+        "2> (whether,1)",
+        "2> typed is",
+        "2> typed nobler",
+        "2> typed or",
+        "2> typed that",
+        "2> typed the",
+        "2> typed whether",
+        "3> (is,1)",
+        "3> (nobler,1)",
+        "3> (tis,1)",
+        "3> typed be",
+        "3> typed be",
+        "3> typed not",
+        "3> typed question",
+        "3> typed tis",
+        "3> typed to",
+        "3> typed to",
+    ],
+    True,
+)
+
+
 def run_program(source: str, tmp_path) -> list[str]:
     program = textwrap.dedent(source).replace("pyflink", "millstream")
     path = tmp_path / "job.py"
@@ -186,6 +235,7 @@ def run_program(source: str, tmp_path) -> list[str]:
         PARALLEL_MAP_FUNCTION,
         KEYED_PROCESS_AND_COLLECT,
         STREAMS_REUSED_ACROSS_EXECUTE,
+        SUBTASK_PREFIXES_OF_KEYED_RESULTS,
     ],
     ids=[
         "word_count",
@@ -194,6 +244,7 @@ def run_program(source: str, tmp_path) -> list[str]:
         "parallel_map_function",
         "keyed_process_collect",
         "streams_reused_across_execute",
+        "subtask_prefixes_of_keyed_results",
     ],
 )
 def test_pyflink_program_runs_unchanged(program, tmp_path):
