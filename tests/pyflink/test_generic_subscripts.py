@@ -4,9 +4,10 @@ PyFlink declares its functions, window assigners, triggers and state interfaces 
 ``Generic[...]`` and its own examples subscript them:
 ``class CountWindowProcessFunction(ProcessWindowFunction[tuple, tuple, str, CountWindow])``
 in pyflink/examples/datastream/windowing/tumbling_count_window.py. The table below was
-taken from apache-flink 2.3.0 by introspection (every public class of pyflink.datastream
-with ``__parameters__``); the millstream class of the same module and name takes the same
-type parameters, so a ported program defines its classes unchanged.
+taken from apache-flink 2.3.0 by introspection (every public class of pyflink.datastream,
+nested ones included, with ``__parameters__``); the millstream class of the same module
+and name takes the same type parameters, so a ported program defines its classes
+unchanged.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from millstream.datastream.window import (
 )
 
 PYFLINK_GENERIC_CLASSES = [
+    ("datastream.functions", "ProcessWindowFunction.Context", ["W2"]),
+    ("datastream.functions", "ProcessAllWindowFunction.Context", ["W2"]),
+    ("datastream.window", "MergingWindowAssigner.MergeCallback", ["W2"]),
     ("datastream.functions", "AllWindowFunction", ["IN", "OUT", "W"]),
     ("datastream.functions", "BroadcastProcessFunction", ["IN1", "IN2", "OUT"]),
     ("datastream.functions", "KeyedBroadcastProcessFunction", ["KEY", "IN1", "IN2", "OUT"]),
@@ -70,7 +74,9 @@ PYFLINK_GENERIC_CLASSES = [
 
 @pytest.mark.parametrize(("module", "name", "parameters"), PYFLINK_GENERIC_CLASSES)
 def test_the_class_takes_pyflinks_type_parameters(module: str, name: str, parameters: list[str]) -> None:
-    cls = getattr(importlib.import_module(f"millstream.{module}"), name)
+    cls = importlib.import_module(f"millstream.{module}")
+    for part in name.split("."):  # nested classes (ProcessWindowFunction.Context) too
+        cls = getattr(cls, part)
     assert [p.__name__ for p in cls.__parameters__] == parameters
     subscripted = cls[tuple([object] * len(parameters)) if len(parameters) > 1 else object]
     assert subscripted.__origin__ is cls

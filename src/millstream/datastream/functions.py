@@ -46,6 +46,7 @@ IN2 = TypeVar("IN2")
 OUT = TypeVar("OUT")
 KEY = TypeVar("KEY")
 W = TypeVar("W")
+W2 = TypeVar("W2")
 
 
 class RuntimeContext(ABC):
@@ -247,7 +248,7 @@ class SourceFunction(Function):
 class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Gets all elements of a window (or the incremental result) with a context."""
 
-    class Context(ABC):
+    class Context(ABC, Generic[W2]):
         """The window being evaluated, time, and per-window / global keyed state."""
 
         @abstractmethod
@@ -282,6 +283,29 @@ class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
 
 class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """``process(context, elements)`` for ``window_all``."""
+
+    class Context(ABC, Generic[W2]):
+        """The window being evaluated, time, and per-window / global state."""
+
+        @abstractmethod
+        def window(self) -> Any:
+            """The window."""
+
+        @abstractmethod
+        def current_processing_time(self) -> int:
+            """Now."""
+
+        @abstractmethod
+        def current_watermark(self) -> int:
+            """The current watermark."""
+
+        @abstractmethod
+        def window_state(self) -> Any:
+            """State scoped to this window."""
+
+        @abstractmethod
+        def global_state(self) -> Any:
+            """State across windows."""
 
     @abstractmethod
     def process(self, context: Any, elements: Iterable[Any]) -> Iterable[Any]:

@@ -57,6 +57,7 @@ __all__ = [
 # (``class MyFn(ProcessWindowFunction[tuple, tuple, str, TimeWindow])``).
 T = TypeVar("T")
 W = TypeVar("W")
+W2 = TypeVar("W2")
 
 
 def _ms(value: Any) -> int:
@@ -709,6 +710,13 @@ class WindowAssigner(ABC, Generic[T, W]):
 
 class MergingWindowAssigner(WindowAssigner[T, W]):
     """An assigner whose windows can merge (sessions)."""
+
+    class MergeCallback(ABC, Generic[W2]):
+        """Receives the groups of windows ``merge_windows`` merges."""
+
+        @abstractmethod
+        def merge(self, to_be_merged: Iterable[Any], merge_result: Any) -> None:
+            """``to_be_merged`` become ``merge_result``."""
 
     @abstractmethod
     def merge_windows(self, windows: Iterable[Any], callback: Any) -> None:
