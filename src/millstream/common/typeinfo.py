@@ -58,6 +58,15 @@ class TypeInformation:
         """
         raise TypeError(f"values of type {self!r} cannot be keys (Flink hashes no such Java type)")
 
+    def from_python(self, value: Any) -> Any:
+        """``value`` as PyFlink hands it back after converting it to this Java type.
+
+        Rows get their declared field names (a tuple or an unnamed Row becomes a named Row);
+        containers convert their elements. Used where PyFlink converts: the elements of
+        ``from_collection(..., type_info)``.
+        """
+        return value
+
     def deep_hash_code(self, value: Any) -> int:
         """The hash of ``value`` as a field of a Flink ``Row`` (``RowUtils.deepHashCodeInternal``).
 
@@ -170,6 +179,12 @@ class TupleTypeInfo(TypeInformation):
     def _plain_fields(self) -> bool:
         return all(isinstance(t, BasicTypeInfo) and t.name in _PLAIN for t in self.types)
 
+    def from_python(self, value: Any) -> Any:
+        """A tuple of the converted fields."""
+        if value is None:
+            return None
+        return tuple(t.from_python(v) for t, v in zip(self.types, value))
+
     def java_hash_code(self, value: Any) -> int:
         """Flink's ``TupleN.hashCode``: ``31 * h + field.hashCode()`` from the first field's hash."""
         result = 0
@@ -221,6 +236,16 @@ class RowTypeInfo(TypeInformation):
         body = ", ".join(t.java_str(v) for t, v in zip(self.types, value))
         return f"{kind}[{body}]"
 
+    def from_python(self, value: Any) -> Any:
+        """A Row named with the declared field names, its kind kept (tuples become Rows)."""
+        if value is None:
+            return None
+        row = Row(*(t.from_python(v) for t, v in zip(self.types, value)))
+        row.set_field_names(self.names)
+        if isinstance(value, Row):
+            row.set_row_kind(value.get_row_kind())
+        return row
+
     def java_hash_code(self, value: Any) -> int:
         """Flink's ``Row.hashCode`` (``RowUtils.deepHashCodeRow``): ``31 * kind + deep(fields)``."""
         kind = value.get_row_kind().value if isinstance(value, Row) else 0
@@ -244,6 +269,10 @@ class ListTypeInfo(TypeInformation):
     def java_str(self, value: Any) -> str:
         """Java ``List.toString``."""
         return "[" + ", ".join(self.element_type.java_str(v) for v in value) + "]"
+
+    def from_python(self, value: Any) -> Any:
+        """A list of the converted elements."""
+        return None if value is None else [self.element_type.from_python(v) for v in value]
 
     def java_hash_code(self, value: Any) -> int:
         """Java's ``List.hashCode`` (``Arrays.hashCode`` for a primitive array)."""
@@ -283,6 +312,12 @@ class MapTypeInfo(TypeInformation):
     def __init__(self, key_type: TypeInformation, value_type: TypeInformation) -> None:
         self.key_type = key_type
         self.value_type = value_type
+
+    def from_python(self, value: Any) -> Any:
+        """A dict of the converted keys and values."""
+        if value is None:
+            return None
+        return {self.key_type.from_python(k): self.value_type.from_python(v) for k, v in value.items()}
 
     def java_hash_code(self, value: Any) -> int:
         """Java's ``Map.hashCode``: the sum of ``key.hashCode() ^ value.hashCode()``."""

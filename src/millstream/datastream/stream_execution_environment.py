@@ -224,10 +224,17 @@ class StreamExecutionEnvironment:
         return DataStream(self, self._add(t))
 
     def from_collection(self, collection: Any, type_info: Any = None) -> DataStream:
-        """A bounded, non-parallel stream of the collection's elements."""
+        """A bounded, non-parallel stream of the collection's elements.
+
+        With ``type_info``, the elements are converted as PyFlink converts them to that Java
+        type and back: tuples declared ``Types.ROW_NAMED`` arrive as named Rows.
+        """
+        elements = list(collection)
+        if type_info is not None:
+            elements = [type_info.from_python(e) for e in elements]
         spec = OperatorSpec(
             "source",
-            CollectionSource(list(collection)),
+            CollectionSource(elements),
             chaining=ChainingStrategy.HEAD,
             is_source=True,
         )
