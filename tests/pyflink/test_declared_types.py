@@ -10,6 +10,8 @@ official example pyflink/examples/datastream/basic_operations.py relies on it
 
 from __future__ import annotations
 
+import pytest
+
 from millstream.common import Row, Types
 from millstream.datastream import StreamExecutionEnvironment
 
@@ -46,3 +48,21 @@ def test_nested_rows_lists_and_maps_convert_their_elements() -> None:
     )
     [row] = list(_env().from_collection([((1,), [(2,)], {"k": (3,)})], type_info=outer).execute_and_collect())
     assert row.row.x == 1 and row.rows[0].x == 2 and row.by["k"].x == 3
+
+
+def test_from_collection_rounds_float_fields_to_32_bits_and_checks_integer_ranges() -> None:
+    # PyFlink 2.3's state_access example declares Types.TUPLE([STRING, FLOAT]) and prints
+    # ('Bob', 30.200000762939453) for 30.2; millstream now prints the same.
+    pair = Types.TUPLE([Types.STRING(), Types.FLOAT()])
+    values = list(_env().from_collection([("Bob", 30.2), ("x", 0.1)], type_info=pair).execute_and_collect())
+    assert values == [("Bob", 30.200000762939453), ("x", 0.10000000149011612)]
+    ints = Types.TUPLE([Types.INT(), Types.LONG(), Types.DOUBLE()])
+    assert list(_env().from_collection([(1.9, 2, 3)], type_info=ints).execute_and_collect()) == [(1, 2, 3.0)]
+    for kind, value in (
+        (Types.INT(), 2**31),
+        (Types.SHORT(), -(2**15) - 1),
+        (Types.BYTE(), 128),
+        (Types.LONG(), 2**63),
+    ):
+        with pytest.raises(ValueError, match=rf"^{value} is out of range for Types\.{kind!r}\(\)"):
+            _env().from_collection([value], type_info=kind)

@@ -121,6 +121,18 @@ class BasicTypeInfo(TypeInformation):
         """``str`` where Java's text equals Python's."""
         return str if self.name in _PLAIN else self.java_str
 
+    def from_python(self, value: Any) -> Any:
+        """The value after PyFlink's conversion to this Java type and back.
+
+        FLOAT is a 32-bit float (0.1 comes back as 0.10000000149011612), DOUBLE a float,
+        the integer types truncate floats and reject values outside their range, as
+        PyFlink's coders do; other basic types are left as they are.
+        """
+        if value is None:
+            return None
+        convert = _BASIC_CONVERSIONS.get(self.name)
+        return value if convert is None else convert(self.name, value)
+
     def java_hash_code(self, value: Any) -> int:
         """``String.hashCode``, ``Integer.hashCode``, ``Long.hashCode`` ... of the value."""
         if value is None:
@@ -525,6 +537,33 @@ def _big_decimal_hash(value: Any) -> int:
     unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
     return _int32(31 * _big_integer_hash(unscaled) + (-int(exponent)))
 
+
+_INTEGER_BITS = {"BYTE": 8, "SHORT": 16, "INT": 32, "LONG": 64}
+
+
+def _to_integer(name: str, value: Any) -> int:
+    number = int(value)
+    bits = _INTEGER_BITS[name]
+    if not -(1 << (bits - 1)) <= number < 1 << (bits - 1):
+        raise ValueError(
+            f"{value!r} is out of range for Types.{name}() ({bits}-bit: "
+            f"{-(1 << (bits - 1))}..{(1 << (bits - 1)) - 1})"
+        )
+    return number
+
+
+def _to_float32(name: str, value: Any) -> float:
+    result: float = struct.unpack("f", struct.pack("f", float(value)))[0]
+    return result
+
+
+_BASIC_CONVERSIONS: dict[str, Any] = {
+    **dict.fromkeys(_INTEGER_BITS, _to_integer),
+    "FLOAT": _to_float32,
+    "DOUBLE": lambda name, value: float(value),
+    "BOOLEAN": lambda name, value: bool(value),
+    "BIG_DEC": lambda name, value: value if isinstance(value, Decimal) else Decimal(str(value)),
+}
 
 _BASIC_HASHES: dict[str, Any] = {
     "STRING": java_string_hash,
