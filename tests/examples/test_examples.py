@@ -156,3 +156,32 @@ def test_file_formats_example_sums_csv_json_lines_and_parquet_rows(tmp_path):
         "table: 3",
     ]
     assert sorted(os.listdir(tmp_path)) == ["archive.parquet", "orders.csv", "returns.jsonl"]
+
+
+# Real PyFlink 2.3 printed exactly these lines (sorted) for examples/pyflink/meter_readings.py
+# with "millstream" changed to "pyflink" in its imports: named Rows, 32-bit FLOAT values,
+# a generic ProcessWindowFunction and the subtask of each key.
+METER_READINGS = [
+    "1> attic [0s, 10s): 2.25",
+    "1> attic [10s, 20s): 0.05000000074505806",
+    "1> attic [20s, 30s): 3.0999999046325684",
+    "1> attic reading #1",
+    "1> attic reading #2",
+    "1> attic reading #3",
+    "1> garage [0s, 10s): 1.6999999582767487",
+    "1> garage [10s, 20s): 0.8999999761581421",
+    "1> garage reading #1",
+    "1> garage reading #2",
+    "1> garage reading #3",
+    "2> kitchen [0s, 10s): 1.800000011920929",
+    "2> kitchen [10s, 20s): 0.20000000298023224",
+    "2> kitchen [20s, 30s): 1.600000023841858",
+    "2> kitchen reading #1",
+    "2> kitchen reading #2",
+    "2> kitchen reading #3",
+    "2> kitchen reading #4",
+]
+
+
+def test_pyflink_meter_readings_example_prints_what_pyflink_prints():
+    assert sorted(run_example(os.path.join("pyflink", "meter_readings.py"))) == METER_READINGS
