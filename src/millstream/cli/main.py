@@ -20,8 +20,7 @@ from collections.abc import Sequence
 
 from millstream import __version__
 from millstream.common import config_options as opts
-from millstream.common.config_options import ConfigurationError
-from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines
+from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines_or_exit
 from millstream.datastream.stream_execution_environment import (
     PlanCaptured,
     set_context_configuration,
@@ -33,10 +32,7 @@ __all__ = ["main"]
 
 
 def _configuration(args: argparse.Namespace) -> Configuration:
-    try:
-        config = parse_defines(args.define or [])
-    except ConfigurationError as err:
-        exit_on_bad_setting(f"millstream: {err}")
+    config = parse_defines_or_exit(args.define or [], "millstream")
     if getattr(args, "parallelism", None) is not None:
         if args.parallelism < 1:
             exit_on_bad_setting(f"millstream: -p/--parallelism must be at least 1, got {args.parallelism}")

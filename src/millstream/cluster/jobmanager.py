@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from millstream.cluster.taskmanager import parse_defines
+from millstream.common.configuration import parse_defines_or_exit
 from millstream.runtime.jobmanager.collect import CollectChannels
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
 from millstream.runtime.rpc.wire import load_secret
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the JobManager until it is stopped."""
     args = build_parser().parse_args(argv)
-    config = parse_defines(args.define, "millstream jobmanager")
+    config = parse_defines_or_exit(args.define, "millstream jobmanager")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # A JobManager's output is its log (the cluster's jobmanager.log): INFO, unless told otherwise.
     logging.getLogger("millstream").setLevel(os.environ.get("MILLSTREAM_LOG_LEVEL", "INFO").upper())

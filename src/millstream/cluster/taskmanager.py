@@ -18,13 +18,11 @@ import sys
 from collections.abc import Sequence
 
 from millstream.common import configuration
-from millstream.common.config_options import ConfigurationError
-from millstream.common.configuration import Configuration
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.rpc.wire import load_secret
 from millstream.runtime.taskmanager.task_manager_runner import TaskManagerRunner
 
-__all__ = ["main", "parse_address", "parse_defines"]
+__all__ = ["main", "parse_address"]
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -33,14 +31,6 @@ def parse_address(text: str) -> tuple[str, int]:
     if not sep or not port.isdigit():
         raise SystemExit(f"millstream: expected HOST:PORT, got {text!r}")
     return host or "127.0.0.1", int(port)
-
-
-def parse_defines(defines: Sequence[str], command: str = "millstream taskmanager") -> Configuration:
-    """``-D key=value`` settings, validated (exits with a one-line error naming ``command``)."""
-    try:
-        return configuration.parse_defines(defines)
-    except ConfigurationError as err:
-        configuration.exit_on_bad_setting(f"{command}: {err}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         configuration.exit_on_bad_setting(
             f"millstream taskmanager: --slots must be at least 1, got {args.slots}"
         )
-    config = parse_defines(args.define)
+    config = configuration.parse_defines_or_exit(args.define, "millstream taskmanager")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.managed:
         signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -47,7 +47,6 @@ __all__ = [
     "ConfigOption",
     "ConfigOptions",
     "ConfigurationError",
-    "validate_entries",
     "validate_entry",
 ]
 
@@ -416,9 +415,3 @@ def validate_entry(key: str, value: Any) -> None:
             f"unknown configuration key '{key}'{hint} (settings of your own: prefix them with 'user.')"
         )
     option.parse(value)
-
-
-def validate_entries(entries: Mapping[str, Any]) -> None:
-    """``validate_entry`` for each setting."""
-    for key, value in entries.items():
-        validate_entry(key, value)

@@ -15,6 +15,7 @@ __all__ = [
     "exit_on_bad_setting",
     "load_global_configuration",
     "parse_defines",
+    "parse_defines_or_exit",
 ]
 
 T = TypeVar("T")
@@ -185,6 +186,14 @@ def exit_on_bad_setting(message: str) -> NoReturn:
     """End a command over a bad setting: its one-line message on stderr, exit status 2 (usage)."""
     print(message, file=sys.stderr)
     raise SystemExit(2)
+
+
+def parse_defines_or_exit(defines: Iterable[str], command: str) -> Configuration:
+    """``parse_defines`` for a command: a bad setting ends it (``exit_on_bad_setting``)."""
+    try:
+        return parse_defines(defines)
+    except ConfigurationError as err:
+        exit_on_bad_setting(f"{command}: {err}")
 
 
 def parse_defines(defines: Iterable[str]) -> Configuration:

@@ -606,7 +606,7 @@ def java_double_str(value: float) -> str:
 
 def java_float_str(value: float) -> str:
     """Java's ``Float.toString``: the shortest text that round-trips as a 32-bit float."""
-    as_float32 = struct.unpack("f", struct.pack("f", value))[0]
+    as_float32 = _to_float32("FLOAT", value)
     for digits in range(1, 10):
         text = f"{as_float32:.{digits}g}"
         if struct.unpack("f", struct.pack("f", float(text)))[0] == as_float32:

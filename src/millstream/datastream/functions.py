@@ -245,31 +245,35 @@ class SourceFunction(Function):
         """Ask ``run`` to return as soon as possible."""
 
 
+class _WindowContext(ABC, Generic[W2]):
+    """What a window function's ``process`` learns about its window (both Context classes)."""
+
+    @abstractmethod
+    def window(self) -> Any:
+        """The window."""
+
+    @abstractmethod
+    def current_processing_time(self) -> int:
+        """Now."""
+
+    @abstractmethod
+    def current_watermark(self) -> int:
+        """The current watermark."""
+
+    @abstractmethod
+    def window_state(self) -> Any:
+        """State scoped to this key (if keyed) and window."""
+
+    @abstractmethod
+    def global_state(self) -> Any:
+        """State across windows."""
+
+
 class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Gets all elements of a window (or the incremental result) with a context."""
 
-    class Context(ABC, Generic[W2]):
+    class Context(_WindowContext[W2]):
         """The window being evaluated, time, and per-window / global keyed state."""
-
-        @abstractmethod
-        def window(self) -> Any:
-            """The window."""
-
-        @abstractmethod
-        def current_processing_time(self) -> int:
-            """Now."""
-
-        @abstractmethod
-        def current_watermark(self) -> int:
-            """The current watermark."""
-
-        @abstractmethod
-        def window_state(self) -> Any:
-            """Keyed state scoped to this key and window."""
-
-        @abstractmethod
-        def global_state(self) -> Any:
-            """Keyed state of this key across windows."""
 
     @abstractmethod
     def process(
@@ -284,28 +288,8 @@ class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
 class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """``process(context, elements)`` for ``window_all``."""
 
-    class Context(ABC, Generic[W2]):
+    class Context(_WindowContext[W2]):
         """The window being evaluated, time, and per-window / global state."""
-
-        @abstractmethod
-        def window(self) -> Any:
-            """The window."""
-
-        @abstractmethod
-        def current_processing_time(self) -> int:
-            """Now."""
-
-        @abstractmethod
-        def current_watermark(self) -> int:
-            """The current watermark."""
-
-        @abstractmethod
-        def window_state(self) -> Any:
-            """State scoped to this window."""
-
-        @abstractmethod
-        def global_state(self) -> Any:
-            """State across windows."""
 
     @abstractmethod
     def process(self, context: Any, elements: Iterable[Any]) -> Iterable[Any]:

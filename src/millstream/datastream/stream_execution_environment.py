@@ -305,12 +305,9 @@ class StreamExecutionEnvironment:
             runtime_mode=self._resolved_runtime_mode(transformations),
             job_config={
                 **self._config.to_dict(),
-                "python.files": ",".join(self._python_files),
+                opts.PYTHON_FILES.key: ",".join(self._python_files),
                 "sorted_inputs_memory_records": self._configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
-                "execution.checkpointing.dir": self._configuration.get_string(
-                    "execution.checkpointing.dir",
-                    self._configuration.get_string("state.checkpoints.dir", None),
-                ),
+                opts.CHECKPOINTING_DIR.key: self._checkpoint_dir(),
             },
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )
@@ -325,8 +322,8 @@ class StreamExecutionEnvironment:
 
     def _checkpoint_dir(self) -> str | None:
         """``execution.checkpointing.dir`` (or Flink's older ``state.checkpoints.dir``)."""
-        older = self._configuration.get_string("state.checkpoints.dir", None)
-        return self._configuration.get_string("execution.checkpointing.dir", older)
+        directory = self._configuration.get(opts.CHECKPOINTING_DIR)
+        return directory or self._configuration.get(opts.CHECKPOINTS_DIR_DEPRECATED) or None
 
     def _resolved_runtime_mode(self, transformations: dict[int, Transformation]) -> str:
         """STREAMING or BATCH; AUTOMATIC is BATCH when every source is bounded (Flink's rule)."""

@@ -15,6 +15,7 @@ from typing import Any
 
 import cloudpickle
 
+from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionResult, JobStatus
 from millstream.graph.job_graph import JobGraph
@@ -29,8 +30,6 @@ from millstream.runtime.rpc.service import RpcService
 from millstream.runtime.rpc.wire import load_secret
 
 __all__ = ["ClusterExecutor", "parse_cluster_target"]
-
-SECRET_FILE_KEY = "security.secret-file"
 
 
 def parse_cluster_target(target: str) -> tuple[str, int]:
@@ -51,7 +50,7 @@ class ClusterExecutor:
     def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> JobClient:
         """Submit the job; returns its client."""
         secret = load_secret(
-            None, configuration.get_string(SECRET_FILE_KEY, "") or None, f"-D {SECRET_FILE_KEY}=FILE"
+            None, configuration.get(opts.SECRET_FILE) or None, f"-D {opts.SECRET_FILE.key}=FILE"
         )
         loop = EventLoopThread("client-io")
         loop.start()

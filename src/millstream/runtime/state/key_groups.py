@@ -28,7 +28,6 @@ __all__ = [
 ]
 
 _MASK = 0xFFFFFFFF
-_CACHE_LIMIT = 1 << 16  # keys whose group a key_group_function remembers
 
 
 def murmur_mix(h: int) -> int:
@@ -61,24 +60,10 @@ def assign_to_key_group(key: Any, max_parallelism: int, key_type: Any = None) ->
 
 
 def key_group_function(max_parallelism: int, key_type: Any = None) -> Callable[[Any], int]:
-    """``assign_to_key_group`` for one key type, remembering the groups of recent keys.
-
-    Per-record path: the hash walks the key's bytes in Python, so a task keeps the groups
-    of up to 65,536 keys (cleared when full: memory stays bounded).
-    """
-    cache: dict[Any, int] = {}
+    """``assign_to_key_group`` for one key type (its callers keep their own per-key caches)."""
 
     def key_group(key: Any) -> int:
-        try:
-            return cache[key]
-        except KeyError:
-            pass
-        except TypeError:  # an unhashable key (a list): computed each time
-            return flink_murmur_hash(flink_key_hash(key, key_type)) % max_parallelism
-        if len(cache) >= _CACHE_LIMIT:
-            cache.clear()
-        group = cache[key] = flink_murmur_hash(flink_key_hash(key, key_type)) % max_parallelism
-        return group
+        return flink_murmur_hash(flink_key_hash(key, key_type)) % max_parallelism
 
     return key_group
 
