@@ -100,26 +100,47 @@ def test_a_dozen_subtasks_of_window_join_and_user_code_deploy_at_once_in_one_pro
     assert sum(1 for kind, *_ in out if kind == "key") == per_key_expected
 
 
-CONCURRENT_IMPORTS = textwrap.dedent(
+# Runs ``work(item)`` for every item on its own thread, all released at once, then prints
+# the errors (nothing when every call succeeded).
+AT_ONCE = textwrap.dedent(
     """
-    import importlib, sys, threading
-    names = sys.argv[1:]
-    start = threading.Barrier(len(names))
-    errors = []
-    def load(name):
-        start.wait()
-        try:
-            importlib.import_module(name)
-        except BaseException as err:
-            errors.append(f"{name}: {err!r}")
-    threads = [threading.Thread(target=load, args=(n,)) for n in names]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    print("\\n".join(errors))
+    import sys, threading
+
+    def at_once(work, items):
+        start = threading.Barrier(len(items))
+        errors = []
+
+        def run(item):
+            start.wait()
+            try:
+                work(item)
+            except BaseException as err:
+                errors.append(f"{item!r}: {err!r}")
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in items]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("\\n".join(errors))
     """
 )
+
+
+def _errors_in_fresh_interpreters(script: str, args: list[str], runs: int) -> list[str]:
+    """Run ``AT_ONCE`` + ``script`` ``runs`` times in new interpreters; the errors printed."""
+    errors = []
+    for _ in range(runs):
+        result = subprocess.run(
+            [sys.executable, "-c", AT_ONCE + textwrap.dedent(script), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        errors += [line for line in result.stdout.splitlines() if line]
+    return errors
+
 
 # Modules a task thread may import first when it unpickles a user function.
 FIRST_IMPORTS = [
@@ -140,41 +161,21 @@ FIRST_IMPORTS = [
 @pytest.mark.timeout(120)
 def test_threads_importing_api_modules_at_once_in_a_fresh_interpreter_all_succeed() -> None:
     # Before the package re-exports became lazy this failed in 30 of 30 runs.
-    for _ in range(8):
-        result = subprocess.run(
-            [sys.executable, "-c", CONCURRENT_IMPORTS, *FIRST_IMPORTS],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        assert result.stdout.strip() == "", result.stdout
+    script = "import importlib\nat_once(importlib.import_module, sys.argv[1:])\n"
+    assert _errors_in_fresh_interpreters(script, FIRST_IMPORTS, runs=8) == []
 
 
-LOAD_USER_CODE_IN_THREADS = textwrap.dedent(
-    """
-    import sys, threading
-    from millstream.runtime.taskmanager.task import load_user_code
-    sys.path.insert(0, sys.argv[1])
-    # Protocol-0 GLOBAL opcodes, as a pickled class of an importable module: loading one
-    # imports cyclicpkg.<m> and returns its class X.
-    payloads = [b"ccyclicpkg.%s\\nX\\n." % m for m in (b"a", b"b", b"c", b"d")] * 3
-    start = threading.Barrier(len(payloads))
-    errors = []
-    def load(payload):
-        start.wait()
-        try:
-            assert load_user_code(payload).__name__ == "X"
-        except BaseException as err:
-            errors.append(repr(err))
-    threads = [threading.Thread(target=load, args=(p,)) for p in payloads]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    print("\\n".join(errors))
-    """
-)
+LOAD_USER_CODE_IN_THREADS = """
+from millstream.runtime.taskmanager.task import load_user_code
+sys.path.insert(0, sys.argv[1])
+
+def load(payload):
+    assert load_user_code(payload).__name__ == "X"
+
+# Protocol-0 GLOBAL opcodes, as a pickled class of an importable module: loading one
+# imports cyclicpkg.<m> and returns its class X.
+at_once(load, [b"ccyclicpkg.%s\\nX\\n." % m for m in (b"a", b"b", b"c", b"d")] * 3)
+"""
 
 
 def _write_cyclic_package(root: Path) -> None:
@@ -197,12 +198,4 @@ def test_task_threads_load_user_code_from_a_cyclic_user_package_one_at_a_time(tm
     # each other; twelve task threads unpickle classes of different submodules at once.
     # With plain cloudpickle.loads in place of load_user_code this failed (checked).
     _write_cyclic_package(tmp_path)
-    for _ in range(5):
-        result = subprocess.run(
-            [sys.executable, "-c", LOAD_USER_CODE_IN_THREADS, str(tmp_path)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        assert result.stdout.strip() == "", result.stdout
+    assert _errors_in_fresh_interpreters(LOAD_USER_CODE_IN_THREADS, [str(tmp_path)], runs=5) == []

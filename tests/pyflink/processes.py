@@ -10,6 +10,9 @@ from typing import Any
 
 import psutil
 
+from millstream.runtime.rpc.event_loop import EventLoopThread
+from millstream.runtime.rpc.service import RpcService
+
 
 class ProcessGroup:
     """Start commands; on exit, kill every process started (and its descendants)."""
@@ -69,3 +72,18 @@ def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s: {what}")
         time.sleep(0.05)
+
+
+def list_jobs(port: int, secret: str) -> list[tuple[str, str, str]]:
+    """(job id, name, status) of the jobs the JobManager on 127.0.0.1:``port`` runs."""
+    loop = EventLoopThread("test-client-io")
+    loop.start()
+    rpc = RpcService(loop, secret)
+    try:
+        jobs: list[tuple[str, str, str]] = (
+            rpc.connect("127.0.0.1", port).call("jobmanager", "list_jobs").result(10)
+        )
+        return jobs
+    finally:
+        rpc.close()
+        loop.stop()

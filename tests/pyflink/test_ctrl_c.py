@@ -20,9 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from millstream.runtime.rpc.event_loop import EventLoopThread
-from millstream.runtime.rpc.service import RpcService
-from tests.pyflink.processes import ProcessGroup, wait_until
+from tests.pyflink.processes import ProcessGroup, list_jobs, wait_until
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -123,18 +121,6 @@ def test_ctrl_c_on_python_job_py_cancels_a_stuck_job(tmp_path: Path) -> None:
     _assert_nothing_committed(out)
 
 
-def _job_statuses(port: int, secret: str) -> list[str]:
-    loop = EventLoopThread("test-client-io")
-    loop.start()
-    rpc = RpcService(loop, secret)
-    try:
-        jobs = rpc.connect("127.0.0.1", port).call("jobmanager", "list_jobs").result(10)
-        return [status for _, _, status in jobs]
-    finally:
-        rpc.close()
-        loop.stop()
-
-
 def test_ctrl_c_on_a_cluster_job_cancels_it_on_the_cluster(tmp_path: Path) -> None:
     secret_file = tmp_path / "secret"
     secret_file.write_text("ctrl-c-test-secret\n")
@@ -165,6 +151,6 @@ def test_ctrl_c_on_a_cluster_job_cancels_it_on_the_cluster(tmp_path: Path) -> No
         assert status == 130, err
         # The job ends on the cluster (the dispatcher forgets finished jobs): its stuck task
         # thread was interrupted. Without the interrupt it stayed CANCELLING for good.
-        wait_until(lambda: _job_statuses(port, "ctrl-c-test-secret") == [], 30, "the job is cancelled")
+        wait_until(lambda: list_jobs(port, "ctrl-c-test-secret") == [], 30, "the job is cancelled")
         assert taskmanager.poll() is None  # the cluster's TaskManager stays up
     _assert_nothing_committed(tmp_path / "out")

@@ -20,9 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from millstream.runtime.rpc.event_loop import EventLoopThread
-from millstream.runtime.rpc.service import RpcService
-from tests.pyflink.processes import ProcessGroup, wait_until
+from tests.pyflink.processes import ProcessGroup, list_jobs, wait_until
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -65,20 +63,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _jobs(port: int, secret: Path) -> list[tuple[str, str, str]]:
-    loop = EventLoopThread("test-client-io")
-    loop.start()
-    rpc = RpcService(loop, secret.read_text().strip())
-    try:
-        jobs: list[tuple[str, str, str]] = (
-            rpc.connect("127.0.0.1", port).call("jobmanager", "list_jobs").result(10)
-        )
-        return jobs
-    finally:
-        rpc.close()
-        loop.stop()
-
-
 def test_a_job_submitted_before_any_task_manager_registered_runs_when_one_does(tmp_path: Path) -> None:
     secret = tmp_path / "secret"
     secret.write_text("s3cret-for-this-test\n")
@@ -115,8 +99,9 @@ def test_a_job_submitted_before_any_task_manager_registered_runs_when_one_does(t
             env=env,
         )
         # The job reaches the JobManager and waits for two slots; nothing has registered yet.
-        wait_until(lambda: _jobs(port, secret) != [], 60, "the job reaches the JobManager")
-        assert _jobs(port, secret)[0][2] == "RUNNING" and client.poll() is None
+        key = secret.read_text().strip()
+        wait_until(lambda: list_jobs(port, key) != [], 60, "the job reaches the JobManager")
+        assert list_jobs(port, key)[0][2] == "RUNNING" and client.poll() is None
         processes.start(
             [
                 *MILLSTREAM,
