@@ -10,6 +10,7 @@ a printed Row, ``true`` for a typed boolean.
 from __future__ import annotations
 
 import datetime
+import pickle
 import struct
 from decimal import Decimal
 from typing import Any
@@ -167,7 +168,13 @@ class PickledBytesTypeInfo(TypeInformation):
 
     def java_hash_code(self, value: Any) -> int:
         """``Arrays.hashCode`` of the pickled bytes: PyFlink hands Java an undeclared key as
-        ``cloudpickle.dumps(key)`` (protocol 5) in a ``byte[]``."""
+        ``cloudpickle.dumps(key)`` (protocol 5) in a ``byte[]``.
+
+        For built-in scalars and tuples of them ``pickle.dumps`` writes the same bytes about
+        eight times faster (a key's first occurrence in a task pays this).
+        """
+        if _plainly_pickled(value):
+            return java_bytes_hash(pickle.dumps(value, 5))
         return java_bytes_hash(cloudpickle.dumps(value, protocol=5))
 
     def __repr__(self) -> str:
@@ -475,6 +482,16 @@ class Types:
     def MAP(key_type: TypeInformation, value_type: TypeInformation) -> TypeInformation:
         """A map."""
         return MapTypeInfo(key_type, value_type)
+
+
+_PLAIN_PICKLE_TYPES = (str, int, float, bool, bytes, type(None))
+
+
+def _plainly_pickled(value: Any) -> bool:
+    """Whether pickle and cloudpickle write the same bytes for ``value`` (no code by value)."""
+    if type(value) is tuple:
+        return all(_plainly_pickled(v) for v in value)
+    return type(value) in _PLAIN_PICKLE_TYPES
 
 
 def _int32(value: int) -> int:
