@@ -16,6 +16,8 @@ __all__ = [
     "AUTO_WATERMARK_INTERVAL",
     "BATCH_SHUFFLE_MODE",
     "BUFFER_TIMEOUT",
+    "BUNDLE_SIZE",
+    "BUNDLE_TIME",
     "CHAINING_ENABLED",
     "CHECKPOINTING_DIR",
     "CHECKPOINTS_DIR_DEPRECATED",
@@ -381,6 +383,23 @@ CHECKPOINTS_DIR_DEPRECATED: ConfigOption[str] = ConfigOption(
 )
 PYTHON_FILES: ConfigOption[str] = ConfigOption(
     "python.files", "", str, "Comma-separated Python files or directories shipped with the job."
+)
+BUNDLE_SIZE: ConfigOption[int] = ConfigOption(
+    "python.fn-execution.bundle.size",
+    1000,
+    int,
+    "Most records a task hands to its operators as one bundle before their outputs go "
+    "downstream (PyFlink's option and default); 1 hands records over one at a time.",
+    minimum=1,
+)
+BUNDLE_TIME: ConfigOption[int] = ConfigOption(
+    "python.fn-execution.bundle.time",
+    1000,
+    int,
+    "Longest a bundle holds back outputs before they go downstream (with "
+    "execution.buffer-timeout, whichever is smaller); bundles shrink to fit it.",
+    unit="ms",
+    minimum=1,
 )
 SPARK_MASTER: ConfigOption[str] = ConfigOption(
     "spark.master", "local[*]", str, "The Spark master of the Spark runner (any spark.* key reaches Spark)."

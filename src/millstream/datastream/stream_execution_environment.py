@@ -308,6 +308,8 @@ class StreamExecutionEnvironment:
                 opts.PYTHON_FILES.key: ",".join(self._python_files),
                 "sorted_inputs_memory_records": self._configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
                 opts.CHECKPOINTING_DIR.key: self._checkpoint_dir(),
+                opts.BUNDLE_SIZE.key: self._configuration.get(opts.BUNDLE_SIZE),
+                opts.BUNDLE_TIME.key: self._configuration.get(opts.BUNDLE_TIME),
             },
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )

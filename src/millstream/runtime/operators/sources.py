@@ -11,6 +11,7 @@ elements under the emission lock, and the task thread flushes on the buffer time
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -32,7 +33,21 @@ class InputStatus(Enum):
     END_OF_INPUT = 2
 
 
-class SourceOperator(StreamOperator):
+class _Source(StreamOperator):
+    """What both kinds of source share: the output their batches start from."""
+
+    _output: Emit
+
+    def wrap_output(self, wrap: Callable[[Emit], Emit]) -> None:
+        """Emit through ``wrap(output)`` (the task cuts batches into bundles there)."""
+        self._output = wrap(self._output)
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Sources have no input."""
+        raise RuntimeError("a source has no input")
+
+
+class SourceOperator(_Source):
     """Pulls batches from a connector source's reader."""
 
     def __init__(
@@ -107,10 +122,6 @@ class SourceOperator(StreamOperator):
             self.current_watermark = MAX_TIMESTAMP
             self.emit_watermark(MAX_WATERMARK)
 
-    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """Sources have no input."""
-        raise RuntimeError("a source has no input")
-
     def close(self) -> None:
         """Close the reader."""
         if self._watermarks is not None:
@@ -180,7 +191,7 @@ class _SourceContext:
             self._operator.emit(values, timestamps)
 
 
-class LegacySourceOperator(StreamOperator):
+class LegacySourceOperator(_Source):
     """Runs a user ``SourceFunction`` (its ``run`` goes on the legacy source thread).
 
     Emission happens under ``lock``; the task thread takes the same lock to flush what a
@@ -238,7 +249,3 @@ class LegacySourceOperator(StreamOperator):
         cancel = getattr(self._function, "cancel", None)
         if cancel is not None:
             cancel()
-
-    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """Sources have no input."""
-        raise RuntimeError("a source has no input")

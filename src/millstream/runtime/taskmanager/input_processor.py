@@ -29,6 +29,9 @@ from millstream.runtime.taskmanager.watermark_valve import StatusWatermarkValve
 __all__ = ["InputHandler", "StreamTaskNetworkInput"]
 
 
+BatchFn = Callable[[list[Any], Any], None]
+
+
 class InputHandler:
     """Where one operator input's batches, watermarks and statuses go."""
 
@@ -36,13 +39,17 @@ class InputHandler:
 
     def __init__(
         self,
-        process_batch: Callable[[list[Any], Any], None],
+        process_batch: BatchFn,
         process_watermark: Callable[[Watermark], None],
         process_status: Callable[[WatermarkStatus], None],
     ) -> None:
         self.process_batch = process_batch
         self.process_watermark = process_watermark
         self.process_status = process_status
+
+    def bundled(self, wrap: Callable[[BatchFn], BatchFn]) -> InputHandler:
+        """This handler with its batches handed over through ``wrap`` (the task's bundles)."""
+        return InputHandler(wrap(self.process_batch), self.process_watermark, self.process_status)
 
 
 class StreamTaskNetworkInput:

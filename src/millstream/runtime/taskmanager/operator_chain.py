@@ -333,6 +333,12 @@ class OperatorChain:
             built[op.node_id] = operator
         return cls([built[op.node_id] for op in vertex.operators], vertex.operators[0])
 
+    def bundle_source_output(self, wrap: Callable[[Emit], Emit]) -> None:
+        """A source head hands its batches to the rest of the chain through ``wrap`` (bundles)."""
+        head = self.head
+        if isinstance(head, SourceOperator | LegacySourceOperator):
+            head.wrap_output(wrap)
+
     def input_handlers(self) -> list[InputHandler]:
         """Where the task's inputs go: the head's one input, or both of a two-input head."""
         head: Any = self.head

@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any
 
-from millstream.runtime.io.network.record_writer import RecordWriter
+from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
 from millstream.runtime.operators.sources import InputStatus, LegacySourceOperator, SourceOperator
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
@@ -124,8 +124,7 @@ class StreamTask:
 
     def flush_outputs(self) -> None:
         """Hand pending output to consumers."""
-        for writer in self.writers:
-            writer.flush_all()
+        flush_all(self.writers)
 
     def _run_legacy_source(self, source: LegacySourceOperator) -> None:
         """The source's ``run`` on the legacy source thread; this thread flushes on timeout."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import cloudpickle
 
+from millstream.common.config_options import BUNDLE_SIZE, BUNDLE_TIME
 from millstream.graph.job_graph import JobVertex
 from millstream.runtime.executiongraph.execution_state import ExecutionState, check_transition
 from millstream.runtime.ids import ResultPartitionID
@@ -27,10 +28,11 @@ from millstream.runtime.io.network.channel_selectors import (
     create_channel_selector,
 )
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.io.network.record_writer import RecordWriter
+from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
 from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.rpc.serialized_throwable import dumps_exception, loads_exception
+from millstream.runtime.taskmanager.bundles import Bundles
 from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import TaskMailbox
@@ -216,10 +218,18 @@ class Task:
             auto_watermark_interval=int(job_config.get("auto_watermark_interval", 200)),
         )
         chain = OperatorChain.create(vertex, env)
+        record_writers = list(writers.values())
+        bundles = Bundles(
+            int(job_config.get(BUNDLE_SIZE.key, BUNDLE_SIZE.default)),
+            int(job_config.get(BUNDLE_TIME.key, BUNDLE_TIME.default)),
+            vertex.buffer_timeout,
+            lambda: flush_all(record_writers),
+        )
+        chain.bundle_source_output(bundles.wrap)
         network_input = None
         sorted_input = None
         if gates:
-            handlers = chain.input_handlers()
+            handlers = [handler.bundled(bundles.wrap) for handler in chain.input_handlers()]
             batch = self.tdd.runtime_mode == "BATCH"
             key_selectors = chain.sort_key_selectors() if batch else None
             if key_selectors is not None:
@@ -236,7 +246,7 @@ class Task:
                 network_input.prioritize(broadcast_input)
         self._input = network_input
         task = StreamTask(
-            mailbox, chain, network_input, list(writers.values()), vertex.buffer_timeout, timers, sorted_input
+            mailbox, chain, network_input, record_writers, vertex.buffer_timeout, timers, sorted_input
         )
         for partition in self._partitions:
             self._network.partition_manager.register(partition)

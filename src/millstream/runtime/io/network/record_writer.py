@@ -27,7 +27,7 @@ import cloudpickle
 from millstream.runtime.io.network.channel_selectors import ChannelSelector
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 
-__all__ = ["RecordWriter", "dumps_batch", "loads_record"]
+__all__ = ["RecordWriter", "dumps_batch", "flush_all", "loads_record"]
 
 TARGET_BATCH_BYTES = 16 * 1024
 MIN_BATCH = 8
@@ -170,3 +170,9 @@ class RecordWriter:
         for channel in range(len(self._values)):
             self._serialize(channel)
         self.partition.finish()
+
+
+def flush_all(writers: list[RecordWriter]) -> None:
+    """Hand every writer's pending output to its consumers."""
+    for writer in writers:
+        writer.flush_all()
