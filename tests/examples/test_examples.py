@@ -185,3 +185,39 @@ METER_READINGS = [
 
 def test_pyflink_meter_readings_example_prints_what_pyflink_prints():
     assert sorted(run_example(os.path.join("pyflink", "meter_readings.py"))) == METER_READINGS
+
+
+# Real PyFlink 2.3 printed exactly these lines (sorted) for examples/pyflink/click_sessions.py
+# with "millstream" changed to "pyflink" in its imports, twice alike, except for the "bad:N>"
+# prefixes, which follow the rebalance's random start (Flink's RebalancePartitioner).
+CLICK_SESSIONS = [
+    "1> dan at 14000: 1 clicks at least 10 s old",
+    "1> dan at 36000: 2 clicks at least 10 s old",
+    "1> dan session 26000-31000: 1 clicks, spent 7.25",
+    "1> dan session 4000-9000: 1 clicks, spent 0.0",
+    "2> ann at 11000: 1 clicks at least 10 s old",
+    "2> ann at 13000: 2 clicks at least 10 s old",
+    "2> ann at 16500: 3 clicks at least 10 s old",
+    "2> ann at 30000: 4 clicks at least 10 s old",
+    "2> ann session 1000-11500: 3 clicks, spent 17.799999713897705",
+    "2> ann session 20000-25000: 1 clicks, spent 0.0",
+    "2> bob at 11500: 1 clicks at least 10 s old",
+    "2> bob at 12500: 2 clicks at least 10 s old",
+    "2> bob at 24000: 3 clicks at least 10 s old",
+    "2> bob at 50000: 4 clicks at least 10 s old",
+    "2> bob session 14000-19000: 1 clicks, spent 3.299999952316284",
+    "2> bob session 1500-7500: 2 clicks, spent 20.3399997651577",
+    "2> bob session 40000-45000: 1 clicks, spent 0.0",
+]
+CLICK_SESSIONS_BAD_LINES = [
+    "skipped 'not json at all': JSONDecodeError",
+    'skipped \'{"user": "dan"}\': KeyError',
+]
+
+
+def test_pyflink_click_sessions_example_prints_what_pyflink_prints():
+    lines = run_example(os.path.join("pyflink", "click_sessions.py"))
+    bad = sorted(line.split("> ", 1)[1] for line in lines if line.startswith("bad:"))
+    assert all(line[:6] in ("bad:1>", "bad:2>") for line in lines if line.startswith("bad:"))
+    assert sorted(line for line in lines if not line.startswith("bad:")) == CLICK_SESSIONS
+    assert bad == CLICK_SESSIONS_BAD_LINES

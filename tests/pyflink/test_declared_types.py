@@ -66,3 +66,54 @@ def test_from_collection_rounds_float_fields_to_32_bits_and_checks_integer_range
     ):
         with pytest.raises(ValueError, match=rf"^{value} is out of range for Types\.{kind!r}\(\)"):
             _env().from_collection([value], type_info=kind)
+
+
+# -- values crossing tasks (the whole program against PyFlink's output: test_programs.py) --
+
+
+def test_an_output_its_declared_type_cannot_hold_fails_naming_operator_and_record() -> None:
+    # PyFlink 2.3 fails the same job too (its INT coder rejects 2**40).
+    env = _env()
+    ds = env.from_collection([1, 2], type_info=Types.INT()).map(
+        lambda x: x << 40 if x == 2 else x, output_type=Types.INT()
+    )
+    ds.key_by(lambda x: 0).map(lambda x: x).print()
+    with pytest.raises(Exception, match=r"operator 'Map'.*2199023255552.*out of range for Types.INT"):
+        env.execute()
+
+
+def test_a_tuple_field_out_of_its_range_fails_and_floats_truncate() -> None:
+    pair = Types.TUPLE([Types.STRING(), Types.SHORT()])
+    env = _env()
+    ok = env.from_collection([1], type_info=Types.INT()).map(lambda x: ("a", 2.9), output_type=pair)
+    assert list(ok.rebalance().execute_and_collect()) == [("a", 2)]
+    env = _env()
+    ds = env.from_collection([1], type_info=Types.INT()).map(lambda x: ("a", 40000), output_type=pair)
+    ds.rebalance().print()
+    with pytest.raises(Exception, match=r"output \('a', 40000\) does not fit .*out of range for Types.SHORT"):
+        env.execute()
+
+
+def test_chained_operators_see_values_as_returned_and_a_task_boundary_converts_them() -> None:
+    env = _env()
+    floats = env.from_collection([1], type_info=Types.INT()).map(lambda x: x / 10, output_type=Types.FLOAT())
+    chained = floats.map(repr, output_type=Types.STRING())
+    across = floats.rebalance().map(repr, output_type=Types.STRING())
+    assert list(chained.execute_and_collect()) == ["0.1"]
+    assert list(across.execute_and_collect()) == ["0.10000000149011612"]
+
+
+def test_side_outputs_convert_to_their_tags_type() -> None:
+    from millstream.datastream import OutputTag, ProcessFunction
+
+    tag = OutputTag("half", Types.FLOAT())
+
+    class Split(ProcessFunction):
+        def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+            yield tag, value / 10
+            yield value
+
+    env = _env()
+    main = env.from_collection([1], type_info=Types.INT()).process(Split(), output_type=Types.INT())
+    side = main.get_side_output(tag).rebalance().map(repr, output_type=Types.STRING())
+    assert list(side.execute_and_collect()) == ["0.10000000149011612"]

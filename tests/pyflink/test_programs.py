@@ -216,6 +216,89 @@ SUBTASK_PREFIXES_OF_KEYED_RESULTS = (
     True,
 )
 
+# Issue 13, point 2: declared output types convert values where PyFlink hands them to Java
+# and back (between tasks): FLOAT becomes a 32-bit float, DOUBLE a float, the integer types
+# truncate floats, an unnamed Row gets the declared field names, containers convert their
+# elements, SQL_TIMESTAMP keeps milliseconds. Chained operators see the value as returned
+# (P2), and so does keyed state (P3: PyFlink's state cache returns the object stored).
+# Real PyFlink 2.3 printed exactly these lines (sorted) for this program.
+VALUES_CROSSING_TASKS = (
+    """
+    import datetime, decimal
+    from pyflink.common import Row, Types
+    from pyflink.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+    from pyflink.datastream.state import ListStateDescriptor, ValueStateDescriptor
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+
+    def ints(*values):
+        return env.from_collection(list(values), type_info=Types.INT())
+
+    def show(ds, label):
+        ds.key_by(lambda r: 0).map(lambda r: f"{label} {r!r}", output_type=Types.STRING()).print()
+
+    show(ints(1, 2).map(lambda x: x / 10, output_type=Types.FLOAT()), "P1")
+    ints(1, 2).map(lambda x: x / 10, output_type=Types.FLOAT()) \
+        .map(lambda x: f"P2 {x!r}", output_type=Types.STRING()).print()
+
+    class Remember(KeyedProcessFunction):
+        def open(self, runtime_context):
+            self.last = runtime_context.get_state(ValueStateDescriptor("last", Types.FLOAT()))
+            self.all = runtime_context.get_list_state(ListStateDescriptor("all", Types.FLOAT()))
+
+        def process_element(self, value, ctx):
+            before = self.last.value()
+            self.last.update(value / 10)
+            self.all.add(value / 10)
+            yield f"P3 {value} before={before!r} after={self.last.value()!r} all={list(self.all.get())!r}"
+
+    ints(1, 2, 3).key_by(lambda x: 0).process(Remember(), output_type=Types.STRING()).print()
+    named = Types.ROW_NAMED(["n", "s"], [Types.INT(), Types.STRING()])
+    show(ints(1).map(lambda x: Row(x, "a"), output_type=named), "P5")
+    show(ints(1).map(lambda x: [0.1, 0.2], output_type=Types.LIST(Types.FLOAT())), "P7")
+    scalars = Types.TUPLE([Types.SHORT(), Types.BYTE(), Types.DOUBLE(), Types.BOOLEAN(), Types.FLOAT()])
+    show(ints(1).map(lambda x: (3, 4, 5, True, 0.1), output_type=scalars), "P8")
+    show(ints(1).map(lambda x: {"a": 0.1}, output_type=Types.MAP(Types.STRING(), Types.FLOAT())), "P9")
+    ints(1, 2).map(lambda x: x / 10, output_type=Types.FLOAT()).print("P10")
+    floats = Types.ROW_NAMED(["n", "f"], [Types.INT(), Types.FLOAT()])
+    ints(1).map(lambda x: Row(x, 0.1), output_type=floats).print("P11")
+    ints(1).map(lambda x: (x, 0.1), output_type=Types.TUPLE([Types.INT(), Types.FLOAT()])).print("P12")
+    show(ints(1).map(lambda x: x, output_type=Types.DOUBLE()), "P13")
+    show(ints(1).map(lambda x: x + 0.5, output_type=Types.INT()), "P14")
+    show(ints(1).map(lambda x: decimal.Decimal("1.10"), output_type=Types.BIG_DEC()), "P15")
+    show(ints(1).map(lambda x: datetime.date(2024, 1, 2), output_type=Types.SQL_DATE()), "P16")
+    stamp = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)
+    show(ints(1).map(lambda x: stamp, output_type=Types.SQL_TIMESTAMP()), "P17")
+    show(ints(1).map(lambda x: [1.5, 2.5], output_type=Types.PRIMITIVE_ARRAY(Types.FLOAT())), "P18")
+    env.execute("types")
+    """,
+    [
+        "P1 0.10000000149011612",
+        "P1 0.20000000298023224",
+        "P10> 0.1",
+        "P10> 0.2",
+        "P11> +I[1,0.1]",
+        "P12> (1,0.1)",
+        "P13 1.0",
+        "P14 1",
+        "P15 Decimal('1.10')",
+        "P16 datetime.date(2024, 1, 2)",
+        "P17 datetime.datetime(2024, 1, 2, 3, 4, 5, 123000)",
+        "P18 [1.5, 2.5]",
+        "P2 0.1",
+        "P2 0.2",
+        "P3 1 before=None after=0.1 all=[0.1]",
+        "P3 2 before=0.1 after=0.2 all=[0.1, 0.2]",
+        "P3 3 before=0.2 after=0.3 all=[0.1, 0.2, 0.3]",
+        "P5 Row(n=1, s='a')",
+        "P7 [0.10000000149011612, 0.20000000298023224]",
+        "P8 (3, 4, 5.0, True, 0.10000000149011612)",
+        "P9 {'a': 0.10000000149011612}",
+    ],
+    True,
+)
+
 
 def run_program(source: str, tmp_path) -> list[str]:
     program = textwrap.dedent(source).replace("pyflink", "millstream")
@@ -236,6 +319,7 @@ def run_program(source: str, tmp_path) -> list[str]:
         KEYED_PROCESS_AND_COLLECT,
         STREAMS_REUSED_ACROSS_EXECUTE,
         SUBTASK_PREFIXES_OF_KEYED_RESULTS,
+        VALUES_CROSSING_TASKS,
     ],
     ids=[
         "word_count",
@@ -245,6 +329,7 @@ def run_program(source: str, tmp_path) -> list[str]:
         "keyed_process_collect",
         "streams_reused_across_execute",
         "subtask_prefixes_of_keyed_results",
+        "values_crossing_tasks",
     ],
 )
 def test_pyflink_program_runs_unchanged(program, tmp_path):

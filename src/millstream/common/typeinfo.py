@@ -12,7 +12,11 @@ from __future__ import annotations
 import datetime
 import pickle
 import struct
+from array import array
+from collections.abc import Callable, Sequence
 from decimal import Decimal
+from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import cloudpickle
@@ -67,6 +71,19 @@ class TypeInformation:
         ``from_collection(..., type_info)``.
         """
         return value
+
+    def batch_check(self) -> BatchCheck | None:
+        """A one-pass check that raises unless every value is already converted; None here."""
+        return None
+
+    def batch_converter(self) -> BatchConverter | None:
+        """``values -> values`` converted as ``from_python`` converts each, for a whole batch.
+
+        This is what happens to a stream's records where PyFlink hands them to Java and back
+        (between tasks). None when nothing changes (pickled values). Batches that are
+        already well typed are checked at C speed and come back as the same object.
+        """
+        return _per_value(self.from_python)
 
     def deep_hash_code(self, value: Any) -> int:
         """The hash of ``value`` as a field of a Flink ``Row`` (``RowUtils.deepHashCodeInternal``).
@@ -134,6 +151,47 @@ class BasicTypeInfo(TypeInformation):
         convert = _BASIC_CONVERSIONS.get(self.name)
         return value if convert is None else convert(self.name, value)
 
+    def batch_check(self) -> BatchCheck | None:
+        """A one-pass check that raises unless every value is already what ``from_python``
+        makes of it (the integer types: an array of that width; DOUBLE: floats only); None
+        for types without one."""
+        code = _ARRAY_CODES.get(self.name)
+        if code is not None:
+            return partial(array, code)  # TypeError for non-integers, OverflowError out of range
+        exact = _EXACT_TYPES.get(self.name)
+        if exact is not None:
+
+            def check_types(values: Sequence[Any]) -> None:
+                if not _types(values) <= exact:
+                    raise TypeError(f"not all of type {self.name}")
+
+            return check_types
+        return None
+
+    def batch_converter(self) -> BatchConverter | None:
+        """Well-typed batches pass one C-level check (FLOAT: one float32 array pass)."""
+        slow = _per_value(self.from_python)
+        check = self.batch_check()
+        if check is not None:
+
+            def checked(values: Sequence[Any]) -> Sequence[Any]:
+                try:
+                    check(values)
+                except (TypeError, ValueError, OverflowError):
+                    return slow(values)
+                return values
+
+            return checked
+        if self.name == "FLOAT":
+
+            def floats(values: Sequence[Any]) -> Sequence[Any]:
+                if _types(values) <= _REAL:
+                    return array("f", values).tolist()
+                return slow(values)
+
+            return floats
+        return slow if self.name in _BASIC_CONVERSIONS else None
+
     def java_hash_code(self, value: Any) -> int:
         """``String.hashCode``, ``Integer.hashCode``, ``Long.hashCode`` ... of the value."""
         if value is None:
@@ -165,6 +223,10 @@ class PickledBytesTypeInfo(TypeInformation):
     def fast_print_formatter(self) -> Any:
         """``str`` (returns a str unchanged)."""
         return str
+
+    def batch_converter(self) -> BatchConverter | None:
+        """Pickled values pass as they are."""
+        return None
 
     def java_hash_code(self, value: Any) -> int:
         """``Arrays.hashCode`` of the pickled bytes: PyFlink hands Java an undeclared key as
@@ -203,6 +265,42 @@ class TupleTypeInfo(TypeInformation):
         if value is None:
             return None
         return tuple(t.from_python(v) for t, v in zip(self.types, value))
+
+    def batch_converter(self) -> BatchConverter | None:
+        """Column by column: fields with a check (integers ...) are checked in one pass per
+        column; fields whose values always change (FLOAT ...) are converted per column and
+        the tuples rebuilt; anything else falls back to converting value by value."""
+        checks: list[tuple[Any, BatchCheck]] = []
+        changing: list[tuple[int, BatchConverter]] = []
+        for i, field in enumerate(self.types):
+            check = field.batch_check()
+            if check is not None:
+                checks.append((itemgetter(i), check))
+            else:
+                convert = field.batch_converter()
+                if convert is not None:
+                    changing.append((i, convert))
+        if not checks and not changing:
+            return None
+        arity = len(self.types)
+        slow = _per_value(self.from_python)
+
+        def tuples(values: Sequence[Any]) -> Sequence[Any]:
+            try:
+                for field, check in checks:
+                    check(list(map(field, values)))
+            except (TypeError, ValueError, OverflowError, IndexError, KeyError):
+                return slow(values)
+            if not changing or not values:
+                return values
+            if _types(values) != _TUPLE or set(map(len, values)) != {arity}:
+                return slow(values)
+            columns: list[Any] = list(zip(*values, strict=True))
+            for i, convert in changing:
+                columns[i] = convert(columns[i])
+            return list(zip(*columns, strict=True))
+
+        return tuples
 
     def java_hash_code(self, value: Any) -> int:
         """Flink's ``TupleN.hashCode``: ``31 * h + field.hashCode()`` from the first field's hash."""
@@ -574,7 +672,15 @@ def _to_float32(name: str, value: Any) -> float:
     return result
 
 
+def _to_millis(name: str, value: Any) -> Any:
+    """A Java ``Timestamp`` from PyFlink keeps milliseconds: microseconds are cut."""
+    if isinstance(value, datetime.datetime | datetime.time) and value.microsecond % 1000:
+        return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+    return value
+
+
 _BASIC_CONVERSIONS: dict[str, Any] = {
+    "SQL_TIMESTAMP": _to_millis,
     **dict.fromkeys(_INTEGER_BITS, _to_integer),
     "FLOAT": _to_float32,
     "DOUBLE": lambda name, value: float(value),
@@ -671,3 +777,25 @@ def java_str(value: Any) -> str:
 
 
 _PICKLED = PickledBytesTypeInfo()
+
+
+BatchConverter = Callable[[Sequence[Any]], Sequence[Any]]
+BatchCheck = Callable[[Sequence[Any]], Any]
+_REAL = {int, float}
+_TUPLE = {tuple}
+_ARRAY_CODES = {"BYTE": "b", "SHORT": "h", "INT": "i", "LONG": "q"}
+_EXACT_TYPES: dict[str, set[type]] = {
+    "DOUBLE": {float},
+    "BOOLEAN": {bool},
+    "BIG_DEC": {Decimal},
+}
+
+
+def _types(values: Sequence[Any]) -> set[type]:
+    """The exact types in ``values`` (one C-level pass)."""
+    return set(map(type, values))
+
+
+def _per_value(convert: Callable[[Any], Any]) -> BatchConverter:
+    """The converter applying ``convert`` to every value."""
+    return lambda values: [convert(v) for v in values]

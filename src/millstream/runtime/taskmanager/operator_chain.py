@@ -15,8 +15,9 @@ from typing import Any
 
 from millstream.connectors.base import ReaderContext, TextRenderer, WriterContext
 from millstream.graph.job_graph import ChainedOperator, JobVertex
+from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.io.network.record_writer import RecordWriter
-from millstream.runtime.location import TaskLocation
+from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.base import (
     Emit,
     OperatorContext,
@@ -96,6 +97,47 @@ def _broadcast(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
             target(element)
 
     return emit_all
+
+
+# Operators that are Java operators in PyFlink: their input crosses from Python to Java.
+JAVA_OPERATOR_KINDS = frozenset({"timestamps_watermarks"})
+
+
+def converting(emit: Emit, declared: Any, operator: str, location: TaskLocation) -> Emit:
+    """``emit`` of records converted to the ``declared`` type, as PyFlink converts them
+    where they leave Python (between tasks; into Java operators).
+
+    A record the type cannot hold fails the job naming the operator, its subtask and the
+    record (``Types.INT()`` given 2**40, ``Types.STRING()`` given a number).
+    """
+    convert = declared.batch_converter() if declared is not None else None
+    if convert is None:
+        return emit
+
+    def emit_converted(values: list[Any], timestamps: list[int] | None) -> None:
+        try:
+            values = convert(values)
+        except Exception as err:
+            raise _conversion_error(declared, values, operator, location) from err
+        emit(values, timestamps)
+
+    return emit_converted
+
+
+def _conversion_error(declared: Any, values: list[Any], operator: str, location: TaskLocation) -> Exception:
+    for value in values:
+        try:
+            declared.from_python(value)
+        except Exception as err:
+            preview = repr(value) if len(repr(value)) <= 200 else repr(value)[:197] + "..."
+            return UserFunctionError(
+                operator,
+                location,
+                None,
+                message=f"output {preview} does not fit the declared output type {declared!r}",
+                detail=err,
+            )
+    return UserFunctionError(operator, location, None, message=f"converting outputs to {declared!r} failed")
 
 
 Factory = Callable[
@@ -294,19 +336,27 @@ class OperatorChain:
         for op in reversed(vertex.operators):
             main: list[Emit] = []
             side: dict[str, list[Emit]] = {}
+            # outputs where PyFlink hands records to Java: converted to the declared type
+            converted: dict[SideOutputTag | None, list[Emit]] = {}
             watermarks: dict[int, Callable[[Any], None]] = {}
             statuses: dict[int, Callable[[Any], None]] = {}
+            by_id = {c.node_id: c for c in vertex.operators}
             for target_id, tag in op.chained_targets:
                 target = built[target_id]
-                emit = target.process_batch
-                (main if tag is None else side.setdefault(tag.tag_id, [])).append(emit)
+                if by_id[target_id].operator.kind in JAVA_OPERATOR_KINDS:
+                    converted.setdefault(tag, []).append(target.process_batch)
+                else:
+                    (main if tag is None else side.setdefault(tag.tag_id, [])).append(target.process_batch)
                 watermarks[id(target)] = target.process_watermark
                 statuses[id(target)] = target.process_watermark_status
             for output in op.non_chained_outputs:
                 writer = env.writers[output.data_set_id]
-                tag = output.output_tag
-                (main if tag is None else side.setdefault(tag.tag_id, [])).append(writer.emit)
+                converted.setdefault(output.output_tag, []).append(writer.emit)
                 watermarks[id(writer)] = statuses[id(writer)] = writer.emit_element
+            for tag, targets in converted.items():
+                declared = op.output_type if tag is None else tag.type_info
+                emit = converting(_fan_out(targets), declared, op.name, env.location)
+                (main if tag is None else side.setdefault(tag.tag_id, [])).append(emit)
             factory = OPERATOR_FACTORIES.get(op.operator.kind)
             if factory is None:
                 raise ValueError(f"operator '{op.name}': unknown operator kind {op.operator.kind!r}")
