@@ -5,6 +5,9 @@ operator's output is already known: a direct bound call to the next operator's
 ``process_batch``, a RecordWriter's ``emit`` for edges leaving the chain, or a fan-out
 over several of these. Side outputs are routed by tag id. Watermarks and watermark
 statuses go to every output of an operator, side outputs included (once per target).
+Where PyFlink would hand records from Python to Java (an edge leaving the chain, the
+input of ``assign_timestamps_and_watermarks``), they are converted to the operator's
+declared output type (``TypeInformation.batch_converter``).
 """
 
 from __future__ import annotations
@@ -108,7 +111,7 @@ def converting(emit: Emit, declared: Any, operator: str, location: TaskLocation)
     where they leave Python (between tasks; into Java operators).
 
     A record the type cannot hold fails the job naming the operator, its subtask and the
-    record (``Types.INT()`` given 2**40, ``Types.STRING()`` given a number).
+    record (``Types.INT()`` given 2**40).
     """
     convert = declared.batch_converter() if declared is not None else None
     if convert is None:
@@ -129,7 +132,9 @@ def _conversion_error(declared: Any, values: list[Any], operator: str, location:
         try:
             declared.from_python(value)
         except Exception as err:
-            preview = repr(value) if len(repr(value)) <= 200 else repr(value)[:197] + "..."
+            preview = repr(value)
+            if len(preview) > 200:
+                preview = preview[:197] + "..."
             return UserFunctionError(
                 operator,
                 location,
@@ -333,6 +338,7 @@ class OperatorChain:
     def create(cls, vertex: JobVertex, env: ChainEnvironment) -> OperatorChain:
         """Instantiate and wire every operator of ``vertex``."""
         built: dict[int, StreamOperator] = {}
+        by_id = {c.node_id: c for c in vertex.operators}
         for op in reversed(vertex.operators):
             main: list[Emit] = []
             side: dict[str, list[Emit]] = {}
@@ -340,7 +346,6 @@ class OperatorChain:
             converted: dict[SideOutputTag | None, list[Emit]] = {}
             watermarks: dict[int, Callable[[Any], None]] = {}
             statuses: dict[int, Callable[[Any], None]] = {}
-            by_id = {c.node_id: c for c in vertex.operators}
             for target_id, tag in op.chained_targets:
                 target = built[target_id]
                 if by_id[target_id].operator.kind in JAVA_OPERATOR_KINDS:
