@@ -9,7 +9,7 @@ import pytest
 
 from millstream.common.job_execution_result import JobExecutionException
 from millstream.datastream import MapFunction
-from millstream.runtime.executiongraph.execution_state import ExecutionState
+from millstream.runtime.execution_state import ExecutionState
 from tests.conftest import make_env
 
 _closing = threading.Event()

@@ -16,12 +16,12 @@ from millstream.datastream.window import (
 )
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
 from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
-from millstream.runtime.io.network.channel_selectors import (
+from millstream.runtime.io.network.partition.result_partition import ResultPartition
+from millstream.runtime.io.network.serialization import RecordDeserializer
+from millstream.runtime.partitioning import (
     RoundRobinChannelSelector,
     create_channel_selector,
 )
-from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.io.network.serialization import RecordDeserializer
 from millstream.runtime.state.key_groups import compute_key_group_range
 from millstream.testing import OperatorHarness
 

@@ -1,18 +1,23 @@
-"""The connector contracts the runtime calls (structurally, without importing connectors).
-
-A ``Source`` makes one ``SourceReader`` per parallel subtask; ``poll(max_records)``
-returns a list of elements (empty: nothing right now, ask again after ``available_at``)
-or None at the end of a bounded input. A ``Sink`` makes one ``SinkWriter`` per subtask.
-Records move as lists so that per-record framework cost stays small.
-"""
+"""Helpers for connector implementations; the contracts they implement are in
+``millstream.common.connector`` (re-exported here)."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
+
+from millstream.common.connector import (
+    ReaderContext,
+    Sink,
+    SinkWriter,
+    Source,
+    SourceReader,
+    TextRenderer,
+    WriterContext,
+)
 
 __all__ = [
+    "IteratorReader",
     "ReaderContext",
     "Sink",
     "SinkWriter",
@@ -20,77 +25,8 @@ __all__ = [
     "SourceReader",
     "TextRenderer",
     "WriterContext",
+    "monotonic",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderContext:
-    """Where a reader runs."""
-
-    subtask_index: int
-    parallelism: int
-    operator_name: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class WriterContext:
-    """Where a writer runs."""
-
-    subtask_index: int
-    parallelism: int
-    attempt_number: int = 0
-    operator_name: str = ""
-    part_uid: str | None = None  # fixed part-file names (idempotent rewrites), else random
-
-
-class SourceReader(Protocol):
-    """Reads this subtask's share of a source."""
-
-    available_at: float
-
-    def poll(self, max_records: int) -> list[Any] | None:
-        """Up to ``max_records`` elements; [] if none now; None at end of input."""
-        ...
-
-    def close(self) -> None:
-        """Release files and connections."""
-        ...
-
-
-class Source(Protocol):
-    """A bounded or unbounded source (Flink's FLIP-27 ``Source``)."""
-
-    def is_bounded(self) -> bool:
-        """Whether the input ends."""
-        ...
-
-    def create_reader(self, context: ReaderContext) -> SourceReader:
-        """A reader for one subtask."""
-        ...
-
-
-class SinkWriter(Protocol):
-    """Writes this subtask's elements."""
-
-    def write_batch(self, values: list[Any]) -> None:
-        """Write elements in order."""
-        ...
-
-    def finish(self) -> None:
-        """End of input: make everything written visible (commit)."""
-        ...
-
-    def close(self) -> None:
-        """Release resources (also after failure)."""
-        ...
-
-
-class Sink(Protocol):
-    """A sink (Flink's ``Sink``)."""
-
-    def create_writer(self, context: WriterContext, renderer: Any) -> SinkWriter:
-        """A writer for one subtask; ``renderer`` (a TextRenderer) renders elements as text."""
-        ...
 
 
 class IteratorReader:
@@ -123,28 +59,3 @@ class IteratorReader:
 def monotonic() -> float:
     """Processing-time clock for readers (seconds)."""
     return time.monotonic()
-
-
-class TextRenderer:
-    """Renders element batches as text lines.
-
-    ``batch`` (whole batch) and ``fast`` (one element) are quick for well-typed values;
-    ``exact`` renders one element exactly and is the fallback when the others raise.
-    """
-
-    __slots__ = ("batch", "exact", "fast")
-
-    def __init__(self, exact: Any, fast: Any = None, batch: Any = None) -> None:
-        self.exact = exact
-        self.fast = fast or exact
-        self.batch = batch or (lambda values: "\n".join(map(self.fast, values)))
-
-    def render(self, values: list[Any], prefix: str = "") -> str:
-        """The lines of ``values``, each after ``prefix``, joined by newlines (no trailing one)."""
-        try:
-            if prefix:
-                return prefix + ("\n" + prefix).join(map(self.fast, values))
-            return self.batch(values)
-        except Exception:
-            lines = map(self.exact, values)
-            return prefix + ("\n" + prefix).join(lines) if prefix else "\n".join(lines)

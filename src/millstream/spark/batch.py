@@ -24,18 +24,18 @@ from typing import Any
 from millstream.graph.job_graph import DistributionPattern, JobEdge, JobGraph, JobVertex
 from millstream.graph.partitioning import ForwardPartitioner, KeyGroupStreamPartitioner
 from millstream.runtime.executiongraph.intermediate_result import pointwise_wiring
-from millstream.runtime.io.network.channel_selectors import (
-    KeySelectorError,
-    RoundRobinChannelSelector,
-    create_channel_selector,
-)
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.base import bind_user_function
 from millstream.runtime.operators.elements import MAX_WATERMARK
 from millstream.runtime.operators.sources import InputStatus, SourceOperator
+from millstream.runtime.operators.timer_service import ProcessingTimeService
+from millstream.runtime.partitioning import (
+    KeySelectorError,
+    RoundRobinChannelSelector,
+    create_channel_selector,
+)
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
 from millstream.runtime.taskmanager.sorted_input import DEFAULT_MEMORY_RECORDS, SortedKeyedInput
-from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["COLLECT_PREFIX", "VertexProgram", "plan_edges"]
 

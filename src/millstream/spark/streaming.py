@@ -64,11 +64,11 @@ from millstream.connectors.file import StreamFormat
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
 from millstream.graph.transformations import OperatorSpec
-from millstream.runtime.io.network.channel_selectors import create_channel_selector
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import Watermark
+from millstream.runtime.operators.timer_service import ProcessingTimeService
+from millstream.runtime.partitioning import create_channel_selector
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
-from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 from millstream.spark.batch import COLLECT_PREFIX
 from millstream.spark.translation import UnsupportedOnSparkError
 
@@ -549,7 +549,7 @@ class FileSinkWrite:
         rows.rdd.mapPartitionsWithIndex(lambda i, it: self._write_partition(batch_id, i, it)).count()
 
     def _write_partition(self, batch_id: int, index: int, rows: Iterator[Any]) -> Iterator[int]:
-        from millstream.connectors.base import TextRenderer, WriterContext
+        from millstream.common.connector import TextRenderer, WriterContext
 
         values = [pickle.loads(row["payload"]) for row in rows]
         if not values:

@@ -19,8 +19,8 @@ from millstream.graph.job_graph import ChainedOperator
 from millstream.runtime.location import TaskLocation
 from millstream.runtime.operators.base import OperatorContext, StreamingRuntimeContext, StreamOperator
 from millstream.runtime.operators.elements import Watermark, WatermarkStatus
+from millstream.runtime.operators.timer_service import ProcessingTimeService
 from millstream.runtime.taskmanager.operator_chain import OPERATOR_FACTORIES, ChainEnvironment
-from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["OperatorHarness"]
 

@@ -12,7 +12,7 @@ from millstream.graph.partitioning import (
     RescalePartitioner,
     ShufflePartitioner,
 )
-from millstream.runtime.io.network.channel_selectors import (
+from millstream.runtime.partitioning import (
     KeySelectorError,
     RoundRobinChannelSelector,
     create_channel_selector,

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from millstream.runtime.executiongraph.execution_state import (
+from millstream.runtime.execution_state import (
     ExecutionState,
     IllegalStateTransitionError,
     check_transition,

@@ -7,10 +7,10 @@ import pickle
 import pytest
 
 from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
-from millstream.runtime.io.network.channel_selectors import SingleChannelSelector
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 from millstream.runtime.io.network.record_writer import RecordWriter
 from millstream.runtime.io.network.serialization import RecordDeserializer
+from millstream.runtime.partitioning import SingleChannelSelector
 
 
 def drain(partition: ResultPartition, sub: int = 0) -> list:

@@ -7,7 +7,7 @@ from millstream._lazy_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "millstream.connectors.base": ("Sink", "Source"),
+        "millstream.common.connector": ("Sink", "Source"),
         "millstream.connectors.datagen": ("DataGeneratorSource",),
         "millstream.connectors.file": (
             "BucketAssigner",
@@ -22,8 +22,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
-    from millstream.connectors.base import Sink as Sink
-    from millstream.connectors.base import Source as Source
+    from millstream.common.connector import Sink as Sink
+    from millstream.common.connector import Source as Source
     from millstream.connectors.datagen import DataGeneratorSource as DataGeneratorSource
     from millstream.connectors.file import (
         BucketAssigner as BucketAssigner,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from millstream.graph.job_graph import JobGraph, JobVertex, JobVertexID
-from millstream.runtime.executiongraph.execution_state import ExecutionState, check_transition
+from millstream.runtime.execution_state import ExecutionState, check_transition
 from millstream.runtime.executiongraph.intermediate_result import (
     ExecutionEdge,
     IntermediateResult,

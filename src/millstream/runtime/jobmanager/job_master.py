@@ -23,21 +23,21 @@ import cloudpickle
 
 from millstream.common.job_execution_result import JobStatus
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
+from millstream.runtime.deployment import (
+    InputChannelDeploymentDescriptor,
+    InputGateDeploymentDescriptor,
+    ResultPartitionDeploymentDescriptor,
+    TaskDeploymentDescriptor,
+)
+from millstream.runtime.execution_state import ExecutionState
 from millstream.runtime.executiongraph.execution_graph import (
     Execution,
     ExecutionGraph,
     ExecutionVertex,
     build_execution_graph,
 )
-from millstream.runtime.executiongraph.execution_state import ExecutionState
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 from millstream.runtime.ids import ResourceID, ResultPartitionID
-from millstream.runtime.jobmanager.deployment import (
-    InputChannelDeploymentDescriptor,
-    InputGateDeploymentDescriptor,
-    ResultPartitionDeploymentDescriptor,
-    TaskDeploymentDescriptor,
-)
 from millstream.runtime.jobmanager.resource_manager import ResourceManager, SlotOffer
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,

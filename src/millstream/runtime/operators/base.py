@@ -24,10 +24,10 @@ from typing import Any
 from millstream.graph.partitioning import key_type_of
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
+from millstream.runtime.operators.timer_service import InternalTimerService, ProcessingTimeService
 from millstream.runtime.state.heap import HeapKeyedStateBackend, KeyedStateError
 from millstream.runtime.state.key_groups import compute_key_group_range, key_group_function
 from millstream.runtime.state.operator_state import OperatorStateBackend
-from millstream.runtime.taskmanager.timer_service import InternalTimerService, ProcessingTimeService
 
 __all__ = [
     "Emit",

@@ -19,8 +19,8 @@ from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark
+from millstream.runtime.operators.timer_service import InternalTimerService
 from millstream.runtime.state.heap import VOID_NAMESPACE
-from millstream.runtime.taskmanager.timer_service import InternalTimerService
 
 __all__ = [
     "KeyedProcessOperator",

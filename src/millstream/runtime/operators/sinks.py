@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from millstream.connectors.base import TextRenderer
+from millstream.common.connector import TextRenderer
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import OperatorContext, StreamOperator
 

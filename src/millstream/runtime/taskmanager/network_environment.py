@@ -13,6 +13,10 @@ from typing import Any
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.graph.job_graph import ResultPartitionType
+from millstream.runtime.deployment import (
+    InputGateDeploymentDescriptor,
+    ResultPartitionDeploymentDescriptor,
+)
 from millstream.runtime.ids import ResourceID
 from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
 from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
@@ -20,10 +24,6 @@ from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.consumer.remote_input_channel import RemoteInputChannel
 from millstream.runtime.io.network.partition.partition_manager import ResultPartitionManager
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.jobmanager.deployment import (
-    InputGateDeploymentDescriptor,
-    ResultPartitionDeploymentDescriptor,
-)
 
 __all__ = ["NetworkEnvironment"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from millstream.connectors.base import ReaderContext, TextRenderer, WriterContext
+from millstream.common.connector import ReaderContext, TextRenderer, WriterContext
 from millstream.graph.job_graph import ChainedOperator, JobVertex
 from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.io.network.record_writer import RecordWriter
@@ -52,10 +52,10 @@ from millstream.runtime.operators.sinks import (
     SinkWriterOperator,
 )
 from millstream.runtime.operators.sources import LegacySourceOperator, SourceOperator
+from millstream.runtime.operators.timer_service import ProcessingTimeService
 from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOperator
 from millstream.runtime.operators.window import WindowOperator
 from millstream.runtime.taskmanager.input_processor import InputHandler
-from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["ChainEnvironment", "OperatorChain"]
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
 from millstream.runtime.operators.sources import InputStatus, LegacySourceOperator, SourceOperator
+from millstream.runtime.operators.timer_service import ProcessingTimeService
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
 from millstream.runtime.taskmanager.operator_chain import OperatorChain
 from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
-from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["CancelTaskError", "StreamTask"]
 

@@ -21,16 +21,17 @@ import cloudpickle
 
 from millstream.common.config_options import BUNDLE_SIZE, BUNDLE_TIME
 from millstream.graph.job_graph import JobVertex
-from millstream.runtime.executiongraph.execution_state import ExecutionState, check_transition
+from millstream.runtime.deployment import TaskDeploymentDescriptor
+from millstream.runtime.execution_state import ExecutionState, check_transition
 from millstream.runtime.ids import ResultPartitionID
-from millstream.runtime.io.network.channel_selectors import (
+from millstream.runtime.io.network.partition.result_partition import ResultPartition
+from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
+from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.operators.timer_service import ProcessingTimeService
+from millstream.runtime.partitioning import (
     KeySelectorError,
     create_channel_selector,
 )
-from millstream.runtime.io.network.partition.result_partition import ResultPartition
-from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
-from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
-from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.rpc.serialized_throwable import dumps_exception, loads_exception
 from millstream.runtime.taskmanager.bundles import Bundles
 from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
@@ -41,7 +42,6 @@ from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, Oper
 from millstream.runtime.taskmanager.sorted_input import DEFAULT_MEMORY_RECORDS, SortedKeyedInput
 from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
-from millstream.runtime.taskmanager.timer_service import ProcessingTimeService
 
 __all__ = ["Task", "TaskExecutionState", "TaskInterruptedError", "load_user_code"]
 

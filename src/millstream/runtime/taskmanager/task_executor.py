@@ -10,8 +10,8 @@ from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
+from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.ids import ResourceID, ResultPartitionID
-from millstream.runtime.jobmanager.deployment import TaskDeploymentDescriptor
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment

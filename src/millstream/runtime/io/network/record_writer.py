@@ -24,8 +24,8 @@ from typing import Any
 
 import cloudpickle
 
-from millstream.runtime.io.network.channel_selectors import ChannelSelector
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
+from millstream.runtime.partitioning import ChannelSelector
 
 __all__ = ["RecordWriter", "dumps_batch", "flush_all", "loads_record"]
 
