@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: set up, lint (ruff, import layering), type check (mypy on the
-# graph and runtime packages), then every test (pytest; per-test timeouts).
+# The whole test suite: set up, lint (ruff check and format, import layering), type check
+# (mypy on every package), then every test (pytest; per-test timeouts).
 #
 #   ./scripts/test.sh                 everything (what CI runs)
 #   ./scripts/test.sh --fast          the development loop: ruff, then the unit and property
@@ -12,10 +12,12 @@ if [ "${1:-}" = "--fast" ]; then
   shift
   [ -x .venv/bin/pytest ] || ./scripts/setup.sh
   .venv/bin/ruff check src tests examples benchmarks
+  .venv/bin/ruff format --check src tests examples benchmarks
   exec .venv/bin/python -m pytest tests/unit tests/property "$@"
 fi
 ./scripts/setup.sh
 .venv/bin/ruff check src tests examples benchmarks
+.venv/bin/ruff format --check src tests examples benchmarks
 .venv/bin/lint-imports
 .venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"

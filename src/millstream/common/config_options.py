@@ -59,7 +59,7 @@ class ConfigurationError(ValueError):
     """A configuration key that does not exist, or a value its option cannot take."""
 
 
-_DURATION_UNITS = {
+_DURATION_UNITS: dict[str, float] = {
     **dict.fromkeys(("ns", "nano", "nanos", "nanosecond", "nanoseconds"), 1e-6),
     **dict.fromkeys(("us", "µs", "micro", "micros", "microsecond", "microseconds"), 1e-3),
     **dict.fromkeys(("ms", "milli", "millis", "millisecond", "milliseconds"), 1),
@@ -68,7 +68,7 @@ _DURATION_UNITS = {
     **dict.fromkeys(("h", "hour", "hours"), 3_600_000),
     **dict.fromkeys(("d", "day", "days"), 86_400_000),
 }
-_MEMORY_UNITS = {
+_MEMORY_UNITS: dict[str, float] = {
     **dict.fromkeys(("b", "bytes"), 1),
     **dict.fromkeys(("k", "kb", "kibibytes"), 1 << 10),
     **dict.fromkeys(("m", "mb", "mebibytes"), 1 << 20),
@@ -107,7 +107,7 @@ class ConfigOption(Generic[T]):
             ConfigurationError: one line naming the key, the value and what it must be.
         """
         if raw is None:
-            return raw  # type: ignore[no-any-return]
+            return None  # type: ignore[return-value]
         if self.kind is bool:
             return self._parse_bool(raw)  # type: ignore[return-value]
         if self.kind is int:
@@ -122,7 +122,7 @@ class ConfigOption(Generic[T]):
                 raise ConfigurationError(f"{self.key}={raw!r}: expected a number") from None
         if self.choices and str(raw).strip().upper() not in {c.upper() for c in self.choices}:
             raise ConfigurationError(f"{self.key}={raw!r}: expected one of {', '.join(self.choices)}")
-        return self.kind(raw)  # type: ignore[no-any-return]
+        return self.kind(raw)
 
     def _parse_bool(self, raw: Any) -> bool:
         if isinstance(raw, bool):

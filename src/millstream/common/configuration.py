@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import sys
 from collections.abc import Iterable
 from typing import Any, NoReturn, TypeVar
@@ -102,7 +103,7 @@ class Configuration:
         self._data[key] = bytes(value)
         return self
 
-    def key_set(self) -> set[str]:
+    def key_set(self) -> builtins.set[str]:
         """All keys set in this configuration."""
         return set(self._data)
 

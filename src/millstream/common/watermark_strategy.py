@@ -138,7 +138,7 @@ def _call_assigner(assigner: Any) -> Callable[[Any, int], int]:
         method: Callable[[Any, int], int] = assigner.extract_timestamp
         return method
     if callable(assigner):
-        return assigner  # type: ignore[no-any-return]
+        return assigner
     raise TypeError("the timestamp assigner must be a TimestampAssigner or a callable (value, ts) -> ts")
 
 
@@ -223,7 +223,7 @@ class WatermarkStrategy:
             generator = supplier(context)
         if not (hasattr(generator, "on_event") and hasattr(generator, "on_periodic_emit")):
             raise TypeError("for_generator: the supplier must return a WatermarkGenerator")
-        return generator  # type: ignore[no-any-return]
+        return generator
 
 
 def _millis(duration: Any) -> int:

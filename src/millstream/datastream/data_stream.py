@@ -555,8 +555,11 @@ class KeyedStream(DataStream):
     def _cannot_partition(self, *args: Any) -> DataStream:
         raise Exception("Cannot override partitioning for KeyedStream.")
 
-    forward = rebalance = rescale = shuffle = global_ = _cannot_partition
-    broadcast = partition_custom = _cannot_partition
+    forward = rebalance = rescale = shuffle = global_ = broadcast = _cannot_partition
+
+    def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
+        """Not allowed on a KeyedStream, as in PyFlink."""
+        return self._cannot_partition(partitioner, key_selector)
 
     def _unsupported(self, what: str) -> Exception:
         return Exception(f"{what} for KeyedStream is not supported.")

@@ -879,9 +879,9 @@ class SessionWindowTimeGapExtractor(ABC):
 def _gap_function(extractor: Any) -> Callable[[Any], int]:
     extract = getattr(extractor, "extract", None)
     if extract is not None:
-        return extract  # type: ignore[no-any-return]
+        return extract
     if callable(extractor):
-        return extractor  # type: ignore[no-any-return]
+        return extractor
     raise TypeError("the gap extractor must be a SessionWindowTimeGapExtractor or a callable")
 
 

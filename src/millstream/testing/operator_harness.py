@@ -25,7 +25,7 @@ from millstream.runtime.taskmanager.operator_chain import OPERATOR_FACTORIES, Ch
 __all__ = ["OperatorHarness"]
 
 
-class _SideOutputs(dict):  # type: ignore[type-arg]
+class _SideOutputs(dict):
     """Captures every side output, whatever its tag."""
 
     def __init__(self, harness: OperatorHarness) -> None:

@@ -27,7 +27,7 @@ import cloudpickle
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 from millstream.runtime.partitioning import ChannelSelector
 
-__all__ = ["RecordWriter", "dumps_batch", "flush_all", "loads_record"]
+__all__ = ["RecordWriter", "dumps_batch", "flush_all"]
 
 TARGET_BATCH_BYTES = 16 * 1024
 MIN_BATCH = 8
@@ -54,11 +54,6 @@ def dumps_batch(obj: Any) -> bytes:
     except (pickle.PicklingError, AttributeError, TypeError):
         data: bytes = cloudpickle.dumps(obj, protocol=5)
         return data
-
-
-def loads_record(data: Any) -> Any:
-    """Unpickle one record."""
-    return pickle.loads(data)
 
 
 class RecordWriter:
