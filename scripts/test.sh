@@ -20,4 +20,4 @@ fi
 .venv/bin/ruff format --check src tests examples benchmarks
 .venv/bin/lint-imports
 .venv/bin/mypy
-exec .venv/bin/python -m pytest "$@"
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest "$@"

@@ -1,14 +1,41 @@
-"""Shared fixtures: environments, result collection, thread-leak check."""
+"""Shared fixtures: environments, result collection, thread-leak check; hypothesis
+profiles; the ``integration`` marker on every test that runs whole jobs or processes.
+
+Hypothesis profiles, chosen with ``HYPOTHESIS_PROFILE``: ``dev`` (the default, hypothesis's
+100 examples) and ``ci`` (200, derandomized so a failure reproduces; ``scripts/test.sh``
+uses it for the whole suite). Neither has a deadline: CI machines are slow and noisy. Select a tier with
+``-m integration`` or ``-m "not integration"``.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from millstream.common import Configuration
 from millstream.datastream import StreamExecutionEnvironment
+
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# Folders whose tests run whole jobs, start processes or open sockets.
+INTEGRATION_DIRS = ("integration", "pyflink", "conformance", "examples")
+INTEGRATION_FILES = ("test_benchmarks_smoke.py", "test_cli.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test under an integration folder, and the files that start processes."""
+    tests_root = Path(__file__).parent
+    for item in items:
+        relative = Path(str(item.fspath)).relative_to(tests_root)
+        if relative.parts[0] in INTEGRATION_DIRS or relative.name in INTEGRATION_FILES:
+            item.add_marker(pytest.mark.integration)
 
 
 def make_env(parallelism: int = 1, **config: object) -> StreamExecutionEnvironment:
