@@ -18,7 +18,7 @@ TYPES = {
     "INT": (Types.INT(), st.integers(-(2**31), 2**31 - 1)),
     "BYTE": (Types.BYTE(), st.integers(-128, 127)),
     "LONG": (Types.LONG(), st.integers(-(2**63), 2**63 - 1)),
-    "FLOAT": (Types.FLOAT(), st.floats(-1e30, 1e30) | st.integers(-(2**24), 2**24)),
+    "FLOAT": (Types.FLOAT(), st.floats(allow_nan=False) | st.integers(-(2**24), 2**24)),
     "DOUBLE": (Types.DOUBLE(), st.floats(allow_nan=False) | st.integers(-(2**53), 2**53)),
     "STRING": (Types.STRING(), st.text(max_size=5)),
     "BOOLEAN": (Types.BOOLEAN(), st.booleans()),

@@ -68,7 +68,8 @@ class TypeInformation:
 
         Rows get their declared field names (a tuple or an unnamed Row becomes a named Row);
         containers convert their elements. Used where PyFlink converts: the elements of
-        ``from_collection(..., type_info)``.
+        ``from_collection(..., type_info)`` and, through ``batch_converter``, records
+        leaving a task.
         """
         return value
 
@@ -668,7 +669,8 @@ def _to_integer(name: str, value: Any) -> int:
 
 
 def _to_float32(name: str, value: Any) -> float:
-    result: float = struct.unpack("f", struct.pack("f", float(value)))[0]
+    """Java's ``(float)`` cast: rounded to 32 bits, beyond the range infinite (as the batch path)."""
+    result: float = array("f", [float(value)])[0]
     return result
 
 

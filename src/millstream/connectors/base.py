@@ -1,32 +1,12 @@
 """Helpers for connector implementations; the contracts they implement are in
-``millstream.common.connector`` (re-exported here)."""
+``millstream.common.connector``."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from millstream.common.connector import (
-    ReaderContext,
-    Sink,
-    SinkWriter,
-    Source,
-    SourceReader,
-    TextRenderer,
-    WriterContext,
-)
-
-__all__ = [
-    "IteratorReader",
-    "ReaderContext",
-    "Sink",
-    "SinkWriter",
-    "Source",
-    "SourceReader",
-    "TextRenderer",
-    "WriterContext",
-    "monotonic",
-]
+__all__ = ["IteratorReader", "monotonic"]
 
 
 class IteratorReader:

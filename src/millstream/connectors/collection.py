@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.connectors.base import IteratorReader, ReaderContext
+from millstream.common.connector import ReaderContext
+from millstream.connectors.base import IteratorReader
 
 __all__ = ["CollectionSource"]
 

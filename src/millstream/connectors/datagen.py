@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from millstream.connectors.base import ReaderContext
+from millstream.common.connector import ReaderContext
 
 __all__ = ["DataGeneratorSource", "GeneratorReader"]
 

@@ -36,7 +36,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from millstream.connectors.base import ReaderContext, TextRenderer, WriterContext
+from millstream.common.connector import ReaderContext, TextRenderer, WriterContext
 
 __all__ = [
     "BucketAssigner",

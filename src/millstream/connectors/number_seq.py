@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from millstream.connectors.base import IteratorReader, ReaderContext
+from millstream.common.connector import ReaderContext
+from millstream.connectors.base import IteratorReader
 
 __all__ = ["NumberSequenceSource"]
 

@@ -82,30 +82,21 @@ class BundleSplitter:
 
     def __call__(self, values: list[Any], timestamps: list[int] | None) -> None:
         n = len(values)
-        if n <= self.size:
-            clock = self._clock
-            start = clock()
-            self._process(values, timestamps)
-            self._learn(n, clock() - start)
-        else:
-            self._split(values, timestamps, n)
-
-    def _split(self, values: list[Any], timestamps: list[int] | None, n: int) -> None:
         process = self._process
         clock = self._clock
         begin = 0
         while True:
             end = begin + self.size
-            if end >= n:
-                chunk = values if begin == 0 else values[begin:]
-                ts = timestamps if timestamps is None or begin == 0 else timestamps[begin:]
-                start = clock()
-                process(chunk, ts)
-                self._learn(n - begin, clock() - start)
-                return
+            if begin == 0 and end >= n:  # the whole batch is one bundle: no copy
+                chunk, ts = values, timestamps
+            else:
+                chunk = values[begin:end]
+                ts = None if timestamps is None else timestamps[begin:end]
             start = clock()
-            process(values[begin:end], None if timestamps is None else timestamps[begin:end])
-            self._learn(end - begin, clock() - start)
+            process(chunk, ts)
+            self._learn(len(chunk), clock() - start)
+            if end >= n:
+                return
             self._bundles.between_bundles(self.size < self._max)
             begin = end
 
