@@ -44,7 +44,7 @@ from millstream.datastream.window import (
     SlidingEventTimeWindows,
     TumblingEventTimeWindows,
 )
-from millstream.spark.translation import UnsupportedOnSparkError
+from millstream.spark.support import UnsupportedOnSparkError
 from millstream.table import DataTypes
 
 pytestmark = pytest.mark.usefixtures("spark")

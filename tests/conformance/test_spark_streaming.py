@@ -27,7 +27,7 @@ from millstream.datastream.connectors.file_system import FileSink, FileSource, S
 from millstream.datastream.functions import KeyedBroadcastProcessFunction, KeyedCoProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.datastream.window import TumblingEventTimeWindows, TumblingProcessingTimeWindows
-from millstream.spark.streaming import UnsupportedStreamingError
+from millstream.spark.support import UnsupportedStreamingError
 
 pytestmark = pytest.mark.usefixtures("spark")
 

@@ -172,7 +172,7 @@ def test_automatic_mode_runs_bounded_jobs_as_batch():
     env = make_env(1)
     env.set_runtime_mode(RuntimeExecutionMode.AUTOMATIC)
     summed = env.from_collection(DATA).key_by(lambda v: v[0]).reduce(lambda x, y: (x[0], x[1] + y[1], 0))
-    assert env.get_stream_graph().runtime_mode == "BATCH"
+    assert env.get_stream_graph().runtime_mode is RuntimeExecutionMode.BATCH
     with summed.execute_and_collect() as results:
         assert sorted(results) == [("a", 9, 0), ("b", 6, 0), ("c", 6, 50)]  # c: one element, never reduced
 

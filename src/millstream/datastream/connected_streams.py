@@ -9,6 +9,7 @@ by both inputs per key. ``a.connect(b.broadcast(descriptor))`` sends every eleme
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from millstream.common.typeinfo import TypeInformation
@@ -21,12 +22,23 @@ from millstream.datastream.functions import (
     KeyedCoProcessFunction,
 )
 from millstream.datastream.state import MapStateDescriptor
-from millstream.graph.transformations import OperatorSpec, TwoInputTransformation
+from millstream.graph.operator_specs import (
+    BroadcastProcessSpec,
+    CoFlatMapSpec,
+    CoMapSpec,
+    CoProcessSpec,
+    KeyedBroadcastProcessSpec,
+    KeyedCoProcessSpec,
+    OperatorSpec,
+)
+from millstream.graph.transformations import TwoInputTransformation
 
 if TYPE_CHECKING:
     from millstream.datastream.data_stream import DataStream
 
 __all__ = ["BroadcastConnectedStream", "BroadcastStream", "ConnectedStreams"]
+
+_CoSpec = CoMapSpec | CoFlatMapSpec | CoProcessSpec | KeyedCoProcessSpec
 
 
 def two_input(
@@ -83,21 +95,21 @@ class ConnectedStreams:
             self.stream1.key_by(key_selector1, key_type), self.stream2.key_by(key_selector2, key_type)
         )
 
-    def _op(self, name: str, spec: OperatorSpec, output_type: Any, keys: Any) -> DataStream:
+    def _op(self, name: str, spec: _CoSpec, output_type: Any, keys: Any) -> DataStream:
         if keys is not None:
-            spec.params["key_selectors"] = keys
+            spec = replace(spec, key_selectors=keys)
         return two_input(self.stream1, self.stream2._values_id(), name, spec, output_type, keys)
 
     def map(self, func: CoMapFunction, output_type: TypeInformation | None = None) -> DataStream:
         """``map1`` for elements of the first input, ``map2`` for the second."""
         fns = _methods(func, CoMapFunction, ("map1", "map2"), "CoMapFunction")
-        spec = OperatorSpec("co_map", func, {"methods": fns})
+        spec = CoMapSpec(func, fns)
         return self._op("Co-Map", spec, output_type, self._key_selectors())
 
     def flat_map(self, func: CoFlatMapFunction, output_type: TypeInformation | None = None) -> DataStream:
         """``flat_map1`` / ``flat_map2``: any number of outputs per element."""
         fns = _methods(func, CoFlatMapFunction, ("flat_map1", "flat_map2"), "CoFlatMapFunction")
-        spec = OperatorSpec("co_flat_map", func, {"methods": fns})
+        spec = CoFlatMapSpec(func, fns)
         return self._op("Co-Flat Map", spec, output_type, self._key_selectors())
 
     def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
@@ -109,12 +121,10 @@ class ConnectedStreams:
                     "KeyedCoProcessFunction can only be used on connected streams that are both keyed "
                     "(use ConnectedStreams.key_by)"
                 )
-            methods = ("process_element1", "process_element2")
-            spec = OperatorSpec("keyed_co_process", func, {"methods": methods})
-            return self._op("KeyedCoProcess", spec, output_type, keys)
+            keyed = KeyedCoProcessSpec(func, ("process_element1", "process_element2"), keys)
+            return self._op("KeyedCoProcess", keyed, output_type, keys)
         fns = _methods(func, CoProcessFunction, ("process_element1", "process_element2"), "CoProcessFunction")
-        spec = OperatorSpec("co_process", func, {"methods": fns})
-        return self._op("Co-Process", spec, output_type, None)
+        return self._op("Co-Process", CoProcessSpec(func, fns), output_type, None)
 
 
 class BroadcastStream:
@@ -142,17 +152,17 @@ class BroadcastConnectedStream:
         from millstream.datastream.data_stream import KeyedStream
 
         keyed = isinstance(self._non_broadcast, KeyedStream)
-        params: dict[str, Any] = {"descriptors": list(self._broadcast.descriptors)}
+        descriptors = tuple(self._broadcast.descriptors)
+        spec: OperatorSpec
         if keyed:
             if not isinstance(func, KeyedBroadcastProcessFunction):
                 raise TypeError("A KeyedBroadcastProcessFunction is required on a keyed stream.")
             key = self._non_broadcast.get_key_selector()  # type: ignore[attr-defined]
-            params["key_selectors"] = (key, None)
-            spec = OperatorSpec("keyed_broadcast_process", func, params)
+            spec = KeyedBroadcastProcessSpec(func, descriptors, key)
             name, keys = "Co-Process-Broadcast-Keyed", (key, None)
         else:
             if not isinstance(func, BroadcastProcessFunction):
                 raise TypeError("A BroadcastProcessFunction is required on a non-keyed stream.")
-            spec = OperatorSpec("broadcast_process", func, params)
+            spec = BroadcastProcessSpec(func, descriptors)
             name, keys = "Co-Process-Broadcast", None
         return two_input(self._non_broadcast, self._broadcast._stream._id, name, spec, output_type, keys)

@@ -37,6 +37,20 @@ from millstream.datastream.windowed_stream import (
     count_window_assigner,
     count_window_trigger,
 )
+from millstream.graph.operator_specs import (
+    ChainingStrategy,
+    FilterSpec,
+    FlatMapSpec,
+    KeyedProcessSpec,
+    MapSpec,
+    OperatorSpec,
+    PrintSpec,
+    ProcessSpec,
+    ReduceSpec,
+    SinkFunctionSpec,
+    SinkWriterSpec,
+    TimestampsWatermarksSpec,
+)
 from millstream.graph.partitioning import (
     BroadcastPartitioner,
     CustomPartitionerWrapper,
@@ -49,9 +63,7 @@ from millstream.graph.partitioning import (
     typed_key_selector,
 )
 from millstream.graph.transformations import (
-    ChainingStrategy,
     OneInputTransformation,
-    OperatorSpec,
     PartitionTransformation,
     SideOutputTransformation,
     SinkTransformation,
@@ -220,19 +232,19 @@ class DataStream:
     def map(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
         """One output per element: ``func.map(value)`` or ``func(value)``."""
         fn, method = _function_ref(func, MapFunction, "map", "MapFunction")
-        spec = OperatorSpec("map", fn, {"method": method})
+        spec = MapSpec(fn, method)
         return self._one_input("Map", spec, output_type, self._keyed_selector())
 
     def flat_map(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
         """Any number of outputs per element: an iterable or generator."""
         fn, method = _function_ref(func, FlatMapFunction, "flat_map", "FlatMapFunction")
-        spec = OperatorSpec("flat_map", fn, {"method": method})
+        spec = FlatMapSpec(fn, method)
         return self._one_input("FlatMap", spec, output_type, self._keyed_selector())
 
     def filter(self, func: Any) -> DataStream:
         """Keep elements for which the predicate is true."""
         fn, method = _function_ref(func, FilterFunction, "filter", "FilterFunction")
-        spec = OperatorSpec("filter", fn, {"method": method})
+        spec = FilterSpec(fn, method)
         return self._one_input("Filter", spec, self._transformation.output_type, self._keyed_selector())
 
     def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
@@ -240,7 +252,7 @@ class DataStream:
         if isinstance(func, KeyedProcessFunction):
             raise TypeError("KeyedProcessFunction can only be applied to a KeyedStream")
         fn, method = _function_ref(func, ProcessFunction, "process_element", "ProcessFunction")
-        spec = OperatorSpec("process", fn, {"method": method})
+        spec = ProcessSpec(fn, method)
         return self._one_input("Process", spec, output_type)
 
     def assign_timestamps_and_watermarks(self, watermark_strategy: WatermarkStrategy) -> DataStream:
@@ -251,7 +263,7 @@ class DataStream:
         """
         if not isinstance(watermark_strategy, WatermarkStrategy):
             raise TypeError("assign_timestamps_and_watermarks expects a WatermarkStrategy")
-        spec = OperatorSpec("timestamps_watermarks", None, {"watermark_strategy": watermark_strategy})
+        spec = TimestampsWatermarksSpec(watermark_strategy)
         return self._one_input("Timestamps/Watermarks", spec, self._transformation.output_type)
 
     def key_by(self, key_selector: Any, key_type: TypeInformation | None = None) -> KeyedStream:
@@ -383,16 +395,12 @@ class DataStream:
 
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
         """Write each element's text to stdout (``N> `` prefixes when parallel)."""
-        spec = OperatorSpec(
-            "print",
-            None,
-            {
-                "identifier": sink_identifier,
-                "formatter": self.get_type().print_str,
-                "fast_formatter": self.get_type().fast_print_formatter(),
-                "batch_renderer": self.get_type().batch_print_renderer(),
-            },
-            is_sink=True,
+        type_info = self.get_type()
+        spec = PrintSpec(
+            sink_identifier,
+            formatter=type_info.print_str,
+            fast_formatter=type_info.fast_print_formatter(),
+            batch_renderer=type_info.batch_print_renderer(),
         )
         return self._sink("Print to Std. Out", spec)
 
@@ -401,18 +409,18 @@ class DataStream:
         if not hasattr(sink, "create_writer"):
             raise TypeError(f"sink_to expects a Sink (such as FileSink), got {type(sink).__name__}")
         type_info = self.get_type()
-        params = {
-            "formatter": type_info.java_str,
-            "fast_formatter": type_info.fast_java_formatter(),
-            "batch_renderer": type_info.batch_java_renderer(),
-        }
-        spec = OperatorSpec("sink_writer", sink, params, is_sink=True)
+        spec = SinkWriterSpec(
+            sink,
+            formatter=type_info.java_str,
+            fast_formatter=type_info.fast_java_formatter(),
+            batch_renderer=type_info.batch_java_renderer(),
+        )
         return self._sink("Sink: Writer", spec)
 
     def add_sink(self, sink_func: Any) -> DataStreamSink:
         """Call ``sink_func.invoke(value, context)`` (or ``sink_func(value)``) per element."""
         fn, method = _function_ref(sink_func, SinkFunction, "invoke", "SinkFunction")
-        spec = OperatorSpec("sink_function", fn, {"method": method}, is_sink=True)
+        spec = SinkFunctionSpec(fn, method)
         return self._sink("Sink: Unnamed", spec)
 
     def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None) -> Any:
@@ -498,17 +506,17 @@ class KeyedStream(DataStream):
         """Run a KeyedProcessFunction with the key of each element in its context."""
         if not isinstance(func, KeyedProcessFunction):
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
-        spec = OperatorSpec("keyed_process", func, {"method": "process_element"})
+        spec = KeyedProcessSpec(func, "process_element")
         return self._one_input("KeyedProcess", spec, output_type, self._key_selector)
 
     def reduce(self, func: Any) -> DataStream:
         """Rolling reduce per key: emits the updated value for every element (STREAMING)."""
         fn, method = _function_ref(func, ReduceFunction, "reduce", "ReduceFunction")
-        spec = OperatorSpec("reduce", fn, {"method": method})
+        spec = ReduceSpec(fn, method)
         return self._one_input("Reduce", spec, self._transformation.output_type, self._key_selector)
 
     def _aggregate(self, aggregator: Any) -> DataStream:
-        spec = OperatorSpec("reduce", aggregator, {"method": "reduce"})
+        spec = ReduceSpec(aggregator, "reduce")
         return self._one_input("Reduce", spec, self._transformation.output_type, self._key_selector)
 
     def sum(self, position_to_sum: int | str = 0) -> DataStream:

@@ -1,13 +1,5 @@
-"""RuntimeExecutionMode, as ``pyflink.datastream.RuntimeExecutionMode``."""
+"""RuntimeExecutionMode at PyFlink's import path, ``pyflink.datastream.RuntimeExecutionMode``."""
 
-from enum import Enum
+from millstream.common.execution_mode import RuntimeExecutionMode
 
 __all__ = ["RuntimeExecutionMode"]
-
-
-class RuntimeExecutionMode(Enum):
-    """STREAMING (the default), BATCH (bounded inputs), or AUTOMATIC (BATCH if all bounded)."""
-
-    STREAMING = 0
-    BATCH = 1
-    AUTOMATIC = 2

@@ -27,7 +27,7 @@ from millstream.datastream.functions import (
     WindowFunction,
 )
 from millstream.datastream.windowed_stream import WindowFunctionAdapter
-from millstream.graph.transformations import OperatorSpec
+from millstream.graph.operator_specs import IntervalJoinSpec
 
 if TYPE_CHECKING:
     from millstream.datastream.data_stream import DataStream, KeyedStream
@@ -252,12 +252,12 @@ class IntervalJoined:
         if not (isinstance(process_join_function, ProcessJoinFunction) or callable(process_join_function)):
             raise TypeError("process expects a ProcessJoinFunction")
         keys = (self._left.get_key_selector(), self._right.get_key_selector())
-        params = {
-            "lower_bound": self._lower,
-            "upper_bound": self._upper,
-            "lower_bound_exclusive": self._lower_exclusive,
-            "upper_bound_exclusive": self._upper_exclusive,
-            "key_selectors": keys,
-        }
-        spec = OperatorSpec("interval_join", process_join_function, params)
+        spec = IntervalJoinSpec(
+            process_join_function,
+            keys,
+            self._lower,
+            self._upper,
+            self._lower_exclusive,
+            self._upper_exclusive,
+        )
         return two_input(self._left, self._right._values_id(), "Interval Join", spec, output_type, keys)

@@ -14,6 +14,7 @@ from typing import Any
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration, load_global_configuration
 from millstream.common.execution_config import ExecutionConfig
+from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.common.job_execution_result import JobExecutionResult
 from millstream.common.pipeline_executor import get_executor
 from millstream.common.watermark_strategy import WatermarkStrategy
@@ -25,16 +26,21 @@ from millstream.datastream.data_stream import (
     _check_max_parallelism,
     _check_parallelism,
 )
-from millstream.datastream.execution_mode import RuntimeExecutionMode
 from millstream.datastream.functions import SourceFunction
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import JobGraph
 from millstream.graph.job_graph_generator import create_job_graph
+from millstream.graph.operator_specs import (
+    CollectSpec,
+    LegacySourceSpec,
+    OperatorSpec,
+    SinkWriterSpec,
+    SourceSpec,
+)
 from millstream.graph.plan_printer import stream_graph_json
 from millstream.graph.stream_graph import StreamGraph
 from millstream.graph.stream_graph_generator import GraphSettings, IllegalGraphError, generate_stream_graph
 from millstream.graph.transformations import (
-    ChainingStrategy,
-    OperatorSpec,
     SinkTransformation,
     SourceTransformation,
     Transformation,
@@ -232,12 +238,7 @@ class StreamExecutionEnvironment:
         elements = list(collection)
         if type_info is not None:
             elements = [type_info.from_python(e) for e in elements]
-        spec = OperatorSpec(
-            "source",
-            CollectionSource(elements),
-            chaining=ChainingStrategy.HEAD,
-            is_source=True,
-        )
+        spec = SourceSpec(CollectionSource(elements))
         return self._source("Collection Source", spec, type_info, non_parallel=True, max_parallelism=1)
 
     def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
@@ -261,13 +262,7 @@ class StreamExecutionEnvironment:
             raise TypeError(
                 "from_source expects a WatermarkStrategy (e.g. WatermarkStrategy.no_watermarks())"
             )
-        spec = OperatorSpec(
-            "source",
-            source,
-            {"watermark_strategy": watermark_strategy},
-            chaining=ChainingStrategy.HEAD,
-            is_source=True,
-        )
+        spec = SourceSpec(source, watermark_strategy)
         if type_info is None and hasattr(source, "get_produced_type"):
             type_info = source.get_produced_type()  # the format's row type (Flink's ResultTypeQueryable)
         return self._source(
@@ -284,7 +279,7 @@ class StreamExecutionEnvironment:
         """A stream emitted by a user SourceFunction (non-parallel, as in Flink)."""
         if not isinstance(source_func, SourceFunction):
             raise TypeError("add_source expects a SourceFunction")
-        spec = OperatorSpec("legacy_source", source_func, chaining=ChainingStrategy.HEAD, is_source=True)
+        spec = LegacySourceSpec(source_func)
         return self._source(source_name, spec, type_info, non_parallel=True, max_parallelism=1, bounded=False)
 
     # -- graphs and execution ------------------------------------------------------------
@@ -302,15 +297,13 @@ class StreamExecutionEnvironment:
             max_parallelism=self._config.get_max_parallelism(),
             chaining_enabled=self._chaining_enabled,
             buffer_timeout=self._buffer_timeout,
-            runtime_mode=self._resolved_runtime_mode(transformations),
-            job_config={
-                **self._config.to_dict(),
-                opts.PYTHON_FILES.key: ",".join(self._python_files),
-                "sorted_inputs_memory_records": self._configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
-                opts.CHECKPOINTING_DIR.key: self._checkpoint_dir(),
-                opts.BUNDLE_SIZE.key: self._configuration.get(opts.BUNDLE_SIZE),
-                opts.BUNDLE_TIME.key: self._configuration.get(opts.BUNDLE_TIME),
-            },
+            job_config=JobConfig.from_configuration(
+                self._configuration,
+                self._resolved_runtime_mode(transformations),
+                self._config.get_auto_watermark_interval(),
+                self._config.get_global_job_parameters(),
+                tuple(self._python_files),
+            ),
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
         )
         graph = generate_stream_graph(transformations, settings)
@@ -322,33 +315,30 @@ class StreamExecutionEnvironment:
         """The StreamGraph as JSON in Flink's execution-plan format."""
         return stream_graph_json(self.get_stream_graph())
 
-    def _checkpoint_dir(self) -> str | None:
-        """``execution.checkpointing.dir`` (or Flink's older ``state.checkpoints.dir``)."""
-        directory = self._configuration.get(opts.CHECKPOINTING_DIR)
-        return directory or self._configuration.get(opts.CHECKPOINTS_DIR_DEPRECATED) or None
-
-    def _resolved_runtime_mode(self, transformations: dict[int, Transformation]) -> str:
+    def _resolved_runtime_mode(self, transformations: dict[int, Transformation]) -> RuntimeExecutionMode:
         """STREAMING or BATCH; AUTOMATIC is BATCH when every source is bounded (Flink's rule)."""
         sources = [t for t in transformations.values() if isinstance(t, SourceTransformation)]
         unbounded = [t.name for t in sources if not t.bounded]
         mode = self._runtime_mode
         if mode is RuntimeExecutionMode.AUTOMATIC:
-            return "STREAMING" if unbounded else "BATCH"
+            return RuntimeExecutionMode.STREAMING if unbounded else RuntimeExecutionMode.BATCH
         if mode is RuntimeExecutionMode.BATCH and unbounded:
             raise IllegalGraphError(
                 f"Detected an UNBOUNDED source ({', '.join(unbounded)}) with the 'execution.runtime-mode' "
                 "set to 'BATCH'. This combination is not allowed, please set the "
                 "'execution.runtime-mode' to STREAMING or AUTOMATIC"
             )
-        return mode.name
+        return mode
 
     def _validate_connectors(self) -> None:
         """Before anything runs: each source and sink checks its paths (one-line OSError)."""
         for transformation in self._job_transformations().values():
             if isinstance(transformation, (SourceTransformation, SinkTransformation)):
-                connector = transformation.operator.function
-                if isinstance(connector, (FileSource, FileSink)):
-                    connector.validate()
+                match transformation.operator:
+                    case SourceSpec(source=FileSource() as source):
+                        source.validate()
+                    case SinkWriterSpec(sink=FileSink() as sink):
+                        sink.validate()
 
     def _job_graph(self, job_name: str | None) -> JobGraph:
         if not _capture_plan:
@@ -375,7 +365,7 @@ class StreamExecutionEnvironment:
 
     def _execute_and_collect(self, stream: DataStream, job_name: str | None, limit: int | None) -> Any:
         collect_id = uuid.uuid4().hex
-        spec = OperatorSpec("collect", None, {"collect_id": collect_id}, is_sink=True)
+        spec = CollectSpec(collect_id)
         t = SinkTransformation(
             id=self._new_id(),
             name="Sink: Data stream collect sink",

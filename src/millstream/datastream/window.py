@@ -290,6 +290,11 @@ class EventTimeTrigger(Trigger[T, TimeWindow]):
         """Delete the timer."""
         ctx.delete_event_time_timer(window.max_timestamp())
 
+    def fires_at_window_end(self) -> bool:
+        """True for this trigger itself (the runtime's fast path inlines it); a subclass may
+        change any callback, so it says False."""
+        return type(self) is EventTimeTrigger
+
     @staticmethod
     def create() -> EventTimeTrigger:
         """An EventTimeTrigger."""
@@ -751,6 +756,10 @@ class TumblingEventTimeWindows(WindowAssigner[T, TimeWindow]):
         start = timestamp - (timestamp - self.offset + self.size) % self.size
         return [TimeWindow(start, start + self.size)]
 
+    def aligned_windows(self) -> tuple[int, int, int] | None:
+        """(size, size, offset): the runtime assigns these windows itself (not for subclasses)."""
+        return (self.size, self.size, self.offset) if type(self) is TumblingEventTimeWindows else None
+
     def get_default_trigger(self, env: Any = None) -> Trigger:
         """EventTimeTrigger."""
         return EventTimeTrigger()
@@ -822,6 +831,10 @@ class SlidingEventTimeWindows(WindowAssigner[T, TimeWindow]):
         if timestamp is None or timestamp <= MIN_TIMESTAMP:
             raise _no_timestamp_error()
         return _sliding(timestamp, self.size, self.slide, self.offset)
+
+    def aligned_windows(self) -> tuple[int, int, int] | None:
+        """(size, slide, offset): the runtime assigns these windows itself (not for subclasses)."""
+        return (self.size, self.slide, self.offset) if type(self) is SlidingEventTimeWindows else None
 
     def get_default_trigger(self, env: Any = None) -> Trigger:
         """EventTimeTrigger."""

@@ -10,7 +10,7 @@ to the user's function the way its kind expects.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from millstream.common.typeinfo import TypeInformation
 from millstream.datastream.functions import (
@@ -29,7 +29,7 @@ from millstream.datastream.window import (
     Trigger,
     WindowAssigner,
 )
-from millstream.graph.transformations import OperatorSpec
+from millstream.graph.operator_specs import WindowSpec
 
 if TYPE_CHECKING:
     from millstream.datastream.data_stream import DataStream, KeyedStream
@@ -221,7 +221,7 @@ class WindowedStream:
 
     def _window_op(
         self,
-        state_kind: str,
+        state_kind: Literal["reduce", "aggregate", "list"],
         adapter: Any,
         output_type: Any,
         reduce_function: Any = None,
@@ -229,20 +229,19 @@ class WindowedStream:
         name_fn: Any = None,
     ) -> DataStream:
         trigger = self._trigger or self._assigner.get_default_trigger(self.get_execution_environment())
-        params = {
-            "assigner": self._assigner,
-            "trigger": trigger,
-            "evictor": self._evictor,
-            "allowed_lateness": self._allowed_lateness,
-            "late_data_tag": self._late_data_tag.tag_id if self._late_data_tag is not None else None,
-            "state_kind": state_kind,
-            "reduce_function": reduce_function,
-            "aggregate_function": aggregate_function,
-            "window_function": adapter,
-        }
+        spec = WindowSpec(
+            self._assigner,
+            trigger,
+            adapter,
+            state_kind,
+            evictor=self._evictor,
+            allowed_lateness=self._allowed_lateness,
+            late_data_tag=self._late_data_tag.tag_id if self._late_data_tag is not None else None,
+            reduce_function=reduce_function,
+            aggregate_function=aggregate_function,
+        )
         kind = "EvictingWindowOperator" if self._evictor is not None else "Window"
         name = f"{kind}({self._assigner!r}, {trigger!r}, {type(name_fn).__name__})"
-        spec = OperatorSpec("window", None, params)
         stream = self._keyed_stream._one_input(name, spec, output_type, self._keyed_stream._key_selector)
         if self._all:
             stream._update(parallelism=1, max_parallelism=1, non_parallel=True)

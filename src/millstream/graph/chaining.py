@@ -8,9 +8,9 @@ partitioner is forward; their parallelism is equal; and chaining is enabled for 
 
 from __future__ import annotations
 
+from millstream.graph.operator_specs import ChainingStrategy
 from millstream.graph.partitioning import ForwardPartitioner
 from millstream.graph.stream_graph import StreamEdge, StreamGraph
-from millstream.graph.transformations import ChainingStrategy
 
 __all__ = ["is_chainable"]
 

@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, NewType
 
+from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.graph.job_config import JobConfig
+from millstream.graph.operator_specs import CollectSpec, OperatorSpec
 from millstream.graph.partitioning import Partitioner
-from millstream.graph.transformations import OperatorSpec, SideOutputTag
+from millstream.graph.transformations import SideOutputTag
 
 __all__ = [
     "ChainedOperator",
@@ -131,8 +134,12 @@ class JobGraph:
     job_name: str
     vertices: tuple[JobVertex, ...]
     data_sets: dict[IntermediateDataSetID, IntermediateDataSet]
-    runtime_mode: str
-    job_config: dict[str, Any]
+    job_config: JobConfig
+
+    @property
+    def runtime_mode(self) -> RuntimeExecutionMode:
+        """STREAMING or BATCH (resolved)."""
+        return self.job_config.runtime_mode
 
     def vertex(self, vertex_id: JobVertexID) -> JobVertex:
         """The vertex with ``vertex_id``."""
@@ -140,6 +147,15 @@ class JobGraph:
             if v.id == vertex_id:
                 return v
         raise KeyError(vertex_id)
+
+    def collect_sinks(self) -> list[tuple[str, int]]:
+        """(collect id, parallelism) of every ``execute_and_collect`` sink, in vertex order."""
+        return [
+            (op.operator.collect_id, vertex.parallelism)
+            for vertex in self.vertices
+            for op in vertex.operators
+            if isinstance(op.operator, CollectSpec)
+        ]
 
     def consumers_of(self, data_set_id: IntermediateDataSetID) -> list[tuple[JobVertex, JobEdge]]:
         """Vertices (and their edges) that consume ``data_set_id``."""

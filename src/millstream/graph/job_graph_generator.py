@@ -190,6 +190,5 @@ def create_job_graph(graph: StreamGraph, job_id: str | None = None) -> JobGraph:
         job_name=graph.job_name,
         vertices=plan.vertices,
         data_sets=plan.data_sets,
-        runtime_mode=graph.runtime_mode,
-        job_config=dict(graph.job_config),
+        job_config=graph.job_config,
     )

@@ -6,8 +6,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.graph.job_config import JobConfig
+from millstream.graph.operator_specs import ChainingStrategy, OperatorSpec
 from millstream.graph.partitioning import Partitioner
-from millstream.graph.transformations import ChainingStrategy, OperatorSpec, SideOutputTag
+from millstream.graph.transformations import SideOutputTag
 
 __all__ = ["StreamEdge", "StreamGraph", "StreamNode", "default_max_parallelism"]
 
@@ -81,8 +84,13 @@ class StreamGraph:
     edges: tuple[StreamEdge, ...]
     chaining_enabled: bool
     buffer_timeout: int
-    runtime_mode: str
-    job_config: dict[str, Any]
+    job_config: JobConfig
+
+    @property
+    def runtime_mode(self) -> RuntimeExecutionMode:
+        """STREAMING or BATCH (resolved)."""
+        return self.job_config.runtime_mode
+
     exchange_mode: str = "PIPELINED"  # of every non-chained edge: PIPELINED or BLOCKING
 
     def in_edges(self, node_id: int) -> list[StreamEdge]:

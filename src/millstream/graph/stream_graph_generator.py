@@ -8,9 +8,11 @@ Flink's StreamGraphGenerator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.graph.job_config import JobConfig
 from millstream.graph.partitioning import (
     ForwardPartitioner,
     KeyGroupStreamPartitioner,
@@ -53,9 +55,13 @@ class GraphSettings:
     max_parallelism: int
     chaining_enabled: bool
     buffer_timeout: int
-    runtime_mode: str = "STREAMING"
-    job_config: dict[str, Any] | None = None
+    job_config: JobConfig = field(default_factory=JobConfig)
     batch_shuffle_mode: str = "ALL_EXCHANGES_BLOCKING"
+
+    @property
+    def runtime_mode(self) -> RuntimeExecutionMode:
+        """STREAMING or BATCH (resolved)."""
+        return self.job_config.runtime_mode
 
 
 BATCH_SHUFFLE_MODES = ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED")
@@ -69,7 +75,7 @@ def exchange_mode(settings: GraphSettings) -> str:
             f"execution.batch-shuffle-mode: {settings.batch_shuffle_mode!r} is not supported; "
             f"use one of {', '.join(BATCH_SHUFFLE_MODES)}"
         )
-    if settings.runtime_mode == "BATCH" and mode == "ALL_EXCHANGES_BLOCKING":
+    if settings.job_config.batch and mode == "ALL_EXCHANGES_BLOCKING":
         return "BLOCKING"
     return "PIPELINED"
 
@@ -198,7 +204,6 @@ def generate_stream_graph(transformations: dict[int, Transformation], settings: 
         edges=tuple(builder.edges),
         chaining_enabled=settings.chaining_enabled,
         buffer_timeout=settings.buffer_timeout,
-        runtime_mode=settings.runtime_mode,
-        job_config=dict(settings.job_config or {}),
+        job_config=settings.job_config,
         exchange_mode=exchange_mode(settings),
     )

@@ -7,16 +7,14 @@ frozen), so every later phase works on immutable data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 from typing import Any
 
+from millstream.graph.operator_specs import ChainingStrategy, OperatorSpec
 from millstream.graph.partitioning import Partitioner
 
 __all__ = [
-    "ChainingStrategy",
     "OneInputTransformation",
-    "OperatorSpec",
     "PartitionTransformation",
     "SideOutputTag",
     "SideOutputTransformation",
@@ -26,15 +24,6 @@ __all__ = [
     "TwoInputTransformation",
     "UnionTransformation",
 ]
-
-
-class ChainingStrategy(Enum):
-    """Whether an operator may be chained to its neighbours (Flink's names)."""
-
-    ALWAYS = "ALWAYS"  # chain to predecessor and successors
-    HEAD = "HEAD"  # start a chain; successors may chain to it
-    NEVER = "NEVER"  # never chained
-    HEAD_WITH_SOURCES = "HEAD_WITH_SOURCES"
 
 
 class SideOutputTag:
@@ -63,22 +52,6 @@ class SideOutputTag:
 
     def __repr__(self) -> str:
         return f"OutputTag({self.tag_id!r})"
-
-
-@dataclass(frozen=True, slots=True)
-class OperatorSpec:
-    """What the runtime instantiates for one stream node.
-
-    ``kind`` selects the runtime operator class; ``function`` is the user's function object
-    (or adapter); ``params`` holds kind-specific settings.
-    """
-
-    kind: str
-    function: Any = None
-    params: dict[str, Any] = field(default_factory=dict)
-    chaining: ChainingStrategy = ChainingStrategy.ALWAYS
-    is_source: bool = False
-    is_sink: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

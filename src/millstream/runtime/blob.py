@@ -123,6 +123,6 @@ def package_job_files(job_graph: Any) -> bytes | None:
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     if main_file:
         entries += job_module_files(os.path.dirname(os.path.abspath(main_file)))
-    for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
+    for path in job_graph.job_config.python_files:
         entries.append((path, os.path.basename(path.rstrip(os.sep))))
     return package_files(entries) if entries else None

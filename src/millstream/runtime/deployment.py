@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ResultPartitionType
 from millstream.runtime.ids import AllocationID, ExecutionAttemptID, ResourceID, ResultPartitionID
 
@@ -66,6 +66,5 @@ class TaskDeploymentDescriptor:
     allocation_id: AllocationID
     produced_partitions: tuple[ResultPartitionDeploymentDescriptor, ...]
     input_gates: tuple[InputGateDeploymentDescriptor, ...]
-    job_config: dict[str, Any] = field(default_factory=dict)
+    job_config: JobConfig = field(default_factory=JobConfig)
     user_artifacts: tuple[str, ...] = ()
-    runtime_mode: str = "STREAMING"

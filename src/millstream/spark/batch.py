@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import DistributionPattern, JobEdge, JobGraph, JobVertex
+from millstream.graph.operator_specs import ReduceSpec
 from millstream.graph.partitioning import ForwardPartitioner, KeyGroupStreamPartitioner
 from millstream.runtime.executiongraph.intermediate_result import pointwise_wiring
 from millstream.runtime.location import TaskLocation, UserFunctionError
@@ -35,7 +38,7 @@ from millstream.runtime.partitioning import (
     create_channel_selector,
 )
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
-from millstream.runtime.taskmanager.sorted_input import DEFAULT_MEMORY_RECORDS, SortedKeyedInput
+from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
 
 __all__ = ["COLLECT_PREFIX", "VertexProgram", "plan_edges"]
 
@@ -93,7 +96,7 @@ class VertexProgram:
 
     job_name: str
     vertex: JobVertex
-    job_config: dict[str, Any]
+    job_config: JobConfig
     output_index: dict[str, int]  # data set id -> index in the records this vertex emits
     broadcast_first: int | None  # input index read before the others (broadcast state)
 
@@ -107,12 +110,12 @@ class VertexProgram:
         env = ChainEnvironment(
             location=location,
             attempt_number=attempt,
-            job_parameters=dict(self.job_config.get("global_job_parameters", {})),
+            job_config=replace(
+                self.job_config, runtime_mode=RuntimeExecutionMode.BATCH, auto_watermark_interval=0
+            ),
             writers=writers,  # type: ignore[arg-type]
             collect_channels=_CollectChannels(pending),
             processing_time_service=timers,
-            runtime_mode="BATCH",
-            auto_watermark_interval=0,
         )
         chain = OperatorChain.create(vertex, env)
         try:
@@ -144,7 +147,7 @@ class VertexProgram:
         sorted_input = None
         key_selectors = chain.sort_key_selectors()
         if key_selectors is not None:
-            memory = int(self.job_config.get("sorted_inputs_memory_records", DEFAULT_MEMORY_RECORDS))
+            memory = self.job_config.sorted_inputs_memory_records
             sorted_input = SortedKeyedInput(chain.head, handlers, key_selectors, memory)
             targets = sorted_input.handlers()
         held: list[tuple[int, Any, Any]] = []
@@ -295,8 +298,8 @@ def plan_edges(
 def _route(edge: JobEdge, producer: JobVertex, consumer: JobVertex, index: int) -> EdgeRoute:
     head = consumer.operators[0].operator
     combine = None
-    if head.kind == "reduce" and isinstance(edge.partitioner, KeyGroupStreamPartitioner):
-        combine, _ = bind_user_function(head.function, head.params["method"])
+    if isinstance(head, ReduceSpec) and isinstance(edge.partitioner, KeyGroupStreamPartitioner):
+        combine, _ = bind_user_function(head.function, head.method)
     return EdgeRoute(
         combine=combine,
         data_set_index=index,

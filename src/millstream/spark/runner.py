@@ -36,7 +36,8 @@ from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
 from millstream.graph.job_graph import JobGraph
 from millstream.spark.streaming import StreamingJobClient, translate_streaming
-from millstream.spark.translation import SparkPlan, is_unbounded, translate
+from millstream.spark.support import is_unbounded
+from millstream.spark.translation import SparkPlan, translate
 
 __all__ = ["SparkExecutor", "SparkJobClient", "local_session", "use_session"]
 
@@ -100,7 +101,7 @@ def _ship_code(sc: Any, job_graph: JobGraph) -> None:
     ``local`` and ``local[n]`` run the Python workers next to the driver, where millstream
     is installed; ``local-cluster[...]`` and real masters start executors elsewhere.
     """
-    for path in filter(None, str(job_graph.job_config.get("python.files", "")).split(",")):
+    for path in job_graph.job_config.python_files:
         sc.addPyFile(path)
     master = str(sc.master)
     if master == "local" or master.startswith("local["):

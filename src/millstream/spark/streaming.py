@@ -60,19 +60,32 @@ from typing import Any
 
 import cloudpickle
 
+from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.connectors.file import StreamFormat
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
+from millstream.graph.operator_specs import (
+    CollectSpec,
+    KeyedBroadcastProcessSpec,
+    KeyedCoProcessSpec,
+    KeyedProcessSpec,
+    MapSpec,
+    OperatorSpec,
+    SinkWriterSpec,
+    SourceSpec,
+    TimestampsWatermarksSpec,
+)
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
-from millstream.graph.transformations import OperatorSpec
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import Watermark
 from millstream.runtime.operators.timer_service import ProcessingTimeService
 from millstream.runtime.partitioning import create_channel_selector
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
 from millstream.spark.batch import COLLECT_PREFIX
-from millstream.spark.translation import UnsupportedOnSparkError
+from millstream.spark.support import UnsupportedStreamingError, check_streaming
+from millstream.spark.support import unsupported_streaming as _reject
 
-__all__ = ["ENVELOPE_COLUMNS", "StreamingPlan", "UnsupportedStreamingError", "translate_streaming"]
+__all__ = ["ENVELOPE_COLUMNS", "StreamingPlan", "translate_streaming"]
 
 ENVELOPE_COLUMNS = ["tag", "key", "ts", "evt", "payload"]
 # ``evt`` = ``ts`` + this shift (2**41 ms, about 70 years). Spark's watermark starts at 0 and
@@ -83,10 +96,6 @@ ENVELOPE_COLUMNS = ["tag", "key", "ts", "evt", "payload"]
 EVT_SHIFT = 1 << 41
 _MIN_TIMESTAMP = -(2**63)
 _BATCH = 1024
-
-
-class UnsupportedStreamingError(UnsupportedOnSparkError):
-    """The unbounded job uses what Spark Structured Streaming cannot express (names the operator)."""
 
 
 def _envelope_schema() -> Any:
@@ -156,7 +165,7 @@ class StreamingVertexProgram:
 
     job_name: str
     vertex: JobVertex
-    job_config: dict[str, Any]
+    job_config: JobConfig
     outputs: dict[Any, tuple[Any, Any]]  # data set id -> (tag, key selector of its consumer or None)
     file_format: Any = None  # the source's format when files arrive as paths
     generator: Any = None  # an unbounded DataGeneratorSource's function of the index
@@ -172,12 +181,12 @@ class StreamingVertexProgram:
         env = ChainEnvironment(
             location=location,
             attempt_number=0,
-            job_parameters=dict(self.job_config.get("global_job_parameters", {})),
+            job_config=replace(
+                self.job_config, runtime_mode=RuntimeExecutionMode.STREAMING, auto_watermark_interval=0
+            ),
             writers=writers,  # type: ignore[arg-type]
             collect_channels=_CollectChannels(pending),
             processing_time_service=timers,
-            runtime_mode="STREAMING",
-            auto_watermark_interval=0,
         )
         chain = OperatorChain.create(self.vertex, env)
         chain.open()
@@ -475,29 +484,6 @@ def _event_time(spark_ms: int) -> int:
 
 # -- checks ---------------------------------------------------------------------------------
 
-_STATELESS = {
-    "sink_writer",
-    "map",
-    "flat_map",
-    "filter",
-    "process",
-    "timestamps_watermarks",
-    "print",
-    "collect",
-    "sink_function",
-    "co_map",
-    "co_flat_map",
-    "co_process",
-}
-_KEYED = {"map", "flat_map", "filter", "keyed_process", "reduce", "window"}
-_KEYED |= {"keyed_co_process", "interval_join"}
-
-
-def _reject(op: ChainedOperator, reason: str) -> UnsupportedStreamingError:
-    return UnsupportedStreamingError(
-        f"operator '{op.name}' cannot run on Spark Structured Streaming: {reason}"
-    )
-
 
 def _strategy_delay(op: ChainedOperator, strategy: Any) -> int | None:
     if strategy is None or strategy.kind == "none":
@@ -511,22 +497,6 @@ def _strategy_delay(op: ChainedOperator, strategy: Any) -> int | None:
     raise _reject(op, "a custom WatermarkGenerator cannot be expressed with Spark's withWatermark")
 
 
-def _check_operator(op: ChainedOperator, keyed_head: bool, single_group: bool = False) -> None:
-    kind = op.operator.kind
-    params = op.operator.params
-    if kind == "window":
-        assigner = params["assigner"]
-        if not assigner.is_event_time():
-            raise _reject(op, "processing-time windows depend on Spark's trigger times, not on event time")
-        if params.get("late_data_tag") is not None:
-            raise _reject(op, "Spark drops late rows at the stateful operator: no late-data side output")
-    allowed = _KEYED | _STATELESS if keyed_head else _STATELESS
-    if single_group:
-        allowed = allowed | {"broadcast_process", "keyed_broadcast_process"}
-    if kind not in allowed and kind not in ("source",):
-        raise _reject(op, f"operator kind {kind!r} has no Structured Streaming translation")
-
-
 # -- the query ------------------------------------------------------------------------------
 
 
@@ -538,8 +508,7 @@ class FileSinkWrite:
     the same files instead of adding duplicates (idempotent per batch)."""
 
     tag: str
-    sink: Any
-    params: dict[str, Any]
+    spec: SinkWriterSpec
     name: str
     job_id: str
 
@@ -549,17 +518,13 @@ class FileSinkWrite:
         rows.rdd.mapPartitionsWithIndex(lambda i, it: self._write_partition(batch_id, i, it)).count()
 
     def _write_partition(self, batch_id: int, index: int, rows: Iterator[Any]) -> Iterator[int]:
-        from millstream.common.connector import TextRenderer, WriterContext
+        from millstream.common.connector import WriterContext
 
         values = [pickle.loads(row["payload"]) for row in rows]
         if not values:
             return iter(())
-        params = self.params
-        renderer = TextRenderer(
-            params["formatter"], params.get("fast_formatter"), params.get("batch_renderer")
-        )
         context = WriterContext(index, 1, 0, self.name, part_uid=f"{self.job_id}-batch{batch_id}")
-        writer = self.sink.create_writer(context, renderer)
+        writer = self.spec.sink.create_writer(context, self.spec.renderer())
         try:
             for start in range(0, len(values), _BATCH):
                 writer.write_batch(values[start : start + _BATCH])
@@ -678,21 +643,19 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     frames: dict[Any, Any] = {}
     stateful: set[Any] = set()  # vertices at or behind a keyed (stateful) operator
     delay: int | None = None
-    collect_ids: list[str] = []
+    collect_ids = [collect_id for collect_id, _ in job_graph.collect_sinks()]
     file_sinks: list[FileSinkWrite] = []
     for vertex in job_graph.vertices:
         head = vertex.operators[0]
         single = bool(_broadcast_inputs(vertex))
         for op in vertex.operators:
-            _check_operator(op, head.state_key_selector is not None, single)
-            if op.operator.kind == "collect":
-                collect_ids.append(op.operator.params["collect_id"])
-            if op.operator.kind == "timestamps_watermarks":
-                delay = _strategy_delay(op, op.operator.params["watermark_strategy"])
+            check_streaming(op, head.state_key_selector is not None, single)
+            if isinstance(op.operator, TimestampsWatermarksSpec):
+                delay = _strategy_delay(op, op.operator.watermark_strategy)
         outputs = {ds: (ds, consumer_key.get(ds)) for ds in vertex.produced_data_sets}
         vertex = _divert_file_sinks(vertex, job_graph, file_sinks)
-        program = StreamingVertexProgram(job_graph.job_name, vertex, dict(job_graph.job_config), outputs)
-        if head.operator.kind == "source":
+        program = StreamingVertexProgram(job_graph.job_name, vertex, job_graph.job_config, outputs)
+        if isinstance(head.operator, SourceSpec):
             frame, source_delay = _source_frame(spark, program)
             delay = source_delay if source_delay is not None else delay
         elif not vertex.inputs:
@@ -713,7 +676,7 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
 def _checkpoint_location(job_graph: JobGraph) -> str:
     """``<execution.checkpointing.dir>/<job name>``: a job started again under the same name
     resumes from its checkpoint (Spark's offsets and state); a temporary directory if unset."""
-    configured = job_graph.job_config.get("execution.checkpointing.dir")
+    configured = job_graph.job_config.checkpointing_dir
     if not configured:
         return tempfile.mkdtemp(prefix="millstream-spark-checkpoint-")
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", job_graph.job_name) or "job"
@@ -724,20 +687,10 @@ def _divert_file_sinks(vertex: JobVertex, job_graph: JobGraph, file_sinks: list[
     """Replace each file sink of the chain by a collect output written in ``foreachBatch``."""
     operators = list(vertex.operators)
     for i, op in enumerate(operators):
-        if op.operator.kind == "sink_writer":
+        if isinstance(op.operator, SinkWriterSpec):
             sink_id = f"sink:{op.node_id}"
-            file_sinks.append(
-                FileSinkWrite(
-                    COLLECT_PREFIX + sink_id,
-                    op.operator.function,
-                    dict(op.operator.params),
-                    op.name,
-                    job_graph.job_id,
-                )
-            )
-            operators[i] = replace(
-                op, operator=OperatorSpec("collect", None, {"collect_id": sink_id}, is_sink=True)
-            )
+            file_sinks.append(FileSinkWrite(COLLECT_PREFIX + sink_id, op.operator, op.name, job_graph.job_id))
+            operators[i] = replace(op, operator=CollectSpec(sink_id))
     return replace(vertex, operators=tuple(operators))
 
 
@@ -768,7 +721,7 @@ def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | N
         upstream = upstream.withWatermark("evt", f"{delay} milliseconds")
     if delay is not None:
         time_mode = "EventTime"
-    elif program.vertex.operators[0].operator.kind in _PROCESSING_TIMERS:
+    elif isinstance(program.vertex.operators[0].operator, _PROCESSING_TIMERS):
         time_mode = "ProcessingTime"  # its function may register processing-time timers
     else:
         time_mode = "None"
@@ -784,13 +737,14 @@ def _vertex_frame(upstream: Any, program: StreamingVertexProgram, delay: int | N
 # keyed operators whose user function may register processing-time timers; without a
 # watermark in the job they run in Spark's ProcessingTime mode (Spark keeps running
 # micro-batches to fire the timers, so other operators stay in "None")
-_PROCESSING_TIMERS = {"keyed_process", "keyed_co_process", "keyed_broadcast_process"}
+_PROCESSING_TIMERS = (KeyedProcessSpec, KeyedCoProcessSpec, KeyedBroadcastProcessSpec)
 
 
 def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int | None]:
     vertex = program.vertex
     head = vertex.operators[0]
-    source = head.operator.function
+    assert isinstance(head.operator, SourceSpec)
+    source = head.operator.source
     paths = getattr(source, "paths", None)
     generator = getattr(source, "generator_function", None)
     if (getattr(source, "discovery_interval_ms", None) is None or not paths) and generator is None:
@@ -799,13 +753,10 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
             "only a monitored FileSource or an unbounded DataGeneratorSource can feed an unbounded "
             "job on Spark",
         )
-    strategy = head.operator.params.get("watermark_strategy")
+    strategy = head.operator.watermark_strategy
     delay = _strategy_delay(head, strategy)
     # the source's own timestamp assignment runs as the first operator of the chain
-    if strategy is not None:
-        first = OperatorSpec("timestamps_watermarks", None, {"watermark_strategy": strategy})
-    else:
-        first = OperatorSpec("map", _identity, {"method": None})
+    first: OperatorSpec = TimestampsWatermarksSpec(strategy) if strategy is not None else MapSpec(_identity)
     operators = (replace(head, operator=first), *vertex.operators[1:])
     if generator is not None:
         return _generator_frame(

@@ -1,101 +1,28 @@
-"""JobGraph -> Spark: one translator per operator kind, walked in topological order.
+"""A bounded JobGraph -> Spark RDDs, one per vertex, walked in topological order.
 
-Every supported kind runs inside its vertex's operator chain (``batch.VertexProgram``),
-so the translators decide what the chain needs around it: sources start from one empty
-Spark partition per subtask, collect sinks send their records to the driver, and kinds
-Spark cannot run bounded (a legacy ``SourceFunction``, an unbounded source) are rejected
-before anything starts, naming the operator and the reason.
+Every operator runs inside its vertex's operator chain (``batch.VertexProgram``), so the
+translation decides what the chain needs around it: sources start from one empty Spark
+partition per subtask, edges become narrow maps or shuffles (``batch.plan_edges``),
+collect sinks send their records to the driver. What Spark cannot run bounded (a legacy
+``SourceFunction``, an unbounded source) is rejected before anything starts
+(``support.check_batch``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
+from millstream.graph.job_graph import JobGraph, JobVertex
+from millstream.graph.operator_specs import BroadcastProcessSpec, KeyedBroadcastProcessSpec
 from millstream.spark.batch import COLLECT_PREFIX, EdgeRoute, VertexProgram, plan_edges
+from millstream.spark.support import check_batch
 
-__all__ = ["TRANSLATORS", "SparkPlan", "UnsupportedOnSparkError", "is_unbounded", "translate"]
-
-
-class UnsupportedOnSparkError(ValueError):
-    """The job uses something the Spark runner cannot run (names the operator and why)."""
+__all__ = ["SparkPlan", "translate"]
 
 
-def _chained(op: ChainedOperator) -> str | None:
-    return None
-
-
-def _source(op: ChainedOperator) -> str | None:
-    source = op.operator.function
-    bounded = getattr(source, "is_bounded", None)
-    if callable(bounded) and not bounded():
-        return (
-            "the source is unbounded; the Spark runner runs bounded jobs (Flink's BATCH semantics) "
-            "and unbounded ones are not supported on Spark yet"
-        )
-    return None
-
-
-def _legacy_source(op: ChainedOperator) -> str | None:
-    return (
-        "a SourceFunction (add_source) is unbounded to Flink and cannot run bounded on Spark; use "
-        "from_source with a bounded Source (collection, file, number sequence, data generator)"
-    )
-
-
-# kind -> check returning None (runs in the vertex's operator chain) or why it cannot run
-TRANSLATORS: dict[str, Callable[[ChainedOperator], str | None]] = {
-    "source": _source,
-    "legacy_source": _legacy_source,
-    **{
-        kind: _chained
-        for kind in (
-            "map",
-            "flat_map",
-            "filter",
-            "process",
-            "keyed_process",
-            "reduce",
-            "timestamps_watermarks",
-            "window",
-            "co_map",
-            "co_flat_map",
-            "co_process",
-            "keyed_co_process",
-            "broadcast_process",
-            "keyed_broadcast_process",
-            "interval_join",
-            "print",
-            "sink_writer",
-            "sink_function",
-            "collect",
-        )
-    },
-}
-
-
-def is_unbounded(job_graph: JobGraph) -> bool:
-    """Whether a source of the job never ends (a SourceFunction, a monitored file source ...)."""
-    for vertex in job_graph.vertices:
-        for op in vertex.operators:
-            if op.operator.kind == "legacy_source":
-                return True
-            if op.operator.kind == "source" and _source(op) is not None:
-                return True
-    return False
-
-
-def _check(job_graph: JobGraph) -> None:
-    for vertex in job_graph.vertices:
-        for op in vertex.operators:
-            check = TRANSLATORS.get(op.operator.kind)
-            reason = (
-                f"operator kind {op.operator.kind!r} has no Spark translator" if check is None else check(op)
-            )
-            if reason is not None:
-                raise UnsupportedOnSparkError(f"operator '{op.name}' cannot run on Spark: {reason}")
+_BROADCAST = (BroadcastProcessSpec, KeyedBroadcastProcessSpec)  # their input 1 is read first
 
 
 @dataclass
@@ -135,7 +62,7 @@ def _counted(records: Iterator[Any], counter: Any) -> Iterator[Any]:
 
 def translate(job_graph: JobGraph, sc: Any) -> SparkPlan:
     """The Spark RDDs of ``job_graph`` (nothing runs until ``SparkPlan.run``)."""
-    _check(job_graph)
+    check_batch(job_graph)
     from pyspark import StorageLevel
 
     data_sets: dict[str, tuple[JobVertex, int]] = {}
@@ -149,20 +76,15 @@ def translate(job_graph: JobGraph, sc: Any) -> SparkPlan:
             consumers[producer] = consumers.get(producer, 0) + 1
     rdds: dict[Any, Any] = {}
     counters: dict[str, Any] = {}
-    collect_ids: list[str] = []
+    collect_ids = [collect_id for collect_id, _ in job_graph.collect_sinks()]
     for vertex in job_graph.vertices:
-        collect_ids.extend(
-            op.operator.params["collect_id"] for op in vertex.operators if op.operator.kind == "collect"
-        )
         routes = plan_edges(job_graph, vertex, data_sets)
         program = VertexProgram(
             job_graph.job_name,
             vertex,
-            dict(job_graph.job_config),
+            job_graph.job_config,
             {ds: i for i, ds in enumerate(vertex.produced_data_sets)},
-            1
-            if vertex.operators[0].operator.kind in ("broadcast_process", "keyed_broadcast_process")
-            else None,
+            1 if isinstance(vertex.operators[0].operator, _BROADCAST) else None,
         )
         counter = counters[vertex.name] = sc.accumulator(0)
         rdd = _vertex_rdd(sc, vertex, routes, program, counter, rdds, data_sets)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator
 from millstream.runtime.location import TaskLocation
 from millstream.runtime.operators.base import OperatorContext, StreamingRuntimeContext, StreamOperator
 from millstream.runtime.operators.elements import Watermark, WatermarkStatus
 from millstream.runtime.operators.timer_service import ProcessingTimeService
-from millstream.runtime.taskmanager.operator_chain import OPERATOR_FACTORIES, ChainEnvironment
+from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, create_operator
 
 __all__ = ["OperatorHarness"]
 
@@ -52,7 +54,7 @@ class OperatorHarness:
         parallelism: int = 1,
         subtask_index: int = 0,
         max_parallelism: int = 128,
-        runtime_mode: str = "STREAMING",
+        runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
         processing_time: int = 0,
     ) -> None:
         self.now_ms = processing_time
@@ -85,9 +87,8 @@ class OperatorHarness:
             output_type=None,
             uid=None,
         )
-        env = ChainEnvironment(location, 0, {}, {}, None, self.timers, runtime_mode)
-        factory = OPERATOR_FACTORIES[spec.kind]
-        self.operator: StreamOperator = factory(op, context, self._emit, _SideOutputs(self), env)
+        env = ChainEnvironment(location, 0, JobConfig(runtime_mode=runtime_mode), {}, None, self.timers)
+        self.operator: StreamOperator = create_operator(op, context, self._emit, _SideOutputs(self), env)
         self.operator.emit_watermark = self._emit_watermark
         self.operator.emit_watermark_status = self._emit_status
         self.operator.open()

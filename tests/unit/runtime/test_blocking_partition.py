@@ -7,7 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph import stream_graph_generator as sgg
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ResultPartitionType
 from millstream.graph.job_graph_generator import create_job_graph
 from millstream.runtime.executiongraph.execution_graph import build_execution_graph
@@ -182,9 +184,9 @@ def test_strongly_connected_components_of_a_region_graph():
 
 
 def test_batch_mode_with_default_shuffle_mode_makes_every_exchange_blocking():
-    settings = sgg.GraphSettings("j", 2, 128, True, 100, runtime_mode="BATCH")
+    settings = sgg.GraphSettings("j", 2, 128, True, 100, JobConfig(runtime_mode=RuntimeExecutionMode.BATCH))
     assert sgg.exchange_mode(settings) == "BLOCKING"
     assert sgg.exchange_mode(replace(settings, batch_shuffle_mode="ALL_EXCHANGES_PIPELINED")) == "PIPELINED"
-    assert sgg.exchange_mode(replace(settings, runtime_mode="STREAMING")) == "PIPELINED"
+    assert sgg.exchange_mode(replace(settings, job_config=JobConfig())) == "PIPELINED"
     with pytest.raises(ValueError, match=r"execution\.batch-shuffle-mode"):
         sgg.exchange_mode(replace(settings, batch_shuffle_mode="ALL_EXCHANGES_HYBRID_FULL"))

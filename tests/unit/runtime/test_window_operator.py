@@ -422,3 +422,34 @@ def test_event_time_windows_need_timestamps():
     with pytest.raises(Exception) as info:
         h.process_element(("a", 1))
     assert "assign_timestamps_and_watermarks" in str(info.value.__cause__)
+
+
+class _Tumbling(TumblingEventTimeWindows):  # a subclass may change assign_windows: general path
+    pass
+
+
+class _Sliding(SlidingEventTimeWindows):
+    pass
+
+
+class _Trigger(EventTimeTrigger):  # a subclass may change any callback: general path
+    pass
+
+
+def test_the_fast_path_is_chosen_by_asking_the_assigner_and_the_trigger():
+    tumbling = TumblingEventTimeWindows.of(Time.seconds(10), Time.seconds(3))
+    sliding = SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5))
+
+    def fast(window, trigger=None):  # type: ignore[no-untyped-def]
+        windowed = keyed().window(window)
+        if trigger is not None:
+            windowed = windowed.trigger(trigger)
+        return OperatorHarness.of(windowed.reduce(add)).operator._fast
+
+    assert fast(tumbling) == (10000, 10000, 3000)
+    assert fast(sliding) == (10000, 5000, 0)
+    assert fast(_Tumbling(10000)) is None
+    assert fast(_Sliding(10000, 5000)) is None
+    assert fast(tumbling, _Trigger()) is None
+    assert fast(tumbling, ContinuousEventTimeTrigger.of(Time.seconds(1))) is None
+    assert fast(EventTimeSessionWindows.with_gap(Time.seconds(1))) is None

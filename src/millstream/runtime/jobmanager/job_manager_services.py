@@ -44,11 +44,9 @@ log = logging.getLogger(__name__)
 def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[str]:
     """Open a channel for every collect sink of ``job_graph``; returns their ids."""
     ids = []
-    for vertex in job_graph.vertices:
-        for op in vertex.operators:
-            if op.operator.kind == "collect":
-                collect_channels.open(op.operator.params["collect_id"], vertex.parallelism)
-                ids.append(op.operator.params["collect_id"])
+    for collect_id, parallelism in job_graph.collect_sinks():
+        collect_channels.open(collect_id, parallelism)
+        ids.append(collect_id)
     return ids
 
 
@@ -97,12 +95,7 @@ class JobManagerServices:
         self._blobs.prepare(user_artifacts)  # the JobGraph holds user code
         job_graph: JobGraph = pickle.loads(job_graph_bytes)
         connection = current_connection()
-        collect_ids = [
-            op.operator.params["collect_id"]
-            for vertex in job_graph.vertices
-            for op in vertex.operators
-            if op.operator.kind == "collect"
-        ]
+        collect_ids = [collect_id for collect_id, _ in job_graph.collect_sinks()]
         if connection is not None and collect_ids:
             self.collect_router.route_to_client(collect_ids, connection)
         self.dispatcher.submit_job(job_graph, tuple(user_artifacts))

@@ -247,9 +247,8 @@ class JobMaster(RpcEndpoint):
             allocation_id=offer.allocation_id,
             produced_partitions=produced,
             input_gates=tuple(gates),
-            job_config=dict(self.job_graph.job_config),
+            job_config=self.job_graph.job_config,
             user_artifacts=self.user_artifacts,
-            runtime_mode=self.job_graph.runtime_mode,
         )
 
     def _data_address(self, producer: ExecutionVertex) -> tuple[str, int] | None:

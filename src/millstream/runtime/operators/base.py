@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.common.config_options import AUTO_WATERMARK_INTERVAL
+from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.partitioning import key_type_of
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
@@ -125,8 +127,13 @@ class OperatorContext:
     collect_channels: Any = None
     clock: Callable[[], float] | None = None
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
-    runtime_mode: str = "STREAMING"
-    auto_watermark_interval: int = 200
+    runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
+    auto_watermark_interval: int = AUTO_WATERMARK_INTERVAL.default
+
+    @property
+    def batch(self) -> bool:
+        """Whether the job runs with BATCH semantics (final results only, one watermark at the end)."""
+        return self.runtime_mode is RuntimeExecutionMode.BATCH
 
 
 class FunctionInitializationContext:

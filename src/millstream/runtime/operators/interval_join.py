@@ -56,15 +56,11 @@ class IntervalJoinOperator(TwoInputOperator):
         output: Emit,
         side_outputs: dict[str, Emit],
         key_selectors: tuple[Any, Any],
-        params: dict[str, Any],
+        bounds: tuple[int, int],
     ) -> None:
         super().__init__(context, function)
         self.init_two_inputs()
-        lower, upper = params["lower_bound"], params["upper_bound"]
-        if params.get("lower_bound_exclusive"):
-            lower += 1
-        if params.get("upper_bound_exclusive"):
-            upper -= 1
+        lower, upper = bounds  # inclusive
         if lower > upper:
             raise ValueError(f"operator '{self.name}': lowerBound <= upperBound must be fulfilled")
         self._lower = lower

@@ -36,7 +36,7 @@ class StreamGroupedReduce(StreamOperator):
         # key -> reduced value (a lookup and a store per element measured faster than
         # a lookup into a mutable cell).
         self._values: dict[Any, Any] = {}  # owner: task thread
-        if context.runtime_mode == "BATCH":
+        if context.batch:
             self.process_batch = self._reduce_only  # type: ignore[method-assign]
 
     def _reduce_only(self, values: list[Any], timestamps: list[int] | None) -> None:
@@ -65,7 +65,7 @@ class StreamGroupedReduce(StreamOperator):
 
     def finish(self) -> None:
         """BATCH without sorted input: the final values of every key."""
-        if self.context.runtime_mode == "BATCH":
+        if self.context.batch:
             self.end_of_key()
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:

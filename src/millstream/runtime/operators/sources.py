@@ -84,7 +84,7 @@ class SourceOperator(_Source):
                 lambda wm: self.emit_watermark(wm),
                 lambda status: self.emit_watermark_status(status),
                 self.name,
-                progressive=self.context.runtime_mode != "BATCH",
+                progressive=not self.context.batch,
             )
             self._watermarks.start()
 

@@ -31,16 +31,26 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP, TimestampedValue
+from millstream.graph.operator_specs import WindowSpec
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import Watermark
 from millstream.runtime.operators.process import OutputCollector
+from millstream.runtime.operators.window_contracts import (
+    AlignedWindowAssigner,
+    MergingWindowAssigner,
+    OnMergeContext,
+    Trigger,
+    WatermarkTrigger,
+    WindowAssigner,
+    WindowAssignerContext,
+)
 from millstream.runtime.state.heap import VOID_NAMESPACE, InternalStateDescriptor
 
 __all__ = ["WindowOperator"]
 
 
-class _TriggerContext:
+class _TriggerContext(OnMergeContext):
     """Trigger.TriggerContext / OnMergeContext for the current key and window."""
 
     def __init__(self, operator: WindowOperator) -> None:
@@ -118,7 +128,7 @@ class _ProcessWindowContext:
         return self._global_state
 
 
-class _AssignerContext:
+class _AssignerContext(WindowAssignerContext):
     """WindowAssigner.WindowAssignerContext."""
 
     def __init__(self, operator: WindowOperator) -> None:
@@ -153,7 +163,9 @@ class _MergingWindowSet:
         def collect(to_merge: Any, result: Any) -> None:
             results.append((result, set(to_merge)))
 
-        self._op._assigner.merge_windows(windows, collect)
+        assigner = self._op._assigner
+        assert isinstance(assigner, MergingWindowAssigner)
+        assigner.merge_windows(windows, collect)
         result_window = new_window
         merged_new = False
         for merge_result, merged in results:
@@ -184,26 +196,26 @@ class WindowOperator(StreamOperator):
     def __init__(
         self,
         context: OperatorContext,
-        params: dict[str, Any],
+        spec: WindowSpec,
         output: Emit,
         side_outputs: dict[str, Emit],
         key_selector: Any,
     ) -> None:
-        super().__init__(context, params["window_function"])
+        super().__init__(context, spec.window_function)
         self._key_selector = key_selector
-        self._assigner = params["assigner"]
-        self._trigger = params["trigger"]
-        self._evictor = params.get("evictor")
-        self._lateness = int(params.get("allowed_lateness", 0))
-        late_tag = params.get("late_data_tag")
+        self._assigner: WindowAssigner = spec.assigner
+        self._trigger: Trigger = spec.trigger
+        self._evictor = spec.evictor
+        self._lateness = int(spec.allowed_lateness)
+        late_tag = spec.late_data_tag
         self._late_output = side_outputs.get(late_tag) if late_tag is not None else None
-        self._function = params["window_function"]
-        self._kind = "list" if self._evictor is not None else params["state_kind"]
-        self._reduce: Any = params.get("reduce_function")
-        self._aggregate: Any = params.get("aggregate_function")
+        self._function = spec.window_function
+        self._kind = "list" if self._evictor is not None else spec.state_kind
+        self._reduce: Any = spec.reduce_function
+        self._aggregate: Any = spec.aggregate_function
         self._collector = OutputCollector(output, side_outputs)
         self._event_time = self._assigner.is_event_time()
-        self._merging = hasattr(self._assigner, "merge_windows")
+        self._merging = isinstance(self._assigner, MergingWindowAssigner)
         if self._merging and not self._trigger.can_merge():
             raise ValueError(
                 f"operator '{self.name}': the trigger {self._trigger!r} cannot be used with a "
@@ -223,17 +235,15 @@ class WindowOperator(StreamOperator):
         self.late_records_dropped = 0
         self._fast = self._fast_path()
 
-    def _fast_path(self) -> bool:
-        names = (type(self._assigner).__name__, type(self._trigger).__name__)
-        return (
-            not self._merging
-            and self._evictor is None
-            and self._kind in ("reduce", "aggregate")
-            and names[0] in ("TumblingEventTimeWindows", "SlidingEventTimeWindows")
-            and names[1] == "EventTimeTrigger"
-            and type(self._trigger).__module__ == "millstream.datastream.window"
-            and type(self._assigner).__module__ == "millstream.datastream.window"
-        )
+    def _fast_path(self) -> tuple[int, int, int] | None:
+        """(size, slide, offset) of aligned event-time windows the fast path can fold elements
+        into (see the module docstring), or None: the general path."""
+        assigner, trigger = self._assigner, self._trigger
+        if self._merging or self._evictor is not None or self._kind not in ("reduce", "aggregate"):
+            return None
+        if not (isinstance(trigger, WatermarkTrigger) and trigger.fires_at_window_end()):
+            return None
+        return assigner.aligned_windows() if isinstance(assigner, AlignedWindowAssigner) else None
 
     # -- elements --------------------------------------------------------------------------
 
@@ -241,7 +251,7 @@ class WindowOperator(StreamOperator):
         """Assign, add, trigger (see the module docstring)."""
         index = 0
         try:
-            if self._fast and timestamps is not None:
+            if self._fast is not None and timestamps is not None:
                 index = self._process_fast(values, timestamps)
             else:
                 process = self._process_element
@@ -261,10 +271,8 @@ class WindowOperator(StreamOperator):
         self._collector.flush()
 
     def _process_fast(self, values: list[Any], timestamps: list[int]) -> int:  # noqa: C901 - the inlined hot path
-        assigner = self._assigner
-        size = assigner.size
-        offset = assigner.offset
-        slide = getattr(assigner, "slide", size)
+        assert self._fast is not None
+        size, slide, offset = self._fast
         lateness = self._lateness
         watermark = self.current_watermark
         backend = self.keyed_backend
@@ -333,7 +341,7 @@ class WindowOperator(StreamOperator):
     def open(self) -> None:
         """Open the window function."""
         window_class = getattr(self._assigner, "window_class", None)
-        if window_class is None and self._fast:
+        if window_class is None and self._fast is not None:
             window_class = type(self._assigner.assign_windows(None, 0, self._assigner_ctx)[0])
         self._window_class: Any = window_class
         self._windows_by_start: dict[int, Any] = {}

@@ -14,10 +14,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
-from millstream.common.connector import ReaderContext, TextRenderer, WriterContext
+from millstream.common.connector import ReaderContext, WriterContext
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobVertex
+from millstream.graph.operator_specs import (
+    BroadcastProcessSpec,
+    CoFlatMapSpec,
+    CollectSpec,
+    CoMapSpec,
+    CoProcessSpec,
+    FilterSpec,
+    FlatMapSpec,
+    IntervalJoinSpec,
+    KeyedBroadcastProcessSpec,
+    KeyedCoProcessSpec,
+    KeyedProcessSpec,
+    LegacySourceSpec,
+    MapSpec,
+    PrintSpec,
+    ProcessSpec,
+    ReduceSpec,
+    SinkFunctionSpec,
+    SinkWriterSpec,
+    SourceSpec,
+    TimestampsWatermarksSpec,
+    TwoInputUdfSpec,
+    WindowSpec,
+    two_input_key_selectors,
+)
 from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.io.network.record_writer import RecordWriter
 from millstream.runtime.location import TaskLocation, UserFunctionError
@@ -43,7 +69,6 @@ from millstream.runtime.operators.simple import (
     StreamFilter,
     StreamFlatMap,
     StreamMap,
-    UdfOperator,
 )
 from millstream.runtime.operators.sinks import (
     CollectSinkOperator,
@@ -57,7 +82,7 @@ from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOpera
 from millstream.runtime.operators.window import WindowOperator
 from millstream.runtime.taskmanager.input_processor import InputHandler
 
-__all__ = ["ChainEnvironment", "OperatorChain"]
+__all__ = ["ChainEnvironment", "OperatorChain", "create_operator"]
 
 
 @dataclass
@@ -66,12 +91,10 @@ class ChainEnvironment:
 
     location: TaskLocation
     attempt_number: int
-    job_parameters: dict[str, str]
+    job_config: JobConfig
     writers: dict[str, RecordWriter]
     collect_channels: Any
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
-    runtime_mode: str = "STREAMING"
-    auto_watermark_interval: int = 200
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -103,7 +126,7 @@ def _broadcast(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
 
 
 # Operators that are Java operators in PyFlink: their input crosses from Python to Java.
-JAVA_OPERATOR_KINDS = frozenset({"timestamps_watermarks"})
+JAVA_OPERATORS = (TimestampsWatermarksSpec,)
 
 
 def converting(emit: Emit, declared: Any, operator: str, location: TaskLocation) -> Emit:
@@ -145,185 +168,69 @@ def _conversion_error(declared: Any, values: list[Any], operator: str, location:
     return UserFunctionError(operator, location, None, message=f"converting outputs to {declared!r} failed")
 
 
-Factory = Callable[
-    [ChainedOperator, OperatorContext, Emit, dict[str, Emit], ChainEnvironment], StreamOperator
-]
-
-
-def _udf(operator_class: type[UdfOperator]) -> Factory:
-    """The factory of an operator that calls one user function (map, flat_map, filter)."""
-
-    def create(
-        op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-    ) -> StreamOperator:
-        fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
-        return operator_class(ctx, fn, lifecycle, out, op.state_key_selector)
-
-    return create
-
-
-def _process(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
+def create_operator(  # noqa: C901 - one case per operator kind
+    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict[str, Emit], env: ChainEnvironment
 ) -> StreamOperator:
-    fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
-    return ProcessOperator(ctx, fn, lifecycle, out, side)
-
-
-def _keyed_process(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
-    return KeyedProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
-
-
-def _reduce(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    fn, lifecycle = bind_user_function(op.operator.function, op.operator.params["method"])
-    return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector)
-
-
-def _source(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
+    """The runtime operator of ``op``'s spec, emitting to ``out`` and the ``side`` outputs."""
     loc = ctx.location
-    return SourceOperator(
-        ctx,
-        op.operator.function,
-        out,
-        ReaderContext(loc.subtask_index, loc.parallelism, op.name),
-        op.operator.params.get("watermark_strategy"),
-    )
+    match op.operator:
+        case SourceSpec(source=source, watermark_strategy=strategy):
+            reader_ctx = ReaderContext(loc.subtask_index, loc.parallelism, op.name)
+            return SourceOperator(ctx, source, out, reader_ctx, strategy)
+        case LegacySourceSpec(function=function):
+            return LegacySourceOperator(ctx, function, out)
+        case MapSpec(function=function, method=method):
+            return StreamMap(ctx, *bind_user_function(function, method), out, op.state_key_selector)
+        case FlatMapSpec(function=function, method=method):
+            return StreamFlatMap(ctx, *bind_user_function(function, method), out, op.state_key_selector)
+        case FilterSpec(function=function, method=method):
+            return StreamFilter(ctx, *bind_user_function(function, method), out, op.state_key_selector)
+        case ProcessSpec(function=function, method=method):
+            return ProcessOperator(ctx, *bind_user_function(function, method), out, side)
+        case KeyedProcessSpec(function=function, method=method):
+            fn, lifecycle = bind_user_function(function, method)
+            return KeyedProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
+        case ReduceSpec(function=function, method=method):
+            fn, lifecycle = bind_user_function(function, method)
+            return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector)
+        case TimestampsWatermarksSpec(watermark_strategy=strategy):
+            return TimestampsAndWatermarksOperator(ctx, strategy, out)
+        case WindowSpec() as spec:
+            return WindowOperator(ctx, spec, out, side, op.state_key_selector)
+        case CoMapSpec(key_selectors=keys) as spec:
+            return CoStreamMap(ctx, *_two_functions(spec), out, keys)
+        case CoFlatMapSpec(key_selectors=keys) as spec:
+            return CoStreamFlatMap(ctx, *_two_functions(spec), out, keys)
+        case CoProcessSpec() as spec:
+            return CoProcessOperator(ctx, *_two_functions(spec), out, side)
+        case KeyedCoProcessSpec(key_selectors=keys) as spec:
+            return KeyedCoProcessOperator(ctx, *_two_functions(spec), out, side, keys)
+        case BroadcastProcessSpec(function=function, descriptors=descriptors):
+            return CoBroadcastWithNonKeyedOperator(ctx, function, out, side, list(descriptors))
+        case KeyedBroadcastProcessSpec(function=function, descriptors=descriptors, key_selector=key):
+            return CoBroadcastWithKeyedOperator(ctx, function, out, side, key, list(descriptors))
+        case IntervalJoinSpec(function=function, key_selectors=keys) as spec:
+            return IntervalJoinOperator(ctx, function, out, side, keys, spec.inclusive_bounds())
+        case PrintSpec(identifier=identifier) as spec:
+            return PrintSinkOperator(ctx, spec.renderer(), identifier)
+        case SinkWriterSpec(sink=sink) as spec:
+            writer_ctx = WriterContext(loc.subtask_index, loc.parallelism, env.attempt_number, op.name)
+            return SinkWriterOperator(ctx, sink, spec.renderer(), writer_ctx)
+        case SinkFunctionSpec(function=function, method=method):
+            return SinkFunctionOperator(ctx, *bind_user_function(function, method))
+        case CollectSpec(collect_id=collect_id):
+            return CollectSinkOperator(ctx, env.collect_channels.channel(collect_id))
+        case _:
+            assert_never(op.operator)
 
 
-def _timestamps(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return TimestampsAndWatermarksOperator(ctx, op.operator.params["watermark_strategy"], out)
-
-
-def _legacy_source(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return LegacySourceOperator(ctx, op.operator.function, out)
-
-
-def _print(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    params = op.operator.params
-    renderer = TextRenderer(params["formatter"], params.get("fast_formatter"), params.get("batch_renderer"))
-    return PrintSinkOperator(ctx, renderer, params["identifier"])
-
-
-def _sink_writer(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    loc = ctx.location
-    writer_ctx = WriterContext(loc.subtask_index, loc.parallelism, env.attempt_number, op.name)
-    params = op.operator.params
-    renderer = TextRenderer(params["formatter"], params.get("fast_formatter"), params.get("batch_renderer"))
-    return SinkWriterOperator(ctx, op.operator.function, renderer, writer_ctx)
-
-
-def _sink_function(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return SinkFunctionOperator(ctx, *bind_user_function(op.operator.function, op.operator.params["method"]))
-
-
-def _collect(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return CollectSinkOperator(ctx, env.collect_channels.channel(op.operator.params["collect_id"]))
-
-
-def _window(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    return WindowOperator(ctx, op.operator.params, out, side, op.state_key_selector)
-
-
-def _two_functions(op: ChainedOperator) -> tuple[Any, Any, Any]:
-    function = op.operator.function
-    first, second = op.operator.params["methods"]
+def _two_functions(spec: TwoInputUdfSpec) -> tuple[Any, Any, Any]:
+    function = spec.function
+    first, second = spec.methods
     return getattr(function, first), getattr(function, second), function
 
 
-def _co_udf(operator_class: type[CoStreamMap] | type[CoStreamFlatMap]) -> Factory:
-    def create(
-        op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-    ) -> StreamOperator:
-        fn1, fn2, lifecycle = _two_functions(op)
-        return operator_class(ctx, fn1, fn2, lifecycle, out, op.operator.params.get("key_selectors"))
-
-    return create
-
-
-def _co_process(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    fn1, fn2, lifecycle = _two_functions(op)
-    return CoProcessOperator(ctx, fn1, fn2, lifecycle, out, side)
-
-
-def _keyed_co_process(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    fn1, fn2, lifecycle = _two_functions(op)
-    return KeyedCoProcessOperator(ctx, fn1, fn2, lifecycle, out, side, op.operator.params["key_selectors"])
-
-
-def _broadcast_process(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    descriptors = op.operator.params["descriptors"]
-    return CoBroadcastWithNonKeyedOperator(ctx, op.operator.function, out, side, descriptors)
-
-
-def _keyed_broadcast_process(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    params = op.operator.params
-    key_selector = params["key_selectors"][0]
-    return CoBroadcastWithKeyedOperator(
-        ctx, op.operator.function, out, side, key_selector, params["descriptors"]
-    )
-
-
-def _interval_join(
-    op: ChainedOperator, ctx: OperatorContext, out: Emit, side: dict, env: ChainEnvironment
-) -> StreamOperator:
-    params = op.operator.params
-    return IntervalJoinOperator(ctx, op.operator.function, out, side, params["key_selectors"], params)
-
-
-OPERATOR_FACTORIES: dict[str, Factory] = {
-    "source": _source,
-    "legacy_source": _legacy_source,
-    "map": _udf(StreamMap),
-    "flat_map": _udf(StreamFlatMap),
-    "filter": _udf(StreamFilter),
-    "process": _process,
-    "keyed_process": _keyed_process,
-    "reduce": _reduce,
-    "print": _print,
-    "sink_writer": _sink_writer,
-    "sink_function": _sink_function,
-    "collect": _collect,
-    "timestamps_watermarks": _timestamps,
-    "window": _window,
-    "co_map": _co_udf(CoStreamMap),
-    "co_flat_map": _co_udf(CoStreamFlatMap),
-    "co_process": _co_process,
-    "keyed_co_process": _keyed_co_process,
-    "broadcast_process": _broadcast_process,
-    "keyed_broadcast_process": _keyed_broadcast_process,
-    "interval_join": _interval_join,
-}
-
-
-BROADCAST_KINDS = ("broadcast_process", "keyed_broadcast_process")
+BROADCAST_OPERATORS = (BroadcastProcessSpec, KeyedBroadcastProcessSpec)
 
 
 class OperatorChain:
@@ -348,7 +255,7 @@ class OperatorChain:
             statuses: dict[int, Callable[[Any], None]] = {}
             for target_id, tag in op.chained_targets:
                 target = built[target_id]
-                if by_id[target_id].operator.kind in JAVA_OPERATOR_KINDS:
+                if isinstance(by_id[target_id].operator, JAVA_OPERATORS):
                     converted.setdefault(tag, []).append(target.process_batch)
                 else:
                     (main if tag is None else side.setdefault(tag.tag_id, [])).append(target.process_batch)
@@ -362,9 +269,6 @@ class OperatorChain:
                 declared = op.output_type if tag is None else tag.type_info
                 emit = converting(_fan_out(targets), declared, op.name, env.location)
                 (main if tag is None else side.setdefault(tag.tag_id, [])).append(emit)
-            factory = OPERATOR_FACTORIES.get(op.operator.kind)
-            if factory is None:
-                raise ValueError(f"operator '{op.name}': unknown operator kind {op.operator.kind!r}")
             context = OperatorContext(
                 name=op.name,
                 location=env.location,
@@ -374,15 +278,15 @@ class OperatorChain:
                     parallelism=env.location.parallelism,
                     max_parallelism=op.max_parallelism,
                     attempt_number=env.attempt_number,
-                    job_parameters=env.job_parameters,
+                    job_parameters=env.job_config.global_job_parameters,
                     operator_name=op.name,
                 ),
                 processing_time_service=env.processing_time_service,
-                runtime_mode=env.runtime_mode,
-                auto_watermark_interval=env.auto_watermark_interval,
+                runtime_mode=env.job_config.runtime_mode,
+                auto_watermark_interval=env.job_config.auto_watermark_interval,
             )
             side_emits = {tag_id: _fan_out(targets) for tag_id, targets in side.items()}
-            operator = factory(op, context, _fan_out(main), side_emits, env)
+            operator = create_operator(op, context, _fan_out(main), side_emits, env)
             operator.emit_watermark = _broadcast(list(watermarks.values()))
             operator.emit_watermark_status = _broadcast(list(statuses.values()))
             built[op.node_id] = operator
@@ -409,7 +313,7 @@ class OperatorChain:
         spec = self.head_spec
         if spec is None:
             return None
-        keys = spec.operator.params.get("key_selectors")
+        keys = two_input_key_selectors(spec.operator)
         if keys is not None:
             return list(keys)
         if spec.state_key_selector is not None:
@@ -418,7 +322,7 @@ class OperatorChain:
 
     def broadcast_input(self) -> int | None:
         """The index of the head's broadcast input, if it reads one."""
-        if self.head_spec is not None and self.head_spec.operator.kind in BROADCAST_KINDS:
+        if self.head_spec is not None and isinstance(self.head_spec.operator, BROADCAST_OPERATORS):
             return 1
         return None
 

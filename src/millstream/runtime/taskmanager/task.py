@@ -19,7 +19,6 @@ from typing import Any
 
 import cloudpickle
 
-from millstream.common.config_options import BUNDLE_SIZE, BUNDLE_TIME
 from millstream.graph.job_graph import JobVertex
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import ExecutionState, check_transition
@@ -39,7 +38,7 @@ from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInpu
 from millstream.runtime.taskmanager.mailbox import TaskMailbox
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
-from millstream.runtime.taskmanager.sorted_input import DEFAULT_MEMORY_RECORDS, SortedKeyedInput
+from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
 from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 
@@ -210,18 +209,16 @@ class Task:
         env = ChainEnvironment(
             location=self.location,
             attempt_number=self.tdd.attempt_number,
-            job_parameters=dict(job_config.get("global_job_parameters", {})),
+            job_config=job_config,
             writers=writers,
             collect_channels=self._collect_channels,
             processing_time_service=timers,
-            runtime_mode=self.tdd.runtime_mode,
-            auto_watermark_interval=int(job_config.get("auto_watermark_interval", 200)),
         )
         chain = OperatorChain.create(vertex, env)
         record_writers = list(writers.values())
         bundles = Bundles(
-            int(job_config.get(BUNDLE_SIZE.key, BUNDLE_SIZE.default)),
-            int(job_config.get(BUNDLE_TIME.key, BUNDLE_TIME.default)),
+            job_config.bundle_size,
+            job_config.bundle_time,
             vertex.buffer_timeout,
             lambda: flush_all(record_writers),
         )
@@ -230,14 +227,14 @@ class Task:
         sorted_input = None
         if gates:
             handlers = [handler.bundled(bundles.wrap) for handler in chain.input_handlers()]
-            batch = self.tdd.runtime_mode == "BATCH"
+            batch = job_config.batch
             key_selectors = chain.sort_key_selectors() if batch else None
             if key_selectors is not None:
                 sorted_input = SortedKeyedInput(
                     chain.head,
                     handlers,
                     key_selectors,
-                    int(job_config.get("sorted_inputs_memory_records", DEFAULT_MEMORY_RECORDS)),
+                    job_config.sorted_inputs_memory_records,
                 )
                 handlers = sorted_input.handlers()
             network_input = StreamTaskNetworkInput(gates, handlers)

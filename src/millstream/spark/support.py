@@ -1,0 +1,152 @@
+"""What the Spark runner can run: one check per operator, made before anything starts.
+
+A bounded job runs as Spark RDD jobs (``translation``, Flink's BATCH semantics), where every
+operator kind runs in its vertex's operator chain; only sources that never end cannot. An
+unbounded job runs on Structured Streaming (``streaming``), where a vertex is either a
+stateless ``mapInPandas`` or one keyed ``transformWithStateInPandas``: keyed operators need
+a keyed vertex, and event-time semantics must be expressible with Spark's global watermark.
+The error names the operator and the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from millstream.graph.job_graph import ChainedOperator, JobGraph
+from millstream.graph.operator_specs import (
+    BroadcastProcessSpec,
+    CoFlatMapSpec,
+    CollectSpec,
+    CoMapSpec,
+    CoProcessSpec,
+    FilterSpec,
+    FlatMapSpec,
+    IntervalJoinSpec,
+    KeyedBroadcastProcessSpec,
+    KeyedCoProcessSpec,
+    KeyedProcessSpec,
+    LegacySourceSpec,
+    MapSpec,
+    OperatorSpec,
+    PrintSpec,
+    ProcessSpec,
+    ReduceSpec,
+    SinkFunctionSpec,
+    SinkWriterSpec,
+    SourceSpec,
+    TimestampsWatermarksSpec,
+    WindowSpec,
+)
+
+__all__ = [
+    "UnsupportedOnSparkError",
+    "UnsupportedStreamingError",
+    "check_batch",
+    "check_streaming",
+    "is_unbounded",
+    "unsupported_streaming",
+]
+
+
+class UnsupportedOnSparkError(ValueError):
+    """The job uses something the Spark runner cannot run (names the operator and why)."""
+
+
+class UnsupportedStreamingError(UnsupportedOnSparkError):
+    """An unbounded job uses something Structured Streaming cannot express."""
+
+
+_LEGACY_SOURCE = (
+    "a SourceFunction (add_source) is unbounded to Flink and cannot run bounded on Spark; use "
+    "from_source with a bounded Source (collection, file, number sequence, data generator)"
+)
+
+
+def _source_never_ends(source: Any) -> bool:
+    bounded = getattr(source, "is_bounded", None)
+    return callable(bounded) and not bounded()
+
+
+def is_unbounded(job_graph: JobGraph) -> bool:
+    """Whether a source of the job never ends (a SourceFunction, a monitored file source ...)."""
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            match op.operator:
+                case LegacySourceSpec():
+                    return True
+                case SourceSpec(source=source) if _source_never_ends(source):
+                    return True
+    return False
+
+
+def _batch_reason(spec: OperatorSpec) -> str | None:
+    match spec:
+        case LegacySourceSpec():
+            return _LEGACY_SOURCE
+        case SourceSpec(source=source) if _source_never_ends(source):
+            return (
+                "the source is unbounded; the Spark runner runs bounded jobs (Flink's BATCH semantics) "
+                "and unbounded ones are not supported on Spark yet"
+            )
+        case _:
+            return None  # runs in its vertex's operator chain
+
+
+def check_batch(job_graph: JobGraph) -> None:
+    """Raise ``UnsupportedOnSparkError`` for the first operator a bounded Spark job cannot run."""
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            reason = _batch_reason(op.operator)
+            if reason is not None:
+                raise UnsupportedOnSparkError(f"operator '{op.name}' cannot run on Spark: {reason}")
+
+
+def _streaming_reason(spec: OperatorSpec, keyed: bool, single_group: bool) -> str | None:
+    """Why ``spec`` cannot run in a Structured Streaming vertex (``keyed``: its head is keyed;
+    ``single_group``: the vertex reads a broadcast input and runs as one group)."""
+    stateful = "needs a keyed input on Structured Streaming"
+    match spec:
+        case SourceSpec():
+            return None  # its frame is built by ``streaming._source_frame``, which checks the kind
+        case LegacySourceSpec():
+            return "a SourceFunction (add_source) has no Structured Streaming translation"
+        case (
+            MapSpec()
+            | FlatMapSpec()
+            | FilterSpec()
+            | ProcessSpec()
+            | TimestampsWatermarksSpec()
+            | CoMapSpec()
+            | CoFlatMapSpec()
+            | CoProcessSpec()
+            | PrintSpec()
+            | SinkWriterSpec()
+            | SinkFunctionSpec()
+            | CollectSpec()
+        ):
+            return None
+        case WindowSpec(assigner=assigner, late_data_tag=late):
+            if not assigner.is_event_time():
+                return "processing-time windows depend on Spark's trigger times, not on event time"
+            if late is not None:
+                return "Spark drops late rows at the stateful operator: no late-data side output"
+            return None if keyed else stateful
+        case KeyedProcessSpec() | ReduceSpec() | KeyedCoProcessSpec() | IntervalJoinSpec():
+            return None if keyed else stateful
+        case BroadcastProcessSpec() | KeyedBroadcastProcessSpec():
+            return None if single_group else "broadcast state needs its broadcast input in the same vertex"
+        case _:
+            assert_never(spec)
+
+
+def check_streaming(op: ChainedOperator, keyed: bool, single_group: bool = False) -> None:
+    """Raise ``UnsupportedStreamingError`` if ``op`` cannot run in its Structured Streaming vertex."""
+    reason = _streaming_reason(op.operator, keyed, single_group)
+    if reason is not None:
+        raise unsupported_streaming(op, reason)
+
+
+def unsupported_streaming(op: ChainedOperator, reason: str) -> UnsupportedStreamingError:
+    """The error for ``op`` that Structured Streaming cannot run, and why."""
+    where = "Spark Structured Streaming"
+    return UnsupportedStreamingError(f"operator '{op.name}' cannot run on {where}: {reason}")

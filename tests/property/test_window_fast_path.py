@@ -1,0 +1,75 @@
+"""The window operator's fast path (aligned event-time windows, EventTimeTrigger, incremental
+state) gives exactly what the general path gives, on random out-of-order input with random
+watermarks and allowed lateness."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from millstream.datastream import OutputTag, StreamExecutionEnvironment
+from millstream.datastream.window import EventTimeTrigger, SlidingEventTimeWindows, TumblingEventTimeWindows
+from millstream.testing import OperatorHarness
+
+
+class _GeneralTumbling(TumblingEventTimeWindows):
+    pass
+
+
+class _GeneralSliding(SlidingEventTimeWindows):
+    pass
+
+
+class _GeneralTrigger(EventTimeTrigger):
+    pass
+
+
+def _add(a, b):  # type: ignore[no-untyped-def]
+    return (a[0], a[1] + b[1])
+
+
+# times on a 2500 ms grid (and one before it), the grid of the window starts, sizes and the
+# lateness, so elements and watermarks hit window ends and cleanup times exactly
+times = st.integers(-2, 10).flatmap(lambda k: st.sampled_from([k * 2500 - 1, k * 2500]))
+events = st.lists(
+    st.one_of(
+        st.tuples(st.just("e"), st.sampled_from("ab"), times),
+        st.tuples(st.just("w"), st.just(""), times),
+    ),
+    max_size=30,
+)
+
+
+def _run(window, trigger, script, lateness):  # type: ignore[no-untyped-def]
+    env = StreamExecutionEnvironment.get_execution_environment()
+    windowed = env.from_collection([]).key_by(lambda v: v[0]).window(window).trigger(trigger)
+    windowed = windowed.allowed_lateness(lateness).side_output_late_data(OutputTag("late"))
+    h = OperatorHarness.of(windowed.reduce(_add))
+    watermark = -(2**63)
+    for kind, key, ts in script:
+        if kind == "e":
+            h.process_element((key, ts % 7), ts)
+        elif ts > watermark:
+            watermark = ts
+            h.process_watermark(ts)
+    h.end_input()
+    # the final watermark fired every cleanup timer: no window contents are left behind
+    assert sum(map(len, h.operator._window_table.groups)) == 0
+    return h.output, h.side_outputs, h.operator._fast
+
+
+@settings(max_examples=600)  # cheap (ms each); boundary cases need several exact hits
+@given(events, st.sampled_from([0, 2500]), st.booleans())
+def test_the_fast_path_equals_the_general_path(script, lateness, sliding):  # type: ignore[no-untyped-def]
+    if sliding:
+        fast_window, general_window = (
+            SlidingEventTimeWindows(10_000, 4_000, 1_000),
+            _GeneralSliding(10_000, 4_000, 1_000),
+        )
+    else:
+        fast_window, general_window = TumblingEventTimeWindows(10_000, 2_000), _GeneralTumbling(10_000, 2_000)
+    fast_out, fast_late, fast = _run(fast_window, EventTimeTrigger(), script, lateness)
+    general_out, general_late, general = _run(general_window, _GeneralTrigger(), script, lateness)
+    assert fast is not None and general is None
+    assert fast_out == general_out
+    assert fast_late == general_late
