@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from millstream.common.execution_mode import RuntimeExecutionMode
@@ -26,19 +26,16 @@ from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import DistributionPattern, JobEdge, JobGraph, JobVertex
 from millstream.graph.operator_specs import ReduceSpec
 from millstream.graph.partitioning import ForwardPartitioner, KeyGroupStreamPartitioner
-from millstream.runtime.executiongraph.intermediate_result import pointwise_wiring
-from millstream.runtime.location import TaskLocation, UserFunctionError
-from millstream.runtime.operators.base import bind_user_function
-from millstream.runtime.operators.elements import MAX_WATERMARK
-from millstream.runtime.operators.sources import InputStatus, SourceOperator
-from millstream.runtime.operators.timer_service import ProcessingTimeService
-from millstream.runtime.partitioning import (
+from millstream.runtime.vertex_host import (
     KeySelectorError,
     RoundRobinChannelSelector,
+    TaskLocation,
+    UserFunctionError,
+    VertexHost,
+    bind_user_function,
     create_channel_selector,
+    pointwise_wiring,
 )
-from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
-from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
 
 __all__ = ["COLLECT_PREFIX", "VertexProgram", "plan_edges"]
 
@@ -98,79 +95,51 @@ class VertexProgram:
     vertex: JobVertex
     job_config: JobConfig
     output_index: dict[str, int]  # data set id -> index in the records this vertex emits
-    broadcast_first: int | None  # input index read before the others (broadcast state)
 
     def run(self, subtask: int, records: Iterable[tuple[int, Any, Any]], attempt: int = 0) -> Iterator[Any]:
         """Run subtask ``subtask`` over ``records`` ((input index, value, timestamp)); yield its output."""
-        vertex = self.vertex
-        location = TaskLocation(self.job_name, vertex.name, subtask, vertex.parallelism, attempt)
         pending: list[tuple[Any, Any, Any]] = []
-        writers = {ds: _Output(index, pending) for ds, index in self.output_index.items()}
-        timers = ProcessingTimeService()
-        env = ChainEnvironment(
-            location=location,
+        outputs = {ds: _Output(index, pending) for ds, index in self.output_index.items()}
+        host = VertexHost.for_vertex(
+            self.job_name,
+            self.vertex,
+            self.job_config,
+            outputs,
+            _CollectChannels(pending),
+            subtask,
             attempt_number=attempt,
-            job_config=replace(
-                self.job_config, runtime_mode=RuntimeExecutionMode.BATCH, auto_watermark_interval=0
-            ),
-            writers=writers,  # type: ignore[arg-type]
-            collect_channels=_CollectChannels(pending),
-            processing_time_service=timers,
+            runtime_mode=RuntimeExecutionMode.BATCH,
         )
-        chain = OperatorChain.create(vertex, env)
         try:
-            chain.open()
-            if isinstance(chain.head, SourceOperator):
-                yield from self._run_source(chain.head, pending)
+            host.open()
+            if host.is_source:
+                for _ in host.run_source():
+                    yield from pending
+                    pending.clear()
             else:
-                yield from self._run_inputs(chain, records, pending)
-            timers.quiesce()
-            chain.finish()
+                yield from self._run_inputs(host, records, pending)
+            host.end_input()
             yield from pending
             pending.clear()
         finally:
-            timers.quiesce()
-            chain.close()
-
-    @staticmethod
-    def _run_source(source: SourceOperator, pending: list[Any]) -> Iterator[Any]:
-        while source.emit_next() is not InputStatus.END_OF_INPUT:
-            if pending:
-                yield from pending
-                pending.clear()
+            host.close()
 
     def _run_inputs(
-        self, chain: OperatorChain, records: Iterable[tuple[int, Any, Any]], pending: list[Any]
+        self, host: VertexHost, records: Iterable[tuple[int, Any, Any]], pending: list[Any]
     ) -> Iterator[Any]:
-        handlers = chain.input_handlers()
-        targets = handlers
-        sorted_input = None
-        key_selectors = chain.sort_key_selectors()
-        if key_selectors is not None:
-            memory = self.job_config.sorted_inputs_memory_records
-            sorted_input = SortedKeyedInput(chain.head, handlers, key_selectors, memory)
-            targets = sorted_input.handlers()
+        targets = host.inputs()
         held: list[tuple[int, Any, Any]] = []
-        first = self.broadcast_first
-        try:
-            for input_index, group in itertools.groupby(records, key=_input_of):
-                if first is not None and input_index != first:
-                    held.extend(group)  # read after the broadcast input, as Flink's BATCH mode does
-                    continue
-                yield from _feed(targets[input_index], group, pending)
-            for input_index, group in itertools.groupby(held, key=_input_of):
-                yield from _feed(targets[input_index], group, pending)
-            if sorted_input is not None:
-                sorted_input.replay()
-                yield from pending
-                pending.clear()
-            # the final watermark of every input the sorter did not replay
-            for index, handler in enumerate(handlers):
-                if key_selectors is None or key_selectors[index] is None:
-                    handler.process_watermark(MAX_WATERMARK)
-        finally:
-            if sorted_input is not None:
-                sorted_input.release()
+        first = host.broadcast_input()  # read before the others (broadcast state)
+        for input_index, group in itertools.groupby(records, key=_input_of):
+            if first is not None and input_index != first:
+                held.extend(group)  # read after the broadcast input, as Flink's BATCH mode does
+                continue
+            yield from _feed(targets[input_index], group, pending)
+        for input_index, group in itertools.groupby(held, key=_input_of):
+            yield from _feed(targets[input_index], group, pending)
+        host.end_sorted_inputs()
+        yield from pending
+        pending.clear()
 
 
 def _input_of(record: tuple[int, Any, Any]) -> int:

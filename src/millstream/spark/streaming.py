@@ -76,11 +76,13 @@ from millstream.graph.operator_specs import (
     TimestampsWatermarksSpec,
 )
 from millstream.graph.partitioning import KeyGroupStreamPartitioner
-from millstream.runtime.location import TaskLocation, UserFunctionError
-from millstream.runtime.operators.elements import Watermark
-from millstream.runtime.operators.timer_service import ProcessingTimeService
-from millstream.runtime.partitioning import create_channel_selector
-from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
+from millstream.runtime.vertex_host import (
+    HeadSnapshot,
+    TaskLocation,
+    UserFunctionError,
+    VertexHost,
+    create_channel_selector,
+)
 from millstream.spark.batch import COLLECT_PREFIX
 from millstream.spark.support import UnsupportedStreamingError, check_streaming
 from millstream.spark.support import unsupported_streaming as _reject
@@ -170,33 +172,30 @@ class StreamingVertexProgram:
     file_format: Any = None  # the source's format when files arrive as paths
     generator: Any = None  # an unbounded DataGeneratorSource's function of the index
 
-    def chain(
+    def host(
         self, pending: list[tuple[Any, ...]], subtask_index: int = 0, parallelism: int = 1
-    ) -> tuple[OperatorChain, ProcessingTimeService]:
-        """Create and open the vertex's chain (as ``subtask_index`` of ``parallelism``),
-        outputs encoded into ``pending``."""
-        location = TaskLocation(self.job_name, self.vertex.name, subtask_index, parallelism)
-        writers = {ds: _Encoder(tag, key, pending) for ds, (tag, key) in self.outputs.items()}
-        timers = ProcessingTimeService()
-        env = ChainEnvironment(
-            location=location,
-            attempt_number=0,
-            job_config=replace(
-                self.job_config, runtime_mode=RuntimeExecutionMode.STREAMING, auto_watermark_interval=0
-            ),
-            writers=writers,  # type: ignore[arg-type]
-            collect_channels=_CollectChannels(pending),
-            processing_time_service=timers,
+    ) -> VertexHost:
+        """The vertex's chain, opened (as ``subtask_index`` of ``parallelism``), outputs encoded
+        into ``pending``."""
+        outputs = {ds: _Encoder(tag, key, pending) for ds, (tag, key) in self.outputs.items()}
+        host = VertexHost.for_vertex(
+            self.job_name,
+            self.vertex,
+            self.job_config,
+            outputs,
+            _CollectChannels(pending),
+            subtask_index,
+            parallelism,
+            runtime_mode=RuntimeExecutionMode.STREAMING,
         )
-        chain = OperatorChain.create(self.vertex, env)
-        chain.open()
-        return chain, timers
+        host.open()
+        return host
 
     def map_batches(self, frames: Iterator[Any], column: str) -> Iterator[Any]:
         """mapInPandas: every row (a ``column`` of text lines, or envelope payloads) through the chain."""
         pending: list[tuple[Any, ...]] = []
-        chain, timers = self.chain(pending)
-        handlers = chain.input_handlers()
+        host = self.host(pending)
+        handlers = host.inputs()
         try:
             for frame in frames:
                 if column == "value":
@@ -214,8 +213,7 @@ class StreamingVertexProgram:
                     yield _frame(pending)
                     pending.clear()
         finally:
-            timers.quiesce()
-            chain.close()
+            host.close()
 
     def _generate(self, indexes: list[int], handler: Any) -> None:
         """The generator function's values of Spark's rate-source indexes, into the chain."""
@@ -318,9 +316,8 @@ class KeyedRunner:
         n = vertex.parallelism if self._broadcast_first else 1
         # every subtask its own copy of the user functions (as every Flink task deserializes its own)
         copies = [program] + [cloudpickle.loads(cloudpickle.dumps(program)) for _ in range(n - 1)]
-        self._chains = [copy.chain(self._pending, i, n) for i, copy in enumerate(copies)]
-        self._heads = [chain.head for chain, _ in self._chains]
-        self._handlers = [chain.input_handlers() for chain, _ in self._chains]
+        self._hosts = [copy.host(self._pending, i, n) for i, copy in enumerate(copies)]
+        self._handlers = [host.inputs() for host in self._hosts]
         self._routes = (
             [create_channel_selector(edge.partitioner, n) for edge in sorted(vertex.inputs, key=_input_index)]
             if n > 1
@@ -329,45 +326,29 @@ class KeyedRunner:
         self._name = vertex.operators[0].name
 
     def _restore(self, blob: Any) -> None:
-        snapshots = pickle.loads(blob) if blob is not None else [([], [], [], {})] * len(self._heads)
-        for head, (entries, event_timers, processing, operator_state) in zip(self._heads, snapshots):
-            head.restore_keyed_state(entries)
-            head.restore_operator_state(operator_state)
-            if head.timer_service is not None:
-                head.timer_service.restore_timers(event_timers, processing)
-            head.current_watermark = -(2**63)
+        snapshots = pickle.loads(blob) if blob is not None else [HeadSnapshot()] * len(self._hosts)
+        for host, snapshot in zip(self._hosts, snapshots, strict=True):
+            host.restore_head(HeadSnapshot(*snapshot))
 
     def _save(self, state: Any, handle: Any) -> None:
-        snapshots = []
-        event_times: set[int] = set()
-        processing_times: set[int] = set()
-        for head in self._heads:
-            event_timers: list[tuple[int, Any, Any]] = []
-            processing: list[tuple[int, Any, Any]] = []
-            if head.timer_service is not None:
-                event_timers, processing = head.timer_service.snapshot_timers()
-                if processing and self._time_mode != "ProcessingTime":
-                    raise UnsupportedStreamingError(
-                        f"operator '{self._name}' registered a processing-time timer in an event-time "
-                        "job: a Spark stateful operator runs in one time mode (both timer kinds in one "
-                        "function cannot run on Spark)"
-                    )
-            snapshots.append(
-                (head.snapshot_keyed_state(), event_timers, processing, head.snapshot_operator_state())
+        snapshots = [host.snapshot_head() for host in self._hosts]
+        if self._time_mode != "ProcessingTime" and any(s.processing_timers for s in snapshots):
+            raise UnsupportedStreamingError(
+                f"operator '{self._name}' registered a processing-time timer in an event-time "
+                "job: a Spark stateful operator runs in one time mode (both timer kinds in one "
+                "function cannot run on Spark)"
             )
-            event_times.update(ts for ts, _, _ in event_timers)
-            processing_times.update(ts for ts, _, _ in processing)
-        if any(entries or timers or proc or ops for entries, timers, proc, ops in snapshots):
-            state.update((pickle.dumps(snapshots),))
+        if any(not snapshot.is_empty() for snapshot in snapshots):
+            state.update((pickle.dumps([tuple(snapshot) for snapshot in snapshots]),))
         else:
             state.clear()
         if self._time_mode == "None":
             return
         if self._time_mode == "EventTime":
-            wanted = {ts + EVT_SHIFT for ts in event_times}
-            fired = self._heads[0].current_watermark + EVT_SHIFT
+            wanted = {ts + EVT_SHIFT for snapshot in snapshots for ts, _, _ in snapshot.event_timers}
+            fired = self._hosts[0].head.current_watermark + EVT_SHIFT
         else:
-            wanted = processing_times
+            wanted = {ts for snapshot in snapshots for ts, _, _ in snapshot.processing_timers}
             fired = self._fired_until
         registered = set(handle.listTimers())
         # timers up to the watermark (or the clock) expired: Spark dropped them already
@@ -378,13 +359,8 @@ class KeyedRunner:
             handle.registerTimer(ts)
 
     def _advance(self, watermark: int) -> None:
-        for head in self._heads:
-            if watermark > head.current_watermark:
-                head.process_watermark(Watermark(watermark))
-            else:
-                head.current_watermark = watermark
-                if head.timer_service is not None:
-                    head.timer_service.current_watermark = watermark
+        for host in self._hosts:
+            host.advance_watermark(watermark)
 
     def _feed(self, frame: Any) -> None:
         if self._routes is None:
@@ -424,9 +400,8 @@ class KeyedRunner:
         self._advance(watermark)
         if self._time_mode == "ProcessingTime":
             self._fired_until = expiry
-            for head in self._heads:
-                if head.timer_service is not None:
-                    head.timer_service.advance_processing_time(expiry)
+            for host in self._hosts:
+                host.advance_processing_time(expiry)
         self._save(state, handle)
         yield from self._flush()
 
@@ -438,9 +413,8 @@ class KeyedRunner:
 
     def close(self) -> None:
         """Close the chains."""
-        for chain, timers in self._chains:
-            timers.quiesce()
-            chain.close()
+        for host in self._hosts:
+            host.close()
 
 
 def _input_index(edge: Any) -> int:

@@ -15,14 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.graph.job_graph import JobGraph, JobVertex
-from millstream.graph.operator_specs import BroadcastProcessSpec, KeyedBroadcastProcessSpec
 from millstream.spark.batch import COLLECT_PREFIX, EdgeRoute, VertexProgram, plan_edges
 from millstream.spark.support import check_batch
 
 __all__ = ["SparkPlan", "translate"]
-
-
-_BROADCAST = (BroadcastProcessSpec, KeyedBroadcastProcessSpec)  # their input 1 is read first
 
 
 @dataclass
@@ -84,7 +80,6 @@ def translate(job_graph: JobGraph, sc: Any) -> SparkPlan:
             vertex,
             job_graph.job_config,
             {ds: i for i, ds in enumerate(vertex.produced_data_sets)},
-            1 if isinstance(vertex.operators[0].operator, _BROADCAST) else None,
         )
         counter = counters[vertex.name] = sc.accumulator(0)
         rdd = _vertex_rdd(sc, vertex, routes, program, counter, rdds, data_sets)

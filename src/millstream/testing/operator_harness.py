@@ -17,12 +17,7 @@ from typing import Any
 
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
-from millstream.graph.job_graph import ChainedOperator
-from millstream.runtime.location import TaskLocation
-from millstream.runtime.operators.base import OperatorContext, StreamingRuntimeContext, StreamOperator
-from millstream.runtime.operators.elements import Watermark, WatermarkStatus
-from millstream.runtime.operators.timer_service import ProcessingTimeService
-from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, create_operator
+from millstream.runtime.vertex_host import StreamOperator, VertexHost, Watermark, WatermarkStatus
 
 __all__ = ["OperatorHarness"]
 
@@ -60,38 +55,23 @@ class OperatorHarness:
         self.now_ms = processing_time
         self.output: list[tuple[str, Any, Any]] = []  # ("record", value, ts) | ("watermark", ts, None)
         self.side_outputs: dict[str, list[tuple[Any, int | None]]] = {}
-        self.timers = ProcessingTimeService(clock=lambda: self.now_ms / 1000.0)
-        location = TaskLocation("test job", name, subtask_index, parallelism)
-        context = OperatorContext(
-            name=name,
-            location=location,
-            runtime_context=StreamingRuntimeContext(
-                task_name=name,
-                subtask_index=subtask_index,
-                parallelism=parallelism,
-                max_parallelism=max_parallelism,
-                attempt_number=0,
-                operator_name=name,
-            ),
-            processing_time_service=self.timers,
-            runtime_mode=runtime_mode,
+        self.host = VertexHost.for_operator(
+            spec,
+            self._emit,
+            _SideOutputs(self),
+            key_selector,
+            name,
+            subtask_index,
+            parallelism,
+            max_parallelism,
+            JobConfig(runtime_mode=runtime_mode),
+            clock=lambda: self.now_ms / 1000.0,
         )
-        op = ChainedOperator(
-            node_id=0,
-            name=name,
-            operator=spec,
-            state_key_selector=key_selector,
-            max_parallelism=max_parallelism,
-            chained_targets=(),
-            non_chained_outputs=(),
-            output_type=None,
-            uid=None,
-        )
-        env = ChainEnvironment(location, 0, JobConfig(runtime_mode=runtime_mode), {}, None, self.timers)
-        self.operator: StreamOperator = create_operator(op, context, self._emit, _SideOutputs(self), env)
+        self.timers = self.host.timers
+        self.operator: StreamOperator = self.host.head
         self.operator.emit_watermark = self._emit_watermark
         self.operator.emit_watermark_status = self._emit_status
-        self.operator.open()
+        self.host.open()
 
     @classmethod
     def of(cls, stream: Any, **kwargs: Any) -> OperatorHarness:
@@ -155,12 +135,11 @@ class OperatorHarness:
             self.process_watermark_of(2, 2**63 - 1)
         else:
             self.process_watermark(2**63 - 1)
-        self.timers.quiesce()
-        self.operator.finish()
+        self.host.end_input()
 
     def close(self) -> None:
         """Close the operator."""
-        self.operator.close()
+        self.host.close()
 
     # -- output --------------------------------------------------------------------------
 

@@ -6,13 +6,20 @@ Per-record path: print and file sinks render a batch to text and write it once.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Protocol
 
 from millstream.common.connector import TextRenderer
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import OperatorContext, StreamOperator
 
-__all__ = ["CollectSinkOperator", "PrintSinkOperator", "SinkFunctionOperator", "SinkWriterOperator"]
+__all__ = [
+    "CollectChannel",
+    "CollectChannels",
+    "CollectSinkOperator",
+    "PrintSinkOperator",
+    "SinkFunctionOperator",
+    "SinkWriterOperator",
+]
 
 
 class PrintSinkOperator(StreamOperator):
@@ -149,10 +156,31 @@ class SinkFunctionOperator(StreamOperator):
         self.records_in += len(values)
 
 
+class CollectChannel(Protocol):
+    """Where a collect sink subtask sends its elements: the client's channel on the JobManager
+    (in process, or over RPC from a TaskManager process), or the Spark driver."""
+
+    def put(self, values: list[Any]) -> None:
+        """Hand over a batch; may block while the consumer is behind."""
+        ...
+
+    def producer_finished(self) -> None:
+        """This subtask sent everything."""
+        ...
+
+
+class CollectChannels(Protocol):
+    """The collect channels of a job, by collect-sink id."""
+
+    def channel(self, collect_id: str) -> CollectChannel:
+        """The channel of one collect sink."""
+        ...
+
+
 class CollectSinkOperator(StreamOperator):
     """Sends elements back to the client (``execute_and_collect``) through a bounded channel."""
 
-    def __init__(self, context: OperatorContext, channel: Any) -> None:
+    def __init__(self, context: OperatorContext, channel: CollectChannel) -> None:
         super().__init__(context, None)
         self._channel = channel
 

@@ -12,9 +12,9 @@ declared output type (``TypeInformation.batch_converter``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 from millstream.common.connector import ReaderContext, WriterContext
 from millstream.graph.job_config import JobConfig
@@ -45,7 +45,6 @@ from millstream.graph.operator_specs import (
     two_input_key_selectors,
 )
 from millstream.graph.transformations import SideOutputTag
-from millstream.runtime.io.network.record_writer import RecordWriter
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.base import (
     Emit,
@@ -71,6 +70,7 @@ from millstream.runtime.operators.simple import (
     StreamMap,
 )
 from millstream.runtime.operators.sinks import (
+    CollectChannels,
     CollectSinkOperator,
     PrintSinkOperator,
     SinkFunctionOperator,
@@ -82,18 +82,30 @@ from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOpera
 from millstream.runtime.operators.window import WindowOperator
 from millstream.runtime.taskmanager.input_processor import InputHandler
 
-__all__ = ["ChainEnvironment", "OperatorChain", "create_operator"]
+__all__ = ["ChainEnvironment", "ChainOutput", "OperatorChain", "create_operator", "operator_context"]
+
+
+class ChainOutput(Protocol):
+    """An edge leaving the chain: a RecordWriter in a task, a record gatherer in a Spark vertex."""
+
+    def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """A batch of records (``timestamps`` None: none carry one)."""
+        ...
+
+    def emit_element(self, element: Any) -> None:
+        """A watermark or watermark status, to every consumer."""
+        ...
 
 
 @dataclass
 class ChainEnvironment:
-    """What building a chain needs from its task."""
+    """What building a chain needs from its task (or from a ``VertexHost``)."""
 
     location: TaskLocation
     attempt_number: int
     job_config: JobConfig
-    writers: dict[str, RecordWriter]
-    collect_channels: Any
+    writers: Mapping[str, ChainOutput]  # by the data set id of each edge leaving the chain
+    collect_channels: CollectChannels | None
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
 
 
@@ -219,9 +231,32 @@ def create_operator(  # noqa: C901 - one case per operator kind
         case SinkFunctionSpec(function=function, method=method):
             return SinkFunctionOperator(ctx, *bind_user_function(function, method))
         case CollectSpec(collect_id=collect_id):
+            if env.collect_channels is None:
+                raise ValueError(f"operator '{op.name}': no collect channels where this chain runs")
             return CollectSinkOperator(ctx, env.collect_channels.channel(collect_id))
         case _:
             assert_never(op.operator)
+
+
+def operator_context(op: ChainedOperator, env: ChainEnvironment) -> OperatorContext:
+    """What the operator of ``op`` gets from its task: names, location, clock, job settings."""
+    location = env.location
+    return OperatorContext(
+        name=op.name,
+        location=location,
+        runtime_context=StreamingRuntimeContext(
+            task_name=location.task_name,
+            subtask_index=location.subtask_index,
+            parallelism=location.parallelism,
+            max_parallelism=op.max_parallelism,
+            attempt_number=env.attempt_number,
+            job_parameters=env.job_config.global_job_parameters,
+            operator_name=op.name,
+        ),
+        processing_time_service=env.processing_time_service,
+        runtime_mode=env.job_config.runtime_mode,
+        auto_watermark_interval=env.job_config.auto_watermark_interval,
+    )
 
 
 def _two_functions(spec: TwoInputUdfSpec) -> tuple[Any, Any, Any]:
@@ -269,22 +304,7 @@ class OperatorChain:
                 declared = op.output_type if tag is None else tag.type_info
                 emit = converting(_fan_out(targets), declared, op.name, env.location)
                 (main if tag is None else side.setdefault(tag.tag_id, [])).append(emit)
-            context = OperatorContext(
-                name=op.name,
-                location=env.location,
-                runtime_context=StreamingRuntimeContext(
-                    task_name=env.location.task_name,
-                    subtask_index=env.location.subtask_index,
-                    parallelism=env.location.parallelism,
-                    max_parallelism=op.max_parallelism,
-                    attempt_number=env.attempt_number,
-                    job_parameters=env.job_config.global_job_parameters,
-                    operator_name=op.name,
-                ),
-                processing_time_service=env.processing_time_service,
-                runtime_mode=env.job_config.runtime_mode,
-                auto_watermark_interval=env.job_config.auto_watermark_interval,
-            )
+            context = operator_context(op, env)
             side_emits = {tag_id: _fan_out(targets) for tag_id, targets in side.items()}
             operator = create_operator(op, context, _fan_out(main), side_emits, env)
             operator.emit_watermark = _broadcast(list(watermarks.values()))
