@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
-__all__ = ["ExecutionState", "IllegalStateTransitionError", "check_transition"]
+from millstream.runtime.rpc.serialized_throwable import dumps_exception, loads_exception
+
+__all__ = ["ExecutionState", "IllegalStateTransitionError", "TaskExecutionState", "check_transition"]
 
 
 class ExecutionState(Enum):
@@ -69,3 +73,21 @@ def check_transition(current: ExecutionState, target: ExecutionState) -> None:
     """Raise unless ``current -> target`` is allowed."""
     if target not in _NEXT[current]:
         raise IllegalStateTransitionError(f"illegal transition {current.value} -> {target.value}")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskExecutionState:
+    """A state change of one attempt, reported to the JobMaster."""
+
+    execution_attempt_id: str
+    state: ExecutionState
+    error: BaseException | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # The error crosses processes with its traceback and cause chain.
+        error = dumps_exception(self.error) if self.error is not None else None
+        return (_rebuild_state, (self.execution_attempt_id, self.state, error))
+
+
+def _rebuild_state(attempt: str, state: ExecutionState, error: bytes | None) -> TaskExecutionState:
+    return TaskExecutionState(attempt, state, loads_exception(error) if error is not None else None)

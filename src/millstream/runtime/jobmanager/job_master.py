@@ -29,7 +29,7 @@ from millstream.runtime.deployment import (
     ResultPartitionDeploymentDescriptor,
     TaskDeploymentDescriptor,
 )
-from millstream.runtime.execution_state import ExecutionState
+from millstream.runtime.execution_state import ExecutionState, IllegalStateTransitionError, TaskExecutionState
 from millstream.runtime.executiongraph.execution_graph import (
     Execution,
     ExecutionGraph,
@@ -38,7 +38,6 @@ from millstream.runtime.executiongraph.execution_graph import (
 )
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 from millstream.runtime.ids import ResourceID, ResultPartitionID
-from millstream.runtime.jobmanager.resource_manager import ResourceManager, SlotOffer
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
     SharedSlot,
@@ -47,6 +46,7 @@ from millstream.runtime.jobmanager.scheduler import (
     slot_sharing_assignment,
 )
 from millstream.runtime.rpc.endpoint import RpcEndpoint
+from millstream.runtime.rpc.gateways import ResourceManagerGateway, SlotOffer
 
 __all__ = ["JobMaster", "JobResult", "TaskManagerLostError"]
 
@@ -55,15 +55,6 @@ log = logging.getLogger(__name__)
 
 class TaskManagerLostError(Exception):
     """A TaskManager (process) running tasks of the job disconnected or stopped answering."""
-
-
-@dataclass(frozen=True, slots=True)
-class _DeploymentFailed:
-    """A task state update made up by the JobMaster when an RPC to the TaskManager failed."""
-
-    execution_attempt_id: str
-    error: BaseException | None
-    state: ExecutionState = ExecutionState.FAILED
 
 
 @dataclass
@@ -82,7 +73,10 @@ class JobMaster(RpcEndpoint):
     """Runs one job."""
 
     def __init__(
-        self, job_graph: JobGraph, resource_manager: ResourceManager, user_artifacts: tuple[str, ...] = ()
+        self,
+        job_graph: JobGraph,
+        resource_manager: ResourceManagerGateway,
+        user_artifacts: tuple[str, ...] = (),
     ) -> None:
         super().__init__(f"jobmaster-{job_graph.job_id[:8]}")
         self.job_graph = job_graph
@@ -203,7 +197,8 @@ class JobMaster(RpcEndpoint):
                 )
                 lost.__cause__ = error
                 error = lost
-            self.update_task_execution_state(_DeploymentFailed(attempt, error))
+            # a state update made up here: the task manager cannot send one
+            self.update_task_execution_state(TaskExecutionState(attempt, ExecutionState.FAILED, error))
 
         return on_done
 
@@ -274,22 +269,34 @@ class JobMaster(RpcEndpoint):
 
     # -- task state updates --------------------------------------------------------------
 
-    def update_task_execution_state(self, update: Any) -> None:
+    def update_task_execution_state(self, update: TaskExecutionState) -> None:
         """A task changed state (any thread)."""
         self.run_async(self._update_task_execution_state, update)
 
-    def _update_task_execution_state(self, update: Any) -> None:
+    def _update_task_execution_state(self, update: TaskExecutionState) -> None:
         execution = self._executions.get(update.execution_attempt_id)
         if execution is None or execution.state.is_terminal or execution.state is update.state:
             return
-        if execution.state is ExecutionState.CANCELING and update.state not in (
-            ExecutionState.CANCELED,
-            ExecutionState.FAILED,
-            ExecutionState.FINISHED,
-        ):
+        target = update.state
+        if execution.state is ExecutionState.CANCELING:
+            if target is ExecutionState.FINISHED:
+                # it finished before the cancel call arrived: no CANCELED will follow (Flink's
+                # Execution.markFinished completes the cancellation)
+                target = ExecutionState.CANCELED
+            elif target not in (ExecutionState.CANCELED, ExecutionState.FAILED):
+                return  # a late report of an earlier state
+        try:
+            execution.transition(target)
+        except IllegalStateTransitionError:
+            log.warning(
+                "ignoring %s of %s: %s -> %s is not a legal transition",
+                target.value,
+                execution.vertex.task_name_with_subtask,
+                execution.state.value,
+                target.value,
+            )
             return
-        execution.state = update.state
-        if update.state is ExecutionState.FAILED:
+        if target is ExecutionState.FAILED:
             execution.failure = update.error
             if self._failure is None:
                 self._failure = update.error
@@ -312,7 +319,7 @@ class JobMaster(RpcEndpoint):
                 f"TaskManager {resource_id} running {execution.vertex.task_name_with_subtask} "
                 f"is no longer reachable: {reason}"
             )
-            execution.state = ExecutionState.FAILED
+            execution.transition(ExecutionState.FAILED)
             execution.failure = error
             if self._failure is None:
                 self._failure = error
@@ -326,9 +333,9 @@ class JobMaster(RpcEndpoint):
             if execution.state.is_terminal or execution.state is ExecutionState.CANCELING:
                 continue
             if execution.state in (ExecutionState.CREATED, ExecutionState.SCHEDULED):
-                execution.state = ExecutionState.CANCELED
+                execution.transition(ExecutionState.CANCELED)
                 continue
-            execution.state = ExecutionState.CANCELING
+            execution.transition(ExecutionState.CANCELING)
             offer = self._slot_of(execution)
             if offer is not None:
                 cancelled = offer.task_executor.cancel_task(execution.attempt_id)

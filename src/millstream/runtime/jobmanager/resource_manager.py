@@ -9,30 +9,20 @@ once they are there. Coordinating code on the endpoint's main thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.runtime.ids import AllocationID, ResourceID, new_id
 from millstream.runtime.rpc.endpoint import RpcEndpoint
+from millstream.runtime.rpc.gateways import SlotOffer, TaskExecutorGateway
 
-__all__ = ["NoResourceAvailableError", "ResourceManager", "SlotOffer"]
+__all__ = ["NoResourceAvailableError", "ResourceManager"]
 
 
 class NoResourceAvailableError(RuntimeError):
     """Not enough free slots for a job."""
-
-
-@dataclass(frozen=True, slots=True)
-class SlotOffer:
-    """A slot allocated to a job."""
-
-    allocation_id: AllocationID
-    resource_id: ResourceID
-    slot_index: int
-    task_executor: Any
-    data_address: tuple[str, int] | None = None  # the TaskManager's data-plane server
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +41,16 @@ class ResourceManager(RpcEndpoint):
         super().__init__("resourcemanager")
         self._slot_request_timeout_s = slot_request_timeout_s
         self._pending: list[_SlotRequest] = []  # in arrival order, owner: main thread
-        self._executors: dict[ResourceID, Any] = {}  # owner: main thread
+        self._executors: dict[ResourceID, TaskExecutorGateway] = {}  # owner: main thread
         self._data_addresses: dict[ResourceID, tuple[str, int] | None] = {}  # owner: main thread
-        self._lost_listeners: list[Any] = []  # owner: main thread: f(resource_id, reason)
+        self._lost_listeners: list[Callable[[ResourceID, str], None]] = []  # owner: main thread
         self._free: list[tuple[ResourceID, int]] = []  # owner: main thread
         self._allocated: dict[str, list[SlotOffer]] = {}  # job id -> slots, owner: main thread
 
     def register_task_executor(
         self,
         resource_id: ResourceID,
-        gateway: Any,
+        gateway: TaskExecutorGateway,
         num_slots: int,
         data_address: tuple[str, int] | None = None,
     ) -> Future[None]:
@@ -68,7 +58,11 @@ class ResourceManager(RpcEndpoint):
         return self.call_async(self._register, resource_id, gateway, num_slots, data_address)
 
     def _register(
-        self, resource_id: ResourceID, gateway: Any, num_slots: int, data_address: tuple[str, int] | None
+        self,
+        resource_id: ResourceID,
+        gateway: TaskExecutorGateway,
+        num_slots: int,
+        data_address: tuple[str, int] | None,
     ) -> None:
         if resource_id in self._executors:
             raise ValueError(f"TaskManager {resource_id} is already registered")
@@ -77,7 +71,7 @@ class ResourceManager(RpcEndpoint):
         self._free.extend((resource_id, i) for i in range(num_slots))
         self._serve_pending()
 
-    def add_lost_listener(self, listener: Any) -> None:
+    def add_lost_listener(self, listener: Callable[[ResourceID, str], None]) -> None:
         """``listener(resource_id, reason)`` when a TaskManager is lost (any thread)."""
         self.run_async(self._lost_listeners.append, listener)
 

@@ -73,7 +73,8 @@ class TaskManagerRegistry:
         if len(self._task_managers) == 1:
             self._loop.loop.call_later(self._interval, self._heartbeat_round)
         log.info("TaskManager %s registered from %s with %d slots", resource_id, connection.peer, num_slots)
-        return self._rm.register_task_executor(resource_id, gateway, num_slots, tuple(data_address))  # type: ignore[arg-type]
+        host, port = data_address  # a list after the RPC's encoding
+        return self._rm.register_task_executor(resource_id, gateway, num_slots, (str(host), int(port)))
 
     def heartbeat_from_task_manager(self, resource_id: ResourceID) -> bool:
         """RPC: a TaskManager checks that the JobManager still knows it."""

@@ -14,24 +14,23 @@ import ctypes
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import cloudpickle
 
 from millstream.graph.job_graph import JobVertex
 from millstream.runtime.deployment import TaskDeploymentDescriptor
-from millstream.runtime.execution_state import ExecutionState, check_transition
+from millstream.runtime.execution_state import ExecutionState, TaskExecutionState, check_transition
 from millstream.runtime.ids import ResultPartitionID
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
 from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.operators.sinks import CollectChannels
 from millstream.runtime.operators.timer_service import ProcessingTimeService
 from millstream.runtime.partitioning import (
     KeySelectorError,
     create_channel_selector,
 )
-from millstream.runtime.rpc.serialized_throwable import dumps_exception, loads_exception
 from millstream.runtime.taskmanager.bundles import Bundles
 from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
@@ -42,7 +41,7 @@ from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
 from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 
-__all__ = ["Task", "TaskExecutionState", "TaskInterruptedError", "load_user_code"]
+__all__ = ["Task", "TaskInterruptedError", "load_user_code"]
 
 log = logging.getLogger(__name__)
 
@@ -76,24 +75,6 @@ def load_user_code(payload: bytes, prepare: Callable[[], None] | None = None) ->
         return cloudpickle.loads(payload)
 
 
-@dataclass(frozen=True, slots=True)
-class TaskExecutionState:
-    """A state change of one attempt, reported to the JobMaster."""
-
-    execution_attempt_id: str
-    state: ExecutionState
-    error: BaseException | None = None
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # The error crosses processes with its traceback and cause chain.
-        error = dumps_exception(self.error) if self.error is not None else None
-        return (_rebuild_state, (self.execution_attempt_id, self.state, error))
-
-
-def _rebuild_state(attempt: str, state: ExecutionState, error: bytes | None) -> TaskExecutionState:
-    return TaskExecutionState(attempt, state, loads_exception(error) if error is not None else None)
-
-
 class Task:
     """Runs one TaskDeploymentDescriptor."""
 
@@ -102,7 +83,7 @@ class Task:
         tdd: TaskDeploymentDescriptor,
         serialized_vertex: bytes,
         network: NetworkEnvironment,
-        collect_channels: Any,
+        collect_channels: CollectChannels | None,
         on_state: Callable[[TaskExecutionState], None],
         cpus: frozenset[int] | None = None,
         prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,

@@ -11,11 +11,14 @@ from typing import Any
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.runtime.deployment import TaskDeploymentDescriptor
+from millstream.runtime.execution_state import TaskExecutionState
 from millstream.runtime.ids import ResourceID, ResultPartitionID
+from millstream.runtime.operators.sinks import CollectChannels
 from millstream.runtime.rpc.endpoint import RpcEndpoint
+from millstream.runtime.rpc.gateways import JobMasterGateway
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
-from millstream.runtime.taskmanager.task import Task, TaskExecutionState
+from millstream.runtime.taskmanager.task import Task
 
 __all__ = ["TaskExecutor"]
 
@@ -30,8 +33,8 @@ class TaskExecutor(RpcEndpoint):
         resource_id: ResourceID,
         configuration: Configuration,
         num_slots: int,
-        collect_channels: Any,
-        job_masters: Callable[[str], Any],
+        collect_channels: CollectChannels | Callable[[str], CollectChannels],
+        job_masters: Callable[[str], JobMasterGateway],
         network: NetworkEnvironment | None = None,
         prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,
     ) -> None:
