@@ -13,9 +13,9 @@ from typing import Any
 
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext
-from millstream.runtime.operators.co import TwoInputOperator
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark
 from millstream.runtime.operators.process import OutputCollector
+from millstream.runtime.operators.two_input import TwoInputOperator
 from millstream.runtime.state.heap import InternalStateDescriptor
 
 __all__ = ["IntervalJoinOperator"]

@@ -1,10 +1,10 @@
 """WindowOperator: keyed windows driven by an assigner, a trigger and (optionally) an evictor.
 
-Flink's WindowOperator / EvictingWindowOperator, per element:
+Flink's WindowOperator (its EvictingWindowOperator is ``evicting_window.py``), per element:
 
 1. the key becomes the current key; the assigner gives the element's windows;
 2. merging assigners (sessions) merge the new window into the key's existing windows
-   (``MergingWindowSet``: window -> the window whose namespace holds its state; merging
+   (``merging_window_set.py``: window -> the window whose namespace holds its state; merging
    folds state namespaces, merges trigger state, and moves cleanup timers);
 3. a window that is late (its cleanup time ``max_timestamp + allowed_lateness`` is not
    after the watermark) is skipped; otherwise the element is added to the window's
@@ -30,164 +30,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP, TimestampedValue
+from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP
 from millstream.graph.operator_specs import WindowSpec
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import Watermark
+from millstream.runtime.operators.merging_window_set import MergingWindowSet
 from millstream.runtime.operators.process import OutputCollector
+from millstream.runtime.operators.window_contexts import AssignerContext, ProcessWindowContext, TriggerContext
 from millstream.runtime.operators.window_contracts import (
     AlignedWindowAssigner,
     MergingWindowAssigner,
-    OnMergeContext,
     Trigger,
     WatermarkTrigger,
     WindowAssigner,
-    WindowAssignerContext,
 )
-from millstream.runtime.state.heap import VOID_NAMESPACE, InternalStateDescriptor
+from millstream.runtime.state.heap import InternalStateDescriptor
 
-__all__ = ["WindowOperator"]
-
-
-class _TriggerContext(OnMergeContext):
-    """Trigger.TriggerContext / OnMergeContext for the current key and window."""
-
-    def __init__(self, operator: WindowOperator) -> None:
-        self._op = operator
-        self.window: Any = None
-        self.merged_windows: list[Any] = []
-
-    def get_current_watermark(self) -> int:
-        return self._op.current_watermark
-
-    def get_current_processing_time(self) -> int:
-        return self._op.context.processing_time_service.current_processing_time()
-
-    def register_event_time_timer(self, time: int) -> None:
-        self._op._timers.register_event_time_timer(self.window, time)
-
-    def register_processing_time_timer(self, time: int) -> None:
-        self._op._timers.register_processing_time_timer(self.window, time)
-
-    def delete_event_time_timer(self, time: int) -> None:
-        self._op._timers.delete_event_time_timer(self.window, time)
-
-    def delete_processing_time_timer(self, time: int) -> None:
-        self._op._timers.delete_processing_time_timer(self.window, time)
-
-    def get_partitioned_state(self, state_descriptor: Any) -> Any:
-        return self._op.keyed_backend.get_state(state_descriptor, self.window)  # type: ignore[union-attr]
-
-    def merge_partitioned_state(self, state_descriptor: Any) -> None:
-        if self.merged_windows:
-            state = self._op.keyed_backend.get_state(state_descriptor, self.window)  # type: ignore[union-attr]
-            state.merge_namespaces(self.window, self.merged_windows)
-
-    def get_metric_group(self) -> Any:
-        raise NotImplementedError("user metric groups are not supported yet")
-
-
-class _KeyedStateStore:
-    """``window_state()`` / ``global_state()`` of a ProcessWindowFunction context."""
-
-    def __init__(self, operator: WindowOperator, per_window: bool) -> None:
-        self._op = operator
-        self._per_window = per_window
-
-    def _state(self, descriptor: Any) -> Any:
-        namespace = self._op._process_ctx._window if self._per_window else VOID_NAMESPACE
-        return self._op.keyed_backend.get_state(descriptor, namespace)  # type: ignore[union-attr]
-
-    get_state = get_list_state = get_map_state = _state
-    get_reducing_state = get_aggregating_state = _state
-
-
-class _ProcessWindowContext:
-    """ProcessWindowFunction.Context."""
-
-    def __init__(self, operator: WindowOperator) -> None:
-        self._op = operator
-        self._window: Any = None
-        self._window_state = _KeyedStateStore(operator, True)
-        self._global_state = _KeyedStateStore(operator, False)
-
-    def window(self) -> Any:
-        return self._window
-
-    def current_processing_time(self) -> int:
-        return self._op.context.processing_time_service.current_processing_time()
-
-    def current_watermark(self) -> int:
-        return self._op.current_watermark
-
-    def window_state(self) -> _KeyedStateStore:
-        return self._window_state
-
-    def global_state(self) -> _KeyedStateStore:
-        return self._global_state
-
-
-class _AssignerContext(WindowAssignerContext):
-    """WindowAssigner.WindowAssignerContext."""
-
-    def __init__(self, operator: WindowOperator) -> None:
-        self._op = operator
-
-    def get_current_processing_time(self) -> int:
-        return self._op.context.processing_time_service.current_processing_time()
-
-    def get_runtime_context(self) -> Any:
-        return self._op.context.runtime_context
-
-
-class _MergingWindowSet:
-    """The key's windows of a merging assigner: window -> window holding its state."""
-
-    def __init__(self, operator: WindowOperator, mapping: dict[Any, Any]) -> None:
-        self._op = operator
-        self.mapping = mapping
-
-    def state_window(self, window: Any) -> Any:
-        return self.mapping.get(window)
-
-    def retire_window(self, window: Any) -> None:
-        if self.mapping.pop(window, None) is None:
-            raise RuntimeError(f"window {window} is not in the merging window set")
-
-    def add_window(self, new_window: Any) -> Any:
-        """Merge ``new_window`` in; returns the window it ended up in (Flink's algorithm)."""
-        windows = list(self.mapping) + [new_window]
-        results: list[tuple[Any, set[Any]]] = []
-
-        def collect(to_merge: Any, result: Any) -> None:
-            results.append((result, set(to_merge)))
-
-        assigner = self._op._assigner
-        assert isinstance(assigner, MergingWindowAssigner)
-        assigner.merge_windows(windows, collect)
-        result_window = new_window
-        merged_new = False
-        for merge_result, merged in results:
-            if new_window in merged:
-                merged.discard(new_window)
-                merged_new = True
-                result_window = merge_result
-            if not merged:
-                continue
-            merged_state_window = self.mapping[next(iter(merged))]
-            merged_state_windows = []
-            for window in merged:
-                state_window = self.mapping.pop(window, None)
-                if state_window is not None:
-                    merged_state_windows.append(state_window)
-            self.mapping[merge_result] = merged_state_window
-            merged_state_windows.remove(merged_state_window)
-            if not (merge_result in merged and len(merged) == 1):
-                self._op._merge(merge_result, list(merged), merged_state_window, merged_state_windows)
-        if not results or (result_window == new_window and not merged_new):
-            self.mapping[result_window] = result_window
-        return result_window
+__all__ = ["EMPTY", "WindowOperator"]
 
 
 class WindowOperator(StreamOperator):
@@ -229,9 +89,9 @@ class WindowOperator(StreamOperator):
         self._window_state = backend.get_state(contents)
         self._window_table = backend.tables["window-contents"]
         self._merging_sets = backend.get_state(InternalStateDescriptor("merging-window-set", "value"))
-        self._trigger_ctx = _TriggerContext(self)
-        self._process_ctx = _ProcessWindowContext(self)
-        self._assigner_ctx = _AssignerContext(self)
+        self._trigger_ctx = TriggerContext(self)
+        self._process_ctx = ProcessWindowContext(self)
+        self._assigner_ctx = AssignerContext(self)
         self.late_records_dropped = 0
         self._fast = self._fast_path()
 
@@ -360,7 +220,7 @@ class WindowOperator(StreamOperator):
         if self._merging:
             merging = self._merging_set()
             for window in windows:
-                actual = merging.add_window(window)
+                actual = merging.add_window(window, self._merge)
                 if self._is_window_late(actual):
                     merging.retire_window(actual)
                     continue
@@ -390,10 +250,7 @@ class WindowOperator(StreamOperator):
     def _add(self, state_window: Any, value: Any, timestamp: int | None) -> None:
         state = self._window_state
         state.namespace = state_window
-        if self._evictor is not None:
-            state.add(TimestampedValue(value, timestamp))
-        else:
-            state.add(value)
+        state.add(value)
 
     def _on_trigger_result(self, result: Any, key: Any, window: Any, state_window: Any) -> None:
         if result.is_fire():
@@ -417,10 +274,9 @@ class WindowOperator(StreamOperator):
         contents = self._contents(state_window)
         if contents is None:
             return
-        if self._evictor is not None:
-            contents = self._evict_and_compute(contents, window, state_window)
-            if contents is _EMPTY:
-                return
+        contents = self._function_input(contents, window, state_window)
+        if contents is EMPTY:
+            return
         ctx = self._process_ctx
         ctx._window = window
         try:
@@ -434,38 +290,9 @@ class WindowOperator(StreamOperator):
                 message=f"window function raised for key {key!r}, window {window}",
             ) from err
 
-    def _evict_and_compute(self, stamped: list[Any], window: Any, state_window: Any) -> Any:
-        evictor: Any = self._evictor
-        buffer = list(stamped)
-        evictor.evict_before(buffer, len(buffer), window, self._process_ctx)
-        values = [e.value for e in buffer]
-        if self._kind_of_function() == "reduce":
-            contents: Any = _EMPTY
-            for v in values:
-                contents = v if contents is _EMPTY else self._reduce(contents, v)
-        elif self._kind_of_function() == "aggregate":
-            aggregate: Any = self._aggregate
-            acc = aggregate.create_accumulator()
-            for v in values:
-                acc = aggregate.add(v, acc)
-            contents = aggregate.get_result(acc) if values else _EMPTY
-        else:
-            contents = values
-        evictor.evict_after(buffer, len(buffer), window, self._process_ctx)
-        state = self._window_state
-        state.namespace = state_window
-        state.update(buffer)
-        if contents is _EMPTY or (isinstance(contents, list) and not contents):
-            # Flink calls the function even on an empty evicted buffer for list windows.
-            return contents if isinstance(contents, list) else _EMPTY
+    def _function_input(self, contents: Any, window: Any, state_window: Any) -> Any:
+        """What the window function gets for the window's contents (EMPTY: nothing to run)."""
         return contents
-
-    def _kind_of_function(self) -> str:
-        if self._reduce is not None:
-            return "reduce"
-        if self._aggregate is not None:
-            return "aggregate"
-        return "list"
 
     # -- timers ----------------------------------------------------------------------------
 
@@ -537,7 +364,7 @@ class WindowOperator(StreamOperator):
         if merging is not None:
             self._persist(merging)
 
-    def _clear_all_state(self, window: Any, state_window: Any, merging: _MergingWindowSet | None) -> None:
+    def _clear_all_state(self, window: Any, state_window: Any, merging: MergingWindowSet | None) -> None:
         state = self._window_state
         state.namespace = state_window
         state.clear()
@@ -556,11 +383,12 @@ class WindowOperator(StreamOperator):
 
     # -- merging -----------------------------------------------------------------------------
 
-    def _merging_set(self) -> _MergingWindowSet:
+    def _merging_set(self) -> MergingWindowSet:
         mapping = self._merging_sets.value()
-        return _MergingWindowSet(self, dict(mapping) if mapping else {})
+        assert isinstance(self._assigner, MergingWindowAssigner)
+        return MergingWindowSet(self._assigner, dict(mapping) if mapping else {})
 
-    def _persist(self, merging: _MergingWindowSet) -> None:
+    def _persist(self, merging: MergingWindowSet) -> None:
         self._merging_sets.update(merging.mapping if merging.mapping else None)
 
     def _merge(self, result: Any, merged: list[Any], state_result: Any, state_merged: list[Any]) -> None:
@@ -603,4 +431,4 @@ class WindowOperator(StreamOperator):
         self._window_state.merge_namespaces(state_result, state_merged)
 
 
-_EMPTY = object()
+EMPTY = object()  # no contents for the window function

@@ -53,22 +53,10 @@ from millstream.runtime.operators.base import (
     StreamOperator,
     bind_user_function,
 )
-from millstream.runtime.operators.co import (
-    CoBroadcastWithKeyedOperator,
-    CoBroadcastWithNonKeyedOperator,
-    CoProcessOperator,
-    CoStreamFlatMap,
-    CoStreamMap,
-    KeyedCoProcessOperator,
-)
+from millstream.runtime.operators.evicting_window import EvictingWindowOperator
+from millstream.runtime.operators.grouped_reduce import StreamGroupedReduce
 from millstream.runtime.operators.interval_join import IntervalJoinOperator
-from millstream.runtime.operators.keyed import StreamGroupedReduce
 from millstream.runtime.operators.process import KeyedProcessOperator, ProcessOperator
-from millstream.runtime.operators.simple import (
-    StreamFilter,
-    StreamFlatMap,
-    StreamMap,
-)
 from millstream.runtime.operators.sinks import (
     CollectChannels,
     CollectSinkOperator,
@@ -78,6 +66,19 @@ from millstream.runtime.operators.sinks import (
 )
 from millstream.runtime.operators.sources import LegacySourceOperator, SourceOperator
 from millstream.runtime.operators.timer_service import ProcessingTimeService
+from millstream.runtime.operators.two_input import (
+    CoBroadcastWithKeyedOperator,
+    CoBroadcastWithNonKeyedOperator,
+    CoProcessOperator,
+    CoStreamFlatMap,
+    CoStreamMap,
+    KeyedCoProcessOperator,
+)
+from millstream.runtime.operators.udf import (
+    StreamFilter,
+    StreamFlatMap,
+    StreamMap,
+)
 from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOperator
 from millstream.runtime.operators.window import WindowOperator
 from millstream.runtime.taskmanager.input_processor import InputHandler
@@ -207,8 +208,10 @@ def create_operator(  # noqa: C901 - one case per operator kind
             return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector)
         case TimestampsWatermarksSpec(watermark_strategy=strategy):
             return TimestampsAndWatermarksOperator(ctx, strategy, out)
-        case WindowSpec() as spec:
+        case WindowSpec(evictor=None) as spec:
             return WindowOperator(ctx, spec, out, side, op.state_key_selector)
+        case WindowSpec() as spec:
+            return EvictingWindowOperator(ctx, spec, out, side, op.state_key_selector)
         case CoMapSpec(key_selectors=keys) as spec:
             return CoStreamMap(ctx, *_two_functions(spec), out, keys)
         case CoFlatMapSpec(key_selectors=keys) as spec:

@@ -20,7 +20,7 @@ from millstream.runtime.operators.process import (
     TimerServiceView,
     process_each,
 )
-from millstream.runtime.operators.simple import flat_map_batch, map_batch
+from millstream.runtime.operators.udf import flat_map_batch, map_batch
 from millstream.runtime.state.heap import VOID_NAMESPACE
 from millstream.runtime.state.operator_state import BroadcastStateImpl, ReadOnlyBroadcastStateView
 
