@@ -20,15 +20,13 @@ from millstream.datastream.functions import (
     WindowFunction,
 )
 from millstream.datastream.output_tag import OutputTag
-from millstream.datastream.window import (
+from millstream.datastream.window.assigners import (
     CountSlidingWindowAssigner,
-    CountTrigger,
     CountTumblingWindowAssigner,
-    Evictor,
-    PurgingTrigger,
-    Trigger,
     WindowAssigner,
 )
+from millstream.datastream.window.evictors import Evictor
+from millstream.datastream.window.triggers import CountTrigger, PurgingTrigger, Trigger
 from millstream.graph.operator_specs import WindowSpec
 
 if TYPE_CHECKING:
