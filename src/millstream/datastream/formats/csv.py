@@ -1,6 +1,6 @@
 """``pyflink.datastream.formats.csv`` names."""
 
-from millstream.connectors.formats import (
+from millstream.connectors.formats.csv import (
     CsvBulkWriter,
     CsvBulkWriters,
     CsvReaderFormat,

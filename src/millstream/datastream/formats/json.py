@@ -1,5 +1,5 @@
 """``pyflink.datastream.formats.json`` names, and millstream's ``JsonLinesReaderFormat``."""
 
-from millstream.connectors.formats import JsonLinesReaderFormat, JsonRowDeserializationSchema
+from millstream.connectors.formats.json import JsonLinesReaderFormat, JsonRowDeserializationSchema
 
 __all__ = ["JsonLinesReaderFormat", "JsonRowDeserializationSchema"]

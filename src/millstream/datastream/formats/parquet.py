@@ -1,5 +1,5 @@
 """``pyflink.datastream.formats.parquet`` names."""
 
-from millstream.connectors.formats import ParquetBulkWriters, ParquetColumnarRowInputFormat
+from millstream.connectors.formats.parquet import ParquetBulkWriters, ParquetColumnarRowInputFormat
 
 __all__ = ["ParquetBulkWriters", "ParquetColumnarRowInputFormat"]
