@@ -19,7 +19,8 @@ from millstream.common.job_execution_result import JobExecutionResult
 from millstream.common.pipeline_executor import get_executor
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.connectors.collection import CollectionSource
-from millstream.connectors.file import FileSink, FileSource, StreamFormat
+from millstream.connectors.file.sink import FileSink
+from millstream.connectors.file.source import FileSource, StreamFormat
 from millstream.datastream.data_stream import (
     CloseableIterator,
     DataStream,

@@ -61,7 +61,7 @@ from typing import Any
 import cloudpickle
 
 from millstream.common.execution_mode import RuntimeExecutionMode
-from millstream.connectors.file import StreamFormat
+from millstream.connectors.file.source import StreamFormat
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.graph.operator_specs import (

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, Self
 
 from millstream.common.types import Row
-from millstream.connectors.file import StreamFormat
+from millstream.connectors.file.source import StreamFormat
 
 __all__ = []
 

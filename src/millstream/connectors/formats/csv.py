@@ -15,7 +15,7 @@ from typing import Any
 from millstream.common.typeinfo import (
     TypeInformation,
 )
-from millstream.connectors.file import FileReader, _Split
+from millstream.connectors.file.source import FileReader, _Split
 from millstream.connectors.formats.common import _fields_of, _named_row, _SchemaReaderFormat
 from millstream.table.types import ArrayType, DataType, DataTypes, RowType
 

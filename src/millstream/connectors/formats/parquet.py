@@ -10,7 +10,7 @@ from millstream.common.typeinfo import (
     TypeInformation,
 )
 from millstream.common.types import Row
-from millstream.connectors.file import BulkFormat, FileReader, _Split
+from millstream.connectors.file.source import BulkFormat, FileReader, _Split
 from millstream.connectors.formats.common import _fields_of, _named_row, _nullable
 from millstream.table.types import ArrayType, DataType, RowType
 

@@ -9,14 +9,13 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "millstream.common.connector": ("Sink", "Source"),
         "millstream.connectors.datagen": ("DataGeneratorSource",),
-        "millstream.connectors.file": (
+        "millstream.connectors.file.sink": (
             "BucketAssigner",
             "FileSink",
-            "FileSource",
             "OutputFileConfig",
             "RollingPolicy",
-            "StreamFormat",
         ),
+        "millstream.connectors.file.source": ("FileSource", "StreamFormat"),
         "millstream.connectors.number_seq": ("NumberSequenceSource",),
     },
 )
@@ -25,22 +24,10 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.common.connector import Sink as Sink
     from millstream.common.connector import Source as Source
     from millstream.connectors.datagen import DataGeneratorSource as DataGeneratorSource
-    from millstream.connectors.file import (
-        BucketAssigner as BucketAssigner,
-    )
-    from millstream.connectors.file import (
-        FileSink as FileSink,
-    )
-    from millstream.connectors.file import (
-        FileSource as FileSource,
-    )
-    from millstream.connectors.file import (
-        OutputFileConfig as OutputFileConfig,
-    )
-    from millstream.connectors.file import (
-        RollingPolicy as RollingPolicy,
-    )
-    from millstream.connectors.file import (
-        StreamFormat as StreamFormat,
-    )
+    from millstream.connectors.file.sink import BucketAssigner as BucketAssigner
+    from millstream.connectors.file.sink import FileSink as FileSink
+    from millstream.connectors.file.sink import OutputFileConfig as OutputFileConfig
+    from millstream.connectors.file.sink import RollingPolicy as RollingPolicy
+    from millstream.connectors.file.source import FileSource as FileSource
+    from millstream.connectors.file.source import StreamFormat as StreamFormat
     from millstream.connectors.number_seq import NumberSequenceSource as NumberSequenceSource
