@@ -35,7 +35,8 @@ from typing import Any
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
 from millstream.graph.job_graph import JobGraph
-from millstream.spark.streaming import StreamingJobClient, translate_streaming
+from millstream.spark.streaming.client import StreamingJobClient
+from millstream.spark.streaming.query import translate_streaming
 from millstream.spark.support import is_unbounded
 from millstream.spark.translation import SparkPlan, translate
 
