@@ -9,18 +9,35 @@ a printed Row, ``true`` for a typed boolean.
 
 from __future__ import annotations
 
-import datetime
 import pickle
-import struct
 from array import array
-from collections.abc import Callable, Sequence
-from decimal import Decimal
+from collections.abc import Sequence
 from functools import partial
 from operator import itemgetter
 from typing import Any
 
 import cloudpickle
 
+from millstream.common.java_values import (
+    ARRAY_CODES,
+    BASIC_CONVERSIONS,
+    BASIC_HASHES,
+    EXACT_TYPES,
+    REAL_TYPES,
+    TUPLE_TYPES,
+    BatchCheck,
+    BatchConverter,
+    deep_sequence_hash,
+    int32,
+    java_bytes_hash,
+    java_double_str,
+    java_float_str,
+    java_str,
+    java_string_hash,
+    per_value,
+    plainly_pickled,
+    types_of,
+)
 from millstream.common.types import Row
 
 __all__ = [
@@ -34,7 +51,6 @@ __all__ = [
     "TupleTypeInfo",
     "TypeInformation",
     "Types",
-    "flink_key_hash",
     "java_bytes_hash",
     "java_double_str",
     "java_string_hash",
@@ -84,7 +100,7 @@ class TypeInformation:
         (between tasks). None when nothing changes (pickled values). Batches that are
         already well typed are checked at C speed and come back as the same object.
         """
-        return _per_value(self.from_python)
+        return per_value(self.from_python)
 
     def deep_hash_code(self, value: Any) -> int:
         """The hash of ``value`` as a field of a Flink ``Row`` (``RowUtils.deepHashCodeInternal``).
@@ -92,7 +108,7 @@ class TypeInformation:
         A scalar field adds ``Arrays.deepHashCode(new Object[] {field})``, which is
         ``31 + field.hashCode()``; null adds 0; lists, maps and object arrays hash deeply.
         """
-        return 0 if value is None else _int32(31 + self.java_hash_code(value))
+        return 0 if value is None else int32(31 + self.java_hash_code(value))
 
     def fast_print_formatter(self) -> Any:
         """A faster callable equal to ``print_str`` on well-typed values (may raise otherwise)."""
@@ -149,21 +165,21 @@ class BasicTypeInfo(TypeInformation):
         """
         if value is None:
             return None
-        convert = _BASIC_CONVERSIONS.get(self.name)
+        convert = BASIC_CONVERSIONS.get(self.name)
         return value if convert is None else convert(self.name, value)
 
     def batch_check(self) -> BatchCheck | None:
         """A one-pass check that raises unless every value is already what ``from_python``
         makes of it (the integer types: an array of that width; DOUBLE: floats only); None
         for types without one."""
-        code = _ARRAY_CODES.get(self.name)
+        code = ARRAY_CODES.get(self.name)
         if code is not None:
             return partial(array, code)  # TypeError for non-integers, OverflowError out of range
-        exact = _EXACT_TYPES.get(self.name)
+        exact = EXACT_TYPES.get(self.name)
         if exact is not None:
 
             def check_types(values: Sequence[Any]) -> None:
-                if not _types(values) <= exact:
+                if not types_of(values) <= exact:
                     raise TypeError(f"not all of type {self.name}")
 
             return check_types
@@ -171,7 +187,7 @@ class BasicTypeInfo(TypeInformation):
 
     def batch_converter(self) -> BatchConverter | None:
         """Well-typed batches pass one C-level check (FLOAT: one float32 array pass)."""
-        slow = _per_value(self.from_python)
+        slow = per_value(self.from_python)
         check = self.batch_check()
         if check is not None:
 
@@ -186,18 +202,18 @@ class BasicTypeInfo(TypeInformation):
         if self.name == "FLOAT":
 
             def floats(values: Sequence[Any]) -> Sequence[Any]:
-                if _types(values) <= _REAL:
+                if types_of(values) <= REAL_TYPES:
                     return array("f", values).tolist()
                 return slow(values)
 
             return floats
-        return slow if self.name in _BASIC_CONVERSIONS else None
+        return slow if self.name in BASIC_CONVERSIONS else None
 
     def java_hash_code(self, value: Any) -> int:
         """``String.hashCode``, ``Integer.hashCode``, ``Long.hashCode`` ... of the value."""
         if value is None:
             return 0
-        hasher = _BASIC_HASHES.get(self.name)
+        hasher = BASIC_HASHES.get(self.name)
         if hasher is None:
             return super().java_hash_code(value)
         return hasher(value)
@@ -236,7 +252,7 @@ class PickledBytesTypeInfo(TypeInformation):
         For built-in scalars and tuples of them ``pickle.dumps`` writes the same bytes about
         eight times faster (a key's first occurrence in a task pays this).
         """
-        if _plainly_pickled(value):
+        if plainly_pickled(value):
             return java_bytes_hash(pickle.dumps(value, 5))
         return java_bytes_hash(cloudpickle.dumps(value, protocol=5))
 
@@ -284,7 +300,7 @@ class TupleTypeInfo(TypeInformation):
         if not checks and not changing:
             return None
         arity = len(self.types)
-        slow = _per_value(self.from_python)
+        slow = per_value(self.from_python)
 
         def tuples(values: Sequence[Any]) -> Sequence[Any]:
             try:
@@ -294,7 +310,7 @@ class TupleTypeInfo(TypeInformation):
                 return slow(values)
             if not changing or not values:
                 return values
-            if _types(values) != _TUPLE or set(map(len, values)) != {arity}:
+            if types_of(values) != TUPLE_TYPES or set(map(len, values)) != {arity}:
                 return slow(values)
             columns: list[Any] = list(zip(*values, strict=True))
             for i, convert in changing:
@@ -307,7 +323,7 @@ class TupleTypeInfo(TypeInformation):
         """Flink's ``TupleN.hashCode``: ``31 * h + field.hashCode()`` from the first field's hash."""
         result = 0
         for t, v in zip(self.types, value):
-            result = _int32(31 * result + t.java_hash_code(v))
+            result = int32(31 * result + t.java_hash_code(v))
         return result
 
     def fast_java_formatter(self) -> Any:
@@ -367,7 +383,7 @@ class RowTypeInfo(TypeInformation):
     def java_hash_code(self, value: Any) -> int:
         """Flink's ``Row.hashCode`` (``RowUtils.deepHashCodeRow``): ``31 * kind + deep(fields)``."""
         kind = value.get_row_kind().value if isinstance(value, Row) else 0
-        return _int32(31 * kind + _deep_sequence_hash(self.types, value))
+        return int32(31 * kind + deep_sequence_hash(self.types, value))
 
     def print_str(self, value: Any) -> str:
         """PyFlink prints rows with Python's ``str`` of each field: ``+I[a,1]``."""
@@ -396,12 +412,12 @@ class ListTypeInfo(TypeInformation):
         """Java's ``List.hashCode`` (``Arrays.hashCode`` for a primitive array)."""
         result = 1
         for v in value:
-            result = _int32(31 * result + self.element_type.java_hash_code(v))
+            result = int32(31 * result + self.element_type.java_hash_code(v))
         return result
 
     def deep_hash_code(self, value: Any) -> int:
         """``RowUtils.deepHashCodeList``: element by element, each hashed deeply."""
-        return 0 if value is None else _deep_sequence_hash([self.element_type] * len(value), value)
+        return 0 if value is None else deep_sequence_hash([self.element_type] * len(value), value)
 
 
 class BasicArrayTypeInfo(ListTypeInfo):
@@ -421,7 +437,7 @@ class PrimitiveArrayTypeInfo(ListTypeInfo):
 
     def deep_hash_code(self, value: Any) -> int:
         """``31 + Arrays.hashCode(array)``: a primitive array is not an ``Object[]``."""
-        return 0 if value is None else _int32(31 + ListTypeInfo.java_hash_code(self, value))
+        return 0 if value is None else int32(31 + ListTypeInfo.java_hash_code(self, value))
 
 
 class MapTypeInfo(TypeInformation):
@@ -442,7 +458,7 @@ class MapTypeInfo(TypeInformation):
         total = 0
         for k, v in value.items():
             total += self.key_type.java_hash_code(k) ^ self.value_type.java_hash_code(v)
-        return _int32(total)
+        return int32(total)
 
     def deep_hash_code(self, value: Any) -> int:
         """``RowUtils.deepHashCodeMap``: ``1 + sum(deep(key) ^ deep(value))``."""
@@ -451,7 +467,7 @@ class MapTypeInfo(TypeInformation):
         total = 1
         for k, v in value.items():
             total += self.key_type.deep_hash_code(k) ^ self.value_type.deep_hash_code(v)
-        return _int32(total)
+        return int32(total)
 
     def java_str(self, value: Any) -> str:
         """Java ``Map.toString``."""
@@ -581,223 +597,3 @@ class Types:
     def MAP(key_type: TypeInformation, value_type: TypeInformation) -> TypeInformation:
         """A map."""
         return MapTypeInfo(key_type, value_type)
-
-
-_PLAIN_PICKLE_TYPES = (str, int, float, bool, bytes, type(None))
-
-
-def _plainly_pickled(value: Any) -> bool:
-    """Whether pickle and cloudpickle write the same bytes for ``value`` (no code by value)."""
-    if type(value) is tuple:
-        return all(_plainly_pickled(v) for v in value)
-    return type(value) in _PLAIN_PICKLE_TYPES
-
-
-def _int32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - 0x100000000 if value & 0x80000000 else value
-
-
-def java_bytes_hash(data: bytes) -> int:
-    """Java's ``Arrays.hashCode(byte[])`` (bytes are signed in Java)."""
-    result = 1
-    for b in data:
-        result = (31 * result + (b - 256 if b > 127 else b)) & 0xFFFFFFFF
-    return _int32(result)
-
-
-def java_string_hash(text: str) -> int:
-    """Java's ``String.hashCode``: over UTF-16 code units."""
-    units = text.encode("utf-16-be", "surrogatepass")
-    result = 0
-    for i in range(0, len(units), 2):
-        result = (31 * result + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
-    return _int32(result)
-
-
-def _long_hash(value: int) -> int:
-    value &= 0xFFFFFFFFFFFFFFFF
-    return _int32(value ^ (value >> 32))
-
-
-def _double_hash(value: float) -> int:
-    if value != value:
-        bits = 0x7FF8000000000000  # Double.doubleToLongBits folds every NaN into this one
-    else:
-        bits = struct.unpack(">q", struct.pack(">d", float(value)))[0]
-    return _long_hash(bits)
-
-
-def _float_hash(value: float) -> int:
-    if value != value:
-        return 0x7FC00000
-    return struct.unpack(">i", struct.pack(">f", float(value)))[0]
-
-
-def _big_integer_hash(value: int) -> int:
-    """Java's ``BigInteger.hashCode``: over the magnitude's 32-bit words, times the sign."""
-    magnitude = abs(int(value))
-    words = []
-    while magnitude:
-        words.append(magnitude & 0xFFFFFFFF)
-        magnitude >>= 32
-    result = 0
-    for word in reversed(words):
-        result = (31 * result + word) & 0xFFFFFFFF
-    return _int32(_int32(result) * (1 if value > 0 else -1 if value < 0 else 0))
-
-
-def _big_decimal_hash(value: Any) -> int:
-    """Java's ``BigDecimal.hashCode``: ``31 * unscaledValue.hashCode() + scale``."""
-    sign, digits, exponent = Decimal(value).as_tuple()
-    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
-    return _int32(31 * _big_integer_hash(unscaled) + (-int(exponent)))
-
-
-_INTEGER_BITS = {"BYTE": 8, "SHORT": 16, "INT": 32, "LONG": 64}
-
-
-def _to_integer(name: str, value: Any) -> int:
-    number = int(value)
-    bits = _INTEGER_BITS[name]
-    if not -(1 << (bits - 1)) <= number < 1 << (bits - 1):
-        raise ValueError(
-            f"{value!r} is out of range for Types.{name}() ({bits}-bit: "
-            f"{-(1 << (bits - 1))}..{(1 << (bits - 1)) - 1})"
-        )
-    return number
-
-
-def _to_float32(name: str, value: Any) -> float:
-    """Java's ``(float)`` cast: rounded to 32 bits, beyond the range infinite (as the batch path)."""
-    result: float = array("f", [float(value)])[0]
-    return result
-
-
-def _to_millis(name: str, value: Any) -> Any:
-    """A Java ``Timestamp`` from PyFlink keeps milliseconds: microseconds are cut."""
-    if isinstance(value, datetime.datetime | datetime.time) and value.microsecond % 1000:
-        return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
-    return value
-
-
-_BASIC_CONVERSIONS: dict[str, Any] = {
-    "SQL_TIMESTAMP": _to_millis,
-    **dict.fromkeys(_INTEGER_BITS, _to_integer),
-    "FLOAT": _to_float32,
-    "DOUBLE": lambda name, value: float(value),
-    "BOOLEAN": lambda name, value: bool(value),
-    "BIG_DEC": lambda name, value: value if isinstance(value, Decimal) else Decimal(str(value)),
-}
-
-_BASIC_HASHES: dict[str, Any] = {
-    "STRING": java_string_hash,
-    "BOOLEAN": lambda v: 1231 if v else 1237,
-    "BYTE": lambda v: _int32(int(v)),
-    "SHORT": lambda v: _int32(int(v)),
-    "INT": lambda v: _int32(int(v)),
-    "LONG": lambda v: _long_hash(int(v)),
-    "FLOAT": _float_hash,
-    "DOUBLE": _double_hash,
-    "CHAR": lambda v: ord(v) if isinstance(v, str) else int(v),
-    "BIG_INT": _big_integer_hash,
-    "BIG_DEC": _big_decimal_hash,
-}
-
-
-def _deep_sequence_hash(types: Any, values: Any) -> int:
-    """``RowUtils.deepHashCodeArray``: ``31 * h + deep(element)`` from 1."""
-    result = 1
-    for t, v in zip(types, values):
-        result = (31 * result + t.deep_hash_code(v)) & 0xFFFFFFFF
-    return _int32(result)
-
-
-def flink_key_hash(key: Any, key_type: TypeInformation | None) -> int:
-    """The ``hashCode`` Flink computes for a key of PyFlink's ``key_by``.
-
-    PyFlink's Java side keys by ``KeyByKeySelector``, which wraps the key in a one-field
-    ``Row``: its hash is ``31 + deep(key)``. An undeclared key (``key_type=None``) reaches
-    Java as its pickled bytes (``Types.PICKLED_BYTE_ARRAY()``).
-    """
-    kind = key_type if key_type is not None else _PICKLED
-    return _int32(31 + kind.deep_hash_code(key))
-
-
-def java_double_str(value: float) -> str:
-    """Java's ``Double.toString``: ``1.0``, ``1.0E10``, ``1.0E-4``, ``NaN``, ``Infinity``."""
-    return _java_decimal_str(value, repr(value))
-
-
-def java_float_str(value: float) -> str:
-    """Java's ``Float.toString``: the shortest text that round-trips as a 32-bit float."""
-    as_float32 = _to_float32("FLOAT", value)
-    for digits in range(1, 10):
-        text = f"{as_float32:.{digits}g}"
-        if struct.unpack("f", struct.pack("f", float(text)))[0] == as_float32:
-            return _java_decimal_str(float(text), repr(float(text)))
-    return _java_decimal_str(as_float32, repr(as_float32))
-
-
-def _java_decimal_str(value: float, shortest: str) -> str:
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    magnitude = abs(value)
-    if magnitude == 0 or 1e-3 <= magnitude < 1e7:
-        text = f"{Decimal(shortest):f}"
-        return text if "." in text else text + ".0"
-    mantissa, _, exponent = f"{Decimal(shortest):E}".partition("E")
-    digits = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-    if "." not in digits:
-        digits += ".0"
-    return f"{digits}E{int(exponent)}"
-
-
-def java_str(value: Any) -> str:
-    """Java ``toString`` of a Python value converted to its natural Java type."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float):
-        return java_double_str(value)
-    if isinstance(value, Row):
-        return "{}[{}]".format(value.get_row_kind(), ", ".join(java_str(v) for v in value))
-    if isinstance(value, tuple):
-        return "(" + ",".join(java_str(v) for v in value) + ")"
-    if isinstance(value, list):
-        return "[" + ", ".join(java_str(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{java_str(k)}={java_str(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, datetime.datetime):
-        return value.isoformat(sep=" ")
-    return str(value)
-
-
-_PICKLED = PickledBytesTypeInfo()
-
-
-BatchConverter = Callable[[Sequence[Any]], Sequence[Any]]
-BatchCheck = Callable[[Sequence[Any]], Any]
-_REAL = {int, float}
-_TUPLE = {tuple}
-_ARRAY_CODES = {"BYTE": "b", "SHORT": "h", "INT": "i", "LONG": "q"}
-_EXACT_TYPES: dict[str, set[type]] = {
-    "DOUBLE": {float},
-    "BOOLEAN": {bool},
-    "BIG_DEC": {Decimal},
-}
-
-
-def _types(values: Sequence[Any]) -> set[type]:
-    """The exact types in ``values`` (one C-level pass)."""
-    return set(map(type, values))
-
-
-def _per_value(convert: Callable[[Any], Any]) -> BatchConverter:
-    """The converter applying ``convert`` to every value."""
-    return lambda values: [convert(v) for v in values]

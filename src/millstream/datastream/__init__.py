@@ -13,8 +13,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "BroadcastStream",
             "ConnectedStreams",
         ),
+        "millstream.datastream.closeable_iterator": ("CloseableIterator",),
         "millstream.datastream.data_stream": (
-            "CloseableIterator",
             "DataStream",
             "DataStreamSink",
             "KeyedStream",
@@ -53,6 +53,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
     from millstream.common.time import TimeDomain as TimeDomain
+    from millstream.datastream.closeable_iterator import CloseableIterator as CloseableIterator
     from millstream.datastream.connected_streams import (
         BroadcastConnectedStream as BroadcastConnectedStream,
     )
@@ -61,9 +62,6 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     )
     from millstream.datastream.connected_streams import (
         ConnectedStreams as ConnectedStreams,
-    )
-    from millstream.datastream.data_stream import (
-        CloseableIterator as CloseableIterator,
     )
     from millstream.datastream.data_stream import (
         DataStream as DataStream,

@@ -62,6 +62,7 @@ from millstream.graph.partitioning import (
     ShufflePartitioner,
     typed_key_selector,
 )
+from millstream.graph.stream_graph import check_max_parallelism, check_parallelism
 from millstream.graph.transformations import (
     OneInputTransformation,
     PartitionTransformation,
@@ -74,9 +75,7 @@ from millstream.graph.transformations import (
 if TYPE_CHECKING:
     from millstream.datastream.stream_execution_environment import StreamExecutionEnvironment
 
-__all__ = ["CloseableIterator", "DataStream", "DataStreamSink", "KeyedStream"]
-
-UPPER_BOUND_MAX_PARALLELISM = 1 << 15
+__all__ = ["DataStream", "DataStreamSink", "KeyedStream"]
 
 
 def _function_ref(func: Any, cls: type, method: str, what: str) -> tuple[Any, str | None]:
@@ -94,20 +93,6 @@ def _key_callable(key_selector: Any) -> Any:
     if callable(key_selector):
         return key_selector
     raise TypeError("The key selector must be a KeySelector or a callable function")
-
-
-def _check_parallelism(parallelism: int) -> None:
-    if not isinstance(parallelism, int) or (parallelism < 1 and parallelism != -1):
-        raise ValueError("The parallelism of an operator must be at least 1.")
-
-
-def _check_max_parallelism(max_parallelism: int) -> None:
-    if not isinstance(max_parallelism, int) or max_parallelism <= 0:
-        raise ValueError("The maximum parallelism must be greater than 0.")
-    if max_parallelism > UPPER_BOUND_MAX_PARALLELISM:
-        raise ValueError(
-            f"Maximum parallelism must be smaller than or equal to {UPPER_BOUND_MAX_PARALLELISM}."
-        )
 
 
 class DataStream:
@@ -166,7 +151,7 @@ class DataStream:
 
     def set_parallelism(self, parallelism: int) -> DataStream:
         """Parallelism of this operator."""
-        _check_parallelism(parallelism)
+        check_parallelism(parallelism)
         if self._transformation.non_parallel and parallelism != 1:
             raise ValueError("The parallelism of non parallel operator must be 1.")
         self._update(parallelism=parallelism)
@@ -174,7 +159,7 @@ class DataStream:
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStream:
         """Max parallelism (number of key groups) of this operator."""
-        _check_max_parallelism(max_parallelism)
+        check_max_parallelism(max_parallelism)
         self._update(max_parallelism=max_parallelism)
         return self
 
@@ -606,37 +591,3 @@ class KeyedStream(DataStream):
 
 
 setattr(KeyedStream, "global", KeyedStream._cannot_partition)
-
-
-class CloseableIterator:
-    """Iterator over collected results; close it (or use ``with``) to release the job."""
-
-    def __init__(self, source: Any, on_close: Any) -> None:
-        self._source = source
-        self._on_close = on_close
-        self._closed = False
-
-    def __iter__(self) -> CloseableIterator:
-        return self
-
-    def __next__(self) -> Any:
-        return next(self._source)
-
-    def next(self) -> Any:
-        """The next element."""
-        return next(self._source)
-
-    def close(self) -> None:
-        """Stop the job if still running and release resources."""
-        if not self._closed:
-            self._closed = True
-            self._on_close()
-
-    def __enter__(self) -> CloseableIterator:
-        return self
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if exc_type is KeyboardInterrupt and not self._closed:
-            self._closed = True
-            self._on_close(interrupted=True)  # Ctrl-C: cancel, then release by force if need be
-        self.close()

@@ -21,12 +21,8 @@ from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.connectors.collection import CollectionSource
 from millstream.connectors.file.sink import FileSink
 from millstream.connectors.file.source import FileSource, StreamFormat
-from millstream.datastream.data_stream import (
-    CloseableIterator,
-    DataStream,
-    _check_max_parallelism,
-    _check_parallelism,
-)
+from millstream.datastream.closeable_iterator import CloseableIterator
+from millstream.datastream.data_stream import DataStream
 from millstream.datastream.functions import SourceFunction
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import JobGraph
@@ -39,7 +35,7 @@ from millstream.graph.operator_specs import (
     SourceSpec,
 )
 from millstream.graph.plan_printer import stream_graph_json
-from millstream.graph.stream_graph import StreamGraph
+from millstream.graph.stream_graph import StreamGraph, check_max_parallelism, check_parallelism
 from millstream.graph.stream_graph_generator import GraphSettings, IllegalGraphError, generate_stream_graph
 from millstream.graph.transformations import (
     SinkTransformation,
@@ -130,7 +126,7 @@ class StreamExecutionEnvironment:
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
         """Default parallelism of operators created after this call."""
-        _check_parallelism(parallelism)
+        check_parallelism(parallelism)
         self._config.set_parallelism(parallelism)
         return self
 
@@ -140,7 +136,7 @@ class StreamExecutionEnvironment:
 
     def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
         """Default max parallelism (number of key groups)."""
-        _check_max_parallelism(max_parallelism)
+        check_max_parallelism(max_parallelism)
         self._config.set_max_parallelism(max_parallelism)
         return self
 

@@ -12,9 +12,32 @@ from millstream.graph.operator_specs import ChainingStrategy, OperatorSpec
 from millstream.graph.partitioning import Partitioner
 from millstream.graph.transformations import SideOutputTag
 
-__all__ = ["StreamEdge", "StreamGraph", "StreamNode", "default_max_parallelism"]
+__all__ = [
+    "StreamEdge",
+    "StreamGraph",
+    "StreamNode",
+    "check_max_parallelism",
+    "check_parallelism",
+    "default_max_parallelism",
+]
 
 UPPER_BOUND_MAX_PARALLELISM = 1 << 15
+
+
+def check_parallelism(parallelism: int) -> None:
+    """An operator's parallelism: at least 1, or -1 (the default)."""
+    if not isinstance(parallelism, int) or (parallelism < 1 and parallelism != -1):
+        raise ValueError("The parallelism of an operator must be at least 1.")
+
+
+def check_max_parallelism(max_parallelism: int) -> None:
+    """A maximum parallelism (number of key groups): 1 .. 2**15, as Flink's."""
+    if not isinstance(max_parallelism, int) or max_parallelism <= 0:
+        raise ValueError("The maximum parallelism must be greater than 0.")
+    if max_parallelism > UPPER_BOUND_MAX_PARALLELISM:
+        raise ValueError(
+            f"Maximum parallelism must be smaller than or equal to {UPPER_BOUND_MAX_PARALLELISM}."
+        )
 
 
 def default_max_parallelism(parallelism: int) -> int:

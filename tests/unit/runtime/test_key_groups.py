@@ -17,12 +17,13 @@ from decimal import Decimal
 
 import pytest
 
-from millstream.common.typeinfo import Types, flink_key_hash
+from millstream.common.typeinfo import Types
 from millstream.common.types import Row
 from millstream.runtime.state.key_groups import (
     assign_key_to_parallel_operator,
     assign_to_key_group,
     compute_key_group_range,
+    flink_key_hash,
     flink_murmur_hash,
     key_group_function,
 )

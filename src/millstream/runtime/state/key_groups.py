@@ -1,7 +1,7 @@
 """Key groups: key -> key group -> operator subtask, as Flink's KeyGroupRangeAssignment.
 
 Pure functions. A key's hash is the ``hashCode`` Flink computes for it under PyFlink
-(``millstream.common.typeinfo.flink_key_hash``: the key wrapped in a one-field Row, hashed
+(``flink_key_hash``: the key wrapped in a one-field Row, hashed
 by its declared Java type, or by its pickled bytes when undeclared), spread with Flink's
 ``MathUtils.murmurHash``; key group ``g`` belongs to subtask ``g * parallelism //
 max_parallelism``. So a key lands in the subtask it lands in under PyFlink, which decides
@@ -14,18 +14,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from millstream.common.typeinfo import flink_key_hash
+from millstream.common.java_values import int32
+from millstream.common.typeinfo import PickledBytesTypeInfo, TypeInformation
 
 __all__ = [
     "KeyGroupRange",
     "assign_key_to_parallel_operator",
     "assign_to_key_group",
     "compute_key_group_range",
+    "flink_key_hash",
     "flink_murmur_hash",
     "key_group_function",
     "murmur_mix",
     "operator_index_for_key_group",
 ]
+
+_PICKLED = PickledBytesTypeInfo()
+
+
+def flink_key_hash(key: Any, key_type: TypeInformation | None) -> int:
+    """The ``hashCode`` Flink computes for a key of PyFlink's ``key_by``.
+
+    PyFlink's Java side keys by ``KeyByKeySelector``, which wraps the key in a one-field
+    ``Row``: its hash is ``31 + deep(key)``. An undeclared key (``key_type=None``) reaches
+    Java as its pickled bytes (``Types.PICKLED_BYTE_ARRAY()``).
+    """
+    kind = key_type if key_type is not None else _PICKLED
+    return int32(31 + kind.deep_hash_code(key))
+
 
 _MASK = 0xFFFFFFFF
 
