@@ -26,10 +26,9 @@ from millstream.runtime.blob import package_job_files
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
 from millstream.runtime.jobmanager.collect import END, CollectChannels
-from millstream.runtime.jobmanager.dispatcher import Dispatcher
-from millstream.runtime.jobmanager.job_manager_services import JobManagerServices, open_collect_channels
+from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
-from millstream.runtime.jobmanager.resource_manager import NoResourceAvailableError, ResourceManager
+from millstream.runtime.jobmanager.resource_manager import NoResourceAvailableError
 from millstream.runtime.jobmanager.scheduler import minimum_network_buffers, required_slots
 from millstream.runtime.rpc.wire import generate_secret
 from millstream.runtime.task_manager_processes import TaskManagerProcesses
@@ -42,13 +41,70 @@ REGISTRATION_TIMEOUT_S = 60.0
 INTERRUPT_GRACE_S = 5.0  # after Ctrl-C: how long the job may take to cancel before a forced release
 
 
+class _TaskManagerThreads:
+    """TaskExecutors as objects of this process (``minicluster.mode: threads``)."""
+
+    def __init__(self, configuration: Configuration, count: int, slots: int, cluster: MiniCluster) -> None:
+        self.task_executors = [
+            TaskExecutor(
+                ResourceID(f"tm-{i}-{new_id()[:6]}"),
+                configuration,
+                slots,
+                cluster.collect_channels,
+                cluster.job_master,
+            )
+            for i in range(count)
+        ]
+
+    def start(self, services: JobManagerServices) -> None:
+        services.start_in_process()
+        for te in self.task_executors:
+            te.start()
+            services.resource_manager.register_task_executor(te.resource_id, te, te.num_slots).result()
+
+    def ship(self, services: JobManagerServices, job_graph: JobGraph) -> tuple[str, ...]:
+        return ()  # the job's code is already here
+
+    def stop(self, services: JobManagerServices, force: bool) -> None:
+        for te in self.task_executors:
+            te.shutdown()
+
+    def kill(self) -> None:
+        pass
+
+
+class _TaskManagerProcessPool:
+    """TaskManager processes registering over RPC, as in a standalone cluster (the default)."""
+
+    def __init__(self, configuration: Configuration, count: int, slots: int) -> None:
+        self.processes = TaskManagerProcesses(configuration, count, slots)
+
+    def start(self, services: JobManagerServices) -> None:
+        address = services.start("127.0.0.1", 0)
+        self.processes.start(address, services.rpc.secret)
+        services.registry.wait_for(self.processes.count, REGISTRATION_TIMEOUT_S, self.processes.check_alive)
+
+    def ship(self, services: JobManagerServices, job_graph: JobGraph) -> tuple[str, ...]:
+        job_files = package_job_files(job_graph)
+        return (services.blob_server.put_blob(job_files),) if job_files else ()
+
+    def stop(self, services: JobManagerServices, force: bool) -> None:
+        if not force:
+            services.registry.shutdown_all()
+            self.processes.stop()
+
+    def kill(self) -> None:
+        self.processes.kill()
+
+
 class MiniCluster:
     """JobManager components in this process; TaskManagers as child processes or threads.
 
-    ``processes=True`` (``minicluster.mode: processes``, the default): the JobManager
-    listens on 127.0.0.1 with a fresh secret and ``num_task_managers`` TaskManager
-    processes register with it, as in a standalone cluster. ``processes=False``: one
-    process, TaskExecutors as in-process objects (for debugging and fast tests).
+    One path for both: the JobManager's services (ResourceManager, Dispatcher, collect
+    channels) are the same; only the TaskManagers differ. ``processes=True``
+    (``minicluster.mode: processes``, the default): the JobManager listens on 127.0.0.1
+    with a fresh secret and ``num_task_managers`` TaskManager processes register with it.
+    ``processes=False``: TaskExecutors as in-process objects (debugging, fast tests).
     """
 
     def __init__(
@@ -61,31 +117,32 @@ class MiniCluster:
         self.configuration = configuration
         self.processes = processes
         self.collect_channels = CollectChannels()
-        self.task_executors: list[TaskExecutor] = []
-        self.task_manager_processes: TaskManagerProcesses | None = None
-        self.services: JobManagerServices | None = None
+        self.services = JobManagerServices(configuration, generate_secret(), self.collect_channels)
+        self.resource_manager = self.services.resource_manager
+        self.dispatcher = self.services.dispatcher
+        self._task_managers: _TaskManagerThreads | _TaskManagerProcessPool
         if processes:
-            self.services = JobManagerServices(configuration, generate_secret(), self.collect_channels)
-            self.resource_manager = self.services.resource_manager
-            self.dispatcher = self.services.dispatcher
-            self.task_manager_processes = TaskManagerProcesses(
+            self._task_managers = _TaskManagerProcessPool(
                 configuration, num_task_managers, slots_per_task_manager
             )
         else:
-            self.resource_manager = ResourceManager(configuration.get(opts.SLOT_REQUEST_TIMEOUT) / 1000)
-            self.dispatcher = Dispatcher(self.resource_manager)
-            self.task_executors = [
-                TaskExecutor(
-                    ResourceID(f"tm-{i}-{new_id()[:6]}"),
-                    configuration,
-                    slots_per_task_manager,
-                    self.collect_channels,
-                    self._job_master,
-                )
-                for i in range(num_task_managers)
-            ]
+            self._task_managers = _TaskManagerThreads(
+                configuration, num_task_managers, slots_per_task_manager, self
+            )
         self._started = False
         self._saved_gc = gc.get_threshold()
+
+    @property
+    def task_executors(self) -> list[TaskExecutor]:
+        """The in-process TaskExecutors (none when TaskManagers are processes)."""
+        tms = self._task_managers
+        return tms.task_executors if isinstance(tms, _TaskManagerThreads) else []
+
+    @property
+    def task_manager_processes(self) -> TaskManagerProcesses | None:
+        """The TaskManager processes (None when TaskManagers are threads)."""
+        tms = self._task_managers
+        return tms.processes if isinstance(tms, _TaskManagerProcessPool) else None
 
     def start(self) -> None:
         """Start every component and register the TaskManagers."""
@@ -94,32 +151,15 @@ class MiniCluster:
         if threshold > 0:
             gc.set_threshold(threshold, *self._saved_gc[1:])
         self._started = True
-        if self.services is not None and self.task_manager_processes is not None:
-            address = self.services.start("127.0.0.1", 0)
-            self.task_manager_processes.start(address, self.services.rpc.secret)
-            self.services.registry.wait_for(
-                self.task_manager_processes.count,
-                REGISTRATION_TIMEOUT_S,
-                self.task_manager_processes.check_alive,
-            )
-            return
-        self.resource_manager.start()
-        self.dispatcher.start()
-        for te in self.task_executors:
-            te.start()
-            self.resource_manager.register_task_executor(te.resource_id, te, te.num_slots).result()
+        self._task_managers.start(self.services)
 
-    def _job_master(self, job_id: str) -> JobMaster:
+    def job_master(self, job_id: str) -> JobMaster:
+        """The JobMaster of a running job (the in-process TaskExecutors' gateway to it)."""
         return self.dispatcher.job_masters[job_id]
 
     def submit(self, job_graph: JobGraph) -> JobMaster:
         """Submit a job; returns its JobMaster (``.result`` is a future)."""
-        if self.services is None:
-            open_collect_channels(self.collect_channels, job_graph)
-            return self.dispatcher.submit_job(job_graph)
-        job_files = package_job_files(job_graph)
-        artifacts = (self.services.blob_server.put_blob(job_files),) if job_files else ()
-        return self.services.submit_local(job_graph, artifacts)
+        return self.services.submit_local(job_graph, self._task_managers.ship(self.services, job_graph))
 
     def close(self, force: bool = False) -> None:
         """Stop every component; TaskManager processes exit, threads are joined.
@@ -131,19 +171,10 @@ class MiniCluster:
             return
         self._started = False
         try:
-            for te in self.task_executors:
-                te.shutdown()
-            if self.services is not None and self.task_manager_processes is not None and not force:
-                self.services.registry.shutdown_all()
-                self.task_manager_processes.stop()
+            self._task_managers.stop(self.services, force)
         finally:
-            if self.task_manager_processes is not None:
-                self.task_manager_processes.kill()
-            if self.services is not None:
-                self.services.close()
-            else:
-                self.dispatcher.stop()
-                self.resource_manager.stop()
+            self._task_managers.kill()
+            self.services.close()
             gc.set_threshold(*self._saved_gc)
 
 

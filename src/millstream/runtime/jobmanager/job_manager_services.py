@@ -75,12 +75,14 @@ class JobManagerServices:
         self._work_dir = tempfile.mkdtemp(prefix="millstream-jobmanager-")
         self._blobs = BlobCache(self.blob_server.get_blob, self._work_dir)
         self.address: tuple[str, int] | None = None
+        self._listening = False
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
         """Start the components and listen; returns the RPC address."""
         self.resource_manager.start()
         self.dispatcher.start()
         self.loop.start()
+        self._listening = True
         self.rpc.register("taskmanagers", self.registry, TaskManagerRegistry.RPC_METHODS)
         self.rpc.register("blobserver", self.blob_server, BlobServer.RPC_METHODS)
         self.rpc.register("collect", self.collect_router, CollectRouter.RPC_METHODS)
@@ -140,10 +142,16 @@ class JobManagerServices:
         open_collect_channels(self.collect_channels, job_graph)
         return self.dispatcher.submit_job(job_graph, user_artifacts)
 
+    def start_in_process(self) -> None:
+        """Start the components without listening: every TaskManager runs in this process."""
+        self.resource_manager.start()
+        self.dispatcher.start()
+
     def close(self) -> None:
         """Stop TaskManagers' connections, the components and the loop."""
         self.dispatcher.stop()
         self.resource_manager.stop()
-        self.rpc.close()
-        self.loop.stop()
+        if self._listening:
+            self.rpc.close()
+            self.loop.stop()
         shutil.rmtree(self._work_dir, ignore_errors=True)
