@@ -1,3 +1,3 @@
-"""millstream runtime: io"""
+"""I/O of tasks: the network stack (``network``) that moves records between them."""
 
 __all__: list[str] = []
