@@ -238,12 +238,22 @@ class RemoteInputChannel(InputChannel):
         return None, False
 
     def _recycle(self, segment: bytearray, floating: bool) -> None:
-        """A buffer of this channel was consumed (task thread, or release)."""
+        """A buffer of this channel was consumed (task thread, or release).
+
+        A floating buffer goes back to the gate's pool when the backlog no longer needs it.
+        An exclusive buffer always stays; if that leaves more buffers than the backlog needs,
+        one floating buffer goes back instead (Flink's ``addExclusiveBuffer``): the free
+        buffers, and so the credit, stay the same.
+        """
         announce = False
         with self._lock:
             if self._released:
                 give_back = "exclusive" if not floating else "floating"
             elif floating and self._available_locked() >= self._required:
+                give_back = "floating"
+            elif not floating and self._free_floating and self._available_locked() >= self._required:
+                self._free_exclusive.append(segment)
+                segment = self._free_floating.pop()
                 give_back = "floating"
             else:
                 give_back = ""
