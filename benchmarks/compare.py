@@ -54,11 +54,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("base", help="the commit to compare against (e.g. HEAD~3, a tag)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("benchmark", nargs=argparse.REMAINDER, help="-- SCRIPT [ARGS]")
-    args = parser.parse_args()
-    benchmark = args.benchmark[1:] if args.benchmark[:1] == ["--"] else args.benchmark
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    benchmark = argv[split + 1 :]
     if not benchmark:
-        parser.error("name the benchmark script after --")
+        parser.error("name the benchmark script after --: compare.py BASE -- SCRIPT [ARGS]")
     tree = Path(tempfile.mkdtemp(prefix="millstream-base-"))
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.base], check=True)
     results: dict[str, dict[str, list[float]]] = {"base": {}, "head": {}}
