@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RATIO = re.compile(r"^(?P<label>.*?)\s*ratio to floor: median (?P<value>[0-9.]+)")
+PARALLEL = re.compile(r"^(.*?p=\d+)")
 
 
 def _run(benchmark: list[str], src: Path) -> list[tuple[str, float]]:
@@ -42,8 +43,9 @@ def _run(benchmark: list[str], src: Path) -> list[tuple[str, float]]:
     label = ""
     for line in done.stdout.splitlines():
         match = RATIO.match(line.strip())
-        if match is None:
-            label = line.split("  ")[0].strip() or label  # the measurement the ratio belongs to
+        if match is None:  # a measurement line: its name and parallelism label the ratios below
+            named = PARALLEL.match(line.strip()) or re.match(r"^(.*?)(?:\s{2,}|$)", line.strip())
+            label = " ".join(named[1].split()) if named and named[1] else label
             continue
         ratios.append((label, float(match["value"])))
     return ratios
