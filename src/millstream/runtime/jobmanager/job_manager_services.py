@@ -153,5 +153,5 @@ class JobManagerServices:
         self.resource_manager.stop()
         if self._listening:
             self.rpc.close()
-            self.loop.stop()
+        self.loop.stop()
         shutil.rmtree(self._work_dir, ignore_errors=True)

@@ -87,8 +87,12 @@ class EventLoopThread:
             return None
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the loop (cancelling its tasks) and wait for the thread."""
-        if not self._started or self.loop.is_closed():
+        """Stop the loop (cancelling its tasks) and wait for the thread; a loop that never
+        started is closed here (it holds a selector and a self-pipe)."""
+        if self.loop.is_closed():
+            return
+        if not self._started:
+            self.loop.close()
             return
         try:
             self.loop.call_soon_threadsafe(self.loop.stop)
