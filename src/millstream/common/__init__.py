@@ -7,7 +7,7 @@ from millstream._lazy_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "millstream.common.config_options": ("ConfigOption", "ConfigOptions"),
+        "millstream.common.config_option": ("ConfigOption", "ConfigOptions"),
         "millstream.common.configuration": ("Configuration",),
         "millstream.common.execution_config": ("ExecutionConfig",),
         "millstream.common.job_execution_result": (
@@ -16,6 +16,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "JobID",
             "JobStatus",
         ),
+        "millstream.common.restart_strategy": ("RestartStrategies", "RestartStrategyConfiguration"),
         "millstream.common.serialization": ("Encoder", "SimpleStringSchema"),
         "millstream.common.time": ("Duration", "Instant", "Time"),
         "millstream.common.typeinfo": ("TypeInformation", "Types"),
@@ -25,8 +26,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
-    from millstream.common.config_options import ConfigOption as ConfigOption
-    from millstream.common.config_options import ConfigOptions as ConfigOptions
+    from millstream.common.config_option import ConfigOption as ConfigOption
+    from millstream.common.config_option import ConfigOptions as ConfigOptions
     from millstream.common.configuration import Configuration as Configuration
     from millstream.common.execution_config import ExecutionConfig as ExecutionConfig
     from millstream.common.job_execution_result import (
@@ -40,6 +41,10 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     )
     from millstream.common.job_execution_result import (
         JobStatus as JobStatus,
+    )
+    from millstream.common.restart_strategy import RestartStrategies as RestartStrategies
+    from millstream.common.restart_strategy import (
+        RestartStrategyConfiguration as RestartStrategyConfiguration,
     )
     from millstream.common.serialization import Encoder as Encoder
     from millstream.common.serialization import SimpleStringSchema as SimpleStringSchema

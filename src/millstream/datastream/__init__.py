@@ -13,6 +13,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "BroadcastStream",
             "ConnectedStreams",
         ),
+        "millstream.datastream.checkpoint_config": (
+            "CheckpointConfig",
+            "CheckpointingMode",
+            "ExternalizedCheckpointRetention",
+        ),
         "millstream.datastream.closeable_iterator": ("CloseableIterator",),
         "millstream.datastream.data_stream": (
             "DataStream",
@@ -53,6 +58,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
     from millstream.common.time import TimeDomain as TimeDomain
+    from millstream.datastream.checkpoint_config import CheckpointConfig as CheckpointConfig
+    from millstream.datastream.checkpoint_config import CheckpointingMode as CheckpointingMode
+    from millstream.datastream.checkpoint_config import (
+        ExternalizedCheckpointRetention as ExternalizedCheckpointRetention,
+    )
     from millstream.datastream.closeable_iterator import CloseableIterator as CloseableIterator
     from millstream.datastream.connected_streams import (
         BroadcastConnectedStream as BroadcastConnectedStream,

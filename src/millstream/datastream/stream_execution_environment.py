@@ -17,10 +17,12 @@ from millstream.common.execution_config import ExecutionConfig
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.common.job_execution_result import JobExecutionResult
 from millstream.common.pipeline_executor import get_executor
+from millstream.common.restart_strategy import RestartStrategyConfiguration
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.connectors.collection import CollectionSource
 from millstream.connectors.file.sink import FileSink
 from millstream.connectors.file.source import FileSource, StreamFormat
+from millstream.datastream.checkpoint_config import CheckpointConfig, CheckpointingMode
 from millstream.datastream.closeable_iterator import CloseableIterator
 from millstream.datastream.data_stream import DataStream
 from millstream.datastream.functions import SourceFunction
@@ -88,7 +90,6 @@ class StreamExecutionEnvironment:
         self._chaining_enabled = self._configuration.get(opts.CHAINING_ENABLED)
         self._buffer_timeout = self._configuration.get(opts.BUFFER_TIMEOUT)
         self._runtime_mode = RuntimeExecutionMode[self._configuration.get(opts.RUNTIME_MODE).upper()]
-        self._checkpoint_interval = -1
         self._python_files: list[str] = []
         if self._configuration.contains_key(opts.DEFAULT_PARALLELISM.key):
             self._config.set_parallelism(self._configuration.get(opts.DEFAULT_PARALLELISM))
@@ -169,14 +170,40 @@ class StreamExecutionEnvironment:
         self._runtime_mode = execution_mode
         return self
 
-    def enable_checkpointing(self, interval: int, mode: Any = None) -> StreamExecutionEnvironment:
-        """Record the checkpoint interval (checkpointing is not implemented yet)."""
-        self._checkpoint_interval = interval
+    def enable_checkpointing(
+        self, interval: int, mode: CheckpointingMode | None = None
+    ) -> StreamExecutionEnvironment:
+        """Take a checkpoint every ``interval`` ms (EXACTLY_ONCE unless ``mode`` says otherwise)."""
+        config = self.get_checkpoint_config()
+        config.set_checkpoint_interval(interval)
+        config.set_checkpointing_mode(mode if mode is not None else CheckpointingMode.EXACTLY_ONCE)
         return self
+
+    def get_checkpoint_config(self) -> CheckpointConfig:
+        """The checkpointing settings (a view of this environment's configuration)."""
+        return CheckpointConfig(self._configuration)
 
     def get_checkpoint_interval(self) -> int:
         """The checkpoint interval (-1: disabled)."""
-        return self._checkpoint_interval
+        return self.get_checkpoint_config().get_checkpoint_interval()
+
+    def get_checkpointing_mode(self) -> CheckpointingMode:
+        """EXACTLY_ONCE or AT_LEAST_ONCE."""
+        return self.get_checkpoint_config().get_checkpointing_mode()
+
+    get_checkpointing_consistency_mode = get_checkpointing_mode
+
+    def is_unaligned_checkpoints_enabled(self) -> bool:
+        """Whether checkpoints are unaligned."""
+        return self.get_checkpoint_config().is_unaligned_checkpoints_enabled()
+
+    def is_force_unaligned_checkpoints(self) -> bool:
+        """Whether unaligned checkpoints are forced."""
+        return self.get_checkpoint_config().is_force_unaligned_checkpoints()
+
+    def set_restart_strategy(self, restart_strategy_configuration: RestartStrategyConfiguration) -> None:
+        """Use this restart strategy (PyFlink 1.x; in 2.x set ``restart-strategy.type``)."""
+        restart_strategy_configuration.apply_to(self._configuration)
 
     def add_python_file(self, file_path: str) -> None:
         """Ship a Python file or directory with the job: TaskManagers can import it (``python.files``)."""

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.common.restart_strategy import RestartStrategySettings
+from millstream.graph.checkpointing import CheckpointingSettings
 
 __all__ = ["JobConfig"]
 
@@ -32,6 +34,8 @@ class JobConfig:
     checkpointing_dir: str | None = None
     bundle_size: int = opts.BUNDLE_SIZE.default
     bundle_time: int = opts.BUNDLE_TIME.default  # ms
+    checkpointing: CheckpointingSettings = field(default_factory=CheckpointingSettings)
+    restart_strategy: RestartStrategySettings = field(default_factory=RestartStrategySettings)
 
     def __post_init__(self) -> None:
         if self.runtime_mode is RuntimeExecutionMode.AUTOMATIC:
@@ -53,6 +57,7 @@ class JobConfig:
     ) -> JobConfig:
         """The settings of a job planned with ``configuration`` (the environment's own
         settings passed explicitly, as the environment's setters override the configuration)."""
+        checkpointing = CheckpointingSettings.from_configuration(configuration)
         checkpoint_dir = configuration.get(opts.CHECKPOINTING_DIR) or configuration.get(
             opts.CHECKPOINTS_DIR_DEPRECATED
         )
@@ -65,4 +70,6 @@ class JobConfig:
             checkpointing_dir=checkpoint_dir or None,
             bundle_size=configuration.get(opts.BUNDLE_SIZE),
             bundle_time=configuration.get(opts.BUNDLE_TIME),
+            checkpointing=checkpointing,
+            restart_strategy=RestartStrategySettings.from_configuration(configuration, checkpointing.enabled),
         )

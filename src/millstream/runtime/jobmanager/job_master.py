@@ -100,6 +100,14 @@ class JobMaster(RpcEndpoint):
         self.run_async(self._start_scheduling)
 
     def _start_scheduling(self) -> None:
+        if self.job_graph.job_config.checkpointing.enabled:
+            # the settings are typed and shipped; the coordinator and barriers come next (issue 15)
+            log.warning(
+                "job '%s': checkpointing is configured (every %d ms) but millstream does not take "
+                "checkpoints yet; a failure still ends the job",
+                self.job_graph.job_name,
+                self.job_graph.job_config.checkpointing.interval_ms,
+            )
         try:
             self._started_at = time.monotonic()
             self.execution_graph = build_execution_graph(self.job_graph)
