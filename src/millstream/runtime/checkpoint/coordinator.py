@@ -1,0 +1,305 @@
+"""CheckpointCoordinator: triggers checkpoints, collects acknowledgements, completes or aborts.
+
+Flink's coordinator, on the JobMaster's main thread (every method is called there; no
+locks):
+
+1. ``start_scheduler`` triggers a checkpoint every ``interval``. A trigger is skipped while
+   ``max_concurrent`` checkpoints are pending (it is tried again when one ends) and waits
+   until ``min_pause`` has passed since the last one completed.
+2. ``trigger_checkpoint`` checks that every task is running, takes the next id, creates a
+   ``PendingCheckpoint`` expecting an acknowledgement from every task, schedules its
+   timeout, and asks the source tasks to inject the barrier (``trigger``).
+3. ``receive_acknowledge`` records a task's snapshot; once all tasks acknowledged, the
+   checkpoint completes: its metadata is written to storage, it joins the retained
+   checkpoints (older ones beyond ``retained`` are discarded), and every task is notified
+   (``notify_complete``: two-phase-commit sinks commit then).
+4. A decline, the timeout or ``abort_pending`` (a task failed) aborts a checkpoint; every
+   task is told (``notify_aborted``). Consecutive failures beyond ``tolerable_failures``
+   fail the job (``on_failure``), as Flink's CheckpointFailureManager; a completed
+   checkpoint resets the count. Aborts caused by a job failure do not count.
+
+Time comes from ``now`` (milliseconds) and ``schedule(delay_ms, callback)``, so tests drive
+the coordinator with a manual clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from millstream.graph.checkpointing import CheckpointingSettings
+from millstream.runtime.checkpoint.storage import CheckpointStorage, CompletedCheckpoint
+
+__all__ = [
+    "CheckpointCoordinator",
+    "CheckpointException",
+    "CheckpointFailureReason",
+    "PendingCheckpoint",
+]
+
+log = logging.getLogger(__name__)
+
+
+class CheckpointFailureReason(Enum):
+    """Why a checkpoint did not complete (Flink's names); ``counts``: towards the tolerable failures."""
+
+    CHECKPOINT_EXPIRED = ("Checkpoint expired before completing.", True)
+    CHECKPOINT_DECLINED = ("Task declined the checkpoint.", True)
+    CHECKPOINT_ASYNC_EXCEPTION = ("Asynchronous task checkpoint failed.", True)
+    IO_EXCEPTION = ("An Exception occurred while triggering the checkpoint.", True)
+    NOT_ALL_REQUIRED_TASKS_RUNNING = ("Not all required tasks are currently running.", False)
+    TOO_MANY_CHECKPOINT_REQUESTS = ("The maximum number of queued checkpoint requests exceeded", False)
+    MINIMUM_TIME_BETWEEN_CHECKPOINTS = ("The minimum time between checkpoints is still pending.", False)
+    JOB_FAILOVER_REGION = ("Checkpoint was aborted due to a task failure.", False)
+    CHECKPOINT_COORDINATOR_SHUTDOWN = ("CheckpointCoordinator shutdown.", False)
+
+    @property
+    def message(self) -> str:
+        """Flink's message."""
+        return str(self.value[0])
+
+    @property
+    def counts(self) -> bool:
+        """Whether it counts towards ``tolerable-failed-checkpoints``."""
+        return bool(self.value[1])
+
+
+class CheckpointException(Exception):
+    """A checkpoint that failed, or too many failed in a row."""
+
+    def __init__(self, reason: CheckpointFailureReason, detail: str = "") -> None:
+        super().__init__(reason.message + (f" {detail}" if detail else ""))
+        self.reason = reason
+
+
+@dataclass
+class PendingCheckpoint:
+    """A triggered checkpoint waiting for its acknowledgements."""
+
+    checkpoint_id: int
+    timestamp: int
+    not_yet_acknowledged: set[str]
+    task_states: dict[str, Any] = field(default_factory=dict)  # attempt id -> its snapshot
+
+    @property
+    def fully_acknowledged(self) -> bool:
+        """Every task acknowledged."""
+        return not self.not_yet_acknowledged
+
+
+class CheckpointCoordinator:
+    """One job's checkpoints (see the module docstring)."""
+
+    def __init__(
+        self,
+        job_id: str,
+        settings: CheckpointingSettings,
+        storage: CheckpointStorage,
+        *,
+        tasks: Callable[[], Iterable[str] | None],
+        trigger: Callable[[int, int], None],
+        notify_complete: Callable[[int], None],
+        notify_aborted: Callable[[int], None],
+        on_failure: Callable[[Exception], None],
+        now: Callable[[], int],
+        schedule: Callable[[int, Callable[[], None]], None],
+    ) -> None:
+        """``tasks()``: the attempt ids that must acknowledge, or None while not all are running;
+        ``trigger(checkpoint_id, timestamp)``: inject the barrier at the sources."""
+        self.job_id = job_id
+        self.settings = settings
+        self.storage = storage
+        self._tasks = tasks
+        self._trigger = trigger
+        self._notify_complete = notify_complete
+        self._notify_aborted = notify_aborted
+        self._on_failure = on_failure
+        self._now = now
+        self._schedule = schedule
+        self.pending: dict[int, PendingCheckpoint] = {}
+        self.completed: list[CompletedCheckpoint] = []  # oldest first, at most ``retained``
+        self._next_id = 1
+        self._last_completion_ms: int | None = None
+        self._consecutive_failures = 0
+        self._periodic = False
+        self._generation = 0  # a stopped scheduler's callbacks see an older generation
+        self._deferred = False  # a periodic trigger waits for a pending checkpoint to end
+        self._shut_down = False
+        self.num_completed = 0
+        self.num_failed = 0
+        self.last_duration_ms: int | None = None
+
+    # -- scheduling --------------------------------------------------------------------------
+
+    def start_scheduler(self) -> None:
+        """Trigger periodically from now on (the first after one interval, as Flink's)."""
+        if self._shut_down or not self.settings.enabled:
+            return
+        self._periodic = True
+        self._generation += 1
+        self._schedule_periodic(self.settings.interval_ms)
+
+    def stop_scheduler(self) -> None:
+        """No more periodic triggers (pending checkpoints continue)."""
+        self._periodic = False
+        self._generation += 1
+
+    def _schedule_periodic(self, delay_ms: int) -> None:
+        generation = self._generation
+        self._schedule(max(0, delay_ms), lambda: self._on_periodic(generation))
+
+    def _on_periodic(self, generation: int) -> None:
+        if generation != self._generation or not self._periodic:
+            return
+        try:
+            self.trigger_checkpoint()
+        except CheckpointException as err:
+            if err.reason is CheckpointFailureReason.TOO_MANY_CHECKPOINT_REQUESTS:
+                self._deferred = True  # tried again when a pending checkpoint ends
+                return
+            if err.reason is CheckpointFailureReason.MINIMUM_TIME_BETWEEN_CHECKPOINTS:
+                assert self._last_completion_ms is not None
+                self._schedule_periodic(self._last_completion_ms + self.settings.min_pause_ms - self._now())
+                return
+            log.info("checkpoint of job %s not triggered: %s", self.job_id, err)
+        self._schedule_periodic(self.settings.interval_ms)
+
+    # -- triggering ----------------------------------------------------------------------------
+
+    def trigger_checkpoint(self) -> PendingCheckpoint:
+        """Start a checkpoint now; raises ``CheckpointException`` when it cannot start."""
+        if self._shut_down:
+            raise CheckpointException(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN)
+        if len(self.pending) >= self.settings.max_concurrent:
+            raise CheckpointException(CheckpointFailureReason.TOO_MANY_CHECKPOINT_REQUESTS)
+        now = self._now()
+        if (
+            self._last_completion_ms is not None
+            and now - self._last_completion_ms < self.settings.min_pause_ms
+        ):
+            raise CheckpointException(CheckpointFailureReason.MINIMUM_TIME_BETWEEN_CHECKPOINTS)
+        tasks = self._tasks()
+        if tasks is None:
+            raise CheckpointException(CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING)
+        checkpoint_id = self._next_id
+        self._next_id += 1
+        pending = PendingCheckpoint(checkpoint_id, now, set(tasks))
+        self.pending[checkpoint_id] = pending
+        self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
+        try:
+            self.storage.initialize_location(self.job_id, checkpoint_id)
+            self._trigger(checkpoint_id, now)
+        except Exception as err:
+            self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
+            raise CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)) from err
+        return pending
+
+    def _expire(self, checkpoint_id: int) -> None:
+        pending = self.pending.get(checkpoint_id)
+        if pending is not None:
+            self._abort(pending, CheckpointFailureReason.CHECKPOINT_EXPIRED)
+
+    # -- task messages ---------------------------------------------------------------------
+
+    def receive_acknowledge(self, attempt_id: str, checkpoint_id: int, task_state: Any = None) -> bool:
+        """A task finished its part of ``checkpoint_id``; True if the checkpoint is still pending."""
+        pending = self.pending.get(checkpoint_id)
+        if pending is None or attempt_id not in pending.not_yet_acknowledged:
+            return False  # late (aborted or completed already), or unknown: ignored as Flink does
+        pending.not_yet_acknowledged.discard(attempt_id)
+        pending.task_states[attempt_id] = task_state
+        if pending.fully_acknowledged:
+            self._complete(pending)
+        return True
+
+    def receive_decline(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
+        """A task could not take its part of ``checkpoint_id``: the checkpoint is aborted."""
+        pending = self.pending.get(checkpoint_id)
+        if pending is not None:
+            self._abort(pending, CheckpointFailureReason.CHECKPOINT_DECLINED, f"{attempt_id}: {reason}")
+
+    def abort_pending(
+        self, reason: CheckpointFailureReason = CheckpointFailureReason.JOB_FAILOVER_REGION
+    ) -> None:
+        """Abort every pending checkpoint (a task failed, the job ends)."""
+        for pending in list(self.pending.values()):
+            self._abort(pending, reason)
+
+    def shutdown(self) -> None:
+        """Stop triggering and abort what is pending."""
+        self.stop_scheduler()
+        self.abort_pending(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN)
+        self._shut_down = True
+
+    # -- completion and abort ------------------------------------------------------------------
+
+    def _complete(self, pending: PendingCheckpoint) -> None:
+        del self.pending[pending.checkpoint_id]
+        now = self._now()
+        completed = CompletedCheckpoint(
+            self.job_id, pending.checkpoint_id, pending.timestamp, now, dict(pending.task_states)
+        )
+        try:
+            self.storage.write_metadata(completed)
+        except Exception as err:
+            self._count_failure(CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)))
+            self._notify_aborted(pending.checkpoint_id)
+            self._after_end()
+            return
+        self.completed.append(completed)
+        while len(self.completed) > self.settings.retained:
+            self.storage.discard(self.completed.pop(0))
+        self._last_completion_ms = now
+        self._consecutive_failures = 0
+        self.num_completed += 1
+        self.last_duration_ms = now - pending.timestamp
+        # earlier checkpoints still pending are subsumed by this one (Flink aborts them)
+        for older in [p for p in self.pending.values() if p.checkpoint_id < pending.checkpoint_id]:
+            del self.pending[older.checkpoint_id]
+            self._notify_aborted(older.checkpoint_id)
+        self._notify_complete(pending.checkpoint_id)
+        self._after_end()
+
+    def _abort(self, pending: PendingCheckpoint, reason: CheckpointFailureReason, detail: str = "") -> None:
+        if self.pending.pop(pending.checkpoint_id, None) is None:
+            return
+        self.storage.discard_location(self.job_id, pending.checkpoint_id)
+        self.num_failed += 1
+        log.info(
+            "checkpoint %d of job %s aborted: %s %s",
+            pending.checkpoint_id,
+            self.job_id,
+            reason.message,
+            detail,
+        )
+        self._notify_aborted(pending.checkpoint_id)
+        if reason.counts:
+            self._count_failure(CheckpointException(reason, detail))
+        self._after_end()
+
+    def _count_failure(self, err: CheckpointException) -> None:
+        self._consecutive_failures += 1
+        if self._consecutive_failures > self.settings.tolerable_failures:
+            self.stop_scheduler()
+            failure = CheckpointException(
+                err.reason,
+                f"Exceeded checkpoint tolerable failure threshold ({self.settings.tolerable_failures}).",
+            )
+            failure.__cause__ = err
+            self._on_failure(failure)
+
+    def _after_end(self) -> None:
+        """A checkpoint ended: a deferred periodic trigger may go now (or after the min pause)."""
+        if self._deferred and self._periodic and len(self.pending) < self.settings.max_concurrent:
+            self._deferred = False
+            delay = 0
+            if self._last_completion_ms is not None:
+                delay = self._last_completion_ms + self.settings.min_pause_ms - self._now()
+            self._schedule_periodic(delay)
+
+    def latest_completed(self) -> CompletedCheckpoint | None:
+        """The newest completed checkpoint (what a restart restores)."""
+        return self.completed[-1] if self.completed else None

@@ -1,0 +1,139 @@
+"""Checkpoint storage: where completed checkpoints live (Flink's FileSystemCheckpointStorage).
+
+Layout under ``execution.checkpointing.dir``, as Flink's::
+
+    <dir>/<job id>/chk-<n>/_metadata     the completed checkpoint (written last, atomically)
+    <dir>/<job id>/chk-<n>/...            the tasks' state files (written by the tasks)
+
+A checkpoint exists once its ``_metadata`` does: it is written to a temporary name and
+renamed, so a crash never leaves a half-written checkpoint that looks complete. The
+metadata is versioned (``METADATA_VERSION``); a reader refuses versions it does not know.
+``InMemoryCheckpointStorage`` keeps completed checkpoints in the JobManager only (no
+directory configured: recovery within the job's lifetime, nothing retained after it).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "METADATA_VERSION",
+    "CheckpointStorage",
+    "CompletedCheckpoint",
+    "FileSystemCheckpointStorage",
+    "InMemoryCheckpointStorage",
+    "load_completed_checkpoint",
+]
+
+METADATA_VERSION = 1
+METADATA_FILE = "_metadata"
+
+
+@dataclass
+class CompletedCheckpoint:
+    """A checkpoint every task acknowledged: what a restart restores."""
+
+    job_id: str
+    checkpoint_id: int
+    timestamp: int  # when it was triggered (ms)
+    completion_timestamp: int
+    task_states: dict[str, Any] = field(default_factory=dict)  # attempt id -> snapshot (or its handle)
+    external_pointer: str | None = None  # the chk-<n> directory, for file storage
+
+
+class CheckpointStorage(Protocol):
+    """Where the coordinator puts checkpoints."""
+
+    def initialize_location(self, job_id: str, checkpoint_id: int) -> str | None:
+        """Prepare the place of a new checkpoint; returns its pointer (None: in memory)."""
+        ...
+
+    def write_metadata(self, checkpoint: CompletedCheckpoint) -> None:
+        """Make ``checkpoint`` durable (after this it exists)."""
+        ...
+
+    def discard(self, checkpoint: CompletedCheckpoint) -> None:
+        """A completed checkpoint is no longer retained."""
+        ...
+
+    def discard_location(self, job_id: str, checkpoint_id: int) -> None:
+        """An aborted checkpoint's files go away."""
+        ...
+
+
+class InMemoryCheckpointStorage:
+    """Completed checkpoints only in the JobManager (no directory configured)."""
+
+    def initialize_location(self, job_id: str, checkpoint_id: int) -> str | None:
+        """Nothing to prepare."""
+        return None
+
+    def write_metadata(self, checkpoint: CompletedCheckpoint) -> None:
+        """Kept by the coordinator itself."""
+
+    def discard(self, checkpoint: CompletedCheckpoint) -> None:
+        """Nothing to delete."""
+
+    def discard_location(self, job_id: str, checkpoint_id: int) -> None:
+        """Nothing to delete."""
+
+
+class FileSystemCheckpointStorage:
+    """Checkpoints in a directory (``execution.checkpointing.dir``; ``file://`` accepted)."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory.removeprefix("file://")
+
+    def checkpoint_dir(self, job_id: str, checkpoint_id: int) -> str:
+        """``<dir>/<job id>/chk-<n>``."""
+        return os.path.join(self.directory, job_id, f"chk-{checkpoint_id}")
+
+    def initialize_location(self, job_id: str, checkpoint_id: int) -> str | None:
+        """Create the checkpoint's directory."""
+        path = self.checkpoint_dir(job_id, checkpoint_id)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def write_metadata(self, checkpoint: CompletedCheckpoint) -> None:
+        """Write ``_metadata`` atomically (temporary file, fsync, rename)."""
+        path = self.checkpoint_dir(checkpoint.job_id, checkpoint.checkpoint_id)
+        os.makedirs(path, exist_ok=True)
+        checkpoint.external_pointer = path
+        temporary = os.path.join(path, f".{METADATA_FILE}.inprogress")
+        with open(temporary, "wb") as f:
+            pickle.dump((METADATA_VERSION, checkpoint), f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, os.path.join(path, METADATA_FILE))
+
+    def discard(self, checkpoint: CompletedCheckpoint) -> None:
+        """Delete a checkpoint no longer retained."""
+        self.discard_location(checkpoint.job_id, checkpoint.checkpoint_id)
+
+    def discard_location(self, job_id: str, checkpoint_id: int) -> None:
+        """Delete the checkpoint's directory."""
+        shutil.rmtree(self.checkpoint_dir(job_id, checkpoint_id), ignore_errors=True)
+
+
+def load_completed_checkpoint(path: str) -> CompletedCheckpoint:
+    """The checkpoint at ``path`` (a ``chk-<n>`` directory or its ``_metadata`` file).
+
+    Raises:
+        FileNotFoundError: no completed checkpoint there.
+        ValueError: a metadata version this millstream does not know.
+    """
+    path = path.removeprefix("file://")
+    metadata = path if os.path.basename(path) == METADATA_FILE else os.path.join(path, METADATA_FILE)
+    if not os.path.isfile(metadata):
+        raise FileNotFoundError(f"no completed checkpoint at {path} (missing {METADATA_FILE})")
+    with open(metadata, "rb") as f:
+        version, checkpoint = pickle.load(f)
+    if version != METADATA_VERSION:
+        raise ValueError(
+            f"{metadata}: checkpoint metadata version {version}, this millstream reads {METADATA_VERSION}"
+        )
+    return checkpoint

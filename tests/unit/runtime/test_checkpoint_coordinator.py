@@ -1,0 +1,222 @@
+"""CheckpointCoordinator with a manual clock: periodic triggers, acknowledgements, timeouts,
+declines, concurrency and pause limits, retained checkpoints and the tolerable-failure count
+(Flink's CheckpointCoordinator and CheckpointFailureManager rules)."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from millstream.graph.checkpointing import CheckpointingSettings
+from millstream.runtime.checkpoint.coordinator import (
+    CheckpointCoordinator,
+    CheckpointException,
+    CheckpointFailureReason,
+)
+from millstream.runtime.checkpoint.storage import (
+    FileSystemCheckpointStorage,
+    InMemoryCheckpointStorage,
+    load_completed_checkpoint,
+)
+
+TASKS = ("source-0", "map-0", "sink-0")
+
+
+class Harness:
+    """A coordinator, a manual clock, and a record of what it asked of the tasks."""
+
+    def __init__(self, storage: Any = None, tasks: tuple[str, ...] | None = TASKS, **settings: Any) -> None:
+        self.now = 0
+        self._timers: list[tuple[int, int, Callable[[], None]]] = []
+        self._sequence = itertools.count()
+        self.tasks = tasks
+        self.triggered: list[int] = []
+        self.completed: list[int] = []
+        self.aborted: list[int] = []
+        self.failures: list[Exception] = []
+        self.coordinator = CheckpointCoordinator(
+            "job",
+            CheckpointingSettings(**{"interval_ms": 1000, **settings}),
+            storage or InMemoryCheckpointStorage(),
+            tasks=lambda: self.tasks,
+            trigger=lambda cid, ts: self.triggered.append(cid),
+            notify_complete=self.completed.append,
+            notify_aborted=self.aborted.append,
+            on_failure=self.failures.append,
+            now=lambda: self.now,
+            schedule=self._schedule,
+        )
+
+    def _schedule(self, delay_ms: int, callback: Callable[[], None]) -> None:
+        heapq.heappush(self._timers, (self.now + delay_ms, next(self._sequence), callback))
+
+    def advance(self, ms: int) -> None:
+        """Move the clock, running every callback due on the way, in time order."""
+        end = self.now + ms
+        while self._timers and self._timers[0][0] <= end:
+            due, _, callback = heapq.heappop(self._timers)
+            self.now = max(self.now, due)
+            callback()
+        self.now = end
+
+    def ack_all(self, checkpoint_id: int) -> None:
+        for task in TASKS:
+            self.coordinator.receive_acknowledge(
+                task, checkpoint_id, {"task": task, "checkpoint": checkpoint_id}
+            )
+
+
+def test_the_scheduler_triggers_every_interval_and_a_checkpoint_completes_when_all_tasks_acknowledge():
+    h = Harness()
+    h.coordinator.start_scheduler()
+    h.advance(999)
+    assert h.triggered == []
+    h.advance(1)
+    assert h.triggered == [1]
+    h.coordinator.receive_acknowledge("source-0", 1)
+    h.coordinator.receive_acknowledge("map-0", 1)
+    assert h.completed == [] and 1 in h.coordinator.pending
+    h.advance(5)
+    h.coordinator.receive_acknowledge("sink-0", 1)
+    assert h.completed == [1]
+    assert h.coordinator.latest_completed().checkpoint_id == 1
+    assert h.coordinator.last_duration_ms == 5
+    h.advance(1000)
+    assert h.triggered == [1, 2]
+
+
+def test_acknowledgements_that_are_late_duplicated_or_unknown_are_ignored():
+    h = Harness()
+    pending = h.coordinator.trigger_checkpoint()
+    assert h.coordinator.receive_acknowledge("source-0", pending.checkpoint_id)
+    assert not h.coordinator.receive_acknowledge("source-0", pending.checkpoint_id)  # duplicate
+    assert not h.coordinator.receive_acknowledge("someone-else", pending.checkpoint_id)
+    assert not h.coordinator.receive_acknowledge("map-0", 99)
+    h.ack_all(pending.checkpoint_id)
+    assert h.completed == [1]
+    assert not h.coordinator.receive_acknowledge("sink-0", 1)  # after completion
+
+
+def test_a_checkpoint_that_times_out_is_aborted_and_fails_the_job_without_tolerance():
+    h = Harness(timeout_ms=500)
+    h.coordinator.trigger_checkpoint()
+    h.coordinator.receive_acknowledge("source-0", 1)
+    h.advance(499)
+    assert h.aborted == []
+    h.advance(1)
+    assert h.aborted == [1] and not h.coordinator.pending
+    assert len(h.failures) == 1
+    assert isinstance(h.failures[0], CheckpointException)
+    assert "Exceeded checkpoint tolerable failure threshold (0)" in str(h.failures[0])
+    assert h.failures[0].reason is CheckpointFailureReason.CHECKPOINT_EXPIRED
+
+
+def test_failures_up_to_the_tolerable_number_are_survived_and_a_completion_resets_the_count():
+    h = Harness(tolerable_failures=2)
+    for checkpoint_id in (1, 2):
+        h.coordinator.trigger_checkpoint()
+        h.coordinator.receive_decline("map-0", checkpoint_id, "not ready")
+    assert h.aborted == [1, 2] and h.failures == []
+    h.coordinator.trigger_checkpoint()
+    h.ack_all(3)  # resets the count
+    for checkpoint_id in (4, 5):
+        h.coordinator.trigger_checkpoint()
+        h.coordinator.receive_decline("map-0", checkpoint_id, "not ready")
+    assert h.failures == []
+    h.coordinator.trigger_checkpoint()
+    h.coordinator.receive_decline("map-0", 6, "not ready")
+    assert len(h.failures) == 1 and h.failures[0].reason is CheckpointFailureReason.CHECKPOINT_DECLINED
+
+
+def test_an_abort_for_a_task_failure_does_not_count_as_a_checkpoint_failure():
+    h = Harness()
+    h.coordinator.trigger_checkpoint()
+    h.coordinator.abort_pending()
+    assert h.aborted == [1] and h.failures == []
+
+
+def test_at_most_max_concurrent_checkpoints_and_a_skipped_trigger_runs_when_one_ends():
+    h = Harness(max_concurrent=1)
+    h.coordinator.start_scheduler()
+    h.advance(1000)
+    assert h.triggered == [1]
+    h.advance(2500)  # two intervals pass while checkpoint 1 is pending
+    assert h.triggered == [1]
+    with pytest.raises(CheckpointException, match="maximum number of queued checkpoint requests"):
+        h.coordinator.trigger_checkpoint()
+    h.ack_all(1)
+    h.advance(0)
+    assert h.triggered == [1, 2]  # the deferred trigger went at once
+
+
+def test_the_minimum_pause_counts_from_the_last_completion():
+    h = Harness(min_pause_ms=800)
+    h.coordinator.start_scheduler()
+    h.advance(1000)
+    h.advance(600)
+    h.ack_all(1)  # completes at 1600
+    h.advance(400)  # 2000: the interval is due but the pause lasts until 2400
+    assert h.triggered == [1]
+    with pytest.raises(CheckpointException, match="minimum time between checkpoints"):
+        h.coordinator.trigger_checkpoint()
+    h.advance(399)
+    assert h.triggered == [1]
+    h.advance(1)
+    assert h.triggered == [1, 2]
+
+
+def test_no_checkpoint_while_not_all_tasks_run():
+    h = Harness(tasks=None)
+    with pytest.raises(CheckpointException, match="Not all required tasks are currently running"):
+        h.coordinator.trigger_checkpoint()
+    h.coordinator.start_scheduler()
+    h.advance(1000)
+    assert h.triggered == [] and h.failures == []  # the scheduler just tries again later
+    h.tasks = TASKS
+    h.advance(1000)
+    assert h.triggered == [1]
+
+
+def test_a_completed_checkpoint_subsumes_older_pending_ones():
+    h = Harness(max_concurrent=3)
+    for _ in range(3):
+        h.coordinator.trigger_checkpoint()
+    h.ack_all(2)
+    assert h.completed == [2] and h.aborted == [1]
+    assert list(h.coordinator.pending) == [3]
+
+
+def test_file_storage_keeps_the_retained_checkpoints_with_atomic_versioned_metadata(tmp_path):
+    storage = FileSystemCheckpointStorage(f"file://{tmp_path}")
+    h = Harness(storage=storage, retained=2)
+    for checkpoint_id in (1, 2, 3):
+        h.coordinator.trigger_checkpoint()
+        h.ack_all(checkpoint_id)
+    job_dir = tmp_path / "job"
+    assert sorted(os.listdir(job_dir)) == ["chk-2", "chk-3"]
+    assert os.listdir(job_dir / "chk-3") == ["_metadata"]
+    restored = load_completed_checkpoint(str(job_dir / "chk-3"))
+    assert restored.checkpoint_id == 3
+    assert restored.task_states["map-0"] == {"task": "map-0", "checkpoint": 3}
+    h.coordinator.trigger_checkpoint()
+    h.coordinator.receive_decline("sink-0", 4, "boom")
+    assert not (job_dir / "chk-4").exists()  # an aborted checkpoint leaves nothing behind
+    with pytest.raises(FileNotFoundError, match="no completed checkpoint"):
+        load_completed_checkpoint(str(job_dir / "chk-4"))
+
+
+def test_shutdown_aborts_pending_checkpoints_and_stops_triggering():
+    h = Harness()
+    h.coordinator.start_scheduler()
+    h.advance(1000)
+    h.coordinator.shutdown()
+    assert h.aborted == [1] and h.failures == []
+    h.advance(5000)
+    assert h.triggered == [1]
+    with pytest.raises(CheckpointException, match="shutdown"):
+        h.coordinator.trigger_checkpoint()
