@@ -7,12 +7,36 @@ from dataclasses import dataclass
 
 from millstream.runtime.io.network.buffer import Buffer, DataType
 
-__all__ = ["EndOfPartitionEvent", "TaskEvent", "deserialize_event", "serialize_event"]
+__all__ = [
+    "CancelCheckpointMarker",
+    "CheckpointBarrier",
+    "EndOfPartitionEvent",
+    "TaskEvent",
+    "deserialize_event",
+    "serialize_event",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class EndOfPartitionEvent:
     """The producer finished this subpartition; nothing follows."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointBarrier:
+    """Everything before it belongs to checkpoint ``checkpoint_id`` (injected at the sources,
+    forwarded by every task once it snapshotted); ``unaligned``: it may overtake data."""
+
+    checkpoint_id: int
+    timestamp: int
+    unaligned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CancelCheckpointMarker:
+    """Checkpoint ``checkpoint_id`` was abandoned upstream: stop aligning for it."""
+
+    checkpoint_id: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,8 @@ class SingleInputGate:
         self._queue: deque[InputChannel] = deque()  # under _lock
         self._queued: set[int] = set()  # channel indexes in _queue, under _lock
         self.finished_channels = 0  # owner: consuming task thread
+        self._blocked: set[int] = set()  # owner: consuming task thread (aligning a checkpoint)
+        self._parked: list[InputChannel] = []  # owner: consuming task thread: blocked, with data
         self.buffer_pool: Any = None  # LocalBufferPool of floating buffers (remote channels only)
 
     def add_channel(self, channel: InputChannel) -> None:
@@ -68,6 +70,9 @@ class SingleInputGate:
                     return None
                 channel = self._queue.popleft()
                 self._queued.discard(channel.channel_index)
+            if channel.channel_index in self._blocked:
+                self._parked.append(channel)  # its data waits until the alignment ends
+                continue
             buffer, more = channel.get_next_buffer()
             if more:
                 self.notify_channel_non_empty(channel)
@@ -75,6 +80,18 @@ class SingleInputGate:
                 channel.buffers_in += 1
                 channel.bytes_in += buffer.size
                 return channel, buffer
+
+    def block_channel(self, channel_index: int) -> None:
+        """Deliver nothing more from this channel until ``resume_consumption`` (task thread):
+        it delivered a checkpoint barrier and the others have not yet (aligned checkpoints)."""
+        self._blocked.add(channel_index)
+
+    def resume_consumption(self) -> None:
+        """Unblock every channel (task thread); those that got data meanwhile are queued again."""
+        self._blocked.clear()
+        parked, self._parked = self._parked, []
+        for channel in parked:
+            self.notify_channel_non_empty(channel)
 
     @property
     def is_finished(self) -> bool:

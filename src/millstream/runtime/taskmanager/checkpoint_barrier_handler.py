@@ -1,0 +1,175 @@
+"""Checkpoint barriers at a task's inputs: when the task may take its snapshot.
+
+A task with several input channels takes checkpoint ``n`` once barrier ``n`` arrived on
+every channel that has not finished. Two ways to get there:
+
+* ``AlignedBarrierHandler`` (EXACTLY_ONCE, Flink's SingleCheckpointBarrierHandler, aligned):
+  a channel that delivered barrier ``n`` is blocked: its data belongs after the snapshot,
+  so it waits while the other channels catch up. When the last barrier arrives every
+  channel resumes and the task snapshots with exactly the records before the barriers.
+* ``BarrierTracker`` (AT_LEAST_ONCE, Flink's CheckpointBarrierTracker): nothing blocks; the
+  task snapshots when the last barrier arrives, with some records after the barrier
+  already processed (on recovery they are processed again: at least once).
+
+A barrier of a newer checkpoint arriving while an older one aligns aborts the older one
+(it can never complete); a ``CancelCheckpointMarker`` aborts the checkpoint it names;
+barriers of checkpoints already completed or aborted are ignored. A channel that finishes
+(EndOfPartition) no longer counts. All on the task thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
+from millstream.runtime.io.network.events import CancelCheckpointMarker, CheckpointBarrier
+
+__all__ = ["AlignedBarrierHandler", "BarrierTracker", "CheckpointBarrierHandler"]
+
+Channel = tuple[int, int]  # (gate index, channel index)
+
+
+class CheckpointBarrierHandler:
+    """Counts barriers per checkpoint over all channels of a task's gates."""
+
+    def __init__(
+        self,
+        gates: list[SingleInputGate],
+        on_barriers_complete: Callable[[CheckpointBarrier], None],
+        on_aborted: Callable[[int], None],
+    ) -> None:
+        self._gates = gates
+        self._on_complete = on_barriers_complete
+        self._on_aborted = on_aborted
+        self.latest_done = -1  # the newest checkpoint completed or aborted here
+
+    def _open_channels(self) -> set[Channel]:
+        return {
+            (gate.gate_index, channel.channel_index)
+            for gate in self._gates
+            for channel in gate.channels
+            if not channel.finished
+        }
+
+    def process_barrier(self, gate: SingleInputGate, channel_index: int, barrier: CheckpointBarrier) -> None:
+        """Barrier ``barrier.checkpoint_id`` arrived on one channel."""
+        raise NotImplementedError
+
+    def process_cancel(
+        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
+    ) -> None:
+        """Checkpoint ``marker.checkpoint_id`` was abandoned upstream."""
+        raise NotImplementedError
+
+    def process_end_of_partition(self) -> None:
+        """A channel finished: checkpoints waiting only for it complete now."""
+        raise NotImplementedError
+
+
+class AlignedBarrierHandler(CheckpointBarrierHandler):
+    """EXACTLY_ONCE: block channels that delivered the barrier until all did."""
+
+    def __init__(
+        self,
+        gates: list[SingleInputGate],
+        on_barriers_complete: Callable[[CheckpointBarrier], None],
+        on_aborted: Callable[[int], None],
+    ) -> None:
+        super().__init__(gates, on_barriers_complete, on_aborted)
+        self._barrier: CheckpointBarrier | None = None  # the checkpoint being aligned
+        self._arrived: set[Channel] = set()
+
+    @property
+    def aligning(self) -> int | None:
+        """The checkpoint being aligned, if any."""
+        return self._barrier.checkpoint_id if self._barrier is not None else None
+
+    def process_barrier(self, gate: SingleInputGate, channel_index: int, barrier: CheckpointBarrier) -> None:
+        checkpoint_id = barrier.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return  # completed or aborted here already
+        if self._barrier is not None and checkpoint_id > self._barrier.checkpoint_id:
+            self._abort(self._barrier.checkpoint_id)  # subsumed: the older one cannot complete
+        if self._barrier is None:
+            self._barrier = barrier
+        self._arrived.add((gate.gate_index, channel_index))
+        gate.block_channel(channel_index)
+        self._maybe_complete()
+
+    def process_cancel(
+        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
+    ) -> None:
+        checkpoint_id = marker.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return
+        if self._barrier is not None and self._barrier.checkpoint_id > checkpoint_id:
+            return  # a newer checkpoint aligns already
+        self._abort(checkpoint_id)
+
+    def process_end_of_partition(self) -> None:
+        self._maybe_complete()
+
+    def _maybe_complete(self) -> None:
+        barrier = self._barrier
+        if barrier is None or not self._open_channels() <= self._arrived:
+            return
+        self._reset()
+        self.latest_done = barrier.checkpoint_id
+        self._on_complete(barrier)
+
+    def _abort(self, checkpoint_id: int) -> None:
+        self._reset()
+        self.latest_done = max(self.latest_done, checkpoint_id)
+        self._on_aborted(checkpoint_id)
+
+    def _reset(self) -> None:
+        self._barrier = None
+        self._arrived = set()
+        for gate in self._gates:
+            gate.resume_consumption()
+
+
+class BarrierTracker(CheckpointBarrierHandler):
+    """AT_LEAST_ONCE: count barriers per checkpoint, never block."""
+
+    def __init__(
+        self,
+        gates: list[SingleInputGate],
+        on_barriers_complete: Callable[[CheckpointBarrier], None],
+        on_aborted: Callable[[int], None],
+    ) -> None:
+        super().__init__(gates, on_barriers_complete, on_aborted)
+        self._pending: dict[int, tuple[CheckpointBarrier, set[Channel]]] = {}
+
+    def process_barrier(self, gate: SingleInputGate, channel_index: int, barrier: CheckpointBarrier) -> None:
+        checkpoint_id = barrier.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return
+        _, arrived = self._pending.setdefault(checkpoint_id, (barrier, set()))
+        arrived.add((gate.gate_index, channel_index))
+        self._maybe_complete()
+
+    def process_cancel(
+        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
+    ) -> None:
+        checkpoint_id = marker.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return
+        self._pending.pop(checkpoint_id, None)
+        self._on_aborted(checkpoint_id)
+
+    def process_end_of_partition(self) -> None:
+        self._maybe_complete()
+
+    def _maybe_complete(self) -> None:
+        open_channels = self._open_channels()
+        for checkpoint_id in sorted(self._pending):
+            barrier, arrived = self._pending[checkpoint_id]
+            if open_channels <= arrived:
+                # older ones still counting can no longer complete: channels are FIFO
+                for older in [c for c in self._pending if c < checkpoint_id]:
+                    del self._pending[older]
+                    self._on_aborted(older)
+                del self._pending[checkpoint_id]
+                self.latest_done = checkpoint_id
+                self._on_complete(barrier)
