@@ -11,9 +11,10 @@ implements these; the runtime calls them without importing any connector.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "CheckpointedSourceReader",
     "ReaderContext",
     "Sink",
     "SinkWriter",
@@ -55,6 +56,21 @@ class SourceReader(Protocol):
 
     def close(self) -> None:
         """Release files and connections."""
+        ...
+
+
+@runtime_checkable
+class CheckpointedSourceReader(SourceReader, Protocol):
+    """A reader whose position can be checkpointed: after ``restore_state(snapshot_state())``
+    on a new reader of the same subtask, it continues exactly after the last element the
+    old one returned (FLIP-27's ``SourceReader.snapshotState``)."""
+
+    def snapshot_state(self) -> Any:
+        """The position after the last element returned by ``poll`` (plain, picklable data)."""
+        ...
+
+    def restore_state(self, state: Any) -> None:
+        """Continue from ``state`` (before the first ``poll``)."""
         ...
 
 

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from millstream.common.connector import ReaderContext
+from millstream.connectors.base import check_reader_state_version
 
 __all__ = ["DataGeneratorSource", "GeneratorReader"]
 
@@ -86,6 +87,18 @@ class GeneratorReader:
         self._next = start + n * self._step
         self._emitted += n
         return batch
+
+    def snapshot_state(self) -> dict[str, int]:
+        """The next index and how many values were returned."""
+        return {"version": 1, "next": self._next, "emitted": self._emitted}
+
+    def restore_state(self, state: dict[str, int]) -> None:
+        """Continue at the next index; the rate limit counts from the restored values."""
+        check_reader_state_version(state)
+        self._next = int(state["next"])
+        self._emitted = int(state["emitted"])
+        if self._rate is not None:
+            self._started = time.monotonic() - self._emitted / self._rate
 
     def close(self) -> None:
         """Nothing to release."""
