@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.common.connector import ReaderContext
+from millstream.connectors.base import check_reader_state_version
 
 __all__ = ["BulkFormat", "FileSource", "FileSourceBuilder", "StreamFormat"]
 
@@ -274,12 +275,21 @@ class FileSourceBuilder:
 
 
 class FileReader:
-    """Reads its splits in order; ``current_file`` names the file being read (for errors)."""
+    """Reads its splits in order; ``current_file`` names the file being read (for errors).
+
+    Subclasses implement ``_poll``, returning records of one split per batch (a batch never
+    spans two splits). That is what makes the position checkpointable: the split being read,
+    the splits after it, and how many records of the current split were returned; a restored
+    reader opens the same split again and skips that many records.
+    """
 
     def __init__(self, splits: list[_Split]) -> None:
         self._splits = list(splits)
         self.available_at = 0.0
         self.current_file = ""
+        self._current: _Split | None = None  # the split the last batch came from
+        self._returned_in_current = 0
+        self._skip = 0  # records of the first split to drop (restored from a checkpoint)
 
     def _next_split(self) -> _Split | None:
         """Close the current file and take the next split (None when all are read)."""
@@ -288,6 +298,8 @@ class FileReader:
             return None
         split = self._splits.pop(0)
         self.current_file = split.path
+        self._current = split
+        self._returned_in_current = 0
         return split
 
     def add_splits(self, splits: list[_Split]) -> None:
@@ -296,7 +308,42 @@ class FileReader:
 
     def poll(self, max_records: int) -> list[Any] | None:
         """Up to ``max_records`` records; None when every split is read."""
+        while True:
+            batch = self._poll(max_records)
+            if not batch:
+                return batch
+            if self._skip:
+                dropped = min(self._skip, len(batch))
+                self._skip -= dropped
+                self._returned_in_current += dropped
+                batch = batch[dropped:]
+                if not batch:
+                    continue
+            self._returned_in_current += len(batch)
+            return batch
+
+    def _poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` records of one split; None when every split is read."""
         raise NotImplementedError
+
+    def snapshot_state(self) -> dict[str, Any]:
+        """The splits still to read (the current one first) and the records of it returned."""
+        current = [self._current] if self._current is not None else []
+        returned = self._returned_in_current if self._current is not None else 0
+        return {
+            "version": 1,
+            "splits": [(s.path, s.start, s.end, s.weight) for s in current + self._splits],
+            "skip": returned + self._skip,
+        }
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Read the checkpointed splits, dropping the records of the first one already returned."""
+        check_reader_state_version(state)
+        self.close()
+        self._splits = [_Split(*split) for split in state["splits"]]
+        self._current = None
+        self._returned_in_current = 0
+        self._skip = int(state["skip"])
 
     def close(self) -> None:
         """Close the open file."""
@@ -315,11 +362,11 @@ class TextLineReader(FileReader):
         self._end = 0
         self._split_done = True
 
-    def poll(self, max_records: int) -> list[Any] | None:
-        """Up to ``max_records`` records; None when every split is read."""
+    def _poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` records of one split; None when every split is read."""
         while len(self._pending) < max_records:
-            if self._split_done and not self._open_next():
-                break
+            if self._split_done and (self._pending or not self._open_next()):
+                break  # the split's records go out before the next split opens
             self._pending.extend(self._read_chunk())
         if not self._pending:
             return None
@@ -401,6 +448,16 @@ class MonitoringReader(FileReader):
             size = os.path.getsize(path)
             if size:
                 self._inner.add_splits(self._source.stream_format.units(path, size))
+
+    def snapshot_state(self) -> dict[str, Any]:
+        """The files seen so far and the position in those of this subtask."""
+        return {"version": 1, "seen": sorted(self._seen), "inner": self._inner.snapshot_state()}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Files seen before the checkpoint are not assigned again; the rest is the inner position."""
+        check_reader_state_version(state)
+        self._seen = set(state["seen"])
+        self._inner.restore_state(state["inner"])
 
     def poll(self, max_records: int) -> list[Any] | None:
         """Records of new files; [] until the next discovery when there are none."""

@@ -260,8 +260,8 @@ class _CsvReader(FileReader):
             return row
         return None
 
-    def poll(self, max_records: int) -> list[Any] | None:
-        """Up to ``max_records`` rows; None when every file is read."""
+    def _poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` rows of one file; None when every file is read."""
         out: list[Any] = []
         names, converters = self._names, self._converters
         arity = len(names)
@@ -271,6 +271,8 @@ class _CsvReader(FileReader):
             row = self._next_row()
             if row is None:
                 self.close()
+                if out:
+                    break  # a batch holds the rows of one file
                 continue
             if self._skip_data_row:
                 self._skip_data_row = False

@@ -102,11 +102,11 @@ class _ParquetReader(FileReader):
         )
         return True
 
-    def poll(self, max_records: int) -> list[Any] | None:
-        """Up to ``max_records`` rows; None when every row group is read."""
+    def _poll(self, max_records: int) -> list[Any] | None:
+        """Up to ``max_records`` rows of one unit; None when every row group is read."""
         while len(self._pending) < max_records:
-            if self._batches is None and not self._open_next():
-                break
+            if self._batches is None and (self._pending or not self._open_next()):
+                break  # a batch holds the rows of one unit
             batch = next(self._batches, None)
             if batch is None:
                 self.close()
