@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
@@ -36,6 +36,7 @@ from millstream.runtime.partitioning import (
     RoundRobinChannelSelector,
     create_channel_selector,
 )
+from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.runtime.taskmanager.input_processor import InputHandler
 from millstream.runtime.taskmanager.operator_chain import (
     ChainEnvironment,
@@ -54,6 +55,7 @@ __all__ = [
     "HeadSnapshot",
     "InputHandler",
     "KeySelectorError",
+    "OperatorSnapshot",
     "RoundRobinChannelSelector",
     "StreamOperator",
     "TaskLocation",
@@ -67,17 +69,7 @@ __all__ = [
 ]
 
 
-class HeadSnapshot(NamedTuple):
-    """The head operator's state: keyed state entries, timers, operator state (Spark's state store)."""
-
-    keyed: Any = ()
-    event_timers: list[tuple[int, Any, Any]] = []
-    processing_timers: list[tuple[int, Any, Any]] = []
-    operator_state: Any = {}
-
-    def is_empty(self) -> bool:
-        """Nothing to keep."""
-        return not (self.keyed or self.event_timers or self.processing_timers or self.operator_state)
+HeadSnapshot = OperatorSnapshot  # the head operator's state in the Spark runner's state store
 
 
 class VertexHost:
@@ -240,20 +232,9 @@ class VertexHost:
 
     def snapshot_head(self) -> HeadSnapshot:
         """The head's keyed state, timers and operator state."""
-        head = self.head
-        event_timers: list[tuple[int, Any, Any]] = []
-        processing_timers: list[tuple[int, Any, Any]] = []
-        if head.timer_service is not None:
-            event_timers, processing_timers = head.timer_service.snapshot_timers()
-        return HeadSnapshot(
-            head.snapshot_keyed_state(), event_timers, processing_timers, head.snapshot_operator_state()
-        )
+        return self.head.snapshot_state(0)
 
     def restore_head(self, snapshot: HeadSnapshot) -> None:
         """Put a snapshot back; the head's watermark restarts at Long.MIN_VALUE."""
-        head = self.head
-        head.restore_keyed_state(snapshot.keyed)
-        head.restore_operator_state(snapshot.operator_state)
-        if head.timer_service is not None:
-            head.timer_service.restore_timers(snapshot.event_timers, snapshot.processing_timers)
-        head.current_watermark = -(2**63)
+        self.head.restore_state(snapshot)
+        self.head.current_watermark = -(2**63)

@@ -17,7 +17,13 @@ from typing import Any
 
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
-from millstream.runtime.vertex_host import StreamOperator, VertexHost, Watermark, WatermarkStatus
+from millstream.runtime.vertex_host import (
+    OperatorSnapshot,
+    StreamOperator,
+    VertexHost,
+    Watermark,
+    WatermarkStatus,
+)
 
 __all__ = ["OperatorHarness"]
 
@@ -51,7 +57,10 @@ class OperatorHarness:
         max_parallelism: int = 128,
         runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
         processing_time: int = 0,
+        restored_state: OperatorSnapshot | None = None,
     ) -> None:
+        """``restored_state``: a snapshot of ``snapshot()`` the operator starts from, as after
+        a recovery (restored before it opens)."""
         self.now_ms = processing_time
         self.output: list[tuple[str, Any, Any]] = []  # ("record", value, ts) | ("watermark", ts, None)
         self.side_outputs: dict[str, list[tuple[Any, int | None]]] = {}
@@ -71,7 +80,13 @@ class OperatorHarness:
         self.operator: StreamOperator = self.host.head
         self.operator.emit_watermark = self._emit_watermark
         self.operator.emit_watermark_status = self._emit_status
+        if restored_state is not None:
+            self.operator.restore_state(restored_state)
         self.host.open()
+
+    def snapshot(self, checkpoint_id: int = 1) -> OperatorSnapshot:
+        """The operator's state, as a checkpoint barrier would take it now."""
+        return self.operator.snapshot_state(checkpoint_id)
 
     @classmethod
     def of(cls, stream: Any, **kwargs: Any) -> OperatorHarness:

@@ -30,6 +30,7 @@ from millstream.runtime.operators.timer_service import InternalTimerService, Pro
 from millstream.runtime.state.heap import HeapKeyedStateBackend, KeyedStateError
 from millstream.runtime.state.key_groups import compute_key_group_range, key_group_function
 from millstream.runtime.state.operator_state import OperatorStateBackend
+from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, OperatorSnapshot
 
 __all__ = [
     "Emit",
@@ -223,6 +224,40 @@ class StreamOperator:
     def process_watermark_status(self, status: WatermarkStatus) -> None:
         """Forward the status."""
         self.emit_watermark_status(status)
+
+    def snapshot_state(self, checkpoint_id: int) -> OperatorSnapshot:
+        """Everything this operator must get back after a failure (at a checkpoint barrier)."""
+        event_timers: list[tuple[int, Any, Any]] = []
+        processing_timers: list[tuple[int, Any, Any]] = []
+        if self.timer_service is not None:
+            event_timers, processing_timers = self.timer_service.snapshot_timers()
+        return OperatorSnapshot(
+            self.snapshot_keyed_state(),
+            event_timers,
+            processing_timers,
+            self.snapshot_operator_state(),
+            self.snapshot_extra_state(checkpoint_id),
+        )
+
+    def restore_state(self, snapshot: OperatorSnapshot) -> None:
+        """Put a snapshot back, before ``open`` (Flink's ``initializeState``)."""
+        if snapshot.version != SNAPSHOT_VERSION:
+            raise ValueError(
+                f"operator '{self.name}': snapshot version {snapshot.version}, this millstream reads "
+                f"{SNAPSHOT_VERSION}"
+            )
+        self.restore_keyed_state(snapshot.keyed)
+        self.restore_operator_state(snapshot.operator_state)
+        if self.timer_service is not None:
+            self.timer_service.restore_timers(snapshot.event_timers, snapshot.processing_timers)
+        self.restore_extra_state(snapshot.extra)
+
+    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
+        """What is particular to this operator (a source's position); None: nothing."""
+        return None
+
+    def restore_extra_state(self, extra: Any) -> None:
+        """Put back ``snapshot_extra_state``'s data."""
 
     def snapshot_keyed_state(self) -> Any:
         """This operator's keyed state (every key it holds), as plain data."""

@@ -15,12 +15,18 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
+from millstream.common.connector import CheckpointedSourceReader
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MAX_TIMESTAMP, MAX_WATERMARK, Watermark, WatermarkStatus
 from millstream.runtime.operators.watermarks import TimestampsAndWatermarks
 
-__all__ = ["InputStatus", "LegacySourceOperator", "SourceOperator"]
+__all__ = ["CheckpointDeclinedError", "InputStatus", "LegacySourceOperator", "SourceOperator"]
+
+
+class CheckpointDeclinedError(RuntimeError):
+    """An operator cannot take part in a checkpoint (the task declines it, naming why)."""
+
 
 SOURCE_BATCH = 1024
 
@@ -63,6 +69,7 @@ class SourceOperator(_Source):
         self._output = output
         self._reader_context = reader_context
         self._reader: Any = None
+        self._restored_position: Any = None
         self.available_at = 0.0
         self._strategy = watermark_strategy
         self._watermarks: TimestampsAndWatermarks | None = None
@@ -72,6 +79,8 @@ class SourceOperator(_Source):
         super().open()
         try:
             self._reader = self._source.create_reader(self._reader_context)
+            if self._restored_position is not None:
+                self._reader.restore_state(self._restored_position)
         except Exception as err:
             raise UserFunctionError(
                 self.name, self.context.location, None, message="creating the source reader failed"
@@ -114,6 +123,20 @@ class SourceOperator(_Source):
         else:
             watermarks.process(batch, None, self._output)
         return InputStatus.MORE_AVAILABLE
+
+    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
+        """The reader's position (after the last batch emitted)."""
+        reader = self._reader
+        if not isinstance(reader, CheckpointedSourceReader):
+            raise CheckpointDeclinedError(
+                f"operator '{self.name}': its source reader ({type(reader).__name__}) cannot "
+                "checkpoint its position"
+            )
+        return reader.snapshot_state()
+
+    def restore_extra_state(self, extra: Any) -> None:
+        """The reader starts at this position when it opens."""
+        self._restored_position = extra
 
     def _emit_final_watermark(self) -> None:
         if self._watermarks is not None:

@@ -91,8 +91,17 @@ class ProcessingTimeService:
         self._heap.clear()
 
 
-def _timer_order(timer: tuple[int, Any, Any]) -> tuple[int, str]:
-    return timer[0], repr(timer[1:])
+def _in_firing_order(heap: list[tuple[int, int, Any, Any]], live: set[Any]) -> list[tuple[int, Any, Any]]:
+    """The live timers of ``heap`` in the order ``_fire_until`` would fire them (a deleted and
+    registered-again timer fires at its first live entry)."""
+    out: list[tuple[int, Any, Any]] = []
+    seen: set[Any] = set()
+    for timestamp, _, key, namespace in sorted(heap, key=lambda entry: entry[:2]):
+        timer = (timestamp, key, namespace)
+        if timer in live and timer not in seen:
+            seen.add(timer)
+            out.append(timer)
+    return out
 
 
 class Triggerable(Protocol):
@@ -203,8 +212,12 @@ class InternalTimerService:
         self.current_watermark = MIN_TIMESTAMP
 
     def snapshot_timers(self) -> tuple[list[tuple[int, Any, Any]], list[tuple[int, Any, Any]]]:
-        """(event-time, processing-time) timers as (timestamp, key, namespace), for a snapshot."""
-        return sorted(self._event_timers, key=_timer_order), sorted(self._proc_timers, key=_timer_order)
+        """(event-time, processing-time) timers as (timestamp, key, namespace), for a snapshot, in
+        the order they would fire (timestamp, then registration): restoring registers them in
+        this order, so timers of equal timestamp fire as they would have without the failure."""
+        return _in_firing_order(self._event_heap, self._event_timers), _in_firing_order(
+            self._proc_heap, self._proc_timers
+        )
 
     def restore_timers(
         self, event: list[tuple[int, Any, Any]], processing: list[tuple[int, Any, Any]]
