@@ -228,11 +228,19 @@ class CheckpointCoordinator:
         for pending in list(self.pending.values()):
             self._abort(pending, reason)
 
-    def shutdown(self) -> None:
-        """Stop triggering and abort what is pending."""
+    def shutdown(self, job_status: str = "") -> None:
+        """Stop triggering and abort what is pending; then keep or delete the completed
+        checkpoints as the retention says (``job_status``: how the job ended)."""
         self.stop_scheduler()
         self.abort_pending(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN)
         self._shut_down = True
+        retention = self.settings.retention
+        keep = retention == "RETAIN_ON_CANCELLATION" or (
+            retention == "DELETE_ON_CANCELLATION" and job_status == "FAILED"
+        )
+        if job_status and not keep:
+            for checkpoint in self.completed:
+                self.storage.discard(checkpoint)
 
     # -- completion and abort ------------------------------------------------------------------
 

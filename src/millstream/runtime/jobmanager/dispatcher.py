@@ -14,7 +14,14 @@ from millstream.runtime.rpc.endpoint import RpcEndpoint
 __all__ = ["JOB_MASTER_RPC_METHODS", "Dispatcher", "job_master_address"]
 
 # What a TaskManager may call on a job's JobMaster.
-JOB_MASTER_RPC_METHODS = frozenset({"update_task_execution_state", "notify_partition_consumable"})
+JOB_MASTER_RPC_METHODS = frozenset(
+    {
+        "update_task_execution_state",
+        "notify_partition_consumable",
+        "acknowledge_checkpoint",
+        "decline_checkpoint",
+    }
+)
 
 
 def job_master_address(job_id: str) -> str:

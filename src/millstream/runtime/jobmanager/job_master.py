@@ -23,6 +23,7 @@ import cloudpickle
 
 from millstream.common.job_execution_result import JobStatus
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
+from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
 from millstream.runtime.deployment import (
     InputChannelDeploymentDescriptor,
     InputGateDeploymentDescriptor,
@@ -38,6 +39,7 @@ from millstream.runtime.executiongraph.execution_graph import (
 )
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 from millstream.runtime.ids import ResourceID, ResultPartitionID
+from millstream.runtime.jobmanager.checkpoint_wiring import create_checkpoint_coordinator
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
     SharedSlot,
@@ -92,6 +94,7 @@ class JobMaster(RpcEndpoint):
         self._regions: list[SchedulingPipelinedRegion] = []  # main thread
         self._partitions: dict[ResultPartitionID, IntermediateResultPartition] = {}  # main thread
         self._started_at = 0.0
+        self.checkpoint_coordinator: CheckpointCoordinator | None = None  # main thread
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -101,10 +104,9 @@ class JobMaster(RpcEndpoint):
 
     def _start_scheduling(self) -> None:
         if self.job_graph.job_config.checkpointing.enabled:
-            # the settings are typed and shipped; the coordinator and barriers come next (issue 15)
             log.warning(
-                "job '%s': checkpointing is configured (every %d ms) but millstream does not take "
-                "checkpoints yet; a failure still ends the job",
+                "job '%s': checkpoints are taken every %d ms, but millstream cannot restore a job "
+                "from them yet: a failure still ends the job",
                 self.job_graph.job_name,
                 self.job_graph.job_config.checkpointing.interval_ms,
             )
@@ -151,7 +153,46 @@ class JobMaster(RpcEndpoint):
             ejv.job_vertex.id: cloudpickle.dumps(ejv.job_vertex)
             for ejv in self.execution_graph.job_vertices.values()
         }
+        self.checkpoint_coordinator = create_checkpoint_coordinator(self)
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.start_scheduler()
         self._schedule_ready_regions()
+
+    @property
+    def executions(self) -> dict[str, Execution]:
+        """The current executions by attempt id (main thread)."""
+        return self._executions
+
+    def slot_of(self, execution: Execution) -> SlotOffer | None:
+        """The slot an execution runs in (main thread)."""
+        return self._slot_of(execution)
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    def acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> None:
+        """A task snapshotted for a checkpoint (any thread)."""
+        self.run_async(self._on_checkpoint_message, "ack", attempt_id, checkpoint_id, snapshots)
+
+    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
+        """A task cannot take part in a checkpoint (any thread)."""
+        self.run_async(self._on_checkpoint_message, "decline", attempt_id, checkpoint_id, reason)
+
+    def _on_checkpoint_message(self, kind: str, attempt_id: str, checkpoint_id: int, payload: Any) -> None:
+        coordinator = self.checkpoint_coordinator
+        if coordinator is None:
+            return
+        if kind == "ack":
+            coordinator.receive_acknowledge(attempt_id, checkpoint_id, payload)
+        else:
+            coordinator.receive_decline(attempt_id, checkpoint_id, payload)
+
+    def fail_job(self, error: BaseException) -> None:
+        """Fail the job with ``error`` (main thread): every task is cancelled."""
+        if self._failure is None:
+            self._failure = error
+            self.status = JobStatus.FAILING
+            self._cancel_all()
+        self._maybe_complete()
 
     def _is_blocking(self, data_set_id: IntermediateDataSetID) -> bool:
         return self.job_graph.data_sets[data_set_id].result_type is ResultPartitionType.BLOCKING
@@ -306,6 +347,8 @@ class JobMaster(RpcEndpoint):
             return
         if target is ExecutionState.FAILED:
             execution.failure = update.error
+            if self.checkpoint_coordinator is not None:
+                self.checkpoint_coordinator.abort_pending()
             if self._failure is None:
                 self._failure = update.error
                 self.status = JobStatus.FAILING
@@ -368,6 +411,8 @@ class JobMaster(RpcEndpoint):
         else:
             status = JobStatus.FINISHED
         self.status = status
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.shutdown(status.name)
         self._release_partitions()
         self._rm.release_slots(self.job_graph.job_id)
         runtime_ms = int((time.monotonic() - self._started_at) * 1000)

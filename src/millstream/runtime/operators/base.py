@@ -252,6 +252,12 @@ class StreamOperator:
             self.timer_service.restore_timers(snapshot.event_timers, snapshot.processing_timers)
         self.restore_extra_state(snapshot.extra)
 
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` completed everywhere; the user function hears of it."""
+        notify = getattr(self._lifecycle, "notify_checkpoint_complete", None)
+        if notify is not None:
+            notify(checkpoint_id)
+
     def snapshot_extra_state(self, checkpoint_id: int) -> Any:
         """What is particular to this operator (a source's position); None: nothing."""
         return None

@@ -230,6 +230,14 @@ class LegacySourceOperator(_Source):
 
         self._idle = False
 
+    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
+        """Not yet: a SourceFunction's loop runs on its own thread (Flink snapshots it under the
+        checkpoint lock, with its CheckpointedFunction state); until then it declines."""
+        raise CheckpointDeclinedError(
+            f"operator '{self.name}': a SourceFunction (add_source) cannot be checkpointed yet; "
+            "use from_source with a FLIP-27 source"
+        )
+
     def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Push a collected batch down the chain (lock held)."""
         self.records_in += len(values)

@@ -43,6 +43,18 @@ class TaskExecutorGateway(Protocol):
         """The job's task metrics there, by execution attempt."""
         ...
 
+    def trigger_checkpoint(self, attempt_id: str, checkpoint_id: int, timestamp: int) -> Any:
+        """Start a checkpoint at a source task (it injects the barrier)."""
+        ...
+
+    def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> Any:
+        """A checkpoint completed: the task's operators may commit what it covers."""
+        ...
+
+    def notify_checkpoint_aborted(self, attempt_id: str, checkpoint_id: int) -> Any:
+        """A checkpoint was aborted."""
+        ...
+
 
 class JobMasterGateway(Protocol):
     """What a TaskExecutor calls on the JobMaster of a job (fire and forget)."""
@@ -53,6 +65,14 @@ class JobMasterGateway(Protocol):
 
     def notify_partition_consumable(self, partition_id: ResultPartitionID) -> Any:
         """A blocking result partition is complete: its consumers may be deployed."""
+        ...
+
+    def acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> Any:
+        """A task snapshotted its operators for a checkpoint."""
+        ...
+
+    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> Any:
+        """A task cannot take part in a checkpoint."""
         ...
 
 

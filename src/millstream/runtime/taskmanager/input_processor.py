@@ -21,9 +21,15 @@ from typing import Any
 from millstream.runtime.io.network.buffer import DataType
 from millstream.runtime.io.network.consumer.input_channel import InputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
-from millstream.runtime.io.network.events import EndOfPartitionEvent, deserialize_event
+from millstream.runtime.io.network.events import (
+    CancelCheckpointMarker,
+    CheckpointBarrier,
+    EndOfPartitionEvent,
+    deserialize_event,
+)
 from millstream.runtime.operators.elements import Watermark, WatermarkStatus
 from millstream.runtime.operators.sources import InputStatus
+from millstream.runtime.taskmanager.checkpoint_barrier_handler import CheckpointBarrierHandler
 from millstream.runtime.taskmanager.watermark_valve import StatusWatermarkValve
 
 __all__ = ["InputHandler", "StreamTaskNetworkInput"]
@@ -58,6 +64,7 @@ class StreamTaskNetworkInput:
     def __init__(self, gates: list[SingleInputGate], handlers: list[InputHandler]) -> None:
         self.gates = gates
         self._next_gate = 0  # owner: task thread (round-robin over gates)
+        self.barrier_handler: CheckpointBarrierHandler | None = None  # set when checkpointing
         self._priority: list[SingleInputGate] | None = None
         channels_per_input = [0] * len(handlers)
         offsets = []
@@ -143,6 +150,12 @@ class StreamTaskNetworkInput:
                     channel.finished = True
                     gate.finished_channels += 1
                     channel.release()
+                    if self.barrier_handler is not None:
+                        self.barrier_handler.process_end_of_partition()
+            case CheckpointBarrier() if self.barrier_handler is not None:
+                self.barrier_handler.process_barrier(gate, channel.channel_index, event)
+            case CancelCheckpointMarker() if self.barrier_handler is not None:
+                self.barrier_handler.process_cancel(gate, channel.channel_index, event)
             case _:
                 raise TypeError(f"unexpected event {type(event).__name__}")
 

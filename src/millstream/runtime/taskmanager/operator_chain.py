@@ -81,6 +81,7 @@ from millstream.runtime.operators.udf import (
 )
 from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOperator
 from millstream.runtime.operators.window import WindowOperator
+from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.runtime.taskmanager.input_processor import InputHandler
 
 __all__ = ["ChainEnvironment", "ChainOutput", "OperatorChain", "create_operator", "operator_context"]
@@ -274,10 +275,16 @@ BROADCAST_OPERATORS = (BroadcastProcessSpec, KeyedBroadcastProcessSpec)
 class OperatorChain:
     """The operators of a task, head first (topological order)."""
 
-    def __init__(self, operators: list[StreamOperator], head_spec: ChainedOperator | None = None) -> None:
+    def __init__(
+        self,
+        operators: list[StreamOperator],
+        head_spec: ChainedOperator | None = None,
+        node_ids: list[int] | None = None,
+    ) -> None:
         self.operators = operators
         self.head = operators[0]
         self.head_spec = head_spec
+        self.node_ids = node_ids if node_ids is not None else list(range(len(operators)))
 
     @classmethod
     def create(cls, vertex: JobVertex, env: ChainEnvironment) -> OperatorChain:
@@ -313,7 +320,8 @@ class OperatorChain:
             operator.emit_watermark = _broadcast(list(watermarks.values()))
             operator.emit_watermark_status = _broadcast(list(statuses.values()))
             built[op.node_id] = operator
-        return cls([built[op.node_id] for op in vertex.operators], vertex.operators[0])
+        node_ids = [op.node_id for op in vertex.operators]
+        return cls([built[node_id] for node_id in node_ids], vertex.operators[0], node_ids)
 
     def bundle_source_output(self, wrap: Callable[[Emit], Emit]) -> None:
         """A source head hands its batches to the rest of the chain through ``wrap`` (bundles)."""
@@ -348,6 +356,25 @@ class OperatorChain:
         if self.head_spec is not None and isinstance(self.head_spec.operator, BROADCAST_OPERATORS):
             return 1
         return None
+
+    def snapshot_state(self, checkpoint_id: int) -> dict[int, OperatorSnapshot]:
+        """Every operator's snapshot, by stream node id (on the task thread, at a barrier)."""
+        return {
+            node_id: operator.snapshot_state(checkpoint_id)
+            for node_id, operator in zip(self.node_ids, self.operators, strict=True)
+        }
+
+    def restore_state(self, snapshots: Mapping[int, OperatorSnapshot]) -> None:
+        """Put every operator's snapshot back, before ``open``."""
+        for node_id, operator in zip(self.node_ids, self.operators, strict=True):
+            snapshot = snapshots.get(node_id)
+            if snapshot is not None:
+                operator.restore_state(snapshot)
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` completed everywhere (sinks commit what it covers)."""
+        for operator in self.operators:
+            operator.notify_checkpoint_complete(checkpoint_id)
 
     def open(self) -> None:
         """Open operators tail first, so downstream is ready before upstream emits."""

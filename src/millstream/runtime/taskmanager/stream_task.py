@@ -12,17 +12,24 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
+from millstream.runtime.io.network.events import CancelCheckpointMarker, CheckpointBarrier
 from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
-from millstream.runtime.operators.sources import InputStatus, LegacySourceOperator, SourceOperator
+from millstream.runtime.operators.sources import (
+    CheckpointDeclinedError,
+    InputStatus,
+    LegacySourceOperator,
+    SourceOperator,
+)
 from millstream.runtime.operators.timer_service import ProcessingTimeService
+from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
 from millstream.runtime.taskmanager.operator_chain import OperatorChain
 from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
 
-__all__ = ["CancelTaskError", "StreamTask"]
+__all__ = ["CancelTaskError", "CheckpointResponder", "StreamTask"]
 
 _FOREVER = float("inf")
 LEGACY_SOURCE_CANCEL_TIMEOUT_S = 30.0
@@ -30,6 +37,18 @@ LEGACY_SOURCE_CANCEL_TIMEOUT_S = 30.0
 
 class CancelTaskError(Exception):
     """Raised on the task thread to unwind a cancelled task."""
+
+
+class CheckpointResponder(Protocol):
+    """Where a task reports its part of a checkpoint (the JobMaster's coordinator)."""
+
+    def acknowledge(self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot]) -> None:
+        """The task snapshotted for ``checkpoint_id`` and forwarded the barrier."""
+        ...
+
+    def decline(self, checkpoint_id: int, reason: str) -> None:
+        """The task cannot take part in ``checkpoint_id``."""
+        ...
 
 
 class StreamTask:
@@ -56,6 +75,53 @@ class StreamTask:
         self.canceled = False  # written by the cancelling thread, read by the task thread
         self._legacy_source: LegacySourceOperator | None = None
         self.processor = MailboxProcessor(mailbox, self._default_action)
+        self.checkpoint_responder: CheckpointResponder | None = None
+        self.running = False  # owner: task thread: opened and not yet finishing
+
+    # -- checkpoints (task thread) -----------------------------------------------------------
+
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int) -> None:
+        """A source task starts checkpoint ``checkpoint_id`` (a mail from the JobMaster's trigger)."""
+        self.perform_checkpoint(CheckpointBarrier(checkpoint_id, timestamp))
+
+    def perform_checkpoint(self, barrier: CheckpointBarrier) -> None:
+        """Snapshot every operator, forward the barrier on every output, acknowledge.
+
+        Called between records (a mail, or the barrier handler once the barriers are in), so
+        the snapshot holds exactly what came before the barrier. A task that is not running
+        (not yet open, or finishing) declines; so does an operator that cannot snapshot.
+        """
+        responder = self.checkpoint_responder
+        checkpoint_id = barrier.checkpoint_id
+        if not self.running:
+            self._cancel_downstream(checkpoint_id)
+            if responder is not None:
+                responder.decline(checkpoint_id, "the task is not running")
+            return
+        try:
+            snapshots = self.chain.snapshot_state(checkpoint_id)
+        except CheckpointDeclinedError as err:
+            self._cancel_downstream(checkpoint_id)
+            if responder is not None:
+                responder.decline(checkpoint_id, str(err))
+            return
+        for writer in self.writers:
+            writer.broadcast_event(barrier)
+        if responder is not None:
+            responder.acknowledge(checkpoint_id, snapshots)
+
+    def abort_checkpoint(self, checkpoint_id: int) -> None:
+        """The alignment of ``checkpoint_id`` was abandoned: tell the tasks downstream."""
+        self._cancel_downstream(checkpoint_id)
+
+    def _cancel_downstream(self, checkpoint_id: int) -> None:
+        for writer in self.writers:
+            writer.broadcast_event(CancelCheckpointMarker(checkpoint_id))
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` completed (a mail): operators and functions hear of it."""
+        if self.running:
+            self.chain.notify_checkpoint_complete(checkpoint_id)
 
     def invoke(self) -> None:
         """Open, process all input, finish, close, then end the outputs.
@@ -70,6 +136,7 @@ class StreamTask:
             if self.network_input is not None:
                 self.network_input.request_partitions()
             self._next_flush = time.monotonic() + max(self._flush_interval, 0.0)
+            self.running = True
             if isinstance(self.chain.head, LegacySourceOperator):
                 self.processor = MailboxProcessor(self.mailbox, self._legacy_source_action)
                 self._run_legacy_source(self.chain.head)
@@ -81,9 +148,11 @@ class StreamTask:
                 self.sorted_input.replay(lambda: self.canceled)
                 if self.canceled:
                     raise CancelTaskError()
+            self.running = False
             self.timers.quiesce()
             self.chain.finish()
         finally:
+            self.running = False
             if self.sorted_input is not None:
                 self.sorted_input.release()
             self.timers.quiesce()

@@ -32,13 +32,14 @@ from millstream.runtime.partitioning import (
     create_channel_selector,
 )
 from millstream.runtime.taskmanager.bundles import Bundles
+from millstream.runtime.taskmanager.checkpoint_barrier_handler import AlignedBarrierHandler, BarrierTracker
 from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
-from millstream.runtime.taskmanager.mailbox import TaskMailbox
+from millstream.runtime.taskmanager.mailbox import Mail, TaskMailbox
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.operator_chain import ChainEnvironment, OperatorChain
 from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
-from millstream.runtime.taskmanager.stream_task import CancelTaskError, StreamTask
+from millstream.runtime.taskmanager.stream_task import CancelTaskError, CheckpointResponder, StreamTask
 from millstream.runtime.taskmanager.task_metrics import TaskMetricsSampler
 
 __all__ = ["Task", "TaskInterruptedError", "load_user_code"]
@@ -88,8 +89,10 @@ class Task:
         cpus: frozenset[int] | None = None,
         prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,
         on_partition_consumable: Callable[[ResultPartitionID], None] | None = None,
+        checkpoint_responder: CheckpointResponder | None = None,
     ) -> None:
         self.tdd = tdd
+        self._checkpoint_responder = checkpoint_responder
         self._on_partition_consumable = on_partition_consumable
         self._cpus = cpus
         self._prepare_user_code = prepare_user_code
@@ -226,9 +229,43 @@ class Task:
         task = StreamTask(
             mailbox, chain, network_input, record_writers, vertex.buffer_timeout, timers, sorted_input
         )
+        task.checkpoint_responder = self._checkpoint_responder
+        checkpointing = job_config.checkpointing
+        if checkpointing.enabled and not job_config.batch and network_input is not None:
+            handler_class = AlignedBarrierHandler if checkpointing.exactly_once else BarrierTracker
+            network_input.barrier_handler = handler_class(
+                network_input.gates, task.perform_checkpoint, task.abort_checkpoint
+            )
         for partition in self._partitions:
             self._network.partition_manager.register(partition)
         return task
+
+    # -- checkpoints (any thread: handed to the task thread through its mailbox) ------------
+
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int) -> None:
+        """A source task starts checkpoint ``checkpoint_id``; others decline (they get barriers)."""
+        stream_task = self._stream_task
+        if stream_task is None:
+            if self._checkpoint_responder is not None:
+                self._checkpoint_responder.decline(checkpoint_id, "the task is not running yet")
+            return
+        stream_task.mailbox.put(
+            Mail(
+                lambda: stream_task.trigger_checkpoint(checkpoint_id, timestamp),
+                f"checkpoint {checkpoint_id}",
+            )
+        )
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` completed everywhere."""
+        stream_task = self._stream_task
+        if stream_task is not None:
+            stream_task.mailbox.put(
+                Mail(
+                    lambda: stream_task.notify_checkpoint_complete(checkpoint_id),
+                    f"checkpoint {checkpoint_id} complete",
+                )
+            )
 
     def _is_canceling(self) -> bool:
         return self.state is ExecutionState.CANCELING

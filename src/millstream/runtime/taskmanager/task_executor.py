@@ -16,6 +16,7 @@ from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.operators.sinks import CollectChannels
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import JobMasterGateway
+from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.task import Task
@@ -79,6 +80,7 @@ class TaskExecutor(RpcEndpoint):
             self.cpus,
             self._prepare_user_code,
             job_master.notify_partition_consumable,
+            _CheckpointResponder(job_master, attempt_id),
         )
         with self._lock:
             self._tasks[attempt_id] = task
@@ -86,6 +88,24 @@ class TaskExecutor(RpcEndpoint):
                 p.partition_id for p in tdd.produced_partitions
             )
         task.start()
+
+    def trigger_checkpoint(self, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:
+        """The JobMaster starts checkpoint ``checkpoint_id`` at this source task (any thread)."""
+        with self._lock:
+            task = self._tasks.get(attempt_id)
+        if task is not None:
+            task.trigger_checkpoint(checkpoint_id, timestamp)
+
+    def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` completed: the task's operators hear of it (any thread)."""
+        with self._lock:
+            task = self._tasks.get(attempt_id)
+        if task is not None:
+            task.notify_checkpoint_complete(checkpoint_id)
+
+    def notify_checkpoint_aborted(self, attempt_id: str, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` was aborted (nothing to undo yet: sinks commit only on
+        completion)."""
 
     def release_partitions(self, job_id: str) -> None:
         """Release what the job's tasks produced here (blocking results' spill files; any thread)."""
@@ -150,3 +170,19 @@ class TaskExecutor(RpcEndpoint):
                 thread.join(timeout)
         self.network.close()
         self.stop()
+
+
+class _CheckpointResponder:
+    """A task's checkpoint reports, to its job's JobMaster (fire and forget)."""
+
+    __slots__ = ("_attempt_id", "_job_master")
+
+    def __init__(self, job_master: JobMasterGateway, attempt_id: str) -> None:
+        self._job_master = job_master
+        self._attempt_id = attempt_id
+
+    def acknowledge(self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot]) -> None:
+        self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, snapshots)
+
+    def decline(self, checkpoint_id: int, reason: str) -> None:
+        self._job_master.decline_checkpoint(self._attempt_id, checkpoint_id, reason)

@@ -43,7 +43,17 @@ __all__ = ["TaskManagerRunner"]
 
 log = logging.getLogger(__name__)
 
-TASK_EXECUTOR_RPC_METHODS = frozenset({"submit_task", "cancel_task", "task_metrics", "release_partitions"})
+TASK_EXECUTOR_RPC_METHODS = frozenset(
+    {
+        "submit_task",
+        "cancel_task",
+        "task_metrics",
+        "release_partitions",
+        "trigger_checkpoint",
+        "notify_checkpoint_complete",
+        "notify_checkpoint_aborted",
+    }
+)
 
 
 class _RemoteCollectChannel:
@@ -79,6 +89,12 @@ class _RemoteJobMaster:
 
     def update_task_execution_state(self, update: Any) -> None:
         self._connection.tell(self._target, "update_task_execution_state", update)
+
+    def acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> None:
+        self._connection.tell(self._target, "acknowledge_checkpoint", attempt_id, checkpoint_id, snapshots)
+
+    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
+        self._connection.tell(self._target, "decline_checkpoint", attempt_id, checkpoint_id, reason)
 
     def notify_partition_consumable(self, partition_id: ResultPartitionID) -> None:
         self._connection.tell(self._target, "notify_partition_consumable", partition_id)

@@ -1,0 +1,93 @@
+"""The JobMaster's side of checkpoints: one CheckpointCoordinator per STREAMING job with
+checkpointing on, wired to the job's executions.
+
+The coordinator asks for a checkpoint only while every task of the job runs; it triggers
+the source tasks (they inject the barrier), every task acknowledges with its operators'
+snapshots, and completion and aborts are told to every running task. Storage is
+``execution.checkpointing.dir`` (``<dir>/<job id>/chk-<n>``) or, unset, the JobManager's
+memory. All on the JobMaster's main thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
+from millstream.runtime.checkpoint.storage import (
+    CheckpointStorage,
+    FileSystemCheckpointStorage,
+    InMemoryCheckpointStorage,
+)
+from millstream.runtime.execution_state import ExecutionState
+
+if TYPE_CHECKING:
+    from millstream.runtime.jobmanager.job_master import JobMaster
+
+__all__ = ["create_checkpoint_coordinator"]
+
+
+def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | None:
+    """The coordinator of ``master``'s job, or None when the job takes no checkpoints."""
+    job_config = master.job_graph.job_config
+    settings = job_config.checkpointing
+    if not settings.enabled or job_config.batch:
+        return None
+    storage: CheckpointStorage = (
+        FileSystemCheckpointStorage(job_config.checkpointing_dir)
+        if job_config.checkpointing_dir
+        else InMemoryCheckpointStorage()
+    )
+    return CheckpointCoordinator(
+        master.job_graph.job_id,
+        settings,
+        storage,
+        tasks=lambda: _running_tasks(master),
+        trigger=lambda checkpoint_id, timestamp: _trigger_sources(master, checkpoint_id, timestamp),
+        notify_complete=lambda checkpoint_id: _tell_running(
+            master, "notify_checkpoint_complete", checkpoint_id
+        ),
+        notify_aborted=lambda checkpoint_id: _tell_running(
+            master, "notify_checkpoint_aborted", checkpoint_id
+        ),
+        on_failure=master.fail_job,
+        now=lambda: int(time.time() * 1000),
+        schedule=lambda delay_ms, callback: master.schedule_run_async(delay_ms / 1000.0, callback),
+    )
+
+
+def _running_tasks(master: JobMaster) -> list[str] | None:
+    """Every task's attempt id while all of them run; None otherwise (no checkpoint then)."""
+    executions = list(master.executions.values())
+    if not executions or any(e.state is not ExecutionState.RUNNING for e in executions):
+        return None
+    return [e.attempt_id for e in executions]
+
+
+def _trigger_sources(master: JobMaster, checkpoint_id: int, timestamp: int) -> None:
+    for execution in master.executions.values():
+        if execution.vertex.job_vertex.job_vertex.inputs:
+            continue  # not a source: the barrier reaches it through its inputs
+        offer = master.slot_of(execution)
+        if offer is not None:
+            _ignore_failure(
+                offer.task_executor.trigger_checkpoint(execution.attempt_id, checkpoint_id, timestamp)
+            )
+
+
+def _tell_running(master: JobMaster, method: str, checkpoint_id: int) -> None:
+    for execution in master.executions.values():
+        if execution.state is not ExecutionState.RUNNING:
+            continue
+        offer = master.slot_of(execution)
+        if offer is not None:
+            call: Callable[..., Any] = getattr(offer.task_executor, method)
+            _ignore_failure(call(execution.attempt_id, checkpoint_id))
+
+
+def _ignore_failure(result: Any) -> None:
+    """A lost TaskManager fails its tasks through the heartbeat; the call's own error is moot."""
+    if isinstance(result, Future):
+        result.add_done_callback(lambda f: f.exception())

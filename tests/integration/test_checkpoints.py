@@ -1,0 +1,136 @@
+"""Checkpoints on the embedded runtime: the coordinator triggers the sources, barriers flow
+through the real network stack, every task snapshots and acknowledges, and completed
+checkpoints land in ``execution.checkpointing.dir`` (kept on cancellation when asked).
+
+The check is consistency, the point of aligned barriers: in a checkpoint, the counts held
+by the keyed reduce add up to exactly the records the sources had emitted before their
+barrier (EXACTLY_ONCE), and to at least that many with AT_LEAST_ONCE (records after the
+barrier may already be counted).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import pytest
+
+from millstream.common import Configuration, JobStatus, Types, WatermarkStrategy
+from millstream.datastream import (
+    CheckpointingMode,
+    ExternalizedCheckpointRetention,
+    MapFunction,
+    StreamExecutionEnvironment,
+)
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.runtime.checkpoint.storage import load_completed_checkpoint
+
+pytestmark = pytest.mark.timeout(120)
+
+
+class SlowFirstSubtask(MapFunction):
+    """Subtask 0 is slower: its barrier leaves later than subtask 1's, while subtask 1's records
+    keep coming, which is when alignment matters."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.slow = runtime_context.get_index_of_this_subtask() == 0
+
+    def map(self, value):  # type: ignore[no-untyped-def]
+        if self.slow:
+            time.sleep(0.0005)
+        return (value % 7, 1)
+
+
+def start_job(directory: Any, mode: str, checkpointing: CheckpointingMode) -> Any:
+    conf = (
+        Configuration()
+        .set_string("minicluster.mode", mode)
+        .set_string("execution.checkpointing.dir", str(directory))
+    )
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.enable_checkpointing(100, checkpointing)
+    env.get_checkpoint_config().set_externalized_checkpoint_retention(
+        ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION
+    )
+    env.set_buffer_timeout(0)  # records cross at once, so they are in flight when barriers are
+    source = DataGeneratorSource(lambda i: i, None, 20_000.0, Types.LONG())
+    (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+        .map(SlowFirstSubtask())
+        .key_by(lambda pair: pair[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .add_sink(lambda value: None)
+    )
+    return env.execute_async("checkpointed counts")
+
+
+def completed_checkpoints(job_dir: str) -> list[str]:
+    if not os.path.isdir(job_dir):
+        return []
+    return sorted(
+        (d for d in os.listdir(job_dir) if os.path.isfile(os.path.join(job_dir, d, "_metadata"))),
+        key=lambda d: int(d.split("-")[1]),
+    )
+
+
+def wait_for_checkpoints(client: Any, job_dir: str, count: int, deadline_s: float = 60.0) -> list[str]:
+    """Until checkpoint ``count`` completed (older ones are discarded as newer complete)."""
+    started = time.monotonic()
+    while True:
+        done = completed_checkpoints(job_dir)
+        if done and int(done[-1].split("-")[1]) >= count:
+            return done
+        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), client.get_job_status()
+        assert time.monotonic() - started < deadline_s, f"only {done} completed"
+        time.sleep(0.05)  # polling an observable condition (files appearing), bounded by the deadline
+
+
+def cancel_and_wait(client: Any) -> None:
+    """Cancel the job and wait until it and its cluster are gone."""
+    client.cancel()
+    with pytest.raises(Exception, match="cancelled"):
+        client.get_job_execution_result(60)
+
+
+def counts_and_emitted(checkpoint: Any) -> tuple[int, int]:
+    """(sum of the reduce's counts, records the sources emitted before the barrier)."""
+    counted = emitted = 0
+    for snapshots in checkpoint.task_states.values():
+        for snapshot in snapshots.values():
+            if isinstance(snapshot.extra, dict) and "emitted" in snapshot.extra:
+                emitted += snapshot.extra["emitted"]
+            for _key, value in snapshot.keyed:
+                counted += value[1]
+    return counted, emitted
+
+
+@pytest.mark.parametrize("mode", ["threads", "processes"])
+def test_aligned_checkpoints_are_consistent_snapshots_of_the_whole_job(tmp_path, mode):  # type: ignore[no-untyped-def]
+    client = start_job(tmp_path, mode, CheckpointingMode.EXACTLY_ONCE)
+    job_dir = os.path.join(tmp_path, str(client.get_job_id()))
+    try:
+        done = wait_for_checkpoints(client, job_dir, 3)
+    finally:
+        cancel_and_wait(client)
+    checkpoint = load_completed_checkpoint(os.path.join(job_dir, done[-1]))
+    assert len(checkpoint.task_states) == 4  # 2 source-map tasks, 2 reduce-sink tasks
+    counted, emitted = counts_and_emitted(checkpoint)
+    assert emitted > 0
+    assert counted == emitted  # exactly the records before the barriers, nothing after
+    with pytest.raises(Exception):
+        client.get_job_execution_result(30)
+    # retained on cancellation: at most execution.checkpointing.num-retained (1) stays
+    assert len(completed_checkpoints(job_dir)) == 1
+
+
+def test_at_least_once_checkpoints_count_every_record_before_the_barrier(tmp_path):  # type: ignore[no-untyped-def]
+    client = start_job(tmp_path, "threads", CheckpointingMode.AT_LEAST_ONCE)
+    job_dir = os.path.join(tmp_path, str(client.get_job_id()))
+    try:
+        done = wait_for_checkpoints(client, job_dir, 2)
+    finally:
+        cancel_and_wait(client)
+    counted, emitted = counts_and_emitted(load_completed_checkpoint(os.path.join(job_dir, done[-1])))
+    assert counted >= emitted > 0
