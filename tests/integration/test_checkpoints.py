@@ -23,6 +23,7 @@ from millstream.datastream import (
     MapFunction,
     StreamExecutionEnvironment,
 )
+from millstream.datastream.connectors import NumberSequenceSource
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.runtime.checkpoint.storage import load_completed_checkpoint
 
@@ -97,7 +98,7 @@ def cancel_and_wait(client: Any) -> None:
 def counts_and_emitted(checkpoint: Any) -> tuple[int, int]:
     """(sum of the reduce's counts, records the sources emitted before the barrier)."""
     counted = emitted = 0
-    for snapshots in checkpoint.task_states.values():
+    for _task, snapshots in checkpoint.task_states.values():
         for snapshot in snapshots.values():
             if isinstance(snapshot.extra, dict) and "emitted" in snapshot.extra:
                 emitted += snapshot.extra["emitted"]
@@ -134,3 +135,75 @@ def test_at_least_once_checkpoints_count_every_record_before_the_barrier(tmp_pat
         cancel_and_wait(client)
     counted, emitted = counts_and_emitted(load_completed_checkpoint(os.path.join(job_dir, done[-1])))
     assert counted >= emitted > 0
+
+
+class FailOnce(MapFunction):
+    """Raises at one record, the first time only (a marker file outlives the restart)."""
+
+    def __init__(self, marker: str, at: int) -> None:
+        self.marker = marker
+        self.at = at
+
+    def map(self, value):  # type: ignore[no-untyped-def]
+        time.sleep(0.0003)  # slow enough for checkpoints to complete before the failure
+        if value == self.at and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            raise RuntimeError("boom (once)")
+        return (value % 5, 1)
+
+
+def counting_job(tmp_path: Any, mode: str, restart: str | None, fail_at: int) -> Any:
+    conf = Configuration().set_string("minicluster.mode", mode)
+    if restart is not None:
+        conf.set_string("restart-strategy.type", restart)
+        conf.set_string("restart-strategy.fixed-delay.delay", "10 ms")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.enable_checkpointing(50)
+    source = NumberSequenceSource(0, 5999)
+    return (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+        .map(FailOnce(str(tmp_path / "failed-once"), fail_at))
+        .key_by(lambda pair: pair[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    )
+
+
+@pytest.mark.parametrize("mode", ["threads", "processes"])
+def test_a_failed_task_restarts_the_job_from_the_latest_checkpoint_and_counts_every_record_once(
+    tmp_path, mode
+):  # type: ignore[no-untyped-def]
+    stream = counting_job(tmp_path, mode, "fixed-delay", fail_at=2500)
+    with stream.execute_and_collect() as results:
+        updates = list(results)
+    assert (tmp_path / "failed-once").exists()  # it did fail
+    final: dict[int, int] = {}
+    restarted_at: dict[int, int] = {}  # key -> its first count after the restart
+    for key, count in updates:
+        if count <= final.get(key, 0) and key not in restarted_at:
+            restarted_at[key] = count  # the replay after the restart
+        final[key] = max(final.get(key, 0), count)
+    # the restart resumed from a checkpoint: counts continue from the checkpointed state
+    # (a restart from scratch would begin again at 1)
+    assert restarted_at and all(count > 1 for count in restarted_at.values()), restarted_at
+    # the rolling counts replayed after the restart start from the checkpointed state, so
+    # each key's last count is its true count: no record lost, none counted twice
+    assert final == {k: 1200 for k in range(5)}
+
+
+def test_without_a_restart_strategy_the_failure_ends_the_job_with_its_cause(tmp_path):  # type: ignore[no-untyped-def]
+    stream = counting_job(tmp_path, "threads", "none", fail_at=100)
+    with (
+        pytest.raises(Exception, match="user function raised") as failure,
+        stream.execute_and_collect() as results,
+    ):
+        list(results)
+    assert "boom (once)" in "".join(str(e) for e in _chain(failure.value))
+
+
+def _chain(error: BaseException | None) -> list[BaseException]:
+    out = []
+    while error is not None:
+        out.append(error)
+        error = error.__cause__ or error.__context__
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ResultPartitionType
@@ -68,3 +69,4 @@ class TaskDeploymentDescriptor:
     input_gates: tuple[InputGateDeploymentDescriptor, ...]
     job_config: JobConfig = field(default_factory=JobConfig)
     user_artifacts: tuple[str, ...] = ()
+    restored_state: dict[int, Any] | None = None  # operator snapshots by stream node id (a restart)

@@ -40,6 +40,7 @@ from millstream.runtime.executiongraph.execution_graph import (
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.jobmanager.checkpoint_wiring import create_checkpoint_coordinator
+from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
     SharedSlot,
@@ -95,6 +96,10 @@ class JobMaster(RpcEndpoint):
         self._partitions: dict[ResultPartitionID, IntermediateResultPartition] = {}  # main thread
         self._started_at = 0.0
         self.checkpoint_coordinator: CheckpointCoordinator | None = None  # main thread
+        self._restart_backoff = create_restart_backoff(job_graph.job_config.restart_strategy)
+        self._restart_pending = False  # main thread: a restart is scheduled
+        self._restored: dict[Any, Any] = {}  # (job vertex id, subtask) -> operator snapshots
+        self.num_restarts = 0
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -103,13 +108,6 @@ class JobMaster(RpcEndpoint):
         self.run_async(self._start_scheduling)
 
     def _start_scheduling(self) -> None:
-        if self.job_graph.job_config.checkpointing.enabled:
-            log.warning(
-                "job '%s': checkpoints are taken every %d ms, but millstream cannot restore a job "
-                "from them yet: a failure still ends the job",
-                self.job_graph.job_name,
-                self.job_graph.job_config.checkpointing.interval_ms,
-            )
         try:
             self._started_at = time.monotonic()
             self.execution_graph = build_execution_graph(self.job_graph)
@@ -140,7 +138,22 @@ class JobMaster(RpcEndpoint):
     def _schedule(self) -> None:
         """Create every subtask's execution in its shared slot; deploy the regions ready now."""
         assert self.execution_graph is not None
+        self._serialized = {
+            ejv.job_vertex.id: cloudpickle.dumps(ejv.job_vertex)
+            for ejv in self.execution_graph.job_vertices.values()
+        }
+        self._create_executions()
+        self.checkpoint_coordinator = create_checkpoint_coordinator(self)
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.start_scheduler()
+        self._schedule_ready_regions()
+
+    def _create_executions(self) -> None:
+        """A new attempt of every subtask, each in its shared slot (first run and restarts)."""
+        assert self.execution_graph is not None
         assignment = slot_sharing_assignment(self.job_graph)
+        self._executions = {}
+        self._partitions = {}
         for ev in self.execution_graph.all_execution_vertices():
             execution = ev.new_execution()
             offer = self._slots[assignment[(ev.job_vertex.job_vertex.id, ev.subtask_index)]]
@@ -149,11 +162,44 @@ class JobMaster(RpcEndpoint):
             for partition in ev.produced:
                 self._partitions[self._partition_id(ev, partition.partition_id)] = partition
         self._regions = pipelined_regions(self.execution_graph, self._is_blocking)
-        self._serialized = {
-            ejv.job_vertex.id: cloudpickle.dumps(ejv.job_vertex)
-            for ejv in self.execution_graph.job_vertices.values()
-        }
-        self.checkpoint_coordinator = create_checkpoint_coordinator(self)
+
+    # -- failover ------------------------------------------------------------------------
+
+    def _task_failed(self, error: BaseException | None) -> None:
+        """A task failed: restart the whole job from the latest checkpoint if the restart
+        strategy allows (Flink's full failover), else fail the job."""
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.abort_pending()
+        if self._failure is not None or self.status is not JobStatus.RUNNING:
+            return  # failing or restarting already: this is a consequence
+        self._restart_backoff.notify_failure(int(time.time() * 1000))
+        if not self._restart_backoff.can_restart():
+            self._failure = error
+            self.status = JobStatus.FAILING
+            self._cancel_all()
+            return
+        log.info("job %s: restarting after %s", self.job_graph.job_name, error)
+        self.status = JobStatus.RESTARTING
+        self._restart_pending = False
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.stop_scheduler()
+        self._cancel_all()
+
+    def _maybe_restart(self) -> None:
+        """Once every attempt ended, restart after the strategy's backoff."""
+        if self._restart_pending or any(not e.state.is_terminal for e in self._executions.values()):
+            return
+        self._restart_pending = True
+        self.schedule_run_async(self._restart_backoff.backoff_ms() / 1000.0, self._restart)
+
+    def _restart(self) -> None:
+        if self.status is not JobStatus.RESTARTING:
+            return  # cancelled while waiting
+        self.num_restarts += 1
+        checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
+        self._restored = dict(checkpoint.task_states.values()) if checkpoint is not None else {}
+        self._create_executions()
+        self.status = JobStatus.RUNNING
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.start_scheduler()
         self._schedule_ready_regions()
@@ -182,7 +228,11 @@ class JobMaster(RpcEndpoint):
         if coordinator is None:
             return
         if kind == "ack":
-            coordinator.receive_acknowledge(attempt_id, checkpoint_id, payload)
+            execution = self._executions.get(attempt_id)
+            if execution is None:
+                return  # an attempt from before a restart
+            task = (execution.vertex.job_vertex.job_vertex.id, execution.vertex.subtask_index)
+            coordinator.receive_acknowledge(attempt_id, checkpoint_id, (task, payload))
         else:
             coordinator.receive_decline(attempt_id, checkpoint_id, payload)
 
@@ -293,6 +343,7 @@ class JobMaster(RpcEndpoint):
             input_gates=tuple(gates),
             job_config=self.job_graph.job_config,
             user_artifacts=self.user_artifacts,
+            restored_state=self._restored.get((ev.job_vertex.job_vertex.id, ev.subtask_index)),
         )
 
     def _data_address(self, producer: ExecutionVertex) -> tuple[str, int] | None:
@@ -347,12 +398,7 @@ class JobMaster(RpcEndpoint):
             return
         if target is ExecutionState.FAILED:
             execution.failure = update.error
-            if self.checkpoint_coordinator is not None:
-                self.checkpoint_coordinator.abort_pending()
-            if self._failure is None:
-                self._failure = update.error
-                self.status = JobStatus.FAILING
-                self._cancel_all()
+            self._task_failed(update.error)
         self._maybe_complete()
 
     def task_manager_lost(self, resource_id: ResourceID, reason: str) -> None:
@@ -402,6 +448,9 @@ class JobMaster(RpcEndpoint):
     def _maybe_complete(self) -> None:
         if self.result.done():
             return
+        if self.status is JobStatus.RESTARTING:
+            self._maybe_restart()
+            return
         if any(not e.state.is_terminal for e in self._executions.values()):
             return
         if self._failure is not None:
@@ -438,7 +487,7 @@ class JobMaster(RpcEndpoint):
         self.run_async(self._cancel)
 
     def _cancel(self) -> None:
-        if self.status in (JobStatus.RUNNING, JobStatus.CREATED):
+        if self.status in (JobStatus.RUNNING, JobStatus.CREATED, JobStatus.RESTARTING):
             self.status = JobStatus.CANCELLING
             self._cancel_all()
             self._maybe_complete()

@@ -199,6 +199,8 @@ class Task:
             processing_time_service=timers,
         )
         chain = OperatorChain.create(vertex, env)
+        if self.tdd.restored_state:
+            chain.restore_state(self.tdd.restored_state)  # before open: Flink's initializeState
         record_writers = list(writers.values())
         bundles = Bundles(
             job_config.bundle_size,
