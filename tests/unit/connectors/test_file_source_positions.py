@@ -22,16 +22,7 @@ from millstream.datastream.formats.csv import CsvReaderFormat, CsvSchema
 from millstream.datastream.formats.json import JsonLinesReaderFormat, JsonRowDeserializationSchema
 from millstream.datastream.formats.parquet import ParquetColumnarRowInputFormat
 from millstream.table.types import DataTypes
-
-
-def drain(reader: Any, poll_size: int, limit: int | None = None) -> list[Any]:
-    out: list[Any] = []
-    while limit is None or len(out) < limit:
-        batch = reader.poll(poll_size if limit is None else min(poll_size, limit - len(out)))
-        if batch is None:
-            break
-        out.extend(batch)
-    return out
+from tests.unit.connectors.test_source_positions import drain
 
 
 @pytest.fixture(scope="module")
