@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from millstream.common import Configuration, JobStatus, Types, WatermarkStrategy
+from millstream.common import Configuration, Encoder, JobStatus, Types, WatermarkStrategy
 from millstream.datastream import (
     CheckpointingMode,
     ExternalizedCheckpointRetention,
     MapFunction,
     StreamExecutionEnvironment,
 )
-from millstream.datastream.connectors import NumberSequenceSource
+from millstream.datastream.connectors import FileSink, NumberSequenceSource
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.runtime.checkpoint.storage import load_completed_checkpoint
 
@@ -207,3 +208,31 @@ def _chain(error: BaseException | None) -> list[BaseException]:
         out.append(error)
         error = error.__cause__ or error.__context__
     return out
+
+
+@pytest.mark.parametrize("mode", ["threads", "processes"])
+def test_the_file_sink_commits_with_checkpoints_so_a_restart_writes_every_record_exactly_once(tmp_path, mode):  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    conf = Configuration().set_string("minicluster.mode", mode)
+    conf.set_string("restart-strategy.type", "fixed-delay").set_string(
+        "restart-strategy.fixed-delay.delay", "10 ms"
+    )
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.enable_checkpointing(50)
+    sink = FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build()
+    (
+        env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
+        .map(FailOnce(str(tmp_path / "failed-once"), 2500), Types.TUPLE([Types.INT(), Types.INT()]))
+        .map(lambda pair: pair[0], Types.INT())
+        .rebalance()
+        .sink_to(sink)
+    )
+    # the mapped values are (value % 5): count the lines of each residue
+    env.execute("file sink across a restart")
+    assert (tmp_path / "failed-once").exists()
+    committed = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    lines = [line for p in committed for line in p.read_text().splitlines()]
+    assert Counter(lines) == {str(k): 1200 for k in range(5)}
+    # what the failed attempt wrote after its last checkpoint stays hidden, never committed
+    assert all(p.name.startswith(".") for p in out.rglob("*inprogress*"))

@@ -21,6 +21,7 @@ __all__ = [
     "Source",
     "SourceReader",
     "TextRenderer",
+    "TwoPhaseCommittingSinkWriter",
     "WriterContext",
 ]
 
@@ -99,6 +100,26 @@ class SinkWriter(Protocol):
 
     def close(self) -> None:
         """Release resources (also after failure)."""
+        ...
+
+
+@runtime_checkable
+class TwoPhaseCommittingSinkWriter(SinkWriter, Protocol):
+    """A writer whose output becomes visible only with a completed checkpoint (Flink's
+    TwoPhaseCommittingSink): ``snapshot_state`` at a barrier prepares what was written so far
+    for commit (part files become pending), ``notify_checkpoint_complete`` commits it, and a
+    writer restored from a completed checkpoint commits what that checkpoint prepared."""
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        """Prepare everything written so far for commit with ``checkpoint_id``; plain data."""
+        ...
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Commit what checkpoints up to ``checkpoint_id`` prepared."""
+        ...
+
+    def restore_state(self, state: Any) -> None:
+        """Commit what the restored (completed) checkpoint prepared; continue from there."""
         ...
 
 

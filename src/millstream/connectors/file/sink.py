@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from millstream.common.connector import TextRenderer, WriterContext
+from millstream.connectors.base import check_reader_state_version
 
 __all__ = [
     "BucketAssigner",
@@ -284,25 +285,99 @@ class BulkFormatBuilder:
         )
 
 
-class _PartFile:
+class _Committable:
+    """A closed part file under its hidden in-progress name, to be renamed to its final name."""
+
+    __slots__ = ("final_path", "path")
+
+    def __init__(self, path: str, final_path: str) -> None:
+        self.path = path
+        self.final_path = final_path
+
+    def publish(self) -> None:
+        """Rename to the final name; a file already committed (a replayed commit) is left alone."""
+        if os.path.exists(self.path):
+            os.replace(self.path, self.final_path)
+        elif not os.path.exists(self.final_path):
+            raise FileNotFoundError(
+                f"pending part file {self.path} is gone and {self.final_path} does not exist"
+            )
+
+
+class _PartFile(_Committable):
+    __slots__ = ("file", "last_write", "opened_at", "size")
+
     def __init__(self, directory: str, final_name: str) -> None:
         os.makedirs(directory, exist_ok=True)
+        super().__init__(os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}"), "")
         self.final_path = os.path.join(directory, final_name)
-        self.path = os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}")
         self.file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115
         self.size = 0
         self.opened_at = time.time()
         self.last_write = self.opened_at
 
-    def commit(self) -> None:
+    def close(self) -> None:
+        """Close the file (it becomes pending)."""
         self.file.close()
+
+    def commit(self) -> None:
+        self.close()
         self.publish()
 
-    def publish(self) -> None:
-        os.replace(self.path, self.final_path)
+
+class _TwoPhaseCommit:
+    """The checkpoint side of the file writers (Flink's FileWriter + FileCommitter).
+
+    At a checkpoint every open part file is closed and, with the part files that rolled
+    since the last checkpoint, becomes pending under that checkpoint; when the checkpoint
+    completes they are renamed to their final names. A writer restored from a completed
+    checkpoint commits the files that checkpoint had pending (they hold exactly the records
+    before its barrier), and goes on with the same part-file names. Files written after the
+    last checkpoint of a failed attempt stay hidden (``.part-...inprogress``).
+    """
+
+    _uid: Any
+    _counter: int
+    _open: dict[str, Any]
+    _pending: list[Any]
+
+    def _init_commits(self) -> None:
+        self._by_checkpoint: dict[int, list[_Committable]] = {}
+
+    def snapshot_state(self, checkpoint_id: int) -> dict[str, Any]:
+        """Close the open part files; they and the rolled ones are pending for ``checkpoint_id``."""
+        for part in self._open.values():
+            part.close()
+            self._pending.append(part)
+        self._open.clear()
+        self._by_checkpoint.setdefault(checkpoint_id, []).extend(self._pending)
+        self._pending = []
+        return {
+            "version": 1,
+            "uid": str(self._uid),
+            "counter": self._counter,
+            "pending": {
+                cid: [(p.path, p.final_path) for p in parts] for cid, parts in self._by_checkpoint.items()
+            },
+        }
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Publish what checkpoints up to ``checkpoint_id`` made pending."""
+        for cid in sorted(c for c in self._by_checkpoint if c <= checkpoint_id):
+            for part in self._by_checkpoint.pop(cid):
+                part.publish()
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Commit the files the (completed) checkpoint had pending; keep the part-file names going."""
+        check_reader_state_version(state)
+        self._uid = state["uid"]
+        self._counter = int(state["counter"])
+        for files in state["pending"].values():
+            for path, final_path in files:
+                _Committable(path, final_path).publish()
 
 
-class FileWriter:
+class FileWriter(_TwoPhaseCommit):
     """One subtask's writer: one in-progress part file per bucket.
 
     A part file that rolls (size, time) becomes pending: closed, still under its hidden
@@ -320,6 +395,7 @@ class FileWriter:
         self._open: dict[str, _PartFile] = {}
         self._pending: list[_PartFile] = []
         self._charset = getattr(sink.encoder, "charset", "UTF-8")
+        self._init_commits()
 
     def write_batch(self, values: list[Any]) -> None:
         """Append the text of each element as a line."""
@@ -348,6 +424,10 @@ class FileWriter:
 
     def finish(self) -> None:
         """End of input: commit every pending and open part file."""
+        for parts in self._by_checkpoint.values():
+            for pending in parts:
+                pending.publish()
+        self._by_checkpoint.clear()
         for part in self._pending:
             part.publish()
         self._pending.clear()
@@ -371,9 +451,17 @@ class _BulkPart:
         self.path = os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}")
         self.writer = factory.create(self.path)
 
-    def commit(self) -> None:
+    def close(self) -> None:
+        """Finish the bulk file (footer written: it becomes pending)."""
         self.writer.finish()
-        os.replace(self.path, self.final_path)
+
+    def publish(self) -> None:
+        """Rename to the final name."""
+        _Committable(self.path, self.final_path).publish()
+
+    def commit(self) -> None:
+        self.close()
+        self.publish()
 
 
 class BulkFileWriter(FileWriter):
@@ -386,7 +474,8 @@ class BulkFileWriter(FileWriter):
         self._uid = context.part_uid or uuid.uuid4()
         self._counter = 0
         self._open: dict[str, Any] = {}
-        self._pending: list[Any] = []  # bulk parts roll only at the end of input (and on checkpoints)
+        self._pending: list[Any] = []  # bulk parts roll only at the end of input and on checkpoints
+        self._init_commits()
 
     def write_batch(self, values: list[Any]) -> None:
         """Hand the elements to the bucket's bulk writer."""

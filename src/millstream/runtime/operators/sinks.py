@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Protocol
 
-from millstream.common.connector import TextRenderer
+from millstream.common.connector import TextRenderer, TwoPhaseCommittingSinkWriter
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import OperatorContext, StreamOperator
 
@@ -78,11 +78,14 @@ class SinkWriterOperator(StreamOperator):
         self._renderer = renderer
         self._writer_context = writer_context
         self._writer: Any = None
+        self._restored: Any = None
 
     def open(self) -> None:
-        """Create this subtask's writer."""
+        """Create this subtask's writer (restored: it commits what the checkpoint prepared)."""
         super().open()
         self._writer = self._sink.create_writer(self._writer_context, self._renderer)
+        if self._restored is not None and isinstance(self._writer, TwoPhaseCommittingSinkWriter):
+            self._writer.restore_state(self._restored)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Write the batch."""
@@ -101,6 +104,24 @@ class SinkWriterOperator(StreamOperator):
     def finish(self) -> None:
         """Commit what was written."""
         self._writer.finish()
+
+    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
+        """A two-phase-commit writer prepares its output for commit with this checkpoint;
+        other writers (at-least-once) keep nothing."""
+        writer = self._writer
+        return (
+            writer.snapshot_state(checkpoint_id) if isinstance(writer, TwoPhaseCommittingSinkWriter) else None
+        )
+
+    def restore_extra_state(self, extra: Any) -> None:
+        """Kept until the writer exists (``open``)."""
+        self._restored = extra
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Commit what the checkpoint covers."""
+        super().notify_checkpoint_complete(checkpoint_id)
+        if isinstance(self._writer, TwoPhaseCommittingSinkWriter):
+            self._writer.notify_checkpoint_complete(checkpoint_id)
 
     def close(self) -> None:
         """Release the writer (uncommitted files are kept, nothing is deleted)."""
