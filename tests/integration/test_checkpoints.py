@@ -26,6 +26,7 @@ from millstream.datastream import (
 )
 from millstream.datastream.connectors import FileSink, NumberSequenceSource
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.datastream.functions import TwoPhaseCommitSinkFunction
 from millstream.runtime.checkpoint.storage import load_completed_checkpoint
 
 pytestmark = pytest.mark.timeout(120)
@@ -236,3 +237,54 @@ def test_the_file_sink_commits_with_checkpoints_so_a_restart_writes_every_record
     assert Counter(lines) == {str(k): 1200 for k in range(5)}
     # what the failed attempt wrote after its last checkpoint stays hidden, never committed
     assert all(p.name.startswith(".") for p in out.rglob("*inprogress*"))
+
+
+class FileTransactions(TwoPhaseCommitSinkFunction):
+    """A transactional sink: each transaction is a hidden file, committed by renaming it."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def begin_transaction(self):  # type: ignore[no-untyped-def]
+        os.makedirs(self.directory, exist_ok=True)
+        return os.path.join(self.directory, f".txn-{os.getpid()}-{time.monotonic_ns()}")
+
+    def invoke(self, transaction, value, context):  # type: ignore[no-untyped-def]
+        with open(transaction, "a") as f:
+            f.write(f"{value}\n")
+
+    def pre_commit(self, transaction):  # type: ignore[no-untyped-def]
+        if not os.path.exists(transaction):
+            open(transaction, "w").close()
+
+    def commit(self, transaction):  # type: ignore[no-untyped-def]
+        committed = transaction.replace(".txn-", "txn-")
+        if os.path.exists(transaction):
+            os.replace(transaction, committed)
+
+    def abort(self, transaction):  # type: ignore[no-untyped-def]
+        if os.path.exists(transaction):
+            os.remove(transaction)
+
+
+def test_a_two_phase_commit_sink_function_outputs_every_record_exactly_once_across_a_restart(tmp_path):  # type: ignore[no-untyped-def]
+    out = tmp_path / "txns"
+    conf = Configuration().set_string("minicluster.mode", "threads")
+    conf.set_string("restart-strategy.type", "fixed-delay").set_string(
+        "restart-strategy.fixed-delay.delay", "10 ms"
+    )
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.enable_checkpointing(50)
+    (
+        env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
+        .map(FailOnce(str(tmp_path / "failed-once"), 2500))
+        .map(lambda pair: pair[0])
+        .rebalance()
+        .add_sink(FileTransactions(str(out)))
+    )
+    env.execute("transactional sink across a restart")
+    assert (tmp_path / "failed-once").exists()
+    lines = [line for p in out.iterdir() if not p.name.startswith(".") for line in p.read_text().splitlines()]
+    assert Counter(lines) == {str(k): 1200 for k in range(5)}
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # aborted ones are gone

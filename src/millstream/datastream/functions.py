@@ -36,6 +36,7 @@ __all__ = [
     "RuntimeContext",
     "SinkFunction",
     "SourceFunction",
+    "TwoPhaseCommitSinkFunction",
 ]
 
 # Type parameters, named as PyFlink's: its classes are Generic, and programs subscript them
@@ -221,6 +222,47 @@ class SinkFunction(Function):
     @abstractmethod
     def invoke(self, value: Any, context: Any) -> None:
         """Write one element."""
+
+
+class TwoPhaseCommitSinkFunction(SinkFunction):
+    """A sink with exactly-once output through transactions (Flink's TwoPhaseCommitSinkFunction).
+
+    Elements go into the current transaction (``invoke(transaction, value, context)``). At
+    every checkpoint the transaction is pre-committed (flushed, nothing visible yet) and a
+    new one begins; when the checkpoint completes, its transactions are committed. After a
+    failure, the transactions of the restored (completed) checkpoint are committed again
+    with ``recover_and_commit`` (commit must be idempotent) and the one that was open is
+    aborted with ``recover_and_abort``. At the end of input everything is committed.
+    Transactions are kept in checkpoints, so they must pickle (a file path, an id).
+    """
+
+    @abstractmethod
+    def begin_transaction(self) -> Any:
+        """Start a transaction; returns its handle."""
+
+    @abstractmethod
+    def invoke(self, transaction: Any, value: Any, context: Any) -> None:  # type: ignore[override]
+        """Write one element into ``transaction``."""
+
+    @abstractmethod
+    def pre_commit(self, transaction: Any) -> None:
+        """Make ``transaction`` ready to commit (flush); it must not fail to commit later."""
+
+    @abstractmethod
+    def commit(self, transaction: Any) -> None:
+        """Make ``transaction`` visible; must be idempotent (it may run again after a recovery)."""
+
+    @abstractmethod
+    def abort(self, transaction: Any) -> None:
+        """Drop ``transaction``."""
+
+    def recover_and_commit(self, transaction: Any) -> None:
+        """Commit a transaction of the restored checkpoint."""
+        self.commit(transaction)
+
+    def recover_and_abort(self, transaction: Any) -> None:
+        """Abort the transaction that was open at the restored checkpoint."""
+        self.abort(transaction)
 
 
 class SourceFunction(Function):

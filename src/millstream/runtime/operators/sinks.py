@@ -6,7 +6,7 @@ Per-record path: print and file sinks render a batch to text and write it once.
 from __future__ import annotations
 
 import sys
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from millstream.common.connector import TextRenderer, TwoPhaseCommittingSinkWriter
 from millstream.runtime.location import UserFunctionError
@@ -150,14 +150,53 @@ class _SinkContext:
         return int(time.time() * 1000)
 
 
+@runtime_checkable
+class TransactionalSinkFunction(Protocol):
+    """A sink function with transactions (the API's TwoPhaseCommitSinkFunction)."""
+
+    def begin_transaction(self) -> Any: ...
+    def invoke(self, transaction: Any, value: Any, context: Any) -> None: ...
+    def pre_commit(self, transaction: Any) -> None: ...
+    def commit(self, transaction: Any) -> None: ...
+    def abort(self, transaction: Any) -> None: ...
+    def recover_and_commit(self, transaction: Any) -> None: ...
+    def recover_and_abort(self, transaction: Any) -> None: ...
+
+
 class SinkFunctionOperator(StreamOperator):
-    """Calls a user ``SinkFunction.invoke(value, context)`` (or a plain ``fn(value)``)."""
+    """Calls a user ``SinkFunction.invoke(value, context)`` (or a plain ``fn(value)``).
+
+    A ``TwoPhaseCommitSinkFunction`` writes into transactions instead: one open at a time,
+    pre-committed and replaced at every checkpoint, committed when the checkpoint completes
+    (or, after a recovery, from the restored checkpoint), everything committed at the end of
+    input; the open one is aborted when the task fails.
+    """
 
     def __init__(self, context: OperatorContext, fn: Any, lifecycle: Any) -> None:
         super().__init__(context, lifecycle)
         self._fn = fn
         self._with_context = lifecycle is not None
         self._ctx = _SinkContext()
+        self._txn_fn = lifecycle if isinstance(lifecycle, TransactionalSinkFunction) else None
+        self._transaction: Any = None
+        self._pending: dict[int, Any] = {}  # checkpoint id -> pre-committed transaction
+        self._restored: Any = None
+        self._finished = False
+
+    def open(self) -> None:
+        """Open the function; a transactional one commits what the restored checkpoint covers."""
+        super().open()
+        txn_fn = self._txn_fn
+        if txn_fn is None:
+            return
+        if self._restored is not None:
+            for transaction in self._restored["pending"]:
+                txn_fn.recover_and_commit(transaction)
+            if self._restored["current"] is not None:
+                txn_fn.recover_and_abort(self._restored["current"])
+        self._transaction = txn_fn.begin_transaction()
+        transaction = self._transaction
+        self._fn = lambda value, ctx: txn_fn.invoke(transaction, value, ctx)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Invoke per element."""
@@ -175,6 +214,48 @@ class SinkFunctionOperator(StreamOperator):
         except Exception as err:
             raise self.error(index, values) from err
         self.records_in += len(values)
+
+    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
+        """Pre-commit the open transaction (pending for this checkpoint) and begin a new one."""
+        txn_fn = self._txn_fn
+        if txn_fn is None:
+            return None
+        txn_fn.pre_commit(self._transaction)
+        self._pending[checkpoint_id] = self._transaction
+        self._transaction = txn_fn.begin_transaction()
+        transaction = self._transaction
+        self._fn = lambda value, ctx: txn_fn.invoke(transaction, value, ctx)
+        return {"version": 1, "pending": list(self._pending.values()), "current": self._transaction}
+
+    def restore_extra_state(self, extra: Any) -> None:
+        """Kept for ``open``."""
+        self._restored = extra
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Commit the transactions of checkpoints up to ``checkpoint_id``."""
+        super().notify_checkpoint_complete(checkpoint_id)
+        if self._txn_fn is not None:
+            for cid in sorted(c for c in self._pending if c <= checkpoint_id):
+                self._txn_fn.commit(self._pending.pop(cid))
+
+    def finish(self) -> None:
+        """End of input: commit everything."""
+        txn_fn = self._txn_fn
+        if txn_fn is not None:
+            txn_fn.pre_commit(self._transaction)
+            for cid in sorted(self._pending):
+                txn_fn.commit(self._pending.pop(cid))
+            txn_fn.commit(self._transaction)
+            self._finished = True
+        super().finish()
+
+    def close(self) -> None:
+        """Abort the open transaction of a task that did not finish."""
+        try:
+            if self._txn_fn is not None and not self._finished and self._transaction is not None:
+                self._txn_fn.abort(self._transaction)
+        finally:
+            super().close()
 
 
 class CollectChannel(Protocol):
