@@ -115,6 +115,9 @@ def test_aligned_checkpoints_are_consistent_snapshots_of_the_whole_job(tmp_path,
     job_dir = os.path.join(tmp_path, str(client.get_job_id()))
     try:
         done = wait_for_checkpoints(client, job_dir, 3)
+        stats = client.get_checkpoint_statistics()
+        assert stats["numberOfCompletedCheckpoints"] >= 3 and stats["lastCheckpointSize"] > 0
+        assert stats["lastCheckpointDuration"] >= 0 and stats["numRestarts"] == 0
     finally:
         cancel_and_wait(client)
     checkpoint = load_completed_checkpoint(os.path.join(job_dir, done[-1]))
@@ -230,8 +233,10 @@ def test_the_file_sink_commits_with_checkpoints_so_a_restart_writes_every_record
         .sink_to(sink)
     )
     # the mapped values are (value % 5): count the lines of each residue
-    env.execute("file sink across a restart")
+    result = env.execute("file sink across a restart")
     assert (tmp_path / "failed-once").exists()
+    stats = result.get_all_accumulator_results()  # the final checkpoint and restart metrics
+    assert stats["numRestarts"] == 1 and stats["numberOfCompletedCheckpoints"] >= 1
     committed = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".")]
     lines = [line for p in committed for line in p.read_text().splitlines()]
     assert Counter(lines) == {str(k): 1200 for k in range(5)}

@@ -208,9 +208,11 @@ class JobClient:
         collect_channels: CollectChannels,
         shutdown: Callable[[bool], None],
         metrics: Callable[[], Future[dict[str, Any]]] | None = None,
+        checkpoint_statistics: Callable[[], Future[dict[str, Any]]] | None = None,
     ) -> None:
         self._job_id = job_id
         self._metrics = metrics
+        self._checkpoint_statistics = checkpoint_statistics
         self._result = result
         self._cancel = cancel
         self._status = status
@@ -254,6 +256,17 @@ class JobClient:
         if self._metrics is None or self._result.done():
             return {}
         return self._metrics().result(timeout)
+
+    def get_checkpoint_statistics(self, timeout: float = 30.0) -> dict[str, Any]:
+        """Checkpoint and restart metrics with Flink's names (numberOfCompletedCheckpoints,
+        numberOfFailedCheckpoints, lastCheckpointDuration, lastCheckpointSize, numRestarts ...);
+        after the job ended, its final values (also the result's accumulators)."""
+        if self._result.done():
+            result = self._result.result()
+            return dict(result.accumulators)
+        if self._checkpoint_statistics is None:
+            return {}
+        return self._checkpoint_statistics().result(timeout)
 
     def collect(self, collect_id: str) -> Iterator[Any]:
         """The elements reaching collect sink ``collect_id``, as they arrive."""
@@ -369,6 +382,7 @@ class MiniClusterExecutor:
             cluster.collect_channels,
             cluster.close,
             master.request_task_metrics,
+            master.checkpoint_statistics,
         )
         client.cluster = cluster  # the embedded cluster, for inspection (tests, debugging)
         return client

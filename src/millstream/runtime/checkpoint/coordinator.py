@@ -25,6 +25,7 @@ the coordinator with a manual clock.
 from __future__ import annotations
 
 import logging
+import pickle
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -131,6 +132,7 @@ class CheckpointCoordinator:
         self.num_completed = 0
         self.num_failed = 0
         self.last_duration_ms: int | None = None
+        self.last_size_bytes: int | None = None
 
     # -- scheduling --------------------------------------------------------------------------
 
@@ -264,6 +266,7 @@ class CheckpointCoordinator:
         self._consecutive_failures = 0
         self.num_completed += 1
         self.last_duration_ms = now - pending.timestamp
+        self.last_size_bytes = len(pickle.dumps(completed.task_states, protocol=pickle.HIGHEST_PROTOCOL))
         # earlier checkpoints still pending are subsumed by this one (Flink aborts them)
         for older in [p for p in self.pending.values() if p.checkpoint_id < pending.checkpoint_id]:
             del self.pending[older.checkpoint_id]
@@ -307,6 +310,19 @@ class CheckpointCoordinator:
             if self._last_completion_ms is not None:
                 delay = self._last_completion_ms + self.settings.min_pause_ms - self._now()
             self._schedule_periodic(delay)
+
+    def statistics(self) -> dict[str, Any]:
+        """Flink's checkpoint metrics (names as its job metrics)."""
+        latest = self.latest_completed()
+        return {
+            "numberOfCompletedCheckpoints": self.num_completed,
+            "numberOfFailedCheckpoints": self.num_failed,
+            "numberOfInProgressCheckpoints": len(self.pending),
+            "lastCheckpointDuration": self.last_duration_ms if self.last_duration_ms is not None else -1,
+            "lastCheckpointSize": self.last_size_bytes if self.last_size_bytes is not None else -1,
+            "lastCompletedCheckpointId": latest.checkpoint_id if latest is not None else -1,
+            "lastCheckpointExternalPath": (latest.external_pointer or "") if latest is not None else "",
+        }
 
     def latest_completed(self) -> CompletedCheckpoint | None:
         """The newest completed checkpoint (what a restart restores)."""

@@ -236,6 +236,14 @@ class JobMaster(RpcEndpoint):
         else:
             coordinator.receive_decline(attempt_id, checkpoint_id, payload)
 
+    def checkpoint_statistics(self) -> Future[dict[str, Any]]:
+        """Checkpoint and restart metrics of the job (any thread), with Flink's names."""
+        return self.call_async(self._checkpoint_statistics)
+
+    def _checkpoint_statistics(self) -> dict[str, Any]:
+        stats = self.checkpoint_coordinator.statistics() if self.checkpoint_coordinator is not None else {}
+        return {**stats, "numRestarts": self.num_restarts}
+
     def fail_job(self, error: BaseException) -> None:
         """Fail the job with ``error`` (main thread): every task is cancelled."""
         if self._failure is None:
@@ -466,7 +474,15 @@ class JobMaster(RpcEndpoint):
         self._rm.release_slots(self.job_graph.job_id)
         runtime_ms = int((time.monotonic() - self._started_at) * 1000)
         self.result.set_result(
-            JobResult(self.job_graph.job_id, self.job_graph.job_name, status, runtime_ms, self._failure)
+            JobResult(
+                self.job_graph.job_id,
+                self.job_graph.job_name,
+                status,
+                runtime_ms,
+                self._failure,
+                # checkpoint metrics where they mean something (user accumulators otherwise)
+                self._checkpoint_statistics() if self.checkpoint_coordinator or self.num_restarts else {},
+            )
         )
 
     def _release_partitions(self) -> None:
