@@ -53,14 +53,26 @@ class PartitionRequestClient:
     async def connect(self, secret: str, timeout: float) -> None:
         """Open and authenticate the connection, then start reading (network loop)."""
         host, port = self.address
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        except OSError as err:
+            raise self._lost("Connecting to", err) from err
         try:
             await asyncio.wait_for(wire.client_handshake(reader, writer, secret), timeout)
+        except asyncio.IncompleteReadError as err:  # closed before it said anything
+            writer.close()
+            raise self._lost("The connection to", err) from err
         except BaseException:
             writer.close()
             raise
         self._writer = writer
         self.loop.create_task(self._read(reader))
+
+    def _lost(self, what: str, err: BaseException) -> RemoteTransportError:
+        return RemoteTransportError(
+            f"{what} remote TaskManager {_fmt(self.address)} failed ({type(err).__name__}: {err}). "
+            "This might indicate that the remote TaskManager was lost."
+        )
 
     @property
     def is_closed(self) -> bool:
