@@ -11,6 +11,7 @@ barrier may already be counted).
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections import Counter
 from typing import Any
@@ -293,3 +294,45 @@ def test_a_two_phase_commit_sink_function_outputs_every_record_exactly_once_acro
     lines = [line for p in out.iterdir() if not p.name.startswith(".") for line in p.read_text().splitlines()]
     assert Counter(lines) == {str(k): 1200 for k in range(5)}
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # aborted ones are gone
+
+
+class Slow(MapFunction):
+    def map(self, value):  # type: ignore[no-untyped-def]
+        time.sleep(0.0005)
+        return value % 5
+
+
+def test_a_killed_task_manager_is_replaced_and_the_job_recovers_exactly_once(tmp_path):  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    conf = Configuration().set_string("minicluster.mode", "processes")
+    conf.set_string("restart-strategy.type", "fixed-delay").set_string(
+        "restart-strategy.fixed-delay.delay", "10 ms"
+    )
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.enable_checkpointing(100)
+    sink = FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build()
+    (
+        env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
+        .map(Slow(), Types.INT())
+        .rebalance()
+        .sink_to(sink)
+    )
+    client = env.execute_async("killed task manager")
+    processes = client.cluster.task_manager_processes
+    deadline = time.monotonic() + 60
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 2:
+        assert time.monotonic() < deadline, "no checkpoint completed"
+        time.sleep(0.02)  # polling an observable condition, bounded by the deadline
+    victim = processes.processes[1]
+    os.kill(victim.pid, signal.SIGKILL)
+    result = client.get_job_execution_result(90)
+    assert victim.poll() is not None  # the killed one is gone; a replacement ran the rest
+    assert result.get_all_accumulator_results()["numRestarts"] == 1
+    lines = [
+        line
+        for p in out.rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+        for line in p.read_text().splitlines()
+    ]
+    assert Counter(lines) == {str(k): 1200 for k in range(5)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import queue
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import Any
@@ -78,22 +79,39 @@ class _TaskManagerProcessPool:
 
     def __init__(self, configuration: Configuration, count: int, slots: int) -> None:
         self.processes = TaskManagerProcesses(configuration, count, slots)
+        self._stopping = threading.Event()
+        self._lost: list[ResourceID] = []  # owner: the resource manager's thread
 
     def start(self, services: JobManagerServices) -> None:
         address = services.start("127.0.0.1", 0)
         self.processes.start(address, services.rpc.secret)
         services.registry.wait_for(self.processes.count, REGISTRATION_TIMEOUT_S, self.processes.check_alive)
+        # a TaskManager process that is lost is replaced when slots are wanted again (a job
+        # restarting), as an active resource manager starts TaskManagers on demand
+        services.resource_manager.add_lost_listener(self._record_lost)
+        services.resource_manager.add_resources_needed_listener(self._replace_lost)
+
+    def _record_lost(self, resource_id: ResourceID, reason: str) -> None:
+        self._lost.append(resource_id)
+
+    def _replace_lost(self) -> None:
+        lost, self._lost = self._lost, []
+        if not self._stopping.is_set():
+            for resource_id in lost:
+                self.processes.replace(resource_id)
 
     def ship(self, services: JobManagerServices, job_graph: JobGraph) -> tuple[str, ...]:
         job_files = package_job_files(job_graph)
         return (services.blob_server.put_blob(job_files),) if job_files else ()
 
     def stop(self, services: JobManagerServices, force: bool) -> None:
+        self._stopping.set()
         if not force:
             services.registry.shutdown_all()
             self.processes.stop()
 
     def kill(self) -> None:
+        self._stopping.set()
         self.processes.kill()
 
 

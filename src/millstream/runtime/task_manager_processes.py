@@ -36,6 +36,10 @@ class TaskManagerProcesses:
         self.slots = slots
         self.resource_ids = [ResourceID(f"tm-{i}-{new_id()[:6]}") for i in range(count)]
         self.processes: list[subprocess.Popen[bytes]] = []
+        self._retired: list[subprocess.Popen[bytes]] = []  # lost ones, reaped at stop/kill
+        self._env: dict[str, str] = {}
+        self._jobmanager: tuple[str, int] = ("127.0.0.1", 0)
+        self._cpu_list: list[int] = []
 
     def start(self, jobmanager: tuple[str, int], secret: str) -> None:
         """Spawn every TaskManager (they register with the JobManager at ``jobmanager``)."""
@@ -47,28 +51,49 @@ class TaskManagerProcesses:
         job_dir = os.path.dirname(os.path.abspath(main_file)) if main_file else None
         paths = [p for p in sys.path if p and os.path.abspath(p) != job_dir]
         env["PYTHONPATH"] = os.pathsep.join(paths)
+        self._env = env
+        self._jobmanager = jobmanager
+        self._cpu_list = self._cpus()
+        for index, resource_id in enumerate(self.resource_ids):
+            self.processes.append(self._spawn(index, resource_id))
+
+    def _spawn(self, index: int, resource_id: ResourceID) -> subprocess.Popen[bytes]:
         # millstream's own options only: a program may set any other key (Flink's, its own).
         defines = [f"{k}={v}" for k, v in self.configuration.to_dict().items() if k in opts.OPTIONS]
-        cpus = self._cpus()
-        for index, resource_id in enumerate(self.resource_ids):
-            args = [
-                sys.executable,
-                "-P",
-                "-m",
-                "millstream.cluster.taskmanager",
-                "--managed",
-                "--jobmanager",
-                f"{jobmanager[0]}:{jobmanager[1]}",
-                "--slots",
-                str(self.slots),
-                "--resource-id",
-                resource_id,
-            ]
-            for define in defines:
-                args += ["-D", define]
-            if cpus:
-                args += ["-D", f"{opts.CPU_AFFINITY.key}={cpus[index % len(cpus)]}"]
-            self.processes.append(subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL))
+        args = [
+            sys.executable,
+            "-P",
+            "-m",
+            "millstream.cluster.taskmanager",
+            "--managed",
+            "--jobmanager",
+            f"{self._jobmanager[0]}:{self._jobmanager[1]}",
+            "--slots",
+            str(self.slots),
+            "--resource-id",
+            resource_id,
+        ]
+        for define in defines:
+            args += ["-D", define]
+        if self._cpu_list:
+            args += ["-D", f"{opts.CPU_AFFINITY.key}={self._cpu_list[index % len(self._cpu_list)]}"]
+        return subprocess.Popen(args, env=self._env, stdin=subprocess.DEVNULL)
+
+    def replace(self, resource_id: ResourceID) -> ResourceID | None:
+        """Start a new TaskManager in place of a lost one (its process is killed if it lingers);
+        returns the new one's id, or None if ``resource_id`` is not one of these."""
+        if resource_id not in self.resource_ids:
+            return None
+        index = self.resource_ids.index(resource_id)
+        lost = self.processes[index]
+        if lost.poll() is None:
+            lost.kill()
+        self._retired.append(lost)
+        new_id_ = ResourceID(f"tm-{index}-{new_id()[:6]}")
+        self.resource_ids[index] = new_id_
+        self.processes[index] = self._spawn(index, new_id_)
+        log.warning("TaskManager %s was lost; started %s in its place", resource_id, new_id_)
+        return new_id_
 
     def _cpus(self) -> list[int]:
         if self.configuration.get(opts.CPU_AFFINITY).strip().lower() != "auto":
@@ -88,6 +113,8 @@ class TaskManagerProcesses:
     def stop(self, timeout: float = 10.0) -> None:
         """Wait for the children to exit (they were asked to), then kill the rest."""
         deadline = time.monotonic() + timeout
+        for process in self._retired:
+            process.wait()
         for process in self.processes:
             try:
                 process.wait(max(0.0, deadline - time.monotonic()))
@@ -98,8 +125,8 @@ class TaskManagerProcesses:
 
     def kill(self) -> None:
         """Kill every child at once."""
-        for process in self.processes:
+        for process in [*self.processes, *self._retired]:
             if process.poll() is None:
                 process.kill()
-        for process in self.processes:
+        for process in [*self.processes, *self._retired]:
             process.wait()

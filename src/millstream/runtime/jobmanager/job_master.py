@@ -100,6 +100,7 @@ class JobMaster(RpcEndpoint):
         self._restart_pending = False  # main thread: a restart is scheduled
         self._restored: dict[Any, Any] = {}  # (job vertex id, subtask) -> operator snapshots
         self.num_restarts = 0
+        self._needed: list[SharedSlot] = []  # the job's shared slots (asked for again on restarts)
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -112,7 +113,7 @@ class JobMaster(RpcEndpoint):
             self._started_at = time.monotonic()
             self.execution_graph = build_execution_graph(self.job_graph)
             self.status = JobStatus.RUNNING
-            needed = required_slots(self.job_graph)
+            needed = self._needed = required_slots(self.job_graph)
             requested = self._rm.request_slots(self.job_graph.job_id, len(needed))
             # Slots may come later (TaskManagers still registering): wait without blocking
             # this thread, so the job can be cancelled meanwhile.
@@ -193,8 +194,24 @@ class JobMaster(RpcEndpoint):
         self.schedule_run_async(self._restart_backoff.backoff_ms() / 1000.0, self._restart)
 
     def _restart(self) -> None:
+        """Ask for slots again (a lost TaskManager's are gone; a replacement's come instead)."""
         if self.status is not JobStatus.RESTARTING:
             return  # cancelled while waiting
+        self._rm.release_slots(self.job_graph.job_id)
+        requested = self._rm.request_slots(self.job_graph.job_id, len(self._needed))
+        requested.add_done_callback(lambda f: self.run_async(self._redeploy, f))
+
+    def _redeploy(self, requested: Future[list[SlotOffer]]) -> None:
+        if self.status is not JobStatus.RESTARTING:
+            self._rm.release_slots(self.job_graph.job_id)
+            return
+        try:
+            self._slots = dict(zip(self._needed, requested.result()))
+        except BaseException as err:
+            self._failure = err
+            self.status = JobStatus.FAILING
+            self._maybe_complete()
+            return
         self.num_restarts += 1
         checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
         self._restored = dict(checkpoint.task_states.values()) if checkpoint is not None else {}
@@ -426,11 +443,8 @@ class JobMaster(RpcEndpoint):
             )
             execution.transition(ExecutionState.FAILED)
             execution.failure = error
-            if self._failure is None:
-                self._failure = error
-                self.status = JobStatus.FAILING
         if lost:
-            self._cancel_all()
+            self._task_failed(lost[0].failure)  # a restart asks for slots again
         self._maybe_complete()
 
     def _cancel_all(self) -> None:

@@ -44,6 +44,7 @@ class ResourceManager(RpcEndpoint):
         self._executors: dict[ResourceID, TaskExecutorGateway] = {}  # owner: main thread
         self._data_addresses: dict[ResourceID, tuple[str, int] | None] = {}  # owner: main thread
         self._lost_listeners: list[Callable[[ResourceID, str], None]] = []  # owner: main thread
+        self._needed_listeners: list[Callable[[], None]] = []  # owner: main thread
         self._free: list[tuple[ResourceID, int]] = []  # owner: main thread
         self._allocated: dict[str, list[SlotOffer]] = {}  # job id -> slots, owner: main thread
 
@@ -70,6 +71,11 @@ class ResourceManager(RpcEndpoint):
         self._data_addresses[resource_id] = data_address
         self._free.extend((resource_id, i) for i in range(num_slots))
         self._serve_pending()
+
+    def add_resources_needed_listener(self, listener: Callable[[], None]) -> None:
+        """``listener()`` when a slot request cannot be served by the registered TaskManagers (an
+        active resource manager starts more then; any thread)."""
+        self.run_async(self._needed_listeners.append, listener)
 
     def add_lost_listener(self, listener: Callable[[ResourceID, str], None]) -> None:
         """``listener(resource_id, reason)`` when a TaskManager is lost (any thread)."""
@@ -101,6 +107,8 @@ class ResourceManager(RpcEndpoint):
         self._pending.append(request)
         self._serve_pending()
         if not request.future.done():
+            for listener in self._needed_listeners:
+                listener()
             self.schedule_run_async(self._slot_request_timeout_s, self._expire, request)
 
     def _serve_pending(self) -> None:

@@ -115,3 +115,7 @@ class ResourceManagerGateway(Protocol):
     def add_lost_listener(self, listener: Callable[[ResourceID, str], None]) -> None:
         """``listener(resource_id, reason)`` when a TaskExecutor is lost."""
         ...
+
+    def add_resources_needed_listener(self, listener: Callable[[], None]) -> None:
+        """``listener()`` when a slot request cannot be served by the registered TaskExecutors."""
+        ...

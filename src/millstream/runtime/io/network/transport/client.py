@@ -59,9 +59,17 @@ class PartitionRequestClient:
             raise self._lost("Connecting to", err) from err
         try:
             await asyncio.wait_for(wire.client_handshake(reader, writer, secret), timeout)
-        except asyncio.IncompleteReadError as err:  # closed before it said anything
+        except (asyncio.IncompleteReadError, ConnectionError) as err:  # gone during the handshake
             writer.close()
             raise self._lost("The connection to", err) from err
+        except wire.AuthenticationError as err:
+            writer.close()
+            if isinstance(err.__cause__, asyncio.IncompleteReadError | ConnectionError):
+                raise RemoteTransportError(
+                    f"Remote TaskManager {_fmt(self.address)} closed the connection during the handshake: "
+                    "the remote TaskManager was lost, or it does not hold the same shared secret"
+                ) from err
+            raise
         except BaseException:
             writer.close()
             raise
