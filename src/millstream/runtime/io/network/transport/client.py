@@ -65,7 +65,7 @@ class PartitionRequestClient:
         except wire.AuthenticationError as err:
             writer.close()
             if isinstance(err.__cause__, asyncio.IncompleteReadError | ConnectionError):
-                raise RemoteTransportError(
+                raise wire.AuthenticationError(
                     f"Remote TaskManager {_fmt(self.address)} closed the connection during the handshake: "
                     "the remote TaskManager was lost, or it does not hold the same shared secret"
                 ) from err
