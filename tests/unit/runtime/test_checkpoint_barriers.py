@@ -164,6 +164,22 @@ def test_a_newer_barrier_aborts_the_alignment_of_an_older_checkpoint():
     assert [cid for cid, _ in task.snapshots] == [2] and task.aborted == [1]
 
 
+def test_a_stale_barrier_during_a_newer_alignment_neither_counts_nor_blocks():
+    task = Task(channels=3, exactly_once=True)
+    a, b, c = task.channels
+    a.push_event(barrier(2))  # checkpoint 1 was abandoned upstream of a
+    b.push_event(barrier(1))  # ... but b still delivers its barrier 1
+    b.push_data("b-after-1")
+    task.run()
+    assert task.snapshots == [] and task.processed == ["b-after-1"]  # b is not blocked by 1
+    c.push_event(barrier(2))
+    task.run()
+    assert task.snapshots == []  # b's barrier 1 did not count for 2
+    b.push_event(barrier(2))
+    task.run()
+    assert [cid for cid, _ in task.snapshots] == [2]
+
+
 def test_a_cancellation_marker_aborts_the_alignment_and_releases_the_channels():
     task = Task(channels=2, exactly_once=True)
     a, b = task.channels

@@ -88,6 +88,8 @@ class AlignedBarrierHandler(CheckpointBarrierHandler):
         checkpoint_id = barrier.checkpoint_id
         if checkpoint_id <= self.latest_done:
             return  # completed or aborted here already
+        if self._barrier is not None and checkpoint_id < self._barrier.checkpoint_id:
+            return  # an older checkpoint, abandoned: a newer one aligns already
         if self._barrier is not None and checkpoint_id > self._barrier.checkpoint_id:
             self._abort(self._barrier.checkpoint_id)  # subsumed: the older one cannot complete
         if self._barrier is None:
