@@ -158,14 +158,27 @@ class FailOnce(MapFunction):
         return (value % 5, 1)
 
 
-def counting_job(tmp_path: Any, mode: str, restart: str | None, fail_at: int) -> Any:
+def restarting_env(
+    mode: str, restart: str = "fixed-delay", interval_ms: int = 50
+) -> StreamExecutionEnvironment:
+    """Parallelism 2, checkpoints every ``interval_ms``, restarts 10 ms after a failure."""
     conf = Configuration().set_string("minicluster.mode", mode)
-    if restart is not None:
-        conf.set_string("restart-strategy.type", restart)
-        conf.set_string("restart-strategy.fixed-delay.delay", "10 ms")
+    conf.set_string("restart-strategy.type", restart)
+    conf.set_string("restart-strategy.fixed-delay.delay", "10 ms")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(2)
-    env.enable_checkpointing(50)
+    env.enable_checkpointing(interval_ms)
+    return env
+
+
+def committed_lines(directory: Any) -> Counter[str]:
+    """The lines of every committed (not hidden) file under ``directory``."""
+    files = [p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    return Counter(line for p in files for line in p.read_text().splitlines())
+
+
+def counting_job(tmp_path: Any, mode: str, restart: str, fail_at: int) -> Any:
+    env = restarting_env(mode, restart)
     source = NumberSequenceSource(0, 5999)
     return (
         env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
@@ -218,13 +231,7 @@ def _chain(error: BaseException | None) -> list[BaseException]:
 @pytest.mark.parametrize("mode", ["threads", "processes"])
 def test_the_file_sink_commits_with_checkpoints_so_a_restart_writes_every_record_exactly_once(tmp_path, mode):  # type: ignore[no-untyped-def]
     out = tmp_path / "out"
-    conf = Configuration().set_string("minicluster.mode", mode)
-    conf.set_string("restart-strategy.type", "fixed-delay").set_string(
-        "restart-strategy.fixed-delay.delay", "10 ms"
-    )
-    env = StreamExecutionEnvironment.get_execution_environment(conf)
-    env.set_parallelism(2)
-    env.enable_checkpointing(50)
+    env = restarting_env(mode)
     sink = FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build()
     (
         env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
@@ -238,9 +245,7 @@ def test_the_file_sink_commits_with_checkpoints_so_a_restart_writes_every_record
     assert (tmp_path / "failed-once").exists()
     stats = result.get_all_accumulator_results()  # the final checkpoint and restart metrics
     assert stats["numRestarts"] == 1 and stats["numberOfCompletedCheckpoints"] >= 1
-    committed = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".")]
-    lines = [line for p in committed for line in p.read_text().splitlines()]
-    assert Counter(lines) == {str(k): 1200 for k in range(5)}
+    assert committed_lines(out) == {str(k): 1200 for k in range(5)}
     # what the failed attempt wrote after its last checkpoint stays hidden, never committed
     assert all(p.name.startswith(".") for p in out.rglob("*inprogress*"))
 
@@ -275,13 +280,7 @@ class FileTransactions(TwoPhaseCommitSinkFunction):
 
 def test_a_two_phase_commit_sink_function_outputs_every_record_exactly_once_across_a_restart(tmp_path):  # type: ignore[no-untyped-def]
     out = tmp_path / "txns"
-    conf = Configuration().set_string("minicluster.mode", "threads")
-    conf.set_string("restart-strategy.type", "fixed-delay").set_string(
-        "restart-strategy.fixed-delay.delay", "10 ms"
-    )
-    env = StreamExecutionEnvironment.get_execution_environment(conf)
-    env.set_parallelism(2)
-    env.enable_checkpointing(50)
+    env = restarting_env("threads")
     (
         env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
         .map(FailOnce(str(tmp_path / "failed-once"), 2500))
@@ -291,8 +290,7 @@ def test_a_two_phase_commit_sink_function_outputs_every_record_exactly_once_acro
     )
     env.execute("transactional sink across a restart")
     assert (tmp_path / "failed-once").exists()
-    lines = [line for p in out.iterdir() if not p.name.startswith(".") for line in p.read_text().splitlines()]
-    assert Counter(lines) == {str(k): 1200 for k in range(5)}
+    assert committed_lines(out) == {str(k): 1200 for k in range(5)}
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # aborted ones are gone
 
 
@@ -304,13 +302,7 @@ class Slow(MapFunction):
 
 def test_a_killed_task_manager_is_replaced_and_the_job_recovers_exactly_once(tmp_path):  # type: ignore[no-untyped-def]
     out = tmp_path / "out"
-    conf = Configuration().set_string("minicluster.mode", "processes")
-    conf.set_string("restart-strategy.type", "fixed-delay").set_string(
-        "restart-strategy.fixed-delay.delay", "10 ms"
-    )
-    env = StreamExecutionEnvironment.get_execution_environment(conf)
-    env.set_parallelism(2)
-    env.enable_checkpointing(100)
+    env = restarting_env("processes", interval_ms=100)
     sink = FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build()
     (
         env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
@@ -329,10 +321,4 @@ def test_a_killed_task_manager_is_replaced_and_the_job_recovers_exactly_once(tmp
     result = client.get_job_execution_result(90)
     assert victim.poll() is not None  # the killed one is gone; a replacement ran the rest
     assert result.get_all_accumulator_results()["numRestarts"] == 1
-    lines = [
-        line
-        for p in out.rglob("*")
-        if p.is_file() and not p.name.startswith(".")
-        for line in p.read_text().splitlines()
-    ]
-    assert Counter(lines) == {str(k): 1200 for k in range(5)}
+    assert committed_lines(out) == {str(k): 1200 for k in range(5)}
