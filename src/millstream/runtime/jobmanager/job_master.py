@@ -175,9 +175,7 @@ class JobMaster(RpcEndpoint):
             return  # failing or restarting already: this is a consequence
         self._restart_backoff.notify_failure(int(time.time() * 1000))
         if not self._restart_backoff.can_restart():
-            self._failure = error
-            self.status = JobStatus.FAILING
-            self._cancel_all()
+            self.fail_job(error)
             return
         log.info("job %s: restarting after %s", self.job_graph.job_name, error)
         self.status = JobStatus.RESTARTING
@@ -208,9 +206,7 @@ class JobMaster(RpcEndpoint):
         try:
             self._slots = dict(zip(self._needed, requested.result()))
         except BaseException as err:
-            self._failure = err
-            self.status = JobStatus.FAILING
-            self._maybe_complete()
+            self.fail_job(err)
             return
         self.num_restarts += 1
         checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
@@ -226,32 +222,26 @@ class JobMaster(RpcEndpoint):
         """The current executions by attempt id (main thread)."""
         return self._executions
 
-    def slot_of(self, execution: Execution) -> SlotOffer | None:
-        """The slot an execution runs in (main thread)."""
-        return self._slot_of(execution)
-
     # -- checkpoints ---------------------------------------------------------------------
 
     def acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> None:
         """A task snapshotted for a checkpoint (any thread)."""
-        self.run_async(self._on_checkpoint_message, "ack", attempt_id, checkpoint_id, snapshots)
+        self.run_async(self._acknowledge_checkpoint, attempt_id, checkpoint_id, snapshots)
+
+    def _acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> None:
+        execution = self._executions.get(attempt_id)
+        if self.checkpoint_coordinator is None or execution is None:
+            return  # no checkpoints, or an attempt from before a restart
+        task = (execution.vertex.job_vertex.job_vertex.id, execution.vertex.subtask_index)
+        self.checkpoint_coordinator.receive_acknowledge(attempt_id, checkpoint_id, (task, snapshots))
 
     def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
         """A task cannot take part in a checkpoint (any thread)."""
-        self.run_async(self._on_checkpoint_message, "decline", attempt_id, checkpoint_id, reason)
+        self.run_async(self._decline_checkpoint, attempt_id, checkpoint_id, reason)
 
-    def _on_checkpoint_message(self, kind: str, attempt_id: str, checkpoint_id: int, payload: Any) -> None:
-        coordinator = self.checkpoint_coordinator
-        if coordinator is None:
-            return
-        if kind == "ack":
-            execution = self._executions.get(attempt_id)
-            if execution is None:
-                return  # an attempt from before a restart
-            task = (execution.vertex.job_vertex.job_vertex.id, execution.vertex.subtask_index)
-            coordinator.receive_acknowledge(attempt_id, checkpoint_id, (task, payload))
-        else:
-            coordinator.receive_decline(attempt_id, checkpoint_id, payload)
+    def _decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.receive_decline(attempt_id, checkpoint_id, reason)
 
     def checkpoint_statistics(self) -> Future[dict[str, Any]]:
         """Checkpoint and restart metrics of the job (any thread), with Flink's names."""
@@ -261,7 +251,7 @@ class JobMaster(RpcEndpoint):
         stats = self.checkpoint_coordinator.statistics() if self.checkpoint_coordinator is not None else {}
         return {**stats, "numRestarts": self.num_restarts}
 
-    def fail_job(self, error: BaseException) -> None:
+    def fail_job(self, error: BaseException | None) -> None:
         """Fail the job with ``error`` (main thread): every task is cancelled."""
         if self._failure is None:
             self._failure = error
@@ -285,7 +275,7 @@ class JobMaster(RpcEndpoint):
         for ev in region.vertices:
             execution = ev.current_execution
             assert execution is not None
-            offer = self._slot_of(execution)
+            offer = self.slot_of(execution)
             assert offer is not None
             execution.transition(ExecutionState.DEPLOYING)
             tdd = self._deployment_descriptor(ev, execution, offer)
@@ -373,7 +363,7 @@ class JobMaster(RpcEndpoint):
 
     def _data_address(self, producer: ExecutionVertex) -> tuple[str, int] | None:
         execution = producer.current_execution
-        offer = self._slot_of(execution) if execution is not None else None
+        offer = self.slot_of(execution) if execution is not None else None
         return offer.data_address if offer is not None else None
 
     @staticmethod
@@ -455,13 +445,14 @@ class JobMaster(RpcEndpoint):
                 execution.transition(ExecutionState.CANCELED)
                 continue
             execution.transition(ExecutionState.CANCELING)
-            offer = self._slot_of(execution)
+            offer = self.slot_of(execution)
             if offer is not None:
                 cancelled = offer.task_executor.cancel_task(execution.attempt_id)
                 if isinstance(cancelled, Future):
                     cancelled.add_done_callback(self._rpc_failure_handler(execution.attempt_id, offer))
 
-    def _slot_of(self, execution: Execution) -> SlotOffer | None:
+    def slot_of(self, execution: Execution) -> SlotOffer | None:
+        """The slot an execution runs in (main thread)."""
         for offer in self._slots.values():
             if offer.resource_id == execution.assigned_resource:
                 return offer
