@@ -91,24 +91,25 @@ class StreamTask:
         the snapshot holds exactly what came before the barrier. A task that is not running
         (not yet open, or finishing) declines; so does an operator that cannot snapshot.
         """
-        responder = self.checkpoint_responder
         checkpoint_id = barrier.checkpoint_id
         if not self.running:
-            self._cancel_downstream(checkpoint_id)
-            if responder is not None:
-                responder.decline(checkpoint_id, "the task is not running")
+            self._decline(checkpoint_id, "the task is not running")
             return
         try:
             snapshots = self.chain.snapshot_state(checkpoint_id)
         except CheckpointDeclinedError as err:
-            self._cancel_downstream(checkpoint_id)
-            if responder is not None:
-                responder.decline(checkpoint_id, str(err))
+            self._decline(checkpoint_id, str(err))
             return
         for writer in self.writers:
             writer.broadcast_event(barrier)
-        if responder is not None:
-            responder.acknowledge(checkpoint_id, snapshots)
+        if self.checkpoint_responder is not None:
+            self.checkpoint_responder.acknowledge(checkpoint_id, snapshots)
+
+    def _decline(self, checkpoint_id: int, reason: str) -> None:
+        """Tell the tasks downstream to stop aligning for it, and the coordinator why."""
+        self._cancel_downstream(checkpoint_id)
+        if self.checkpoint_responder is not None:
+            self.checkpoint_responder.decline(checkpoint_id, reason)
 
     def abort_checkpoint(self, checkpoint_id: int) -> None:
         """The alignment of ``checkpoint_id`` was abandoned: tell the tasks downstream."""

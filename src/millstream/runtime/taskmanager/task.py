@@ -245,7 +245,8 @@ class Task:
     # -- checkpoints (any thread: handed to the task thread through its mailbox) ------------
 
     def trigger_checkpoint(self, checkpoint_id: int, timestamp: int) -> None:
-        """A source task starts checkpoint ``checkpoint_id``; others decline (they get barriers)."""
+        """A source task starts checkpoint ``checkpoint_id`` (the JobMaster triggers sources only;
+        other tasks start when the barriers reach them); declined before the task runs."""
         stream_task = self._stream_task
         if stream_task is None:
             if self._checkpoint_responder is not None:
