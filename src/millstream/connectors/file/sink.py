@@ -304,13 +304,19 @@ class _Committable:
             )
 
 
+def _part_paths(directory: str, final_name: str) -> tuple[str, str]:
+    """(hidden in-progress path, final path) of a new part file."""
+    return os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}"), os.path.join(
+        directory, final_name
+    )
+
+
 class _PartFile(_Committable):
     __slots__ = ("file", "last_write", "opened_at", "size")
 
     def __init__(self, directory: str, final_name: str) -> None:
         os.makedirs(directory, exist_ok=True)
-        super().__init__(os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}"), "")
-        self.final_path = os.path.join(directory, final_name)
+        super().__init__(*_part_paths(directory, final_name))
         self.file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115
         self.size = 0
         self.opened_at = time.time()
@@ -442,22 +448,19 @@ class FileWriter(_TwoPhaseCommit):
         self._open.clear()
 
 
-class _BulkPart:
+class _BulkPart(_Committable):
     """An in-progress bulk part file: written by the factory's writer, renamed on commit."""
+
+    __slots__ = ("writer",)
 
     def __init__(self, directory: str, final_name: str, factory: Any) -> None:
         os.makedirs(directory, exist_ok=True)
-        self.final_path = os.path.join(directory, final_name)
-        self.path = os.path.join(directory, f".{final_name}.inprogress.{uuid.uuid4()}")
+        super().__init__(*_part_paths(directory, final_name))
         self.writer = factory.create(self.path)
 
     def close(self) -> None:
         """Finish the bulk file (footer written: it becomes pending)."""
         self.writer.finish()
-
-    def publish(self) -> None:
-        """Rename to the final name."""
-        _Committable(self.path, self.final_path).publish()
 
     def commit(self) -> None:
         self.close()
