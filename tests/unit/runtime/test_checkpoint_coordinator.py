@@ -220,3 +220,32 @@ def test_shutdown_aborts_pending_checkpoints_and_stops_triggering():
     assert h.triggered == [1]
     with pytest.raises(CheckpointException, match="shutdown"):
         h.coordinator.trigger_checkpoint()
+
+
+def test_a_finished_task_is_represented_by_its_final_state_in_later_and_pending_checkpoints():
+    """FLIP-147: a task that ended after its final checkpoint is not asked again; its state from
+    the last completed checkpoint it took part in stands in for it."""
+    h = Harness()
+    c = h.coordinator
+    c.trigger_checkpoint()
+    h.ack_all(1)  # the source's final checkpoint: it ended its data before this barrier
+    c.trigger_checkpoint()  # 2 still expects the source, which ends before its barrier
+    c.receive_acknowledge("map-0", 2, "map@2")
+    c.receive_acknowledge("sink-0", 2, "sink@2")
+    assert 2 in c.pending
+    c.task_finished("source-0")
+    assert h.completed == [1, 2]
+    assert c.latest_completed().task_states["source-0"] == {"task": "source-0", "checkpoint": 1}
+    h.tasks = ("map-0", "sink-0")  # the running ones
+    pending = c.trigger_checkpoint()
+    assert pending.not_yet_acknowledged == {"map-0", "sink-0"}
+    c.receive_acknowledge("map-0", 3, "map@3")
+    c.receive_acknowledge("sink-0", 3, "sink@3")
+    assert c.latest_completed().task_states == {
+        "source-0": {"task": "source-0", "checkpoint": 1},
+        "map-0": "map@3",
+        "sink-0": "sink@3",
+    }
+    c.tasks_restarted()  # redeployed: the attempt that finished is gone
+    h.tasks = TASKS
+    assert c.trigger_checkpoint().task_states == {}

@@ -13,7 +13,10 @@ locks):
    checkpoint completes: its metadata is written to storage, it joins the retained
    checkpoints (older ones beyond ``retained`` are discarded), and every task is notified
    (``notify_complete``: two-phase-commit sinks commit then).
-4. A decline, the timeout or ``abort_pending`` (a task failed) aborts a checkpoint; every
+4. Tasks finish one by one when their input ends (FLIP-147): a finished task is not asked
+   again; its state from the last checkpoint it took part in (after the end of its data,
+   so final) stands in for it in every later checkpoint (``task_finished``).
+5. A decline, the timeout or ``abort_pending`` (a task failed) aborts a checkpoint; every
    task is told (``notify_aborted``). Consecutive failures beyond ``tolerable_failures``
    fail the job (``on_failure``), as Flink's CheckpointFailureManager; a completed
    checkpoint resets the count. Aborts caused by a job failure do not count.
@@ -129,6 +132,7 @@ class CheckpointCoordinator:
         self._generation = 0  # a stopped scheduler's callbacks see an older generation
         self._deferred = False  # a periodic trigger waits for a pending checkpoint to end
         self._shut_down = False
+        self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
         self.num_completed = 0
         self.num_failed = 0
         self.last_duration_ms: int | None = None
@@ -188,7 +192,7 @@ class CheckpointCoordinator:
             raise CheckpointException(CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING)
         checkpoint_id = self._next_id
         self._next_id += 1
-        pending = PendingCheckpoint(checkpoint_id, now, set(tasks))
+        pending = PendingCheckpoint(checkpoint_id, now, set(tasks), dict(self._finished_states))
         self.pending[checkpoint_id] = pending
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
@@ -216,6 +220,25 @@ class CheckpointCoordinator:
         if pending.fully_acknowledged:
             self._complete(pending)
         return True
+
+    def task_finished(self, attempt_id: str) -> None:
+        """A task ended after its final checkpoint: its state then is its part of every later
+        checkpoint, including those pending that it did not acknowledge before it ended (it
+        processed nothing since, and ended its outputs instead of forwarding their barriers)."""
+        state = next(
+            (c.task_states[attempt_id] for c in reversed(self.completed) if attempt_id in c.task_states),
+            None,
+        )
+        if state is None:
+            return  # took part in no checkpoint (a job whose tasks all end before the first one)
+        self._finished_states[attempt_id] = state
+        for pending in list(self.pending.values()):
+            if attempt_id in pending.not_yet_acknowledged:
+                self.receive_acknowledge(attempt_id, pending.checkpoint_id, state)
+
+    def tasks_restarted(self) -> None:
+        """The job's tasks were redeployed: the finished ones run again."""
+        self._finished_states.clear()
 
     def receive_decline(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
         """A task could not take its part of ``checkpoint_id``: the checkpoint is aborted."""

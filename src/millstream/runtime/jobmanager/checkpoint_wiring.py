@@ -1,9 +1,11 @@
 """The JobMaster's side of checkpoints: one CheckpointCoordinator per STREAMING job with
 checkpointing on, wired to the job's executions.
 
-The coordinator asks for a checkpoint only while every task of the job runs; it triggers
-the source tasks (they inject the barrier), every task acknowledges with its operators'
-snapshots, and completion and aborts are told to every running task. Storage is
+The coordinator asks for a checkpoint only while every task of the job that has not
+finished runs; it triggers the source tasks (they inject the barrier) and tasks whose
+producers all finished (no barrier can reach them), every running task acknowledges with
+its operators' snapshots (finished ones are represented by their final state), and
+completion and aborts are told to every running task. Storage is
 ``execution.checkpointing.dir`` (``<dir>/<job id>/chk-<n>``) or, unset, the JobManager's
 memory. All on the JobMaster's main thread.
 """
@@ -21,6 +23,7 @@ from millstream.runtime.checkpoint.storage import (
     FileSystemCheckpointStorage,
     InMemoryCheckpointStorage,
 )
+from millstream.graph.job_graph import JobVertexID
 from millstream.runtime.execution_state import ExecutionState
 
 if TYPE_CHECKING:
@@ -59,22 +62,40 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
 
 
 def _running_tasks(master: JobMaster) -> list[str] | None:
-    """Every task's attempt id while all of them run; None otherwise (no checkpoint then)."""
-    executions = list(master.executions.values())
-    if not executions or any(e.state is not ExecutionState.RUNNING for e in executions):
+    """The attempt ids of the tasks that did not finish, while all of them run; None otherwise
+    (no checkpoint then)."""
+    unfinished = [e for e in master.executions.values() if e.state is not ExecutionState.FINISHED]
+    if not unfinished or any(e.state is not ExecutionState.RUNNING for e in unfinished):
         return None
-    return [e.attempt_id for e in executions]
+    return [e.attempt_id for e in unfinished]
 
 
 def _trigger_sources(master: JobMaster, checkpoint_id: int, timestamp: int) -> None:
+    """Trigger the tasks no barrier reaches: running sources, and running tasks whose
+    producers all finished (Flink's DefaultCheckpointPlanCalculator)."""
+    finished_vertices = _finished_job_vertices(master)
+    data_sets = master.job_graph.data_sets
     for execution in master.executions.values():
-        if execution.vertex.job_vertex.job_vertex.inputs:
-            continue  # not a source: the barrier reaches it through its inputs
+        if execution.state is not ExecutionState.RUNNING:
+            continue
+        inputs = execution.vertex.job_vertex.job_vertex.inputs
+        if any(data_sets[edge.source_id].producer_id not in finished_vertices for edge in inputs):
+            continue  # the barrier reaches it through its inputs
         offer = master.slot_of(execution)
         if offer is not None:
             _ignore_failure(
                 offer.task_executor.trigger_checkpoint(execution.attempt_id, checkpoint_id, timestamp)
             )
+
+
+def _finished_job_vertices(master: JobMaster) -> set[JobVertexID]:
+    """The job vertices all of whose subtasks finished."""
+    unfinished = {
+        e.vertex.job_vertex.job_vertex.id
+        for e in master.executions.values()
+        if e.state is not ExecutionState.FINISHED
+    }
+    return {e.vertex.job_vertex.job_vertex.id for e in master.executions.values()} - unfinished
 
 
 def _tell_running(master: JobMaster, method: str, checkpoint_id: int) -> None:

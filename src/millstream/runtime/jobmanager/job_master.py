@@ -214,6 +214,7 @@ class JobMaster(RpcEndpoint):
         self._create_executions()
         self.status = JobStatus.RUNNING
         if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.tasks_restarted()
             self.checkpoint_coordinator.start_scheduler()
         self._schedule_ready_regions()
 
@@ -414,6 +415,8 @@ class JobMaster(RpcEndpoint):
         if target is ExecutionState.FAILED:
             execution.failure = update.error
             self._task_failed(update.error)
+        elif target is ExecutionState.FINISHED and self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.task_finished(execution.attempt_id)
         self._maybe_complete()
 
     def task_manager_lost(self, resource_id: ResourceID, reason: str) -> None:

@@ -35,6 +35,7 @@ from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, OperatorSnapshot
 __all__ = [
     "Emit",
     "FunctionInitializationContext",
+    "FunctionSnapshotContext",
     "OperatorContext",
     "StreamOperator",
     "StreamingRuntimeContext",
@@ -130,6 +131,9 @@ class OperatorContext:
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
     auto_watermark_interval: int = AUTO_WATERMARK_INTERVAL.default
+    # the task ends with a final checkpoint (FLIP-147): two-phase-commit sinks commit their
+    # last output when it completes, not at ``finish``
+    final_checkpoint: bool = False
 
     @property
     def batch(self) -> bool:
@@ -159,6 +163,24 @@ class FunctionInitializationContext:
         if self._keyed is None:
             raise KeyedStateError("Keyed state can only be used on a 'keyed stream'.")
         return self._keyed
+
+
+class FunctionSnapshotContext:
+    """What ``CheckpointedFunction.snapshot_state`` receives (Flink's FunctionSnapshotContext)."""
+
+    __slots__ = ("_checkpoint_id", "_timestamp")
+
+    def __init__(self, checkpoint_id: int, timestamp: int) -> None:
+        self._checkpoint_id = checkpoint_id
+        self._timestamp = timestamp
+
+    def get_checkpoint_id(self) -> int:
+        """The id of the checkpoint being taken."""
+        return self._checkpoint_id
+
+    def get_checkpoint_timestamp(self) -> int:
+        """When the JobManager triggered the checkpoint (epoch milliseconds)."""
+        return self._timestamp
 
 
 def _drop(element: Any) -> None:
@@ -225,8 +247,20 @@ class StreamOperator:
         """Forward the status."""
         self.emit_watermark_status(status)
 
-    def snapshot_state(self, checkpoint_id: int) -> OperatorSnapshot:
-        """Everything this operator must get back after a failure (at a checkpoint barrier)."""
+    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0) -> OperatorSnapshot:
+        """Everything this operator must get back after a failure (at a checkpoint barrier).
+
+        A ``CheckpointedFunction`` first brings its operator state up to date
+        (``snapshot_state(context)``), as Flink calls it before the state backends snapshot.
+        """
+        snapshot_fn = getattr(self._lifecycle, "snapshot_state", None)
+        if snapshot_fn is not None and self._opened:
+            try:
+                snapshot_fn(FunctionSnapshotContext(checkpoint_id, timestamp))
+            except Exception as err:
+                raise UserFunctionError(
+                    self.name, self.context.location, None, message="snapshot_state() raised"
+                ) from err
         event_timers: list[tuple[int, Any, Any]] = []
         processing_timers: list[tuple[int, Any, Any]] = []
         if self.timer_service is not None:

@@ -102,8 +102,11 @@ class SinkWriterOperator(StreamOperator):
         self.records_in += len(values)
 
     def finish(self) -> None:
-        """Commit what was written."""
-        self._writer.finish()
+        """Commit what was written; with a final checkpoint to come, a two-phase-commit writer
+        leaves that to the checkpoint (it prepares and commits the rest, as every other)."""
+        writer = self._writer
+        if not (self.context.final_checkpoint and isinstance(writer, TwoPhaseCommittingSinkWriter)):
+            writer.finish()
 
     def snapshot_extra_state(self, checkpoint_id: int) -> Any:
         """A two-phase-commit writer prepares its output for commit with this checkpoint;
@@ -169,7 +172,8 @@ class SinkFunctionOperator(StreamOperator):
     A ``TwoPhaseCommitSinkFunction`` writes into transactions instead: one open at a time,
     pre-committed and replaced at every checkpoint, committed when the checkpoint completes
     (or, after a recovery, from the restored checkpoint), everything committed at the end of
-    input; the open one is aborted when the task fails.
+    input (with checkpoints: when the final checkpoint completes); the open one is aborted
+    when the task fails.
     """
 
     def __init__(self, context: OperatorContext, fn: Any, lifecycle: Any) -> None:
@@ -182,6 +186,7 @@ class SinkFunctionOperator(StreamOperator):
         self._pending: dict[int, Any] = {}  # checkpoint id -> pre-committed transaction
         self._restored: Any = None
         self._finished = False
+        self._last: Any = None  # pre-committed at finish, pending with the final checkpoint
 
     def open(self) -> None:
         """Open the function; a transactional one commits what the restored checkpoint covers."""
@@ -220,12 +225,18 @@ class SinkFunctionOperator(StreamOperator):
         txn_fn = self._txn_fn
         if txn_fn is None:
             return None
-        txn_fn.pre_commit(self._transaction)
-        self._pending[checkpoint_id] = self._transaction
-        self._transaction = txn_fn.begin_transaction()
-        transaction = self._transaction
-        self._fn = lambda value, ctx: txn_fn.invoke(transaction, value, ctx)
-        return {"version": 1, "pending": list(self._pending.values()), "current": self._transaction}
+        if self._finished:  # after the end of input: the last transaction, pre-committed at finish
+            if self._last is not None:
+                self._pending[checkpoint_id] = self._last
+                self._last = None
+        else:
+            txn_fn.pre_commit(self._transaction)
+            self._pending[checkpoint_id] = self._transaction
+            self._transaction = txn_fn.begin_transaction()
+            transaction = self._transaction
+            self._fn = lambda value, ctx: txn_fn.invoke(transaction, value, ctx)
+        current = None if self._finished else self._transaction
+        return {"version": 1, "pending": list(self._pending.values()), "current": current}
 
     def restore_extra_state(self, extra: Any) -> None:
         """Kept for ``open``."""
@@ -239,9 +250,14 @@ class SinkFunctionOperator(StreamOperator):
                 self._txn_fn.commit(self._pending.pop(cid))
 
     def finish(self) -> None:
-        """End of input: commit everything."""
+        """End of input: pre-commit the open transaction; commit everything now, or, with a
+        final checkpoint to come, when that checkpoint completes (Flink's FLIP-147)."""
         txn_fn = self._txn_fn
-        if txn_fn is not None:
+        if txn_fn is not None and self.context.final_checkpoint:
+            txn_fn.pre_commit(self._transaction)
+            self._last = self._transaction
+            self._finished = True
+        elif txn_fn is not None:
             txn_fn.pre_commit(self._transaction)
             for cid in sorted(self._pending):
                 txn_fn.commit(self._pending.pop(cid))

@@ -20,6 +20,7 @@ from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MAX_TIMESTAMP, MAX_WATERMARK, Watermark, WatermarkStatus
 from millstream.runtime.operators.watermarks import TimestampsAndWatermarks
+from millstream.runtime.state.snapshot import OperatorSnapshot
 
 __all__ = ["CheckpointDeclinedError", "InputStatus", "LegacySourceOperator", "SourceOperator"]
 
@@ -37,6 +38,7 @@ class InputStatus(Enum):
     MORE_AVAILABLE = 0
     NOTHING_AVAILABLE = 1
     END_OF_INPUT = 2
+    END_OF_DATA = 3  # every record is in; events (barriers, EndOfPartition) may still come
 
 
 class _Source(StreamOperator):
@@ -158,7 +160,7 @@ class SourceOperator(_Source):
 class _SourceContext:
     """``SourceFunction.SourceContext``: batches collected elements under the emission lock."""
 
-    def __init__(self, operator: LegacySourceOperator, lock: threading.Lock) -> None:
+    def __init__(self, operator: LegacySourceOperator, lock: threading.RLock) -> None:
         self._operator = operator
         self._lock = lock
         self._values: list[Any] = []  # under _lock
@@ -201,8 +203,9 @@ class _SourceContext:
             self.push()
             self._operator.mark_idle()
 
-    def get_checkpoint_lock(self) -> threading.Lock:
-        """The lock under which elements are emitted (Flink's checkpoint lock)."""
+    def get_checkpoint_lock(self) -> threading.RLock:
+        """The lock under which elements are emitted and checkpoints are taken (Flink's
+        checkpoint lock; reentrant, as Java's monitor: ``collect`` takes it again inside)."""
         return self._lock
 
     def push(self) -> None:
@@ -225,18 +228,18 @@ class LegacySourceOperator(_Source):
         super().__init__(context, function)
         self._function = function
         self._output = output
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.source_context = _SourceContext(self, self.lock)
 
         self._idle = False
 
-    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
-        """Not yet: a SourceFunction's loop runs on its own thread (Flink snapshots it under the
-        checkpoint lock, with its CheckpointedFunction state); until then it declines."""
-        raise CheckpointDeclinedError(
-            f"operator '{self.name}': a SourceFunction (add_source) cannot be checkpointed yet; "
-            "use from_source with a FLIP-27 source"
-        )
+    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0) -> OperatorSnapshot:
+        """Snapshot under the checkpoint lock (the task thread holds it: see ``StreamTask``), after
+        handing on what the source collected: the function's state (a ``CheckpointedFunction``'s
+        operator state) then counts exactly the elements before the barrier. A function that is
+        not a CheckpointedFunction starts over after a recovery (at least once), as in Flink."""
+        self.source_context.push()
+        return super().snapshot_state(checkpoint_id, timestamp)
 
     def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Push a collected batch down the chain (lock held)."""

@@ -4,6 +4,11 @@ One call processes one buffer: its records (serialized element batches) are deco
 and handed to the head operator; EndOfPartition events retire channels. The buffer
 is recycled (back into the producer's pool) once its records are decoded.
 
+With final checkpoints (FLIP-147) producers announce the end of their records with
+``EndOfData`` and end the partition only after their final checkpoint: the input reports
+``END_OF_DATA`` once, when every channel delivered EndOfData (or ended), then goes on
+delivering the barriers that follow until every channel ended (``END_OF_INPUT``).
+
 Each operator input (``gate.input_index``: 0, or 0 and 1 for two-input operators) has a
 ``StatusWatermarkValve`` over all channels of its gates: watermarks and watermark
 statuses from the channels become the input's watermark, handed to the operator's
@@ -24,6 +29,7 @@ from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.events import (
     CancelCheckpointMarker,
     CheckpointBarrier,
+    EndOfData,
     EndOfPartitionEvent,
     deserialize_event,
 )
@@ -66,6 +72,9 @@ class StreamTaskNetworkInput:
         self._next_gate = 0  # owner: task thread (round-robin over gates)
         self.barrier_handler: CheckpointBarrierHandler | None = None  # set when checkpointing
         self._priority: list[SingleInputGate] | None = None
+        self._channels_with_data = sum(len(gate.channels) for gate in gates)
+        self._data_ended: set[InputChannel] = set()
+        self._end_of_data_reported = False
         channels_per_input = [0] * len(handlers)
         offsets = []
         for gate in gates:
@@ -117,6 +126,9 @@ class StreamTaskNetworkInput:
                     self._process_data(gate, channel, buffer)
                 else:
                     self._process_event(gate, channel, deserialize_event(buffer))
+                    if len(self._data_ended) == self._channels_with_data and not self._end_of_data_reported:
+                        self._end_of_data_reported = True
+                        return InputStatus.END_OF_DATA
                 return InputStatus.MORE_AVAILABLE
         if all(g.is_finished for g in gates):
             return InputStatus.END_OF_INPUT
@@ -145,7 +157,10 @@ class StreamTaskNetworkInput:
 
     def _process_event(self, gate: SingleInputGate, channel: InputChannel, event: object) -> None:
         match event:
+            case EndOfData():
+                self._data_ended.add(channel)
             case EndOfPartitionEvent():
+                self._data_ended.add(channel)
                 if not channel.finished:
                     channel.finished = True
                     gate.finished_channels += 1

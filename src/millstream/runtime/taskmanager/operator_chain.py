@@ -109,6 +109,7 @@ class ChainEnvironment:
     writers: Mapping[str, ChainOutput]  # by the data set id of each edge leaving the chain
     collect_channels: CollectChannels | None
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
+    final_checkpoint: bool = False  # the task ends with a final checkpoint (FLIP-147)
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -260,6 +261,7 @@ def operator_context(op: ChainedOperator, env: ChainEnvironment) -> OperatorCont
         processing_time_service=env.processing_time_service,
         runtime_mode=env.job_config.runtime_mode,
         auto_watermark_interval=env.job_config.auto_watermark_interval,
+        final_checkpoint=env.final_checkpoint,
     )
 
 
@@ -357,10 +359,10 @@ class OperatorChain:
             return 1
         return None
 
-    def snapshot_state(self, checkpoint_id: int) -> dict[int, OperatorSnapshot]:
+    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0) -> dict[int, OperatorSnapshot]:
         """Every operator's snapshot, by stream node id (on the task thread, at a barrier)."""
         return {
-            node_id: operator.snapshot_state(checkpoint_id)
+            node_id: operator.snapshot_state(checkpoint_id, timestamp)
             for node_id, operator in zip(self.node_ids, self.operators, strict=True)
         }
 

@@ -6,6 +6,12 @@ full or at the end). Due processing-time timers run first in every step of the l
 and the loop sleeps no longer than the next timer. At the end of input pending
 processing-time timers are dropped (as Flink quiesces its timer service), the chain
 finishes head first, the operators are closed, and the writers send EndOfPartition.
+
+With checkpoints in a STREAMING job the end is Flink's FLIP-147: at the end of its data
+the task finishes its operators and sends ``EndOfData``, then keeps taking checkpoints
+(barriers still pass through it) until one it took after finishing completes — its final
+checkpoint, in which two-phase-commit sinks commit their last output — and only then
+closes and ends its partitions.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import threading
 import time
 from typing import Any, Protocol
 
-from millstream.runtime.io.network.events import CancelCheckpointMarker, CheckpointBarrier
+from millstream.runtime.io.network.events import CancelCheckpointMarker, CheckpointBarrier, EndOfData
 from millstream.runtime.io.network.record_writer import RecordWriter, flush_all
 from millstream.runtime.operators.sources import (
     CheckpointDeclinedError,
@@ -77,6 +83,11 @@ class StreamTask:
         self.processor = MailboxProcessor(mailbox, self._default_action)
         self.checkpoint_responder: CheckpointResponder | None = None
         self.running = False  # owner: task thread: opened and not yet finishing
+        # FLIP-147 (owner: task thread): wait for a checkpoint after the end of data
+        self.final_checkpoint = False
+        self._data_finished = False
+        self._final_checkpoint_id: int | None = None  # the first checkpoint after the end of data
+        self._final_checkpoint_done = False
 
     # -- checkpoints (task thread) -----------------------------------------------------------
 
@@ -95,15 +106,28 @@ class StreamTask:
         if not self.running:
             self._decline(checkpoint_id, "the task is not running")
             return
-        try:
-            snapshots = self.chain.snapshot_state(checkpoint_id)
-        except CheckpointDeclinedError as err:
-            self._decline(checkpoint_id, str(err))
+        head = self.chain.head
+        if isinstance(head, LegacySourceOperator):
+            with head.lock:  # the SourceFunction emits nothing while it is snapshotted
+                snapshots = self._snapshot_and_forward(barrier)
+        else:
+            snapshots = self._snapshot_and_forward(barrier)
+        if snapshots is None:
             return
-        for writer in self.writers:
-            writer.broadcast_event(barrier)
+        if self._data_finished and self._final_checkpoint_id is None:
+            self._final_checkpoint_id = checkpoint_id
         if self.checkpoint_responder is not None:
             self.checkpoint_responder.acknowledge(checkpoint_id, snapshots)
+
+    def _snapshot_and_forward(self, barrier: CheckpointBarrier) -> dict[int, OperatorSnapshot] | None:
+        try:
+            snapshots = self.chain.snapshot_state(barrier.checkpoint_id, barrier.timestamp)
+        except CheckpointDeclinedError as err:
+            self._decline(barrier.checkpoint_id, str(err))
+            return None
+        for writer in self.writers:
+            writer.broadcast_event(barrier)
+        return snapshots
 
     def _decline(self, checkpoint_id: int, reason: str) -> None:
         """Tell the tasks downstream to stop aligning for it, and the coordinator why."""
@@ -120,9 +144,13 @@ class StreamTask:
             writer.broadcast_event(CancelCheckpointMarker(checkpoint_id))
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
-        """Checkpoint ``checkpoint_id`` completed (a mail): operators and functions hear of it."""
+        """Checkpoint ``checkpoint_id`` completed (a mail): operators and functions hear of it.
+        After the end of data, the first checkpoint taken since lets the task end."""
         if self.running:
             self.chain.notify_checkpoint_complete(checkpoint_id)
+            final = self._final_checkpoint_id
+            if final is not None and checkpoint_id >= final:
+                self._final_checkpoint_done = True
 
     def invoke(self) -> None:
         """Open, process all input, finish, close, then end the outputs.
@@ -149,9 +177,12 @@ class StreamTask:
                 self.sorted_input.replay(lambda: self.canceled)
                 if self.canceled:
                     raise CancelTaskError()
-            self.running = False
+            self.running = self.final_checkpoint
             self.timers.quiesce()
             self.chain.finish()
+            if self.final_checkpoint:
+                self._await_final_checkpoint()
+                self.running = False
         finally:
             self.running = False
             if self.sorted_input is not None:
@@ -184,13 +215,44 @@ class StreamTask:
                 self._next_flush = now + flush_interval
         if status is InputStatus.MORE_AVAILABLE:
             return None
-        if status is InputStatus.END_OF_INPUT:
+        if status is InputStatus.END_OF_INPUT or (
+            status is InputStatus.END_OF_DATA and self.final_checkpoint
+        ):
             self.processor.stop()
+            return None
+        if status is InputStatus.END_OF_DATA:
             return None
         # Sleep until input, the next timer or the next flush; with timeout 0 everything is
         # flushed already (waking "now" would spin and hold the GIL the network thread needs).
         wake = min(available_at, self._next_flush if flush_interval > 0 else _FOREVER)
         return min(wake, timers.next_deadline()) if timers.has_timers else wake
+
+    def _await_final_checkpoint(self) -> None:
+        """The operators finished: tell the consumers, then take checkpoints until one taken
+        from now on completes (and, with inputs, until every producer ended its partition)."""
+        self._data_finished = True
+        for writer in self.writers:
+            writer.broadcast_event(EndOfData())
+        self.processor = MailboxProcessor(self.mailbox, self._final_checkpoint_action)
+        self.processor.run()
+        if self.canceled:
+            raise CancelTaskError()
+
+    def _final_checkpoint_action(self) -> float | None:
+        """Default action after the end of data: only events (barriers, EndOfPartition) arrive."""
+        if self.canceled:
+            self.processor.stop()
+            return None
+        inputs_ended = True
+        if self.network_input is not None:
+            status = self.network_input.process_next()
+            if status is InputStatus.MORE_AVAILABLE or status is InputStatus.END_OF_DATA:
+                return None
+            inputs_ended = status is InputStatus.END_OF_INPUT
+        if self._final_checkpoint_done and inputs_ended:
+            self.processor.stop()
+            return None
+        return _FOREVER
 
     def flush_outputs(self) -> None:
         """Hand pending output to consumers."""

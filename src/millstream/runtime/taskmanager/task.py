@@ -189,6 +189,8 @@ class Task:
             for index, igdd in enumerate(self.tdd.input_gates)
         ]
         job_config = self.tdd.job_config
+        checkpointing = job_config.checkpointing
+        final_checkpoint = checkpointing.enabled and not job_config.batch
         timers = ProcessingTimeService()
         env = ChainEnvironment(
             location=self.location,
@@ -197,6 +199,7 @@ class Task:
             writers=writers,
             collect_channels=self._collect_channels,
             processing_time_service=timers,
+            final_checkpoint=final_checkpoint,
         )
         chain = OperatorChain.create(vertex, env)
         if self.tdd.restored_state:
@@ -232,8 +235,8 @@ class Task:
             mailbox, chain, network_input, record_writers, vertex.buffer_timeout, timers, sorted_input
         )
         task.checkpoint_responder = self._checkpoint_responder
-        checkpointing = job_config.checkpointing
-        if checkpointing.enabled and not job_config.batch and network_input is not None:
+        task.final_checkpoint = final_checkpoint
+        if final_checkpoint and network_input is not None:
             handler_class = AlignedBarrierHandler if checkpointing.exactly_once else BarrierTracker
             network_input.barrier_handler = handler_class(
                 network_input.gates, task.perform_checkpoint, task.abort_checkpoint

@@ -10,6 +10,7 @@ from millstream.runtime.io.network.buffer import Buffer, DataType
 __all__ = [
     "CancelCheckpointMarker",
     "CheckpointBarrier",
+    "EndOfData",
     "EndOfPartitionEvent",
     "TaskEvent",
     "deserialize_event",
@@ -20,6 +21,12 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class EndOfPartitionEvent:
     """The producer finished this subpartition; nothing follows."""
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfData:
+    """The producer emitted all its records (Flink's EndOfData, FLIP-147): barriers may still
+    follow, EndOfPartition comes once the producer's final checkpoint completed."""
 
 
 @dataclass(frozen=True, slots=True)
