@@ -17,13 +17,13 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from millstream.graph.job_graph import JobVertexID
 from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
 from millstream.runtime.checkpoint.storage import (
     CheckpointStorage,
     FileSystemCheckpointStorage,
     InMemoryCheckpointStorage,
 )
-from millstream.graph.job_graph import JobVertexID
 from millstream.runtime.execution_state import ExecutionState
 
 if TYPE_CHECKING:
