@@ -1,0 +1,76 @@
+"""Chaos trials in CI (a few; ``scripts/chaos.py`` runs the full 20): the checkpointed keyed
+job of ``millstream.testing.chaos`` (windows, keyed state, FileSink; parallelism 2 on two
+TaskManager processes) is failed at random moments, by SIGKILLing a TaskManager process or
+by a user function raising once. Every trial's committed output is byte-identical to the
+failure-free run's, and no TaskManager process is left behind. Without a restart strategy
+the same failure ends the job with its cause.
+
+The random moments come from a seed printed with each failure, so a failing trial can be
+rerun: ``MILLSTREAM_CHAOS_SEED=<seed> pytest tests/integration/test_chaos.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+
+from millstream.testing.chaos import ChaosJob, TrialResult, leftover_task_managers, run_trial
+
+pytestmark = pytest.mark.timeout(300)
+
+JOB = ChaosJob()
+KILL_TRIALS = 3
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: Any) -> TrialResult:
+    result = run_trial(JOB, str(tmp_path_factory.mktemp("reference")), "none")
+    assert result.output.count(b"\n") > 1000 and result.restarts == 0 and not result.leftover
+    return result
+
+
+@pytest.fixture(scope="module")
+def rng() -> random.Random:
+    seed = int(os.environ.get("MILLSTREAM_CHAOS_SEED") or random.SystemRandom().randrange(1 << 30))
+    print(f"chaos seed {seed}")
+    return random.Random(seed)
+
+
+@pytest.mark.parametrize("trial", range(KILL_TRIALS))
+def test_a_task_manager_killed_at_a_random_moment_changes_nothing_committed(
+    tmp_path: Any, reference: TrialResult, rng: random.Random, trial: int
+) -> None:
+    # the first trial kills mid-run for certain; the others anywhere in the run
+    high = 0.5 * reference.duration_s if trial == 0 else 0.95 * reference.duration_s
+    fail_after = rng.uniform(0.3, high)
+    result = run_trial(JOB, str(tmp_path), "kill", fail_after, rng=rng)
+    context = f"killed at {result.failed_after_s} s of a {reference.duration_s:.1f} s run"
+    if trial == 0:
+        assert result.failed_after_s is not None and result.restarts >= 1, context
+    assert result.output == reference.output, context
+    assert result.leftover == [], context
+
+
+def test_a_user_function_raising_once_changes_nothing_committed(
+    tmp_path: Any, reference: TrialResult, rng: random.Random
+) -> None:
+    raise_at = rng.randrange(JOB.records // 4, JOB.records)
+    result = run_trial(JOB, str(tmp_path), "raise", raise_at=raise_at)
+    assert result.failed_after_s is not None and result.restarts == 1, f"raise at record {raise_at}"
+    assert result.output == reference.output, f"raised at record {raise_at}"
+    assert result.leftover == []
+
+
+def test_without_a_restart_strategy_the_failure_ends_the_job_with_its_cause(tmp_path: Any) -> None:
+    with pytest.raises(Exception) as failure:
+        run_trial(JOB, str(tmp_path), "raise", raise_at=JOB.records // 2, restart="none")
+    causes = []
+    error: BaseException | None = failure.value
+    while error is not None:
+        causes.append(str(error))
+        error = error.__cause__ or error.__context__
+    assert any(f"chaos: user function raised at record {JOB.records // 2}" in c for c in causes), causes
+    assert leftover_task_managers() == []
