@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from millstream.common import Configuration, Duration, Encoder, JobStatus, Types, WatermarkStrategy
+from millstream.common import Configuration, Encoder, JobStatus, Time, Types, WatermarkStrategy
 from millstream.common.watermark_strategy import TimestampAssigner
 from millstream.datastream import KeyedProcessFunction, MapFunction, StreamExecutionEnvironment
 from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.datastream.functions import AggregateFunction, ProcessWindowFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.datastream.window import TumblingEventTimeWindows
 
@@ -98,7 +99,7 @@ class ChaosJob:
             .map(_ToKeyed(marker, raise_at), Types.TUPLE([Types.INT(), Types.LONG()]))
             .assign_timestamps_and_watermarks(strategy)
             .key_by(lambda pair: pair[0], Types.INT())
-            .window(TumblingEventTimeWindows.of(Duration.of_seconds(1)))
+            .window(TumblingEventTimeWindows.of(Time.seconds(1)))
             .aggregate(_CountAndSum(), _WithWindow())
             .key_by(lambda row: row[0], Types.INT())
             .process(_RunningTotal(), Types.STRING())
@@ -121,7 +122,7 @@ class ChaosJob:
         return env
 
 
-class _CountAndSum:
+class _CountAndSum(AggregateFunction):
     """AggregateFunction: (count, sum) of a key's numbers in a window."""
 
     def create_accumulator(self) -> tuple[int, int]:
@@ -137,7 +138,7 @@ class _CountAndSum:
         return (a[0] + b[0], a[1] + b[1])
 
 
-class _WithWindow:
+class _WithWindow(ProcessWindowFunction):
     """ProcessWindowFunction: (key, window start, count, sum)."""
 
     def process(self, key: Any, context: Any, elements: Any) -> Any:
