@@ -1,6 +1,7 @@
 """``millstream``: run a job file, or show its graphs without running it.
 
-    millstream run [--target embedded|cluster://HOST:PORT] [-p N] [-D key=value ...] JOB.py [ARGS ...]
+    millstream run [--target embedded|cluster://HOST:PORT] [-p N] [-D key=value ...] [-s PATH [-n]]
+                   JOB.py [ARGS ...]
     millstream plan JOB.py [--format text|json|dot] [--level stream|job|execution] [ARGS ...]
     millstream jobmanager | taskmanager | cluster start|stop ...   (standalone cluster)
 
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 
 from millstream import __version__
 from millstream.common import config_options as opts
+from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
 from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines_or_exit
 from millstream.datastream.stream_execution_environment import (
     PlanCaptured,
@@ -41,6 +43,10 @@ def _configuration(args: argparse.Namespace) -> Configuration:
         config.set_string(opts.EXECUTION_TARGET.key, args.target)
     if getattr(args, "spark_master", None):
         config.set_string("spark.master", args.spark_master)
+    if getattr(args, "restore_path", None):
+        config.set_string(STATE_RECOVERY_PATH.key, args.restore_path)
+    if getattr(args, "ignore_unclaimed", False):
+        config.set_boolean(STATE_RECOVERY_IGNORE_UNCLAIMED.key, True)
     return config
 
 
@@ -162,6 +168,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--spark-master", help="with --target spark: the Spark master (default local[*])")
     run.add_argument("-p", "--parallelism", type=int, help="default parallelism")
     run.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
+    run.add_argument(
+        "-s",
+        "--fromSavepoint",
+        dest="restore_path",
+        metavar="PATH",
+        help="start from this retained checkpoint (chk-<n> directory, or a job's checkpoint directory)",
+    )
+    run.add_argument(
+        "-n",
+        "--allowNonRestoredState",
+        dest="ignore_unclaimed",
+        action="store_true",
+        help="with -s: drop state that belongs to no operator of the job",
+    )
     run.add_argument("job", help="the job's Python file")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
     run.set_defaults(func=_cmd_run)

@@ -33,6 +33,8 @@ __all__ = [
     "RESTART_FIXED_DELAY_DELAY",
     "RESTART_STRATEGY",
     "RESTART_STRATEGY_NAMES",
+    "STATE_RECOVERY_IGNORE_UNCLAIMED",
+    "STATE_RECOVERY_PATH",
 ]
 
 CHECKPOINTING_INTERVAL: ConfigOption[int] = ConfigOption(
@@ -94,6 +96,22 @@ CHECKPOINTING_ALIGNED_TIMEOUT: ConfigOption[int] = ConfigOption(
     "With unaligned checkpoints: start aligned, switch to unaligned after this long (0: at once).",
     unit="ms",
     minimum=0,
+)
+STATE_RECOVERY_PATH: ConfigOption[str] = ConfigOption(
+    "execution.state-recovery.path",
+    "",
+    str,
+    "Start the job from this retained checkpoint (a chk-<n> directory, its _metadata file, "
+    "or a job's checkpoint directory: its latest checkpoint); ``millstream run -s PATH``.",
+    fallback_keys=("execution.savepoint.path",),
+)
+STATE_RECOVERY_IGNORE_UNCLAIMED: ConfigOption[bool] = ConfigOption(
+    "execution.state-recovery.ignore-unclaimed-state",
+    False,
+    bool,
+    "Start even if state in the checkpoint belongs to no task of the job (it is dropped); "
+    "``millstream run -n``.",
+    fallback_keys=("execution.savepoint.ignore-unclaimed-state",),
 )
 CHECKPOINTING_RETENTION: ConfigOption[str] = ConfigOption(
     "execution.checkpointing.externalized-checkpoint-retention",

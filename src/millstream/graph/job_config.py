@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from millstream.common import config_options as opts
+from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
 from millstream.common.configuration import Configuration
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.common.restart_strategy import RestartStrategySettings
@@ -32,6 +33,8 @@ class JobConfig:
     python_files: tuple[str, ...] = ()  # shipped to the task managers (``add_python_file``)
     sorted_inputs_memory_records: int = opts.SORTED_INPUTS_MEMORY_RECORDS.default
     checkpointing_dir: str | None = None
+    restore_path: str | None = None  # start from this retained checkpoint
+    ignore_unclaimed_state: bool = False
     bundle_size: int = opts.BUNDLE_SIZE.default
     bundle_time: int = opts.BUNDLE_TIME.default  # ms
     checkpointing: CheckpointingSettings = field(default_factory=CheckpointingSettings)
@@ -68,6 +71,8 @@ class JobConfig:
             python_files=python_files,
             sorted_inputs_memory_records=configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
             checkpointing_dir=checkpoint_dir or None,
+            restore_path=configuration.get(STATE_RECOVERY_PATH) or None,
+            ignore_unclaimed_state=configuration.get(STATE_RECOVERY_IGNORE_UNCLAIMED),
             bundle_size=configuration.get(opts.BUNDLE_SIZE),
             bundle_time=configuration.get(opts.BUNDLE_TIME),
             checkpointing=checkpointing,

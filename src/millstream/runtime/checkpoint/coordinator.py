@@ -133,6 +133,7 @@ class CheckpointCoordinator:
         self._deferred = False  # a periodic trigger waits for a pending checkpoint to end
         self._shut_down = False
         self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
+        self._restored_checkpoint: CompletedCheckpoint | None = None
         self.num_completed = 0
         self.num_failed = 0
         self.last_duration_ms: int | None = None
@@ -236,6 +237,13 @@ class CheckpointCoordinator:
             if attempt_id in pending.not_yet_acknowledged:
                 self.receive_acknowledge(attempt_id, pending.checkpoint_id, state)
 
+    def restored_from(self, checkpoint: CompletedCheckpoint) -> None:
+        """The job started from ``checkpoint`` (retained by an earlier run): ids continue after
+        it, and it is what a failure before the first new checkpoint restores. It stays the
+        earlier run's: never discarded here (Flink's NO_CLAIM mode)."""
+        self._next_id = max(self._next_id, checkpoint.checkpoint_id + 1)
+        self._restored_checkpoint = checkpoint
+
     def tasks_restarted(self) -> None:
         """The job's tasks were redeployed: the finished ones run again."""
         self._finished_states.clear()
@@ -336,7 +344,7 @@ class CheckpointCoordinator:
 
     def statistics(self) -> dict[str, Any]:
         """Flink's checkpoint metrics (names as its job metrics)."""
-        latest = self.latest_completed()
+        latest = self.completed[-1] if self.completed else None
         return {
             "numberOfCompletedCheckpoints": self.num_completed,
             "numberOfFailedCheckpoints": self.num_failed,
@@ -348,5 +356,6 @@ class CheckpointCoordinator:
         }
 
     def latest_completed(self) -> CompletedCheckpoint | None:
-        """The newest completed checkpoint (what a restart restores)."""
-        return self.completed[-1] if self.completed else None
+        """The newest completed checkpoint (what a restart restores), or the one the job
+        started from."""
+        return self.completed[-1] if self.completed else self._restored_checkpoint

@@ -120,13 +120,24 @@ class FileSystemCheckpointStorage:
 
 
 def load_completed_checkpoint(path: str) -> CompletedCheckpoint:
-    """The checkpoint at ``path`` (a ``chk-<n>`` directory or its ``_metadata`` file).
+    """The checkpoint at ``path``: a ``chk-<n>`` directory, its ``_metadata`` file, or a job's
+    checkpoint directory (its newest completed checkpoint).
 
     Raises:
         FileNotFoundError: no completed checkpoint there.
         ValueError: a metadata version this millstream does not know.
     """
     path = path.removeprefix("file://")
+    if os.path.isdir(path) and not os.path.isfile(os.path.join(path, METADATA_FILE)):
+        completed = [
+            name
+            for name in os.listdir(path)
+            if name.startswith("chk-")
+            and name[4:].isdigit()
+            and os.path.isfile(os.path.join(path, name, METADATA_FILE))
+        ]
+        if completed:
+            path = os.path.join(path, max(completed, key=lambda name: int(name[4:])))
     metadata = path if os.path.basename(path) == METADATA_FILE else os.path.join(path, METADATA_FILE)
     if not os.path.isfile(metadata):
         raise FileNotFoundError(f"no completed checkpoint at {path} (missing {METADATA_FILE})")

@@ -24,6 +24,8 @@ import cloudpickle
 from millstream.common.job_execution_result import JobStatus
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
 from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
+from millstream.runtime.checkpoint.restore import state_to_restore
+from millstream.runtime.checkpoint.storage import CompletedCheckpoint, load_completed_checkpoint
 from millstream.runtime.deployment import (
     InputChannelDeploymentDescriptor,
     InputGateDeploymentDescriptor,
@@ -99,6 +101,7 @@ class JobMaster(RpcEndpoint):
         self._restart_backoff = create_restart_backoff(job_graph.job_config.restart_strategy)
         self._restart_pending = False  # main thread: a restart is scheduled
         self._restored: dict[Any, Any] = {}  # (job vertex id, subtask) -> operator snapshots
+        self._initial_checkpoint: CompletedCheckpoint | None = None  # started from it
         self.num_restarts = 0
         self._needed: list[SharedSlot] = []  # the job's shared slots (asked for again on restarts)
 
@@ -111,6 +114,7 @@ class JobMaster(RpcEndpoint):
     def _start_scheduling(self) -> None:
         try:
             self._started_at = time.monotonic()
+            self._load_initial_state()
             self.execution_graph = build_execution_graph(self.job_graph)
             self.status = JobStatus.RUNNING
             needed = self._needed = required_slots(self.job_graph)
@@ -120,6 +124,17 @@ class JobMaster(RpcEndpoint):
             requested.add_done_callback(lambda f: self.run_async(self._slots_allocated, needed, f))
         except BaseException as err:
             self._fail_scheduling(err)
+
+    def _load_initial_state(self) -> None:
+        """A job started from a retained checkpoint (``execution.state-recovery.path``)."""
+        path = self.job_graph.job_config.restore_path
+        if path:
+            checkpoint = load_completed_checkpoint(path)
+            self._restored = state_to_restore(
+                self.job_graph, checkpoint, path, self.job_graph.job_config.ignore_unclaimed_state
+            )
+            self._initial_checkpoint = checkpoint
+            log.info("job %s: starting from checkpoint %s", self.job_graph.job_name, path)
 
     def _slots_allocated(self, needed: list[SharedSlot], requested: Future[list[SlotOffer]]) -> None:
         if self.result.done() or self.status is not JobStatus.RUNNING:
@@ -146,6 +161,8 @@ class JobMaster(RpcEndpoint):
         self._create_executions()
         self.checkpoint_coordinator = create_checkpoint_coordinator(self)
         if self.checkpoint_coordinator is not None:
+            if self._initial_checkpoint is not None:
+                self.checkpoint_coordinator.restored_from(self._initial_checkpoint)
             self.checkpoint_coordinator.start_scheduler()
         self._schedule_ready_regions()
 
@@ -210,7 +227,10 @@ class JobMaster(RpcEndpoint):
             return
         self.num_restarts += 1
         checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
-        self._restored = dict(checkpoint.task_states.values()) if checkpoint is not None else {}
+        if checkpoint is not None:
+            self._restored = dict(checkpoint.task_states.values())
+        elif self._initial_checkpoint is None:
+            self._restored = {}  # else: from the checkpoint the job started from, again
         self._create_executions()
         self.status = JobStatus.RUNNING
         if self.checkpoint_coordinator is not None:
