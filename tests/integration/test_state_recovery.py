@@ -141,6 +141,6 @@ def test_state_that_fits_no_operator_is_an_error_unless_dropped(program, tmp_pat
     ):
         second_run(3, extra_map=False, ignore_unclaimed=False)
     # an operator added after the source changes the chains: the old state fits no operator
-    with pytest.raises(Exception, match="matches none of its operators|matches no task of this job"):
+    with pytest.raises(Exception, match=r"matches none of its operators|matches no task of this job"):
         second_run(2, extra_map=True, ignore_unclaimed=False)
     second_run(2, extra_map=True, ignore_unclaimed=True)  # dropped: starts afresh
