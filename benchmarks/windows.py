@@ -78,9 +78,14 @@ def _window_start(value: Any) -> Any:
     return value
 
 
-def run_millstream(events: Any, n: int, parallelism: int) -> tuple[float, dict[tuple[str, int], int]]:
+def run_millstream(
+    events: Any, n: int, parallelism: int, checkpoint_ms: int = 0
+) -> tuple[float, dict[tuple[str, int], int]]:
+    """Seconds and window sums of one run (``checkpoint_ms`` > 0: with checkpoints that often)."""
     env = StreamExecutionEnvironment.get_execution_environment(Configuration())
     env.set_parallelism(parallelism)
+    if checkpoint_ms:
+        env.enable_checkpointing(checkpoint_ms)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(events.MAX_LAG_MS)
     ).with_timestamp_assigner(_timestamp)

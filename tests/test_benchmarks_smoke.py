@@ -66,3 +66,21 @@ def test_windows_benchmark_events_start_at_the_base_time_plus_the_largest_lag():
 def test_word_count_benchmark_on_spark_compares_with_hand_written_pyspark():
     out = _run("word_count.py", "--target", "spark", "--lines", "2000", "--repeat", "1")
     assert "millstream on spark" in out and "hand-written PySpark RDD" in out and "MISMATCH" not in out
+
+
+def test_checkpointing_benchmark_runs_and_checks_its_results():
+    out = _run("checkpointing.py", "--lines", "3000", "--events", "20000", "--repeat", "1", "--seconds", "2")
+    assert "slower with checkpoints" in out and "MISMATCH" not in out
+    assert "aligned checkpoint duration without backpressure" in out
+    assert "recovery after a TaskManager kill" in out
+
+
+def test_the_chaos_script_runs_a_trial():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "chaos.py"), "--trials", "1", "--seed", "7"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1/1 trials held" in result.stdout

@@ -12,6 +12,7 @@ memory. All on the JobMaster's main thread.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["create_checkpoint_coordinator"]
 
+log = logging.getLogger(__name__)
+
 
 def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | None:
     """The coordinator of ``master``'s job, or None when the job takes no checkpoints."""
@@ -38,6 +41,12 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
     settings = job_config.checkpointing
     if not settings.enabled or job_config.batch:
         return None
+    if settings.unaligned:
+        log.warning(
+            "job %s: unaligned checkpoints are not built yet; its checkpoints are aligned "
+            "(exactly-once holds; under backpressure barriers wait behind queued data)",
+            master.job_graph.job_name,
+        )
     storage: CheckpointStorage = (
         FileSystemCheckpointStorage(job_config.checkpointing_dir)
         if job_config.checkpointing_dir
