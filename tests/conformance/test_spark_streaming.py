@@ -433,3 +433,23 @@ def test_keyed_connect_and_union_equal_the_embedded_runtime(tmp_path):
         )
         results[target] = sorted(out)
     assert results["spark"] == results["embedded"]
+
+
+def test_the_checkpoint_interval_is_the_micro_batch_trigger_interval():
+    """Structured Streaming checkpoints every micro-batch (offsets and state to the checkpoint
+    location): enable_checkpointing(ms) sets the trigger; without it, every 100 ms."""
+    from millstream.common import Configuration
+    from millstream.datastream import StreamExecutionEnvironment
+    from millstream.graph.job_graph_generator import create_job_graph
+    from millstream.spark.streaming.query import micro_batch_interval_ms
+
+    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    env.from_collection([1]).print()
+    assert (
+        micro_batch_interval_ms(
+            create_job_graph(env.get_stream_graph(clear_transformations=False)).job_config
+        )
+        == 100
+    )
+    env.enable_checkpointing(2500)
+    assert micro_batch_interval_ms(create_job_graph(env.get_stream_graph()).job_config) == 2500

@@ -65,6 +65,9 @@ class StreamingPlan:
     collect_ids: list[str]
     checkpoint_location: str
     file_sinks: list[FileSinkWrite] = field(default_factory=list)
+    # micro-batch trigger: each micro-batch commits offsets and state to the checkpoint
+    # location, so the job's checkpoint interval is the trigger interval (100 ms without)
+    trigger_ms: int = 100
 
     def start(self, on_record: Any) -> Any:
         """Start the query; ``on_record(collect_id, value)`` for every collected element (driver)."""
@@ -111,7 +114,7 @@ class StreamingPlan:
         return (
             self.frame.writeStream.foreachBatch(deliver)
             .option("checkpointLocation", self.checkpoint_location)
-            .trigger(processingTime="100 milliseconds")
+            .trigger(processingTime=f"{self.trigger_ms} milliseconds")
             .start()
         )
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from millstream.connectors.file.source import StreamFormat
+from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.graph.operator_specs import (
     CollectSpec,
@@ -32,7 +33,7 @@ from millstream.spark.streaming.vertex_program import StreamingVertexProgram
 from millstream.spark.support import check_streaming
 from millstream.spark.support import unsupported_streaming as _reject
 
-__all__ = ["translate_streaming"]
+__all__ = ["micro_batch_interval_ms", "translate_streaming"]
 
 
 def _strategy_delay(op: ChainedOperator, strategy: Any) -> int | None:
@@ -115,7 +116,16 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     result = terminal[0]
     for other in terminal[1:]:
         result = result.unionByName(other)
-    return StreamingPlan(result, collect_ids, _checkpoint_location(job_graph), file_sinks)
+    trigger_ms = micro_batch_interval_ms(job_graph.job_config)
+    return StreamingPlan(result, collect_ids, _checkpoint_location(job_graph), file_sinks, trigger_ms)
+
+
+def micro_batch_interval_ms(job_config: JobConfig) -> int:
+    """The query's trigger interval: every micro-batch commits the offsets and state to the
+    checkpoint location (Structured Streaming's checkpoint), so a job with checkpoints every
+    ``interval`` runs a micro-batch every ``interval``; without checkpoints, every 100 ms."""
+    checkpointing = job_config.checkpointing
+    return checkpointing.interval_ms if checkpointing.enabled else 100
 
 
 def _checkpoint_location(job_graph: JobGraph) -> str:
