@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import psutil
 import pytest
@@ -105,3 +106,121 @@ def test_cluster_start_run_stop(tmp_path):
     pids = [state["jobmanager_pid"], *state["taskmanager_pids"]]
     assert not [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     assert not state_path.exists()
+
+
+RECOVERING_JOB = """
+import sys, time
+from millstream.common import Configuration, Encoder, Types, WatermarkStrategy
+from millstream.datastream import MapFunction, StreamExecutionEnvironment
+from millstream.datastream.connectors import FileSink
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+
+class Busy(MapFunction):
+    # CPU-bound per record, so the TaskManagers running tasks are the busy ones
+    def map(self, value):
+        deadline = time.perf_counter() + 0.0004
+        while time.perf_counter() < deadline:
+            pass
+        return value % 5
+
+
+conf = Configuration()
+conf.set_string("execution.checkpointing.dir", sys.argv[2])
+conf.set_string("restart-strategy.type", "fixed-delay")
+conf.set_string("restart-strategy.fixed-delay.delay", "100 ms")
+env = StreamExecutionEnvironment.get_execution_environment(conf)
+env.set_parallelism(2)
+env.enable_checkpointing(100)
+source = DataGeneratorSource(lambda i: i, 12000, None, Types.LONG())
+(
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+    .map(Busy(), Types.INT())
+    .rebalance()
+    .sink_to(FileSink.for_row_format(sys.argv[1], Encoder.simple_string_encoder()).build())
+)
+result = env.execute("recovering on a standalone cluster")
+print("restarts", result.get_all_accumulator_results()["numRestarts"])
+"""
+
+
+def test_a_standalone_cluster_recovers_a_job_on_its_free_slots_when_a_task_manager_dies(tmp_path):
+    """Three TaskManagers of one slot, a job of two: when a TaskManager running a task is
+    killed, the job restarts from its checkpoint on the two that are left (Flink's standalone
+    cluster has no resource manager to start another; it uses the free slots)."""
+    cluster_dir = tmp_path / "cluster"
+    (tmp_path / "job.py").write_text(RECOVERING_JOB)
+    out, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
+    port = _free_port()
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("MILLSTREAM_SECRET", None)
+    start = subprocess.run(
+        [
+            *MILLSTREAM,
+            "cluster",
+            "start",
+            "--dir",
+            str(cluster_dir),
+            "--port",
+            str(port),
+            "--taskmanagers",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+    )
+    state_path = cluster_dir / "cluster.json"
+    job = None
+    try:
+        assert start.returncode == 0, start.stdout + start.stderr
+        state = json.loads(state_path.read_text())
+        job = subprocess.Popen(
+            [
+                *MILLSTREAM,
+                "run",
+                "--target",
+                f"cluster://127.0.0.1:{port}",
+                "-D",
+                f"security.secret-file={state['secret_file']}",
+                str(tmp_path / "job.py"),
+                str(out),
+                str(checkpoints),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        deadline = time.monotonic() + 60
+        while not list(checkpoints.rglob("_metadata")):
+            assert job.poll() is None, job.communicate()
+            assert time.monotonic() < deadline, "no checkpoint completed"
+            time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+        taskmanagers = [psutil.Process(pid) for pid in state["taskmanager_pids"]]
+        before = [tm.cpu_times().user for tm in taskmanagers]
+        time.sleep(0.5)  # a CPU-time sample: the busy TaskManagers are those running tasks
+        busy = max(range(len(taskmanagers)), key=lambda i: taskmanagers[i].cpu_times().user - before[i])
+        taskmanagers[busy].kill()
+        stdout, stderr = job.communicate(timeout=120)
+        assert job.returncode == 0, stdout + stderr
+        assert "restarts 1" in stdout
+        lines = [
+            line
+            for p in out.rglob("*")
+            if p.is_file() and not p.name.startswith(".")
+            for line in p.read_text().splitlines()
+        ]
+        assert sorted(lines) == sorted(str(i % 5) for i in range(12000))
+    finally:
+        if job is not None and job.poll() is None:
+            job.kill()
+            job.communicate()
+        subprocess.run(
+            [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
