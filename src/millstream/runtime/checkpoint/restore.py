@@ -16,6 +16,7 @@ from typing import Any
 
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.checkpoint.storage import CompletedCheckpoint
+from millstream.runtime.state.snapshot import CHANNEL_STATE_KEY
 
 __all__ = ["StateRestoreError", "state_to_restore"]
 
@@ -56,7 +57,7 @@ def state_to_restore(
                 f"was taken and runs with {vertex.parallelism} now; restoring at another "
                 "parallelism (rescaling) is not supported yet"
             )
-        own = {op.node_id for op in vertex.operators}
+        own = {op.node_id for op in vertex.operators} | {CHANNEL_STATE_KEY}
         for subtask, snapshots in subtasks.items():
             unclaimed = sorted(set(snapshots) - own)
             if unclaimed and not ignore_unclaimed:

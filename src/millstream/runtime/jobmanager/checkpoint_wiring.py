@@ -12,7 +12,6 @@ memory. All on the JobMaster's main thread.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -30,9 +29,7 @@ from millstream.runtime.execution_state import ExecutionState
 if TYPE_CHECKING:
     from millstream.runtime.jobmanager.job_master import JobMaster
 
-__all__ = ["create_checkpoint_coordinator"]
-
-log = logging.getLogger(__name__)
+__all__ = ["create_checkpoint_coordinator", "trigger_tasks_left_without_barrier"]
 
 
 def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | None:
@@ -41,12 +38,6 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
     settings = job_config.checkpointing
     if not settings.enabled or job_config.batch:
         return None
-    if settings.unaligned:
-        log.warning(
-            "job %s: unaligned checkpoints are not built yet; its checkpoints are aligned "
-            "(exactly-once holds; under backpressure barriers wait behind queued data)",
-            master.job_graph.job_name,
-        )
     storage: CheckpointStorage = (
         FileSystemCheckpointStorage(job_config.checkpointing_dir)
         if job_config.checkpointing_dir
@@ -79,13 +70,28 @@ def _running_tasks(master: JobMaster) -> list[str] | None:
     return [e.attempt_id for e in unfinished]
 
 
-def _trigger_sources(master: JobMaster, checkpoint_id: int, timestamp: int) -> None:
+def trigger_tasks_left_without_barrier(master: JobMaster) -> None:
+    """A task finished: its consumers may now wait for barriers of pending checkpoints that
+    will never come (it ended its partitions instead of forwarding them); trigger those that
+    have not acknowledged (a task ignores a checkpoint it took already)."""
+    coordinator = master.checkpoint_coordinator
+    if coordinator is None:
+        return
+    for pending in list(coordinator.pending.values()):
+        _trigger_sources(master, pending.checkpoint_id, pending.timestamp, pending.not_yet_acknowledged)
+
+
+def _trigger_sources(
+    master: JobMaster, checkpoint_id: int, timestamp: int, only: set[str] | None = None
+) -> None:
     """Trigger the tasks no barrier reaches: running sources, and running tasks whose
-    producers all finished (Flink's DefaultCheckpointPlanCalculator)."""
+    producers all finished (Flink's DefaultCheckpointPlanCalculator); ``only``: among these."""
     finished_vertices = _finished_job_vertices(master)
     data_sets = master.job_graph.data_sets
     for execution in master.executions.values():
         if execution.state is not ExecutionState.RUNNING:
+            continue
+        if only is not None and execution.attempt_id not in only:
             continue
         inputs = execution.vertex.job_vertex.job_vertex.inputs
         if any(data_sets[edge.source_id].producer_id not in finished_vertices for edge in inputs):

@@ -41,7 +41,10 @@ from millstream.runtime.executiongraph.execution_graph import (
 )
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
 from millstream.runtime.ids import ResourceID, ResultPartitionID
-from millstream.runtime.jobmanager.checkpoint_wiring import create_checkpoint_coordinator
+from millstream.runtime.jobmanager.checkpoint_wiring import (
+    create_checkpoint_coordinator,
+    trigger_tasks_left_without_barrier,
+)
 from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
@@ -437,6 +440,7 @@ class JobMaster(RpcEndpoint):
             self._task_failed(update.error)
         elif target is ExecutionState.FINISHED and self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.task_finished(execution.attempt_id)
+            trigger_tasks_left_without_barrier(self)
         self._maybe_complete()
 
     def task_manager_lost(self, resource_id: ResourceID, reason: str) -> None:

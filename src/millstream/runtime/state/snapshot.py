@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["SNAPSHOT_VERSION", "OperatorSnapshot"]
+__all__ = ["CHANNEL_STATE_KEY", "SNAPSHOT_VERSION", "ChannelState", "OperatorSnapshot"]
 
 SNAPSHOT_VERSION = 1
+CHANNEL_STATE_KEY = -1  # where a task's ChannelState sits among its operators' snapshots
 
 
 class OperatorSnapshot(NamedTuple):
@@ -31,4 +32,26 @@ class OperatorSnapshot(NamedTuple):
         """Nothing to keep."""
         return not (
             self.keyed or self.event_timers or self.processing_timers or self.operator_state or self.extra
+        )
+
+
+class ChannelState(NamedTuple):
+    """A task's in-flight data in an unaligned checkpoint (Flink's channel state).
+
+    ``inputs``: per input channel ``(gate index, channel index)``, the stream elements it
+    delivered between the task's snapshot and that channel's barrier (pickled, in order),
+    and the bytes of a record begun before the barrier whose rest follows it. ``outputs``:
+    per output (the task's writer index), per subpartition, the data the barrier overtook
+    in the queue. On restore the outputs are queued again before anything new and the
+    inputs are processed before anything the channels bring.
+    """
+
+    inputs: dict[tuple[int, int], tuple[list[bytes], Any]]
+    outputs: dict[int, list[list[tuple[str, Any]]]]
+    version: int = SNAPSHOT_VERSION
+
+    def is_empty(self) -> bool:
+        """No data in flight."""
+        return not any(elements or partial for elements, partial in self.inputs.values()) and not any(
+            items for subpartitions in self.outputs.values() for items in subpartitions
         )

@@ -7,6 +7,12 @@ every channel that has not finished. Two ways to get there:
   a channel that delivered barrier ``n`` is blocked: its data belongs after the snapshot,
   so it waits while the other channels catch up. When the last barrier arrives every
   channel resumes and the task snapshots with exactly the records before the barriers.
+* ``UnalignedBarrierHandler`` (EXACTLY_ONCE with unaligned checkpoints, Flink's unaligned
+  SingleCheckpointBarrierHandler): the first barrier starts the checkpoint at once: the
+  task snapshots and sends the barrier ahead of its queued output (which goes into the
+  checkpoint); nothing blocks; what the other channels deliver until their barrier is
+  processed and also recorded for the checkpoint (in-flight input). When the last barrier
+  is in, the recorded input completes the task's part.
 * ``BarrierTracker`` (AT_LEAST_ONCE, Flink's CheckpointBarrierTracker): nothing blocks; the
   task snapshots when the last barrier arrives, with some records after the barrier
   already processed (on recovery they are processed again: at least once).
@@ -20,11 +26,13 @@ barriers of checkpoints already completed or aborted are ignored. A channel that
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from millstream.runtime.io.network.consumer.input_channel import InputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.events import CancelCheckpointMarker, CheckpointBarrier
 
-__all__ = ["AlignedBarrierHandler", "BarrierTracker", "CheckpointBarrierHandler"]
+__all__ = ["AlignedBarrierHandler", "BarrierTracker", "CheckpointBarrierHandler", "UnalignedBarrierHandler"]
 
 Channel = tuple[int, int]  # (gate index, channel index)
 
@@ -129,6 +137,93 @@ class AlignedBarrierHandler(CheckpointBarrierHandler):
         self._arrived = set()
         for gate in self._gates:
             gate.resume_consumption()
+
+
+class UnalignedBarrierHandler(CheckpointBarrierHandler):
+    """EXACTLY_ONCE, unaligned: snapshot at the first barrier, record the other channels'
+    elements until their barriers arrive."""
+
+    def __init__(
+        self,
+        gates: list[SingleInputGate],
+        on_first_barrier: Callable[[CheckpointBarrier], bool],
+        on_channels_recorded: Callable[[CheckpointBarrier, dict[Channel, tuple[list[bytes], Any]]], None],
+        on_aborted: Callable[[int], None],
+    ) -> None:
+        """``on_first_barrier``: snapshot and forward (False: the task declined);
+        ``on_channels_recorded``: every barrier is in, here is the in-flight input."""
+        super().__init__(gates, lambda barrier: None, on_aborted)
+        self._on_first = on_first_barrier
+        self._on_recorded = on_channels_recorded
+        self._barrier: CheckpointBarrier | None = None
+        self._state: dict[Channel, tuple[list[bytes], Any]] = {}
+
+    def process_barrier(self, gate: SingleInputGate, channel_index: int, barrier: CheckpointBarrier) -> None:
+        checkpoint_id = barrier.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return
+        if self._barrier is not None and checkpoint_id < self._barrier.checkpoint_id:
+            return  # an older checkpoint, abandoned
+        if self._barrier is not None and checkpoint_id > self._barrier.checkpoint_id:
+            self._abort(self._barrier.checkpoint_id)  # subsumed
+        channel = gate.channels[channel_index]
+        if self._barrier is None:
+            for other_gate in self._gates:
+                for other in other_gate.channels:
+                    if not other.finished and other is not channel:
+                        other.recording = []
+            if not self._on_first(barrier):
+                self._reset()
+                self.latest_done = checkpoint_id
+                return
+            self._barrier = barrier
+        self._channel_recorded(gate, channel)
+        self._maybe_complete()
+
+    def _channel_recorded(self, gate: SingleInputGate, channel: InputChannel) -> None:
+        recorded = channel.recording or []
+        channel.recording = None
+        self._state[(gate.gate_index, channel.channel_index)] = (recorded, channel.deserializer.snapshot())
+
+    def process_cancel(
+        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
+    ) -> None:
+        checkpoint_id = marker.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return
+        if self._barrier is not None and self._barrier.checkpoint_id > checkpoint_id:
+            return
+        self._abort(checkpoint_id)
+
+    def process_end_of_partition(self) -> None:
+        if self._barrier is None:
+            return
+        for gate in self._gates:
+            for channel in gate.channels:
+                if channel.finished and channel.recording is not None:
+                    self._channel_recorded(gate, channel)  # all it sent came before its end
+        self._maybe_complete()
+
+    def _maybe_complete(self) -> None:
+        barrier = self._barrier
+        if barrier is None or not self._open_channels() <= set(self._state):
+            return
+        state = self._state
+        self._reset()
+        self.latest_done = barrier.checkpoint_id
+        self._on_recorded(barrier, state)
+
+    def _abort(self, checkpoint_id: int) -> None:
+        self._reset()
+        self.latest_done = max(self.latest_done, checkpoint_id)
+        self._on_aborted(checkpoint_id)
+
+    def _reset(self) -> None:
+        self._barrier = None
+        self._state = {}
+        for gate in self._gates:
+            for channel in gate.channels:
+                channel.recording = None
 
 
 class BarrierTracker(CheckpointBarrierHandler):

@@ -23,6 +23,8 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
+import cloudpickle
+
 from millstream.runtime.io.network.buffer import DataType
 from millstream.runtime.io.network.consumer.input_channel import InputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
@@ -75,6 +77,7 @@ class StreamTaskNetworkInput:
         self._channels_with_data = sum(len(gate.channels) for gate in gates)
         self._data_ended: set[InputChannel] = set()
         self._end_of_data_reported = False
+        self._replay: list[tuple[SingleInputGate, InputChannel, bytes]] = []  # recovered in-flight input
         channels_per_input = [0] * len(handlers)
         offsets = []
         for gate in gates:
@@ -104,6 +107,9 @@ class StreamTaskNetworkInput:
 
     def process_next(self) -> InputStatus:
         """Process one buffer if any gate has one."""
+        if self._replay:
+            self._replay_recovered()
+            return InputStatus.MORE_AVAILABLE
         gates = self.gates
         if self._priority is not None:
             if all(g.is_finished for g in self._priority):
@@ -143,7 +149,25 @@ class StreamTaskNetworkInput:
         for element in decoded:
             self._process_element(element, gate, channel)
 
+    def restore_channel_state(self, inputs: dict[tuple[int, int], tuple[list[bytes], Any]]) -> None:
+        """In-flight input of an unaligned checkpoint: processed before anything the channels
+        bring; a record begun before the barrier continues with the channel's next buffer."""
+        gates = {gate.gate_index: gate for gate in self.gates}
+        for (gate_index, channel_index), (elements, partial) in sorted(inputs.items()):
+            gate = gates[gate_index]
+            channel = gate.channels[channel_index]
+            channel.deserializer.restore(partial)
+            self._replay.extend((gate, channel, element) for element in elements)
+
+    def _replay_recovered(self) -> None:
+        replay, self._replay = self._replay, []
+        for gate, channel, element in replay:
+            self._process_element(pickle.loads(element), gate, channel)
+
     def _process_element(self, element: Any, gate: SingleInputGate, channel: InputChannel) -> None:
+        recording = channel.recording
+        if recording is not None:  # an unaligned checkpoint keeps it as in-flight input
+            recording.append(cloudpickle.dumps(element, protocol=pickle.HIGHEST_PROTOCOL))
         process_batch, valve, offset = self._routes[gate.gate_index]
         kind = type(element)
         if kind is tuple:

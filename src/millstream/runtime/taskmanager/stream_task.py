@@ -29,7 +29,7 @@ from millstream.runtime.operators.sources import (
     SourceOperator,
 )
 from millstream.runtime.operators.timer_service import ProcessingTimeService
-from millstream.runtime.state.snapshot import OperatorSnapshot
+from millstream.runtime.state.snapshot import CHANNEL_STATE_KEY, ChannelState, OperatorSnapshot
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
 from millstream.runtime.taskmanager.operator_chain import OperatorChain
@@ -88,12 +88,15 @@ class StreamTask:
         self._data_finished = False
         self._final_checkpoint_id: int | None = None  # the first checkpoint after the end of data
         self._final_checkpoint_done = False
+        self.unaligned = False  # checkpoints are unaligned (sources inject unaligned barriers)
+        self._latest_taken = -1  # the newest checkpoint this task snapshotted
+        self._unaligned: dict[int, dict[int, Any]] = {}  # snapshotted, recording in-flight input
 
     # -- checkpoints (task thread) -----------------------------------------------------------
 
     def trigger_checkpoint(self, checkpoint_id: int, timestamp: int) -> None:
         """A source task starts checkpoint ``checkpoint_id`` (a mail from the JobMaster's trigger)."""
-        self.perform_checkpoint(CheckpointBarrier(checkpoint_id, timestamp))
+        self.perform_checkpoint(CheckpointBarrier(checkpoint_id, timestamp, self.unaligned))
 
     def perform_checkpoint(self, barrier: CheckpointBarrier) -> None:
         """Snapshot every operator, forward the barrier on every output, acknowledge.
@@ -103,6 +106,8 @@ class StreamTask:
         (not yet open, or finishing) declines; so does an operator that cannot snapshot.
         """
         checkpoint_id = barrier.checkpoint_id
+        if checkpoint_id <= self._latest_taken:
+            return  # triggered after its barriers already came (its producers finished meanwhile)
         if not self.running:
             self._decline(checkpoint_id, "the task is not running")
             return
@@ -119,15 +124,52 @@ class StreamTask:
         if self.checkpoint_responder is not None:
             self.checkpoint_responder.acknowledge(checkpoint_id, snapshots)
 
-    def _snapshot_and_forward(self, barrier: CheckpointBarrier) -> dict[int, OperatorSnapshot] | None:
+    def _snapshot_and_forward(self, barrier: CheckpointBarrier) -> dict[int, Any] | None:
+        """The operators' snapshots; the barrier goes out on every output (unaligned: ahead of
+        the queued data, which joins the snapshot as the task's in-flight output)."""
+        self._latest_taken = barrier.checkpoint_id
         try:
-            snapshots = self.chain.snapshot_state(barrier.checkpoint_id, barrier.timestamp)
+            snapshots: dict[int, Any] = dict(
+                self.chain.snapshot_state(barrier.checkpoint_id, barrier.timestamp)
+            )
         except CheckpointDeclinedError as err:
             self._decline(barrier.checkpoint_id, str(err))
             return None
-        for writer in self.writers:
-            writer.broadcast_event(barrier)
+        if barrier.unaligned:
+            outputs = {i: writer.broadcast_priority_event(barrier) for i, writer in enumerate(self.writers)}
+            snapshots[CHANNEL_STATE_KEY] = ChannelState({}, outputs)
+        else:
+            for writer in self.writers:
+                writer.broadcast_event(barrier)
         return snapshots
+
+    def start_unaligned_checkpoint(self, barrier: CheckpointBarrier) -> bool:
+        """The first barrier of an unaligned checkpoint is in: snapshot and forward now; the
+        acknowledgement waits for the in-flight input (``complete_unaligned_checkpoint``)."""
+        if barrier.checkpoint_id <= self._latest_taken:
+            return False
+        if not self.running:
+            self._decline(barrier.checkpoint_id, "the task is not running")
+            return False
+        snapshots = self._snapshot_and_forward(barrier)
+        if snapshots is None:
+            return False
+        self._unaligned[barrier.checkpoint_id] = snapshots
+        if self._data_finished and self._final_checkpoint_id is None:
+            self._final_checkpoint_id = barrier.checkpoint_id
+        return True
+
+    def complete_unaligned_checkpoint(
+        self, barrier: CheckpointBarrier, inputs: dict[tuple[int, int], tuple[list[bytes], Any]]
+    ) -> None:
+        """Every barrier of the checkpoint is in: acknowledge with the recorded input."""
+        snapshots = self._unaligned.pop(barrier.checkpoint_id, None)
+        if snapshots is None:
+            return
+        outputs = snapshots[CHANNEL_STATE_KEY].outputs
+        snapshots[CHANNEL_STATE_KEY] = ChannelState(inputs, outputs)
+        if self.checkpoint_responder is not None:
+            self.checkpoint_responder.acknowledge(barrier.checkpoint_id, snapshots)
 
     def _decline(self, checkpoint_id: int, reason: str) -> None:
         """Tell the tasks downstream to stop aligning for it, and the coordinator why."""
@@ -137,6 +179,7 @@ class StreamTask:
 
     def abort_checkpoint(self, checkpoint_id: int) -> None:
         """The alignment of ``checkpoint_id`` was abandoned: tell the tasks downstream."""
+        self._unaligned.pop(checkpoint_id, None)
         self._cancel_downstream(checkpoint_id)
 
     def _cancel_downstream(self, checkpoint_id: int) -> None:

@@ -31,8 +31,13 @@ from millstream.runtime.partitioning import (
     KeySelectorError,
     create_channel_selector,
 )
+from millstream.runtime.state.snapshot import CHANNEL_STATE_KEY
 from millstream.runtime.taskmanager.bundles import Bundles
-from millstream.runtime.taskmanager.checkpoint_barrier_handler import AlignedBarrierHandler, BarrierTracker
+from millstream.runtime.taskmanager.checkpoint_barrier_handler import (
+    AlignedBarrierHandler,
+    BarrierTracker,
+    UnalignedBarrierHandler,
+)
 from millstream.runtime.taskmanager.cpu_affinity import pin_current_thread
 from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInput
 from millstream.runtime.taskmanager.mailbox import Mail, TaskMailbox
@@ -236,11 +241,26 @@ class Task:
         )
         task.checkpoint_responder = self._checkpoint_responder
         task.final_checkpoint = final_checkpoint
+        task.unaligned = checkpointing.unaligned and checkpointing.exactly_once
         if final_checkpoint and network_input is not None:
-            handler_class = AlignedBarrierHandler if checkpointing.exactly_once else BarrierTracker
-            network_input.barrier_handler = handler_class(
-                network_input.gates, task.perform_checkpoint, task.abort_checkpoint
-            )
+            if task.unaligned:
+                network_input.barrier_handler = UnalignedBarrierHandler(
+                    network_input.gates,
+                    task.start_unaligned_checkpoint,
+                    task.complete_unaligned_checkpoint,
+                    task.abort_checkpoint,
+                )
+            else:
+                handler_class = AlignedBarrierHandler if checkpointing.exactly_once else BarrierTracker
+                network_input.barrier_handler = handler_class(
+                    network_input.gates, task.perform_checkpoint, task.abort_checkpoint
+                )
+        channel_state = self.tdd.restored_state.get(CHANNEL_STATE_KEY) if self.tdd.restored_state else None
+        if channel_state is not None:
+            for index, subpartitions in channel_state.outputs.items():
+                record_writers[index].restore_in_flight(subpartitions)
+            if network_input is not None:
+                network_input.restore_channel_state(channel_state.inputs)
         for partition in self._partitions:
             self._network.partition_manager.register(partition)
         return task

@@ -25,6 +25,7 @@ from typing import Any
 import cloudpickle
 
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
+from millstream.runtime.io.network.serialization import HEADER_SIZE
 from millstream.runtime.partitioning import ChannelSelector
 
 __all__ = ["RecordWriter", "dumps_batch", "flush_all"]
@@ -153,6 +154,28 @@ class RecordWriter:
             self._serialize(channel)
         self.partition.flush_all()
         self._dirty = False
+
+    def broadcast_priority_event(self, event: object) -> list[list[tuple[str, Any]]]:
+        """Serialize what is pending, then send ``event`` ahead of the queued data of every
+        channel (an unaligned barrier); the overtaken data, per channel (see
+        ``ResultPartition.broadcast_priority_event``)."""
+        for channel in range(len(self._values)):
+            self._serialize(channel)
+        return self.partition.broadcast_priority_event(event)
+
+    def restore_in_flight(self, outputs: list[list[tuple[str, Any]]]) -> None:
+        """Queue the in-flight output an unaligned checkpoint kept, per channel, before anything
+        new; element batches kept for a same-process consumer that is now remote are framed
+        as serialized records."""
+        for channel, items in enumerate(outputs):
+            for kind, data in items:
+                if kind == "objects" and not self._local[channel]:
+                    record = dumps_batch(pickle.loads(data[0]))
+                    self.partition.restore_in_flight(
+                        channel, [("bytes", len(record).to_bytes(HEADER_SIZE, "little") + record)]
+                    )
+                else:
+                    self.partition.restore_in_flight(channel, [(kind, data)])
 
     def broadcast_event(self, event: object) -> None:
         """Flush, then send ``event`` to every channel."""

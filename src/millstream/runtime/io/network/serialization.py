@@ -35,6 +35,23 @@ class RecordDeserializer:
         """True while a record spans into the next buffer."""
         return self._partial is not None or bool(self._header)
 
+    def snapshot(self) -> tuple[bytes, int, bytes] | None:
+        """The bytes of a record begun but not complete (its rest is still to come), for an
+        unaligned checkpoint; None when the last buffer ended on a record boundary."""
+        if not self.has_partial_record:
+            return None
+        partial = bytes(self._partial) if self._partial is not None else b""
+        return (partial, self._missing, bytes(self._header))
+
+    def restore(self, state: tuple[bytes, int, bytes] | None) -> None:
+        """Continue a record begun before a checkpoint (``snapshot``)."""
+        if state is None:
+            return
+        partial, missing, header = state
+        self._partial = bytearray(partial) if missing else None
+        self._missing = missing
+        self._header = bytearray(header)
+
     def records(self, data: memoryview) -> list[memoryview | bytearray]:
         """The complete records ending in ``data`` (views are valid until the buffer is recycled)."""
         out: list[memoryview | bytearray] = []

@@ -38,6 +38,9 @@ class InputChannel:
         self.subpartition_index = subpartition_index
         self.deserializer = RecordDeserializer()  # owner: consuming task thread
         self.finished = False  # owner: consuming task thread (EndOfPartition seen)
+        # unaligned checkpoint under way and this channel's barrier not yet in: the elements
+        # it delivers, pickled (owner: consuming task thread)
+        self.recording: list[bytes] | None = None
         self.buffers_in = 0  # owner: consuming task thread
         self.bytes_in = 0  # owner: consuming task thread
 

@@ -25,11 +25,14 @@ Per-record path: called once per serialized element batch, not per element.
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+import cloudpickle
 
 from millstream.runtime.ids import ResultPartitionID
 from millstream.runtime.io.network.buffer import Buffer, DataType
@@ -45,6 +48,14 @@ from millstream.runtime.io.network.partition.subpartition import (
 from millstream.runtime.io.network.serialization import HEADER_SIZE
 
 __all__ = ["ResultPartition"]
+
+
+def _persisted(buffer: Buffer) -> tuple[str, Any]:
+    """A queued data buffer as plain data for a checkpoint."""
+    if buffer.data_type is DataType.OBJECTS:
+        return ("objects", (cloudpickle.dumps(buffer.payload, protocol=pickle.HIGHEST_PROTOCOL), buffer.size))
+    return ("bytes", bytes(memoryview(buffer.segment)[: buffer.size]))
+
 
 REQUEST_SLICE_S = 0.1
 
@@ -185,6 +196,29 @@ class ResultPartition:
         for sub in range(len(self.subpartitions)):
             self.flush(sub)
             self._add(sub, serialize_event(event))
+
+    def broadcast_priority_event(self, event: object) -> list[list[tuple[str, Any]]]:
+        """Flush, then put ``event`` ahead of the queued data of every subpartition (unaligned
+        checkpoints); per subpartition, the overtaken data in order, as
+        ``("bytes", data)`` (serialized records, possibly ending or starting mid-record) or
+        ``("objects", (pickled payload, count))`` for a same-process consumer."""
+        overtaken: list[list[tuple[str, Any]]] = []
+        for sub in range(len(self.subpartitions)):
+            self.flush(sub)
+            buffers = self.subpartitions[sub].add_priority_event(serialize_event(event))
+            overtaken.append([_persisted(buffer) for buffer in buffers])
+        return overtaken
+
+    def restore_in_flight(self, subpartition: int, items: list[tuple[str, Any]]) -> None:
+        """Queue data a checkpoint kept as in flight (``broadcast_priority_event``), before
+        anything this attempt writes: the consumers get it as they would have."""
+        for kind, data in items:
+            if kind == "bytes":
+                self._add(subpartition, Buffer(bytearray(data), len(data), None))
+            else:
+                payload, count = data
+                buffer = Buffer(bytearray(), count, None, DataType.OBJECTS, pickle.loads(payload))
+                self._add(subpartition, buffer)
 
     def finish(self) -> None:
         """End of data: flush and send EndOfPartition to every consumer."""

@@ -56,6 +56,24 @@ class PipelinedSubpartition:
         if listener is not None:
             listener.notify_data_available()
 
+    def add_priority_event(self, event: Buffer) -> list[Buffer]:
+        """Put ``event`` (an unaligned checkpoint barrier) before the queued data buffers, right
+        after the last queued event (events keep their order); the data buffers it overtook are
+        returned (still queued: they follow the event) so the checkpoint can keep them."""
+        with self._lock:
+            if self._released:
+                return []
+            buffers = self._buffers
+            position = len(buffers)
+            while position and buffers[position - 1].is_buffer:
+                position -= 1
+            overtaken = list(buffers)[position:]
+            buffers.insert(position, event)
+            listener = self._listener
+        if listener is not None:
+            listener.notify_data_available()  # an event needs no credit: it can go at once
+        return overtaken
+
     def create_view(self, listener: AvailabilityListener) -> SubpartitionView:
         """The consumer's view; ``listener`` hears when the queue turns non-empty.
 
