@@ -6,7 +6,7 @@ times with a failure at a random moment: a TaskManager process SIGKILLed (``kill
 user function raising once (``raise``). Every trial's committed output must be
 byte-identical to the failure-free run's, and no TaskManager process may be left behind.
 
-    .venv/bin/python scripts/chaos.py [--trials 20] [--failure kill|raise|both] [--seed N]
+    .venv/bin/python scripts/chaos.py [--trials 20] [--failure kill|raise|both] [--seed N] [--unaligned]
 
 Exit status 0 when every trial holds; each trial prints one line.
 """
@@ -28,10 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--failure", choices=["kill", "raise", "both"], default="kill")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
+    parser.add_argument("--unaligned", action="store_true", help="unaligned checkpoints")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     rng = random.Random(seed)
-    job = ChaosJob()
+    job = ChaosJob(unaligned=args.unaligned)
     print(f"seed {seed}; job: {job}")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="millstream-chaos-") as work:

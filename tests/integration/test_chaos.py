@@ -54,6 +54,18 @@ def test_a_task_manager_killed_at_a_random_moment_changes_nothing_committed(
     assert result.leftover == [], context
 
 
+def test_with_unaligned_checkpoints_a_killed_task_manager_changes_nothing_committed(
+    tmp_path: Any, reference: TrialResult, rng: random.Random
+) -> None:
+    job = ChaosJob(unaligned=True)
+    fail_after = rng.uniform(0.3, 0.5 * reference.duration_s)
+    result = run_trial(job, str(tmp_path), "kill", fail_after, rng=rng)
+    context = f"killed at {result.failed_after_s} s (unaligned)"
+    assert result.failed_after_s is not None and result.restarts >= 1, context
+    assert result.output == reference.output, context
+    assert result.leftover == [], context
+
+
 def test_a_user_function_raising_once_changes_nothing_committed(
     tmp_path: Any, reference: TrialResult, rng: random.Random
 ) -> None:

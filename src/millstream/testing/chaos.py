@@ -86,6 +86,7 @@ class ChaosJob:
     records: int = 24_000
     records_per_second: float = 6_000.0
     interval_ms: int = 200
+    unaligned: bool = False  # unaligned checkpoints (in-flight data in the checkpoints)
 
     def build(
         self, env: StreamExecutionEnvironment, out_dir: str, marker: str | None, raise_at: int | None
@@ -119,6 +120,8 @@ class ChaosJob:
         env = StreamExecutionEnvironment.get_execution_environment(conf)
         env.set_parallelism(2)
         env.enable_checkpointing(self.interval_ms)
+        if self.unaligned:
+            env.get_checkpoint_config().enable_unaligned_checkpoints()
         return env
 
 
