@@ -28,7 +28,7 @@ from millstream.datastream import (
 from millstream.datastream.connectors import FileSink, NumberSequenceSource
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.datastream.functions import TwoPhaseCommitSinkFunction
-from millstream.runtime.checkpoint.storage import load_completed_checkpoint
+from millstream.runtime.checkpoint.storage import FileStateHandle, load_completed_checkpoint
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -101,7 +101,7 @@ def cancel_and_wait(client: Any) -> None:
 def counts_and_emitted(checkpoint: Any) -> tuple[int, int]:
     """(sum of the reduce's counts, records the sources emitted before the barrier)."""
     counted = emitted = 0
-    for _task, snapshots in checkpoint.task_states.values():
+    for _task, snapshots in checkpoint.task_snapshots():
         for snapshot in snapshots.values():
             if isinstance(snapshot.extra, dict) and "emitted" in snapshot.extra:
                 emitted += snapshot.extra["emitted"]
@@ -123,6 +123,10 @@ def test_aligned_checkpoints_are_consistent_snapshots_of_the_whole_job(tmp_path,
         cancel_and_wait(client)
     checkpoint = load_completed_checkpoint(os.path.join(job_dir, done[-1]))
     assert len(checkpoint.task_states) == 4  # 2 source-map tasks, 2 reduce-sink tasks
+    # each task wrote its state file into the checkpoint's directory; the metadata points there
+    handles = [handle for _task, handle in checkpoint.task_states.values()]
+    assert all(isinstance(h, FileStateHandle) for h in handles)
+    assert sorted(os.path.dirname(h.path) for h in handles) == [os.path.join(job_dir, done[-1])] * 4
     counted, emitted = counts_and_emitted(checkpoint)
     assert emitted > 0
     assert counted == emitted  # exactly the records before the barriers, nothing after

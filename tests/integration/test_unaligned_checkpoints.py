@@ -57,7 +57,7 @@ def unaligned_env(directory: Any, mode: str) -> StreamExecutionEnvironment:
 def in_flight(checkpoint: Any) -> int:
     """Elements and buffers a checkpoint holds as in-flight data."""
     count = 0
-    for _task, snapshots in checkpoint.task_states.values():
+    for _task, snapshots in checkpoint.task_snapshots():
         state = snapshots.get(CHANNEL_STATE_KEY)
         if state is not None:
             count += sum(len(elements) for elements, _partial in state.inputs.values())

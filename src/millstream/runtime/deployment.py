@@ -69,4 +69,5 @@ class TaskDeploymentDescriptor:
     input_gates: tuple[InputGateDeploymentDescriptor, ...]
     job_config: JobConfig = field(default_factory=JobConfig)
     user_artifacts: tuple[str, ...] = ()
-    restored_state: dict[int, Any] | None = None  # operator snapshots by stream node id (a restart)
+    # operator snapshots by stream node id, or the state file holding them (a restart)
+    restored_state: Any = None

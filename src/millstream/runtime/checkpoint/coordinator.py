@@ -28,14 +28,18 @@ the coordinator with a manual clock.
 from __future__ import annotations
 
 import logging
-import pickle
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from millstream.graph.checkpointing import CheckpointingSettings
-from millstream.runtime.checkpoint.storage import CheckpointStorage, CompletedCheckpoint
+from millstream.runtime.checkpoint.storage import (
+    CheckpointStorage,
+    CompletedCheckpoint,
+    inline_task_state,
+    state_size,
+)
 
 __all__ = [
     "CheckpointCoordinator",
@@ -232,6 +236,7 @@ class CheckpointCoordinator:
         )
         if state is None:
             return  # took part in no checkpoint (a job whose tasks all end before the first one)
+        state = inline_task_state(state)  # its state file goes when its checkpoint is discarded
         self._finished_states[attempt_id] = state
         for pending in list(self.pending.values()):
             if attempt_id in pending.not_yet_acknowledged:
@@ -297,7 +302,7 @@ class CheckpointCoordinator:
         self._consecutive_failures = 0
         self.num_completed += 1
         self.last_duration_ms = now - pending.timestamp
-        self.last_size_bytes = len(pickle.dumps(completed.task_states, protocol=pickle.HIGHEST_PROTOCOL))
+        self.last_size_bytes = sum(state_size(state) for state in completed.task_states.values())
         # earlier checkpoints still pending are subsumed by this one (Flink aborts them)
         for older in [p for p in self.pending.values() if p.checkpoint_id < pending.checkpoint_id]:
             del self.pending[older.checkpoint_id]

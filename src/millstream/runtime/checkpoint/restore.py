@@ -36,7 +36,7 @@ def state_to_restore(
     """
     vertices = {vertex.id: vertex for vertex in job_graph.vertices}
     by_vertex: dict[Any, dict[int, dict[int, Any]]] = defaultdict(dict)
-    for (vertex_id, subtask), snapshots in checkpoint.task_states.values():
+    for (vertex_id, subtask), snapshots in checkpoint.task_snapshots():
         by_vertex[vertex_id][subtask] = snapshots
     restored: dict[Any, Any] = {}
     for vertex_id, subtasks in by_vertex.items():

@@ -5,8 +5,11 @@ Layout under ``execution.checkpointing.dir``, as Flink's::
     <dir>/<job id>/chk-<n>/_metadata     the completed checkpoint (written last, atomically)
     <dir>/<job id>/chk-<n>/...            the tasks' state files (written by the tasks)
 
-A checkpoint exists once its ``_metadata`` does: it is written to a temporary name and
-renamed, so a crash never leaves a half-written checkpoint that looks complete. The
+Each task writes its snapshot to a state file in the checkpoint's directory (off its task
+thread: the task goes on processing while the file is written) and acknowledges with a
+``FileStateHandle``; the metadata holds the handles. A checkpoint exists once its
+``_metadata`` does: it is written to a temporary name and renamed, so a crash never
+leaves a half-written checkpoint that looks complete. The
 metadata is versioned (``METADATA_VERSION``); a reader refuses versions it does not know.
 ``InMemoryCheckpointStorage`` keeps completed checkpoints in the JobManager only (no
 directory configured: recovery within the job's lifetime, nothing retained after it).
@@ -24,13 +27,79 @@ __all__ = [
     "METADATA_VERSION",
     "CheckpointStorage",
     "CompletedCheckpoint",
+    "FileStateHandle",
     "FileSystemCheckpointStorage",
     "InMemoryCheckpointStorage",
+    "inline_task_state",
     "load_completed_checkpoint",
+    "resolve_state",
+    "state_size",
+    "write_task_state",
 ]
 
 METADATA_VERSION = 1
 METADATA_FILE = "_metadata"
+
+
+@dataclass(frozen=True)
+class FileStateHandle:
+    """A task's snapshot in a state file of a checkpoint's directory."""
+
+    path: str
+    size: int
+
+    def load(self) -> Any:
+        """The snapshot (the file is on storage every TaskManager and the JobManager reach)."""
+        with open(self.path, "rb") as f:
+            version, state = pickle.load(f)
+        if version != METADATA_VERSION:
+            raise ValueError(
+                f"{self.path}: state file version {version}, this millstream reads {METADATA_VERSION}"
+            )
+        return state
+
+
+def write_task_state(
+    directory: str, job_id: str, checkpoint_id: int, name: str, state: bytes
+) -> FileStateHandle | None:
+    """Write a task's pickled snapshot into the checkpoint's directory (atomically); None when
+    the directory is gone (the checkpoint was aborted meanwhile)."""
+    checkpoint_dir = os.path.join(directory.removeprefix("file://"), job_id, f"chk-{checkpoint_id}")
+    if not os.path.isdir(checkpoint_dir):
+        return None
+    path = os.path.join(checkpoint_dir, name)
+    temporary = f"{path}.inprogress"
+    try:
+        with open(temporary, "wb") as f:
+            pickle.dump((METADATA_VERSION, state), f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except FileNotFoundError:
+        return None  # the directory went away while writing
+    return FileStateHandle(path, os.path.getsize(path))
+
+
+def resolve_state(state: Any) -> Any:
+    """A task's snapshots, loaded from their state file if ``state`` is a handle."""
+    if isinstance(state, FileStateHandle):
+        return pickle.loads(state.load())
+    return state
+
+
+def inline_task_state(task_state: Any) -> Any:
+    """``(task key, snapshots or handle)`` with the snapshots loaded (so the state outlives
+    the checkpoint directory it was written to)."""
+    if isinstance(task_state, tuple) and len(task_state) == 2:
+        return (task_state[0], resolve_state(task_state[1]))
+    return task_state
+
+
+def state_size(task_state: Any) -> int:
+    """Bytes of a task's acknowledged state (its file, or its pickled form)."""
+    if isinstance(task_state, tuple) and len(task_state) == 2 and isinstance(task_state[1], FileStateHandle):
+        return task_state[1].size
+    return len(pickle.dumps(task_state, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 @dataclass
@@ -43,6 +112,10 @@ class CompletedCheckpoint:
     completion_timestamp: int
     task_states: dict[str, Any] = field(default_factory=dict)  # attempt id -> snapshot (or its handle)
     external_pointer: str | None = None  # the chk-<n> directory, for file storage
+
+    def task_snapshots(self) -> list[tuple[Any, Any]]:
+        """``(task key, {node id: snapshot})`` of every task, state files loaded."""
+        return [inline_task_state(state) for state in self.task_states.values()]
 
 
 class CheckpointStorage(Protocol):

@@ -19,6 +19,7 @@ from typing import Any
 import cloudpickle
 
 from millstream.graph.job_graph import JobVertex
+from millstream.runtime.checkpoint.storage import resolve_state
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import ExecutionState, TaskExecutionState, check_transition
 from millstream.runtime.ids import ResultPartitionID
@@ -207,8 +208,9 @@ class Task:
             final_checkpoint=final_checkpoint,
         )
         chain = OperatorChain.create(vertex, env)
-        if self.tdd.restored_state:
-            chain.restore_state(self.tdd.restored_state)  # before open: Flink's initializeState
+        restored = resolve_state(self.tdd.restored_state) if self.tdd.restored_state else None
+        if restored:
+            chain.restore_state(restored)  # before open: Flink's initializeState
         record_writers = list(writers.values())
         bundles = Bundles(
             job_config.bundle_size,
@@ -255,7 +257,7 @@ class Task:
                 network_input.barrier_handler = handler_class(
                     network_input.gates, task.perform_checkpoint, task.abort_checkpoint
                 )
-        channel_state = self.tdd.restored_state.get(CHANNEL_STATE_KEY) if self.tdd.restored_state else None
+        channel_state = restored.get(CHANNEL_STATE_KEY) if restored else None
         if channel_state is not None:
             for index, subpartitions in channel_state.outputs.items():
                 record_writers[index].restore_in_flight(subpartitions)

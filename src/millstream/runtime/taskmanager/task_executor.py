@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import logging
+import pickle
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
+
+import cloudpickle
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
+from millstream.runtime.checkpoint.storage import write_task_state
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import TaskExecutionState
 from millstream.runtime.ids import ResourceID, ResultPartitionID
@@ -55,6 +59,16 @@ class TaskExecutor(RpcEndpoint):
         self._tasks: dict[str, Task] = {}  # under _lock
         self._finished_threads: list[threading.Thread] = []  # under _lock
         self._job_partitions: dict[str, list[ResultPartitionID]] = {}  # under _lock
+        self._io_executor: ThreadPoolExecutor | None = None  # under _lock: writes state files
+
+    def _checkpoint_io(self) -> ThreadPoolExecutor:
+        """The thread that writes the tasks' state files (created on first use)."""
+        with self._lock:
+            if self._io_executor is None:
+                self._io_executor = ThreadPoolExecutor(
+                    1, thread_name_prefix=f"checkpoint-io-{self.resource_id}"
+                )
+            return self._io_executor
 
     def submit_task(self, tdd: TaskDeploymentDescriptor, serialized_vertex: bytes) -> Future[None]:
         """Deploy a task (any thread); its state changes go to the job's JobMaster."""
@@ -80,7 +94,9 @@ class TaskExecutor(RpcEndpoint):
             self.cpus,
             self._prepare_user_code,
             job_master.notify_partition_consumable,
-            _CheckpointResponder(job_master, attempt_id),
+            _CheckpointResponder(
+                job_master, attempt_id, tdd.job_id, tdd.job_config.checkpointing_dir, self._checkpoint_io
+            ),
         )
         with self._lock:
             self._tasks[attempt_id] = task
@@ -168,21 +184,61 @@ class TaskExecutor(RpcEndpoint):
         for thread in threads:
             if thread.is_alive() and thread is not threading.current_thread():
                 thread.join(timeout)
+        with self._lock:
+            io_executor, self._io_executor = self._io_executor, None
+        if io_executor is not None:
+            io_executor.shutdown(wait=True)  # state files in the middle of a write finish
         self.network.close()
         self.stop()
 
 
 class _CheckpointResponder:
-    """A task's checkpoint reports, to its job's JobMaster (fire and forget)."""
+    """A task's checkpoint reports, to its job's JobMaster (fire and forget).
 
-    __slots__ = ("_attempt_id", "_job_master")
+    With file checkpoint storage the task's snapshot is written to a state file of the
+    checkpoint's directory and the acknowledgement carries its handle, as Flink's tasks do.
+    Pickling is the synchronous part (on the task thread: a consistent copy of the state);
+    writing the file and acknowledging are asynchronous (the TaskManager's checkpoint I/O
+    thread), so the task goes on processing meanwhile.
+    """
 
-    def __init__(self, job_master: JobMasterGateway, attempt_id: str) -> None:
+    __slots__ = ("_attempt_id", "_directory", "_io", "_job_id", "_job_master")
+
+    def __init__(
+        self,
+        job_master: JobMasterGateway,
+        attempt_id: str,
+        job_id: str,
+        directory: str | None,
+        io: Callable[[], ThreadPoolExecutor],
+    ) -> None:
         self._job_master = job_master
         self._attempt_id = attempt_id
+        self._job_id = job_id
+        self._directory = directory
+        self._io = io
 
     def acknowledge(self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot]) -> None:
-        self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, snapshots)
+        if self._directory is None:
+            self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, snapshots)
+            return
+        state = cloudpickle.dumps(snapshots, protocol=pickle.HIGHEST_PROTOCOL)
+        self._io().submit(self._write_and_acknowledge, checkpoint_id, state)
+
+    def _write_and_acknowledge(self, checkpoint_id: int, state: bytes) -> None:
+        assert self._directory is not None
+        try:
+            handle = write_task_state(
+                self._directory, self._job_id, checkpoint_id, f"task-{self._attempt_id}", state
+            )
+        except Exception as err:  # storage full, permissions: the checkpoint fails, not the task
+            log.warning(
+                "checkpoint %d: writing the state of %s failed: %r", checkpoint_id, self._attempt_id, err
+            )
+            self.decline(checkpoint_id, f"writing the task's state failed: {err!r}")
+            return
+        if handle is not None:  # None: the checkpoint was aborted meanwhile
+            self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, handle)
 
     def decline(self, checkpoint_id: int, reason: str) -> None:
         self._job_master.decline_checkpoint(self._attempt_id, checkpoint_id, reason)
