@@ -22,12 +22,14 @@ from millstream.common import Configuration, Encoder, JobStatus, Types, Watermar
 from millstream.datastream import (
     CheckpointingMode,
     ExternalizedCheckpointRetention,
+    KeyedProcessFunction,
     MapFunction,
     StreamExecutionEnvironment,
 )
 from millstream.datastream.connectors import FileSink, NumberSequenceSource
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.datastream.functions import TwoPhaseCommitSinkFunction
+from millstream.datastream.state import ListStateDescriptor
 from millstream.runtime.checkpoint.storage import FileStateHandle, load_completed_checkpoint
 
 pytestmark = pytest.mark.timeout(120)
@@ -326,3 +328,32 @@ def test_a_killed_task_manager_is_replaced_and_the_job_recovers_exactly_once(tmp
     assert victim.poll() is not None  # the killed one is gone; a replacement ran the rest
     assert result.get_all_accumulator_results()["numRestarts"] == 1
     assert committed_lines(out) == {str(k): 1200 for k in range(5)}
+
+
+class CountWithListState(KeyedProcessFunction):
+    """Keeps every value of its key in ListState; emits (key, how many so far)."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.seen = runtime_context.get_list_state(ListStateDescriptor("seen", Types.INT()))
+
+    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        self.seen.add(value[1])
+        yield (value[0], len(list(self.seen.get())))
+
+
+def test_a_checkpoint_kept_in_memory_is_a_copy_the_running_task_does_not_change(tmp_path):  # type: ignore[no-untyped-def]
+    """No checkpoint directory, tasks in threads: the snapshot is serialized when it is taken,
+    so the list the task keeps appending to after the barrier is not what a restart restores."""
+    env = restarting_env("threads")
+    stream = (
+        env.from_source(NumberSequenceSource(0, 5999), WatermarkStrategy.no_watermarks(), "numbers")
+        .map(FailOnce(str(tmp_path / "failed-once"), 2500))
+        .key_by(lambda pair: pair[0])
+        .process(CountWithListState())
+    )
+    final: dict[int, int] = {}
+    with stream.execute_and_collect() as results:
+        for key, count in results:
+            final[key] = count
+    assert (tmp_path / "failed-once").exists()
+    assert final == {k: 1200 for k in range(5)}

@@ -30,6 +30,7 @@ __all__ = [
     "FileStateHandle",
     "FileSystemCheckpointStorage",
     "InMemoryCheckpointStorage",
+    "SerializedState",
     "inline_task_state",
     "load_completed_checkpoint",
     "resolve_state",
@@ -59,6 +60,13 @@ class FileStateHandle:
         return state
 
 
+@dataclass(frozen=True)
+class SerializedState:
+    """A task's pickled snapshot, kept in the JobManager (no checkpoint directory)."""
+
+    data: bytes
+
+
 def write_task_state(
     directory: str, job_id: str, checkpoint_id: int, name: str, state: bytes
 ) -> FileStateHandle | None:
@@ -84,6 +92,8 @@ def resolve_state(state: Any) -> Any:
     """A task's snapshots, loaded from their state file if ``state`` is a handle."""
     if isinstance(state, FileStateHandle):
         return pickle.loads(state.load())
+    if isinstance(state, SerializedState):
+        return pickle.loads(state.data)
     return state
 
 
@@ -97,8 +107,11 @@ def inline_task_state(task_state: Any) -> Any:
 
 def state_size(task_state: Any) -> int:
     """Bytes of a task's acknowledged state (its file, or its pickled form)."""
-    if isinstance(task_state, tuple) and len(task_state) == 2 and isinstance(task_state[1], FileStateHandle):
-        return task_state[1].size
+    if isinstance(task_state, tuple) and len(task_state) == 2:
+        if isinstance(task_state[1], FileStateHandle):
+            return task_state[1].size
+        if isinstance(task_state[1], SerializedState):
+            return len(task_state[1].data)
     return len(pickle.dumps(task_state, protocol=pickle.HIGHEST_PROTOCOL))
 
 

@@ -13,7 +13,7 @@ import cloudpickle
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.runtime.checkpoint.storage import write_task_state
+from millstream.runtime.checkpoint.storage import SerializedState, write_task_state
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import TaskExecutionState
 from millstream.runtime.ids import ResourceID, ResultPartitionID
@@ -219,10 +219,12 @@ class _CheckpointResponder:
         self._io = io
 
     def acknowledge(self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot]) -> None:
-        if self._directory is None:
-            self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, snapshots)
-            return
+        # pickled here, on the task thread: the snapshot's values may be the live state's
+        # objects, which the task changes as soon as it goes on
         state = cloudpickle.dumps(snapshots, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._directory is None:
+            self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, SerializedState(state))
+            return
         self._io().submit(self._write_and_acknowledge, checkpoint_id, state)
 
     def _write_and_acknowledge(self, checkpoint_id: int, state: bytes) -> None:
