@@ -64,6 +64,28 @@ def test_run_executes_with_settings(job):
     assert sums[-1] == 12 and len(set(sums)) == 3
 
 
+def test_run_with_checkpoints_reports_them_when_the_job_ends(job, tmp_path):
+    millstream = os.path.join(os.path.dirname(sys.executable), "millstream")
+    result = subprocess.run(
+        [
+            millstream,
+            "run",
+            "-D",
+            "execution.checkpointing.interval=100 ms",
+            "-D",
+            f"execution.checkpointing.dir={tmp_path}",
+            job,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    # a bounded job takes its final checkpoint before it ends (stdout keeps only the job's output)
+    assert "checkpoints completed, 0 failed (last: " in result.stderr
+    assert str(tmp_path) in result.stderr and "checkpoints" not in result.stdout
+
+
 def test_run_reports_a_missing_file():
     with pytest.raises(SystemExit, match="no such job file"):
         main(["run", "/nonexistent/job.py"])

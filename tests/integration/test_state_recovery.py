@@ -118,6 +118,7 @@ def test_the_cli_starts_a_job_from_a_retained_checkpoint_and_it_continues_exactl
         timeout=150,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "checkpoints completed" in result.stderr
     # counts continue from the checkpoint: no count restarts at 1, none is lost or repeated
     assert all_rolling_counts_once(committed_lines(out))
 

@@ -87,6 +87,10 @@ def test_common_api_is_pinned():
 def test_pyflink_module_paths_exist():
     from millstream.common.typeinfo import RowTypeInfo, TupleTypeInfo, Types  # noqa: F401
     from millstream.common.watermark_strategy import TimestampAssigner  # noqa: F401
+    from millstream.datastream.connectors.base import DeliveryGuarantee
     from millstream.datastream.connectors.file_system import FileSink, FileSource, StreamFormat  # noqa: F401
     from millstream.datastream.connectors.number_seq import NumberSequenceSource  # noqa: F401
     from millstream.datastream.functions import KeyedProcessFunction, RuntimeContext  # noqa: F401
+
+    # PyFlink 2.3's members, in its order
+    assert [g.name for g in DeliveryGuarantee] == ["EXACTLY_ONCE", "AT_LEAST_ONCE", "NONE"]

@@ -11,10 +11,12 @@ implements these; the runtime calls them without importing any connector.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "CheckpointedSourceReader",
+    "DeliveryGuarantee",
     "ReaderContext",
     "Sink",
     "SinkWriter",
@@ -24,6 +26,21 @@ __all__ = [
     "TwoPhaseCommittingSinkWriter",
     "WriterContext",
 ]
+
+
+class DeliveryGuarantee(Enum):
+    """What a sink promises across failures (PyFlink's ``connectors.base.DeliveryGuarantee``).
+
+    millstream's sinks: the FileSink and ``TwoPhaseCommitSinkFunction`` sinks are
+    EXACTLY_ONCE with checkpoints on (AT_LEAST_ONCE is not offered: they commit with
+    checkpoints); ``print``, other ``add_sink`` functions and ``execute_and_collect`` are
+    AT_LEAST_ONCE. The connectors that take a guarantee as a setting in Flink (Kafka,
+    Pulsar, Elasticsearch ...) do not exist here; the enum is for programs that name it.
+    """
+
+    EXACTLY_ONCE = 0
+    AT_LEAST_ONCE = 1
+    NONE = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ PipelineExecutor registry, so this module never imports the runtime.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from typing import Any
 
@@ -61,6 +62,25 @@ class PlanCaptured(Exception):
         super().__init__("plan captured")
         self.stream_graph = stream_graph
         self.job_graph = job_graph
+
+
+def _checkpoint_summary(metrics: dict[str, Any]) -> str:
+    """Checkpoints and restarts of a finished job, in a line (empty without either)."""
+    parts = []
+    if "numberOfCompletedCheckpoints" in metrics:
+        text = (
+            f"{metrics['numberOfCompletedCheckpoints']} checkpoints completed, "
+            f"{metrics['numberOfFailedCheckpoints']} failed"
+        )
+        if metrics.get("lastCompletedCheckpointId", -1) > 0:
+            text += f" (last: {metrics['lastCheckpointDuration']} ms, {metrics['lastCheckpointSize']} bytes"
+            path = metrics.get("lastCheckpointExternalPath")
+            text += f", {path})" if path else ")"
+        parts.append(text)
+    restarts = metrics.get("numRestarts", 0)
+    if restarts:
+        parts.append(f"{restarts} restart{'s' if restarts != 1 else ''}")
+    return "; ".join(parts)
 
 
 def set_context_configuration(configuration: Configuration | None, capture_plan: bool = False) -> None:
@@ -380,6 +400,10 @@ class StreamExecutionEnvironment:
         """Run the program and wait for it to finish."""
         job_graph = self._job_graph(job_name)
         result: JobExecutionResult = self._executor().execute(job_graph, self._configuration)
+        if _context_configuration is not None:  # ``millstream run``: say how checkpoints went
+            summary = _checkpoint_summary(result.get_all_accumulator_results())
+            if summary:
+                print(f"millstream: job '{job_graph.job_name}': {summary}", file=sys.stderr)
         return result
 
     def execute_async(self, job_name: str | None = None) -> Any:

@@ -7,7 +7,7 @@ from millstream._lazy_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "millstream.common.connector": ("Sink", "Source"),
+        "millstream.common.connector": ("DeliveryGuarantee", "Sink", "Source"),
         "millstream.connectors.datagen": ("DataGeneratorSource",),
         "millstream.connectors.file.sink": (
             "BucketAssigner",
@@ -21,6 +21,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.common.connector import DeliveryGuarantee as DeliveryGuarantee
     from millstream.common.connector import Sink as Sink
     from millstream.common.connector import Source as Source
     from millstream.connectors.datagen import DataGeneratorSource as DataGeneratorSource
