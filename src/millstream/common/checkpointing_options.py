@@ -21,6 +21,7 @@ __all__ = [
     "CHECKPOINTING_TIMEOUT",
     "CHECKPOINTING_TOLERABLE_FAILURES",
     "CHECKPOINTING_UNALIGNED",
+    "FAILOVER_STRATEGY",
     "RESTART_EXPONENTIAL_INITIAL_BACKOFF",
     "RESTART_EXPONENTIAL_JITTER",
     "RESTART_EXPONENTIAL_MAX_BACKOFF",
@@ -143,6 +144,14 @@ RESTART_STRATEGY_NAMES = {
     "exponential-delay": "exponential-delay",
     "exponentialdelay": "exponential-delay",
 }
+FAILOVER_STRATEGY: ConfigOption[str] = ConfigOption(
+    "jobmanager.execution.failover-strategy",
+    "region",
+    str,
+    "What a failed task restarts: its pipelined region and the regions consuming from it "
+    "(region), or every task of the job (full). A lost TaskManager restarts the whole job.",
+    choices=("region", "full"),
+)
 RESTART_STRATEGY: ConfigOption[str] = ConfigOption(
     "restart-strategy.type",
     "",

@@ -155,6 +155,7 @@ class RestartStrategySettings:
     backoff_multiplier: float = 1.5
     reset_backoff_threshold_ms: int = 3_600_000
     jitter_factor: float = 0.1
+    failover_strategy: str = "region"  # region | full: what a failed task restarts
 
     @classmethod
     def from_configuration(cls, configuration: Configuration, checkpointing: bool) -> RestartStrategySettings:
@@ -183,4 +184,5 @@ class RestartStrategySettings:
             backoff_multiplier=multiplier,
             reset_backoff_threshold_ms=configuration.get(ck.RESTART_EXPONENTIAL_RESET_THRESHOLD),
             jitter_factor=jitter,
+            failover_strategy=configuration.get(ck.FAILOVER_STRATEGY).strip().lower(),
         )

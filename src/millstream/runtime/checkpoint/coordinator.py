@@ -249,9 +249,13 @@ class CheckpointCoordinator:
         self._next_id = max(self._next_id, checkpoint.checkpoint_id + 1)
         self._restored_checkpoint = checkpoint
 
-    def tasks_restarted(self) -> None:
-        """The job's tasks were redeployed: the finished ones run again."""
-        self._finished_states.clear()
+    def tasks_restarted(self, attempt_ids: Iterable[str] | None = None) -> None:
+        """Tasks were redeployed (``attempt_ids``: these attempts' tasks; None: all): the
+        finished ones among them run again."""
+        if attempt_ids is None:
+            self._finished_states.clear()
+        for attempt_id in attempt_ids or ():
+            self._finished_states.pop(attempt_id, None)
 
     def receive_decline(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
         """A task could not take its part of ``checkpoint_id``: the checkpoint is aborted."""

@@ -26,17 +26,11 @@ from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPa
 from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
 from millstream.runtime.checkpoint.restore import state_to_restore
 from millstream.runtime.checkpoint.storage import CompletedCheckpoint, load_completed_checkpoint
-from millstream.runtime.deployment import (
-    InputChannelDeploymentDescriptor,
-    InputGateDeploymentDescriptor,
-    ResultPartitionDeploymentDescriptor,
-    TaskDeploymentDescriptor,
-)
+from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import ExecutionState, IllegalStateTransitionError, TaskExecutionState
 from millstream.runtime.executiongraph.execution_graph import (
     Execution,
     ExecutionGraph,
-    ExecutionVertex,
     build_execution_graph,
 )
 from millstream.runtime.executiongraph.intermediate_result import IntermediateResultPartition
@@ -45,6 +39,8 @@ from millstream.runtime.jobmanager.checkpoint_wiring import (
     create_checkpoint_coordinator,
     trigger_tasks_left_without_barrier,
 )
+from millstream.runtime.jobmanager.deployment_descriptors import deployment_descriptor, partition_id
+from millstream.runtime.jobmanager.failover import regions_to_restart
 from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
@@ -107,6 +103,9 @@ class JobMaster(RpcEndpoint):
         self._initial_checkpoint: CompletedCheckpoint | None = None  # started from it
         self.num_restarts = 0
         self._needed: list[SharedSlot] = []  # the job's shared slots (asked for again on restarts)
+        self._pending_regions: list[SchedulingPipelinedRegion] = []  # main thread: to restart
+        self._region_cancelled: set[str] = set()  # attempts cancelled for a region restart
+        self._region_restart_scheduled = False
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -181,21 +180,29 @@ class JobMaster(RpcEndpoint):
             execution.assigned_resource = offer.resource_id
             self._executions[execution.attempt_id] = execution
             for partition in ev.produced:
-                self._partitions[self._partition_id(ev, partition.partition_id)] = partition
+                self._partitions[partition_id(ev, partition.partition_id)] = partition
         self._regions = pipelined_regions(self.execution_graph, self._is_blocking)
 
     # -- failover ------------------------------------------------------------------------
 
-    def _task_failed(self, error: BaseException | None) -> None:
-        """A task failed: restart the whole job from the latest checkpoint if the restart
-        strategy allows (Flink's full failover), else fail the job."""
+    def _task_failed(self, error: BaseException | None, failed: Execution | None = None) -> None:
+        """A task failed: if the restart strategy allows, restart its region and the regions
+        consuming from it (``failover.py``) or the whole job, from the latest checkpoint;
+        else fail the job. ``failed`` None: a lost TaskManager (the whole job restarts)."""
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.abort_pending()
         if self._failure is not None or self.status is not JobStatus.RUNNING:
             return  # failing or restarting already: this is a consequence
+        if failed is not None and failed.attempt_id in self._region_cancelled:
+            return  # cancelled for a region restart, it failed on its way out
         self._restart_backoff.notify_failure(int(time.time() * 1000))
         if not self._restart_backoff.can_restart():
             self.fail_job(error)
+            return
+        regions = self._failover_regions(failed)
+        if regions is not None:
+            log.info("job %s: restarting %d region(s) after %s", self.job_graph.job_name, len(regions), error)
+            self._cancel_regions(regions)
             return
         log.info("job %s: restarting after %s", self.job_graph.job_name, error)
         self.status = JobStatus.RESTARTING
@@ -203,6 +210,69 @@ class JobMaster(RpcEndpoint):
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.stop_scheduler()
         self._cancel_all()
+
+    def _failover_regions(self, failed: Execution | None) -> list[SchedulingPipelinedRegion] | None:
+        """The regions to restart for ``failed``; None: the whole job."""
+        if failed is None or self.job_graph.job_config.restart_strategy.failover_strategy != "region":
+            return None
+        regions = regions_to_restart(self._regions, failed.vertex)
+        pending = {id(r) for r in self._pending_regions} | {id(r) for r in regions}
+        return regions if len(pending) < len(self._regions) else None
+
+    def _cancel_regions(self, regions: list[SchedulingPipelinedRegion]) -> None:
+        for region in regions:
+            if region not in self._pending_regions:
+                self._pending_regions.append(region)
+            for ev in region.vertices:
+                assert ev.current_execution is not None
+                self._region_cancelled.add(ev.current_execution.attempt_id)
+                self._cancel_execution(ev.current_execution)
+        self._maybe_restart_regions()
+
+    def _maybe_restart_regions(self) -> None:
+        """Once every attempt of the regions ended, restart them after the backoff."""
+        if self._region_restart_scheduled or any(
+            ev.current_execution is not None and not ev.current_execution.state.is_terminal
+            for region in self._pending_regions
+            for ev in region.vertices
+        ):
+            return
+        self._region_restart_scheduled = True
+        self.schedule_run_async(self._restart_backoff.backoff_ms() / 1000.0, self._restart_regions)
+
+    def _restart_regions(self) -> None:
+        """New attempts of the regions' subtasks, in the same slots, from the latest checkpoint."""
+        regions, self._pending_regions = self._pending_regions, []
+        self._region_restart_scheduled = False
+        if self.status is not JobStatus.RUNNING or self._failure is not None:
+            self._maybe_complete()
+            return
+        self.num_restarts += 1
+        checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
+        states = dict(checkpoint.task_states.values()) if checkpoint is not None else None
+        ended = []
+        for region in regions:
+            region.scheduled = False
+            for ev in region.vertices:
+                old = ev.current_execution
+                assert old is not None
+                ended.append(old.attempt_id)
+                self._region_cancelled.discard(old.attempt_id)
+                del self._executions[old.attempt_id]
+                execution = ev.new_execution()
+                execution.assigned_resource = old.assigned_resource
+                self._executions[execution.attempt_id] = execution
+                for partition in ev.produced:
+                    partition.consumable = False
+                    self._partitions[partition_id(ev, partition.partition_id)] = partition
+                key = (ev.job_vertex.job_vertex.id, ev.subtask_index)
+                if states is not None:
+                    self._restored[key] = states.get(key)
+                elif self._initial_checkpoint is None:
+                    self._restored.pop(key, None)
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.tasks_restarted(ended)
+        self._schedule_ready_regions()
 
     def _maybe_restart(self) -> None:
         """Once every attempt ended, restart after the strategy's backoff."""
@@ -302,7 +372,15 @@ class JobMaster(RpcEndpoint):
             offer = self.slot_of(execution)
             assert offer is not None
             execution.transition(ExecutionState.DEPLOYING)
-            tdd = self._deployment_descriptor(ev, execution, offer)
+            tdd = deployment_descriptor(
+                self.job_graph,
+                self.user_artifacts,
+                ev,
+                execution,
+                offer,
+                self.slot_of,
+                self._restored.get((ev.job_vertex.job_vertex.id, ev.subtask_index)),
+            )
             self._submit(offer, tdd, self._serialized[ev.job_vertex.job_vertex.id])
 
     def notify_partition_consumable(self, partition_id: ResultPartitionID) -> None:
@@ -340,72 +418,6 @@ class JobMaster(RpcEndpoint):
 
         return on_done
 
-    def _deployment_descriptor(
-        self, ev: ExecutionVertex, execution: Execution, offer: SlotOffer
-    ) -> TaskDeploymentDescriptor:
-        produced = tuple(
-            ResultPartitionDeploymentDescriptor(
-                self._partition_id(p.producer, p.partition_id),
-                p.result.id,
-                p.partition_number,
-                p.num_subpartitions,
-                # A blocking result is always serialized: it goes to files.
-                () if self._is_blocking(p.result.id) else self._local_consumers(p, offer),
-                self.job_graph.data_sets[p.result.id].result_type,
-            )
-            for p in ev.produced
-        )
-        gates = []
-        for edge, execution_edges in zip(ev.job_vertex.job_vertex.inputs, ev.inputs):
-            channels = tuple(
-                InputChannelDeploymentDescriptor(
-                    self._partition_id(e.source.producer, e.source.partition_id),
-                    e.subpartition_index,
-                    ResourceID(e.source.producer.current_execution.assigned_resource or ""),  # type: ignore[union-attr]
-                    self._data_address(e.source.producer),
-                )
-                for e in execution_edges
-            )
-            gates.append(InputGateDeploymentDescriptor(edge.source_id, edge.input_index, channels))
-        vertex = ev.job_vertex.job_vertex
-        return TaskDeploymentDescriptor(
-            job_id=self.job_graph.job_id,
-            job_name=self.job_graph.job_name,
-            task_name=vertex.name,
-            parallelism=vertex.parallelism,
-            max_parallelism=vertex.max_parallelism,
-            execution_attempt_id=execution.attempt_id,
-            attempt_number=execution.attempt_number,
-            subtask_index=ev.subtask_index,
-            allocation_id=offer.allocation_id,
-            produced_partitions=produced,
-            input_gates=tuple(gates),
-            job_config=self.job_graph.job_config,
-            user_artifacts=self.user_artifacts,
-            restored_state=self._restored.get((ev.job_vertex.job_vertex.id, ev.subtask_index)),
-        )
-
-    def _data_address(self, producer: ExecutionVertex) -> tuple[str, int] | None:
-        execution = producer.current_execution
-        offer = self.slot_of(execution) if execution is not None else None
-        return offer.data_address if offer is not None else None
-
-    @staticmethod
-    def _local_consumers(partition: Any, offer: SlotOffer) -> tuple[bool, ...]:
-        local = [False] * partition.num_subpartitions
-        for edge in partition.consumers:
-            consumer = edge.target.current_execution
-            local[edge.subpartition_index] = (
-                consumer is not None and consumer.assigned_resource == offer.resource_id
-            )
-        return tuple(local)
-
-    @staticmethod
-    def _partition_id(producer: ExecutionVertex, partition_id: str) -> ResultPartitionID:
-        execution = producer.current_execution
-        assert execution is not None
-        return ResultPartitionID(f"{partition_id}@{execution.attempt_id}")
-
     # -- task state updates --------------------------------------------------------------
 
     def update_task_execution_state(self, update: TaskExecutionState) -> None:
@@ -437,7 +449,7 @@ class JobMaster(RpcEndpoint):
             return
         if target is ExecutionState.FAILED:
             execution.failure = update.error
-            self._task_failed(update.error)
+            self._task_failed(update.error, execution)
         elif target is ExecutionState.FINISHED and self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.task_finished(execution.attempt_id)
             trigger_tasks_left_without_barrier(self)
@@ -465,18 +477,22 @@ class JobMaster(RpcEndpoint):
         self._maybe_complete()
 
     def _cancel_all(self) -> None:
+        self._pending_regions = []  # a region restart waiting gives way to the job's end or restart
         for execution in self._executions.values():
-            if execution.state.is_terminal or execution.state is ExecutionState.CANCELING:
-                continue
-            if execution.state in (ExecutionState.CREATED, ExecutionState.SCHEDULED):
-                execution.transition(ExecutionState.CANCELED)
-                continue
-            execution.transition(ExecutionState.CANCELING)
-            offer = self.slot_of(execution)
-            if offer is not None:
-                cancelled = offer.task_executor.cancel_task(execution.attempt_id)
-                if isinstance(cancelled, Future):
-                    cancelled.add_done_callback(self._rpc_failure_handler(execution.attempt_id, offer))
+            self._cancel_execution(execution)
+
+    def _cancel_execution(self, execution: Execution) -> None:
+        if execution.state.is_terminal or execution.state is ExecutionState.CANCELING:
+            return
+        if execution.state in (ExecutionState.CREATED, ExecutionState.SCHEDULED):
+            execution.transition(ExecutionState.CANCELED)
+            return
+        execution.transition(ExecutionState.CANCELING)
+        offer = self.slot_of(execution)
+        if offer is not None:
+            cancelled = offer.task_executor.cancel_task(execution.attempt_id)
+            if isinstance(cancelled, Future):
+                cancelled.add_done_callback(self._rpc_failure_handler(execution.attempt_id, offer))
 
     def slot_of(self, execution: Execution) -> SlotOffer | None:
         """The slot an execution runs in (main thread)."""
@@ -490,6 +506,9 @@ class JobMaster(RpcEndpoint):
             return
         if self.status is JobStatus.RESTARTING:
             self._maybe_restart()
+            return
+        if self._pending_regions:
+            self._maybe_restart_regions()
             return
         if any(not e.state.is_terminal for e in self._executions.values()):
             return
