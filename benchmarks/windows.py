@@ -79,7 +79,12 @@ def _window_start(value: Any) -> Any:
 
 
 def run_millstream(
-    events: Any, n: int, parallelism: int, checkpoint_ms: int = 0, timings: dict[str, float] | None = None
+    events: Any,
+    n: int,
+    parallelism: int,
+    checkpoint_ms: int = 0,
+    timings: dict[str, float] | None = None,
+    unaligned: bool = False,
 ) -> tuple[float, dict[tuple[str, int], int]]:
     """Seconds and window sums of one run (``checkpoint_ms`` > 0: with checkpoints that often;
     ``timings["last_result"]``: seconds until the last window sum arrived)."""
@@ -87,6 +92,8 @@ def run_millstream(
     env.set_parallelism(parallelism)
     if checkpoint_ms:
         env.enable_checkpointing(checkpoint_ms)
+        if unaligned:
+            env.get_checkpoint_config().enable_unaligned_checkpoints()
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(events.MAX_LAG_MS)
     ).with_timestamp_assigner(_timestamp)

@@ -134,13 +134,17 @@ def pyflink_example_by_hand(path: str, out_path: str) -> None:
     )
 
 
-def run_millstream(path: str, out_dir: str, parallelism: int, shape, checkpoint_ms: int = 0, stats=None):  # type: ignore[no-untyped-def]
+def run_millstream(
+    path: str, out_dir: str, parallelism: int, shape, checkpoint_ms: int = 0, stats=None, unaligned=False
+):  # type: ignore[no-untyped-def]
     """Seconds of one run (``checkpoint_ms`` > 0: with checkpoints that often; the job's
     accumulators, checkpoint statistics among them, go into ``stats``)."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
     if checkpoint_ms:
         env.enable_checkpointing(checkpoint_ms)
+        if unaligned:
+            env.get_checkpoint_config().enable_unaligned_checkpoints()
     source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), path).build()
     ds = env.from_source(source, WatermarkStrategy.no_watermarks(), "words")
     shape(env, ds).sink_to(

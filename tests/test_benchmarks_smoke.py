@@ -70,7 +70,8 @@ def test_word_count_benchmark_on_spark_compares_with_hand_written_pyspark():
 
 def test_checkpointing_benchmark_runs_and_checks_its_results():
     out = _run("checkpointing.py", "--lines", "3000", "--events", "20000", "--repeat", "1", "--seconds", "2")
-    assert "slower with checkpoints" in out and "MISMATCH" not in out
+    assert "slower, aligned, whole job" in out and "slower, unaligned, whole job" in out
+    assert "MISMATCH" not in out
     assert "aligned checkpoint duration without backpressure" in out
     assert "unaligned checkpoint duration with backpressure" in out
     assert "recovery after a TaskManager kill" in out

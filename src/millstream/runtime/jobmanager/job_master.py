@@ -40,7 +40,7 @@ from millstream.runtime.jobmanager.checkpoint_wiring import (
     trigger_tasks_left_without_barrier,
 )
 from millstream.runtime.jobmanager.deployment_descriptors import deployment_descriptor, partition_id
-from millstream.runtime.jobmanager.failover import regions_to_restart
+from millstream.runtime.jobmanager.failover import attempts_ended, new_attempts, regions_to_restart
 from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
@@ -230,49 +230,38 @@ class JobMaster(RpcEndpoint):
         self._maybe_restart_regions()
 
     def _maybe_restart_regions(self) -> None:
-        """Once every attempt of the regions ended, restart them after the backoff."""
-        if self._region_restart_scheduled or any(
-            ev.current_execution is not None and not ev.current_execution.state.is_terminal
-            for region in self._pending_regions
-            for ev in region.vertices
-        ):
+        """Once every attempt of a region to restart ended, restart after the backoff."""
+        if self._region_restart_scheduled or not any(map(attempts_ended, self._pending_regions)):
             return
         self._region_restart_scheduled = True
         self.schedule_run_async(self._restart_backoff.backoff_ms() / 1000.0, self._restart_regions)
 
     def _restart_regions(self) -> None:
-        """New attempts of the regions' subtasks, in the same slots, from the latest checkpoint."""
-        regions, self._pending_regions = self._pending_regions, []
+        """New attempts of the regions' subtasks, in the same slots, from the latest checkpoint
+        (a region that failed after this was scheduled waits for its attempts to end)."""
         self._region_restart_scheduled = False
         if self.status is not JobStatus.RUNNING or self._failure is not None:
+            self._pending_regions = []
             self._maybe_complete()
             return
+        regions = [region for region in self._pending_regions if attempts_ended(region)]
+        self._pending_regions = [region for region in self._pending_regions if region not in regions]
         self.num_restarts += 1
         checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
         states = dict(checkpoint.task_states.values()) if checkpoint is not None else None
-        ended = []
+        ended = new_attempts(regions, self._executions, self._partitions)
         for region in regions:
-            region.scheduled = False
             for ev in region.vertices:
-                old = ev.current_execution
-                assert old is not None
-                ended.append(old.attempt_id)
-                self._region_cancelled.discard(old.attempt_id)
-                del self._executions[old.attempt_id]
-                execution = ev.new_execution()
-                execution.assigned_resource = old.assigned_resource
-                self._executions[execution.attempt_id] = execution
-                for partition in ev.produced:
-                    partition.consumable = False
-                    self._partitions[partition_id(ev, partition.partition_id)] = partition
+                self._region_cancelled.discard(ended[id(ev)])
                 key = (ev.job_vertex.job_vertex.id, ev.subtask_index)
                 if states is not None:
                     self._restored[key] = states.get(key)
                 elif self._initial_checkpoint is None:
                     self._restored.pop(key, None)
         if self.checkpoint_coordinator is not None:
-            self.checkpoint_coordinator.tasks_restarted(ended)
+            self.checkpoint_coordinator.tasks_restarted(ended.values())
         self._schedule_ready_regions()
+        self._maybe_restart_regions()
 
     def _maybe_restart(self) -> None:
         """Once every attempt ended, restart after the strategy's backoff."""
