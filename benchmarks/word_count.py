@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import collections
 import gc
+import importlib.util
 import itertools
 import os
 import shutil
@@ -58,10 +59,14 @@ GEN_WORDS = os.path.join(ROOT, "..", "shared", "bench", "gen_words.py")
 def make_input(path: str, lines: int) -> None:
     if os.path.exists(GEN_WORDS):
         subprocess.run([sys.executable, GEN_WORDS, path, str(lines)], check=True)
-    else:
-        import word_count
-
-        word_count.generate_input(path, lines)
+    else:  # the identical generator of the example (loaded by path: this module is word_count too)
+        spec = importlib.util.spec_from_file_location(
+            "word_count_example", os.path.join(ROOT, "examples", "word_count.py")
+        )
+        assert spec is not None and spec.loader is not None
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        example.generate_input(path, lines)
 
 
 def counter_floor(path: str) -> tuple[float, collections.Counter]:
