@@ -137,6 +137,7 @@ class CheckpointCoordinator:
         self._deferred = False  # a periodic trigger waits for a pending checkpoint to end
         self._shut_down = False
         self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
+        self.operator_ids: dict[int, str] = {}  # node id -> operator state id, kept in the metadata
         self._restored_checkpoint: CompletedCheckpoint | None = None
         self.num_completed = 0
         self.num_failed = 0
@@ -290,7 +291,12 @@ class CheckpointCoordinator:
         del self.pending[pending.checkpoint_id]
         now = self._now()
         completed = CompletedCheckpoint(
-            self.job_id, pending.checkpoint_id, pending.timestamp, now, dict(pending.task_states)
+            self.job_id,
+            pending.checkpoint_id,
+            pending.timestamp,
+            now,
+            dict(pending.task_states),
+            operator_ids=dict(self.operator_ids),
         )
         try:
             self.storage.write_metadata(completed)

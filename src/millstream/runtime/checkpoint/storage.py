@@ -125,6 +125,9 @@ class CompletedCheckpoint:
     completion_timestamp: int
     task_states: dict[str, Any] = field(default_factory=dict)  # attempt id -> snapshot (or its handle)
     external_pointer: str | None = None  # the chk-<n> directory, for file storage
+    # stream node id -> the operator's state id (its uid, or its node id): how a changed
+    # program finds an operator's state (``restore.py``)
+    operator_ids: dict[int, str] = field(default_factory=dict)
 
     def task_snapshots(self) -> list[tuple[Any, Any]]:
         """``(task key, {node id: snapshot})`` of every task, state files loaded."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.graph.job_graph import JobVertexID
 from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
+from millstream.runtime.checkpoint.restore import operator_state_id
 from millstream.runtime.checkpoint.storage import (
     CheckpointStorage,
     FileSystemCheckpointStorage,
@@ -43,7 +44,7 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         if job_config.checkpointing_dir
         else InMemoryCheckpointStorage()
     )
-    return CheckpointCoordinator(
+    coordinator = CheckpointCoordinator(
         master.job_graph.job_id,
         settings,
         storage,
@@ -59,6 +60,10 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         now=lambda: int(time.time() * 1000),
         schedule=lambda delay_ms, callback: master.schedule_run_async(delay_ms / 1000.0, callback),
     )
+    coordinator.operator_ids = {
+        op.node_id: operator_state_id(op) for vertex in master.job_graph.vertices for op in vertex.operators
+    }
+    return coordinator
 
 
 def _running_tasks(master: JobMaster) -> list[str] | None:
