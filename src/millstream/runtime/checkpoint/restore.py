@@ -50,20 +50,10 @@ def state_to_restore(
     }
     old_ids: dict[int, str] = getattr(checkpoint, "operator_ids", None) or {
         # a checkpoint without the names: taken by the same program
-        op.node_id: state_id for state_id, (_vertex, op) in targets.items()
+        op.node_id: state_id
+        for state_id, (_vertex, op) in targets.items()
     }
-    by_operator: dict[str, dict[int, Any]] = defaultdict(dict)  # state id -> subtask -> snapshot
-    old_chains: dict[Any, set[str]] = defaultdict(set)  # old vertex -> its operators' state ids
-    channel_states: dict[tuple[Any, int], Any] = {}
-    for (vertex_id, subtask), snapshots in checkpoint.task_snapshots():
-        for node_id, snapshot in snapshots.items():
-            if node_id == CHANNEL_STATE_KEY:
-                channel_states[(vertex_id, subtask)] = snapshot
-                continue
-            state_id = old_ids.get(node_id, f"node:{node_id}")
-            old_chains[vertex_id].add(state_id)
-            if not snapshot.is_empty():  # a stateless operator claims nothing
-                by_operator[state_id][subtask] = snapshot
+    by_operator, old_chains, channel_states = _by_operator(checkpoint, old_ids)
     restored: dict[Any, dict[int, Any]] = defaultdict(dict)
     for state_id, subtasks in sorted(by_operator.items()):
         target = targets.get(state_id)
@@ -99,3 +89,23 @@ def state_to_restore(
             )
         restored[(vertex_id, subtask)][CHANNEL_STATE_KEY] = channel_state
     return dict(restored)
+
+
+def _by_operator(
+    checkpoint: CompletedCheckpoint, old_ids: dict[int, str]
+) -> tuple[dict[str, dict[int, Any]], dict[Any, set[str]], dict[tuple[Any, int], Any]]:
+    """The checkpoint's state per operator state id and subtask, each old task's chain (as
+    state ids), and the tasks' in-flight data."""
+    by_operator: dict[str, dict[int, Any]] = defaultdict(dict)
+    old_chains: dict[Any, set[str]] = defaultdict(set)
+    channel_states: dict[tuple[Any, int], Any] = {}
+    for (vertex_id, subtask), snapshots in checkpoint.task_snapshots():
+        for node_id, snapshot in snapshots.items():
+            if node_id == CHANNEL_STATE_KEY:
+                channel_states[(vertex_id, subtask)] = snapshot
+                continue
+            state_id = old_ids.get(node_id, f"node:{node_id}")
+            old_chains[vertex_id].add(state_id)
+            if not snapshot.is_empty():  # a stateless operator claims nothing
+                by_operator[state_id][subtask] = snapshot
+    return by_operator, old_chains, channel_states
