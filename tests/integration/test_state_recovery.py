@@ -94,16 +94,19 @@ def first_run_cancelled_after_checkpoints(module: Any, tmp_path: Path, out: Path
     client = env.execute_async("counts, first run")
     job_dir = checkpoints / str(client.get_job_id())
     deadline = time.monotonic() + 60
-    while (
-        len(completed_checkpoints(str(job_dir))) < 1
-        or client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 2
-    ):
-        assert client.get_job_status() is JobStatus.RUNNING
-        assert time.monotonic() < deadline, "no checkpoint completed"
-        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
-    client.cancel()
-    with pytest.raises(Exception, match="cancelled"):
-        client.get_job_execution_result(60)
+    try:
+        while (
+            len(completed_checkpoints(str(job_dir))) < 1
+            or client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 2
+        ):
+            # CREATED: still being scheduled (the first polls may come before it runs)
+            assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING)
+            assert time.monotonic() < deadline, "no checkpoint completed"
+            time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    finally:
+        client.cancel()
+        with pytest.raises(Exception, match="cancelled"):
+            client.get_job_execution_result(60)
     assert completed_checkpoints(str(job_dir)), "the checkpoint was not retained"
     return job_dir
 
