@@ -98,6 +98,15 @@ def throughput(args: argparse.Namespace, work: str) -> bool:
     return ok
 
 
+def _cancel(client: Any) -> None:
+    """Cancel a job and wait until it is gone."""
+    client.cancel()
+    try:
+        client.get_job_execution_result(60)
+    except Exception:
+        pass  # cancelled, as asked
+
+
 def _slowdown(off: list[float], on: list[float]) -> str:
     """Median of the per-pair slow-downs, with every pair's."""
     ratios = sorted(a / b for a, b in zip(off, on, strict=True))
@@ -140,11 +149,7 @@ def checkpoint_durations(seconds: float, slow: bool, unaligned: bool) -> list[in
                 durations[checkpoint] = stats["lastCheckpointDuration"]
             time.sleep(0.05)  # sampling the statistics while the job runs
     finally:
-        client.cancel()
-        try:
-            client.get_job_execution_result(60)
-        except Exception:
-            pass  # cancelled, as asked
+        _cancel(client)
     return list(durations.values())
 
 
@@ -219,11 +224,7 @@ def recovery(args: argparse.Namespace, work: str) -> bool:
         ]
         restarts = client.get_checkpoint_statistics().get("numRestarts")
     finally:
-        client.cancel()
-        try:
-            client.get_job_execution_result(60)
-        except Exception:
-            pass  # cancelled, as asked
+        _cancel(client)
     first, last = min(resumed) - killed_at, max(resumed) - killed_at
     print(
         f"recovery after a TaskManager kill: first record after {first:.2f} s, every subtask after "

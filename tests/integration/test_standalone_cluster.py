@@ -24,6 +24,25 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _clean_env() -> dict[str, str]:
+    """This process's environment without what a cluster must not inherit."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("MILLSTREAM_SECRET", None)
+    return env
+
+
+def _start_cluster(cluster_dir, port, taskmanagers, env):  # type: ignore[no-untyped-def]
+    command = ["cluster", "start", "--dir", str(cluster_dir), "--port", str(port)]
+    return subprocess.run(
+        [*MILLSTREAM, *command, "--taskmanagers", str(taskmanagers)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+    )
+
+
 def test_cluster_start_run_stop(tmp_path):
     cluster_dir = tmp_path / "cluster"
     job_dir = tmp_path / "job"
@@ -43,26 +62,8 @@ def test_cluster_start_run_stop(tmp_path):
         )
     )
     port = _free_port()
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    env.pop("MILLSTREAM_SECRET", None)
-    start = subprocess.run(
-        [
-            *MILLSTREAM,
-            "cluster",
-            "start",
-            "--dir",
-            str(cluster_dir),
-            "--port",
-            str(port),
-            "--taskmanagers",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        env=env,
-    )
+    env = _clean_env()
+    start = _start_cluster(cluster_dir, port, 2, env)
     state_path = cluster_dir / "cluster.json"
     try:
         assert start.returncode == 0, start.stdout + start.stderr
@@ -152,26 +153,8 @@ def test_a_standalone_cluster_recovers_a_job_on_its_free_slots_when_a_task_manag
     (tmp_path / "job.py").write_text(RECOVERING_JOB)
     out, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
     port = _free_port()
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    env.pop("MILLSTREAM_SECRET", None)
-    start = subprocess.run(
-        [
-            *MILLSTREAM,
-            "cluster",
-            "start",
-            "--dir",
-            str(cluster_dir),
-            "--port",
-            str(port),
-            "--taskmanagers",
-            "3",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        env=env,
-    )
+    env = _clean_env()
+    start = _start_cluster(cluster_dir, port, 3, env)
     state_path = cluster_dir / "cluster.json"
     job = None
     try:

@@ -49,6 +49,11 @@ class JobConfig:
         """Whether the job runs with BATCH semantics (sorted keyed inputs, blocking exchanges)."""
         return self.runtime_mode is RuntimeExecutionMode.BATCH
 
+    @property
+    def takes_checkpoints(self) -> bool:
+        """Checkpointing is on and the job is STREAMING (BATCH jobs recover by re-running)."""
+        return self.checkpointing.enabled and not self.batch
+
     @classmethod
     def from_configuration(
         cls,

@@ -37,7 +37,7 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
     """The coordinator of ``master``'s job, or None when the job takes no checkpoints."""
     job_config = master.job_graph.job_config
     settings = job_config.checkpointing
-    if not settings.enabled or job_config.batch:
+    if not job_config.takes_checkpoints:
         return None
     storage: CheckpointStorage = (
         FileSystemCheckpointStorage(job_config.checkpointing_dir)

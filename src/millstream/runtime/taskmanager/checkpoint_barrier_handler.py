@@ -74,7 +74,54 @@ class CheckpointBarrierHandler:
         raise NotImplementedError
 
 
-class AlignedBarrierHandler(CheckpointBarrierHandler):
+class _SingleCheckpointHandler(CheckpointBarrierHandler):
+    """One checkpoint at a time (Flink's SingleCheckpointBarrierHandler): a newer barrier
+    subsumes the one under way, older ones are stale, a cancellation marker aborts."""
+
+    def __init__(
+        self,
+        gates: list[SingleInputGate],
+        on_barriers_complete: Callable[[CheckpointBarrier], None],
+        on_aborted: Callable[[int], None],
+    ) -> None:
+        super().__init__(gates, on_barriers_complete, on_aborted)
+        self._barrier: CheckpointBarrier | None = None  # the checkpoint under way
+
+    def _accept(self, barrier: CheckpointBarrier) -> bool:
+        """Whether ``barrier`` counts: not completed or aborted here, not older than the one
+        under way (which a newer one subsumes: it could never complete)."""
+        checkpoint_id = barrier.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return False
+        if self._barrier is not None and checkpoint_id < self._barrier.checkpoint_id:
+            return False  # an older checkpoint, abandoned: a newer one is under way
+        if self._barrier is not None and checkpoint_id > self._barrier.checkpoint_id:
+            self._abort(self._barrier.checkpoint_id)
+        return True
+
+    def process_cancel(
+        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
+    ) -> None:
+        checkpoint_id = marker.checkpoint_id
+        if checkpoint_id <= self.latest_done:
+            return
+        if self._barrier is not None and self._barrier.checkpoint_id > checkpoint_id:
+            return  # a newer checkpoint is under way
+        self._abort(checkpoint_id)
+
+    def _done(self, checkpoint_id: int) -> None:
+        self._reset()
+        self.latest_done = max(self.latest_done, checkpoint_id)
+
+    def _abort(self, checkpoint_id: int) -> None:
+        self._done(checkpoint_id)
+        self._on_aborted(checkpoint_id)
+
+    def _reset(self) -> None:
+        self._barrier = None
+
+
+class AlignedBarrierHandler(_SingleCheckpointHandler):
     """EXACTLY_ONCE: block channels that delivered the barrier until all did."""
 
     def __init__(
@@ -84,7 +131,6 @@ class AlignedBarrierHandler(CheckpointBarrierHandler):
         on_aborted: Callable[[int], None],
     ) -> None:
         super().__init__(gates, on_barriers_complete, on_aborted)
-        self._barrier: CheckpointBarrier | None = None  # the checkpoint being aligned
         self._arrived: set[Channel] = set()
 
     @property
@@ -93,28 +139,13 @@ class AlignedBarrierHandler(CheckpointBarrierHandler):
         return self._barrier.checkpoint_id if self._barrier is not None else None
 
     def process_barrier(self, gate: SingleInputGate, channel_index: int, barrier: CheckpointBarrier) -> None:
-        checkpoint_id = barrier.checkpoint_id
-        if checkpoint_id <= self.latest_done:
-            return  # completed or aborted here already
-        if self._barrier is not None and checkpoint_id < self._barrier.checkpoint_id:
-            return  # an older checkpoint, abandoned: a newer one aligns already
-        if self._barrier is not None and checkpoint_id > self._barrier.checkpoint_id:
-            self._abort(self._barrier.checkpoint_id)  # subsumed: the older one cannot complete
+        if not self._accept(barrier):
+            return
         if self._barrier is None:
             self._barrier = barrier
         self._arrived.add((gate.gate_index, channel_index))
         gate.block_channel(channel_index)
         self._maybe_complete()
-
-    def process_cancel(
-        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
-    ) -> None:
-        checkpoint_id = marker.checkpoint_id
-        if checkpoint_id <= self.latest_done:
-            return
-        if self._barrier is not None and self._barrier.checkpoint_id > checkpoint_id:
-            return  # a newer checkpoint aligns already
-        self._abort(checkpoint_id)
 
     def process_end_of_partition(self) -> None:
         self._maybe_complete()
@@ -123,23 +154,17 @@ class AlignedBarrierHandler(CheckpointBarrierHandler):
         barrier = self._barrier
         if barrier is None or not self._open_channels() <= self._arrived:
             return
-        self._reset()
-        self.latest_done = barrier.checkpoint_id
+        self._done(barrier.checkpoint_id)
         self._on_complete(barrier)
 
-    def _abort(self, checkpoint_id: int) -> None:
-        self._reset()
-        self.latest_done = max(self.latest_done, checkpoint_id)
-        self._on_aborted(checkpoint_id)
-
     def _reset(self) -> None:
-        self._barrier = None
+        super()._reset()
         self._arrived = set()
         for gate in self._gates:
             gate.resume_consumption()
 
 
-class UnalignedBarrierHandler(CheckpointBarrierHandler):
+class UnalignedBarrierHandler(_SingleCheckpointHandler):
     """EXACTLY_ONCE, unaligned: snapshot at the first barrier, record the other channels'
     elements until their barriers arrive."""
 
@@ -155,17 +180,11 @@ class UnalignedBarrierHandler(CheckpointBarrierHandler):
         super().__init__(gates, lambda barrier: None, on_aborted)
         self._on_first = on_first_barrier
         self._on_recorded = on_channels_recorded
-        self._barrier: CheckpointBarrier | None = None
         self._state: dict[Channel, tuple[list[bytes], Any]] = {}
 
     def process_barrier(self, gate: SingleInputGate, channel_index: int, barrier: CheckpointBarrier) -> None:
-        checkpoint_id = barrier.checkpoint_id
-        if checkpoint_id <= self.latest_done:
+        if not self._accept(barrier):
             return
-        if self._barrier is not None and checkpoint_id < self._barrier.checkpoint_id:
-            return  # an older checkpoint, abandoned
-        if self._barrier is not None and checkpoint_id > self._barrier.checkpoint_id:
-            self._abort(self._barrier.checkpoint_id)  # subsumed
         channel = gate.channels[channel_index]
         if self._barrier is None:
             for other_gate in self._gates:
@@ -173,8 +192,7 @@ class UnalignedBarrierHandler(CheckpointBarrierHandler):
                     if not other.finished and other is not channel:
                         other.recording = []
             if not self._on_first(barrier):
-                self._reset()
-                self.latest_done = checkpoint_id
+                self._done(barrier.checkpoint_id)  # declined: the task told the coordinator
                 return
             self._barrier = barrier
         self._channel_recorded(gate, channel)
@@ -184,16 +202,6 @@ class UnalignedBarrierHandler(CheckpointBarrierHandler):
         recorded = channel.recording or []
         channel.recording = None
         self._state[(gate.gate_index, channel.channel_index)] = (recorded, channel.deserializer.snapshot())
-
-    def process_cancel(
-        self, gate: SingleInputGate, channel_index: int, marker: CancelCheckpointMarker
-    ) -> None:
-        checkpoint_id = marker.checkpoint_id
-        if checkpoint_id <= self.latest_done:
-            return
-        if self._barrier is not None and self._barrier.checkpoint_id > checkpoint_id:
-            return
-        self._abort(checkpoint_id)
 
     def process_end_of_partition(self) -> None:
         if self._barrier is None:
@@ -209,17 +217,11 @@ class UnalignedBarrierHandler(CheckpointBarrierHandler):
         if barrier is None or not self._open_channels() <= set(self._state):
             return
         state = self._state
-        self._reset()
-        self.latest_done = barrier.checkpoint_id
+        self._done(barrier.checkpoint_id)
         self._on_recorded(barrier, state)
 
-    def _abort(self, checkpoint_id: int) -> None:
-        self._reset()
-        self.latest_done = max(self.latest_done, checkpoint_id)
-        self._on_aborted(checkpoint_id)
-
     def _reset(self) -> None:
-        self._barrier = None
+        super()._reset()
         self._state = {}
         for gate in self._gates:
             for channel in gate.channels:

@@ -196,7 +196,7 @@ class Task:
         ]
         job_config = self.tdd.job_config
         checkpointing = job_config.checkpointing
-        final_checkpoint = checkpointing.enabled and not job_config.batch
+        final_checkpoint = job_config.takes_checkpoints  # tasks end with a final checkpoint
         timers = ProcessingTimeService()
         env = ChainEnvironment(
             location=self.location,

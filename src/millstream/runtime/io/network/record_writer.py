@@ -171,11 +171,8 @@ class RecordWriter:
             for kind, data in items:
                 if kind == "objects" and not self._local[channel]:
                     record = dumps_batch(pickle.loads(data[0]))
-                    self.partition.restore_in_flight(
-                        channel, [("bytes", len(record).to_bytes(HEADER_SIZE, "little") + record)]
-                    )
-                else:
-                    self.partition.restore_in_flight(channel, [(kind, data)])
+                    kind, data = "bytes", len(record).to_bytes(HEADER_SIZE, "little") + record
+                self.partition.restore_in_flight(channel, kind, data)
 
     def broadcast_event(self, event: object) -> None:
         """Flush, then send ``event`` to every channel."""

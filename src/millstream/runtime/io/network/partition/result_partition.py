@@ -209,16 +209,14 @@ class ResultPartition:
             overtaken.append([_persisted(buffer) for buffer in buffers])
         return overtaken
 
-    def restore_in_flight(self, subpartition: int, items: list[tuple[str, Any]]) -> None:
-        """Queue data a checkpoint kept as in flight (``broadcast_priority_event``), before
-        anything this attempt writes: the consumers get it as they would have."""
-        for kind, data in items:
-            if kind == "bytes":
-                self._add(subpartition, Buffer(bytearray(data), len(data), None))
-            else:
-                payload, count = data
-                buffer = Buffer(bytearray(), count, None, DataType.OBJECTS, pickle.loads(payload))
-                self._add(subpartition, buffer)
+    def restore_in_flight(self, subpartition: int, kind: str, data: Any) -> None:
+        """Queue one buffer a checkpoint kept as in flight (``broadcast_priority_event``),
+        before anything this attempt writes: the consumer gets it as it would have."""
+        if kind == "bytes":
+            self._add(subpartition, Buffer(bytearray(data), len(data), None))
+        else:
+            payload, count = data
+            self._add(subpartition, Buffer(bytearray(), count, None, DataType.OBJECTS, pickle.loads(payload)))
 
     def finish(self) -> None:
         """End of data: flush and send EndOfPartition to every consumer."""
