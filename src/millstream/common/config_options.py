@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from millstream.common import checkpointing_options
+from millstream.common import checkpointing_options, state_backend_options
 from millstream.common.config_option import ConfigOption, ConfigOptions, ConfigurationError
 
 __all__ = [
@@ -280,7 +280,11 @@ USER_KEY_PREFIXES = ("user.", "spark.")
 
 OPTIONS: Mapping[str, ConfigOption[Any]] = {
     key: option
-    for option in [*globals().values(), *vars(checkpointing_options).values()]
+    for option in [
+        *globals().values(),
+        *vars(checkpointing_options).values(),
+        *vars(state_backend_options).values(),
+    ]
     if isinstance(option, ConfigOption)
     for key in (option.key, *option.fallback_keys)
 }

@@ -93,7 +93,13 @@ class CheckpointedSourceReader(SourceReader, Protocol):
 
 
 class Source(Protocol):
-    """A bounded or unbounded source (Flink's FLIP-27 ``Source``)."""
+    """A bounded or unbounded source (Flink's FLIP-27 ``Source``).
+
+    A source whose job may be restored at another parallelism also has
+    ``rescale_reader_states(states, parallelism) -> list``: the reader states of the old
+    subtasks (in subtask order) split among ``parallelism`` new readers, as Flink reassigns
+    the splits of its readers. Without it such a restore is refused.
+    """
 
     def is_bounded(self) -> bool:
         """Whether the input ends."""
@@ -141,7 +147,12 @@ class TwoPhaseCommittingSinkWriter(SinkWriter, Protocol):
 
 
 class Sink(Protocol):
-    """A sink (Flink's ``Sink``)."""
+    """A sink (Flink's ``Sink``).
+
+    A two-phase-commit sink whose job may be restored at another parallelism also has
+    ``rescale_writer_states(states, parallelism) -> list``: the writer states of the old
+    subtasks for the new ones, every pending commit kept exactly once.
+    """
 
     def create_writer(self, context: WriterContext, renderer: Any) -> SinkWriter:
         """A writer for one subtask; ``renderer`` (a TextRenderer) renders elements as text."""

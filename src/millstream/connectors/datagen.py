@@ -40,28 +40,66 @@ class DataGeneratorSource:
         return self.count is not None
 
     def create_reader(self, context: ReaderContext) -> GeneratorReader:
-        """The subtask's range of indexes."""
+        """The subtask's range of indexes (its split)."""
+        split: tuple[int, int | None, int]
         if self.count is None:
-            lo, hi = context.subtask_index, None
-            step = context.parallelism
+            split = (context.subtask_index, None, context.parallelism)
         else:
             lo = self.count * context.subtask_index // context.parallelism
             hi = self.count * (context.subtask_index + 1) // context.parallelism
-            step = 1
+            split = (lo, hi, 1)
         rate = None
         if self.records_per_second is not None:
             rate = self.records_per_second / context.parallelism
-        return GeneratorReader(self.generator_function, lo, hi, step, rate)
+        return GeneratorReader(self.generator_function, [split], rate)
+
+    def rescale_reader_states(self, states: list[Any], parallelism: int) -> list[Any]:
+        """The unread splits of the old subtasks dealt round-robin to ``parallelism`` readers
+        (a reader with no split idles, as a Flink reader with none does); the rate stays the
+        total rate, shared by the new subtasks."""
+        splits: list[tuple[int, int | None, int]] = []
+        for index, state in enumerate(states):
+            if state is None:
+                raise ValueError(f"DataGeneratorSource: the reader state of subtask {index} is missing")
+            check_reader_state_version(state)
+            if "splits" not in state:
+                raise ValueError(
+                    "DataGeneratorSource: a reader state of an older millstream (without splits) "
+                    "cannot be restored at another parallelism"
+                )
+            splits.extend(tuple(split) for split in state["splits"])
+        return [
+            {"version": 1, "splits": splits[index::parallelism], "emitted": 0} for index in range(parallelism)
+        ]
+
+
+class _IndexSplit:
+    """Indexes ``next, next + step, ...`` before ``end`` (None: unbounded)."""
+
+    __slots__ = ("end", "next", "step")
+
+    def __init__(self, next_index: int, end: int | None, step: int) -> None:
+        self.next = int(next_index)
+        self.end = None if end is None else int(end)
+        self.step = int(step)
+
+    def done(self) -> bool:
+        return self.end is not None and self.next >= self.end
+
+    def state(self) -> tuple[int, int | None, int]:
+        return (self.next, self.end, self.step)
 
 
 class GeneratorReader:
-    """Calls the generator function for its indexes, at most ``rate`` per second."""
+    """Calls the generator function for the indexes of its splits, at most ``rate`` per second.
 
-    def __init__(self, fn: Any, lo: int, hi: int | None, step: int, rate: float | None) -> None:
+    A split is ``(next index, end or None, step)``; bounded splits are read one after the
+    other, unbounded ones (``end`` None) in turns, a batch each.
+    """
+
+    def __init__(self, fn: Any, splits: list[tuple[int, int | None, int]], rate: float | None) -> None:
         self._fn = fn
-        self._next = lo
-        self._hi = hi
-        self._step = step
+        self._splits = [_IndexSplit(*split) for split in splits]
         self._rate = rate
         self._started = time.monotonic()
         self._emitted = 0
@@ -69,7 +107,10 @@ class GeneratorReader:
 
     def poll(self, max_records: int) -> list[Any] | None:
         """The next indexes' values; [] while the rate limit says wait."""
-        if self._hi is not None and self._next >= self._hi:
+        splits = self._splits
+        while splits and splits[0].done():
+            splits.pop(0)
+        if not splits:
             return None
         n = max_records
         if self._rate is not None:
@@ -79,23 +120,29 @@ class GeneratorReader:
                 self.available_at = self._started + (self._emitted / self._rate)
                 return []
             n = min(n, allowed)
-        if self._hi is not None:
-            n = min(n, (self._hi - self._next + self._step - 1) // self._step)
+        split = splits[0]
+        start, step = split.next, split.step
+        if split.end is not None:
+            n = min(n, (split.end - start + step - 1) // step)
+        elif len(splits) > 1:
+            splits.append(splits.pop(0))  # unbounded splits take turns
         fn = self._fn
-        start = self._next
-        batch = [fn(i) for i in range(start, start + n * self._step, self._step)]
-        self._next = start + n * self._step
+        batch = [fn(i) for i in range(start, start + n * step, step)]
+        split.next = start + n * step
         self._emitted += n
         return batch
 
-    def snapshot_state(self) -> dict[str, int]:
-        """The next index and how many values were returned."""
-        return {"version": 1, "next": self._next, "emitted": self._emitted}
+    def snapshot_state(self) -> dict[str, Any]:
+        """The splits' next indexes and how many values were returned."""
+        return {"version": 1, "splits": [split.state() for split in self._splits], "emitted": self._emitted}
 
-    def restore_state(self, state: dict[str, int]) -> None:
-        """Continue at the next index; the rate limit counts from the restored values."""
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Continue at the next indexes; the rate limit counts from the restored values."""
         check_reader_state_version(state)
-        self._next = int(state["next"])
+        if "splits" in state:
+            self._splits = [_IndexSplit(*split) for split in state["splits"]]
+        elif self._splits:  # a state of before splits: the next index of the one split
+            self._splits[0].next = int(state["next"])
         self._emitted = int(state["emitted"])
         if self._rate is not None:
             self._started = time.monotonic() - self._emitted / self._rate

@@ -16,6 +16,7 @@ from millstream.common.configuration import Configuration
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.common.restart_strategy import RestartStrategySettings
 from millstream.graph.checkpointing import CheckpointingSettings
+from millstream.graph.state_backend import StateBackendSettings
 
 __all__ = ["JobConfig"]
 
@@ -39,6 +40,7 @@ class JobConfig:
     bundle_time: int = opts.BUNDLE_TIME.default  # ms
     checkpointing: CheckpointingSettings = field(default_factory=CheckpointingSettings)
     restart_strategy: RestartStrategySettings = field(default_factory=RestartStrategySettings)
+    state_backend: StateBackendSettings = field(default_factory=StateBackendSettings)
 
     def __post_init__(self) -> None:
         if self.runtime_mode is RuntimeExecutionMode.AUTOMATIC:
@@ -82,4 +84,5 @@ class JobConfig:
             bundle_time=configuration.get(opts.BUNDLE_TIME),
             checkpointing=checkpointing,
             restart_strategy=RestartStrategySettings.from_configuration(configuration, checkpointing.enabled),
+            state_backend=StateBackendSettings.from_configuration(configuration),
         )

@@ -17,6 +17,7 @@ from typing import Any
 
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
+from millstream.graph.state_backend import StateBackendSettings
 from millstream.runtime.vertex_host import (
     OperatorSnapshot,
     StreamOperator,
@@ -58,9 +59,11 @@ class OperatorHarness:
         runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
         processing_time: int = 0,
         restored_state: OperatorSnapshot | None = None,
+        state_backend: str = "hashmap",
     ) -> None:
         """``restored_state``: a snapshot of ``snapshot()`` the operator starts from, as after
-        a recovery (restored before it opens)."""
+        a recovery (restored before it opens); ``state_backend``: hashmap or rocksdb (the
+        operator's RocksDB instance is deleted by ``close``)."""
         self.now_ms = processing_time
         self.output: list[tuple[str, Any, Any]] = []  # ("record", value, ts) | ("watermark", ts, None)
         self.side_outputs: dict[str, list[tuple[Any, int | None]]] = {}
@@ -73,7 +76,7 @@ class OperatorHarness:
             subtask_index,
             parallelism,
             max_parallelism,
-            JobConfig(runtime_mode=runtime_mode),
+            JobConfig(runtime_mode=runtime_mode, state_backend=StateBackendSettings(type=state_backend)),
             clock=lambda: self.now_ms / 1000.0,
         )
         self.timers = self.host.timers

@@ -187,6 +187,25 @@ class FileSink:
                 f"FileSink: cannot create the output directory {self.base_path}: {err.strerror or err}"
             ) from None
 
+    def rescale_writer_states(self, states: list[Any], parallelism: int) -> list[Any]:
+        """The writer states of the old subtasks for ``parallelism`` new ones: old subtask i's
+        pending part files are committed by new subtask ``i % parallelism``; a new subtask
+        that was an old one keeps its part-file names going, the others start new ones."""
+        out: list[Any] = [None] * parallelism
+        for index, state in enumerate(states):
+            if state is None:
+                continue
+            check_reader_state_version(state)
+            target = index % parallelism
+            merged = out[target]
+            if merged is None:
+                merged = out[target] = {"version": 1, "uid": None, "counter": 0, "pending": {}}
+            if index == target:
+                merged["uid"], merged["counter"] = state["uid"], state["counter"]
+            for checkpoint_id, files in state["pending"].items():
+                merged["pending"].setdefault(checkpoint_id, []).extend(files)
+        return out
+
     def create_writer(self, context: WriterContext, renderer: TextRenderer) -> FileWriter:
         """The writer of one subtask; ``renderer`` turns elements into text lines."""
         if self.bulk_writer_factory is not None:
@@ -376,8 +395,9 @@ class _TwoPhaseCommit:
     def restore_state(self, state: dict[str, Any]) -> None:
         """Commit the files the (completed) checkpoint had pending; keep the part-file names going."""
         check_reader_state_version(state)
-        self._uid = state["uid"]
-        self._counter = int(state["counter"])
+        if state["uid"] is not None:  # else: a new subtask after rescaling, with new names
+            self._uid = state["uid"]
+            self._counter = int(state["counter"])
         for files in state["pending"].values():
             for path, final_path in files:
                 _Committable(path, final_path).publish()

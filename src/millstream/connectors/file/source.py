@@ -228,6 +228,26 @@ class FileSource:
             offset += size
         return mine
 
+    def rescale_reader_states(self, states: list[Any], parallelism: int) -> list[Any]:
+        """The reader states of the old subtasks split among ``parallelism`` new ones: their
+        unread splits (each with its position) dealt round-robin, as Flink reassigns splits;
+        a monitored source's new subtasks all know every file seen so far."""
+        for index, state in enumerate(states):
+            if state is None:
+                raise ValueError(f"FileSource: the reader state of subtask {index} is missing")
+            check_reader_state_version(state)
+        inners = [state["inner"] for state in states] if self.discovery_interval_ms is not None else states
+        splits = [
+            (*entry[:4], entry[4] if len(entry) > 4 else (int(inner.get("skip", 0)) if i == 0 else 0))
+            for inner in inners
+            for i, entry in enumerate(inner["splits"])
+        ]
+        dealt = [{"version": 1, "splits": splits[index::parallelism]} for index in range(parallelism)]
+        if self.discovery_interval_ms is None:
+            return dealt
+        seen = sorted({path for state in states for path in state["seen"]})
+        return [{"version": 1, "seen": seen, "inner": inner} for inner in dealt]
+
     def create_reader(self, context: ReaderContext) -> FileReader:
         """Reads this subtask's share (of the files as they appear, if monitored)."""
         if self.discovery_interval_ms is not None:
@@ -289,7 +309,8 @@ class FileReader:
         self.current_file = ""
         self._current: _Split | None = None  # the split the last batch came from
         self._returned_in_current = 0
-        self._skip = 0  # records of the first split to drop (restored from a checkpoint)
+        self._skip = 0  # records of the current split to drop (restored from a checkpoint)
+        self._skips: dict[_Split, int] = {}  # split -> records of it returned before the checkpoint
 
     def _next_split(self) -> _Split | None:
         """Close the current file and take the next split (None when all are read)."""
@@ -300,6 +321,7 @@ class FileReader:
         self.current_file = split.path
         self._current = split
         self._returned_in_current = 0
+        self._skip = self._skips.pop(split, 0)
         return split
 
     def add_splits(self, splits: list[_Split]) -> None:
@@ -327,23 +349,30 @@ class FileReader:
         raise NotImplementedError
 
     def snapshot_state(self) -> dict[str, Any]:
-        """The splits still to read (the current one first) and the records of it returned."""
-        current = [self._current] if self._current is not None else []
-        returned = self._returned_in_current if self._current is not None else 0
-        return {
-            "version": 1,
-            "splits": [(s.path, s.start, s.end, s.weight) for s in current + self._splits],
-            "skip": returned + self._skip,
-        }
+        """The splits still to read (the current one first), each with the number of its
+        records already returned."""
+        splits = [(s.path, s.start, s.end, s.weight, self._skips.get(s, 0)) for s in self._splits]
+        if self._current is not None:
+            current = self._current
+            returned = self._returned_in_current + self._skip
+            splits.insert(0, (current.path, current.start, current.end, current.weight, returned))
+        return {"version": 1, "splits": splits}
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        """Read the checkpointed splits, dropping the records of the first one already returned."""
+        """Read the checkpointed splits, dropping the records of each already returned."""
         check_reader_state_version(state)
         self.close()
-        self._splits = [_Split(*split) for split in state["splits"]]
+        self._splits, self._skips = [], {}
+        for index, entry in enumerate(state["splits"]):
+            split = _Split(*entry[:4])
+            # a state of before per-split positions: only its first split was begun
+            skip = entry[4] if len(entry) > 4 else (int(state.get("skip", 0)) if index == 0 else 0)
+            self._splits.append(split)
+            if skip:
+                self._skips[split] = int(skip)
         self._current = None
         self._returned_in_current = 0
-        self._skip = int(state["skip"])
+        self._skip = 0
 
     def close(self) -> None:
         """Close the open file."""

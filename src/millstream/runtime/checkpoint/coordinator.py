@@ -138,6 +138,7 @@ class CheckpointCoordinator:
         self._shut_down = False
         self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
         self.operator_ids: dict[int, str] = {}  # node id -> operator state id, kept in the metadata
+        self.max_parallelisms: dict[int, int] = {}  # node id -> its max parallelism (key groups)
         self._restored_checkpoint: CompletedCheckpoint | None = None
         self.num_completed = 0
         self.num_failed = 0
@@ -297,6 +298,7 @@ class CheckpointCoordinator:
             now,
             dict(pending.task_states),
             operator_ids=dict(self.operator_ids),
+            max_parallelisms=dict(self.max_parallelisms),
         )
         try:
             self.storage.write_metadata(completed)

@@ -128,6 +128,7 @@ class CompletedCheckpoint:
     # stream node id -> the operator's state id (its uid, or its node id): how a changed
     # program finds an operator's state (``restore.py``)
     operator_ids: dict[int, str] = field(default_factory=dict)
+    max_parallelisms: dict[int, int] = field(default_factory=dict)  # node id -> its key groups
 
     def task_snapshots(self) -> list[tuple[Any, Any]]:
         """``(task key, {node id: snapshot})`` of every task, state files loaded."""

@@ -60,9 +60,9 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         now=lambda: int(time.time() * 1000),
         schedule=lambda delay_ms, callback: master.schedule_run_async(delay_ms / 1000.0, callback),
     )
-    coordinator.operator_ids = {
-        op.node_id: operator_state_id(op) for vertex in master.job_graph.vertices for op in vertex.operators
-    }
+    operators = [op for vertex in master.job_graph.vertices for op in vertex.operators]
+    coordinator.operator_ids = {op.node_id: operator_state_id(op) for op in operators}
+    coordinator.max_parallelisms = {op.node_id: op.max_parallelism for op in operators}
     return coordinator
 
 

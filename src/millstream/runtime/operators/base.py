@@ -11,7 +11,7 @@ their output with batches; user functions still see one element at a time.
 Watermarks: ``process_watermark`` fires the operator's event-time timers up to the
 watermark, then forwards it (``emit_watermark``, wired by the chain to every output,
 side outputs included). Watermark statuses are forwarded. Keyed operators own a
-``HeapKeyedStateBackend`` (``keyed_backend``) and, if they use timers, an
+``KeyedStateBackend`` (``keyed_backend``) and, if they use timers, an
 ``InternalTimerService`` (``timer_service``).
 """
 
@@ -27,10 +27,11 @@ from millstream.graph.partitioning import key_type_of
 from millstream.runtime.location import TaskLocation, UserFunctionError
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
 from millstream.runtime.operators.timer_service import InternalTimerService, ProcessingTimeService
-from millstream.runtime.state.heap import HeapKeyedStateBackend, KeyedStateError
+from millstream.runtime.state.backends import StateBackendSettings, create_keyed_state_backend
 from millstream.runtime.state.key_groups import compute_key_group_range, key_group_function
+from millstream.runtime.state.keyed_backend import KeyedStateBackend, KeyedStateError
 from millstream.runtime.state.operator_state import OperatorStateBackend
-from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, OperatorSnapshot
+from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, OperatorSnapshot, keyed_snapshots
 
 __all__ = [
     "Emit",
@@ -56,7 +57,7 @@ class StreamingRuntimeContext:
     attempt_number: int
     job_parameters: dict[str, str] = field(default_factory=dict)
     operator_name: str = ""
-    keyed_backend: HeapKeyedStateBackend | None = None
+    keyed_backend: KeyedStateBackend | None = None
 
     def get_task_name(self) -> str:
         """Name of the task (the operator chain)."""
@@ -90,7 +91,7 @@ class StreamingRuntimeContext:
         """Metrics are reported per task by the runtime; user metric groups come later."""
         raise NotImplementedError("user metric groups are not supported yet")
 
-    def _keyed(self) -> HeapKeyedStateBackend:
+    def _keyed(self) -> KeyedStateBackend:
         if self.keyed_backend is None:
             raise KeyedStateError(
                 "Keyed state can only be used on a 'keyed stream', i.e., after a 'keyBy()' "
@@ -134,6 +135,7 @@ class OperatorContext:
     # the task ends with a final checkpoint (FLIP-147): two-phase-commit sinks commit their
     # last output when it completes, not at ``finish``
     final_checkpoint: bool = False
+    state_backend: StateBackendSettings = field(default_factory=StateBackendSettings)
 
     @property
     def batch(self) -> bool:
@@ -146,7 +148,7 @@ class FunctionInitializationContext:
 
     __slots__ = ("_keyed", "_operator_state")
 
-    def __init__(self, operator_state: OperatorStateBackend, keyed: HeapKeyedStateBackend | None) -> None:
+    def __init__(self, operator_state: OperatorStateBackend, keyed: KeyedStateBackend | None) -> None:
         self._operator_state = operator_state
         self._keyed = keyed
 
@@ -158,7 +160,7 @@ class FunctionInitializationContext:
         """List, union list and broadcast state of this subtask."""
         return self._operator_state
 
-    def get_keyed_state_store(self) -> HeapKeyedStateBackend:
+    def get_keyed_state_store(self) -> KeyedStateBackend:
         """Keyed state (keyed streams only)."""
         if self._keyed is None:
             raise KeyedStateError("Keyed state can only be used on a 'keyed stream'.")
@@ -206,7 +208,7 @@ class StreamOperator:
         self.current_watermark = MIN_TIMESTAMP
         self.emit_watermark: Callable[[Watermark], None] = _drop  # wired by the chain
         self.emit_watermark_status: Callable[[WatermarkStatus], None] = _drop
-        self.keyed_backend: HeapKeyedStateBackend | None = None
+        self.keyed_backend: KeyedStateBackend | None = None
         self.timer_service: InternalTimerService | None = None
         self._operator_state: OperatorStateBackend | None = None
 
@@ -217,7 +219,7 @@ class StreamOperator:
             self._operator_state = OperatorStateBackend()
         return self._operator_state
 
-    def create_keyed_backend(self, key_selector: Any = None) -> HeapKeyedStateBackend:
+    def create_keyed_backend(self, key_selector: Any = None) -> KeyedStateBackend:
         """Give this (keyed) operator its state backend, for its subtask's key groups.
 
         ``key_selector`` carries the declared key type, which decides each key's group
@@ -226,7 +228,14 @@ class StreamOperator:
         rc = self.context.runtime_context
         key_groups = compute_key_group_range(rc.max_parallelism, rc.parallelism, rc.subtask_index)
         key_group = key_group_function(rc.max_parallelism, key_type_of(key_selector))
-        self.keyed_backend = HeapKeyedStateBackend(rc.max_parallelism, key_groups, key_group=key_group)
+        self.keyed_backend = create_keyed_state_backend(
+            self.context.state_backend,
+            rc.max_parallelism,
+            key_groups,
+            key_group,
+            name=f"{self.name} ({rc.subtask_index + 1}/{rc.parallelism})",
+            batch=self.context.batch,
+        )
         rc.keyed_backend = self.keyed_backend
         return self.keyed_backend
 
@@ -300,13 +309,16 @@ class StreamOperator:
         """Put back ``snapshot_extra_state``'s data."""
 
     def snapshot_keyed_state(self) -> Any:
-        """This operator's keyed state (every key it holds), as plain data."""
-        return self.keyed_backend.snapshot_entries() if self.keyed_backend is not None else []
+        """This operator's keyed state (every key it holds), as a KeyedStateSnapshot."""
+        return self.keyed_backend.snapshot() if self.keyed_backend is not None else ()
 
     def restore_keyed_state(self, snapshot: Any) -> None:
-        """Replace the keyed state with a snapshot of ``snapshot_keyed_state``."""
+        """Replace the keyed state with that of this subtask's key groups in ``snapshot`` (one
+        KeyedStateSnapshot, or a list of them when the operator was rescaled)."""
         if self.keyed_backend is not None:
-            self.keyed_backend.restore_entries(snapshot)
+            self.keyed_backend.restore(keyed_snapshots(snapshot))
+        elif snapshot:
+            raise KeyedStateError(f"operator '{self.name}' holds no keyed state but its snapshot does")
 
     def snapshot_operator_state(self) -> Any:
         """This operator's operator state (list, union list, broadcast), as plain data."""
@@ -363,6 +375,14 @@ class StreamOperator:
                 raise UserFunctionError(
                     self.name, self.context.location, None, message="close() raised"
                 ) from err
+
+    def dispose(self) -> None:
+        """Release the state backend's resources (a RocksDB instance and its files); after
+        ``close``, also when the task failed or was cancelled."""
+        backend = self.keyed_backend
+        if backend is not None:
+            self.keyed_backend = None
+            backend.dispose()
 
     def error(self, offset: int, values: list[Any]) -> UserFunctionError:
         """The error for a user function that raised on ``values[offset]``."""

@@ -19,6 +19,7 @@ __all__ = [
     "PrintSinkOperator",
     "SinkFunctionOperator",
     "SinkWriterOperator",
+    "rescale_two_phase_commit_states",
 ]
 
 
@@ -199,6 +200,8 @@ class SinkFunctionOperator(StreamOperator):
                 txn_fn.recover_and_commit(transaction)
             if self._restored["current"] is not None:
                 txn_fn.recover_and_abort(self._restored["current"])
+            for transaction in self._restored.get("aborted", ()):
+                txn_fn.recover_and_abort(transaction)
         self._transaction = txn_fn.begin_transaction()
         transaction = self._transaction
         self._fn = lambda value, ctx: txn_fn.invoke(transaction, value, ctx)
@@ -272,6 +275,24 @@ class SinkFunctionOperator(StreamOperator):
                 self._txn_fn.abort(self._transaction)
         finally:
             super().close()
+
+
+def rescale_two_phase_commit_states(states: list[Any], parallelism: int) -> list[Any]:
+    """A TwoPhaseCommitSinkFunction's states of n old subtasks, for ``parallelism`` new ones:
+    old subtask i's pending transactions are committed, and its open one aborted, by new
+    subtask ``i % parallelism`` (each exactly once)."""
+    out: list[Any] = [None] * parallelism
+    for index, state in enumerate(states):
+        if state is None:
+            continue
+        merged = out[index % parallelism]
+        if merged is None:
+            merged = out[index % parallelism] = {"version": 1, "pending": [], "current": None, "aborted": []}
+        merged["pending"].extend(state["pending"])
+        if state["current"] is not None:
+            merged["aborted"].append(state["current"])
+        merged["aborted"].extend(state.get("aborted", ()))
+    return out
 
 
 class CollectChannel(Protocol):

@@ -222,14 +222,21 @@ class InternalTimerService:
     def restore_timers(
         self, event: list[tuple[int, Any, Any]], processing: list[tuple[int, Any, Any]]
     ) -> None:
-        """Replace every timer with those of a snapshot (processing-time timers are rescheduled)."""
+        """Replace every timer with those of a snapshot (processing-time timers are rescheduled).
+
+        After rescaling the snapshot holds the timers of several old subtasks: those of keys
+        outside this subtask's key groups are left to the subtasks owning them."""
         self.clear()
+        keys = self._keys
+        owns = getattr(keys, "owns", None)
         for timestamp, key, namespace in event:
-            self._keys.set_current_key(key)
-            self.register_event_time_timer(namespace, timestamp)
+            if owns is None or owns(key):
+                keys.set_current_key(key)
+                self.register_event_time_timer(namespace, timestamp)
         for timestamp, key, namespace in processing:
-            self._keys.set_current_key(key)
-            self.register_processing_time_timer(namespace, timestamp)
+            if owns is None or owns(key):
+                keys.set_current_key(key)
+                self.register_processing_time_timer(namespace, timestamp)
 
     def clear(self) -> None:
         """Drop every timer."""

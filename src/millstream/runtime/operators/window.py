@@ -45,7 +45,7 @@ from millstream.runtime.operators.window_contracts import (
     WatermarkTrigger,
     WindowAssigner,
 )
-from millstream.runtime.state.heap import InternalStateDescriptor
+from millstream.runtime.state.heap import HeapKeyedStateBackend, InternalStateDescriptor
 
 __all__ = ["EMPTY", "WindowOperator"]
 
@@ -87,7 +87,10 @@ class WindowOperator(StreamOperator):
         function = self._reduce if self._kind == "reduce" else self._aggregate
         contents = InternalStateDescriptor("window-contents", state_kind, function)
         self._window_state = backend.get_state(contents)
-        self._window_table = backend.tables["window-contents"]
+        # the fast path folds elements into the heap backend's table directly
+        self._window_table = (
+            backend.tables["window-contents"] if isinstance(backend, HeapKeyedStateBackend) else None
+        )
         self._merging_sets = backend.get_state(InternalStateDescriptor("merging-window-set", "value"))
         self._trigger_ctx = TriggerContext(self)
         self._process_ctx = ProcessWindowContext(self)
@@ -100,6 +103,8 @@ class WindowOperator(StreamOperator):
         into (see the module docstring), or None: the general path."""
         assigner, trigger = self._assigner, self._trigger
         if self._merging or self._evictor is not None or self._kind not in ("reduce", "aggregate"):
+            return None
+        if self._window_table is None:  # state not on the heap
             return None
         if not (isinstance(trigger, WatermarkTrigger) and trigger.fires_at_window_end()):
             return None
@@ -138,6 +143,7 @@ class WindowOperator(StreamOperator):
         backend = self.keyed_backend
         assert backend is not None
         set_key = backend.set_current_key
+        assert self._window_table is not None
         groups = self._window_table.groups
         key_of = self._key_selector
         register = self._timers.register_event_time_timer

@@ -1,9 +1,8 @@
-"""Heap keyed state backend: keyed state in key groups, scoped by key and namespace.
+"""Heap keyed state backend (Flink's HashMapStateBackend): state as Python objects in dicts.
 
 ::
 
     HeapKeyedStateBackend (one per keyed operator subtask)
-      current_key, current_group  <- set_current_key(key) before every element / timer
       tables[state name] = StateTable
           groups[key group - first key group of this subtask] : {(key, namespace): value}
 
@@ -12,20 +11,23 @@ Every registered state (``ValueState``, ``ListState``, ``MapState``, ``ReducingS
 current key in its current namespace (``VOID_NAMESPACE`` for state a user function
 gets from the RuntimeContext; a window for the window operator's contents). Tables are
 partitioned by key group, the unit in which state is snapshotted and redistributed, as
-in Flink's heap backend. The key -> key group assignment of recent keys is cached.
-
-TTL (``StateTtlConfig``, processing time): values are stored with their last access
-time; an expired entry is removed when it is read (and then returned only with
-``ReturnExpiredIfNotCleanedUp``), as Flink's TTL state does.
+in Flink's heap backend. The key context, TTL rules and snapshots are the base class's
+(``keyed_backend.py``).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from millstream.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
+from millstream.runtime.state.keyed_backend import (
+    VOID_NAMESPACE,
+    InternalStateDescriptor,
+    KeyedStateBackend,
+    KeyedStateError,
+    live_stored_value,
+    ttl_of,
+)
 
 __all__ = [
     "VOID_NAMESPACE",
@@ -34,35 +36,6 @@ __all__ = [
     "KeyedStateError",
     "StateTable",
 ]
-
-VOID_NAMESPACE: Any = None
-_KEY_GROUP_CACHE_LIMIT = 1 << 16
-
-
-class InternalStateDescriptor:
-    """A state descriptor for the runtime's own state (the runtime does not import the API's)."""
-
-    def __init__(self, name: str, kind: str, function: Any = None) -> None:
-        self.name = name
-        self.kind = kind
-        self._function = function
-        self.ttl_config = None
-
-    def get_name(self) -> str:
-        """The state's name."""
-        return self.name
-
-    def get_reduce_function(self) -> Any:
-        """The reduce function of reducing state."""
-        return self._function
-
-    def get_agg_function(self) -> Any:
-        """The aggregate function of aggregating state."""
-        return self._function
-
-
-class KeyedStateError(RuntimeError):
-    """Keyed state used where there is no key, or a state re-registered with another kind."""
 
 
 class StateTable:
@@ -85,106 +58,35 @@ class StateTable:
                 yield key, namespace, value
 
 
-class HeapKeyedStateBackend:
-    """The keyed state of one operator subtask."""
+class HeapKeyedStateBackend(KeyedStateBackend):
+    """The keyed state of one operator subtask, on the Python heap."""
 
-    def __init__(
-        self,
-        max_parallelism: int,
-        key_group_range: KeyGroupRange,
-        clock: Callable[[], float] = time.time,
-        key_group: Callable[[Any], int] | None = None,
-    ) -> None:
-        self.max_parallelism = max_parallelism
-        # key -> key group; the partitioner's function for the operator's key type
-        self._key_group = key_group or (lambda key: assign_to_key_group(key, max_parallelism))
-        self.key_group_range = key_group_range
-        self._first_group = key_group_range.start
-        self._num_groups = len(key_group_range)
-        self.current_key: Any = None  # owner: task thread
-        self.current_group = -1  # index into StateTable.groups of current_key
-        self._groups_of_keys: dict[Any, int] = {}
+    backend_name = "hashmap"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.tables: dict[str, StateTable] = {}
-        self._states: dict[str, Any] = {}
-        self._clock = clock
 
-    def set_current_key(self, key: Any) -> None:
-        """Make ``key`` the key that state reads and writes address."""
-        self.current_key = key
-        group = self._groups_of_keys.get(key)
-        if group is None:
-            group = self._group_index(key)
-        self.current_group = group
-
-    def _group_index(self, key: Any) -> int:
-        group = self._key_group(key) - self._first_group
-        if not 0 <= group < self._num_groups:
-            raise KeyedStateError(
-                f"key {key!r} belongs to key group {group + self._first_group}, outside this "
-                f"subtask's key groups {self.key_group_range.start}..{self.key_group_range.end}: "
-                "the key selector is not deterministic, or the stream was not partitioned by it"
-            )
-        cache = self._groups_of_keys
-        if len(cache) >= _KEY_GROUP_CACHE_LIMIT:
-            cache.clear()
-        cache[key] = group
-        return group
-
-    def now_ms(self) -> int:
-        """Processing time in ms (TTL clock)."""
-        return int(self._clock() * 1000)
+    def _new_state_storage(self, name: str, kind: str) -> None:
+        self.tables[name] = StateTable(name, kind, self._num_groups)
 
     def table(self, name: str, kind: str) -> StateTable:
         """The table of state ``name`` (created on first use)."""
-        table = self.tables.get(name)
-        if table is None:
-            table = self.tables[name] = StateTable(name, kind, self._num_groups)
-        elif table.kind != kind:
-            raise KeyedStateError(
-                f"state '{name}' was registered as {table.kind} state and cannot be used as {kind} state"
-            )
-        return table
+        self._register(name, kind)
+        return self.tables[name]
 
-    def get_state(self, descriptor: Any, namespace: Any = VOID_NAMESPACE) -> Any:
-        """The state object for ``descriptor`` (one per name; the same object on every call)."""
-        name = descriptor.get_name()
-        state = self._states.get(name)
-        if state is None:
-            kind = descriptor.kind
-            factory = _STATE_KINDS.get(kind)
-            if factory is None:
-                raise KeyedStateError(f"unknown state kind {kind!r} of state '{name}'")
-            state = factory(self, self.table(name, kind), descriptor)
-            self._states[name] = state
-        elif state._table.kind != descriptor.kind:
-            raise KeyedStateError(
-                f"state '{name}' was registered as {state._table.kind} state and cannot be used "
-                f"as {descriptor.kind} state"
-            )
-        state.namespace = namespace
-        return state
+    def _create_state(self, name: str, kind: str, descriptor: Any) -> Any:
+        return _STATE_KINDS[kind](self, self.tables[name], descriptor)
 
-    def keys(self, state_name: str, namespace: Any = VOID_NAMESPACE) -> list[Any]:
-        """Keys that have an entry of ``state_name`` in ``namespace``."""
-        table = self.tables.get(state_name)
-        if table is None:
-            return []
-        return [k for k, ns, _ in table.entries() if ns == namespace]
+    def _entries(self, name: str) -> Iterable[tuple[int, Any, Any, Any]]:
+        for index, group in enumerate(self.tables[name].groups):
+            for (key, namespace), value in group.items():
+                yield index, key, namespace, value
 
-    def snapshot_entries(self) -> list[tuple[str, str, Any, Any, Any]]:
-        """Every entry as (state name, kind, key, namespace, stored value), for a snapshot."""
-        return [
-            (name, table.kind, key, namespace, value)
-            for name, table in self.tables.items()
-            for key, namespace, value in table.entries()
-        ]
-
-    def restore_entries(self, entries: Iterable[tuple[str, str, Any, Any, Any]]) -> None:
-        """Replace every entry with those of a snapshot."""
-        self.clear_all()
-        for name, kind, key, namespace, value in entries:
-            self.set_current_key(key)
-            self.table(name, kind).groups[self.current_group][(key, namespace)] = value
+    def _put_entries(self, name: str, group_index: int, entries: list[tuple[str, Any, Any, Any]]) -> None:
+        group = self.tables[name].groups[group_index]
+        for _, key, namespace, value in entries:
+            group[(key, namespace)] = value
 
     def clear_all(self) -> None:
         """Drop every entry of every state (BATCH: between keys)."""
@@ -193,33 +95,56 @@ class HeapKeyedStateBackend:
                 group.clear()
 
 
-class _Ttl:
-    """A state's TTL settings, resolved once."""
+class _IncrementalCleanup:
+    """Flink's incremental TTL cleanup on the heap: every state access checks the next few
+    entries of the state's table (round the table, again and again) and drops expired ones."""
 
-    __slots__ = ("refresh_on_read", "return_expired", "ttl_ms")
+    __slots__ = ("_iterator", "_kind", "_table", "_ttl")
 
-    def __init__(self, config: Any) -> None:
-        self.ttl_ms = int(config.get_ttl().to_milliseconds())
-        self.refresh_on_read = config.get_update_type().name == "OnReadAndWrite"
-        self.return_expired = config.get_state_visibility().name == "ReturnExpiredIfNotCleanedUp"
+    def __init__(self, table: StateTable, ttl: Any) -> None:
+        self._table = table
+        self._kind = table.kind
+        self._ttl = ttl
+        self._iterator: Iterator[tuple[int, Any]] = iter(())
 
+    def _keys(self) -> Iterator[tuple[int, Any]]:
+        for index, group in enumerate(self._table.groups):
+            for entry_key in list(group):
+                yield index, entry_key
 
-def _ttl_of(descriptor: Any) -> _Ttl | None:
-    config = getattr(descriptor, "ttl_config", None)
-    if config is None or config.get_update_type().name == "Disabled":
-        return None
-    return _Ttl(config)
+    def step(self, now: int) -> None:
+        groups = self._table.groups
+        for _ in range(self._ttl.cleanup_size):
+            item = next(self._iterator, None)
+            if item is None:
+                self._iterator = self._keys()
+                return
+            index, entry_key = item
+            group = groups[index]
+            stored = group.get(entry_key)
+            if stored is None:
+                continue
+            live = live_stored_value(self._kind, stored, self._ttl, now)
+            if live is None:
+                del group[entry_key]
+            elif live is not stored:
+                group[entry_key] = live
 
 
 class _KvState:
     """A view of one state table at the backend's current key and this state's namespace."""
 
-    __slots__ = ("_backend", "_table", "_ttl", "namespace")
+    __slots__ = ("_backend", "_cleanup", "_table", "_ttl", "namespace")
 
     def __init__(self, backend: HeapKeyedStateBackend, table: StateTable, descriptor: Any) -> None:
         self._backend = backend
         self._table = table
-        self._ttl = _ttl_of(descriptor)
+        self._ttl = ttl_of(descriptor)
+        self._cleanup = (
+            _IncrementalCleanup(table, self._ttl)
+            if self._ttl is not None and self._ttl.cleanup_size
+            else None
+        )
         self.namespace: Any = VOID_NAMESPACE
 
     def set_current_namespace(self, namespace: Any) -> None:
@@ -230,6 +155,8 @@ class _KvState:
         backend = self._backend
         if backend.current_group < 0:
             raise KeyedStateError("keyed state was accessed without a current key")
+        if self._cleanup is not None:
+            self._cleanup.step(backend.now_ms())
         return self._table.groups[backend.current_group], (backend.current_key, self.namespace)
 
     def _raw(self) -> Any:
@@ -246,7 +173,7 @@ class _KvState:
         assert ttl is not None
         value, stamp = stored
         now = self._backend.now_ms()
-        if now - stamp >= ttl.ttl_ms:
+        if ttl.expired(stamp, now):
             del group[entry_key]
             return value if ttl.return_expired else None
         if ttl.refresh_on_read:

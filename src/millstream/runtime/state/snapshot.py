@@ -11,17 +11,56 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["CHANNEL_STATE_KEY", "SNAPSHOT_VERSION", "ChannelState", "OperatorSnapshot"]
+__all__ = [
+    "CHANNEL_STATE_KEY",
+    "SNAPSHOT_VERSION",
+    "ChannelState",
+    "KeyedStateSnapshot",
+    "OperatorSnapshot",
+    "keyed_snapshots",
+]
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 CHANNEL_STATE_KEY = -1  # where a task's ChannelState sits among its operators' snapshots
+
+
+class KeyedStateSnapshot(NamedTuple):
+    """The keyed state of one operator subtask in millstream's canonical form, which either
+    state backend writes (full snapshots, savepoints) and either reads back.
+
+    ``states``: state name -> kind (value, list, map, reducing, aggregating). ``groups``:
+    key group -> its entries ``(state name, key, namespace, stored value)``; a stored value
+    is the user's value, a map state's dict of its entries, or with TTL ``(value, last
+    access ms)`` (per element of a list and per entry of a map). Grouping by key group is
+    what rescaling needs: a subtask restoring from several old subtasks' snapshots takes the
+    groups of its own key-group range and skips the others without looking at a key.
+    """
+
+    states: dict[str, str]
+    groups: dict[int, list[tuple[str, Any, Any, Any]]]
+    version: int = SNAPSHOT_VERSION
+
+    def is_empty(self) -> bool:
+        """No entries."""
+        return not any(self.groups.values())
+
+    def __bool__(self) -> bool:
+        return not self.is_empty()
+
+
+def keyed_snapshots(keyed: Any) -> list[Any]:
+    """The keyed state snapshots ``OperatorSnapshot.keyed`` holds: one (the subtask's own), a
+    list of them (rescaling: those of every old subtask whose key groups overlap), or none."""
+    if not keyed:
+        return []
+    return list(keyed) if isinstance(keyed, list) else [keyed]
 
 
 class OperatorSnapshot(NamedTuple):
     """One operator's state (the first four fields are also what the Spark runner keeps per
     key group in its state store, as a plain tuple)."""
 
-    keyed: Any = ()
+    keyed: Any = ()  # a KeyedStateSnapshot, a list of them (rescaled), or () when not keyed
     event_timers: list[tuple[int, Any, Any]] = []
     processing_timers: list[tuple[int, Any, Any]] = []
     operator_state: Any = {}

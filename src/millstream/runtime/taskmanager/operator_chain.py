@@ -262,6 +262,7 @@ def operator_context(op: ChainedOperator, env: ChainEnvironment) -> OperatorCont
         runtime_mode=env.job_config.runtime_mode,
         auto_watermark_interval=env.job_config.auto_watermark_interval,
         final_checkpoint=env.final_checkpoint,
+        state_backend=env.job_config.state_backend,
     )
 
 
@@ -396,5 +397,7 @@ class OperatorChain:
                 operator.close()
             except Exception as err:
                 first = first or err
+            finally:
+                operator.dispose()
         if first is not None:
             raise first

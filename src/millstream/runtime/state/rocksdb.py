@@ -1,0 +1,682 @@
+"""RocksDB keyed state backend (Flink's EmbeddedRocksDBStateBackend), on ``rocksdict``.
+
+::
+
+    RocksDBKeyedStateBackend (one per keyed operator subtask)
+      one RocksDB instance in <local dir>/millstream-rocksdb/<pid>/<operator>-<uuid>
+      one column family per state
+      RocksDB key:   key group (2 bytes, big-endian) | key | namespace [| map user key]
+      RocksDB value: the stored value (declared type's encoding or pickle); a list state's
+                     value is its elements, each length-prefixed (appending is a write of
+                     the old bytes plus one element, as Flink's merge operator appends)
+
+State lives on local disk; what stays in memory is RocksDB's block cache and write
+buffers, which every instance of a TaskManager shares (a ``Cache`` and a
+``WriteBufferManager`` charged to it: ``state.backend.rocksdb.memory.*``), so memory does
+not grow with the number of keys. Keys are sorted by key group first: a key group's
+entries are one contiguous range, which snapshots and rescaling read (and ``clear_all``
+deletes) without touching the others. Writes skip the write-ahead log: a failure
+restores from the last checkpoint, never from the local files (as in Flink).
+
+Timers stay on the heap (Flink's ``state.backend.rocksdb.timer-service.factory: HEAP``)
+and are snapshotted with the operator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import struct
+import tempfile
+import threading
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import rocksdict
+
+from millstream.runtime.state.keyed_backend import (
+    VOID_NAMESPACE,
+    KeyedStateBackend,
+    KeyedStateError,
+    live_stored_value,
+    ttl_of,
+)
+from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
+
+__all__ = ["RocksDBKeyedStateBackend", "set_task_manager_slots"]
+
+_LEN = struct.Struct(">I")
+_NAMESPACE_CACHE_LIMIT = 4096
+
+# -- memory shared by every instance of the process ------------------------------------------
+
+_memory_lock = threading.Lock()
+_shared: dict[str, Any] = {}
+_slots = 1
+
+
+def set_task_manager_slots(slots: int) -> None:
+    """How many slots this TaskManager process has (RocksDB's memory is fixed per slot)."""
+    global _slots
+    _slots = max(1, slots)
+
+
+def _shared_memory(settings: Any) -> tuple[Any, Any]:
+    """The process's block cache and write buffer manager (created by the first instance)."""
+    with _memory_lock:
+        if not _shared:
+            total = settings.memory_per_tm or settings.memory_per_slot * _slots
+            cache = rocksdict.Cache(total)
+            buffers = int(total * min(max(settings.write_buffer_ratio, 0.05), 0.95))
+            _shared["cache"] = cache
+            _shared["buffers"] = rocksdict.WriteBufferManager.new_write_buffer_manager_with_cache(
+                buffers, False, cache
+            )
+            _shared["total"] = total
+        return _shared["cache"], _shared["buffers"]
+
+
+def _options(settings: Any) -> Any:
+    cache, buffers = _shared_memory(settings)
+    options = rocksdict.Options(raw_mode=True)
+    options.create_if_missing(True)
+    options.create_missing_column_families(True)
+    table = rocksdict.BlockBasedOptions()
+    table.set_block_cache(cache)
+    table.set_cache_index_and_filter_blocks(True)
+    table.set_pin_l0_filter_and_index_blocks_in_cache(True)
+    table.set_bloom_filter(10, False)
+    options.set_block_based_table_factory(table)
+    options.set_write_buffer_manager(buffers)
+    options.set_max_background_jobs(2)
+    options.set_keep_log_file_num(2)
+    options.set_max_log_file_size(1 << 20)
+    return options
+
+
+def _instance_root(local_dir: str) -> str:
+    return os.path.join(local_dir or tempfile.gettempdir(), "millstream-rocksdb")
+
+
+def _remove_dead_instances(root: str) -> None:
+    """Working directories of processes that died without cleaning up (SIGKILL)."""
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(root):
+            if entry.isdigit() and int(entry) != os.getpid() and not _alive(int(entry)):
+                shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _next_prefix(prefix: bytes) -> bytes:
+    """The smallest bytes greater than every key starting with ``prefix``."""
+    data = bytearray(prefix)
+    while data and data[-1] == 0xFF:
+        data.pop()
+    if not data:
+        return b"\xff" * (len(prefix) + 1)
+    data[-1] += 1
+    return bytes(data)
+
+
+def _frame(data: bytes) -> bytes:
+    return _LEN.pack(len(data)) + data
+
+
+def _frames(data: bytes) -> Iterator[bytes]:
+    pos, end = 0, len(data)
+    while pos < end:
+        (n,) = _LEN.unpack_from(data, pos)
+        pos += 4
+        yield data[pos : pos + n]
+        pos += n
+
+
+class RocksDBKeyedStateBackend(KeyedStateBackend):
+    """The keyed state of one operator subtask, in an embedded RocksDB."""
+
+    backend_name = "rocksdb"
+
+    def __init__(self, *args: Any, settings: Any, name: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.settings = settings
+        self.name = name
+        root = _instance_root(settings.local_dir)
+        _remove_dead_instances(root)
+        safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
+        self.path = os.path.join(root, str(os.getpid()), f"{safe}-{uuid.uuid4().hex[:12]}")
+        os.makedirs(self.path, exist_ok=True)
+        self._options = _options(settings)
+        self.db = rocksdict.Rdict(self.path, self._options)
+        write_options = rocksdict.WriteOptions()
+        setattr(write_options, "disable_wal", True)  # noqa: B010 - a property the stubs call a method
+        self.db.set_write_options(write_options)
+        self._columns: dict[str, Any] = {}
+        self._group_prefixes = [(self._first_group + i).to_bytes(2, "big") for i in range(self._num_groups)]
+        self._prefix: bytes = b""
+        self._prefix_key: Any = _UNSET
+        self._namespaces: dict[Any, bytes] = {}
+
+    # -- key bytes --------------------------------------------------------------------------
+
+    def current_prefix(self) -> bytes:
+        """Key group and key bytes of the current key."""
+        key = self.current_key
+        if self._prefix_key is not key:
+            if self.current_group < 0:
+                raise KeyedStateError("keyed state was accessed without a current key")
+            self._prefix = self._group_prefixes[self.current_group] + encode_key(key)
+            self._prefix_key = key
+        return self._prefix
+
+    def namespace_bytes(self, namespace: Any) -> bytes:
+        """The bytes of a namespace (windows repeat: cached)."""
+        if namespace is VOID_NAMESPACE:
+            return b"N"
+        cached = self._namespaces.get(namespace)
+        if cached is None:
+            if len(self._namespaces) >= _NAMESPACE_CACHE_LIMIT:
+                self._namespaces.clear()
+            cached = self._namespaces[namespace] = encode_key(namespace)
+        return cached
+
+    # -- states -----------------------------------------------------------------------------
+
+    def _new_state_storage(self, name: str, kind: str) -> None:
+        column = f"state-{name}"
+        try:
+            self._columns[name] = self.db.create_column_family(column, self._options)
+        except Exception:  # already there (a state registered again after clear)
+            self._columns[name] = self.db.get_column_family(column)
+
+    def column(self, name: str) -> Any:
+        """The column family of state ``name``."""
+        return self._columns[name]
+
+    def _create_state(self, name: str, kind: str, descriptor: Any) -> Any:
+        return _ROCKS_STATE_KINDS[kind](self, name, kind, descriptor)
+
+    def _entries(self, name: str) -> Iterable[tuple[int, Any, Any, Any]]:
+        kind = self._kinds[name]
+        state = self._states.get(name)
+        loads = state._loads if state is not None else value_codec(None)[1]
+        first = self._first_group
+        iterator = self._columns[name].iter()
+        iterator.seek_to_first()
+        current: tuple[bytes, int, Any, Any] | None = None  # map state: (prefix, group, key, ns)
+        user_map: dict[Any, Any] = {}
+        while iterator.valid():
+            raw_key = iterator.key()
+            group = int.from_bytes(raw_key[:2], "big") - first
+            key, pos = decode_key(raw_key, 2)
+            namespace, pos = decode_key(raw_key, pos)
+            raw_value = iterator.value()
+            if kind == "map":
+                prefix = raw_key[:pos]
+                if current is not None and current[0] != prefix:
+                    yield current[1], current[2], current[3], user_map
+                    user_map = {}
+                if current is None or current[0] != prefix:
+                    current = (prefix, group, key, namespace)
+                user_key, _ = decode_key(raw_key, pos)
+                user_map[user_key] = loads(raw_value)
+            elif kind == "list":
+                yield group, key, namespace, [loads(item) for item in _frames(raw_value)]
+            else:
+                yield group, key, namespace, loads(raw_value)
+            iterator.next()
+        if current is not None:
+            yield current[1], current[2], current[3], user_map
+
+    def _put_entries(self, name: str, group_index: int, entries: list[tuple[str, Any, Any, Any]]) -> None:
+        kind = self._kinds[name]
+        state = self._states.get(name)
+        dumps = state._dumps if state is not None else value_codec(None)[0]
+        column = self._columns[name]
+        group = self._group_prefixes[group_index]
+        batch = rocksdict.WriteBatch(raw_mode=True)
+        handle = self.db.get_column_family_handle(f"state-{name}")
+        for _, key, namespace, stored in entries:
+            prefix = group + encode_key(key) + self.namespace_bytes(namespace)
+            if kind == "map":
+                for user_key, value in stored.items():
+                    batch.put(prefix + encode_key(user_key), dumps(value), handle)
+            elif kind == "list":
+                batch.put(prefix, b"".join(_frame(dumps(item)) for item in stored), handle)
+            else:
+                batch.put(prefix, dumps(stored), handle)
+        column.write(batch)
+
+    def restore(self, snapshots: Iterable[Any]) -> None:
+        """As the base class; restored values are re-encoded with the states' codecs once the
+        states are registered, so restore before any state is used (``initialize_state``)."""
+        super().restore(snapshots)
+
+    def clear_all(self) -> None:
+        """Drop every entry of this subtask's key groups."""
+        start = self._group_prefixes[0]
+        end = (self.key_group_range.end + 1).to_bytes(2, "big") if self._num_groups else start
+        for column in self._columns.values():
+            column.delete_range(start, end)
+
+    def dispose(self) -> None:
+        """Close the instance and delete its files.
+
+        Every handle of a column family goes first: one dropped after the instance is closed
+        and its files deleted makes RocksDB wait a second (the GC would pay it later).
+        """
+        db = self.db
+        if db is None:
+            return
+        self.db = None  # type: ignore[assignment]
+        for state in self._states.values():
+            state._column = None
+            state._cleanup = None
+        self._states.clear()
+        self._columns.clear()
+        with contextlib.suppress(Exception):
+            db.close()
+        del db
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def approximate_size(self) -> int:
+        """Bytes of the instance's files on disk."""
+        total = 0
+        for root, _dirs, files in os.walk(self.path):
+            for file in files:
+                with contextlib.suppress(OSError):
+                    total += os.path.getsize(os.path.join(root, file))
+        return total
+
+
+_UNSET = object()
+
+
+class _RocksCleanup:
+    """Incremental TTL cleanup: each state access checks the next few entries of the column
+    family (a cursor that goes round the whole column, again and again)."""
+
+    __slots__ = ("_after", "_state")
+
+    def __init__(self, state: _RocksState) -> None:
+        self._state = state
+        self._after = b""
+
+    def step(self, now: int) -> None:
+        state = self._state
+        ttl = state._ttl
+        assert ttl is not None
+        iterator = state._column.iter()
+        iterator.seek(self._after)
+        loads, dumps = state._loads, state._dumps
+        for _ in range(ttl.cleanup_size):
+            if not iterator.valid():
+                self._after = b""
+                return
+            raw_key = iterator.key()
+            raw_value = iterator.value()
+            if state._kind == "list":
+                items = [loads(item) for item in _frames(raw_value)]
+                live = live_stored_value("list", items, ttl, now)
+                if live is None:
+                    state._column.delete(raw_key)
+                elif len(live) != len(items):
+                    state._column.put(raw_key, b"".join(_frame(dumps(item)) for item in live))
+            elif ttl.expired(loads(raw_value)[1], now):
+                state._column.delete(raw_key)
+            self._after = raw_key + b"\x00"
+            iterator.next()
+
+
+class _RocksState:
+    """A view of one column family at the backend's current key and this state's namespace."""
+
+    __slots__ = ("_backend", "_cleanup", "_column", "_dumps", "_kind", "_loads", "_name", "_ttl", "namespace")
+
+    def __init__(self, backend: RocksDBKeyedStateBackend, name: str, kind: str, descriptor: Any) -> None:
+        self._backend = backend
+        self._name = name
+        self._kind = kind
+        self._column = backend.column(name)
+        self._ttl = ttl_of(descriptor, rocksdb=True)
+        type_info = getattr(descriptor, "type_info", None)
+        self._dumps, self._loads = value_codec(type_info)
+        self._cleanup = _RocksCleanup(self) if self._ttl is not None and self._ttl.cleanup_size else None
+        self.namespace: Any = VOID_NAMESPACE
+
+    def set_current_namespace(self, namespace: Any) -> None:
+        """Address ``namespace`` (a window) from now on."""
+        self.namespace = namespace
+
+    def _key(self) -> bytes:
+        backend = self._backend
+        if self._cleanup is not None:
+            self._cleanup.step(backend.now_ms())
+        return backend.current_prefix() + backend.namespace_bytes(self.namespace)
+
+    def _key_in(self, namespace: Any) -> bytes:
+        backend = self._backend
+        return backend.current_prefix() + backend.namespace_bytes(namespace)
+
+    def clear(self) -> None:
+        """Remove the current key's entry in the current namespace."""
+        self._column.delete(self._key())
+
+    # value-like states (value, reducing, aggregating): one RocksDB entry
+
+    def _raw(self) -> Any:
+        """The stored value (None if absent), expired TTL entries removed."""
+        db_key = self._key()
+        data = self._column.get(db_key)
+        if data is None:
+            return None
+        stored = self._loads(data)
+        ttl = self._ttl
+        if ttl is None:
+            return stored
+        value, stamp = stored
+        now = self._backend.now_ms()
+        if ttl.expired(stamp, now):
+            self._column.delete(db_key)
+            return value if ttl.return_expired else None
+        if ttl.refresh_on_read:
+            self._column.put(db_key, self._dumps((value, now)))
+        return value
+
+    def _store(self, value: Any) -> None:
+        db_key = self._key()
+        if value is None:
+            self._column.delete(db_key)
+        elif self._ttl is None:
+            self._column.put(db_key, self._dumps(value))
+        else:
+            self._column.put(db_key, self._dumps((value, self._backend.now_ms())))
+
+    def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
+        """Fold the current key's entries in ``sources`` into ``target`` (merging windows)."""
+        column = self._column
+        target_key = self._key_in(target)
+        data = column.get(target_key)
+        merged = None if data is None else self._loads(data)
+        for source in sources:
+            if source == target:
+                continue
+            source_key = self._key_in(source)
+            data = column.get(source_key)
+            if data is not None:
+                column.delete(source_key)
+                value = self._loads(data)
+                merged = value if merged is None else self._merge_values(merged, value)
+        if merged is not None:
+            column.put(target_key, self._dumps(merged))
+
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        raise KeyedStateError(f"state '{self._name}' ({self._kind}) cannot be merged")
+
+
+class RocksValueState(_RocksState):
+    """``ValueState``."""
+
+    __slots__ = ()
+
+    def value(self) -> Any:
+        """The current key's value, or None."""
+        return self._raw()
+
+    def update(self, value: Any) -> None:
+        """Set the current key's value (None clears it)."""
+        self._store(value)
+
+
+class RocksReducingState(_RocksState):
+    """``ReducingState``."""
+
+    __slots__ = ("_reduce",)
+
+    def __init__(self, backend: RocksDBKeyedStateBackend, name: str, kind: str, descriptor: Any) -> None:
+        super().__init__(backend, name, kind, descriptor)
+        fn = descriptor.get_reduce_function()
+        self._reduce = fn.reduce if hasattr(fn, "reduce") else fn
+
+    def get(self) -> Any:
+        """The reduced value, or None."""
+        return self._raw()
+
+    def add(self, value: Any) -> None:
+        """Fold ``value`` in."""
+        current = self._raw()
+        self._store(value if current is None else self._reduce(current, value))
+
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        if self._ttl is not None:
+            return (self._reduce(a[0], b[0]), max(a[1], b[1]))
+        return self._reduce(a, b)
+
+
+class RocksAggregatingState(_RocksState):
+    """``AggregatingState``."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, backend: RocksDBKeyedStateBackend, name: str, kind: str, descriptor: Any) -> None:
+        super().__init__(backend, name, kind, descriptor)
+        self._fn = descriptor.get_agg_function()
+
+    def get(self) -> Any:
+        """The aggregate of the added values, or None."""
+        acc = self._raw()
+        return None if acc is None else self._fn.get_result(acc)
+
+    def add(self, value: Any) -> None:
+        """Add ``value`` to the accumulator."""
+        acc = self._raw()
+        if acc is None:
+            acc = self._fn.create_accumulator()
+        self._store(self._fn.add(value, acc))
+
+    def get_accumulator(self) -> Any:
+        """The raw accumulator (window operator, merging)."""
+        return self._raw()
+
+    def set_accumulator(self, acc: Any) -> None:
+        """Replace the raw accumulator."""
+        self._store(acc)
+
+    def _merge_values(self, a: Any, b: Any) -> Any:
+        merge = getattr(self._fn, "merge", None)
+        if merge is None:
+            raise KeyedStateError("merging windows with an AggregateFunction needs its merge()")
+        if self._ttl is not None:
+            return (merge(a[0], b[0]), max(a[1], b[1]))
+        return merge(a, b)
+
+
+class RocksListState(_RocksState):
+    """``ListState``: the elements of a key, length-prefixed, in one RocksDB value."""
+
+    __slots__ = ()
+
+    def get(self) -> list[Any]:
+        """The current key's elements (an empty list if none)."""
+        db_key = self._key()
+        data = self._column.get(db_key)
+        if data is None:
+            return []
+        loads = self._loads
+        items = [loads(item) for item in _frames(data)]
+        ttl = self._ttl
+        if ttl is None:
+            return items
+        now = self._backend.now_ms()
+        live = [(v, s) for v, s in items if not ttl.expired(s, now)]
+        expired = [v for v, s in items if ttl.expired(s, now)]
+        if ttl.refresh_on_read:
+            live = [(v, now) for v, _ in live]
+        if expired or ttl.refresh_on_read:
+            self._write(db_key, live)
+        result = [v for v, _ in live]
+        return expired + result if ttl.return_expired and expired else result
+
+    def _write(self, db_key: bytes, items: list[Any]) -> None:
+        if items:
+            dumps = self._dumps
+            self._column.put(db_key, b"".join(_frame(dumps(item)) for item in items))
+        else:
+            self._column.delete(db_key)
+
+    def add(self, value: Any) -> None:
+        """Append ``value``."""
+        if value is None:
+            raise ValueError("You cannot add null to a ListState.")
+        db_key = self._key()
+        item = value if self._ttl is None else (value, self._backend.now_ms())
+        frame = _frame(self._dumps(item))
+        data = self._column.get(db_key)
+        self._column.put(db_key, frame if data is None else data + frame)
+
+    def add_all(self, values: Iterable[Any]) -> None:
+        """Append every element of ``values``."""
+        items = list(values)
+        if any(v is None for v in items):
+            raise ValueError("You cannot add null to a ListState.")
+        if not items:
+            return
+        db_key = self._key()
+        if self._ttl is not None:
+            now = self._backend.now_ms()
+            items = [(v, now) for v in items]
+        dumps = self._dumps
+        frames = b"".join(_frame(dumps(item)) for item in items)
+        data = self._column.get(db_key)
+        self._column.put(db_key, frames if data is None else data + frames)
+
+    def update(self, values: Iterable[Any]) -> None:
+        """Replace the elements by ``values``."""
+        self.clear()
+        self.add_all(values)
+
+    def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
+        """Append the current key's elements in ``sources`` to those in ``target``."""
+        column = self._column
+        target_key = self._key_in(target)
+        merged = column.get(target_key) or b""
+        for source in sources:
+            if source == target:
+                continue
+            source_key = self._key_in(source)
+            data = column.get(source_key)
+            if data is not None:
+                column.delete(source_key)
+                merged += data
+        if merged:
+            column.put(target_key, merged)
+
+
+class RocksMapState(_RocksState):
+    """``MapState``: one RocksDB entry per user key, after the key's and namespace's bytes."""
+
+    __slots__ = ()
+
+    def _scan(self) -> Iterator[tuple[bytes, bytes]]:
+        prefix = self._key()
+        iterator = self._column.iter()
+        iterator.seek(prefix)
+        while iterator.valid():
+            raw_key = iterator.key()
+            if not raw_key.startswith(prefix):
+                return
+            yield raw_key, iterator.value()
+            iterator.next()
+
+    def _live(self, db_key: bytes, data: bytes | None) -> Any:
+        if data is None:
+            return None
+        stored = self._loads(data)
+        ttl = self._ttl
+        if ttl is None:
+            return stored
+        value, stamp = stored
+        now = self._backend.now_ms()
+        if ttl.expired(stamp, now):
+            self._column.delete(db_key)
+            return value if ttl.return_expired else None
+        if ttl.refresh_on_read:
+            self._column.put(db_key, self._dumps((value, now)))
+        return value
+
+    def get(self, key: Any) -> Any:
+        """The value of ``key``, or None."""
+        db_key = self._key() + encode_key(key)
+        return self._live(db_key, self._column.get(db_key))
+
+    def put(self, key: Any, value: Any) -> None:
+        """Set ``key`` to ``value``."""
+        stored = value if self._ttl is None else (value, self._backend.now_ms())
+        self._column.put(self._key() + encode_key(key), self._dumps(stored))
+
+    def put_all(self, dict_value: dict[Any, Any]) -> None:
+        """Set every entry of ``dict_value``."""
+        for key, value in dict_value.items():
+            self.put(key, value)
+
+    def remove(self, key: Any) -> None:
+        """Remove ``key``."""
+        self._column.delete(self._key() + encode_key(key))
+
+    def contains(self, key: Any) -> bool:
+        """Whether ``key`` has a (live) value."""
+        return self.get(key) is not None
+
+    def _snapshot(self) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        prefix_length = len(self._key())
+        for raw_key, data in list(self._scan()):
+            value = self._live(raw_key, data)
+            if value is not None:
+                out[decode_key(raw_key, prefix_length)[0]] = value
+        return out
+
+    def items(self) -> Iterable[tuple[Any, Any]]:
+        """(key, value) pairs."""
+        return self._snapshot().items()
+
+    def keys(self) -> Iterable[Any]:
+        """The keys."""
+        return self._snapshot().keys()
+
+    def values(self) -> Iterable[Any]:
+        """The values."""
+        return self._snapshot().values()
+
+    def is_empty(self) -> bool:
+        """Whether the map has no (live) entries."""
+        if self._ttl is not None:
+            return not self._snapshot()
+        return next(self._scan(), None) is None
+
+    def clear(self) -> None:
+        """Remove every entry of the current key's map."""
+        prefix = self._key()
+        self._column.delete_range(prefix, _next_prefix(prefix))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.keys())
+
+
+_ROCKS_STATE_KINDS: dict[str, Any] = {
+    "value": RocksValueState,
+    "list": RocksListState,
+    "map": RocksMapState,
+    "reducing": RocksReducingState,
+    "aggregating": RocksAggregatingState,
+}
