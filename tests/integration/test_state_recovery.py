@@ -4,7 +4,8 @@ A job with checkpoints retained on cancellation is cancelled part-way; the same 
 started again from its last checkpoint continues where the checkpoint was: sources resume
 at their positions, keyed state holds its counts, and the FileSink commits what the
 checkpoint had pending. Over both runs every rolling count is committed exactly once.
-State that fits no operator, or a changed parallelism, is a clear error.
+State that fits no operator is a clear error (a changed parallelism is rescaled:
+``test_savepoints.py``).
 """
 
 from __future__ import annotations
@@ -148,10 +149,7 @@ def test_state_that_fits_no_operator_is_an_error_unless_dropped(program, tmp_pat
         module.build(env, str(tmp_path / f"out-{parallelism}-{extra_map}-{ignore_unclaimed}"), extra_map)
         return env.execute("counts, second run")
 
-    with pytest.raises(
-        Exception, match="ran with parallelism 2 when the checkpoint was taken and runs with 3"
-    ):
-        second_run(3, extra_map=False, ignore_unclaimed=False)
+    second_run(3, extra_map=False, ignore_unclaimed=False)  # rescaled: test_savepoints.py
     # an operator added after the source shifts the node ids: without uids the keyed counts
     # (node 4, Reduce) find no operator (node 4 is another one now)
     with pytest.raises(

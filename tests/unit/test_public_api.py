@@ -7,6 +7,14 @@ import millstream.datastream
 
 EXPECTED_DATASTREAM = sorted(
     [
+        "CustomStateBackend",
+        "EmbeddedRocksDBStateBackend",
+        "FsStateBackend",
+        "HashMapStateBackend",
+        "MemoryStateBackend",
+        "PredefinedOptions",
+        "RocksDBStateBackend",
+        "StateBackend",
         "AggregateFunction",
         "AllWindowFunction",
         "AllWindowedStream",

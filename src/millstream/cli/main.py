@@ -3,8 +3,12 @@
     millstream run [--target embedded|cluster://HOST:PORT] [-p N] [-D key=value ...] [-s PATH [-n]]
                    JOB.py [ARGS ...]
     millstream plan JOB.py [--format text|json|dot] [--level stream|job|execution] [ARGS ...]
+    millstream savepoint -m cluster://HOST:PORT JOB_ID [DIR]
+    millstream stop -m cluster://HOST:PORT [--savepoint-path DIR] JOB_ID
     millstream jobmanager | taskmanager | cluster start|stop ...   (standalone cluster)
 
+``savepoint`` takes a savepoint of a job running on a standalone cluster and prints its
+path; ``stop`` takes one and stops the job (Flink's ``flink savepoint`` / ``flink stop``).
 ``run`` executes the program as ``__main__`` with every environment it creates reading
 the given settings (as Flink's ``flink run`` context environment). ``plan`` runs the
 program up to its ``execute()`` call and prints the StreamGraph, JobGraph or
@@ -142,6 +146,37 @@ def _render_plan(captured: PlanCaptured, level: str, fmt: str) -> str:
     return graph.describe()
 
 
+def _cmd_savepoint(args: argparse.Namespace) -> int:
+    stop = args.command == "stop"
+    if stop and args.drain:
+        print(
+            "millstream stop: --drain (advance to the end of event time) is not supported; stop "
+            "without it: windows and timers continue after a restart from the savepoint",
+            file=sys.stderr,
+        )
+        return 2
+    directory = args.savepoint_path if stop else args.directory
+    from millstream.runtime.cluster_client import call_job_manager
+
+    config = _configuration(args)
+    try:
+        path = call_job_manager(
+            args.jobmanager,
+            config.get(opts.SECRET_FILE) or None,
+            "trigger_savepoint",
+            args.job_id,
+            None if directory is None else os.path.abspath(directory),
+            stop,
+        )
+    except Exception as err:
+        print(f"millstream {args.command}: {err}", file=sys.stderr)
+        return 1
+    print(f"Savepoint completed. Path: {path}")
+    if stop:
+        print(f"Job {args.job_id} stopped; resume it with: millstream run -s {path} ...")
+    return 0
+
+
 def _cmd_plan(args: argparse.Namespace) -> int:
     set_context_configuration(_configuration(args), capture_plan=True)
     try:
@@ -173,11 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--fromSavepoint",
         dest="restore_path",
         metavar="PATH",
-        help="start from this retained checkpoint (chk-<n> directory, or a job's checkpoint directory)",
+        help="start from this savepoint or retained checkpoint (its directory, or a job's "
+        "checkpoint directory: its latest checkpoint)",
     )
     run.add_argument(
         "-n",
         "--allowNonRestoredState",
+        "--allow-non-restored-state",
         dest="ignore_unclaimed",
         action="store_true",
         help="with -s: drop state that belongs to no operator of the job",
@@ -194,6 +231,28 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("job", help="the job's Python file")
     plan.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
     plan.set_defaults(func=_cmd_plan)
+
+    savepoint = sub.add_parser("savepoint", help="take a savepoint of a job on a standalone cluster")
+    stop = sub.add_parser("stop", help="take a savepoint of a job on a standalone cluster and stop it")
+    for command in (savepoint, stop):
+        command.add_argument(
+            "-m",
+            "--jobmanager",
+            required=True,
+            metavar="cluster://HOST:PORT",
+            help="the cluster's JobManager",
+        )
+        command.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
+        command.set_defaults(func=_cmd_savepoint)
+    stop.add_argument(
+        "-p", "--savepoint-path", dest="savepoint_path", metavar="DIR", help="savepoint directory"
+    )
+    stop.add_argument("-d", "--drain", action="store_true", help="advance to the end of event time first")
+    stop.add_argument("job_id", help="the job's id")
+    savepoint.add_argument("job_id", help="the job's id")
+    savepoint.add_argument(
+        "directory", nargs="?", help="savepoint directory (default: execution.checkpointing.savepoint-dir)"
+    )
 
     for name, text in (
         ("jobmanager", "run a standalone JobManager (see: millstream jobmanager --help)"),

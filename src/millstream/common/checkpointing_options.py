@@ -34,6 +34,7 @@ __all__ = [
     "RESTART_FIXED_DELAY_DELAY",
     "RESTART_STRATEGY",
     "RESTART_STRATEGY_NAMES",
+    "SAVEPOINT_DIR",
     "STATE_RECOVERY_IGNORE_UNCLAIMED",
     "STATE_RECOVERY_PATH",
 ]
@@ -113,6 +114,13 @@ STATE_RECOVERY_IGNORE_UNCLAIMED: ConfigOption[bool] = ConfigOption(
     "Start even if state in the checkpoint belongs to no task of the job (it is dropped); "
     "``millstream run -n``.",
     fallback_keys=("execution.savepoint.ignore-unclaimed-state",),
+)
+SAVEPOINT_DIR: ConfigOption[str] = ConfigOption(
+    "execution.checkpointing.savepoint-dir",
+    "",
+    str,
+    "Where savepoints go when their command names no directory (millstream savepoint JOB_ID).",
+    fallback_keys=("state.savepoints.dir",),
 )
 CHECKPOINTING_RETENTION: ConfigOption[str] = ConfigOption(
     "execution.checkpointing.externalized-checkpoint-retention",

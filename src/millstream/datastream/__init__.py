@@ -19,6 +19,16 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "ExternalizedCheckpointRetention",
         ),
         "millstream.datastream.closeable_iterator": ("CloseableIterator",),
+        "millstream.datastream.state_backend": (
+            "CustomStateBackend",
+            "EmbeddedRocksDBStateBackend",
+            "FsStateBackend",
+            "HashMapStateBackend",
+            "MemoryStateBackend",
+            "PredefinedOptions",
+            "RocksDBStateBackend",
+            "StateBackend",
+        ),
         "millstream.datastream.data_stream": (
             "DataStream",
             "DataStreamSink",
@@ -151,6 +161,14 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     )
     from millstream.datastream.output_tag import OutputTag as OutputTag
     from millstream.datastream.slot_sharing_group import SlotSharingGroup as SlotSharingGroup
+    from millstream.datastream.state_backend import CustomStateBackend as CustomStateBackend
+    from millstream.datastream.state_backend import EmbeddedRocksDBStateBackend as EmbeddedRocksDBStateBackend
+    from millstream.datastream.state_backend import FsStateBackend as FsStateBackend
+    from millstream.datastream.state_backend import HashMapStateBackend as HashMapStateBackend
+    from millstream.datastream.state_backend import MemoryStateBackend as MemoryStateBackend
+    from millstream.datastream.state_backend import PredefinedOptions as PredefinedOptions
+    from millstream.datastream.state_backend import RocksDBStateBackend as RocksDBStateBackend
+    from millstream.datastream.state_backend import StateBackend as StateBackend
     from millstream.datastream.stream_execution_environment import (
         StreamExecutionEnvironment as StreamExecutionEnvironment,
     )

@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 from millstream.common import config_options as opts
+from millstream.common.checkpointing_options import SAVEPOINT_DIR
 from millstream.common.configuration import Configuration, load_global_configuration
 from millstream.common.execution_config import ExecutionConfig
 from millstream.common.execution_mode import RuntimeExecutionMode
@@ -27,6 +28,7 @@ from millstream.datastream.checkpoint_config import CheckpointConfig, Checkpoint
 from millstream.datastream.closeable_iterator import CloseableIterator
 from millstream.datastream.data_stream import DataStream
 from millstream.datastream.functions import SourceFunction
+from millstream.datastream.state_backend import StateBackend, state_backend_from_configuration
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import JobGraph
 from millstream.graph.job_graph_generator import create_job_graph
@@ -220,6 +222,29 @@ class StreamExecutionEnvironment:
     def is_force_unaligned_checkpoints(self) -> bool:
         """Whether unaligned checkpoints are forced."""
         return self.get_checkpoint_config().is_force_unaligned_checkpoints()
+
+    def set_state_backend(self, state_backend: StateBackend) -> StreamExecutionEnvironment:
+        """Keep keyed state in ``state_backend`` (PyFlink 1.x; in 2.x set ``state.backend.type``)."""
+        if not isinstance(state_backend, StateBackend):
+            raise TypeError(
+                "set_state_backend expects a StateBackend (HashMapStateBackend, "
+                f"EmbeddedRocksDBStateBackend), got {type(state_backend).__name__}"
+            )
+        state_backend._apply_to(self._configuration)
+        return self
+
+    def get_state_backend(self) -> StateBackend:
+        """The state backend the configuration selects."""
+        return state_backend_from_configuration(self._configuration)
+
+    def set_default_savepoint_directory(self, directory: str) -> StreamExecutionEnvironment:
+        """Where savepoints go when no directory is given (``execution.checkpointing.savepoint-dir``)."""
+        self._configuration.set_string(SAVEPOINT_DIR.key, str(directory))
+        return self
+
+    def get_default_savepoint_directory(self) -> str | None:
+        """The default savepoint directory, if any."""
+        return self._configuration.get(SAVEPOINT_DIR) or None
 
     def set_restart_strategy(self, restart_strategy_configuration: RestartStrategyConfiguration) -> None:
         """Use this restart strategy (PyFlink 1.x; in 2.x set ``restart-strategy.type``)."""

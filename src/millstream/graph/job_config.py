@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from millstream.common import config_options as opts
-from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
+from millstream.common.checkpointing_options import (
+    SAVEPOINT_DIR,
+    STATE_RECOVERY_IGNORE_UNCLAIMED,
+    STATE_RECOVERY_PATH,
+)
 from millstream.common.configuration import Configuration
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.common.restart_strategy import RestartStrategySettings
@@ -34,7 +38,8 @@ class JobConfig:
     python_files: tuple[str, ...] = ()  # shipped to the task managers (``add_python_file``)
     sorted_inputs_memory_records: int = opts.SORTED_INPUTS_MEMORY_RECORDS.default
     checkpointing_dir: str | None = None
-    restore_path: str | None = None  # start from this retained checkpoint
+    restore_path: str | None = None  # start from this retained checkpoint or savepoint
+    savepoint_dir: str | None = None  # where savepoints go when their command names no directory
     ignore_unclaimed_state: bool = False
     bundle_size: int = opts.BUNDLE_SIZE.default
     bundle_time: int = opts.BUNDLE_TIME.default  # ms
@@ -79,6 +84,7 @@ class JobConfig:
             sorted_inputs_memory_records=configuration.get(opts.SORTED_INPUTS_MEMORY_RECORDS),
             checkpointing_dir=checkpoint_dir or None,
             restore_path=configuration.get(STATE_RECOVERY_PATH) or None,
+            savepoint_dir=configuration.get(SAVEPOINT_DIR) or None,
             ignore_unclaimed_state=configuration.get(STATE_RECOVERY_IGNORE_UNCLAIMED),
             bundle_size=configuration.get(opts.BUNDLE_SIZE),
             bundle_time=configuration.get(opts.BUNDLE_TIME),

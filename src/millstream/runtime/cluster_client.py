@@ -29,7 +29,7 @@ from millstream.runtime.rpc.serialized_throwable import loads_exception
 from millstream.runtime.rpc.service import RpcService
 from millstream.runtime.rpc.wire import load_secret
 
-__all__ = ["ClusterExecutor", "parse_cluster_target"]
+__all__ = ["ClusterExecutor", "call_job_manager", "parse_cluster_target"]
 
 
 def parse_cluster_target(target: str) -> tuple[str, int]:
@@ -39,6 +39,23 @@ def parse_cluster_target(target: str) -> tuple[str, int]:
     if not target.startswith("cluster://") or not sep or not port.isdigit():
         raise ValueError(f"execution.target: expected cluster://HOST:PORT, got {target!r}")
     return host or "127.0.0.1", int(port)
+
+
+def call_job_manager(
+    target: str, secret_file: str | None, method: str, *args: Any, timeout: float = 600
+) -> Any:
+    """Call one RPC method of a standalone cluster's JobManager (``cluster://HOST:PORT``) and
+    return its result (the CLI's ``savepoint`` and ``stop``)."""
+    secret = load_secret(None, secret_file, f"-D {opts.SECRET_FILE.key}=FILE")
+    loop = EventLoopThread("client-io")
+    loop.start()
+    rpc = RpcService(loop, secret)
+    try:
+        connection = rpc.connect(*parse_cluster_target(target))
+        return connection.call("jobmanager", method, *args).result(timeout)
+    finally:
+        rpc.close()
+        loop.stop()
 
 
 class ClusterExecutor:
@@ -96,6 +113,9 @@ class ClusterExecutor:
             collect,
             shutdown,
             lambda: connection.call("jobmanager", "job_metrics", job_id),
+            savepoint=lambda directory, stop: connection.call(
+                "jobmanager", "trigger_savepoint", job_id, directory, stop
+            ),
         )
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:

@@ -227,8 +227,10 @@ class JobClient:
         shutdown: Callable[[bool], None],
         metrics: Callable[[], Future[dict[str, Any]]] | None = None,
         checkpoint_statistics: Callable[[], Future[dict[str, Any]]] | None = None,
+        savepoint: Callable[[str | None, bool], Future[str]] | None = None,
     ) -> None:
         self._job_id = job_id
+        self._savepoint = savepoint
         self._metrics = metrics
         self._checkpoint_statistics = checkpoint_statistics
         self._result = result
@@ -258,6 +260,32 @@ class JobClient:
     def cancel(self) -> None:
         """Cancel the job."""
         self._cancel()
+
+    def trigger_savepoint(self, savepoint_directory: str | None = None) -> Future[str]:
+        """Take a savepoint into a new directory under ``savepoint_directory`` (default:
+        ``execution.checkpointing.savepoint-dir``); the future's result is its path."""
+        return self._request_savepoint(savepoint_directory, stop=False)
+
+    def stop_with_savepoint(
+        self, advance_to_end_of_event_time: bool = False, savepoint_directory: str | None = None
+    ) -> Future[str]:
+        """Take a savepoint, then stop the job (it ends FINISHED); the future's result is the
+        savepoint's path. ``advance_to_end_of_event_time`` (drain) is not supported."""
+        if advance_to_end_of_event_time:
+            raise NotImplementedError(
+                "stop with savepoint and drain (advance to the end of event time) is not supported; "
+                "stop without draining: windows and timers continue after a restart from the savepoint"
+            )
+        return self._request_savepoint(savepoint_directory, stop=True)
+
+    def _request_savepoint(self, directory: str | None, stop: bool) -> Future[str]:
+        if self._savepoint is None:
+            raise NotImplementedError("this job's runner takes no savepoints")
+        if self._result.done():
+            failed: Future[str] = Future()
+            failed.set_exception(RuntimeError(f"job {self._job_id} is not running"))
+            return failed
+        return self._savepoint(None if directory is None else str(directory), stop)
 
     def run_to_completion(self) -> JobExecutionResult:
         """Wait for the result; whatever happens (Ctrl-C too), release what runs the job."""
@@ -401,6 +429,7 @@ class MiniClusterExecutor:
             cluster.close,
             master.request_task_metrics,
             master.checkpoint_statistics,
+            master.trigger_savepoint,
         )
         client.cluster = cluster  # the embedded cluster, for inspection (tests, debugging)
         return client

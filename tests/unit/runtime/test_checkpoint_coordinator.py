@@ -44,7 +44,7 @@ class Harness:
             CheckpointingSettings(**{"interval_ms": 1000, **settings}),
             storage or InMemoryCheckpointStorage(),
             tasks=lambda: self.tasks,
-            trigger=lambda cid, ts: self.triggered.append(cid),
+            trigger=lambda cid, ts, savepoint: self.triggered.append(cid),
             notify_complete=self.completed.append,
             notify_aborted=self.aborted.append,
             on_failure=self.failures.append,
@@ -249,3 +249,31 @@ def test_a_finished_task_is_represented_by_its_final_state_in_later_and_pending_
     c.tasks_restarted()  # redeployed: the attempt that finished is gone
     h.tasks = TASKS
     assert c.trigger_checkpoint().task_states == {}
+
+
+def test_a_savepoint_waits_for_the_pending_checkpoint_and_is_kept_apart_from_the_checkpoints(tmp_path):
+    storage = FileSystemCheckpointStorage(str(tmp_path / "checkpoints"))
+    h = Harness(storage=storage, retained=1, tolerable_failures=0)
+    h.coordinator.trigger_checkpoint()
+    result = h.coordinator.trigger_savepoint(str(tmp_path / "savepoints"))
+    assert h.triggered == [1]  # one barrier at a time: the savepoint is queued
+    h.ack_all(1)
+    assert h.triggered == [1, 2] and not result.done()
+    h.ack_all(2)
+    path = result.result(0)
+    assert h.completed == [1, 2]  # tasks commit what the savepoint covers
+    assert os.path.basename(path).startswith("savepoint-job-") and os.listdir(path) == ["_metadata"]
+    savepoint = load_completed_checkpoint(path)
+    assert savepoint.is_savepoint and savepoint.checkpoint_id == 2
+    assert h.coordinator.latest_completed().checkpoint_id == 1  # failover keeps the checkpoint
+    h.coordinator.trigger_checkpoint()
+    h.ack_all(3)
+    assert os.path.isdir(path)  # a newer checkpoint does not subsume a savepoint
+    failed = h.coordinator.trigger_savepoint(str(tmp_path / "savepoints"))
+    h.coordinator.receive_decline("map-0", 4, "no")
+    with pytest.raises(CheckpointException, match="declined"):
+        failed.result(0)
+    assert os.listdir(tmp_path / "savepoints") == [os.path.basename(path)]  # nothing left behind
+    assert h.failures == []  # a failed savepoint does not fail the job
+    h.coordinator.shutdown("CANCELED")
+    assert os.path.isdir(path) and os.listdir(tmp_path / "checkpoints" / "job") == []

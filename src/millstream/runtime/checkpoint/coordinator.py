@@ -28,7 +28,9 @@ the coordinator with a manual clock.
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -37,8 +39,10 @@ from millstream.graph.checkpointing import CheckpointingSettings
 from millstream.runtime.checkpoint.storage import (
     CheckpointStorage,
     CompletedCheckpoint,
+    create_savepoint_directory,
     inline_task_state,
     state_size,
+    write_savepoint_metadata,
 )
 
 __all__ = [
@@ -91,6 +95,8 @@ class PendingCheckpoint:
     timestamp: int
     not_yet_acknowledged: set[str]
     task_states: dict[str, Any] = field(default_factory=dict)  # attempt id -> its snapshot
+    savepoint_dir: str | None = None  # a savepoint: its directory
+    savepoint_result: Future[str] | None = None  # a savepoint: its path when it completes
 
     @property
     def fully_acknowledged(self) -> bool:
@@ -108,7 +114,7 @@ class CheckpointCoordinator:
         storage: CheckpointStorage,
         *,
         tasks: Callable[[], Iterable[str] | None],
-        trigger: Callable[[int, int], None],
+        trigger: Callable[[int, int, str | None], None],
         notify_complete: Callable[[int], None],
         notify_aborted: Callable[[int], None],
         on_failure: Callable[[Exception], None],
@@ -116,7 +122,8 @@ class CheckpointCoordinator:
         schedule: Callable[[int, Callable[[], None]], None],
     ) -> None:
         """``tasks()``: the attempt ids that must acknowledge, or None while not all are running;
-        ``trigger(checkpoint_id, timestamp)``: inject the barrier at the sources."""
+        ``trigger(checkpoint_id, timestamp, savepoint directory or None)``: inject the
+        barrier at the sources."""
         self.job_id = job_id
         self.settings = settings
         self.storage = storage
@@ -135,6 +142,7 @@ class CheckpointCoordinator:
         self._periodic = False
         self._generation = 0  # a stopped scheduler's callbacks see an older generation
         self._deferred = False  # a periodic trigger waits for a pending checkpoint to end
+        self._queued_savepoints: list[tuple[str, Future[str]]] = []  # wait for pending checkpoints
         self._shut_down = False
         self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
         self.operator_ids: dict[int, str] = {}  # node id -> operator state id, kept in the metadata
@@ -204,11 +212,47 @@ class CheckpointCoordinator:
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
             self.storage.initialize_location(self.job_id, checkpoint_id)
-            self._trigger(checkpoint_id, now)
+            self._trigger(checkpoint_id, now, None)
         except Exception as err:
             self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
             raise CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)) from err
         return pending
+
+    def trigger_savepoint(self, directory: str) -> Future[str]:
+        """Take a savepoint into a new directory under ``directory``; the future completes with
+        its path (or the reason it failed). It waits for pending checkpoints to end (one
+        barrier at a time), takes no notice of the minimum pause, is not retained among the
+        checkpoints (a failure restores the latest checkpoint) and is never deleted by the job;
+        its failure does not count towards the tolerated checkpoint failures."""
+        result: Future[str] = Future()
+        if self._shut_down:
+            result.set_exception(CheckpointException(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN))
+        elif self.pending:
+            self._queued_savepoints.append((directory, result))
+        else:
+            self._start_savepoint(directory, result)
+        return result
+
+    def _start_savepoint(self, directory: str, result: Future[str]) -> None:
+        tasks = self._tasks()
+        if tasks is None:
+            result.set_exception(CheckpointException(CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING))
+            return
+        try:
+            path = create_savepoint_directory(directory, self.job_id)
+        except OSError as err:
+            result.set_exception(CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)))
+            return
+        now = self._now()
+        checkpoint_id = self._next_id
+        self._next_id += 1
+        pending = PendingCheckpoint(checkpoint_id, now, set(tasks), dict(self._finished_states), path, result)
+        self.pending[checkpoint_id] = pending
+        self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
+        try:
+            self._trigger(checkpoint_id, now, path)
+        except Exception as err:
+            self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
 
     def _expire(self, checkpoint_id: int) -> None:
         pending = self.pending.get(checkpoint_id)
@@ -278,6 +322,9 @@ class CheckpointCoordinator:
         self.stop_scheduler()
         self.abort_pending(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN)
         self._shut_down = True
+        for _directory, result in self._queued_savepoints:
+            result.set_exception(CheckpointException(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN))
+        self._queued_savepoints.clear()
         retention = self.settings.retention
         keep = retention == "RETAIN_ON_CANCELLATION" or (
             retention == "DELETE_ON_CANCELLATION" and job_status == "FAILED"
@@ -300,6 +347,9 @@ class CheckpointCoordinator:
             operator_ids=dict(self.operator_ids),
             max_parallelisms=dict(self.max_parallelisms),
         )
+        if pending.savepoint_dir is not None:
+            self._complete_savepoint(pending, completed)
+            return
         try:
             self.storage.write_metadata(completed)
         except Exception as err:
@@ -316,14 +366,45 @@ class CheckpointCoordinator:
         self.last_duration_ms = now - pending.timestamp
         self.last_size_bytes = sum(state_size(state) for state in completed.task_states.values())
         # earlier checkpoints still pending are subsumed by this one (Flink aborts them)
-        for older in [p for p in self.pending.values() if p.checkpoint_id < pending.checkpoint_id]:
+        for older in [
+            p
+            for p in self.pending.values()
+            if p.checkpoint_id < pending.checkpoint_id and p.savepoint_dir is None
+        ]:
             del self.pending[older.checkpoint_id]
             self._notify_aborted(older.checkpoint_id)
         self._notify_complete(pending.checkpoint_id)
         self._after_end()
 
+    def _complete_savepoint(self, pending: PendingCheckpoint, completed: CompletedCheckpoint) -> None:
+        assert pending.savepoint_dir is not None and pending.savepoint_result is not None
+        try:
+            write_savepoint_metadata(pending.savepoint_dir, completed)
+        except Exception as err:
+            shutil.rmtree(pending.savepoint_dir, ignore_errors=True)
+            pending.savepoint_result.set_exception(
+                CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err))
+            )
+            self._notify_aborted(pending.checkpoint_id)
+            self._after_end()
+            return
+        self.num_completed += 1
+        self.last_duration_ms = completed.completion_timestamp - pending.timestamp
+        self.last_size_bytes = sum(state_size(state) for state in completed.task_states.values())
+        self._notify_complete(pending.checkpoint_id)
+        pending.savepoint_result.set_result(pending.savepoint_dir)
+        self._after_end()
+
     def _abort(self, pending: PendingCheckpoint, reason: CheckpointFailureReason, detail: str = "") -> None:
         if self.pending.pop(pending.checkpoint_id, None) is None:
+            return
+        if pending.savepoint_dir is not None:
+            shutil.rmtree(pending.savepoint_dir, ignore_errors=True)
+            assert pending.savepoint_result is not None
+            pending.savepoint_result.set_exception(CheckpointException(reason, detail))
+            self.num_failed += 1
+            self._notify_aborted(pending.checkpoint_id)
+            self._after_end()
             return
         self.storage.discard_location(self.job_id, pending.checkpoint_id)
         self.num_failed += 1
@@ -351,7 +432,12 @@ class CheckpointCoordinator:
             self._on_failure(failure)
 
     def _after_end(self) -> None:
-        """A checkpoint ended: a deferred periodic trigger may go now (or after the min pause)."""
+        """A checkpoint ended: a queued savepoint goes now; a deferred periodic trigger may go
+        now (or after the min pause)."""
+        if self._queued_savepoints and not self.pending:
+            directory, result = self._queued_savepoints.pop(0)
+            self._start_savepoint(directory, result)
+            return
         if self._deferred and self._periodic and len(self.pending) < self.settings.max_concurrent:
             self._deferred = False
             delay = 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,10 +32,13 @@ __all__ = [
     "FileSystemCheckpointStorage",
     "InMemoryCheckpointStorage",
     "SerializedState",
+    "create_savepoint_directory",
     "inline_task_state",
     "load_completed_checkpoint",
     "resolve_state",
     "state_size",
+    "write_savepoint_metadata",
+    "write_state_file",
     "write_task_state",
 ]
 
@@ -73,6 +77,12 @@ def write_task_state(
     """Write a task's pickled snapshot into the checkpoint's directory (atomically); None when
     the directory is gone (the checkpoint was aborted meanwhile)."""
     checkpoint_dir = os.path.join(directory.removeprefix("file://"), job_id, f"chk-{checkpoint_id}")
+    return write_state_file(checkpoint_dir, name, state)
+
+
+def write_state_file(checkpoint_dir: str, name: str, state: bytes) -> FileStateHandle | None:
+    """Write a task's pickled snapshot as ``name`` in ``checkpoint_dir`` (a checkpoint's or a
+    savepoint's directory), atomically; None when the directory is gone (aborted meanwhile)."""
     if not os.path.isdir(checkpoint_dir):
         return None
     path = os.path.join(checkpoint_dir, name)
@@ -86,6 +96,31 @@ def write_task_state(
     except FileNotFoundError:
         return None  # the directory went away while writing
     return FileStateHandle(path, os.path.getsize(path))
+
+
+def create_savepoint_directory(directory: str, job_id: str) -> str:
+    """A new savepoint's directory under ``directory``: ``savepoint-<job id prefix>-<random>``
+    (Flink's naming); it will hold the tasks' state files and the ``_metadata``."""
+    base = directory.removeprefix("file://")
+    path = os.path.join(base, f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
+    os.makedirs(path)
+    return os.path.abspath(path)
+
+
+def write_savepoint_metadata(path: str, checkpoint: CompletedCheckpoint) -> None:
+    """Make the savepoint at ``path`` complete: its ``_metadata``, written atomically."""
+    checkpoint.external_pointer = path
+    checkpoint.is_savepoint = True
+    _write_metadata_file(path, checkpoint)
+
+
+def _write_metadata_file(path: str, checkpoint: CompletedCheckpoint) -> None:
+    temporary = os.path.join(path, f".{METADATA_FILE}.inprogress")
+    with open(temporary, "wb") as f:
+        pickle.dump((METADATA_VERSION, checkpoint), f, protocol=pickle.HIGHEST_PROTOCOL)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, os.path.join(path, METADATA_FILE))
 
 
 def resolve_state(state: Any) -> Any:
@@ -129,6 +164,7 @@ class CompletedCheckpoint:
     # program finds an operator's state (``restore.py``)
     operator_ids: dict[int, str] = field(default_factory=dict)
     max_parallelisms: dict[int, int] = field(default_factory=dict)  # node id -> its key groups
+    is_savepoint: bool = False  # a savepoint: owned by the user, never discarded by the job
 
     def task_snapshots(self) -> list[tuple[Any, Any]]:
         """``(task key, {node id: snapshot})`` of every task, state files loaded."""
@@ -193,12 +229,7 @@ class FileSystemCheckpointStorage:
         path = self.checkpoint_dir(checkpoint.job_id, checkpoint.checkpoint_id)
         os.makedirs(path, exist_ok=True)
         checkpoint.external_pointer = path
-        temporary = os.path.join(path, f".{METADATA_FILE}.inprogress")
-        with open(temporary, "wb") as f:
-            pickle.dump((METADATA_VERSION, checkpoint), f, protocol=pickle.HIGHEST_PROTOCOL)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, os.path.join(path, METADATA_FILE))
+        _write_metadata_file(path, checkpoint)
 
     def discard(self, checkpoint: CompletedCheckpoint) -> None:
         """Delete a checkpoint no longer retained."""

@@ -49,7 +49,9 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         settings,
         storage,
         tasks=lambda: _running_tasks(master),
-        trigger=lambda checkpoint_id, timestamp: _trigger_sources(master, checkpoint_id, timestamp),
+        trigger=lambda checkpoint_id, timestamp, savepoint: _trigger_sources(
+            master, checkpoint_id, timestamp, savepoint=savepoint
+        ),
         notify_complete=lambda checkpoint_id: _tell_running(
             master, "notify_checkpoint_complete", checkpoint_id
         ),
@@ -83,14 +85,25 @@ def trigger_tasks_left_without_barrier(master: JobMaster) -> None:
     if coordinator is None:
         return
     for pending in list(coordinator.pending.values()):
-        _trigger_sources(master, pending.checkpoint_id, pending.timestamp, pending.not_yet_acknowledged)
+        _trigger_sources(
+            master,
+            pending.checkpoint_id,
+            pending.timestamp,
+            pending.not_yet_acknowledged,
+            savepoint=pending.savepoint_dir,
+        )
 
 
 def _trigger_sources(
-    master: JobMaster, checkpoint_id: int, timestamp: int, only: set[str] | None = None
+    master: JobMaster,
+    checkpoint_id: int,
+    timestamp: int,
+    only: set[str] | None = None,
+    savepoint: str | None = None,
 ) -> None:
     """Trigger the tasks no barrier reaches: running sources, and running tasks whose
-    producers all finished (Flink's DefaultCheckpointPlanCalculator); ``only``: among these."""
+    producers all finished (Flink's DefaultCheckpointPlanCalculator); ``only``: among these;
+    ``savepoint``: the savepoint's directory (the tasks write their state files there)."""
     finished_vertices = _finished_job_vertices(master)
     data_sets = master.job_graph.data_sets
     for execution in master.executions.values():
@@ -104,7 +117,9 @@ def _trigger_sources(
         offer = master.slot_of(execution)
         if offer is not None:
             _ignore_failure(
-                offer.task_executor.trigger_checkpoint(execution.attempt_id, checkpoint_id, timestamp)
+                offer.task_executor.trigger_checkpoint(
+                    execution.attempt_id, checkpoint_id, timestamp, savepoint
+                )
             )
 
 

@@ -54,7 +54,15 @@ class JobManagerServices:
     """ResourceManager, Dispatcher, TaskManager registry, blob server and collect channels on RPC."""
 
     CLIENT_RPC_METHODS = frozenset(
-        {"submit_job", "job_result", "cancel_job", "list_jobs", "task_managers", "job_metrics"}
+        {
+            "submit_job",
+            "job_result",
+            "cancel_job",
+            "list_jobs",
+            "task_managers",
+            "job_metrics",
+            "trigger_savepoint",
+        }
     )
 
     def __init__(self, configuration: Configuration, secret: str, collect_channels: CollectChannels) -> None:
@@ -124,6 +132,13 @@ class JobManagerServices:
         if master is None:
             raise KeyError(f"no running job {job_id}")
         return master.request_task_metrics()
+
+    def trigger_savepoint(self, job_id: str, directory: str | None, stop: bool) -> Future[str]:
+        """RPC: take a savepoint of a running job (``stop``: then stop it); its path."""
+        master = self.dispatcher.job_masters.get(job_id)
+        if master is None:
+            raise KeyError(f"no running job {job_id}")
+        return master.trigger_savepoint(directory, stop)
 
     def cancel_job(self, job_id: str) -> None:
         """RPC: cancel a running job."""

@@ -42,6 +42,7 @@ from millstream.runtime.jobmanager.checkpoint_wiring import (
 from millstream.runtime.jobmanager.deployment_descriptors import deployment_descriptor, partition_id
 from millstream.runtime.jobmanager.failover import attempts_ended, new_attempts, regions_to_restart
 from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
+from millstream.runtime.jobmanager.savepoints import trigger_savepoint
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
     SharedSlot,
@@ -102,6 +103,7 @@ class JobMaster(RpcEndpoint):
         self._restored: dict[Any, Any] = {}  # (job vertex id, subtask) -> operator snapshots
         self._initial_checkpoint: CompletedCheckpoint | None = None  # started from it
         self.num_restarts = 0
+        self._stopping = False  # stopped with a savepoint: the job ends FINISHED
         self._needed: list[SharedSlot] = []  # the job's shared slots (asked for again on restarts)
         self._pending_regions: list[SchedulingPipelinedRegion] = []  # main thread: to restart
         self._region_cancelled: set[str] = set()  # attempts cancelled for a region restart
@@ -504,7 +506,7 @@ class JobMaster(RpcEndpoint):
         if self._failure is not None:
             status = JobStatus.FAILED
         elif self.status is JobStatus.CANCELLING:
-            status = JobStatus.CANCELED
+            status = JobStatus.FINISHED if self._stopping else JobStatus.CANCELED
         else:
             status = JobStatus.FINISHED
         self.status = status
@@ -537,6 +539,17 @@ class JobMaster(RpcEndpoint):
                 continue
             if isinstance(released, Future):
                 released.add_done_callback(lambda f: f.exception())  # a lost TM took its files along
+
+    def trigger_savepoint(self, directory: str | None = None, stop: bool = False) -> Future[str]:
+        """Take a savepoint (``savepoints.py``); ``stop``: then stop the job (any thread)."""
+        result: Future[str] = Future()
+        self.run_async(trigger_savepoint, self, directory, stop, result)
+        return result
+
+    def stop_after_savepoint(self) -> None:
+        """The stop-with-savepoint's savepoint completed: stop the tasks (main thread)."""
+        self._stopping = True
+        self._cancel()
 
     def cancel(self) -> None:
         """Cancel the job (any thread)."""

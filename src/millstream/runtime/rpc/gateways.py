@@ -43,8 +43,11 @@ class TaskExecutorGateway(Protocol):
         """The job's task metrics there, by execution attempt."""
         ...
 
-    def trigger_checkpoint(self, attempt_id: str, checkpoint_id: int, timestamp: int) -> Any:
-        """Start a checkpoint at a source task (it injects the barrier)."""
+    def trigger_checkpoint(
+        self, attempt_id: str, checkpoint_id: int, timestamp: int, savepoint: str | None = None
+    ) -> Any:
+        """Start a checkpoint (``savepoint``: a savepoint into that directory) at a source task
+        (it injects the barrier)."""
         ...
 
     def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> Any:

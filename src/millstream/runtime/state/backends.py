@@ -18,7 +18,25 @@ from millstream.runtime.state.heap import HeapKeyedStateBackend
 from millstream.runtime.state.key_groups import KeyGroupRange
 from millstream.runtime.state.keyed_backend import KeyedStateBackend
 
-__all__ = ["StateBackendSettings", "create_keyed_state_backend"]
+__all__ = [
+    "StateBackendSettings",
+    "add_task_manager_slots",
+    "create_keyed_state_backend",
+    "task_manager_slots",
+]
+
+_slots = [0]  # slots of the TaskManagers of this process: RocksDB's memory is fixed per slot
+
+
+def add_task_manager_slots(slots: int) -> None:
+    """A TaskManager of ``slots`` slots runs in this process (one per process, or several
+    in an embedded cluster's threads)."""
+    _slots[0] += max(0, int(slots))
+
+
+def task_manager_slots() -> int:
+    """The slots of the TaskManagers of this process (at least 1)."""
+    return max(1, _slots[0])
 
 
 def create_keyed_state_backend(

@@ -36,6 +36,7 @@ from typing import Any
 
 import rocksdict
 
+from millstream.runtime.state.backends import task_manager_slots
 from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
     KeyedStateBackend,
@@ -45,7 +46,7 @@ from millstream.runtime.state.keyed_backend import (
 )
 from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
 
-__all__ = ["RocksDBKeyedStateBackend", "set_task_manager_slots"]
+__all__ = ["RocksDBKeyedStateBackend"]
 
 _LEN = struct.Struct(">I")
 _NAMESPACE_CACHE_LIMIT = 4096
@@ -54,20 +55,13 @@ _NAMESPACE_CACHE_LIMIT = 4096
 
 _memory_lock = threading.Lock()
 _shared: dict[str, Any] = {}
-_slots = 1
-
-
-def set_task_manager_slots(slots: int) -> None:
-    """How many slots this TaskManager process has (RocksDB's memory is fixed per slot)."""
-    global _slots
-    _slots = max(1, slots)
 
 
 def _shared_memory(settings: Any) -> tuple[Any, Any]:
     """The process's block cache and write buffer manager (created by the first instance)."""
     with _memory_lock:
         if not _shared:
-            total = settings.memory_per_tm or settings.memory_per_slot * _slots
+            total = settings.memory_per_tm or settings.memory_per_slot * task_manager_slots()
             cache = rocksdict.Cache(total)
             buffers = int(total * min(max(settings.write_buffer_ratio, 0.05), 0.95))
             _shared["cache"] = cache

@@ -48,8 +48,11 @@ class CancelTaskError(Exception):
 class CheckpointResponder(Protocol):
     """Where a task reports its part of a checkpoint (the JobMaster's coordinator)."""
 
-    def acknowledge(self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot]) -> None:
-        """The task snapshotted for ``checkpoint_id`` and forwarded the barrier."""
+    def acknowledge(
+        self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot], savepoint: str | None = None
+    ) -> None:
+        """The task snapshotted for ``checkpoint_id`` and forwarded the barrier (``savepoint``:
+        the savepoint's directory, where its state goes)."""
         ...
 
     def decline(self, checkpoint_id: int, reason: str) -> None:
@@ -94,9 +97,10 @@ class StreamTask:
 
     # -- checkpoints (task thread) -----------------------------------------------------------
 
-    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int) -> None:
-        """A source task starts checkpoint ``checkpoint_id`` (a mail from the JobMaster's trigger)."""
-        self.perform_checkpoint(CheckpointBarrier(checkpoint_id, timestamp, self.unaligned))
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int, savepoint: str | None = None) -> None:
+        """A source task starts checkpoint ``checkpoint_id`` (a mail from the JobMaster's trigger;
+        ``savepoint``: a savepoint into that directory)."""
+        self.perform_checkpoint(CheckpointBarrier(checkpoint_id, timestamp, self.unaligned, savepoint))
 
     def perform_checkpoint(self, barrier: CheckpointBarrier) -> None:
         """Snapshot every operator, forward the barrier on every output, acknowledge.
@@ -122,7 +126,7 @@ class StreamTask:
         if self._data_finished and self._final_checkpoint_id is None:
             self._final_checkpoint_id = checkpoint_id
         if self.checkpoint_responder is not None:
-            self.checkpoint_responder.acknowledge(checkpoint_id, snapshots)
+            self.checkpoint_responder.acknowledge(checkpoint_id, snapshots, barrier.savepoint)
 
     def _snapshot_and_forward(self, barrier: CheckpointBarrier) -> dict[int, Any] | None:
         """The operators' snapshots; the barrier goes out on every output (unaligned: ahead of
@@ -169,7 +173,7 @@ class StreamTask:
         outputs = snapshots[CHANNEL_STATE_KEY].outputs
         snapshots[CHANNEL_STATE_KEY] = ChannelState(inputs, outputs)
         if self.checkpoint_responder is not None:
-            self.checkpoint_responder.acknowledge(barrier.checkpoint_id, snapshots)
+            self.checkpoint_responder.acknowledge(barrier.checkpoint_id, snapshots, barrier.savepoint)
 
     def _decline(self, checkpoint_id: int, reason: str) -> None:
         """Tell the tasks downstream to stop aligning for it, and the coordinator why."""

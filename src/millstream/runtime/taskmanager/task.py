@@ -269,7 +269,7 @@ class Task:
 
     # -- checkpoints (any thread: handed to the task thread through its mailbox) ------------
 
-    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int) -> None:
+    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int, savepoint: str | None = None) -> None:
         """A source task starts checkpoint ``checkpoint_id`` (the JobMaster triggers sources only;
         other tasks start when the barriers reach them); declined before the task runs."""
         stream_task = self._stream_task
@@ -279,7 +279,7 @@ class Task:
             return
         stream_task.mailbox.put(
             Mail(
-                lambda: stream_task.trigger_checkpoint(checkpoint_id, timestamp),
+                lambda: stream_task.trigger_checkpoint(checkpoint_id, timestamp, savepoint),
                 f"checkpoint {checkpoint_id}",
             )
         )

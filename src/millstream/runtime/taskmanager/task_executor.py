@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import pickle
 import threading
 from collections.abc import Callable
@@ -13,13 +14,14 @@ import cloudpickle
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.runtime.checkpoint.storage import SerializedState, write_task_state
+from millstream.runtime.checkpoint.storage import SerializedState, write_state_file
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import TaskExecutionState
 from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.operators.sinks import CollectChannels
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import JobMasterGateway
+from millstream.runtime.state.backends import add_task_manager_slots
 from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
@@ -48,6 +50,7 @@ class TaskExecutor(RpcEndpoint):
         super().__init__(f"taskexecutor-{resource_id}")
         self.resource_id = resource_id
         self.num_slots = num_slots
+        add_task_manager_slots(num_slots)
         self.network = network or NetworkEnvironment(configuration)
         self._job_masters = job_masters
         self._prepare_user_code = prepare_user_code
@@ -105,12 +108,15 @@ class TaskExecutor(RpcEndpoint):
             )
         task.start()
 
-    def trigger_checkpoint(self, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:
-        """The JobMaster starts checkpoint ``checkpoint_id`` at this source task (any thread)."""
+    def trigger_checkpoint(
+        self, attempt_id: str, checkpoint_id: int, timestamp: int, savepoint: str | None = None
+    ) -> None:
+        """The JobMaster starts checkpoint ``checkpoint_id`` (``savepoint``: a savepoint into that
+        directory) at this source task (any thread)."""
         with self._lock:
             task = self._tasks.get(attempt_id)
         if task is not None:
-            task.trigger_checkpoint(checkpoint_id, timestamp)
+            task.trigger_checkpoint(checkpoint_id, timestamp, savepoint)
 
     def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> None:
         """Checkpoint ``checkpoint_id`` completed: the task's operators hear of it (any thread)."""
@@ -218,21 +224,27 @@ class _CheckpointResponder:
         self._directory = directory
         self._io = io
 
-    def acknowledge(self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot]) -> None:
+    def acknowledge(
+        self, checkpoint_id: int, snapshots: dict[int, OperatorSnapshot], savepoint: str | None = None
+    ) -> None:
+        """``savepoint``: the savepoint's directory, where the state file goes."""
         # pickled here, on the task thread: the snapshot's values may be the live state's
         # objects, which the task changes as soon as it goes on
         state = cloudpickle.dumps(snapshots, protocol=pickle.HIGHEST_PROTOCOL)
-        if self._directory is None:
+        if savepoint is not None:
+            target = savepoint
+        elif self._directory is not None:
+            target = os.path.join(
+                self._directory.removeprefix("file://"), self._job_id, f"chk-{checkpoint_id}"
+            )
+        else:
             self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, SerializedState(state))
             return
-        self._io().submit(self._write_and_acknowledge, checkpoint_id, state)
+        self._io().submit(self._write_and_acknowledge, checkpoint_id, target, state)
 
-    def _write_and_acknowledge(self, checkpoint_id: int, state: bytes) -> None:
-        assert self._directory is not None
+    def _write_and_acknowledge(self, checkpoint_id: int, target: str, state: bytes) -> None:
         try:
-            handle = write_task_state(
-                self._directory, self._job_id, checkpoint_id, f"task-{self._attempt_id}", state
-            )
+            handle = write_state_file(target, f"task-{self._attempt_id}", state)
         except Exception as err:  # storage full, permissions: the checkpoint fails, not the task
             log.warning(
                 "checkpoint %d: writing the state of %s failed: %r", checkpoint_id, self._attempt_id, err

@@ -32,11 +32,14 @@ class EndOfData:
 @dataclass(frozen=True, slots=True)
 class CheckpointBarrier:
     """Everything before it belongs to checkpoint ``checkpoint_id`` (injected at the sources,
-    forwarded by every task once it snapshotted); ``unaligned``: it may overtake data."""
+    forwarded by every task once it snapshotted); ``unaligned``: it may overtake data;
+    ``savepoint``: the checkpoint is a savepoint, the tasks write their state into that
+    directory."""
 
     checkpoint_id: int
     timestamp: int
     unaligned: bool = False
+    savepoint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,72 @@
+"""The JobMaster's side of savepoints: ``trigger_savepoint`` and stop-with-savepoint.
+
+A savepoint is a checkpoint the user asks for (``millstream savepoint JOB_ID [DIR]``,
+``JobClient.trigger_savepoint``): taken by the job's CheckpointCoordinator into its own
+directory under DIR (or ``execution.checkpointing.savepoint-dir``), self-contained (the
+tasks' state files and the ``_metadata``), in the canonical snapshot format that either
+state backend restores, and owned by the user: the job never deletes it. A job starts
+from one with ``millstream run -s PATH``, at any parallelism.
+
+Stop-with-savepoint (``millstream stop --savepoint-path DIR JOB_ID``,
+``JobClient.stop_with_savepoint``): periodic checkpoints stop, the savepoint is taken, its
+completion is told to the tasks (sinks commit what it covers) and the job is stopped: its
+tasks are cancelled and it ends FINISHED, as in Flink. Windows and timers are not fired
+(no final watermark), so a job restarted from the savepoint continues exactly where it
+stopped. ``--drain`` (advance to the end of event time first) is not built.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from millstream.runtime.jobmanager.job_master import JobMaster
+
+__all__ = ["SavepointError", "trigger_savepoint"]
+
+
+class SavepointError(Exception):
+    """A savepoint could not be taken (no directory, no checkpointing, a failed snapshot)."""
+
+
+def trigger_savepoint(master: JobMaster, directory: str | None, stop: bool, result: Future[str]) -> None:
+    """Take a savepoint of ``master``'s job (its main thread); ``result`` gets its path.
+    ``stop``: then stop the job (it ends FINISHED)."""
+    job_config = master.job_graph.job_config
+    target = directory or job_config.savepoint_dir
+    coordinator = master.checkpoint_coordinator
+    if not target:
+        result.set_exception(
+            SavepointError(
+                "no savepoint directory: name one (millstream savepoint JOB_ID DIR) or set "
+                "execution.checkpointing.savepoint-dir"
+            )
+        )
+        return
+    if coordinator is None:
+        result.set_exception(
+            SavepointError(
+                f"job {master.job_graph.job_id} takes no checkpoints: savepoints need checkpointing "
+                "(execution.checkpointing.interval) and STREAMING execution"
+            )
+        )
+        return
+    if stop:
+        coordinator.stop_scheduler()
+    taken = coordinator.trigger_savepoint(target)
+
+    def done(future: Future[str]) -> None:
+        error = future.exception()
+        if error is not None:
+            if stop:
+                coordinator.start_scheduler()  # the job goes on, checkpointing as before
+            failure = SavepointError(f"savepoint of job {master.job_graph.job_id} failed: {error}")
+            failure.__cause__ = error
+            result.set_exception(failure)
+            return
+        if stop:
+            master.stop_after_savepoint()
+        result.set_result(future.result())
+
+    taken.add_done_callback(lambda future: master.run_async(done, future))

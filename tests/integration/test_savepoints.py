@@ -1,0 +1,167 @@
+"""Savepoints: stop a job with a savepoint, resume it from the savepoint at another
+parallelism and on another state backend; the committed output of both runs together is
+exactly the output of one uninterrupted run (issue 16's acceptance).
+
+The job: generated events (index i, event time 10 i ms) keyed by i % 7, into tumbling 1 s
+event-time windows (a count per key and window) and into a keyed process function keeping
+a running count in ValueState; both write through an exactly-once FileSink. It runs at
+parallelism 2 until a checkpoint completed, is stopped with a savepoint, and is started
+again from the savepoint at parallelism 1 or 3, on the heap or on RocksDB: keyed state
+moves by key group, the windows' contents and timers with it, the generator's unread
+splits to the new readers, the sink's pending files to the new writers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from millstream.common import Configuration, Encoder, JobStatus, Time, Types, WatermarkStrategy
+from millstream.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from millstream.datastream.connectors import FileSink
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.datastream.state import ValueStateDescriptor
+from millstream.datastream.window import TumblingEventTimeWindows
+
+from .test_checkpoints import committed_lines
+
+pytestmark = pytest.mark.timeout(240)
+
+EVENTS = 6000
+KEYS = 7
+
+
+class RunningCount(KeyedProcessFunction):
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.LONG()))
+
+    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        n = (self.count.value() or 0) + 1
+        self.count.update(n)
+        yield f"c,{value[0]},{n}"
+
+
+def build(env: StreamExecutionEnvironment, out: str) -> None:
+    env.enable_checkpointing(100)
+    source = DataGeneratorSource(
+        lambda i: (i % KEYS, i), EVENTS, 2000.0, Types.TUPLE([Types.INT(), Types.LONG()])
+    )
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda v, ts: v[1] * 10)
+    events = env.from_source(source, strategy, "events").uid("events")
+    keyed = events.key_by(lambda v: v[0], Types.INT())
+    counted = (
+        keyed.map(lambda v: (v[0], v[1], 1))
+        .key_by(lambda v: v[0], Types.INT())
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .reduce(lambda a, b: (a[0], min(a[1], b[1]), a[2] + b[2]))
+        .uid("window-counts")
+        .map(lambda v: f"w,{v[0]},{v[1] * 10 // 1000 * 1000},{v[2]}", Types.STRING())
+    )
+    running = keyed.process(RunningCount(), Types.STRING()).uid("running")
+    sink = FileSink.for_row_format(out, Encoder.simple_string_encoder()).build()
+    counted.union(running).sink_to(sink).uid("files")
+
+
+def expected() -> Counter[str]:
+    lines: Counter[str] = Counter()
+    seen: Counter[int] = Counter()
+    windows: Counter[tuple[int, int]] = Counter()
+    for i in range(EVENTS):
+        key = i % KEYS
+        seen[key] += 1
+        lines[f"c,{key},{seen[key]}"] += 1
+        windows[(key, i * 10 // 1000 * 1000)] += 1
+    for (key, start), count in windows.items():
+        lines[f"w,{key},{start},{count}"] += 1
+    return lines
+
+
+def env_for(parallelism: int, backend: str, restore: str | None = None) -> StreamExecutionEnvironment:
+    conf = Configuration().set_string("state.backend.type", backend)
+    if restore is not None:
+        conf.set_string("execution.state-recovery.path", restore)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(parallelism)
+    return env
+
+
+def stop_with_savepoint_after_a_checkpoint(client: Any, directory: Path) -> str:
+    deadline = time.monotonic() + 60
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 1:
+        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
+        assert time.monotonic() < deadline, "no checkpoint completed"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    path = client.stop_with_savepoint(savepoint_directory=str(directory)).result(60)
+    client.get_job_execution_result(60)  # stopped: FINISHED, not cancelled
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("first_backend", "second_parallelism", "second_backend"),
+    [
+        ("hashmap", 1, "hashmap"),
+        ("hashmap", 3, "rocksdb"),
+        ("rocksdb", 1, "hashmap"),
+        ("rocksdb", 3, "rocksdb"),
+    ],
+)
+def test_a_job_stopped_with_a_savepoint_resumes_at_another_parallelism_and_backend_exactly_once(
+    tmp_path: Path, first_backend: str, second_parallelism: int, second_backend: str
+) -> None:
+    out = tmp_path / "out"
+    env = env_for(2, first_backend)
+    build(env, str(out))
+    client = env.execute_async("stopped")
+    path = stop_with_savepoint_after_a_checkpoint(client, tmp_path / "savepoints")
+    assert os.path.isfile(os.path.join(path, "_metadata"))
+    before = committed_lines(out)
+    assert 0 < sum(before.values()) < sum(expected().values())  # stopped part-way
+
+    env = env_for(second_parallelism, second_backend, restore=path)
+    build(env, str(out))
+    env.execute("resumed")
+    assert committed_lines(out) == expected()
+    assert os.path.isdir(path)  # the savepoint belongs to the user: still there
+
+
+def test_a_savepoint_of_a_running_job_leaves_it_running_and_can_be_restored(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = env_for(2, "hashmap")
+    build(env, str(out))
+    client = env.execute_async("running")
+    deadline = time.monotonic() + 60
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 1:
+        assert time.monotonic() < deadline, "no checkpoint completed"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    path = client.trigger_savepoint(str(tmp_path / "savepoints")).result(60)
+    assert client.get_job_status() is JobStatus.RUNNING
+    client.get_job_execution_result(120)  # runs to its end
+    assert committed_lines(out) == expected()
+    # the savepoint restores into a fresh output: the part after it, exactly once
+    resumed = tmp_path / "resumed"
+    env = env_for(3, "rocksdb", restore=str(path))
+    build(env, str(resumed))
+    env.execute("from the savepoint")
+    after = committed_lines(resumed)
+    assert after and sum(after.values()) < sum(expected().values())
+    assert not (after - expected())  # nothing that a full run would not write
+
+
+def test_a_savepoint_needs_a_directory_and_drain_is_refused(tmp_path: Path) -> None:
+    env = env_for(1, "hashmap")
+    build(env, str(tmp_path / "out"))
+    client = env.execute_async("no directory")
+    try:
+        with pytest.raises(Exception, match="no savepoint directory"):
+            client.trigger_savepoint().result(60)
+        with pytest.raises(NotImplementedError, match="drain"):
+            client.stop_with_savepoint(True, str(tmp_path))
+    finally:
+        client.cancel()
+        with pytest.raises(Exception, match="cancelled"):
+            client.get_job_execution_result(60)
