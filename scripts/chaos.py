@@ -7,6 +7,7 @@ user function raising once (``raise``). Every trial's committed output must be
 byte-identical to the failure-free run's, and no TaskManager process may be left behind.
 
     .venv/bin/python scripts/chaos.py [--trials 20] [--failure kill|raise|both] [--seed N] [--unaligned]
+                                  [--state-backend hashmap|rocksdb]
 
 Exit status 0 when every trial holds; each trial prints one line.
 """
@@ -29,10 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failure", choices=["kill", "raise", "both"], default="kill")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
     parser.add_argument("--unaligned", action="store_true", help="unaligned checkpoints")
+    parser.add_argument(
+        "--state-backend", choices=["hashmap", "rocksdb"], default="hashmap", help="state.backend.type"
+    )
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     rng = random.Random(seed)
-    job = ChaosJob(unaligned=args.unaligned)
+    job = ChaosJob(unaligned=args.unaligned, state_backend=args.state_backend)
     print(f"seed {seed}; job: {job}")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="millstream-chaos-") as work:

@@ -475,3 +475,12 @@ def test_bulk_format_sinks_write_the_same_csv_and_parquet_files(tmp_path):
     csv_parts, parquet_parts = written["spark"]
     assert sum(len(v) for v in csv_parts.values()) == 100 + len(csv_parts)  # a header per part
     assert sum(len(v) for v in parquet_parts.values()) == 100
+
+
+def test_starting_from_a_millstream_savepoint_on_spark_is_refused_clearly(tmp_path: Any) -> None:
+    conf = Configuration().set_string("execution.target", "spark")
+    conf.set_string("execution.state-recovery.path", str(tmp_path / "savepoint-1"))
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.from_collection([1, 2]).map(lambda v: v).print()
+    with pytest.raises(ValueError, match="the Spark runner cannot start from a millstream savepoint"):
+        env.execute("restored on spark")

@@ -39,6 +39,19 @@ def rng() -> random.Random:
     return random.Random(seed)
 
 
+def killed_mid_run(
+    job: ChaosJob, tmp_path: Any, reference: TrialResult, rng: random.Random, label: str
+) -> None:
+    """A TaskManager of ``job`` is killed in the first half of the run: the committed output
+    is the reference's and no process is left."""
+    fail_after = rng.uniform(0.3, 0.5 * reference.duration_s)
+    result = run_trial(job, str(tmp_path), "kill", fail_after, rng=rng)
+    context = f"killed at {result.failed_after_s} s ({label})"
+    assert result.failed_after_s is not None and result.restarts >= 1, context
+    assert result.output == reference.output, context
+    assert result.leftover == [], context
+
+
 @pytest.mark.parametrize("trial", range(KILL_TRIALS))
 def test_a_task_manager_killed_at_a_random_moment_changes_nothing_committed(
     tmp_path: Any, reference: TrialResult, rng: random.Random, trial: int
@@ -57,13 +70,15 @@ def test_a_task_manager_killed_at_a_random_moment_changes_nothing_committed(
 def test_with_unaligned_checkpoints_a_killed_task_manager_changes_nothing_committed(
     tmp_path: Any, reference: TrialResult, rng: random.Random
 ) -> None:
-    job = ChaosJob(unaligned=True)
-    fail_after = rng.uniform(0.3, 0.5 * reference.duration_s)
-    result = run_trial(job, str(tmp_path), "kill", fail_after, rng=rng)
-    context = f"killed at {result.failed_after_s} s (unaligned)"
-    assert result.failed_after_s is not None and result.restarts >= 1, context
-    assert result.output == reference.output, context
-    assert result.leftover == [], context
+    killed_mid_run(ChaosJob(unaligned=True), tmp_path, reference, rng, "unaligned")
+
+
+def test_on_rocksdb_a_killed_task_manager_changes_nothing_committed(
+    tmp_path: Any, reference: TrialResult, rng: random.Random
+) -> None:
+    """The same job with its windows and running totals in RocksDB (the reference ran on the
+    heap: the output must not depend on the backend either)."""
+    killed_mid_run(ChaosJob(state_backend="rocksdb"), tmp_path, reference, rng, "rocksdb")
 
 
 def test_a_user_function_raising_once_changes_nothing_committed(

@@ -268,7 +268,21 @@ class SparkExecutor:
     """The ``spark`` PipelineExecutor."""
 
     def execute_async(self, job_graph: JobGraph, configuration: Configuration) -> Any:
-        """Translate the JobGraph and start its Spark jobs (a streaming query if unbounded)."""
+        """Translate the JobGraph and start its Spark jobs (a streaming query if unbounded).
+
+        Raises:
+            ValueError: the job asks to start from a millstream savepoint or checkpoint: Spark
+                keeps a streaming query's state in its own checkpoint location (its RocksDB
+                state store, by partition), which a millstream snapshot cannot become.
+        """
+        restore = job_graph.job_config.restore_path
+        if restore:
+            raise ValueError(
+                f"execution.state-recovery.path={restore}: the Spark runner cannot start from a "
+                "millstream savepoint or checkpoint (Spark restores a streaming query from its own "
+                "checkpoint location, <execution.checkpointing.dir>/<job name>); run the job on "
+                "the embedded runtime or a millstream cluster to restore it"
+            )
         spark = _session(configuration)
         _ship_code(spark.sparkContext, job_graph)
         _pickle_job_modules_by_value()  # before translating: naming an RDD pickles its function

@@ -87,6 +87,7 @@ class ChaosJob:
     records_per_second: float = 6_000.0
     interval_ms: int = 200
     unaligned: bool = False  # unaligned checkpoints (in-flight data in the checkpoints)
+    state_backend: str = "hashmap"  # state.backend.type: hashmap or rocksdb
 
     def build(
         self, env: StreamExecutionEnvironment, out_dir: str, marker: str | None, raise_at: int | None
@@ -117,6 +118,7 @@ class ChaosJob:
         conf.set_string("restart-strategy.type", restart)
         conf.set_string("restart-strategy.fixed-delay.attempts", "5")
         conf.set_string("restart-strategy.fixed-delay.delay", "100 ms")
+        conf.set_string("state.backend.type", self.state_backend)
         env = StreamExecutionEnvironment.get_execution_environment(conf)
         env.set_parallelism(2)
         env.enable_checkpointing(self.interval_ms)
