@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections import Counter
 
 import psutil
 import pytest
@@ -197,6 +198,99 @@ def test_a_standalone_cluster_recovers_a_job_on_its_free_slots_when_a_task_manag
             for line in p.read_text().splitlines()
         ]
         assert sorted(lines) == sorted(str(i % 5) for i in range(12000))
+    finally:
+        if job is not None and job.poll() is None:
+            job.kill()
+            job.communicate()
+        subprocess.run(
+            [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+
+SAVEPOINT_JOB = """
+import sys
+from millstream.common import Encoder, Types, WatermarkStrategy
+from millstream.datastream import StreamExecutionEnvironment
+from millstream.datastream.connectors import FileSink
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.enable_checkpointing(100)
+source = DataGeneratorSource(lambda i: i, 6000, 1500.0, Types.LONG())
+(
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers").uid("numbers")
+    .map(lambda v: (v % 5, 1), Types.TUPLE([Types.INT(), Types.INT()]))
+    .key_by(lambda pair: pair[0], Types.INT())
+    .reduce(lambda a, b: (a[0], a[1] + b[1])).uid("counts")
+    .map(lambda pair: f"{pair[0]},{pair[1]}", Types.STRING())
+    .sink_to(FileSink.for_row_format(sys.argv[1], Encoder.simple_string_encoder()).build()).uid("files")
+)
+env.execute("savepointed on a standalone cluster")
+"""
+
+
+def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_parallelism(tmp_path):
+    """``millstream stop -m ... --savepoint-path DIR JOB_ID``, then ``millstream run -s PATH
+    -p 1``: over both runs every rolling count is committed exactly once."""
+    from millstream.runtime.cluster_client import call_job_manager
+
+    cluster_dir = tmp_path / "cluster"
+    (tmp_path / "job.py").write_text(SAVEPOINT_JOB)
+    out = tmp_path / "out"
+    port = _free_port()
+    target = f"cluster://127.0.0.1:{port}"
+    env = _clean_env()
+    start = _start_cluster(cluster_dir, port, 2, env)
+    job = None
+    try:
+        assert start.returncode == 0, start.stdout + start.stderr
+        secret = json.loads((cluster_dir / "cluster.json").read_text())["secret_file"]
+        run = [*MILLSTREAM, "run", "--target", target, "-D", f"security.secret-file={secret}"]
+        job = subprocess.Popen(
+            [*run, "-p", "2", str(tmp_path / "job.py"), str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        deadline = time.monotonic() + 60
+        while not list(out.rglob("part-*")):  # a checkpoint completed: its files are committed
+            assert job.poll() is None, job.communicate()
+            assert time.monotonic() < deadline, "nothing committed"
+            time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+        [(job_id, _name, status)] = call_job_manager(target, secret, "list_jobs")
+        assert status == "RUNNING"
+        stop = subprocess.run(
+            [*MILLSTREAM, "stop", "-m", target, "-D", f"security.secret-file={secret}"]
+            + ["--savepoint-path", str(tmp_path / "savepoints"), job_id],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env=env,
+        )
+        assert stop.returncode == 0, stop.stdout + stop.stderr
+        path = stop.stdout.split("Path: ", 1)[1].split()[0]
+        stdout, stderr = job.communicate(timeout=60)
+        assert job.returncode == 0, stdout + stderr  # stopped: the job finished
+        resumed = subprocess.run(
+            [*run, "-p", "1", "-s", path, str(tmp_path / "job.py"), str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        lines = Counter(
+            line
+            for p in out.rglob("*")
+            if p.is_file() and not p.name.startswith(".")
+            for line in p.read_text().splitlines()
+        )
+        # every rolling count of every key exactly once over both runs
+        assert lines == Counter(f"{k},{c}" for k in range(5) for c in range(1, 1201))
     finally:
         if job is not None and job.poll() is None:
             job.kill()
