@@ -44,6 +44,23 @@ def _start_cluster(cluster_dir, port, taskmanagers, env):  # type: ignore[no-unt
     )
 
 
+def _stop_cluster(cluster_dir):  # type: ignore[no-untyped-def]
+    return subprocess.run(
+        [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _stop_job_and_cluster(job, cluster_dir):  # type: ignore[no-untyped-def]
+    """Kill the client of a job that did not end, stop the cluster."""
+    if job is not None and job.poll() is None:
+        job.kill()
+        job.communicate()
+    _stop_cluster(cluster_dir)
+
+
 def test_cluster_start_run_stop(tmp_path):
     cluster_dir = tmp_path / "cluster"
     job_dir = tmp_path / "job"
@@ -98,12 +115,7 @@ def test_cluster_start_run_stop(tmp_path):
         refused = submit(wrong)
         assert refused.returncode != 0 and "shared secret" in refused.stderr
     finally:
-        stop = subprocess.run(
-            [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        stop = _stop_cluster(cluster_dir)
     assert stop.returncode == 0, stop.stderr
     pids = [state["jobmanager_pid"], *state["taskmanager_pids"]]
     assert not [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
@@ -199,15 +211,7 @@ def test_a_standalone_cluster_recovers_a_job_on_its_free_slots_when_a_task_manag
         ]
         assert sorted(lines) == sorted(str(i % 5) for i in range(12000))
     finally:
-        if job is not None and job.poll() is None:
-            job.kill()
-            job.communicate()
-        subprocess.run(
-            [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        _stop_job_and_cluster(job, cluster_dir)
 
 
 SAVEPOINT_JOB = """
@@ -292,12 +296,4 @@ def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_
         # every rolling count of every key exactly once over both runs
         assert lines == Counter(f"{k},{c}" for k in range(5) for c in range(1, 1201))
     finally:
-        if job is not None and job.poll() is None:
-            job.kill()
-            job.communicate()
-        subprocess.run(
-            [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        _stop_job_and_cluster(job, cluster_dir)

@@ -25,7 +25,9 @@ from millstream.runtime.state.keyed_backend import (
     InternalStateDescriptor,
     KeyedStateBackend,
     KeyedStateError,
+    accumulator_merge,
     live_stored_value,
+    merge_stored,
     ttl_of,
 )
 
@@ -375,9 +377,7 @@ class ReducingStateImpl(_KvState):
         return self._raw()
 
     def _merge_values(self, a: Any, b: Any) -> Any:
-        if self._ttl is not None:
-            return (self._reduce(a[0], b[0]), max(a[1], b[1]))
-        return self._reduce(a, b)
+        return merge_stored(self._reduce, self._ttl, a, b)
 
     def add(self, value: Any) -> None:
         """Fold ``value`` in."""
@@ -407,12 +407,7 @@ class AggregatingStateImpl(_KvState):
         self._store(self._fn.add(value, acc))
 
     def _merge_values(self, a: Any, b: Any) -> Any:
-        merge = getattr(self._fn, "merge", None)
-        if merge is None:
-            raise KeyedStateError("merging windows with an AggregateFunction needs its merge()")
-        if self._ttl is not None:
-            return (merge(a[0], b[0]), max(a[1], b[1]))
-        return merge(a, b)
+        return merge_stored(accumulator_merge(self._fn), self._ttl, a, b)
 
     def get_accumulator(self) -> Any:
         """The raw accumulator (window operator, merging)."""

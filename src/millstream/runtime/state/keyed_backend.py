@@ -35,7 +35,9 @@ __all__ = [
     "KeyedStateBackend",
     "KeyedStateError",
     "TtlSettings",
+    "accumulator_merge",
     "live_stored_value",
+    "merge_stored",
     "ttl_of",
 ]
 
@@ -111,6 +113,22 @@ def live_stored_value(kind: str, stored: Any, ttl: TtlSettings, now: int) -> Any
         live_map = {k: item for k, item in stored.items() if not ttl.expired(item[1], now)}
         return live_map or None
     return None if ttl.expired(stored[1], now) else stored
+
+
+def merge_stored(fold: Callable[[Any, Any], Any], ttl: TtlSettings | None, a: Any, b: Any) -> Any:
+    """Two stored values of a reducing or aggregating state folded into one (merging windows);
+    with TTL the newer access time is kept."""
+    if ttl is not None:
+        return (fold(a[0], b[0]), max(a[1], b[1]))
+    return fold(a, b)
+
+
+def accumulator_merge(function: Any) -> Callable[[Any, Any], Any]:
+    """The ``merge`` of an AggregateFunction (merging windows need it)."""
+    merge = getattr(function, "merge", None)
+    if merge is None:
+        raise KeyedStateError("merging windows with an AggregateFunction needs its merge()")
+    return merge
 
 
 class KeyedStateBackend:

@@ -34,6 +34,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import psutil
 import rocksdict
 
 from millstream.runtime.state.backends import task_manager_slots
@@ -41,7 +42,9 @@ from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
     KeyedStateBackend,
     KeyedStateError,
+    accumulator_merge,
     live_stored_value,
+    merge_stored,
     ttl_of,
 )
 from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
@@ -98,18 +101,8 @@ def _remove_dead_instances(root: str) -> None:
     """Working directories of processes that died without cleaning up (SIGKILL)."""
     with contextlib.suppress(OSError):
         for entry in os.listdir(root):
-            if entry.isdigit() and int(entry) != os.getpid() and not _alive(int(entry)):
+            if entry.isdigit() and int(entry) != os.getpid() and not psutil.pid_exists(int(entry)):
                 shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _next_prefix(prefix: bytes) -> bytes:
@@ -251,11 +244,6 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
                 batch.put(prefix, dumps(stored), handle)
         column.write(batch)
 
-    def restore(self, snapshots: Iterable[Any]) -> None:
-        """As the base class; restored values are re-encoded with the states' codecs once the
-        states are registered, so restore before any state is used (``initialize_state``)."""
-        super().restore(snapshots)
-
     def clear_all(self) -> None:
         """Drop every entry of this subtask's key groups."""
         start = self._group_prefixes[0]
@@ -371,7 +359,11 @@ class _RocksState:
     def _raw(self) -> Any:
         """The stored value (None if absent), expired TTL entries removed."""
         db_key = self._key()
-        data = self._column.get(db_key)
+        return self._live(db_key, self._column.get(db_key))
+
+    def _live(self, db_key: bytes, data: bytes | None) -> Any:
+        """The value of an entry read at ``db_key`` (None if absent); with TTL an expired
+        entry is deleted (returned only if the visibility says so), a read may refresh it."""
         if data is None:
             return None
         stored = self._loads(data)
@@ -452,9 +444,7 @@ class RocksReducingState(_RocksState):
         self._store(value if current is None else self._reduce(current, value))
 
     def _merge_values(self, a: Any, b: Any) -> Any:
-        if self._ttl is not None:
-            return (self._reduce(a[0], b[0]), max(a[1], b[1]))
-        return self._reduce(a, b)
+        return merge_stored(self._reduce, self._ttl, a, b)
 
 
 class RocksAggregatingState(_RocksState):
@@ -487,12 +477,7 @@ class RocksAggregatingState(_RocksState):
         self._store(acc)
 
     def _merge_values(self, a: Any, b: Any) -> Any:
-        merge = getattr(self._fn, "merge", None)
-        if merge is None:
-            raise KeyedStateError("merging windows with an AggregateFunction needs its merge()")
-        if self._ttl is not None:
-            return (merge(a[0], b[0]), max(a[1], b[1]))
-        return merge(a, b)
+        return merge_stored(accumulator_merge(self._fn), self._ttl, a, b)
 
 
 class RocksListState(_RocksState):
@@ -591,22 +576,6 @@ class RocksMapState(_RocksState):
                 return
             yield raw_key, iterator.value()
             iterator.next()
-
-    def _live(self, db_key: bytes, data: bytes | None) -> Any:
-        if data is None:
-            return None
-        stored = self._loads(data)
-        ttl = self._ttl
-        if ttl is None:
-            return stored
-        value, stamp = stored
-        now = self._backend.now_ms()
-        if ttl.expired(stamp, now):
-            self._column.delete(db_key)
-            return value if ttl.return_expired else None
-        if ttl.refresh_on_read:
-            self._column.put(db_key, self._dumps((value, now)))
-        return value
 
     def get(self, key: Any) -> Any:
         """The value of ``key``, or None."""
