@@ -13,11 +13,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any
 
-import cloudpickle
-
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionResult, JobStatus
+from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
 from millstream.runtime.jobmanager.collect import CollectChannels
@@ -84,7 +83,7 @@ class ClusterExecutor:
             open_collect_channels(collect, job_graph)
             files = package_job_files(job_graph)
             keys = (connection.call("blobserver", "put_blob", files).result(),) if files else ()
-            job_id = connection.call("jobmanager", "submit_job", cloudpickle.dumps(job_graph), keys).result()
+            job_id = connection.call("jobmanager", "submit_job", dumps_user_code(job_graph), keys).result()
         except BaseException:
             shutdown()
             raise

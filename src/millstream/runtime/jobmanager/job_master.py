@@ -19,9 +19,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-import cloudpickle
-
 from millstream.common.job_execution_result import JobStatus
+from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
 from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
 from millstream.runtime.checkpoint.restore import state_to_restore
@@ -159,7 +158,7 @@ class JobMaster(RpcEndpoint):
         """Create every subtask's execution in its shared slot; deploy the regions ready now."""
         assert self.execution_graph is not None
         self._serialized = {
-            ejv.job_vertex.id: cloudpickle.dumps(ejv.job_vertex)
+            ejv.job_vertex.id: dumps_user_code(ejv.job_vertex)
             for ejv in self.execution_graph.job_vertices.values()
         }
         self._create_executions()

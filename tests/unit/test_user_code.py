@@ -1,0 +1,36 @@
+"""dumps_user_code: user functions pickled by value keep the file their code came from."""
+
+from __future__ import annotations
+
+import pickle
+import traceback
+
+from millstream.common.user_code import dumps_user_code
+
+
+def _make_closure():
+    factor = 10
+
+    def divide(x):
+        return [factor // v for v in x]  # the comprehension is a nested code object (3.11)
+
+    return divide
+
+
+def test_a_lambda_keeps_its_file_and_its_line_shows_in_the_traceback():
+    divide = lambda x: 10 // x  # noqa: E731 - a lambda is what users write
+    loaded = pickle.loads(dumps_user_code(divide))
+    assert loaded.__code__.co_filename == __file__
+    assert loaded(5) == 2
+    try:
+        loaded(0)
+    except ZeroDivisionError as err:
+        text = "".join(traceback.format_exception(err))
+    assert "10 // x" in text and __file__ in text
+
+
+def test_nested_code_objects_keep_their_file_too():
+    loaded = pickle.loads(dumps_user_code(_make_closure()))
+    assert loaded([1, 2]) == [10, 5]
+    nested = [c for c in loaded.__code__.co_consts if hasattr(c, "co_filename")]
+    assert all(code.co_filename == __file__ for code in [loaded.__code__, *nested])
