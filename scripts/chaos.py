@@ -7,7 +7,7 @@ user function raising once (``raise``). Every trial's committed output must be
 byte-identical to the failure-free run's, and no TaskManager process may be left behind.
 
     .venv/bin/python scripts/chaos.py [--trials 20] [--failure kill|raise|both] [--seed N] [--unaligned]
-                                  [--state-backend hashmap|rocksdb]
+                                  [--state-backend hashmap|rocksdb] [--incremental]
 
 Exit status 0 when every trial holds; each trial prints one line.
 """
@@ -33,10 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--state-backend", choices=["hashmap", "rocksdb"], default="hashmap", help="state.backend.type"
     )
+    parser.add_argument(
+        "--incremental",
+        action="store_true",
+        help="state.backend.incremental (RocksDB: incremental checkpoints)",
+    )
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     rng = random.Random(seed)
-    job = ChaosJob(unaligned=args.unaligned, state_backend=args.state_backend)
+    job = ChaosJob(unaligned=args.unaligned, state_backend=args.state_backend, incremental=args.incremental)
     print(f"seed {seed}; job: {job}")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="millstream-chaos-") as work:
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             raise_at = rng.randrange(job.records)
             result = run_trial(job, f"{work}/trial-{trial}", failure, fail_after, raise_at, rng=rng)
             same = result.output == reference.output
-            ok = same and not result.leftover
+            ok = same and not result.leftover and not result.leftover_shared
             failed += not ok
             when = (
                 f"at {result.failed_after_s:.2f} s"
@@ -63,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"trial {trial + 1:>2}: {failure} {where}: {result.restarts} restart(s), "
                 f"{result.duration_s:.1f} s, output {'identical' if same else 'DIFFERENT'}"
                 + (f", LEFTOVER processes {result.leftover}" if result.leftover else "")
+                + (
+                    f", {len(result.leftover_shared)} shared state files LEFT"
+                    if result.leftover_shared
+                    else ""
+                )
             )
     print(f"{args.trials - failed}/{args.trials} trials held")
     return 1 if failed else 0

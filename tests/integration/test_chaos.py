@@ -50,6 +50,7 @@ def killed_mid_run(
     assert result.failed_after_s is not None and result.restarts >= 1, context
     assert result.output == reference.output, context
     assert result.leftover == [], context
+    assert result.leftover_shared == [], context
 
 
 @pytest.mark.parametrize("trial", range(KILL_TRIALS))
@@ -73,12 +74,15 @@ def test_with_unaligned_checkpoints_a_killed_task_manager_changes_nothing_commit
     killed_mid_run(ChaosJob(unaligned=True), tmp_path, reference, rng, "unaligned")
 
 
+@pytest.mark.parametrize("incremental", [False, True], ids=["full", "incremental"])
 def test_on_rocksdb_a_killed_task_manager_changes_nothing_committed(
-    tmp_path: Any, reference: TrialResult, rng: random.Random
+    tmp_path: Any, reference: TrialResult, rng: random.Random, incremental: bool
 ) -> None:
-    """The same job with its windows and running totals in RocksDB (the reference ran on the
-    heap: the output must not depend on the backend either)."""
-    killed_mid_run(ChaosJob(state_backend="rocksdb"), tmp_path, reference, rng, "rocksdb")
+    """The same job with its windows and running totals in RocksDB, with full or incremental
+    checkpoints (the reference ran on the heap: the output must not depend on the backend
+    either). Incremental: once the job has ended, no shared state file is left."""
+    job = ChaosJob(state_backend="rocksdb", incremental=incremental)
+    killed_mid_run(job, tmp_path, reference, rng, f"rocksdb, incremental={incremental}")
 
 
 def test_a_user_function_raising_once_changes_nothing_committed(

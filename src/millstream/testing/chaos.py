@@ -22,7 +22,7 @@ import os
 import random
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ class ChaosJob:
     interval_ms: int = 200
     unaligned: bool = False  # unaligned checkpoints (in-flight data in the checkpoints)
     state_backend: str = "hashmap"  # state.backend.type: hashmap or rocksdb
+    incremental: bool = False  # state.backend.incremental (RocksDB's incremental checkpoints)
 
     def build(
         self, env: StreamExecutionEnvironment, out_dir: str, marker: str | None, raise_at: int | None
@@ -119,6 +120,7 @@ class ChaosJob:
         conf.set_string("restart-strategy.fixed-delay.attempts", "5")
         conf.set_string("restart-strategy.fixed-delay.delay", "100 ms")
         conf.set_string("state.backend.type", self.state_backend)
+        conf.set_string("state.backend.incremental", str(self.incremental).lower())
         env = StreamExecutionEnvironment.get_execution_environment(conf)
         env.set_parallelism(2)
         env.enable_checkpointing(self.interval_ms)
@@ -161,6 +163,9 @@ class TrialResult:
     duration_s: float
     output: bytes
     leftover: list[int]
+    # files left in the jobs' shared state directories (incremental checkpoints: every one
+    # is deleted once no retained checkpoint references it)
+    leftover_shared: list[str] = field(default_factory=list)
 
 
 def committed_output(out_dir: str) -> bytes:
@@ -225,8 +230,21 @@ def run_trial(
     if failure == "raise" and marker is not None and os.path.exists(marker):
         failed_after = duration  # it raised (when exactly is the record's business)
     restarts = int(result.get_all_accumulator_results().get("numRestarts", 0))
+    checkpoints = os.path.join(work_dir, "checkpoints")
+    shared = [
+        os.path.join(root, name)
+        for root, _dirs, files in os.walk(checkpoints)
+        if os.path.basename(root) == "shared"
+        for name in files
+    ]
     return TrialResult(
-        failure, failed_after, restarts, duration, committed_output(out_dir), leftover_task_managers()
+        failure,
+        failed_after,
+        restarts,
+        duration,
+        committed_output(out_dir),
+        leftover_task_managers(),
+        shared,
     )
 
 

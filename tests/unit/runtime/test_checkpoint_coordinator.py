@@ -19,6 +19,7 @@ from millstream.runtime.checkpoint.coordinator import (
     CheckpointFailureReason,
 )
 from millstream.runtime.checkpoint.storage import (
+    FileStateHandle,
     FileSystemCheckpointStorage,
     InMemoryCheckpointStorage,
     load_completed_checkpoint,
@@ -277,3 +278,47 @@ def test_a_savepoint_waits_for_the_pending_checkpoint_and_is_kept_apart_from_the
     assert h.failures == []  # a failed savepoint does not fail the job
     h.coordinator.shutdown("CANCELED")
     assert os.path.isdir(path) and os.listdir(tmp_path / "checkpoints" / "job") == []
+
+
+def test_shared_state_files_live_while_a_retained_or_pending_checkpoint_references_them(tmp_path):
+    """Incremental checkpoints: the coordinator counts the checkpoints referencing each shared
+    file (pending ones included) and deletes a file when the last one is discarded."""
+    shared = tmp_path / "job" / "shared"
+    shared.mkdir(parents=True)
+
+    def file(name: str) -> str:
+        (shared / name).write_bytes(b"sst")
+        return str(shared / name)
+
+    def state(files: list[str], uploaded: list[str]) -> tuple[str, FileStateHandle]:
+        # (task key, handle): what the JobMaster hands the coordinator
+        return ("map", FileStateHandle("state", 1, frozenset(files), frozenset(uploaded)))
+
+    storage = FileSystemCheckpointStorage(str(tmp_path))
+    h = Harness(storage, tasks=("map-0", "map-1"), retained=1, max_concurrent=2, tolerable_failures=5)
+    c = h.coordinator
+    a, b = file("a"), file("b")
+    c.trigger_checkpoint()
+    c.receive_acknowledge("map-0", 1, state([a, b], [a, b]))
+    c.receive_acknowledge("map-1", 1, None)
+    assert h.completed == [1]
+    c.trigger_checkpoint()  # 2 reuses b and adds x
+    c.trigger_checkpoint()  # 3 adds y, then is declined
+    x, y = file("x"), file("y")
+    c.receive_acknowledge("map-0", 3, state([b, y], [y]))
+    c.receive_decline("map-1", 3, "a failure")
+    assert h.aborted == [3]
+    assert not os.path.exists(y) and os.path.exists(b)
+    c.receive_acknowledge("map-0", 2, state([b, x], [x]))
+    c.receive_acknowledge("map-1", 2, None)
+    assert h.completed == [1, 2]
+    assert not os.path.exists(a) and os.path.exists(b) and os.path.exists(x)  # 1 was discarded
+    late = file("late")
+    c.receive_acknowledge("map-0", 3, state([b, late], [late]))  # after the abort: dropped
+    assert not os.path.exists(late) and os.path.exists(b)
+    c.trigger_checkpoint()  # 4 reuses a, which no checkpoint holds any more: declined
+    c.receive_acknowledge("map-0", 4, state([a, b], []))
+    assert h.aborted == [3, 4] and 4 not in c.pending
+    assert os.path.exists(b) and os.path.exists(x)
+    c.shutdown("CANCELED")
+    assert not os.path.exists(b) and not os.path.exists(x) and not shared.exists()

@@ -36,6 +36,7 @@ from enum import Enum
 from typing import Any
 
 from millstream.graph.checkpointing import CheckpointingSettings
+from millstream.runtime.checkpoint.shared_state import SharedStateRegistry
 from millstream.runtime.checkpoint.storage import (
     CheckpointStorage,
     CompletedCheckpoint,
@@ -148,6 +149,7 @@ class CheckpointCoordinator:
         self.operator_ids: dict[int, str] = {}  # node id -> operator state id, kept in the metadata
         self.max_parallelisms: dict[int, int] = {}  # node id -> its max parallelism (key groups)
         self._restored_checkpoint: CompletedCheckpoint | None = None
+        self.shared_state = SharedStateRegistry()  # files of incremental checkpoints
         self.num_completed = 0
         self.num_failed = 0
         self.last_duration_ms: int | None = None
@@ -265,7 +267,14 @@ class CheckpointCoordinator:
         """A task finished its part of ``checkpoint_id``; True if the checkpoint is still pending."""
         pending = self.pending.get(checkpoint_id)
         if pending is None or attempt_id not in pending.not_yet_acknowledged:
-            return False  # late (aborted or completed already), or unknown: ignored as Flink does
+            # late (aborted or completed already), or unknown: ignored as Flink does
+            self.shared_state.discard_unregistered(task_state)
+            return False
+        problem = self.shared_state.register(task_state)
+        if problem is not None:
+            self.shared_state.discard_unregistered(task_state)
+            self._abort(pending, CheckpointFailureReason.CHECKPOINT_DECLINED, f"{attempt_id}: {problem}")
+            return False
         pending.not_yet_acknowledged.discard(attempt_id)
         pending.task_states[attempt_id] = task_state
         if pending.fully_acknowledged:
@@ -331,7 +340,14 @@ class CheckpointCoordinator:
         )
         if job_status and not keep:
             for checkpoint in self.completed:
-                self.storage.discard(checkpoint)
+                self._discard(checkpoint)
+            self.storage.discard_shared(self.job_id)
+
+    def _discard(self, checkpoint: CompletedCheckpoint) -> None:
+        """A completed checkpoint is no longer retained: its files, and the shared files only
+        it referenced, go."""
+        self.shared_state.release(checkpoint.task_states.values())
+        self.storage.discard(checkpoint)
 
     # -- completion and abort ------------------------------------------------------------------
 
@@ -353,13 +369,14 @@ class CheckpointCoordinator:
         try:
             self.storage.write_metadata(completed)
         except Exception as err:
+            self.shared_state.release(pending.task_states.values())
             self._count_failure(CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)))
             self._notify_aborted(pending.checkpoint_id)
             self._after_end()
             return
         self.completed.append(completed)
         while len(self.completed) > self.settings.retained:
-            self.storage.discard(self.completed.pop(0))
+            self._discard(self.completed.pop(0))
         self._last_completion_ms = now
         self._consecutive_failures = 0
         self.num_completed += 1
@@ -372,12 +389,15 @@ class CheckpointCoordinator:
             if p.checkpoint_id < pending.checkpoint_id and p.savepoint_dir is None
         ]:
             del self.pending[older.checkpoint_id]
+            self.shared_state.release(older.task_states.values())
+            self.storage.discard_location(self.job_id, older.checkpoint_id)
             self._notify_aborted(older.checkpoint_id)
         self._notify_complete(pending.checkpoint_id)
         self._after_end()
 
     def _complete_savepoint(self, pending: PendingCheckpoint, completed: CompletedCheckpoint) -> None:
         assert pending.savepoint_dir is not None and pending.savepoint_result is not None
+        self.shared_state.release(pending.task_states.values())  # a savepoint is self-contained
         try:
             write_savepoint_metadata(pending.savepoint_dir, completed)
         except Exception as err:
@@ -398,6 +418,7 @@ class CheckpointCoordinator:
     def _abort(self, pending: PendingCheckpoint, reason: CheckpointFailureReason, detail: str = "") -> None:
         if self.pending.pop(pending.checkpoint_id, None) is None:
             return
+        self.shared_state.release(pending.task_states.values())
         if pending.savepoint_dir is not None:
             shutil.rmtree(pending.savepoint_dir, ignore_errors=True)
             assert pending.savepoint_result is not None

@@ -17,6 +17,7 @@ directory configured: recovery within the job's lifetime, nothing retained after
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import shutil
@@ -36,6 +37,7 @@ __all__ = [
     "inline_task_state",
     "load_completed_checkpoint",
     "resolve_state",
+    "shared_state_directory",
     "state_size",
     "write_savepoint_metadata",
     "write_state_file",
@@ -44,14 +46,22 @@ __all__ = [
 
 METADATA_VERSION = 1
 METADATA_FILE = "_metadata"
+SHARED_DIR = "shared"
 
 
 @dataclass(frozen=True)
 class FileStateHandle:
-    """A task's snapshot in a state file of a checkpoint's directory."""
+    """A task's snapshot in a state file of a checkpoint's directory.
+
+    ``shared``: the files of the job's shared directory the snapshot references (RocksDB's
+    incremental checkpoints), ``uploaded``: those of them this checkpoint wrote (the others
+    were written by an earlier checkpoint and must still be registered).
+    """
 
     path: str
     size: int
+    shared: frozenset[str] = frozenset()
+    uploaded: frozenset[str] = frozenset()
 
     def load(self) -> Any:
         """The snapshot (the file is on storage every TaskManager and the JobManager reach)."""
@@ -78,6 +88,16 @@ def write_task_state(
     the directory is gone (the checkpoint was aborted meanwhile)."""
     checkpoint_dir = os.path.join(directory.removeprefix("file://"), job_id, f"chk-{checkpoint_id}")
     return write_state_file(checkpoint_dir, name, state)
+
+
+def shared_state_directory(job_config: Any, job_id: str) -> str | None:
+    """``<checkpoint dir>/<job id>/shared``: where state files that several checkpoints of a
+    job reference live (Flink's layout); None when the job keeps no checkpoints in a directory."""
+    if not job_config.takes_checkpoints or not job_config.checkpointing_dir:
+        return None
+    return os.path.join(
+        os.path.abspath(job_config.checkpointing_dir.removeprefix("file://")), job_id, SHARED_DIR
+    )
 
 
 def write_state_file(checkpoint_dir: str, name: str, state: bytes) -> FileStateHandle | None:
@@ -190,6 +210,10 @@ class CheckpointStorage(Protocol):
         """An aborted checkpoint's files go away."""
         ...
 
+    def discard_shared(self, job_id: str) -> None:
+        """No checkpoint of the job is retained: its shared directory goes if it is empty."""
+        ...
+
 
 class InMemoryCheckpointStorage:
     """Completed checkpoints only in the JobManager (no directory configured)."""
@@ -205,6 +229,9 @@ class InMemoryCheckpointStorage:
         """Nothing to delete."""
 
     def discard_location(self, job_id: str, checkpoint_id: int) -> None:
+        """Nothing to delete."""
+
+    def discard_shared(self, job_id: str) -> None:
         """Nothing to delete."""
 
 
@@ -238,6 +265,11 @@ class FileSystemCheckpointStorage:
     def discard_location(self, job_id: str, checkpoint_id: int) -> None:
         """Delete the checkpoint's directory."""
         shutil.rmtree(self.checkpoint_dir(job_id, checkpoint_id), ignore_errors=True)
+
+    def discard_shared(self, job_id: str) -> None:
+        """Remove ``<dir>/<job id>/shared`` if no file is left in it."""
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.join(self.directory, job_id, SHARED_DIR))
 
 
 def load_completed_checkpoint(path: str) -> CompletedCheckpoint:

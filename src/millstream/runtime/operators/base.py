@@ -136,6 +136,9 @@ class OperatorContext:
     # last output when it completes, not at ``finish``
     final_checkpoint: bool = False
     state_backend: StateBackendSettings = field(default_factory=StateBackendSettings)
+    # the job's shared directory for state files (RocksDB's incremental checkpoints); None:
+    # the job keeps no checkpoints in a directory
+    shared_state_dir: str | None = None
 
     @property
     def batch(self) -> bool:
@@ -235,6 +238,7 @@ class StreamOperator:
             key_group,
             name=f"{self.name} ({rc.subtask_index + 1}/{rc.parallelism})",
             batch=self.context.batch,
+            shared_dir=self.context.shared_state_dir,
         )
         rc.keyed_backend = self.keyed_backend
         return self.keyed_backend
@@ -256,11 +260,15 @@ class StreamOperator:
         """Forward the status."""
         self.emit_watermark_status(status)
 
-    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0) -> OperatorSnapshot:
+    def snapshot_state(
+        self, checkpoint_id: int, timestamp: int = 0, canonical: bool = True
+    ) -> OperatorSnapshot:
         """Everything this operator must get back after a failure (at a checkpoint barrier).
 
         A ``CheckpointedFunction`` first brings its operator state up to date
         (``snapshot_state(context)``), as Flink calls it before the state backends snapshot.
+        ``canonical``: keyed state in the canonical form (savepoints, final checkpoints);
+        otherwise the backend may snapshot natively (RocksDB's incremental checkpoints).
         """
         snapshot_fn = getattr(self._lifecycle, "snapshot_state", None)
         if snapshot_fn is not None and self._opened:
@@ -275,7 +283,7 @@ class StreamOperator:
         if self.timer_service is not None:
             event_timers, processing_timers = self.timer_service.snapshot_timers()
         return OperatorSnapshot(
-            self.snapshot_keyed_state(),
+            self.snapshot_keyed_state(checkpoint_id, canonical),
             event_timers,
             processing_timers,
             self.snapshot_operator_state(),
@@ -296,7 +304,10 @@ class StreamOperator:
         self.restore_extra_state(snapshot.extra)
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
-        """Checkpoint ``checkpoint_id`` completed everywhere; the user function hears of it."""
+        """Checkpoint ``checkpoint_id`` completed everywhere; the state backend (files it may
+        reference from now on) and the user function hear of it."""
+        if self.keyed_backend is not None:
+            self.keyed_backend.notify_checkpoint_complete(checkpoint_id)
         notify = getattr(self._lifecycle, "notify_checkpoint_complete", None)
         if notify is not None:
             notify(checkpoint_id)
@@ -308,9 +319,12 @@ class StreamOperator:
     def restore_extra_state(self, extra: Any) -> None:
         """Put back ``snapshot_extra_state``'s data."""
 
-    def snapshot_keyed_state(self) -> Any:
-        """This operator's keyed state (every key it holds), as a KeyedStateSnapshot."""
-        return self.keyed_backend.snapshot() if self.keyed_backend is not None else ()
+    def snapshot_keyed_state(self, checkpoint_id: int = 0, canonical: bool = True) -> Any:
+        """This operator's keyed state (every key it holds): a KeyedStateSnapshot, or the
+        backend's native snapshot when ``canonical`` is False and it has one."""
+        if self.keyed_backend is None:
+            return ()
+        return self.keyed_backend.checkpoint_snapshot(checkpoint_id, canonical)
 
     def restore_keyed_state(self, snapshot: Any) -> None:
         """Replace the keyed state with that of this subtask's key groups in ``snapshot`` (one

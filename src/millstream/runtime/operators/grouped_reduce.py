@@ -100,7 +100,7 @@ class StreamGroupedReduce(StreamOperator):
         self.records_in += len(values)
         self._output(out, timestamps)
 
-    def snapshot_keyed_state(self) -> Any:
+    def snapshot_keyed_state(self, checkpoint_id: int = 0, canonical: bool = True) -> Any:
         """(key, reduced value) pairs."""
         return list(self._values.items())
 

@@ -233,13 +233,15 @@ class LegacySourceOperator(_Source):
 
         self._idle = False
 
-    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0) -> OperatorSnapshot:
+    def snapshot_state(
+        self, checkpoint_id: int, timestamp: int = 0, canonical: bool = True
+    ) -> OperatorSnapshot:
         """Snapshot under the checkpoint lock (the task thread holds it: see ``StreamTask``), after
         handing on what the source collected: the function's state (a ``CheckpointedFunction``'s
         operator state) then counts exactly the elements before the barrier. A function that is
         not a CheckpointedFunction starts over after a recovery (at least once), as in Flink."""
         self.source_context.push()
-        return super().snapshot_state(checkpoint_id, timestamp)
+        return super().snapshot_state(checkpoint_id, timestamp, canonical)
 
     def emit(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Push a collected batch down the chain (lock held)."""

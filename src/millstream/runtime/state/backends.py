@@ -46,12 +46,19 @@ def create_keyed_state_backend(
     key_group: Callable[[Any], int],
     name: str = "",
     batch: bool = False,
+    shared_dir: str | None = None,
 ) -> KeyedStateBackend:
-    """The keyed state backend of one operator subtask (``name`` names it in errors and files)."""
+    """The keyed state backend of one operator subtask (``name`` names it in errors and files;
+    ``shared_dir``: where RocksDB's incremental checkpoints put their files)."""
     if settings.rocksdb and not batch:
         from millstream.runtime.state.rocksdb import RocksDBKeyedStateBackend
 
         return RocksDBKeyedStateBackend(
-            max_parallelism, key_groups, key_group=key_group, settings=settings, name=name
+            max_parallelism,
+            key_groups,
+            key_group=key_group,
+            settings=settings,
+            name=name,
+            shared_dir=shared_dir,
         )
     return HeapKeyedStateBackend(max_parallelism, key_groups, key_group=key_group)

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from millstream.runtime.state.incremental import IncrementalKeyedStateHandle
 from millstream.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
 from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, KeyedStateSnapshot
 
@@ -269,22 +270,40 @@ class KeyedStateBackend:
                 entries.append((name, key, namespace, stored))
         return KeyedStateSnapshot(dict(self._kinds), groups)
 
-    def restore(self, snapshots: Iterable[KeyedStateSnapshot]) -> None:
-        """Replace every entry by those of this subtask's key groups in ``snapshots``."""
+    def checkpoint_snapshot(self, checkpoint_id: int, canonical: bool) -> Any:
+        """The keyed state for checkpoint ``checkpoint_id``: the canonical snapshot, unless the
+        backend snapshots natively and ``canonical`` is False (RocksDB's incremental ones)."""
+        return self.snapshot()
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` completed (a native snapshot may build on it)."""
+
+    def restore(self, snapshots: Iterable[Any]) -> None:
+        """Replace every entry by those of this subtask's key groups in ``snapshots``
+        (canonical snapshots, or RocksDB's incremental handles, read through a temporary
+        RocksDB instance)."""
         self.clear_all()
-        first, count = self._first_group, self._num_groups
         for snapshot in snapshots:
-            if not isinstance(snapshot, KeyedStateSnapshot) or snapshot.version != SNAPSHOT_VERSION:
-                raise KeyedStateError(
-                    f"keyed state snapshot of an unknown format (version "
-                    f"{getattr(snapshot, 'version', '?')}, this millstream reads {SNAPSHOT_VERSION})"
-                )
-            for name, kind in snapshot.states.items():
-                self._register(name, kind)
-            for key_group, entries in snapshot.groups.items():
-                index = key_group - first
-                if 0 <= index < count and entries:
-                    self._put_group(index, entries)
+            if isinstance(snapshot, IncrementalKeyedStateHandle):
+                from millstream.runtime.state.rocksdb import read_canonical
+
+                snapshot = read_canonical(snapshot, self.key_group_range)
+            self._restore_canonical(snapshot)
+
+    def _restore_canonical(self, snapshot: Any) -> None:
+        """Add the entries of this subtask's key groups in a canonical snapshot."""
+        if not isinstance(snapshot, KeyedStateSnapshot) or snapshot.version != SNAPSHOT_VERSION:
+            raise KeyedStateError(
+                f"keyed state snapshot of an unknown format (version "
+                f"{getattr(snapshot, 'version', '?')}, this millstream reads {SNAPSHOT_VERSION})"
+            )
+        first, count = self._first_group, self._num_groups
+        for name, kind in snapshot.states.items():
+            self._register(name, kind)
+        for key_group, entries in snapshot.groups.items():
+            index = key_group - first
+            if 0 <= index < count and entries:
+                self._put_group(index, entries)
 
     def _put_group(self, index: int, entries: list[tuple[str, Any, Any, Any]]) -> None:
         by_state: dict[str, list[tuple[str, Any, Any, Any]]] = {}

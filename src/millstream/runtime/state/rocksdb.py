@@ -37,7 +37,10 @@ from typing import Any
 import psutil
 import rocksdict
 
+from millstream.graph.state_backend import StateBackendSettings
 from millstream.runtime.state.backends import task_manager_slots
+from millstream.runtime.state.incremental import IncrementalKeyedStateHandle, PendingUpload, materialize
+from millstream.runtime.state.key_groups import KeyGroupRange
 from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
     KeyedStateBackend,
@@ -48,8 +51,9 @@ from millstream.runtime.state.keyed_backend import (
     ttl_of,
 )
 from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
+from millstream.runtime.state.snapshot import KeyedStateSnapshot
 
-__all__ = ["RocksDBKeyedStateBackend"]
+__all__ = ["RocksDBKeyedStateBackend", "read_canonical"]
 
 _LEN = struct.Struct(">I")
 _NAMESPACE_CACHE_LIMIT = 4096
@@ -134,25 +138,48 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
 
     backend_name = "rocksdb"
 
-    def __init__(self, *args: Any, settings: Any, name: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, settings: Any, name: str = "", shared_dir: str | None = None, **kwargs: Any
+    ) -> None:
+        """``shared_dir``: where incremental checkpoints put SST files (the job's
+        ``<checkpoint dir>/<job id>/shared``); None: every checkpoint is a full one."""
         super().__init__(*args, **kwargs)
         self.settings = settings
         self.name = name
+        self.backend_id = uuid.uuid4().hex[:12]
         root = _instance_root(settings.local_dir)
         _remove_dead_instances(root)
         safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
-        self.path = os.path.join(root, str(os.getpid()), f"{safe}-{uuid.uuid4().hex[:12]}")
+        # the instance's directory: the database (db/) and local checkpoints (chk-<n>/)
+        self.instance_dir = os.path.join(root, str(os.getpid()), f"{safe}-{self.backend_id}")
+        self.path = os.path.join(self.instance_dir, "db")
         os.makedirs(self.path, exist_ok=True)
         self._options = _options(settings)
-        self.db = rocksdict.Rdict(self.path, self._options)
-        write_options = rocksdict.WriteOptions()
-        setattr(write_options, "disable_wal", True)  # noqa: B010 - a property the stubs call a method
-        self.db.set_write_options(write_options)
+        self.db: Any = None
+        self._open()
         self._columns: dict[str, Any] = {}
         self._group_prefixes = [(self._first_group + i).to_bytes(2, "big") for i in range(self._num_groups)]
         self._prefix: bytes = b""
         self._prefix_key: Any = _UNSET
         self._namespaces: dict[Any, bytes] = {}
+        self.shared_dir = shared_dir if settings.incremental else None
+        self._referenced: dict[int, dict[str, str]] = {}  # checkpoint id -> its SST files' paths
+        self._confirmed: dict[str, str] = {}  # SST files a new checkpoint may reference
+        self._latest_incremental = -1  # the newest incremental snapshot taken
+
+    def _open(self) -> None:
+        """Open the database at ``path`` with every column family it has."""
+        families: dict[str, Any] = {}
+        if os.path.isfile(os.path.join(self.path, "CURRENT")):
+            families = {
+                family: self._options
+                for family in rocksdict.Rdict.list_cf(self.path, self._options)
+                if family != "default"
+            }
+        self.db = rocksdict.Rdict(self.path, self._options, column_families=families or None)
+        write_options = rocksdict.WriteOptions()
+        setattr(write_options, "disable_wal", True)  # noqa: B010 - a property the stubs call a method
+        self.db.set_write_options(write_options)
 
     # -- key bytes --------------------------------------------------------------------------
 
@@ -252,24 +279,146 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
             column.delete_range(start, end)
 
     def dispose(self) -> None:
-        """Close the instance and delete its files.
+        """Close the instance and delete its files (local checkpoints included)."""
+        self._close()
+        self._states.clear()
+        shutil.rmtree(self.instance_dir, ignore_errors=True)
 
-        Every handle of a column family goes first: one dropped after the instance is closed
-        and its files deleted makes RocksDB wait a second (the GC would pay it later).
-        """
+    def _close(self) -> None:
+        """Close the database. Every handle of a column family goes first: one dropped after
+        the instance is closed and its files deleted makes RocksDB wait a second (the GC
+        would pay it later)."""
         db = self.db
         if db is None:
             return
-        self.db = None  # type: ignore[assignment]
+        self.db = None
         for state in self._states.values():
             state._column = None
-            state._cleanup = None
-        self._states.clear()
         self._columns.clear()
         with contextlib.suppress(Exception):
             db.close()
         del db
+
+    # -- incremental checkpoints ----------------------------------------------------------------
+
+    def checkpoint_snapshot(self, checkpoint_id: int, canonical: bool) -> Any:
+        """An incremental handle when incremental checkpoints are on (``shared_dir``), else
+        (and for savepoints) the canonical snapshot."""
+        if canonical or self.shared_dir is None:
+            return self.snapshot()
+        return self._incremental_snapshot(checkpoint_id)
+
+    def _incremental_snapshot(self, checkpoint_id: int) -> IncrementalKeyedStateHandle:
+        """The synchronous part: RocksDB's checkpoint (memtables flushed, live files hard-linked)
+        into ``chk-<n>``; which SST files are new is decided here, their copying is the
+        handle's ``pending`` upload (the checkpoint I/O thread runs it)."""
+        assert self.shared_dir is not None
+        local = os.path.join(self.instance_dir, f"chk-{checkpoint_id}")
+        shutil.rmtree(local, ignore_errors=True)
+        rocksdict.Checkpoint(self.db).create_checkpoint(local)
+        shared: dict[str, str] = {}
+        sizes: dict[str, int] = {}
+        private: dict[str, bytes] = {}
+        copies: list[tuple[str, str]] = []
+        for name in sorted(os.listdir(local)):
+            path = os.path.join(local, name)
+            if name.endswith(".sst"):
+                sizes[name] = os.path.getsize(path)
+                target = self._confirmed.get(name)
+                if target is None:
+                    target = os.path.join(
+                        self.shared_dir, f"{self.backend_id}-{uuid.uuid4().hex[:12]}-{name}"
+                    )
+                    copies.append((path, target))
+                shared[name] = target
+            else:
+                with open(path, "rb") as f:
+                    private[name] = f.read()
+        self._referenced[checkpoint_id] = shared
+        self._latest_incremental = checkpoint_id
+        return IncrementalKeyedStateHandle(
+            backend_id=self.backend_id,
+            checkpoint_id=checkpoint_id,
+            key_groups=(self.key_group_range.start, self.key_group_range.end),
+            states=dict(self._kinds),
+            shared=shared,
+            uploaded=frozenset(target for _, target in copies),
+            private=private,
+            sizes=sizes,
+            pending=PendingUpload(local, copies),
+        )
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Its files may be referenced from now on, if no incremental snapshot was taken since
+        (a newer checkpoint that re-uploaded them could complete and release them first)."""
+        shared = self._referenced.pop(checkpoint_id, None)
+        if shared is not None and checkpoint_id == self._latest_incremental:
+            self._confirmed = shared
+        for older in [c for c in self._referenced if c < checkpoint_id]:
+            del self._referenced[older]
+
+    def restore(self, snapshots: Iterable[Any]) -> None:
+        """Restore canonical snapshots or incremental handles: the handle of the same key-group
+        range becomes the database itself (its files, not its entries); handles of other
+        ranges (rescaling) give their entries of this subtask's key groups, copied as they
+        are stored."""
+        snapshots = list(snapshots)
+        own = (self.key_group_range.start, self.key_group_range.end)
+        if (
+            len(snapshots) == 1
+            and isinstance(snapshots[0], IncrementalKeyedStateHandle)
+            and snapshots[0].key_groups == own
+        ):
+            self._restore_files(snapshots[0])
+            return
+        self.clear_all()
+        for snapshot in snapshots:
+            if isinstance(snapshot, IncrementalKeyedStateHandle):
+                self._copy_key_groups(snapshot)
+            else:
+                self._restore_canonical(snapshot)
+
+    def _restore_files(self, handle: IncrementalKeyedStateHandle) -> None:
+        self._close()
         shutil.rmtree(self.path, ignore_errors=True)
+        materialize(handle, self.path)
+        self._open()
+        for name, kind in handle.states.items():
+            self._register(name, kind)
+        for name in self._kinds:
+            self._new_state_storage(name, self._kinds[name])
+        for name, state in self._states.items():
+            state._column = self._columns[name]
+        shared_dir = self.shared_dir
+        if shared_dir is not None and all(
+            os.path.dirname(path) == shared_dir for path in handle.shared.values()
+        ):
+            # this job's own files (a restart): the next checkpoint uploads only new ones
+            self._confirmed = dict(handle.shared)
+            self._latest_incremental = handle.checkpoint_id
+
+    def _copy_key_groups(self, handle: IncrementalKeyedStateHandle) -> None:
+        """The entries of this subtask's key groups in ``handle``, copied into this instance."""
+        first = max(self.key_group_range.start, handle.key_groups[0])
+        last = min(self.key_group_range.end, handle.key_groups[1])
+        if first > last:
+            return
+        directory = os.path.join(self.instance_dir, f"restore-{uuid.uuid4().hex[:12]}")
+        try:
+            materialize(handle, directory)
+            families = {name: self._options for name in rocksdict.Rdict.list_cf(directory, self._options)}
+            families.pop("default", None)
+            source = rocksdict.Rdict(directory, self._options, column_families=families or None)
+            try:
+                start, end = first.to_bytes(2, "big"), (last + 1).to_bytes(2, "big")
+                for name, kind in handle.states.items():
+                    self._register(name, kind)
+                    if f"state-{name}" in families:
+                        _copy_range(source.get_column_family(f"state-{name}"), self, name, start, end)
+            finally:
+                source.close()
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
 
     def approximate_size(self) -> int:
         """Bytes of the instance's files on disk."""
@@ -282,6 +431,47 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
 
 
 _UNSET = object()
+_COPY_BATCH = 10_000
+
+
+def _copy_range(source: Any, backend: RocksDBKeyedStateBackend, name: str, start: bytes, end: bytes) -> None:
+    """Entries of ``source`` (a column family) with keys in [start, end) into state ``name``."""
+    handle = backend.db.get_column_family_handle(f"state-{name}")
+    column = backend.column(name)
+    iterator = source.iter()
+    iterator.seek(start)
+    batch = rocksdict.WriteBatch(raw_mode=True)
+    count = 0
+    while iterator.valid():
+        key = iterator.key()
+        if key >= end:
+            break
+        batch.put(key, iterator.value(), handle)
+        count += 1
+        if count % _COPY_BATCH == 0:
+            column.write(batch)
+            batch = rocksdict.WriteBatch(raw_mode=True)
+        iterator.next()
+    column.write(batch)
+    del iterator
+
+
+def read_canonical(handle: IncrementalKeyedStateHandle, key_groups: Any) -> KeyedStateSnapshot:
+    """The entries of ``key_groups`` in an incremental handle, in the canonical form (a heap
+    backend restoring a RocksDB checkpoint), read through a temporary instance."""
+    reader = RocksDBKeyedStateBackend(
+        handle.key_groups[1] + 1,
+        KeyGroupRange(*handle.key_groups),
+        settings=StateBackendSettings(type="rocksdb"),
+        name="restore",
+    )
+    try:
+        reader._restore_files(handle)
+        snapshot = reader.snapshot()
+    finally:
+        reader.dispose()
+    groups = {g: entries for g, entries in snapshot.groups.items() if g in key_groups}
+    return KeyedStateSnapshot(snapshot.states, groups)
 
 
 class _RocksCleanup:

@@ -110,6 +110,7 @@ class ChainEnvironment:
     collect_channels: CollectChannels | None
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
     final_checkpoint: bool = False  # the task ends with a final checkpoint (FLIP-147)
+    shared_state_dir: str | None = None  # <checkpoint dir>/<job id>/shared
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -263,6 +264,7 @@ def operator_context(op: ChainedOperator, env: ChainEnvironment) -> OperatorCont
         auto_watermark_interval=env.job_config.auto_watermark_interval,
         final_checkpoint=env.final_checkpoint,
         state_backend=env.job_config.state_backend,
+        shared_state_dir=env.shared_state_dir,
     )
 
 
@@ -360,10 +362,13 @@ class OperatorChain:
             return 1
         return None
 
-    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0) -> dict[int, OperatorSnapshot]:
-        """Every operator's snapshot, by stream node id (on the task thread, at a barrier)."""
+    def snapshot_state(
+        self, checkpoint_id: int, timestamp: int = 0, canonical: bool = True
+    ) -> dict[int, OperatorSnapshot]:
+        """Every operator's snapshot, by stream node id (on the task thread, at a barrier;
+        ``canonical``: see ``StreamOperator.snapshot_state``)."""
         return {
-            node_id: operator.snapshot_state(checkpoint_id, timestamp)
+            node_id: operator.snapshot_state(checkpoint_id, timestamp, canonical)
             for node_id, operator in zip(self.node_ids, self.operators, strict=True)
         }
 

@@ -132,9 +132,12 @@ class StreamTask:
         """The operators' snapshots; the barrier goes out on every output (unaligned: ahead of
         the queued data, which joins the snapshot as the task's in-flight output)."""
         self._latest_taken = barrier.checkpoint_id
+        # savepoints are self-contained; so is a finishing task's last checkpoint (its state
+        # then stands in for it in every later checkpoint, FLIP-147)
+        canonical = barrier.savepoint is not None or self._data_finished
         try:
             snapshots: dict[int, Any] = dict(
-                self.chain.snapshot_state(barrier.checkpoint_id, barrier.timestamp)
+                self.chain.snapshot_state(barrier.checkpoint_id, barrier.timestamp, canonical)
             )
         except CheckpointDeclinedError as err:
             self._decline(barrier.checkpoint_id, str(err))

@@ -19,7 +19,7 @@ from typing import Any
 import cloudpickle
 
 from millstream.graph.job_graph import JobVertex
-from millstream.runtime.checkpoint.storage import resolve_state
+from millstream.runtime.checkpoint.storage import resolve_state, shared_state_directory
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import ExecutionState, TaskExecutionState, check_transition
 from millstream.runtime.ids import ResultPartitionID
@@ -206,6 +206,7 @@ class Task:
             collect_channels=self._collect_channels,
             processing_time_service=timers,
             final_checkpoint=final_checkpoint,
+            shared_state_dir=shared_state_directory(job_config, self.tdd.job_id),
         )
         chain = OperatorChain.create(vertex, env)
         restored = resolve_state(self.tdd.restored_state) if self.tdd.restored_state else None

@@ -14,7 +14,7 @@ import cloudpickle
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.runtime.checkpoint.storage import SerializedState, write_state_file
+from millstream.runtime.checkpoint.storage import FileStateHandle, SerializedState, write_state_file
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import TaskExecutionState
 from millstream.runtime.ids import ResourceID, ResultPartitionID
@@ -22,6 +22,7 @@ from millstream.runtime.operators.sinks import CollectChannels
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import JobMasterGateway
 from millstream.runtime.state.backends import add_task_manager_slots
+from millstream.runtime.state.incremental import PendingUpload, delete_files, incremental_handles
 from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
@@ -231,6 +232,9 @@ class _CheckpointResponder:
         # pickled here, on the task thread: the snapshot's values may be the live state's
         # objects, which the task changes as soon as it goes on
         state = cloudpickle.dumps(snapshots, protocol=pickle.HIGHEST_PROTOCOL)
+        handles = incremental_handles(snapshots)
+        uploads = [h.pending for h in handles if h.pending is not None]
+        shared = frozenset(path for h in handles for path in h.shared.values())
         if savepoint is not None:
             target = savepoint
         elif self._directory is not None:
@@ -238,21 +242,46 @@ class _CheckpointResponder:
                 self._directory.removeprefix("file://"), self._job_id, f"chk-{checkpoint_id}"
             )
         else:
+            for upload in uploads:  # no directory: no incremental snapshots (never happens)
+                upload.discard()
             self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, SerializedState(state))
             return
-        self._io().submit(self._write_and_acknowledge, checkpoint_id, target, state)
-
-    def _write_and_acknowledge(self, checkpoint_id: int, target: str, state: bytes) -> None:
         try:
+            self._io().submit(self._write_and_acknowledge, checkpoint_id, target, state, uploads, shared)
+        except RuntimeError:  # the TaskManager is shutting down
+            for upload in uploads:
+                upload.discard()
+            raise
+
+    def _write_and_acknowledge(
+        self,
+        checkpoint_id: int,
+        target: str,
+        state: bytes,
+        uploads: list[PendingUpload],
+        shared: frozenset[str],
+    ) -> None:
+        """Upload the new files of incremental snapshots, write the state file, acknowledge."""
+        uploaded: list[str] = []
+        try:
+            for upload in uploads:
+                uploaded.extend(upload.run())
             handle = write_state_file(target, f"task-{self._attempt_id}", state)
         except Exception as err:  # storage full, permissions: the checkpoint fails, not the task
             log.warning(
                 "checkpoint %d: writing the state of %s failed: %r", checkpoint_id, self._attempt_id, err
             )
+            for upload in uploads:
+                upload.discard()
+            delete_files(uploaded)
             self.decline(checkpoint_id, f"writing the task's state failed: {err!r}")
             return
-        if handle is not None:  # None: the checkpoint was aborted meanwhile
-            self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, handle)
+        if handle is None:  # the checkpoint was aborted meanwhile: nobody references the files
+            delete_files(uploaded)
+            return
+        if shared:
+            handle = FileStateHandle(handle.path, handle.size, shared, frozenset(uploaded))
+        self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, handle)
 
     def decline(self, checkpoint_id: int, reason: str) -> None:
         self._job_master.decline_checkpoint(self._attempt_id, checkpoint_id, reason)
