@@ -152,6 +152,47 @@ def test_a_savepoint_of_a_running_job_leaves_it_running_and_can_be_restored(tmp_
     assert not (after - expected())  # nothing that a full run would not write
 
 
+@pytest.mark.parametrize(("second_parallelism", "second_backend"), [(3, "rocksdb"), (1, "hashmap")])
+def test_a_retained_incremental_checkpoint_resumes_at_another_parallelism_and_backend(
+    tmp_path: Path, second_parallelism: int, second_backend: str
+) -> None:
+    """RocksDB with incremental checkpoints, cancelled after a few checkpoints (so the
+    retained one references files uploaded by earlier ones): started again from it at
+    parallelism 3 on RocksDB (key-group ranges copied out of the handles) or at 1 on the
+    heap (the handles read into the canonical form)."""
+    out, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
+    conf = (
+        Configuration()
+        .set_string("state.backend.type", "rocksdb")
+        .set_string("state.backend.incremental", "true")
+        .set_string("execution.checkpointing.dir", str(checkpoints))
+        .set_string("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
+    )
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    build(env, str(out))
+    client = env.execute_async("cancelled")
+    deadline = time.monotonic() + 60
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 4:
+        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
+        assert time.monotonic() < deadline, "no checkpoints completed"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    client.cancel()
+    with pytest.raises(Exception, match="cancelled"):
+        client.get_job_execution_result(60)
+    job_dir = next(checkpoints.iterdir())
+    retained = [p for p in job_dir.iterdir() if p.name.startswith("chk-")]
+    assert len(retained) == 1 and any((job_dir / "shared").iterdir())
+    before = committed_lines(out)
+    assert 0 < sum(before.values()) < sum(expected().values())  # cancelled part-way
+
+    env = env_for(second_parallelism, second_backend, restore=str(job_dir))
+    build(env, str(out))
+    env.execute("resumed")
+    assert committed_lines(out) == expected()
+    assert any((job_dir / "shared").iterdir())  # the first job's checkpoint: never deleted by the second
+
+
 def test_a_savepoint_needs_a_directory_and_drain_is_refused(tmp_path: Path) -> None:
     env = env_for(1, "hashmap")
     build(env, str(tmp_path / "out"))
