@@ -85,10 +85,14 @@ def run_millstream(
     checkpoint_ms: int = 0,
     timings: dict[str, float] | None = None,
     unaligned: bool = False,
+    backend: str = "hashmap",
 ) -> tuple[float, dict[tuple[str, int], int]]:
     """Seconds and window sums of one run (``checkpoint_ms`` > 0: with checkpoints that often;
-    ``timings["last_result"]``: seconds until the last window sum arrived)."""
-    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    ``timings["last_result"]``: seconds until the last window sum arrived; ``backend``:
+    state.backend.type)."""
+    env = StreamExecutionEnvironment.get_execution_environment(
+        Configuration().set_string("state.backend.type", backend)
+    )
     env.set_parallelism(parallelism)
     if checkpoint_ms:
         env.enable_checkpointing(checkpoint_ms)

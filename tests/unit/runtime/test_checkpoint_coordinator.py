@@ -292,7 +292,10 @@ def test_shared_state_files_live_while_a_retained_or_pending_checkpoint_referenc
 
     def state(files: list[str], uploaded: list[str]) -> tuple[str, FileStateHandle]:
         # (task key, handle): what the JobMaster hands the coordinator
-        return ("map", FileStateHandle("state", 1, frozenset(files), frozenset(uploaded)))
+        handle = FileStateHandle(
+            "state", 1, frozenset(files), frozenset(uploaded), 3 * len(files), 3 * len(uploaded)
+        )
+        return ("map", handle)
 
     storage = FileSystemCheckpointStorage(str(tmp_path))
     h = Harness(storage, tasks=("map-0", "map-1"), retained=1, max_concurrent=2, tolerable_failures=5)
@@ -313,6 +316,8 @@ def test_shared_state_files_live_while_a_retained_or_pending_checkpoint_referenc
     c.receive_acknowledge("map-1", 2, None)
     assert h.completed == [1, 2]
     assert not os.path.exists(a) and os.path.exists(b) and os.path.exists(x)  # 1 was discarded
+    stats = c.statistics()  # checkpointed size: what 2 wrote; full size: with the reused b
+    assert stats["lastCheckpointFullSize"] - stats["lastCheckpointSize"] == 3
     late = file("late")
     c.receive_acknowledge("map-0", 3, state([b, late], [late]))  # after the abort: dropped
     assert not os.path.exists(late) and os.path.exists(b)

@@ -65,7 +65,7 @@ def test_only_new_files_are_uploaded_and_a_handle_restores_its_state(tmp_path) -
         expected = normalized(b.snapshot())
         reused = set(second.shared.values()) - second.uploaded
         assert reused and reused <= set(first.shared.values())  # the old files, referenced
-        assert second.uploaded and second.uploaded_size < second.full_size / 2
+        assert second.uploaded and second.uploaded_size < second.shared_size / 2
         assert all(os.path.isfile(path) for path in second.shared.values())
     finally:
         b.dispose()

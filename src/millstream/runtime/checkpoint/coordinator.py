@@ -153,7 +153,8 @@ class CheckpointCoordinator:
         self.num_completed = 0
         self.num_failed = 0
         self.last_duration_ms: int | None = None
-        self.last_size_bytes: int | None = None
+        self.last_size_bytes: int | None = None  # written for it (incremental: the new files)
+        self.last_full_size_bytes: int | None = None  # everything it references
 
     # -- scheduling --------------------------------------------------------------------------
 
@@ -380,8 +381,7 @@ class CheckpointCoordinator:
         self._last_completion_ms = now
         self._consecutive_failures = 0
         self.num_completed += 1
-        self.last_duration_ms = now - pending.timestamp
-        self.last_size_bytes = sum(state_size(state) for state in completed.task_states.values())
+        self._record_statistics(completed, now - pending.timestamp)
         # earlier checkpoints still pending are subsumed by this one (Flink aborts them)
         for older in [
             p
@@ -409,11 +409,16 @@ class CheckpointCoordinator:
             self._after_end()
             return
         self.num_completed += 1
-        self.last_duration_ms = completed.completion_timestamp - pending.timestamp
-        self.last_size_bytes = sum(state_size(state) for state in completed.task_states.values())
+        self._record_statistics(completed, completed.completion_timestamp - pending.timestamp)
         self._notify_complete(pending.checkpoint_id)
         pending.savepoint_result.set_result(pending.savepoint_dir)
         self._after_end()
+
+    def _record_statistics(self, completed: CompletedCheckpoint, duration_ms: int) -> None:
+        states = completed.task_states.values()
+        self.last_duration_ms = duration_ms
+        self.last_size_bytes = sum(state_size(state) for state in states)
+        self.last_full_size_bytes = sum(state_size(state, full=True) for state in states)
 
     def _abort(self, pending: PendingCheckpoint, reason: CheckpointFailureReason, detail: str = "") -> None:
         if self.pending.pop(pending.checkpoint_id, None) is None:
@@ -475,6 +480,9 @@ class CheckpointCoordinator:
             "numberOfInProgressCheckpoints": len(self.pending),
             "lastCheckpointDuration": self.last_duration_ms if self.last_duration_ms is not None else -1,
             "lastCheckpointSize": self.last_size_bytes if self.last_size_bytes is not None else -1,
+            "lastCheckpointFullSize": (
+                self.last_full_size_bytes if self.last_full_size_bytes is not None else -1
+            ),
             "lastCompletedCheckpointId": latest.checkpoint_id if latest is not None else -1,
             "lastCheckpointExternalPath": (latest.external_pointer or "") if latest is not None else "",
         }

@@ -55,13 +55,16 @@ class FileStateHandle:
 
     ``shared``: the files of the job's shared directory the snapshot references (RocksDB's
     incremental checkpoints), ``uploaded``: those of them this checkpoint wrote (the others
-    were written by an earlier checkpoint and must still be registered).
+    were written by an earlier checkpoint and must still be registered); ``shared_size`` and
+    ``uploaded_size``: their bytes.
     """
 
     path: str
     size: int
     shared: frozenset[str] = frozenset()
     uploaded: frozenset[str] = frozenset()
+    shared_size: int = 0
+    uploaded_size: int = 0
 
     def load(self) -> Any:
         """The snapshot (the file is on storage every TaskManager and the JobManager reach)."""
@@ -160,11 +163,14 @@ def inline_task_state(task_state: Any) -> Any:
     return task_state
 
 
-def state_size(task_state: Any) -> int:
-    """Bytes of a task's acknowledged state (its file, or its pickled form)."""
+def state_size(task_state: Any, full: bool = False) -> int:
+    """Bytes a task's acknowledged state wrote for this checkpoint (its file, or its pickled
+    form, and the shared files it uploaded: Flink's checkpointed size); ``full``: with every
+    shared file it references (Flink's full checkpoint size)."""
     if isinstance(task_state, tuple) and len(task_state) == 2:
         if isinstance(task_state[1], FileStateHandle):
-            return task_state[1].size
+            handle = task_state[1]
+            return handle.size + (handle.shared_size if full else handle.uploaded_size)
         if isinstance(task_state[1], SerializedState):
             return len(task_state[1].data)
     return len(pickle.dumps(task_state, protocol=pickle.HIGHEST_PROTOCOL))

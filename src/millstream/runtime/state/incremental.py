@@ -107,16 +107,14 @@ class IncrementalKeyedStateHandle:
         return not self.is_empty()
 
     @property
-    def full_size(self) -> int:
-        """Bytes of every SST file the checkpoint needs."""
-        return sum(self.sizes.values()) + sum(len(data) for data in self.private.values())
+    def shared_size(self) -> int:
+        """Bytes of the SST files the checkpoint references."""
+        return sum(self.sizes.values())
 
     @property
     def uploaded_size(self) -> int:
-        """Bytes this checkpoint copied (its SST files that were new, and its small files)."""
-        names = {path: name for name, path in self.shared.items()}
-        new = sum(self.sizes.get(names.get(path, ""), 0) for path in self.uploaded)
-        return new + sum(len(data) for data in self.private.values())
+        """Bytes of the SST files this checkpoint uploaded (the new ones)."""
+        return sum(size for name, size in self.sizes.items() if self.shared[name] in self.uploaded)
 
 
 def materialize(handle: IncrementalKeyedStateHandle, directory: str) -> None:

@@ -235,6 +235,7 @@ class _CheckpointResponder:
         handles = incremental_handles(snapshots)
         uploads = [h.pending for h in handles if h.pending is not None]
         shared = frozenset(path for h in handles for path in h.shared.values())
+        sizes = (sum(h.shared_size for h in handles), sum(h.uploaded_size for h in handles))
         if savepoint is not None:
             target = savepoint
         elif self._directory is not None:
@@ -247,7 +248,9 @@ class _CheckpointResponder:
             self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, SerializedState(state))
             return
         try:
-            self._io().submit(self._write_and_acknowledge, checkpoint_id, target, state, uploads, shared)
+            self._io().submit(
+                self._write_and_acknowledge, checkpoint_id, target, state, uploads, shared, sizes
+            )
         except RuntimeError:  # the TaskManager is shutting down
             for upload in uploads:
                 upload.discard()
@@ -260,8 +263,10 @@ class _CheckpointResponder:
         state: bytes,
         uploads: list[PendingUpload],
         shared: frozenset[str],
+        sizes: tuple[int, int],
     ) -> None:
-        """Upload the new files of incremental snapshots, write the state file, acknowledge."""
+        """Upload the new files of incremental snapshots, write the state file, acknowledge
+        (``sizes``: bytes of the shared files referenced and of those uploaded)."""
         uploaded: list[str] = []
         try:
             for upload in uploads:
@@ -280,7 +285,7 @@ class _CheckpointResponder:
             delete_files(uploaded)
             return
         if shared:
-            handle = FileStateHandle(handle.path, handle.size, shared, frozenset(uploaded))
+            handle = FileStateHandle(handle.path, handle.size, shared, frozenset(uploaded), *sizes)
         self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, handle)
 
     def decline(self, checkpoint_id: int, reason: str) -> None:
