@@ -164,9 +164,8 @@ def part_windows(args: argparse.Namespace) -> bool:
     for backend, runs in times.items():
         print(f"   {backend:<8} {n / min(runs):>10,.0f} events/s (best {min(runs):.2f} s of {len(runs)})")
     ratios = sorted(h / r for h, r in zip(times["hashmap"], times["rocksdb"], strict=True))
-    print(
-        f"   RocksDB / heap throughput: median {statistics.median(ratios):.2f} of {[round(r, 2) for r in ratios]}"
-    )
+    listed = [round(r, 2) for r in ratios]
+    print(f"   RocksDB / heap throughput: median {statistics.median(ratios):.2f} of {listed}")
     return ok
 
 
@@ -230,11 +229,12 @@ def part_checkpoints(args: argparse.Namespace) -> bool:
             if not runs:
                 print(f"   {name}: no checkpoint completed (a longer job: --ckpt-events)")
                 return False
+            durations, written = [r[1] for r in runs], [r[2] / MIB for r in runs]
             print(
-                f"   {name:<11} {len(runs)} checkpoints: duration median {statistics.median(r[1] for r in runs):,.0f} ms"
-                f" (max {max(r[1] for r in runs):,} ms); written median {statistics.median(r[2] for r in runs) / MIB:,.1f} MiB,"
-                f" total {sum(r[2] for r in runs) / MIB:,.1f} MiB; full size of the last "
-                f"{runs[-1][3] / MIB:,.1f} MiB"
+                f"   {name:<11} {len(runs)} checkpoints: "
+                f"duration median {statistics.median(durations):,.0f} ms"
+                f" (max {max(durations):,} ms); written median {statistics.median(written):,.1f} MiB,"
+                f" total {sum(written):,.1f} MiB; full size of the last {runs[-1][3] / MIB:,.1f} MiB"
             )
             print(
                 "      per checkpoint (ms, MiB written): "
@@ -245,7 +245,8 @@ def part_checkpoints(args: argparse.Namespace) -> bool:
     ratio = statistics.median(r[2] for r in full) / max(1, statistics.median(r[2] for r in inc))
     speed = statistics.median(r[1] for r in full) / max(1, statistics.median(r[1] for r in inc))
     print(
-        f"   full / incremental: {ratio:.1f}x the bytes written per checkpoint, {speed:.1f}x the duration (medians)"
+        f"   full / incremental: {ratio:.1f}x the bytes written per checkpoint, "
+        f"{speed:.1f}x the duration (medians)"
     )
     return True
 
