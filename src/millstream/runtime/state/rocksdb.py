@@ -89,6 +89,14 @@ def _options(settings: Any) -> Any:
     table.set_cache_index_and_filter_blocks(True)
     table.set_pin_l0_filter_and_index_blocks_in_cache(True)
     table.set_bloom_filter(10, False)
+    # partitioned index and filters (Flink's state.backend.rocksdb.memory.partitioned-index-filters):
+    # a lookup loads one small partition, not a file's whole filter; with whole filters in a
+    # bounded cache, a large state re-read megabytes of filter per lookup once they no
+    # longer fit (10M keys: past 4.5M, under 4,000 lookups/s instead of 70,000)
+    table.set_index_type(rocksdict.BlockBasedIndexType.two_level_index_search())
+    table.set_partition_filters(True)
+    table.set_metadata_block_size(4096)
+    table.set_pin_top_level_index_and_filter(True)
     options.set_block_based_table_factory(table)
     options.set_write_buffer_manager(buffers)
     options.set_max_background_jobs(2)
