@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--keys", type=int, default=10_000_000, help="keys of the value-state run")
-    parser.add_argument("--rss-bound-mib", type=int, default=768, help="RocksDB TaskManager peak RSS bound")
+    parser.add_argument("--rss-bound-mib", type=int, default=512, help="RocksDB TaskManager peak RSS bound")
     parser.add_argument("--events", type=int, default=None, help="window benchmark events (default: all)")
     parser.add_argument("--repeat", type=int, default=3, help="heap/RocksDB window run pairs")
     parser.add_argument("--ckpt-keys", type=int, default=500_000, help="keys of the checkpoint job")
