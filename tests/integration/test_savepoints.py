@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from millstream.common import Configuration, Encoder, JobStatus, Time, Types, WatermarkStrategy
-from millstream.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from millstream.datastream import KeyedProcessFunction, SourceFunction, StreamExecutionEnvironment
 from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.datastream.state import ValueStateDescriptor
@@ -193,15 +193,97 @@ def test_a_retained_incremental_checkpoint_resumes_at_another_parallelism_and_ba
     assert any((job_dir / "shared").iterdir())  # the first job's checkpoint: never deleted by the second
 
 
-def test_a_savepoint_needs_a_directory_and_drain_is_refused(tmp_path: Path) -> None:
+def test_stop_with_drain_fires_every_window_before_the_savepoint_and_ends_the_job(tmp_path: Path) -> None:
+    """stop --drain: the sources end their input, the final watermark fires every window
+    (each event the running count saw is in some fired window), the savepoint is the tasks'
+    final checkpoint and the job ends FINISHED by itself; resumed from the savepoint the job
+    continues with the unread events, the running counts where they were."""
+    out = tmp_path / "out"
+    env = env_for(2, "rocksdb")
+    build(env, str(out))
+    client = env.execute_async("drained")
+    deadline = time.monotonic() + 60
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 1:
+        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
+        assert time.monotonic() < deadline, "no checkpoint completed"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    path = client.stop_with_savepoint(True, str(tmp_path / "savepoints")).result(60)
+    client.get_job_execution_result(60)  # ends by itself (raises if it failed)
+    assert client.get_job_status() is JobStatus.FINISHED
+    first = committed_lines(out)
+    counted = sum(n for line, n in first.items() if line.startswith("c,"))
+    windowed = sum(int(line.split(",")[3]) * n for line, n in first.items() if line.startswith("w,"))
+    assert 0 < counted < EVENTS
+    assert windowed == counted  # every window fired: nothing waits in a window
+
+    env = env_for(3, "hashmap", restore=path)
+    build(env, str(out))
+    env.execute("after the drained savepoint")
+    both = committed_lines(out)
+    assert +Counter({k: v for k, v in both.items() if k.startswith("c,")}) == +Counter(
+        {k: v for k, v in expected().items() if k.startswith("c,")}
+    )  # every running count once, continued from the savepoint
+    assert sum(int(line.split(",")[3]) * n for line, n in both.items() if line.startswith("w,")) == EVENTS
+
+
+class Ticks(SourceFunction):
+    """A legacy source that emits until it is cancelled."""
+
+    def __init__(self) -> None:
+        self.running = True
+
+    def run(self, ctx):  # type: ignore[no-untyped-def]
+        i = 0
+        while self.running:
+            with ctx.get_checkpoint_lock():
+                for _ in range(50):
+                    ctx.collect((i % KEYS, i))
+                    i += 1
+            time.sleep(0.005)  # a source's own pace (about 10,000 events/s), not synchronisation
+
+    def cancel(self) -> None:
+        self.running = False
+
+
+def test_stop_with_drain_ends_a_legacy_source_function_too(tmp_path: Path) -> None:
+    """A SourceFunction is cancelled (its run() returns), then ends as a bounded one: the
+    final watermark fires every window before the savepoint."""
+    out = tmp_path / "out"
+    env = env_for(2, "hashmap")
+    env.enable_checkpointing(100)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda v, ts: v[1] * 10)
+    events = env.add_source(Ticks(), "ticks", Types.TUPLE([Types.INT(), Types.LONG()]))
+    keyed = events.assign_timestamps_and_watermarks(strategy).key_by(lambda v: v[0], Types.INT())
+    windows = (
+        keyed.map(lambda v: (v[0], 1))
+        .key_by(lambda v: v[0], Types.INT())
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .map(lambda v: f"w,{v[0]},{v[1]}", Types.STRING())
+    )
+    running = keyed.process(RunningCount(), Types.STRING())
+    windows.union(running).sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
+    client = env.execute_async("legacy drained")
+    deadline = time.monotonic() + 60
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 2:
+        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
+        assert time.monotonic() < deadline, "no checkpoint completed"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    client.stop_with_savepoint(True, str(tmp_path / "savepoints")).result(60)
+    client.get_job_execution_result(60)
+    lines = committed_lines(out)
+    counted = sum(n for line, n in lines.items() if line.startswith("c,"))
+    assert counted > 0
+    assert sum(int(line.split(",")[2]) * n for line, n in lines.items() if line.startswith("w,")) == counted
+
+
+def test_a_savepoint_needs_a_directory(tmp_path: Path) -> None:
     env = env_for(1, "hashmap")
     build(env, str(tmp_path / "out"))
     client = env.execute_async("no directory")
     try:
         with pytest.raises(Exception, match="no savepoint directory"):
             client.trigger_savepoint().result(60)
-        with pytest.raises(NotImplementedError, match="drain"):
-            client.stop_with_savepoint(True, str(tmp_path))
     finally:
         client.cancel()
         with pytest.raises(Exception, match="cancelled"):

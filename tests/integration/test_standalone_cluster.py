@@ -236,9 +236,11 @@ env.execute("savepointed on a standalone cluster")
 """
 
 
-def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_parallelism(tmp_path):
-    """``millstream stop -m ... --savepoint-path DIR JOB_ID``, then ``millstream run -s PATH
-    -p 1``: over both runs every rolling count is committed exactly once."""
+@pytest.mark.parametrize("drain", [False, True], ids=["stop", "stop --drain"])
+def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_parallelism(tmp_path, drain):
+    """``millstream stop -m ... --savepoint-path DIR [--drain] JOB_ID``, then ``millstream run
+    -s PATH -p 1``: over both runs every rolling count is committed exactly once (drained: the
+    job ends by itself after the savepoint, its sources having ended their input)."""
     from millstream.runtime.cluster_client import call_job_manager
 
     cluster_dir = tmp_path / "cluster"
@@ -269,7 +271,9 @@ def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_
         assert status == "RUNNING"
         stop = subprocess.run(
             [*MILLSTREAM, "stop", "-m", target, "-D", f"security.secret-file={secret}"]
-            + ["--savepoint-path", str(tmp_path / "savepoints"), job_id],
+            + ["--savepoint-path", str(tmp_path / "savepoints")]
+            + (["--drain"] if drain else [])
+            + [job_id],
             capture_output=True,
             text=True,
             timeout=90,

@@ -148,13 +148,7 @@ def _render_plan(captured: PlanCaptured, level: str, fmt: str) -> str:
 
 def _cmd_savepoint(args: argparse.Namespace) -> int:
     stop = args.command == "stop"
-    if stop and args.drain:
-        print(
-            "millstream stop: --drain (advance to the end of event time) is not supported; stop "
-            "without it: windows and timers continue after a restart from the savepoint",
-            file=sys.stderr,
-        )
-        return 2
+    drain = stop and args.drain
     directory = args.savepoint_path if stop else args.directory
     from millstream.runtime.cluster_client import call_job_manager
 
@@ -167,6 +161,7 @@ def _cmd_savepoint(args: argparse.Namespace) -> int:
             args.job_id,
             None if directory is None else os.path.abspath(directory),
             stop,
+            drain,
         )
     except Exception as err:
         print(f"millstream {args.command}: {err}", file=sys.stderr)

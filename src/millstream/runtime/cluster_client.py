@@ -112,8 +112,8 @@ class ClusterExecutor:
             collect,
             shutdown,
             lambda: connection.call("jobmanager", "job_metrics", job_id),
-            savepoint=lambda directory, stop: connection.call(
-                "jobmanager", "trigger_savepoint", job_id, directory, stop
+            savepoint=lambda directory, stop, drain: connection.call(
+                "jobmanager", "trigger_savepoint", job_id, directory, stop, drain
             ),
         )
 

@@ -227,7 +227,7 @@ class JobClient:
         shutdown: Callable[[bool], None],
         metrics: Callable[[], Future[dict[str, Any]]] | None = None,
         checkpoint_statistics: Callable[[], Future[dict[str, Any]]] | None = None,
-        savepoint: Callable[[str | None, bool], Future[str]] | None = None,
+        savepoint: Callable[[str | None, bool, bool], Future[str]] | None = None,
     ) -> None:
         self._job_id = job_id
         self._savepoint = savepoint
@@ -270,22 +270,18 @@ class JobClient:
         self, advance_to_end_of_event_time: bool = False, savepoint_directory: str | None = None
     ) -> Future[str]:
         """Take a savepoint, then stop the job (it ends FINISHED); the future's result is the
-        savepoint's path. ``advance_to_end_of_event_time`` (drain) is not supported."""
-        if advance_to_end_of_event_time:
-            raise NotImplementedError(
-                "stop with savepoint and drain (advance to the end of event time) is not supported; "
-                "stop without draining: windows and timers continue after a restart from the savepoint"
-            )
-        return self._request_savepoint(savepoint_directory, stop=True)
+        savepoint's path. ``advance_to_end_of_event_time`` (drain): the sources end their
+        input first, so every window and event-time timer fires before the savepoint."""
+        return self._request_savepoint(savepoint_directory, stop=True, drain=advance_to_end_of_event_time)
 
-    def _request_savepoint(self, directory: str | None, stop: bool) -> Future[str]:
+    def _request_savepoint(self, directory: str | None, stop: bool, drain: bool = False) -> Future[str]:
         if self._savepoint is None:
             raise NotImplementedError("this job's runner takes no savepoints")
         if self._result.done():
             failed: Future[str] = Future()
             failed.set_exception(RuntimeError(f"job {self._job_id} is not running"))
             return failed
-        return self._savepoint(None if directory is None else str(directory), stop)
+        return self._savepoint(None if directory is None else str(directory), stop, drain)
 
     def run_to_completion(self) -> JobExecutionResult:
         """Wait for the result; whatever happens (Ctrl-C too), release what runs the job."""

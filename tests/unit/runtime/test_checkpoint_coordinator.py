@@ -45,7 +45,7 @@ class Harness:
             CheckpointingSettings(**{"interval_ms": 1000, **settings}),
             storage or InMemoryCheckpointStorage(),
             tasks=lambda: self.tasks,
-            trigger=lambda cid, ts, savepoint: self.triggered.append(cid),
+            trigger=lambda cid, ts, savepoint, drain: self.triggered.append(cid),
             notify_complete=self.completed.append,
             notify_aborted=self.aborted.append,
             on_failure=self.failures.append,

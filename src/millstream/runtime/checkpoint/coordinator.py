@@ -98,6 +98,7 @@ class PendingCheckpoint:
     task_states: dict[str, Any] = field(default_factory=dict)  # attempt id -> its snapshot
     savepoint_dir: str | None = None  # a savepoint: its directory
     savepoint_result: Future[str] | None = None  # a savepoint: its path when it completes
+    drain: bool = False  # a savepoint of stop --drain: the sources end their input first
 
     @property
     def fully_acknowledged(self) -> bool:
@@ -115,7 +116,7 @@ class CheckpointCoordinator:
         storage: CheckpointStorage,
         *,
         tasks: Callable[[], Iterable[str] | None],
-        trigger: Callable[[int, int, str | None], None],
+        trigger: Callable[[int, int, str | None, bool], None],
         notify_complete: Callable[[int], None],
         notify_aborted: Callable[[int], None],
         on_failure: Callable[[Exception], None],
@@ -123,8 +124,8 @@ class CheckpointCoordinator:
         schedule: Callable[[int, Callable[[], None]], None],
     ) -> None:
         """``tasks()``: the attempt ids that must acknowledge, or None while not all are running;
-        ``trigger(checkpoint_id, timestamp, savepoint directory or None)``: inject the
-        barrier at the sources."""
+        ``trigger(checkpoint_id, timestamp, savepoint directory or None, drain)``: inject the
+        barrier at the sources (drain: after ending their input)."""
         self.job_id = job_id
         self.settings = settings
         self.storage = storage
@@ -143,7 +144,8 @@ class CheckpointCoordinator:
         self._periodic = False
         self._generation = 0  # a stopped scheduler's callbacks see an older generation
         self._deferred = False  # a periodic trigger waits for a pending checkpoint to end
-        self._queued_savepoints: list[tuple[str, Future[str]]] = []  # wait for pending checkpoints
+        # (directory, result, drain): wait for pending checkpoints
+        self._queued_savepoints: list[tuple[str, Future[str], bool]] = []
         self._shut_down = False
         self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
         self.operator_ids: dict[int, str] = {}  # node id -> operator state id, kept in the metadata
@@ -215,28 +217,29 @@ class CheckpointCoordinator:
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
             self.storage.initialize_location(self.job_id, checkpoint_id)
-            self._trigger(checkpoint_id, now, None)
+            self._trigger(checkpoint_id, now, None, False)
         except Exception as err:
             self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
             raise CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)) from err
         return pending
 
-    def trigger_savepoint(self, directory: str) -> Future[str]:
+    def trigger_savepoint(self, directory: str, drain: bool = False) -> Future[str]:
         """Take a savepoint into a new directory under ``directory``; the future completes with
         its path (or the reason it failed). It waits for pending checkpoints to end (one
         barrier at a time), takes no notice of the minimum pause, is not retained among the
         checkpoints (a failure restores the latest checkpoint) and is never deleted by the job;
-        its failure does not count towards the tolerated checkpoint failures."""
+        its failure does not count towards the tolerated checkpoint failures. ``drain``: the
+        source tasks end their input before they take it (stop --drain)."""
         result: Future[str] = Future()
         if self._shut_down:
             result.set_exception(CheckpointException(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN))
         elif self.pending:
-            self._queued_savepoints.append((directory, result))
+            self._queued_savepoints.append((directory, result, drain))
         else:
-            self._start_savepoint(directory, result)
+            self._start_savepoint(directory, result, drain)
         return result
 
-    def _start_savepoint(self, directory: str, result: Future[str]) -> None:
+    def _start_savepoint(self, directory: str, result: Future[str], drain: bool) -> None:
         tasks = self._tasks()
         if tasks is None:
             result.set_exception(CheckpointException(CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING))
@@ -249,11 +252,13 @@ class CheckpointCoordinator:
         now = self._now()
         checkpoint_id = self._next_id
         self._next_id += 1
-        pending = PendingCheckpoint(checkpoint_id, now, set(tasks), dict(self._finished_states), path, result)
+        pending = PendingCheckpoint(
+            checkpoint_id, now, set(tasks), dict(self._finished_states), path, result, drain
+        )
         self.pending[checkpoint_id] = pending
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
-            self._trigger(checkpoint_id, now, path)
+            self._trigger(checkpoint_id, now, path, drain)
         except Exception as err:
             self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
 
@@ -332,7 +337,7 @@ class CheckpointCoordinator:
         self.stop_scheduler()
         self.abort_pending(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN)
         self._shut_down = True
-        for _directory, result in self._queued_savepoints:
+        for _directory, result, _drain in self._queued_savepoints:
             result.set_exception(CheckpointException(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SHUTDOWN))
         self._queued_savepoints.clear()
         retention = self.settings.retention
@@ -461,8 +466,8 @@ class CheckpointCoordinator:
         """A checkpoint ended: a queued savepoint goes now; a deferred periodic trigger may go
         now (or after the min pause)."""
         if self._queued_savepoints and not self.pending:
-            directory, result = self._queued_savepoints.pop(0)
-            self._start_savepoint(directory, result)
+            directory, result, drain = self._queued_savepoints.pop(0)
+            self._start_savepoint(directory, result, drain)
             return
         if self._deferred and self._periodic and len(self.pending) < self.settings.max_concurrent:
             self._deferred = False

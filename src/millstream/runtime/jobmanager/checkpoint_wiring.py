@@ -49,8 +49,8 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         settings,
         storage,
         tasks=lambda: _running_tasks(master),
-        trigger=lambda checkpoint_id, timestamp, savepoint: _trigger_sources(
-            master, checkpoint_id, timestamp, savepoint=savepoint
+        trigger=lambda checkpoint_id, timestamp, savepoint, drain: _trigger_sources(
+            master, checkpoint_id, timestamp, savepoint=savepoint, drain=drain
         ),
         notify_complete=lambda checkpoint_id: _tell_running(
             master, "notify_checkpoint_complete", checkpoint_id
@@ -91,6 +91,7 @@ def trigger_tasks_left_without_barrier(master: JobMaster) -> None:
             pending.timestamp,
             pending.not_yet_acknowledged,
             savepoint=pending.savepoint_dir,
+            drain=pending.drain,
         )
 
 
@@ -100,10 +101,12 @@ def _trigger_sources(
     timestamp: int,
     only: set[str] | None = None,
     savepoint: str | None = None,
+    drain: bool = False,
 ) -> None:
     """Trigger the tasks no barrier reaches: running sources, and running tasks whose
     producers all finished (Flink's DefaultCheckpointPlanCalculator); ``only``: among these;
-    ``savepoint``: the savepoint's directory (the tasks write their state files there)."""
+    ``savepoint``: the savepoint's directory (the tasks write their state files there);
+    ``drain``: sources end their input before they take it."""
     finished_vertices = _finished_job_vertices(master)
     data_sets = master.job_graph.data_sets
     for execution in master.executions.values():
@@ -118,7 +121,7 @@ def _trigger_sources(
         if offer is not None:
             _ignore_failure(
                 offer.task_executor.trigger_checkpoint(
-                    execution.attempt_id, checkpoint_id, timestamp, savepoint
+                    execution.attempt_id, checkpoint_id, timestamp, savepoint, drain
                 )
             )
 

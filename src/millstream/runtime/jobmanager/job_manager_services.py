@@ -133,12 +133,15 @@ class JobManagerServices:
             raise KeyError(f"no running job {job_id}")
         return master.request_task_metrics()
 
-    def trigger_savepoint(self, job_id: str, directory: str | None, stop: bool) -> Future[str]:
-        """RPC: take a savepoint of a running job (``stop``: then stop it); its path."""
+    def trigger_savepoint(
+        self, job_id: str, directory: str | None, stop: bool, drain: bool = False
+    ) -> Future[str]:
+        """RPC: take a savepoint of a running job (``stop``: then stop it; ``drain``: after the
+        end of event time); its path."""
         master = self.dispatcher.job_masters.get(job_id)
         if master is None:
             raise KeyError(f"no running job {job_id}")
-        return master.trigger_savepoint(directory, stop)
+        return master.trigger_savepoint(directory, stop, drain)
 
     def cancel_job(self, job_id: str) -> None:
         """RPC: cancel a running job."""

@@ -539,10 +539,13 @@ class JobMaster(RpcEndpoint):
             if isinstance(released, Future):
                 released.add_done_callback(lambda f: f.exception())  # a lost TM took its files along
 
-    def trigger_savepoint(self, directory: str | None = None, stop: bool = False) -> Future[str]:
-        """Take a savepoint (``savepoints.py``); ``stop``: then stop the job (any thread)."""
+    def trigger_savepoint(
+        self, directory: str | None = None, stop: bool = False, drain: bool = False
+    ) -> Future[str]:
+        """Take a savepoint (``savepoints.py``); ``stop``: then stop the job; ``drain``: the
+        sources end their input first (any thread)."""
         result: Future[str] = Future()
-        self.run_async(trigger_savepoint, self, directory, stop, result)
+        self.run_async(trigger_savepoint, self, directory, stop, result, drain)
         return result
 
     def stop_after_savepoint(self) -> None:

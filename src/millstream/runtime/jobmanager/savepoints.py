@@ -12,7 +12,15 @@ Stop-with-savepoint (``millstream stop --savepoint-path DIR JOB_ID``,
 completion is told to the tasks (sinks commit what it covers) and the job is stopped: its
 tasks are cancelled and it ends FINISHED, as in Flink. Windows and timers are not fired
 (no final watermark), so a job restarted from the savepoint continues exactly where it
-stopped. ``--drain`` (advance to the end of event time first) is not built.
+stopped.
+
+With ``--drain`` (``advance_to_end_of_event_time``) the source tasks end their input when
+the savepoint's trigger reaches them, as a bounded source ends: the final watermark fires
+every window and event-time timer, the operators finish, and the savepoint is taken after
+that, as the tasks' final checkpoint (FLIP-147); its completion lets every task end, so the
+job ends FINISHED by itself. A job restarted from such a savepoint has no window left to
+fire. If the savepoint fails, periodic checkpoints resume and the drained job ends with its
+next checkpoint.
 """
 
 from __future__ import annotations
@@ -30,9 +38,11 @@ class SavepointError(Exception):
     """A savepoint could not be taken (no directory, no checkpointing, a failed snapshot)."""
 
 
-def trigger_savepoint(master: JobMaster, directory: str | None, stop: bool, result: Future[str]) -> None:
+def trigger_savepoint(
+    master: JobMaster, directory: str | None, stop: bool, result: Future[str], drain: bool = False
+) -> None:
     """Take a savepoint of ``master``'s job (its main thread); ``result`` gets its path.
-    ``stop``: then stop the job (it ends FINISHED)."""
+    ``stop``: then stop the job (it ends FINISHED); ``drain``: end the input first."""
     job_config = master.job_graph.job_config
     target = directory or job_config.savepoint_dir
     coordinator = master.checkpoint_coordinator
@@ -52,9 +62,10 @@ def trigger_savepoint(master: JobMaster, directory: str | None, stop: bool, resu
             )
         )
         return
+    drain = stop and drain
     if stop:
         coordinator.stop_scheduler()
-    taken = coordinator.trigger_savepoint(target)
+    taken = coordinator.trigger_savepoint(target, drain)
 
     def done(future: Future[str]) -> None:
         error = future.exception()
@@ -65,7 +76,7 @@ def trigger_savepoint(master: JobMaster, directory: str | None, stop: bool, resu
             failure.__cause__ = error
             result.set_exception(failure)
             return
-        if stop:
+        if stop and not drain:  # drained tasks end by themselves once the savepoint completed
             master.stop_after_savepoint()
         result.set_result(future.result())
 

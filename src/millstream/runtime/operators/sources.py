@@ -75,6 +75,7 @@ class SourceOperator(_Source):
         self.available_at = 0.0
         self._strategy = watermark_strategy
         self._watermarks: TimestampsAndWatermarks | None = None
+        self._ended = False  # the input was ended early (stop-with-savepoint --drain)
 
     def open(self) -> None:
         """Create the reader for this subtask."""
@@ -101,6 +102,8 @@ class SourceOperator(_Source):
 
     def emit_next(self) -> InputStatus:
         """Poll one batch and emit it."""
+        if self._ended:
+            return InputStatus.END_OF_INPUT
         try:
             batch = self._reader.poll(SOURCE_BATCH)
         except Exception as err:
@@ -125,6 +128,12 @@ class SourceOperator(_Source):
         else:
             watermarks.process(batch, None, self._output)
         return InputStatus.MORE_AVAILABLE
+
+    def end_input(self) -> None:
+        """End the input now, as at the end of a bounded source: the final watermark goes out
+        (stop-with-savepoint --drain); the reader keeps its position for the savepoint."""
+        self._ended = True
+        self._emit_final_watermark()
 
     def snapshot_extra_state(self, checkpoint_id: int) -> Any:
         """The reader's position (after the last batch emitted)."""

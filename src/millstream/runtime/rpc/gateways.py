@@ -44,10 +44,15 @@ class TaskExecutorGateway(Protocol):
         ...
 
     def trigger_checkpoint(
-        self, attempt_id: str, checkpoint_id: int, timestamp: int, savepoint: str | None = None
+        self,
+        attempt_id: str,
+        checkpoint_id: int,
+        timestamp: int,
+        savepoint: str | None = None,
+        drain: bool = False,
     ) -> Any:
-        """Start a checkpoint (``savepoint``: a savepoint into that directory) at a source task
-        (it injects the barrier)."""
+        """Start a checkpoint (``savepoint``: a savepoint into that directory; ``drain``: end
+        the input first) at a source task (it injects the barrier)."""
         ...
 
     def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> Any:

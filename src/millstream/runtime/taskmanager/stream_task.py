@@ -83,6 +83,7 @@ class StreamTask:
         self._next_flush = _FOREVER  # owner: task thread
         self.canceled = False  # written by the cancelling thread, read by the task thread
         self._legacy_source: LegacySourceOperator | None = None
+        self._legacy_thread: threading.Thread | None = None
         self.processor = MailboxProcessor(mailbox, self._default_action)
         self.checkpoint_responder: CheckpointResponder | None = None
         self.running = False  # owner: task thread: opened and not yet finishing
@@ -97,10 +98,43 @@ class StreamTask:
 
     # -- checkpoints (task thread) -----------------------------------------------------------
 
-    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int, savepoint: str | None = None) -> None:
+    def trigger_checkpoint(
+        self, checkpoint_id: int, timestamp: int, savepoint: str | None = None, drain: bool = False
+    ) -> None:
         """A source task starts checkpoint ``checkpoint_id`` (a mail from the JobMaster's trigger;
-        ``savepoint``: a savepoint into that directory)."""
+        ``savepoint``: a savepoint into that directory). ``drain`` (stop-with-savepoint
+        --drain): the source ends its input now (final watermark, end of data) and takes the
+        savepoint afterwards, as its final checkpoint."""
+        if drain and self.running and not self._data_finished and self._end_input():
+            self.mailbox.put(
+                Mail(
+                    lambda: self.trigger_checkpoint(checkpoint_id, timestamp, savepoint),
+                    f"savepoint {checkpoint_id} after draining",
+                )
+            )
+            return
         self.perform_checkpoint(CheckpointBarrier(checkpoint_id, timestamp, self.unaligned, savepoint))
+
+    def _end_input(self) -> bool:
+        """End a source's input now, as if it were bounded and at its end (the processing loop
+        stops; ``invoke`` then finishes the operators). False: not a source."""
+        head = self.chain.head
+        if isinstance(head, LegacySourceOperator):
+            head.cancel()  # run() returns; the source emits the final watermark as at its end
+            thread = self._legacy_thread
+            if thread is not None:  # before this mail returns: its last mail stops this processor
+                thread.join(LEGACY_SOURCE_CANCEL_TIMEOUT_S)
+                if thread.is_alive():
+                    raise RuntimeError(
+                        f"SourceFunction of '{head.name}' did not return from run() within "
+                        f"{LEGACY_SOURCE_CANCEL_TIMEOUT_S:.0f} s of cancel() (stop with --drain)"
+                    )
+        elif isinstance(head, SourceOperator):
+            head.end_input()
+        else:
+            return False
+        self.processor.stop()
+        return True
 
     def perform_checkpoint(self, barrier: CheckpointBarrier) -> None:
         """Snapshot every operator, forward the barrier on every output, acknowledge.
@@ -324,6 +358,7 @@ class StreamTask:
             target=run_source, name=f"Legacy Source Thread - {source.name}", daemon=True
         )
         self._legacy_source = source
+        self._legacy_thread = thread
         thread.start()
         try:
             self.processor.run()

@@ -270,9 +270,12 @@ class Task:
 
     # -- checkpoints (any thread: handed to the task thread through its mailbox) ------------
 
-    def trigger_checkpoint(self, checkpoint_id: int, timestamp: int, savepoint: str | None = None) -> None:
+    def trigger_checkpoint(
+        self, checkpoint_id: int, timestamp: int, savepoint: str | None = None, drain: bool = False
+    ) -> None:
         """A source task starts checkpoint ``checkpoint_id`` (the JobMaster triggers sources only;
-        other tasks start when the barriers reach them); declined before the task runs."""
+        other tasks start when the barriers reach them); declined before the task runs.
+        ``drain``: the source ends its input first (stop-with-savepoint --drain)."""
         stream_task = self._stream_task
         if stream_task is None:
             if self._checkpoint_responder is not None:
@@ -280,7 +283,7 @@ class Task:
             return
         stream_task.mailbox.put(
             Mail(
-                lambda: stream_task.trigger_checkpoint(checkpoint_id, timestamp, savepoint),
+                lambda: stream_task.trigger_checkpoint(checkpoint_id, timestamp, savepoint, drain),
                 f"checkpoint {checkpoint_id}",
             )
         )

@@ -110,14 +110,19 @@ class TaskExecutor(RpcEndpoint):
         task.start()
 
     def trigger_checkpoint(
-        self, attempt_id: str, checkpoint_id: int, timestamp: int, savepoint: str | None = None
+        self,
+        attempt_id: str,
+        checkpoint_id: int,
+        timestamp: int,
+        savepoint: str | None = None,
+        drain: bool = False,
     ) -> None:
         """The JobMaster starts checkpoint ``checkpoint_id`` (``savepoint``: a savepoint into that
-        directory) at this source task (any thread)."""
+        directory; ``drain``: after ending the input) at this source task (any thread)."""
         with self._lock:
             task = self._tasks.get(attempt_id)
         if task is not None:
-            task.trigger_checkpoint(checkpoint_id, timestamp, savepoint)
+            task.trigger_checkpoint(checkpoint_id, timestamp, savepoint, drain)
 
     def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> None:
         """Checkpoint ``checkpoint_id`` completed: the task's operators hear of it (any thread)."""
