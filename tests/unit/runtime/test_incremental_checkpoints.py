@@ -165,7 +165,7 @@ def test_a_savepoint_and_a_finishing_task_get_the_canonical_snapshot(tmp_path) -
     b = make("rocksdb", tmp_path / "shared")
     try:
         fill(b, range(10))
-        assert normalized(b.checkpoint_snapshot(1, canonical=True)) == normalized(b.snapshot())
+        assert normalized(b.checkpoint_snapshot(1, canonical=True).materialize()) == normalized(b.snapshot())
         assert not os.path.exists(tmp_path / "shared")
     finally:
         b.dispose()
@@ -213,6 +213,37 @@ def test_a_full_checkpoint_without_a_shared_directory(kind: str, tmp_path) -> No
     b = create_keyed_state_backend(INCREMENTAL, 128, KeyGroupRange(0, 127), key_group_function(128), name="t")
     try:
         fill(b, range(10))
-        assert normalized(b.checkpoint_snapshot(1, canonical=False)) == normalized(b.snapshot())
+        assert normalized(b.checkpoint_snapshot(1, canonical=False).materialize()) == normalized(b.snapshot())
     finally:
         b.dispose()
+
+
+# -- full checkpoints: read asynchronously ----------------------------------------------------
+
+
+def test_a_full_checkpoint_is_read_later_as_it_was_at_the_barrier(tmp_path) -> None:
+    from millstream.runtime.checkpoint.storage import complete_task_state, dumps_task_state, loads_task_state
+    from millstream.runtime.state.rocksdb import SnapshotAbortedError
+    from millstream.runtime.state.snapshot import DeferredSnapshot, OperatorSnapshot
+
+    b = create_keyed_state_backend(
+        StateBackendSettings(type="rocksdb"), 128, KeyGroupRange(0, 127), key_group_function(128), name="t"
+    )
+    try:
+        fill(b, range(1000))
+        at_barrier = normalized(b.snapshot())
+        deferred = b.checkpoint_snapshot(1, canonical=False)
+        assert isinstance(deferred, DeferredSnapshot)
+        fill(b, range(500, 1500), "after")  # the task goes on before the snapshot is read
+        main, parts = dumps_task_state({7: OperatorSnapshot(deferred, extra="x")})
+        assert parts == [deferred]
+        restored = loads_task_state(complete_task_state(main, parts))  # the I/O thread's part
+        assert restored[7].extra == "x" and normalized(restored[7].keyed) == at_barrier
+        assert normalized(pickle.loads(pickle.dumps(b.checkpoint_snapshot(2, True)))) == normalized(
+            b.snapshot()
+        )  # pickled anywhere else, it is read where it is pickled
+        unread = b.checkpoint_snapshot(3, canonical=False)
+    finally:
+        b.dispose()  # releases the unread RocksDB snapshot before closing
+    with pytest.raises(SnapshotAbortedError, match="disposed"):
+        unread.materialize()

@@ -68,6 +68,7 @@ class CheckpointFailureReason(Enum):
     MINIMUM_TIME_BETWEEN_CHECKPOINTS = ("The minimum time between checkpoints is still pending.", False)
     JOB_FAILOVER_REGION = ("Checkpoint was aborted due to a task failure.", False)
     CHECKPOINT_COORDINATOR_SHUTDOWN = ("CheckpointCoordinator shutdown.", False)
+    CHECKPOINT_COORDINATOR_SUSPEND = ("Checkpoint Coordinator is suspending.", False)
 
     @property
     def message(self) -> str:

@@ -25,6 +25,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import cloudpickle
+
+from millstream.runtime.state.snapshot import DeferredSnapshot
+
 __all__ = [
     "METADATA_VERSION",
     "CheckpointStorage",
@@ -33,9 +37,12 @@ __all__ = [
     "FileSystemCheckpointStorage",
     "InMemoryCheckpointStorage",
     "SerializedState",
+    "complete_task_state",
     "create_savepoint_directory",
+    "dumps_task_state",
     "inline_task_state",
     "load_completed_checkpoint",
+    "loads_task_state",
     "resolve_state",
     "shared_state_directory",
     "state_size",
@@ -146,12 +153,64 @@ def _write_metadata_file(path: str, checkpoint: CompletedCheckpoint) -> None:
     os.replace(temporary, os.path.join(path, METADATA_FILE))
 
 
+@dataclass(frozen=True)
+class _DeferredRef:
+    """Where a deferred keyed snapshot goes back (its index among the task's deferred ones)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class _WithDeferred:
+    """A task's state whose keyed snapshots were read after the rest was pickled."""
+
+    main: bytes
+    parts: list[Any]
+
+
+def dumps_task_state(snapshots: dict[int, Any]) -> tuple[bytes, list[DeferredSnapshot]]:
+    """A task's operator snapshots pickled now (on the task thread: they may hold the live
+    state's objects), except the deferred keyed snapshots (asynchronous ones), returned to be
+    read later by ``complete_task_state``."""
+    deferred: list[DeferredSnapshot] = []
+    replaced = snapshots
+    for node_id, snapshot in snapshots.items():
+        keyed = getattr(snapshot, "keyed", None)
+        if isinstance(keyed, DeferredSnapshot):
+            if replaced is snapshots:
+                replaced = dict(snapshots)
+            replaced[node_id] = snapshot._replace(keyed=_DeferredRef(len(deferred)))
+            deferred.append(keyed)
+    return cloudpickle.dumps(replaced, protocol=pickle.HIGHEST_PROTOCOL), deferred
+
+
+def complete_task_state(main: bytes, deferred: list[DeferredSnapshot]) -> bytes:
+    """The task's state with its deferred snapshots read (the checkpoint I/O thread)."""
+    if not deferred:
+        return main
+    parts = [snapshot.materialize() for snapshot in deferred]
+    return pickle.dumps(_WithDeferred(main, parts), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def loads_task_state(data: bytes) -> Any:
+    """A task's operator snapshots from ``dumps_task_state`` / ``complete_task_state``'s bytes."""
+    state = pickle.loads(data)
+    if not isinstance(state, _WithDeferred):
+        return state
+    snapshots = pickle.loads(state.main)
+    for node_id, snapshot in snapshots.items():
+        keyed = getattr(snapshot, "keyed", None)
+        if isinstance(keyed, _DeferredRef):
+            snapshots[node_id] = snapshot._replace(keyed=state.parts[keyed.index])
+    return snapshots
+
+
 def resolve_state(state: Any) -> Any:
     """A task's snapshots, loaded from their state file if ``state`` is a handle."""
     if isinstance(state, FileStateHandle):
-        return pickle.loads(state.load())
+        return loads_task_state(state.load())
     if isinstance(state, SerializedState):
-        return pickle.loads(state.data)
+        return loads_task_state(state.data)
     return state
 
 

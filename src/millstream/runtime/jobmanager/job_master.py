@@ -22,7 +22,7 @@ from typing import Any
 from millstream.common.job_execution_result import JobStatus
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
-from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator
+from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator, CheckpointFailureReason
 from millstream.runtime.checkpoint.restore import state_to_restore
 from millstream.runtime.checkpoint.storage import CompletedCheckpoint, load_completed_checkpoint
 from millstream.runtime.deployment import TaskDeploymentDescriptor
@@ -560,6 +560,13 @@ class JobMaster(RpcEndpoint):
     def _cancel(self) -> None:
         if self.status in (JobStatus.RUNNING, JobStatus.CREATED, JobStatus.RESTARTING):
             self.status = JobStatus.CANCELLING
+            coordinator = self.checkpoint_coordinator
+            if coordinator is not None:
+                # as Flink's: no new checkpoints, and those pending end without counting as
+                # failures (a task's snapshot failing because it is being cancelled must not
+                # turn the cancellation into a failure)
+                coordinator.stop_scheduler()
+                coordinator.abort_pending(CheckpointFailureReason.CHECKPOINT_COORDINATOR_SUSPEND)
             self._cancel_all()
             self._maybe_complete()
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from millstream.runtime.state.incremental import IncrementalKeyedStateHandle
 from millstream.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
-from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, KeyedStateSnapshot
+from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, DeferredSnapshot, KeyedStateSnapshot
 
 __all__ = [
     "STATE_KINDS",
@@ -37,6 +37,7 @@ __all__ = [
     "KeyedStateError",
     "TtlSettings",
     "accumulator_merge",
+    "canonical_snapshot",
     "live_stored_value",
     "merge_stored",
     "ttl_of",
@@ -130,6 +131,33 @@ def accumulator_merge(function: Any) -> Callable[[Any, Any], Any]:
     if merge is None:
         raise KeyedStateError("merging windows with an AggregateFunction needs its merge()")
     return merge
+
+
+def canonical_snapshot(
+    kinds: dict[str, str],
+    entries_of: Callable[[str], Iterable[tuple[int, Any, Any, Any]]],
+    ttls: dict[str, TtlSettings | None],
+    now: int,
+    first_group: int,
+) -> KeyedStateSnapshot:
+    """The entries ``entries_of(state name)`` yields (key group index, key, namespace, stored
+    value), grouped by key group; expired entries of states cleaned up on full snapshots
+    left out."""
+    groups: dict[int, list[tuple[str, Any, Any, Any]]] = {}
+    for name, kind in kinds.items():
+        ttl = ttls.get(name)
+        drop_expired = ttl is not None and ttl.cleanup_full_snapshot
+        for index, key, namespace, stored in entries_of(name):
+            if drop_expired:
+                assert ttl is not None
+                stored = live_stored_value(kind, stored, ttl, now)
+                if stored is None:
+                    continue
+            entries = groups.get(first_group + index)
+            if entries is None:
+                entries = groups[first_group + index] = []
+            entries.append((name, key, namespace, stored))
+    return KeyedStateSnapshot(dict(kinds), groups)
 
 
 class KeyedStateBackend:
@@ -252,23 +280,8 @@ class KeyedStateBackend:
     def snapshot(self) -> KeyedStateSnapshot:
         """Every entry, grouped by key group (canonical form; expired TTL entries are left out of
         states cleaned up on full snapshots)."""
-        groups: dict[int, list[tuple[str, Any, Any, Any]]] = {}
-        first = self._first_group
-        now = self.now_ms()
-        for name, kind in self._kinds.items():
-            ttl = self._ttl_of(name)
-            drop_expired = ttl is not None and ttl.cleanup_full_snapshot
-            for index, key, namespace, stored in self._entries(name):
-                if drop_expired:
-                    assert ttl is not None
-                    stored = live_stored_value(kind, stored, ttl, now)
-                    if stored is None:
-                        continue
-                entries = groups.get(first + index)
-                if entries is None:
-                    entries = groups[first + index] = []
-                entries.append((name, key, namespace, stored))
-        return KeyedStateSnapshot(dict(self._kinds), groups)
+        ttls = {name: self._ttl_of(name) for name in self._kinds}
+        return canonical_snapshot(self._kinds, self._entries, ttls, self.now_ms(), self._first_group)
 
     def checkpoint_snapshot(self, checkpoint_id: int, canonical: bool) -> Any:
         """The keyed state for checkpoint ``checkpoint_id``: the canonical snapshot, unless the
@@ -284,6 +297,8 @@ class KeyedStateBackend:
         RocksDB instance)."""
         self.clear_all()
         for snapshot in snapshots:
+            if isinstance(snapshot, DeferredSnapshot):
+                snapshot = snapshot.materialize()
             if isinstance(snapshot, IncrementalKeyedStateHandle):
                 from millstream.runtime.state.rocksdb import read_canonical
 

@@ -31,6 +31,7 @@ import struct
 import tempfile
 import threading
 import uuid
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -46,12 +47,13 @@ from millstream.runtime.state.keyed_backend import (
     KeyedStateBackend,
     KeyedStateError,
     accumulator_merge,
+    canonical_snapshot,
     live_stored_value,
     merge_stored,
     ttl_of,
 )
 from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
-from millstream.runtime.state.snapshot import KeyedStateSnapshot
+from millstream.runtime.state.snapshot import DeferredSnapshot, KeyedStateSnapshot
 
 __all__ = ["RocksDBKeyedStateBackend", "read_canonical"]
 
@@ -174,6 +176,9 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
         self._referenced: dict[int, dict[str, str]] = {}  # checkpoint id -> its SST files' paths
         self._confirmed: dict[str, str] = {}  # SST files a new checkpoint may reference
         self._latest_incremental = -1  # the newest incremental snapshot taken
+        self._reading = threading.Lock()  # held while a full snapshot is read (I/O thread)
+        self._disposed = False
+        self._full_snapshots: weakref.WeakSet[_FullSnapshot] = weakref.WeakSet()  # not yet read
 
     def _open(self) -> None:
         """Open the database at ``path`` with every column family it has."""
@@ -228,12 +233,19 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
     def _create_state(self, name: str, kind: str, descriptor: Any) -> Any:
         return _ROCKS_STATE_KINDS[kind](self, name, kind, descriptor)
 
-    def _entries(self, name: str) -> Iterable[tuple[int, Any, Any, Any]]:
-        kind = self._kinds[name]
+    def _loads_of(self, name: str) -> Any:
         state = self._states.get(name)
-        loads = state._loads if state is not None else value_codec(None)[1]
+        return state._loads if state is not None else value_codec(None)[1]
+
+    def _entries(
+        self, name: str, source: Any = None, loads: Any = None
+    ) -> Iterable[tuple[int, Any, Any, Any]]:
+        """The entries of state ``name`` in its column family (or in ``source``, a RocksDB
+        snapshot of it)."""
+        kind = self._kinds[name]
+        loads = loads or self._loads_of(name)
         first = self._first_group
-        iterator = self._columns[name].iter()
+        iterator = (source or self._columns[name]).iter()
         iterator.seek_to_first()
         current: tuple[bytes, int, Any, Any] | None = None  # map state: (prefix, group, key, ns)
         user_map: dict[Any, Any] = {}
@@ -287,8 +299,13 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
             column.delete_range(start, end)
 
     def dispose(self) -> None:
-        """Close the instance and delete its files (local checkpoints included)."""
-        self._close()
+        """Close the instance and delete its files (local checkpoints included); a full
+        snapshot being read stops first (its checkpoint fails: the task is ending)."""
+        self._disposed = True
+        with self._reading:
+            for pending in list(self._full_snapshots):
+                pending.release()  # RocksDB closes only without unreleased snapshots
+            self._close()
         self._states.clear()
         shutil.rmtree(self.instance_dir, ignore_errors=True)
 
@@ -311,9 +328,10 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
 
     def checkpoint_snapshot(self, checkpoint_id: int, canonical: bool) -> Any:
         """An incremental handle when incremental checkpoints are on (``shared_dir``), else
-        (and for savepoints) the canonical snapshot."""
+        (and for savepoints) the canonical snapshot, read asynchronously: a RocksDB snapshot
+        taken now (the barrier's point), iterated on the checkpoint I/O thread."""
         if canonical or self.shared_dir is None:
-            return self.snapshot()
+            return _FullSnapshot(self)
         return self._incremental_snapshot(checkpoint_id)
 
     def _incremental_snapshot(self, checkpoint_id: int) -> IncrementalKeyedStateHandle:
@@ -440,6 +458,70 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
 
 _UNSET = object()
 _COPY_BATCH = 10_000
+
+
+class SnapshotAbortedError(Exception):
+    """A full snapshot could not be read: its backend was disposed (the task ended)."""
+
+
+class _FullSnapshot(DeferredSnapshot):
+    """A full snapshot of a RocksDB instance, taken on the task thread at the barrier as a
+    RocksDB checkpoint (memtables flushed, files hard-linked: cheap) and read into the
+    canonical form later, where it is pickled (the checkpoint I/O thread), as Flink's
+    asynchronous full snapshot. (A RocksDB snapshot object would do, but rocksdict's snapshot
+    iterators do not read at the snapshot.)"""
+
+    def __init__(self, backend: RocksDBKeyedStateBackend) -> None:
+        self._backend = backend
+        self._kinds = dict(backend._kinds)
+        self._loads = {name: backend._loads_of(name) for name in self._kinds}
+        self._ttls = {name: backend._ttl_of(name) for name in self._kinds}
+        self._now = backend.now_ms()
+        self._result: KeyedStateSnapshot | None = None
+        self._dir: str | None = os.path.join(backend.instance_dir, f"full-{uuid.uuid4().hex[:12]}")
+        rocksdict.Checkpoint(backend.db).create_checkpoint(self._dir)
+        backend._full_snapshots.add(self)
+
+    def release(self) -> None:
+        """Delete the local checkpoint (read, or no longer wanted)."""
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def __del__(self) -> None:
+        self.release()
+
+    def materialize(self) -> KeyedStateSnapshot:
+        """Read every entry of the snapshot (once; the local checkpoint is deleted)."""
+        if self._result is not None:
+            return self._result
+        backend = self._backend
+        with backend._reading:
+            if backend._disposed or self._dir is None:
+                raise SnapshotAbortedError(f"state of '{backend.name}' was disposed while it was snapshotted")
+            options = backend._options
+            families = {f"state-{name}": options for name in self._kinds}
+            reader = rocksdict.Rdict(
+                self._dir,
+                options,
+                column_families=families or None,
+                access_type=rocksdict.AccessType.read_only(),
+            )
+            try:
+                columns = {name: reader.get_column_family(f"state-{name}") for name in self._kinds}
+
+                def entries_of(name: str) -> Iterable[tuple[int, Any, Any, Any]]:
+                    return backend._entries(name, columns[name], self._loads[name])
+
+                self._result = canonical_snapshot(
+                    self._kinds, entries_of, self._ttls, self._now, backend._first_group
+                )
+            finally:
+                columns = {}
+                reader.close()
+                del reader
+                self.release()
+        return self._result
 
 
 def _copy_range(source: Any, backend: RocksDBKeyedStateBackend, name: str, start: bytes, end: bytes) -> None:

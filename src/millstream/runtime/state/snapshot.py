@@ -15,6 +15,7 @@ __all__ = [
     "CHANNEL_STATE_KEY",
     "SNAPSHOT_VERSION",
     "ChannelState",
+    "DeferredSnapshot",
     "KeyedStateSnapshot",
     "OperatorSnapshot",
     "keyed_snapshots",
@@ -48,9 +49,28 @@ class KeyedStateSnapshot(NamedTuple):
         return not self.is_empty()
 
 
+class DeferredSnapshot:
+    """A snapshot taken at the barrier but read later (an asynchronous snapshot: RocksDB's
+    full snapshot reads a RocksDB snapshot on the checkpoint I/O thread). ``materialize``
+    gives the canonical snapshot; pickling one materializes it where it is pickled."""
+
+    def materialize(self) -> Any:
+        """The snapshot's content (once)."""
+        raise NotImplementedError
+
+    def __reduce__(self) -> tuple[Any, tuple[Any]]:
+        return (_same, (self.materialize(),))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
 def keyed_snapshots(keyed: Any) -> list[Any]:
     """The keyed state snapshots ``OperatorSnapshot.keyed`` holds: one (the subtask's own), a
     list of them (rescaling: those of every old subtask whose key groups overlap), or none."""
+    if isinstance(keyed, DeferredSnapshot):
+        keyed = keyed.materialize()
     if not keyed:
         return []
     return list(keyed) if isinstance(keyed, list) else [keyed]

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-import cloudpickle
-
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.runtime.checkpoint.storage import FileStateHandle, SerializedState, write_state_file
+from millstream.runtime.checkpoint.storage import (
+    FileStateHandle,
+    SerializedState,
+    complete_task_state,
+    dumps_task_state,
+    write_state_file,
+)
 from millstream.runtime.deployment import TaskDeploymentDescriptor
 from millstream.runtime.execution_state import TaskExecutionState
 from millstream.runtime.ids import ResourceID, ResultPartitionID
@@ -23,7 +26,7 @@ from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import JobMasterGateway
 from millstream.runtime.state.backends import add_task_manager_slots
 from millstream.runtime.state.incremental import PendingUpload, delete_files, incremental_handles
-from millstream.runtime.state.snapshot import OperatorSnapshot
+from millstream.runtime.state.snapshot import DeferredSnapshot, OperatorSnapshot
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
 from millstream.runtime.taskmanager.task import Task
@@ -236,7 +239,7 @@ class _CheckpointResponder:
         """``savepoint``: the savepoint's directory, where the state file goes."""
         # pickled here, on the task thread: the snapshot's values may be the live state's
         # objects, which the task changes as soon as it goes on
-        state = cloudpickle.dumps(snapshots, protocol=pickle.HIGHEST_PROTOCOL)
+        state, deferred = dumps_task_state(snapshots)
         handles = incremental_handles(snapshots)
         uploads = [h.pending for h in handles if h.pending is not None]
         shared = frozenset(path for h in handles for path in h.shared.values())
@@ -250,11 +253,16 @@ class _CheckpointResponder:
         else:
             for upload in uploads:  # no directory: no incremental snapshots (never happens)
                 upload.discard()
+            try:
+                state = complete_task_state(state, deferred)  # kept in the JobManager: read now
+            except Exception as err:
+                self.decline(checkpoint_id, f"reading the task's state failed: {err!r}")
+                return
             self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, SerializedState(state))
             return
         try:
             self._io().submit(
-                self._write_and_acknowledge, checkpoint_id, target, state, uploads, shared, sizes
+                self._write_and_acknowledge, checkpoint_id, target, state, deferred, uploads, shared, sizes
             )
         except RuntimeError:  # the TaskManager is shutting down
             for upload in uploads:
@@ -266,20 +274,27 @@ class _CheckpointResponder:
         checkpoint_id: int,
         target: str,
         state: bytes,
+        deferred: list[DeferredSnapshot],
         uploads: list[PendingUpload],
         shared: frozenset[str],
         sizes: tuple[int, int],
     ) -> None:
-        """Upload the new files of incremental snapshots, write the state file, acknowledge
-        (``sizes``: bytes of the shared files referenced and of those uploaded)."""
+        """Read the deferred snapshots, upload the new files of incremental snapshots, write the
+        state file, acknowledge (``sizes``: bytes of the shared files referenced and of those
+        uploaded)."""
         uploaded: list[str] = []
         try:
+            state = complete_task_state(state, deferred)
             for upload in uploads:
                 uploaded.extend(upload.run())
             handle = write_state_file(target, f"task-{self._attempt_id}", state)
         except Exception as err:  # storage full, permissions: the checkpoint fails, not the task
             log.warning(
-                "checkpoint %d: writing the state of %s failed: %r", checkpoint_id, self._attempt_id, err
+                "checkpoint %d: writing the state of %s failed: %r",
+                checkpoint_id,
+                self._attempt_id,
+                err,
+                exc_info=True,
             )
             for upload in uploads:
                 upload.discard()
