@@ -178,8 +178,11 @@ def _hot(keys: int) -> Any:
     return event
 
 
-def checkpoints(keys: int, events: int, incremental: bool, work: str) -> list[tuple[int, int, int, int]]:
-    """``(id, duration ms, checkpointed bytes, full bytes)`` of every completed checkpoint."""
+def checkpoints(
+    keys: int, events: int, incremental: bool, work: str
+) -> tuple[float, list[tuple[int, int, int, int]]]:
+    """The job's seconds and ``(id, duration ms, checkpointed bytes, full bytes)`` of every
+    completed checkpoint."""
     conf = (
         Configuration()
         .set_string("state.backend.type", "rocksdb")
@@ -196,6 +199,7 @@ def checkpoints(keys: int, events: int, incremental: bool, work: str) -> list[tu
         .process(_Payload(), Types.LONG())
         .add_sink(_Discard())
     )
+    started = time.perf_counter()
     client = env.execute_async(f"checkpoints, incremental={incremental}")
     seen: dict[int, tuple[int, int, int, int]] = {}
     while True:
@@ -212,7 +216,7 @@ def checkpoints(keys: int, events: int, incremental: bool, work: str) -> list[tu
             break
         time.sleep(0.05)  # polling the statistics (a checkpoint completes about every second)
     client.get_job_execution_result(60)
-    return [seen[i] for i in sorted(seen)]
+    return time.perf_counter() - started, [seen[i] for i in sorted(seen)]
 
 
 def part_checkpoints(args: argparse.Namespace) -> bool:
@@ -223,7 +227,7 @@ def part_checkpoints(args: argparse.Namespace) -> bool:
     figures: dict[bool, list[tuple[int, int, int, int]]] = {}
     with tempfile.TemporaryDirectory(prefix="millstream-state-bench-") as work:
         for incremental in (False, True):
-            runs = checkpoints(args.ckpt_keys, args.ckpt_events, incremental, work)
+            seconds, runs = checkpoints(args.ckpt_keys, args.ckpt_events, incremental, work)
             figures[incremental] = runs
             name = "incremental" if incremental else "full"
             if not runs:
@@ -231,7 +235,7 @@ def part_checkpoints(args: argparse.Namespace) -> bool:
                 return False
             durations, written = [r[1] for r in runs], [r[2] / MIB for r in runs]
             print(
-                f"   {name:<11} {len(runs)} checkpoints: "
+                f"   {name:<11} job {seconds:.1f} s, {len(runs)} checkpoints: "
                 f"duration median {statistics.median(durations):,.0f} ms"
                 f" (max {max(durations):,} ms); written median {statistics.median(written):,.1f} MiB,"
                 f" total {sum(written):,.1f} MiB; full size of the last {runs[-1][3] / MIB:,.1f} MiB"
