@@ -1,0 +1,256 @@
+"""Printing tables as Flink does: schemas (``print_schema``) and results in tableau form.
+
+Flink 2.3's rules, as PyFlink 2.3 prints them (observed; the tests quote its output)::
+
+    +----+----------------------+--------------------------------+--------+
+    | op |                   id |                           name |   flag |
+    +----+----------------------+--------------------------------+--------+
+    | +I |                    1 |                              a |   TRUE |
+    | -U |               <NULL> | a very long string that is ... |  FALSE |
+    +----+----------------------+--------------------------------+--------+
+    2 rows in set
+
+* a column is as wide as the widest of its name, ``<NULL>`` and its type's width (BIGINT
+  20, INT 11, SMALLINT 6, TINYINT 4, BOOLEAN 5, DECIMAL(p, s) p + 2, DATE 10, TIME 8 (+ 1 +
+  precision), TIMESTAMP 19 / 23 / 26 / 29 by precision, everything else 30): the width never
+  depends on the rows, so a changelog prints as it comes;
+* cells are right-aligned; longer ones are cut to the width with ``...``; East Asian wide
+  characters count twice;
+* values read as SQL's CAST to STRING: ``TRUE``/``FALSE``, doubles as Java writes them
+  (``1.0E7``, ``9.9E-4``), decimals with their scale, timestamps with their precision's
+  digits, bytes as ``x'01ff'``, arrays ``[1, NULL]``, maps ``{k=1}``, rows ``(1, x)``;
+* streaming results carry the ``op`` column (``+I``, ``-U``, ``+U``, ``-D``); no rows print
+  ``Empty set``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import struct
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from millstream.table.types import ArrayType, DataType, MapType, RowType
+
+__all__ = [
+    "NULL_COLUMN",
+    "column_width",
+    "format_java_double",
+    "format_java_float",
+    "format_value",
+    "print_schema",
+    "summary_string",
+    "tableau",
+]
+
+MAX_COLUMN_WIDTH = 30
+NULL_COLUMN = "<NULL>"
+ROW_KIND_COLUMN = "op"
+_TRUNCATED = "..."
+_MAX_LENGTH = 2**31 - 1
+
+_WIDTHS = {"TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "BOOLEAN": 5, "DATE": 10}
+
+
+# -- types ------------------------------------------------------------------------------------------
+
+
+def summary_string(data_type: DataType) -> str:
+    """Flink's summary string of a type: ``BIGINT``, ``STRING NOT NULL``, ``DECIMAL(10, 2)``,
+    ``TIMESTAMP(3)``, ``ARRAY<INT>``, ``MAP<STRING, INT>``, ``ROW<`a` INT, `b` STRING>``."""
+    text = _sql(data_type)
+    return text if data_type.is_nullable() else f"{text} NOT NULL"
+
+
+def _sql(t: DataType) -> str:
+    if isinstance(t, ArrayType):
+        return f"ARRAY<{summary_string(t.element_type)}>"
+    if isinstance(t, MapType):
+        return f"MAP<{summary_string(t.key_type)}, {summary_string(t.value_type)}>"
+    if isinstance(t, RowType):
+        return "ROW<" + ", ".join(f"`{f.name}` {summary_string(f.data_type)}" for f in t.fields) + ">"
+    root, params = t.root, t.params
+    if root == "VARCHAR" and params and params[0] == _MAX_LENGTH:
+        return "STRING"
+    if root == "VARBINARY" and params and params[0] == _MAX_LENGTH:
+        return "BYTES"
+    if root == "DECIMAL":
+        return f"DECIMAL({params[0]}, {params[1]})"
+    if root in ("TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "CHAR", "VARCHAR", "BINARY", "VARBINARY") and params:
+        return f"{root}({params[0]})"
+    if root == "TIMESTAMP":
+        return "TIMESTAMP(6)"
+    return root
+
+
+def print_schema(names: Sequence[str], types: Sequence[DataType]) -> str:
+    """``Table.print_schema``'s text (without the final newline)."""
+    columns = ",\n".join(f"  `{name}` {summary_string(t)}" for name, t in zip(names, types, strict=True))
+    return f"(\n{columns}\n)"
+
+
+def _precision(t: DataType, default: int) -> int:
+    return int(t.params[0]) if t.params else default
+
+
+def column_width(t: DataType) -> int:
+    """The width Flink gives a column of type ``t`` (before its name and ``<NULL>``)."""
+    root = t.root
+    if root in _WIDTHS:
+        return _WIDTHS[root]
+    if root == "DECIMAL":
+        return int(t.params[0]) + 2
+    if root == "TIME":
+        precision = _precision(t, 0)
+        return 8 if precision == 0 else precision + 9
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        precision = _precision(t, 6)
+        return 19 if precision == 0 else 19 + (4 if precision <= 3 else 7 if precision <= 6 else 10)
+    return MAX_COLUMN_WIDTH
+
+
+# -- values -----------------------------------------------------------------------------------------
+
+
+def format_java_double(value: float) -> str:
+    """``value`` as Java's ``Double.toString`` writes it: ``1.5``, ``0.001``, ``9999999.0``,
+    ``1.0E7``, ``9.9E-4``, ``-0.0``, ``NaN``, ``Infinity``."""
+    return _java_decimal(value, repr(abs(value)))
+
+
+def format_java_float(value: float) -> str:
+    """``value`` as Java's ``Float.toString`` writes a FLOAT (its shortest 32-bit digits)."""
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    digits = repr(abs(single))
+    for precision in range(1, 10):
+        candidate = f"{abs(single):.{precision}g}"
+        if struct.unpack("f", struct.pack("f", float(candidate)))[0] == abs(single):
+            digits = candidate
+            break
+    return _java_decimal(single, digits)
+
+
+def _java_decimal(value: float, shortest: str) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return f"{sign}0.0"
+    number = decimal.Decimal(shortest)
+    if 1e-3 <= abs(value) < 1e7:
+        text = format(number, "f")
+        return sign + (text if "." in text else text + ".0")
+    digits = "".join(map(str, number.as_tuple().digits)).rstrip("0") or "0"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{number.adjusted()}"
+
+
+def _fraction(microseconds: int, precision: int) -> str:
+    return "" if precision <= 0 else "." + f"{microseconds:06d}000"[:precision]
+
+
+def format_value(t: DataType, value: Any) -> str:
+    """A cell's text: ``value`` cast to STRING as Flink's SQL does (None: ``<NULL>``)."""
+    return NULL_COLUMN if value is None else _cast(t, value)
+
+
+def _nested(t: DataType, value: Any) -> str:
+    return "NULL" if value is None else _cast(t, value)
+
+
+def _cast(t: DataType, value: Any) -> str:
+    if isinstance(t, ArrayType):
+        return "[" + ", ".join(_nested(t.element_type, v) for v in value) + "]"
+    if isinstance(t, MapType):
+        return (
+            "{"
+            + ", ".join(f"{_nested(t.key_type, k)}={_nested(t.value_type, v)}" for k, v in value.items())
+            + "}"
+        )
+    if isinstance(t, RowType):
+        return "(" + ", ".join(_nested(ft, v) for ft, v in zip(t.field_types(), value, strict=False)) + ")"
+    root = t.root
+    if root == "BOOLEAN":
+        return "TRUE" if value else "FALSE"
+    if root == "DOUBLE":
+        return format_java_double(float(value))
+    if root == "FLOAT":
+        return format_java_float(float(value))
+    if root == "DECIMAL":
+        quantum = decimal.Decimal(1).scaleb(-int(t.params[1]))
+        return format(decimal.Decimal(value).quantize(quantum), "f")
+    if root in ("BYTES", "BINARY", "VARBINARY"):
+        return f"x'{bytes(value).hex()}'"
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S") + _fraction(value.microsecond, _precision(t, 6))
+    if root == "TIME" and isinstance(value, datetime.time):
+        return value.strftime("%H:%M:%S") + _fraction(value.microsecond, _precision(t, 0))
+    if root == "DATE" and isinstance(value, datetime.date):
+        return value.isoformat()
+    return str(value)
+
+
+# -- the tableau ----------------------------------------------------------------------------------------
+
+
+def _display_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in ("F", "W") else 1 for c in text)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` display columns, ending in ``...``."""
+    target = width - len(_TRUNCATED)
+    used, end = 0, 0
+    for end, char in enumerate(text):  # noqa: B007 - the index where the room ran out
+        used += 2 if unicodedata.east_asian_width(char) in ("F", "W") else 1
+        if used > target:
+            break
+    else:
+        end = len(text)
+    head = text[:end]
+    return " " * (target - _display_width(head)) + head + _TRUNCATED
+
+
+def _line(widths: Sequence[int], cells: Sequence[str]) -> str:
+    parts = []
+    for width, cell in zip(widths, cells, strict=True):
+        shown = _display_width(cell)
+        parts.append(" " * (width - shown) + cell if shown <= width else _cut(cell, width))
+    return "| " + " | ".join(parts) + " |"
+
+
+def tableau(
+    names: Sequence[str],
+    types: Sequence[DataType],
+    rows: Iterable[Sequence[Any]],
+    row_kinds: Iterable[str] | None = None,
+) -> Iterable[str]:
+    """The lines of a result in tableau form, as they come (``row_kinds``: each row's ``+I`` /
+    ``-U`` / ``+U`` / ``-D``, streaming results; None: no ``op`` column)."""
+    widths = [max(len(name), column_width(t), len(NULL_COLUMN)) for name, t in zip(names, types, strict=True)]
+    header = list(names)
+    kinds = iter(row_kinds) if row_kinds is not None else None
+    if kinds is not None:
+        widths.insert(0, len(ROW_KIND_COLUMN))
+        header.insert(0, ROW_KIND_COLUMN)
+    border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    count = 0
+    for row in rows:
+        if count == 0:
+            yield border
+            yield _line(widths, header)
+            yield border
+        cells = [format_value(t, v) for t, v in zip(types, row, strict=True)]
+        if kinds is not None:
+            cells.insert(0, next(kinds))
+        yield _line(widths, cells)
+        count += 1
+    if count == 0:
+        yield "Empty set"
+        return
+    yield border
+    yield f"{count} {'row' if count == 1 else 'rows'} in set"
