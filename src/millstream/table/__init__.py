@@ -1,4 +1,5 @@
-"""``pyflink.table`` names that the DataStream formats use (``DataTypes``); no Table API."""
+"""The Table API, with ``pyflink.table``'s names: ``TableEnvironment``, ``Table``,
+``DataTypes``, ``EnvironmentSettings`` (the expression DSL is ``millstream.table.expressions``)."""
 
 from typing import TYPE_CHECKING
 
@@ -8,10 +9,27 @@ __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "millstream.table.types": ("DataType", "DataTypes", "RowType"),
+        "millstream.table.table": ("GroupedTable", "Table", "TableSchema"),
+        "millstream.table.table_environment": (
+            "EnvironmentSettings",
+            "StreamTableEnvironment",
+            "TableConfig",
+            "TableEnvironment",
+        ),
+        "millstream.table.table_result": ("ResultKind", "TableResult"),
     },
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.table.table import GroupedTable as GroupedTable
+    from millstream.table.table import Table as Table
+    from millstream.table.table import TableSchema as TableSchema
+    from millstream.table.table_environment import EnvironmentSettings as EnvironmentSettings
+    from millstream.table.table_environment import StreamTableEnvironment as StreamTableEnvironment
+    from millstream.table.table_environment import TableConfig as TableConfig
+    from millstream.table.table_environment import TableEnvironment as TableEnvironment
+    from millstream.table.table_result import ResultKind as ResultKind
+    from millstream.table.table_result import TableResult as TableResult
     from millstream.table.types import DataType as DataType
     from millstream.table.types import DataTypes as DataTypes
     from millstream.table.types import RowType as RowType

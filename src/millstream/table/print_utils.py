@@ -226,15 +226,15 @@ def _line(widths: Sequence[int], cells: Sequence[str]) -> str:
 def tableau(
     names: Sequence[str],
     types: Sequence[DataType],
-    rows: Iterable[Sequence[Any]],
-    row_kinds: Iterable[str] | None = None,
+    rows: Iterable[Any],
+    with_kinds: bool = False,
 ) -> Iterable[str]:
-    """The lines of a result in tableau form, as they come (``row_kinds``: each row's ``+I`` /
-    ``-U`` / ``+U`` / ``-D``, streaming results; None: no ``op`` column)."""
+    """The lines of a result in tableau form, as the rows come (``with_kinds``: the rows are
+    ``(kind, values)`` pairs of a streaming result, ``kind`` being ``+I``/``-U``/``+U``/``-D``;
+    otherwise plain values and no ``op`` column)."""
     widths = [max(len(name), column_width(t), len(NULL_COLUMN)) for name, t in zip(names, types, strict=True)]
     header = list(names)
-    kinds = iter(row_kinds) if row_kinds is not None else None
-    if kinds is not None:
+    if with_kinds:
         widths.insert(0, len(ROW_KIND_COLUMN))
         header.insert(0, ROW_KIND_COLUMN)
     border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
@@ -244,9 +244,11 @@ def tableau(
             yield border
             yield _line(widths, header)
             yield border
-        cells = [format_value(t, v) for t, v in zip(types, row, strict=True)]
-        if kinds is not None:
-            cells.insert(0, next(kinds))
+        if with_kinds:
+            kind, values = row
+            cells = [kind, *(format_value(t, v) for t, v in zip(types, values, strict=True))]
+        else:
+            cells = [format_value(t, v) for t, v in zip(types, row, strict=True)]
         yield _line(widths, cells)
         count += 1
     if count == 0:

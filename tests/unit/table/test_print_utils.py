@@ -107,14 +107,14 @@ def test_the_schema_prints_as_pyflink_prints_it():
 
 
 def test_a_streaming_result_prints_as_pyflink_prints_it():
-    lines = tableau(NAMES, TYPES, ROWS, ["+I"] * len(ROWS))
+    lines = tableau(NAMES, TYPES, [("+I", row) for row in ROWS], with_kinds=True)
     assert "\n".join(lines) == PYFLINK_TABLE
 
 
 def test_a_batch_result_has_no_op_column_and_no_rows_print_empty_set():
     batch = list(tableau(NAMES, TYPES, ROWS))
     assert batch[1] == "|" + PYFLINK_TABLE.split("\n")[1].split("|", 2)[2]
-    assert list(tableau(NAMES, TYPES, [], [])) == ["Empty set"]
+    assert list(tableau(NAMES, TYPES, [], with_kinds=True)) == ["Empty set"]
     assert list(tableau(["k"], [DataTypes.INT()], [(1,)]))[-1] == "1 row in set"
 
 
@@ -123,8 +123,8 @@ def test_a_changelog_prints_its_row_kinds_and_rows_print_as_tuples():
     lines = tableau(
         ["k", "n"],
         [DataTypes.BIGINT(), DataTypes.BIGINT()],
-        [(1, 1), (2, 1), (1, 1), (1, 2)],
-        ["+I", "+I", "-U", "+U"],
+        [("+I", (1, 1)), ("+I", (2, 1)), ("-U", (1, 1)), ("+U", (1, 2))],
+        with_kinds=True,
     )
     assert (
         "\n".join(lines)

@@ -1,0 +1,469 @@
+"""The Table API's expressions, as ``pyflink.table.expressions`` (``col``, ``lit``, ``and_`` ...).
+
+An ``Expression`` is a tree the user builds (``col('k') + 1 > lit(3)``, ``col('x').max``);
+the planner resolves it against a table's columns into a ``Compiled``: a Python function of
+one row (a tuple), its result's data type and the column name it gets. Types follow Flink's
+rules: literals are ``NOT NULL`` (``lit(7)`` is INT, ``lit('a')`` CHAR(1)), arithmetic widens
+to the wider operand, integer division and ``%`` truncate toward zero as Java does, ``%``
+has the type of its divisor, comparisons and logic are BOOLEAN with SQL's three-valued
+logic (NULL in, NULL out; ``FALSE AND NULL`` is FALSE). Aggregates (``.count``, ``.sum``,
+``.avg``, ``.min``, ``.max``) are resolved by the aggregation (``planner.py``).
+"""
+
+from __future__ import annotations
+
+import decimal
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from millstream.table.types import DataType, DataTypes
+
+__all__ = [
+    "AggregateCall",
+    "Compiled",
+    "Expression",
+    "and_",
+    "col",
+    "if_then_else",
+    "lit",
+    "not_",
+    "or_",
+]
+
+_NUMERIC_ORDER = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
+_INTEGRAL = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A resolved expression: ``fn(row)``, its type and the name of its column."""
+
+    fn: Callable[[tuple[Any, ...]], Any]
+    data_type: DataType
+    name: str | None  # None: unnamed (the planner names it)
+
+
+class Expression:
+    """A Table API expression (immutable)."""
+
+    __hash__ = object.__hash__
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        """This expression over rows with columns ``names`` of ``types``."""
+        raise NotImplementedError
+
+    def aggregates(self) -> list[AggregateCall]:
+        """The aggregate calls inside this expression."""
+        return []
+
+    # -- arithmetic, comparison, logic -------------------------------------------------------------
+
+    def _binary(self, op: str, other: Any, reverse: bool = False) -> Expression:
+        other = _wrap(other)
+        return _Binary(op, other, self) if reverse else _Binary(op, self, other)
+
+    def __add__(self, other: Any) -> Expression:
+        return self._binary("+", other)
+
+    def __radd__(self, other: Any) -> Expression:
+        return self._binary("+", other, True)
+
+    def __sub__(self, other: Any) -> Expression:
+        return self._binary("-", other)
+
+    def __rsub__(self, other: Any) -> Expression:
+        return self._binary("-", other, True)
+
+    def __mul__(self, other: Any) -> Expression:
+        return self._binary("*", other)
+
+    def __rmul__(self, other: Any) -> Expression:
+        return self._binary("*", other, True)
+
+    def __truediv__(self, other: Any) -> Expression:
+        return self._binary("/", other)
+
+    def __rtruediv__(self, other: Any) -> Expression:
+        return self._binary("/", other, True)
+
+    def __mod__(self, other: Any) -> Expression:
+        return self._binary("%", other)
+
+    def __neg__(self) -> Expression:
+        return _Binary("-", lit(0), self)
+
+    def __eq__(self, other: Any) -> Expression:  # type: ignore[override]
+        return self._binary("=", other)
+
+    def __ne__(self, other: Any) -> Expression:  # type: ignore[override]
+        return self._binary("<>", other)
+
+    def __lt__(self, other: Any) -> Expression:
+        return self._binary("<", other)
+
+    def __le__(self, other: Any) -> Expression:
+        return self._binary("<=", other)
+
+    def __gt__(self, other: Any) -> Expression:
+        return self._binary(">", other)
+
+    def __ge__(self, other: Any) -> Expression:
+        return self._binary(">=", other)
+
+    def __and__(self, other: Any) -> Expression:
+        return _Logic("AND", [self, _wrap(other)])
+
+    def __or__(self, other: Any) -> Expression:
+        return _Logic("OR", [self, _wrap(other)])
+
+    def __invert__(self) -> Expression:
+        return _Not(self)
+
+    # -- naming, casting, nulls ----------------------------------------------------------------------
+
+    def alias(self, name: str, *extra_names: str) -> Expression:
+        """The same values under another column name."""
+        return _Alias(self, name)
+
+    def cast(self, data_type: DataType) -> Expression:
+        """The value converted to ``data_type``."""
+        return _Cast(self, data_type)
+
+    @property
+    def is_null(self) -> Expression:
+        """TRUE where the value is NULL."""
+        return _IsNull(self, True)
+
+    @property
+    def is_not_null(self) -> Expression:
+        """TRUE where the value is not NULL."""
+        return _IsNull(self, False)
+
+    # -- aggregates ------------------------------------------------------------------------------------
+
+    @property
+    def count(self) -> Expression:
+        """The number of non-NULL values (BIGINT NOT NULL)."""
+        return AggregateCall("COUNT", self)
+
+    @property
+    def sum(self) -> Expression:
+        """The sum of the values (NULL when there are none)."""
+        return AggregateCall("SUM", self)
+
+    @property
+    def avg(self) -> Expression:
+        """The average of the values, in their type (integers truncate, as Flink's AVG)."""
+        return AggregateCall("AVG", self)
+
+    @property
+    def min(self) -> Expression:
+        """The least value."""
+        return AggregateCall("MIN", self)
+
+    @property
+    def max(self) -> Expression:
+        """The greatest value."""
+        return AggregateCall("MAX", self)
+
+
+def _wrap(value: Any) -> Expression:
+    return value if isinstance(value, Expression) else lit(value)
+
+
+# -- leaves -------------------------------------------------------------------------------------------
+
+
+class _Column(Expression):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        if self.name not in names:
+            raise ValueError(f"Cannot resolve field [{self.name}], input field list:[{', '.join(names)}].")
+        index = names.index(self.name)
+        return Compiled(operator.itemgetter(index), types[index], self.name)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class _Literal(Expression):
+    def __init__(self, value: Any, data_type: DataType | None = None) -> None:
+        self.value = value
+        self.data_type = data_type or _literal_type(value)
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        value = self.value
+        return Compiled(lambda row: value, self.data_type, None)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _literal_type(value: Any) -> DataType:
+    if value is None:
+        return DataTypes.NULL()
+    if isinstance(value, bool):
+        return DataTypes.BOOLEAN(False)
+    if isinstance(value, int):
+        return DataTypes.INT(False) if -(2**31) <= value < 2**31 else DataTypes.BIGINT(False)
+    if isinstance(value, float):
+        return DataTypes.DOUBLE(False)
+    if isinstance(value, str):
+        return DataTypes.CHAR(len(value), False)
+    if isinstance(value, decimal.Decimal):
+        digits = value.as_tuple()
+        scale = max(0, -int(digits.exponent))
+        return DataTypes.DECIMAL(max(len(digits.digits), scale, 1), scale, False)
+    raise TypeError(f"unsupported literal {value!r}")
+
+
+def col(name: str) -> Expression:
+    """The column ``name``."""
+    return _Column(name)
+
+
+def lit(value: Any, data_type: DataType | None = None) -> Expression:
+    """A literal (``data_type``: its type, else Flink's type of the Python value)."""
+    return _Literal(value, data_type)
+
+
+# -- operators --------------------------------------------------------------------------------------------
+
+
+def _wider(a: DataType, b: DataType) -> DataType:
+    ra, rb = a.root, b.root
+    if ra == "NULL":
+        return b
+    if rb == "NULL":
+        return a
+    if ra not in _NUMERIC_ORDER or rb not in _NUMERIC_ORDER:
+        raise TypeError(f"arithmetic needs numbers, got {ra} and {rb}")
+    wider = a if _NUMERIC_ORDER.index(ra) >= _NUMERIC_ORDER.index(rb) else b
+    return wider.nullable() if a.is_nullable() or b.is_nullable() else wider.not_null()
+
+
+def _nullable(t: DataType, *operands: DataType) -> DataType:
+    return t.nullable() if any(o.is_nullable() for o in operands) else t.not_null()
+
+
+def _java_div(a: Any, b: Any) -> Any:
+    quotient = abs(a) // abs(b)
+    return -quotient if (a < 0) != (b < 0) else quotient
+
+
+def _java_mod(a: Any, b: Any) -> Any:
+    remainder = abs(a) % abs(b)
+    return -remainder if a < 0 else remainder
+
+
+_COMPARE = {
+    "=": operator.eq,
+    "<>": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+class _Binary(Expression):
+    def __init__(self, op: str, left: Expression, right: Expression) -> None:
+        self.op, self.left, self.right = op, left, right
+
+    def aggregates(self) -> list[AggregateCall]:
+        return self.left.aggregates() + self.right.aggregates()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        left, right = self.left.resolve(names, types), self.right.resolve(names, types)
+        fa, fb, op = left.fn, right.fn, self.op
+        ta, tb = left.data_type, right.data_type
+        if op in _COMPARE:
+            compare = _COMPARE[op]
+            result_type = _nullable(DataTypes.BOOLEAN(), ta, tb)
+            func: Callable[[Any, Any], Any] = compare
+        else:
+            result_type, func = _arithmetic(op, ta, tb)
+
+        def apply(row: tuple[Any, ...]) -> Any:
+            a = fa(row)
+            if a is None:
+                return None
+            b = fb(row)
+            return None if b is None else func(a, b)
+
+        return Compiled(apply, result_type, None)
+
+    def __repr__(self) -> str:
+        return f"({self.left!r} {self.op} {self.right!r})"
+
+
+def _arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable[[Any, Any], Any]]:
+    integral = ta.root in _INTEGRAL and tb.root in _INTEGRAL
+    if op == "%":
+        return (_nullable(tb, ta, tb) if integral else _wider(ta, tb)), (
+            _java_mod if integral else lambda a, b: a % b
+        )
+    result = _wider(ta, tb)
+    if op == "/":
+        return result, (_java_div if integral else operator.truediv)
+    return result, {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+
+
+class _Logic(Expression):
+    def __init__(self, op: str, operands: list[Expression]) -> None:
+        self.op, self.operands = op, operands
+
+    def aggregates(self) -> list[AggregateCall]:
+        return [a for o in self.operands for a in o.aggregates()]
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        compiled = [o.resolve(names, types) for o in self.operands]
+        fns = [c.fn for c in compiled]
+        deciding = self.op == "OR"  # OR: one TRUE decides; AND: one FALSE decides
+
+        def apply(row: tuple[Any, ...]) -> Any:
+            unknown = False
+            for fn in fns:
+                value = fn(row)
+                if value is None:
+                    unknown = True
+                elif bool(value) is deciding:
+                    return deciding
+            return None if unknown else not deciding
+
+        return Compiled(apply, _nullable(DataTypes.BOOLEAN(), *(c.data_type for c in compiled)), None)
+
+
+class _Not(Expression):
+    def __init__(self, operand: Expression) -> None:
+        self.operand = operand
+
+    def aggregates(self) -> list[AggregateCall]:
+        return self.operand.aggregates()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        inner = self.operand.resolve(names, types)
+        fn = inner.fn
+        return Compiled(lambda row: None if (v := fn(row)) is None else not v, inner.data_type, None)
+
+
+class _IsNull(Expression):
+    def __init__(self, operand: Expression, null: bool) -> None:
+        self.operand, self.null = operand, null
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        fn, null = self.operand.resolve(names, types).fn, self.null
+        return Compiled(lambda row: (fn(row) is None) is null, DataTypes.BOOLEAN(False), None)
+
+
+class _Alias(Expression):
+    def __init__(self, operand: Expression, name: str) -> None:
+        self.operand, self.name = operand, name
+
+    def aggregates(self) -> list[AggregateCall]:
+        return self.operand.aggregates()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        inner = self.operand.resolve(names, types)
+        return Compiled(inner.fn, inner.data_type, self.name)
+
+
+_CONVERT: dict[str, Callable[[Any], Any]] = {
+    "TINYINT": int,
+    "SMALLINT": int,
+    "INT": int,
+    "BIGINT": int,
+    "FLOAT": float,
+    "DOUBLE": float,
+    "DECIMAL": lambda v: decimal.Decimal(str(v)),
+    "BOOLEAN": lambda v: v if isinstance(v, bool) else str(v).strip().lower() == "true",
+}
+
+
+class _Cast(Expression):
+    def __init__(self, operand: Expression, data_type: DataType) -> None:
+        self.operand, self.data_type = operand, data_type
+
+    def aggregates(self) -> list[AggregateCall]:
+        return self.operand.aggregates()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        from millstream.table.print_utils import format_value
+
+        inner = self.operand.resolve(names, types)
+        fn, source = inner.fn, inner.data_type
+        root = self.data_type.root
+        if root in ("STRING", "VARCHAR", "CHAR"):
+            convert: Callable[[Any], Any] = lambda v: format_value(source, v)  # noqa: E731
+        elif root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and isinstance(source.root, str):
+            convert = (lambda v: int(str(v).strip())) if source.root in ("STRING", "VARCHAR", "CHAR") else int
+        else:
+            convert = _CONVERT.get(root, lambda v: v)
+        target = self.data_type if inner.data_type.is_nullable() else self.data_type.not_null()
+        return Compiled(lambda row: None if (v := fn(row)) is None else convert(v), target, None)
+
+
+def and_(first: Any, *others: Any) -> Expression:
+    """``first AND others...`` (SQL's three-valued logic)."""
+    return _Logic("AND", [_wrap(first), *map(_wrap, others)])
+
+
+def or_(first: Any, *others: Any) -> Expression:
+    """``first OR others...`` (SQL's three-valued logic)."""
+    return _Logic("OR", [_wrap(first), *map(_wrap, others)])
+
+
+def not_(expression: Any) -> Expression:
+    """``NOT expression``."""
+    return _Not(_wrap(expression))
+
+
+class _IfThenElse(Expression):
+    def __init__(self, condition: Expression, then: Expression, otherwise: Expression) -> None:
+        self.condition, self.then, self.otherwise = condition, then, otherwise
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        cond = self.condition.resolve(names, types).fn
+        then, otherwise = self.then.resolve(names, types), self.otherwise.resolve(names, types)
+        ft, fo = then.fn, otherwise.fn
+        result = then.data_type if then.data_type.root != "NULL" else otherwise.data_type
+        return Compiled(lambda row: ft(row) if cond(row) else fo(row), result, None)
+
+
+def if_then_else(condition: Any, if_true: Any, if_false: Any) -> Expression:
+    """``CASE WHEN condition THEN if_true ELSE if_false END``."""
+    return _IfThenElse(_wrap(condition), _wrap(if_true), _wrap(if_false))
+
+
+# -- aggregate calls ----------------------------------------------------------------------------------------
+
+
+class AggregateCall(Expression):
+    """An aggregate function over a group's rows (``col('x').sum``)."""
+
+    def __init__(self, function: str, operand: Expression) -> None:
+        self.function, self.operand = function, operand
+
+    def aggregates(self) -> list[AggregateCall]:
+        return [self]
+
+    def result_type(self, operand_type: DataType) -> DataType:
+        """Flink's result type: COUNT BIGINT NOT NULL; SUM, AVG, MIN, MAX the operand's type."""
+        if self.function == "COUNT":
+            return DataTypes.BIGINT(False)
+        return operand_type if operand_type.is_nullable() else operand_type.nullable()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        """The call's value, read from the aggregation's output (the planner gave it a slot)."""
+        slot = getattr(self, "slot", None)
+        if slot is None or slot not in names:
+            raise ValueError(f"{self.function}() is an aggregate: use it in group_by(...).select(...)")
+        index = names.index(slot)
+        return Compiled(operator.itemgetter(index), types[index], None)
+
+    def __repr__(self) -> str:
+        return f"{self.function}({self.operand!r})"

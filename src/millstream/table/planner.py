@@ -1,0 +1,370 @@
+"""The Table API's planner: logical plan nodes, changelog modes, and their translation into
+DataStream transformations that run on millstream's own runtime.
+
+::
+
+    Table calls ──► PlanNode tree ──► translate(node, env) ──► DataStream of (row kind, values)
+
+Every node knows its columns (names, data types) and whether it produces an updating
+changelog (``updating``: rows may be retracted with ``-U``/``-D``) or inserts only. Rows
+travel as ``(kind, values)`` pairs, ``kind`` being ``+I``, ``-U``, ``+U`` or ``-D``.
+
+A group aggregation keeps, per key, the number of rows it holds, one accumulator per
+aggregate call and the row it emitted last (keyed state, so it takes part in checkpoints):
+streaming, it emits Flink's changelog (``+I`` for a new group, ``-U``/``+U`` when the result
+changes, nothing when it does not, ``-D`` when the group's last row is retracted); BATCH, it
+emits each group's final row once (a timer at the end of the key).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from millstream.datastream import KeyedProcessFunction
+from millstream.datastream.state import ValueStateDescriptor
+from millstream.table.expressions import AggregateCall, Expression
+from millstream.table.types import DataType
+
+__all__ = ["Aggregate", "Filter", "Limit", "PlanNode", "Project", "Values", "translate"]
+
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
+_MAX_TIMESTAMP = 2**63 - 1
+
+
+@dataclass
+class PlanNode:
+    """A relational operator; ``names``/``types``: its columns."""
+
+    names: list[str]
+    types: list[DataType]
+    updating: bool = False  # produces retractions (-U / -D)
+
+    def translate(self, env: Any) -> Any:
+        """The DataStream of ``(kind, values)`` this node produces on ``env``."""
+        raise NotImplementedError
+
+
+@dataclass
+class Values(PlanNode):
+    """Rows given in the program (``from_elements``)."""
+
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        return env.from_collection([(INSERT, row) for row in self.rows])
+
+
+@dataclass
+class Project(PlanNode):
+    """Computed columns."""
+
+    input: PlanNode | None = None
+    functions: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        fns = self.functions
+        return self.input.translate(env).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+
+
+@dataclass
+class Filter(PlanNode):
+    """Rows whose condition is TRUE (NULL and FALSE drop the row)."""
+
+    input: PlanNode | None = None
+    condition: Callable[[tuple[Any, ...]], Any] | None = None
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None and self.condition is not None
+        condition = self.condition
+        return self.input.translate(env).filter(lambda kv: condition(kv[1]) is True)
+
+
+@dataclass
+class Aggregate(PlanNode):
+    """Group aggregation: ``keys`` (functions of a row) and aggregate calls."""
+
+    input: PlanNode | None = None
+    keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    calls: list[tuple[str, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+    batch: bool = False
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        keys = self.keys
+        function = GroupAggregateFunction(
+            self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
+        )
+        stream = self.input.translate(env)
+        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+
+
+@dataclass
+class Limit(PlanNode):
+    """The first ``fetch`` rows (after ``offset``), in arrival order, over one subtask."""
+
+    input: PlanNode | None = None
+    offset: int = 0
+    fetch: int | None = None
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        return (
+            self.input.translate(env)
+            .key_by(lambda kv: 0)
+            .process(_LimitFunction(self.offset, self.fetch))
+            .set_parallelism(1)
+        )
+
+
+def translate(node: PlanNode, env: Any) -> Any:
+    """The DataStream of ``(kind, values)`` pairs for ``node``."""
+    return node.translate(env)
+
+
+# -- aggregate functions -------------------------------------------------------------------------------
+
+
+def _accumulator(function: str, data_type: DataType, retracting: bool) -> _Accumulator:
+    integral = data_type.root in ("TINYINT", "SMALLINT", "INT", "BIGINT")
+    if function == "COUNT":
+        return _Count()
+    if function == "SUM":
+        return _Sum()
+    if function == "AVG":
+        return _Avg(integral)
+    pick = min if function == "MIN" else max
+    return _RetractingExtreme(pick) if retracting else _Extreme(pick)
+
+
+class _Accumulator:
+    def create(self) -> Any:
+        raise NotImplementedError
+
+    def add(self, acc: Any, value: Any) -> Any:
+        raise NotImplementedError
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        raise NotImplementedError
+
+    def result(self, acc: Any) -> Any:
+        raise NotImplementedError
+
+
+class _Count(_Accumulator):
+    def create(self) -> Any:
+        return 0
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else acc + 1
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else acc - 1
+
+    def result(self, acc: Any) -> Any:
+        return acc
+
+
+class _Sum(_Accumulator):
+    def create(self) -> Any:
+        return (0, 0)  # sum, non-null values
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else (acc[0] + value, acc[1] + 1)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else (acc[0] - value, acc[1] - 1)
+
+    def result(self, acc: Any) -> Any:
+        return acc[0] if acc[1] else None
+
+
+class _Avg(_Sum):
+    def __init__(self, integral: bool) -> None:
+        self.integral = integral
+
+    def result(self, acc: Any) -> Any:
+        total, n = acc
+        if not n:
+            return None
+        if self.integral:  # Flink's AVG of an integer type is that type: truncated
+            quotient = abs(total) // n
+            return -quotient if total < 0 else quotient
+        return total / n
+
+
+class _Extreme(_Accumulator):
+    """MIN / MAX of an insert-only input."""
+
+    def __init__(self, pick: Callable[..., Any]) -> None:
+        self.pick = pick
+
+    def create(self) -> Any:
+        return None
+
+    def add(self, acc: Any, value: Any) -> Any:
+        if value is None:
+            return acc
+        return value if acc is None else self.pick(acc, value)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        raise ValueError("MIN/MAX over an updating input needs the retracting accumulator")
+
+    def result(self, acc: Any) -> Any:
+        return acc
+
+
+class _RetractingExtreme(_Accumulator):
+    """MIN / MAX of an updating input: the values with their counts (Flink's MapView)."""
+
+    def __init__(self, pick: Callable[..., Any]) -> None:
+        self.pick = pick
+
+    def create(self) -> Any:
+        return Counter()
+
+    def add(self, acc: Any, value: Any) -> Any:
+        if value is not None:
+            acc[value] += 1
+        return acc
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        if value is not None:
+            acc[value] -= 1
+            if acc[value] <= 0:
+                del acc[value]
+        return acc
+
+    def result(self, acc: Any) -> Any:
+        return self.pick(acc) if acc else None
+
+
+class GroupAggregateFunction(KeyedProcessFunction):
+    """The group aggregation of one key (see the module docstring)."""
+
+    def __init__(
+        self,
+        calls: list[tuple[str, Callable[[tuple[Any, ...]], Any], DataType]],
+        retracting: bool,
+        batch: bool,
+        key_count: int,
+    ) -> None:
+        self.calls = calls
+        self.retracting = retracting
+        self.batch = batch
+        self.key_count = key_count
+
+    def open(self, runtime_context: Any) -> None:
+        self.state = runtime_context.get_state(ValueStateDescriptor("group"))
+        self.accumulators = [_accumulator(f, t, self.retracting) for f, _, t in self.calls]
+        self.arguments = [fn for _, fn, _ in self.calls]
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        held = self.state.value()
+        if held is None:
+            held = [0, [a.create() for a in self.accumulators], None]
+        adding = kind in (INSERT, UPDATE_AFTER)
+        held[0] += 1 if adding else -1
+        accs = held[1]
+        for i, (acc, argument) in enumerate(zip(self.accumulators, self.arguments, strict=True)):
+            argument_value = argument(row)
+            accs[i] = acc.add(accs[i], argument_value) if adding else acc.retract(accs[i], argument_value)
+        if self.batch:
+            self.state.update(held)
+            if held[2] is None:
+                held[2] = True
+                ctx.timer_service().register_event_time_timer(_MAX_TIMESTAMP)
+            return None
+        previous = held[2]
+        if held[0] <= 0:
+            self.state.clear()
+            return [(DELETE, previous)] if previous is not None else None
+        result = self._result(ctx.get_current_key(), accs)
+        held[2] = result
+        self.state.update(held)
+        if previous is None:
+            return [(INSERT, result)]
+        if previous == result:
+            return None
+        return [(UPDATE_BEFORE, previous), (UPDATE_AFTER, result)]
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        held = self.state.value()
+        if held is None or held[0] <= 0:
+            return None
+        return [(INSERT, self._result(ctx.get_current_key(), held[1]))]
+
+    def _result(self, key: tuple[Any, ...], accs: list[Any]) -> tuple[Any, ...]:
+        return tuple(key) + tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
+
+
+class _LimitFunction(KeyedProcessFunction):
+    def __init__(self, offset: int, fetch: int | None) -> None:
+        self.offset, self.fetch = offset, fetch
+
+    def open(self, runtime_context: Any) -> None:
+        self.seen = runtime_context.get_state(ValueStateDescriptor("seen"))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        seen = self.seen.value() or 0
+        self.seen.update(seen + 1)
+        if seen < self.offset or (self.fetch is not None and seen >= self.offset + self.fetch):
+            return None
+        return [value]
+
+
+# -- planning helpers used by Table ---------------------------------------------------------------------
+
+
+def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[int], str]) -> Project:
+    """``node``'s rows through ``expressions`` (``unnamed(i)``: the name of unnamed column i)."""
+    compiled = [e.resolve(node.names, node.types) for e in expressions]
+    names = [c.name if c.name is not None else unnamed(i) for i, c in enumerate(compiled)]
+    _check_unique(names)
+    return Project(names, [c.data_type for c in compiled], node.updating, node, [c.fn for c in compiled])
+
+
+def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression], batch: bool) -> Project:
+    """``group_by(keys).select(selected)``: the aggregation, then the select list over it
+    (aggregate calls become columns; unnamed results are ``EXPR$0``, ``EXPR$1`` ...)."""
+    key_compiled = [k.resolve(node.names, node.types) for k in keys]
+    calls: list[AggregateCall] = []
+    for expression in selected:
+        for call in expression.aggregates():
+            if not any(call is seen for seen in calls):  # Expression.__eq__ builds an expression
+                calls.append(call)
+    call_specs = []
+    slot_names, slot_types = [], []
+    for i, call in enumerate(calls):
+        operand = call.operand.resolve(node.names, node.types)
+        call_specs.append((call.function, operand.fn, operand.data_type))
+        slot_names.append(f"$agg{i}")
+        slot_types.append(call.result_type(operand.data_type))
+        call.slot = f"$agg{i}"  # type: ignore[attr-defined]
+    key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
+    grouped = Aggregate(
+        key_names + slot_names,
+        [c.data_type for c in key_compiled] + slot_types,
+        not batch,
+        node,
+        [c.fn for c in key_compiled],
+        call_specs,
+        batch,
+    )
+    # Flink numbers the select list's aggregate expressions, named or not: select(x.sum.alias('t'),
+    # x.max) calls the second EXPR$1
+    ordinals: dict[int, int] = {}
+    for position, expression in enumerate(selected):
+        if expression.aggregates():
+            ordinals[position] = len(ordinals)
+    return project(grouped, selected, lambda i: f"EXPR${ordinals.get(i, i)}")
+
+
+def _check_unique(names: list[str]) -> None:
+    duplicates = [n for n, c in Counter(names).items() if c > 1]
+    if duplicates:
+        raise ValueError(f"Ambiguous column name: {duplicates[0]}")

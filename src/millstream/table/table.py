@@ -1,0 +1,201 @@
+"""``Table``: the Table API's relational operations, as ``pyflink.table.Table``.
+
+Each call returns a new Table over a larger plan (``planner.py``); nothing runs until
+``execute()``. Column names follow Flink's: a column reference keeps its name, an unnamed
+expression of a plain select is ``_c<position>``, an unnamed one over aggregates
+``EXPR$<n>``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from millstream.table.expressions import Expression, col
+from millstream.table.planner import Filter, Limit, PlanNode, aggregate, project
+from millstream.table.print_utils import print_schema
+from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.table_environment import TableEnvironment
+    from millstream.table.table_result import TableResult
+
+__all__ = ["GroupedTable", "Table", "TableSchema"]
+
+
+class TableSchema:
+    """The columns of a table: names and data types."""
+
+    def __init__(self, names: list[str], types: list[DataType]) -> None:
+        self._names, self._types = list(names), list(types)
+
+    def get_field_names(self) -> list[str]:
+        """The columns' names."""
+        return list(self._names)
+
+    def get_field_data_types(self) -> list[DataType]:
+        """The columns' data types."""
+        return list(self._types)
+
+    def get_field_count(self) -> int:
+        """The number of columns."""
+        return len(self._names)
+
+    def __str__(self) -> str:
+        return print_schema(self._names, self._types)
+
+
+def _expressions(fields: tuple[Any, ...]) -> list[Expression]:
+    """Expressions given as such or as column names (``select('a', 'b')``)."""
+    result: list[Expression] = []
+    for f in fields:
+        if isinstance(f, Expression):
+            result.append(f)
+        elif isinstance(f, str):
+            result.extend(col(name.strip()) for name in f.split(","))
+        else:
+            raise TypeError(f"expected an Expression or a column name, got {f!r}")
+    return result
+
+
+class Table:
+    """A (virtual) table: a plan and the environment that runs it."""
+
+    def __init__(self, plan: PlanNode, t_env: TableEnvironment) -> None:
+        self._plan = plan
+        self._t_env = t_env
+
+    # -- columns -------------------------------------------------------------------------------------------
+
+    def get_schema(self) -> TableSchema:
+        """The table's columns."""
+        return TableSchema(self._plan.names, self._plan.types)
+
+    def get_resolved_schema(self) -> TableSchema:
+        """The table's columns (resolved)."""
+        return self.get_schema()
+
+    def print_schema(self) -> None:
+        """Print the columns as Flink does."""
+        print(print_schema(self._plan.names, self._plan.types))
+
+    def __getattr__(self, name: str) -> Expression:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self._plan.names:
+            raise AttributeError(
+                f"The current table has no column named '{name}', available: {self._plan.names}"
+            )
+        return col(name)
+
+    def _with(self, plan: PlanNode) -> Table:
+        return Table(plan, self._t_env)
+
+    # -- relational operations -------------------------------------------------------------------------------
+
+    def select(self, *fields: Any) -> Table:
+        """Computed columns; with aggregates, one row over the whole table."""
+        expressions = _expressions(fields)
+        if any(e.aggregates() for e in expressions):
+            return GroupedTable(self, []).select(*expressions)
+        return self._with(project(self._plan, expressions, lambda i: f"_c{i}"))
+
+    def where(self, predicate: Expression) -> Table:
+        """The rows for which ``predicate`` is TRUE."""
+        return self.filter(predicate)
+
+    def filter(self, predicate: Expression) -> Table:
+        """The rows for which ``predicate`` is TRUE."""
+        plan = self._plan
+        compiled = predicate.resolve(plan.names, plan.types)
+        if compiled.data_type.root != "BOOLEAN":
+            raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
+        return self._with(Filter(plan.names, plan.types, plan.updating, plan, compiled.fn))
+
+    def group_by(self, *fields: Any) -> GroupedTable:
+        """Groups for an aggregation (``.select(...)``)."""
+        return GroupedTable(self, _expressions(fields))
+
+    def distinct(self) -> Table:
+        """Each distinct row once."""
+        keys = [col(name) for name in self._plan.names]
+        return GroupedTable(self, keys).select(*keys)
+
+    def add_columns(self, *fields: Expression) -> Table:
+        """The table's columns and computed ones after them."""
+        existing = [col(name) for name in self._plan.names]
+        return self.select(*existing, *_expressions(fields))
+
+    def add_or_replace_columns(self, *fields: Expression) -> Table:
+        """Computed columns, replacing those of the same name."""
+        added = _expressions(fields)
+        compiled_names = [e.resolve(self._plan.names, self._plan.types).name for e in added]
+        kept = [col(n) for n in self._plan.names if n not in compiled_names]
+        return self.select(*kept, *added)
+
+    def drop_columns(self, *fields: Any) -> Table:
+        """The table without these columns."""
+        dropped = {e.resolve(self._plan.names, self._plan.types).name for e in _expressions(fields)}
+        return self.select(*(col(n) for n in self._plan.names if n not in dropped))
+
+    def rename_columns(self, *fields: Expression) -> Table:
+        """Columns renamed (``col('x').alias('y')``)."""
+        renames: dict[str, str] = {}
+        for e in fields:
+            source = getattr(e, "operand", None)
+            if source is None or not hasattr(source, "name") or not hasattr(e, "name"):
+                raise ValueError("rename_columns expects col('old').alias('new')")
+            renames[source.name] = e.name
+        return self.select(*(col(n).alias(renames[n]) if n in renames else col(n) for n in self._plan.names))
+
+    def alias(self, field: str, *fields: str) -> Table:
+        """The columns renamed, in order."""
+        names = [field, *fields]
+        if len(names) > len(self._plan.names):
+            raise ValueError(f"{len(names)} names for {len(self._plan.names)} columns")
+        return self.select(*(col(old).alias(new) for old, new in zip(self._plan.names, names, strict=False)))
+
+    def limit(self, fetch: int, offset: int = 0) -> Table:
+        """The first ``fetch`` rows after ``offset`` (in arrival order)."""
+        plan = self._plan
+        if plan.updating:
+            raise ValueError("limit() over an updating table is not supported")
+        return self._with(Limit(plan.names, plan.types, False, plan, offset, fetch))
+
+    def fetch(self, fetch: int) -> Table:
+        """The first ``fetch`` rows."""
+        return self.limit(fetch)
+
+    def offset(self, offset: int) -> Table:
+        """The rows after the first ``offset``."""
+        return self.limit(None, offset)  # type: ignore[arg-type]
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def execute(self) -> TableResult:
+        """Run the table's job and return its result (collect or print it)."""
+        return self._t_env._execute(self._plan)
+
+    def explain(self) -> str:
+        """The plan, one operator per line."""
+        lines: list[str] = []
+        node: PlanNode | None = self._plan
+        depth = 0
+        while node is not None:
+            lines.append("  " * depth + f"{type(node).__name__}({', '.join(node.names)})")
+            node = getattr(node, "input", None)
+            depth += 1
+        return "\n".join(lines)
+
+
+class GroupedTable:
+    """A table grouped by keys, waiting for its aggregation's select list."""
+
+    def __init__(self, table: Table, keys: list[Expression]) -> None:
+        self._table = table
+        self._keys = keys
+
+    def select(self, *fields: Any) -> Table:
+        """The aggregation: group keys and aggregate calls (``col('x').sum``)."""
+        table = self._table
+        plan = aggregate(table._plan, self._keys, _expressions(fields), table._t_env._batch)
+        return Table(plan, table._t_env)

@@ -1,0 +1,237 @@
+"""``TableEnvironment``: the entry point of the Table API, as ``pyflink.table``'s.
+
+``TableEnvironment.create(EnvironmentSettings.in_streaming_mode())`` (or batch mode)
+makes tables (``from_elements``), names them (``create_temporary_view``, ``from_path``)
+and runs them: ``Table.execute()`` plans the table into DataStream transformations on a
+fresh ``StreamExecutionEnvironment`` (STREAMING or BATCH, the table config's
+``parallelism.default``) and collects the result's changelog as the job produces it.
+``StreamTableEnvironment.create(env)`` runs on a given StreamExecutionEnvironment's
+configuration.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Iterable
+from typing import Any
+
+from millstream.common import Configuration
+from millstream.common.types import Row
+from millstream.table.planner import PlanNode, Values
+from millstream.table.table import Table
+from millstream.table.table_result import TableResult
+from millstream.table.types import DataType, DataTypes, RowType
+
+__all__ = ["EnvironmentSettings", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
+
+
+class EnvironmentSettings:
+    """Streaming or batch mode (``in_streaming_mode()``, ``in_batch_mode()``)."""
+
+    def __init__(self, streaming: bool = True, configuration: Configuration | None = None) -> None:
+        self._streaming = streaming
+        self._configuration = configuration or Configuration()
+
+    @staticmethod
+    def in_streaming_mode() -> EnvironmentSettings:
+        """Settings of a streaming TableEnvironment (changelogs, unbounded sources)."""
+        return EnvironmentSettings(True)
+
+    @staticmethod
+    def in_batch_mode() -> EnvironmentSettings:
+        """Settings of a batch TableEnvironment (bounded input, final results)."""
+        return EnvironmentSettings(False)
+
+    @staticmethod
+    def new_instance() -> _SettingsBuilder:
+        """A builder (``.in_batch_mode().build()``)."""
+        return _SettingsBuilder()
+
+    def is_streaming_mode(self) -> bool:
+        """Whether the environment is in streaming mode."""
+        return self._streaming
+
+    def get_configuration(self) -> Configuration:
+        """The settings' configuration."""
+        return self._configuration
+
+
+class _SettingsBuilder:
+    def __init__(self) -> None:
+        self._streaming = True
+        self._configuration = Configuration()
+
+    def in_streaming_mode(self) -> _SettingsBuilder:
+        self._streaming = True
+        return self
+
+    def in_batch_mode(self) -> _SettingsBuilder:
+        self._streaming = False
+        return self
+
+    def with_configuration(self, configuration: Configuration) -> _SettingsBuilder:
+        self._configuration = configuration
+        return self
+
+    def build(self) -> EnvironmentSettings:
+        return EnvironmentSettings(self._streaming, self._configuration)
+
+
+class TableConfig:
+    """Configuration of a TableEnvironment (``get_config().set(key, value)``)."""
+
+    def __init__(self, configuration: Configuration) -> None:
+        self._configuration = configuration
+
+    def set(self, key: str, value: str) -> TableConfig:
+        """Set an option (``parallelism.default``, ``table.exec.state.ttl`` ...)."""
+        self._configuration.set_string(key, str(value))
+        return self
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An option's value."""
+        return self._configuration.get_string(key, default)
+
+    def get_configuration(self) -> Configuration:
+        """The options."""
+        return self._configuration
+
+
+class TableEnvironment:
+    """Creates, names and runs tables."""
+
+    def __init__(self, settings: EnvironmentSettings, configuration: Configuration | None = None) -> None:
+        self._settings = settings
+        config = Configuration()
+        config.add_all(settings.get_configuration())
+        if configuration is not None:
+            config.add_all(configuration)
+        self._config = TableConfig(config)
+        self._views: dict[str, Table] = {}
+
+    @staticmethod
+    def create(environment_settings: EnvironmentSettings | Configuration) -> TableEnvironment:
+        """A TableEnvironment in streaming or batch mode."""
+        if isinstance(environment_settings, Configuration):
+            mode = (environment_settings.get_string("execution.runtime-mode", None) or "STREAMING").upper()
+            environment_settings = EnvironmentSettings(mode != "BATCH", environment_settings)
+        return TableEnvironment(environment_settings)
+
+    @property
+    def _batch(self) -> bool:
+        return not self._settings.is_streaming_mode()
+
+    def get_config(self) -> TableConfig:
+        """The environment's configuration."""
+        return self._config
+
+    # -- tables ------------------------------------------------------------------------------------------
+
+    def from_elements(self, elements: Iterable[Any], schema: Any = None, verify_schema: bool = True) -> Table:
+        """A table of the given rows (tuples, lists, Rows or single values). ``schema``: column
+        names (types inferred, as PyFlink: int BIGINT, float DOUBLE, str STRING ...) or a
+        ``DataTypes.ROW`` (names and types)."""
+        rows = [_as_tuple(e) for e in elements]
+        width = len(rows[0]) if rows else (len(schema) if schema is not None else 0)
+        if isinstance(schema, RowType):
+            names, types = schema.field_names(), schema.field_types()
+        else:
+            names = list(schema) if schema is not None else [f"_{i + 1}" for i in range(width)]
+            types = [_infer([row[i] for row in rows]) for i in range(len(names))]
+        if verify_schema:
+            for row in rows:
+                if len(row) != len(names):
+                    raise ValueError(f"row {row!r} has {len(row)} fields, the schema {len(names)}: {names}")
+        return Table(Values(list(names), list(types), False, rows), self)
+
+    def create_temporary_view(self, view_path: str, table: Table) -> None:
+        """Name ``table`` (for ``from_path`` and SQL)."""
+        self._views[view_path] = table
+
+    def drop_temporary_view(self, view_path: str) -> bool:
+        """Forget a view; whether it existed."""
+        return self._views.pop(view_path, None) is not None
+
+    def from_path(self, path: str) -> Table:
+        """The table named ``path``."""
+        try:
+            return self._views[path]
+        except KeyError:
+            raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)") from None
+
+    def list_temporary_views(self) -> list[str]:
+        """The names of the views."""
+        return sorted(self._views)
+
+    # -- running -------------------------------------------------------------------------------------------
+
+    def _execute(self, plan: PlanNode) -> TableResult:
+        from millstream.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+
+        configuration = Configuration()
+        configuration.add_all(self._config.get_configuration())
+        env = StreamExecutionEnvironment.get_execution_environment(configuration)
+        if self._batch:
+            env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+        stream = plan.translate(env)
+        changes = stream.execute_and_collect("collect")
+        return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
+
+
+class StreamTableEnvironment(TableEnvironment):
+    """A TableEnvironment on a StreamExecutionEnvironment's settings (mixing both APIs)."""
+
+    def __init__(self, stream_env: Any, settings: EnvironmentSettings) -> None:
+        super().__init__(settings, getattr(stream_env, "_configuration", None))
+        self._stream_env = stream_env
+
+    @staticmethod
+    def create(  # type: ignore[override]
+        stream_execution_environment: Any, environment_settings: EnvironmentSettings | None = None
+    ) -> StreamTableEnvironment:
+        """A TableEnvironment over ``stream_execution_environment``."""
+        settings = environment_settings or EnvironmentSettings.in_streaming_mode()
+        return StreamTableEnvironment(stream_execution_environment, settings)
+
+
+def _as_tuple(element: Any) -> tuple[Any, ...]:
+    if isinstance(element, Row):
+        return tuple(element)
+    if isinstance(element, (tuple, list)):
+        return tuple(element)
+    return (element,)
+
+
+def _infer(values: list[Any]) -> DataType:
+    """The type PyFlink infers for a column of Python values (the first non-null one decides)."""
+    for value in values:
+        if value is not None:
+            return _type_of(value)
+    return DataTypes.NULL()
+
+
+def _type_of(value: Any) -> DataType:
+    if isinstance(value, bool):
+        return DataTypes.BOOLEAN()
+    if isinstance(value, int):
+        return DataTypes.BIGINT()
+    if isinstance(value, float):
+        return DataTypes.DOUBLE()
+    if isinstance(value, str):
+        return DataTypes.STRING()
+    if isinstance(value, decimal.Decimal):
+        return DataTypes.DECIMAL(38, 18)
+    if isinstance(value, datetime.datetime):
+        return DataTypes.TIMESTAMP(6)
+    if isinstance(value, datetime.date):
+        return DataTypes.DATE()
+    if isinstance(value, datetime.time):
+        return DataTypes.TIME(0)
+    if isinstance(value, (bytes, bytearray)):
+        return DataTypes.BYTES()
+    if isinstance(value, list):
+        return DataTypes.ARRAY(_infer(value))
+    if isinstance(value, dict):
+        return DataTypes.MAP(_infer(list(value)), _infer(list(value.values())))
+    raise TypeError(f"cannot infer the SQL type of {value!r} ({type(value).__name__}): give a schema")
