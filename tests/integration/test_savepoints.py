@@ -90,12 +90,17 @@ def env_for(parallelism: int, backend: str, restore: str | None = None) -> Strea
     return env
 
 
-def stop_with_savepoint_after_a_checkpoint(client: Any, directory: Path) -> str:
+def wait_for_checkpoints(client: Any, count: int) -> None:
+    """Until ``count`` checkpoints of the running job completed."""
     deadline = time.monotonic() + 60
-    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 1:
+    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < count:
         assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
-        assert time.monotonic() < deadline, "no checkpoint completed"
+        assert time.monotonic() < deadline, f"{count} checkpoints did not complete"
         time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+
+
+def stop_with_savepoint_after_a_checkpoint(client: Any, directory: Path) -> str:
+    wait_for_checkpoints(client, 1)
     path = client.stop_with_savepoint(savepoint_directory=str(directory)).result(60)
     client.get_job_execution_result(60)  # stopped: FINISHED, not cancelled
     return str(path)
@@ -134,10 +139,7 @@ def test_a_savepoint_of_a_running_job_leaves_it_running_and_can_be_restored(tmp_
     env = env_for(2, "hashmap")
     build(env, str(out))
     client = env.execute_async("running")
-    deadline = time.monotonic() + 60
-    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 1:
-        assert time.monotonic() < deadline, "no checkpoint completed"
-        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    wait_for_checkpoints(client, 1)
     path = client.trigger_savepoint(str(tmp_path / "savepoints")).result(60)
     assert client.get_job_status() is JobStatus.RUNNING
     client.get_job_execution_result(120)  # runs to its end
@@ -172,11 +174,7 @@ def test_a_retained_incremental_checkpoint_resumes_at_another_parallelism_and_ba
     env.set_parallelism(2)
     build(env, str(out))
     client = env.execute_async("cancelled")
-    deadline = time.monotonic() + 60
-    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 4:
-        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
-        assert time.monotonic() < deadline, "no checkpoints completed"
-        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    wait_for_checkpoints(client, 4)
     client.cancel()
     with pytest.raises(Exception, match="cancelled"):
         client.get_job_execution_result(60)
@@ -202,11 +200,7 @@ def test_stop_with_drain_fires_every_window_before_the_savepoint_and_ends_the_jo
     env = env_for(2, "rocksdb")
     build(env, str(out))
     client = env.execute_async("drained")
-    deadline = time.monotonic() + 60
-    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 1:
-        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
-        assert time.monotonic() < deadline, "no checkpoint completed"
-        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    wait_for_checkpoints(client, 1)
     path = client.stop_with_savepoint(True, str(tmp_path / "savepoints")).result(60)
     client.get_job_execution_result(60)  # ends by itself (raises if it failed)
     assert client.get_job_status() is JobStatus.FINISHED
@@ -264,11 +258,7 @@ def test_stop_with_drain_ends_a_legacy_source_function_too(tmp_path: Path) -> No
     running = keyed.process(RunningCount(), Types.STRING())
     windows.union(running).sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
     client = env.execute_async("legacy drained")
-    deadline = time.monotonic() + 60
-    while client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) < 2:
-        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
-        assert time.monotonic() < deadline, "no checkpoint completed"
-        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    wait_for_checkpoints(client, 2)
     client.stop_with_savepoint(True, str(tmp_path / "savepoints")).result(60)
     client.get_job_execution_result(60)
     lines = committed_lines(out)
