@@ -182,3 +182,87 @@ def test_an_aggregation_over_an_updating_table_retracts_as_pyflink_does(capsys):
         col("n"), col("k").count.alias("keys"), col("mx").min.alias("least"), col("mx").sum.alias("total")
     ).execute().print()
     assert capsys.readouterr().out == PYFLINK_TWO_LEVELS
+
+
+PYFLINK_SQL = """\
++----+--------------------------------+----------------------+----------------------+----------------------+
+| op |                        country |               EXPR$1 |                    s |               EXPR$3 |
++----+--------------------------------+----------------------+----------------------+----------------------+
+| +I |                          China |                    1 |                    2 |                  135 |
+| +I |                            USA |                    1 |                    3 |                  124 |
+| -U |                          China |                    1 |                    2 |                  135 |
+| +U |                          China |                    2 |                    6 |                  135 |
+| -U |                            USA |                    1 |                    3 |                  124 |
+| +U |                            USA |                    2 |                    8 |                  124 |
++----+--------------------------------+----------------------+----------------------+----------------------+
+6 rows in set
++----+----------------------+-------------+----------------------+--------------------------------+--------+
+| op |                   id |      EXPR$1 |                    y |                           size | EXPR$4 |
++----+----------------------+-------------+----------------------+--------------------------------+--------+
+| +I |                    1 |           1 |                    4 |                          small |  FALSE |
+| +I |                    2 |           0 |                    7 |                          small |   TRUE |
+| +I |                    3 |           1 |                   10 |                            big |  FALSE |
+| +I |                    4 |           0 |                   13 |                            big |  FALSE |
+| +I |                    5 |           1 |                   16 |                            big |  FALSE |
++----+----------------------+-------------+----------------------+--------------------------------+--------+
+5 rows in set
++----+--------------------------------+----------------------+----------------------+
+| op |                        country |                    a |               EXPR$2 |
++----+--------------------------------+----------------------+----------------------+
+| +U |                          China |                    1 |                    1 |
+| +U |                            USA |                    4 |                    2 |
++----+--------------------------------+----------------------+----------------------+
+2 rows in set
++----+--------------------------------+
+| op |                        country |
++----+--------------------------------+
+| +I |                        Germany |
+| +I |                            USA |
+| +I |                          China |
++----+--------------------------------+
+3 rows in set
+(
+  `c` STRING,
+  `n` BIGINT NOT NULL
+)
+"""
+
+
+def test_sql_queries_print_what_pyflink_prints(capsys):
+    """SELECT with WHERE, GROUP BY, HAVING, DISTINCT, CASE, CAST, IS NULL, a subquery; Flink's
+    EXPR$<position> names (PyFlink 2.3.0's output)."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    rows = [
+        (1, "Germany", "123", 5),
+        (2, "China", "135", None),
+        (3, "USA", "124", 7),
+        (4, "China", "32", 1),
+        (5, "USA", "9", 2),
+    ]
+    t_env.create_temporary_view("t", t_env.from_elements(rows, ["id", "country", "tel", "v"]))
+    t_env.execute_sql(
+        "SELECT country, COUNT(*), SUM(id) AS s, MAX(CAST(tel AS BIGINT)) FROM t "
+        "WHERE id > 1 AND `country` <> 'Germany' GROUP BY country"
+    ).print()
+    t_env.execute_sql(
+        "SELECT id, id % 2, id * 3 + 1 AS y, "
+        "CASE WHEN id > 2 THEN 'big' ELSE 'small' END AS size, v IS NULL FROM t"
+    ).print()
+    t_env.execute_sql(
+        "SELECT country, AVG(v) AS a, MIN(v) FROM t GROUP BY country HAVING COUNT(*) > 1"
+    ).print()
+    t_env.execute_sql("SELECT DISTINCT country FROM t WHERE v IS NOT NULL").print()
+    t_env.sql_query("SELECT c, COUNT(*) AS n FROM (SELECT country AS c FROM t) GROUP BY c").print_schema()
+    assert capsys.readouterr().out == PYFLINK_SQL
+
+
+def test_unsupported_sql_is_refused_with_the_statement():
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.create_temporary_view("t", t_env.from_elements([(1, "a")], ["id", "s"]))
+    with pytest.raises(ValueError, match="joins are not supported yet"):
+        t_env.sql_query("SELECT t.id FROM t JOIN t AS u ON t.id = u.id")
+    with pytest.raises(ValueError, match="SQL parse failed"):
+        t_env.sql_query("SELEC id FROM t")
+    with pytest.raises(ValueError, match="Table 'nope' was not found"):
+        t_env.sql_query("SELECT id FROM nope")

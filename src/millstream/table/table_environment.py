@@ -164,6 +164,18 @@ class TableEnvironment:
         """The names of the views."""
         return sorted(self._views)
 
+    # -- SQL -----------------------------------------------------------------------------------------------
+
+    def sql_query(self, query: str) -> Table:
+        """The table a SELECT statement describes (over the views)."""
+        from millstream.table.sql import parse_query
+
+        return parse_query(self, query)
+
+    def execute_sql(self, stmt: str) -> TableResult:
+        """Run a statement; a SELECT returns its rows (DDL and INSERT are not supported yet)."""
+        return self.sql_query(stmt).execute()
+
     # -- running -------------------------------------------------------------------------------------------
 
     def _execute(self, plan: PlanNode) -> TableResult:
