@@ -17,13 +17,19 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "TableEnvironment",
         ),
         "millstream.table.table_result": ("ResultKind", "TableResult"),
+        "millstream.table.schema": ("Schema",),
+        "millstream.table.table_descriptor": ("FormatDescriptor", "TableDescriptor"),
+        "millstream.table.udf": ("FunctionContext", "ScalarFunction", "TableFunction"),
     },
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.table.schema import Schema as Schema
     from millstream.table.table import GroupedTable as GroupedTable
     from millstream.table.table import Table as Table
     from millstream.table.table import TableSchema as TableSchema
+    from millstream.table.table_descriptor import FormatDescriptor as FormatDescriptor
+    from millstream.table.table_descriptor import TableDescriptor as TableDescriptor
     from millstream.table.table_environment import EnvironmentSettings as EnvironmentSettings
     from millstream.table.table_environment import StreamTableEnvironment as StreamTableEnvironment
     from millstream.table.table_environment import TableConfig as TableConfig
@@ -33,3 +39,6 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.table.types import DataType as DataType
     from millstream.table.types import DataTypes as DataTypes
     from millstream.table.types import RowType as RowType
+    from millstream.table.udf import FunctionContext as FunctionContext
+    from millstream.table.udf import ScalarFunction as ScalarFunction
+    from millstream.table.udf import TableFunction as TableFunction

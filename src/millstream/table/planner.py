@@ -23,12 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from millstream.datastream import KeyedProcessFunction
+from millstream.common.types import Row
+from millstream.datastream import KeyedProcessFunction, SinkFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.expressions import AggregateCall, Expression
+from millstream.table.print_utils import row_to_string
 from millstream.table.types import DataType
 
-__all__ = ["Aggregate", "Filter", "Limit", "PlanNode", "Project", "Values", "translate"]
+__all__ = ["Aggregate", "Filter", "FlatMap", "Limit", "PlanNode", "Project", "Sink", "Values", "translate"]
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
 _MAX_TIMESTAMP = 2**63 - 1
@@ -368,3 +370,49 @@ def _check_unique(names: list[str]) -> None:
     duplicates = [n for n, c in Counter(names).items() if c > 1]
     if duplicates:
         raise ValueError(f"Ambiguous column name: {duplicates[0]}")
+
+
+@dataclass
+class FlatMap(PlanNode):
+    """The rows a table function yields for each input row (the input's change kind kept)."""
+
+    input: PlanNode | None = None
+    rows_of: Callable[[Any], list[tuple[Any, ...]]] | None = None
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None and self.rows_of is not None
+        rows_of, names = self.rows_of, list(self.input.names)
+
+        def expand(kv: tuple[str, tuple[Any, ...]]) -> list[tuple[str, tuple[Any, ...]]]:
+            row = Row(*kv[1])
+            row.set_field_names(names)
+            return [(kv[0], out) for out in rows_of(row)]
+
+        return self.input.translate(env).flat_map(expand)
+
+
+@dataclass
+class Sink(PlanNode):
+    """A table sink: ``print`` (each change as ``+I[a, 1]`` on standard output, a subtask
+    prefix when parallel, as Flink's print connector) or ``blackhole`` (discards)."""
+
+    input: PlanNode | None = None
+    connector: str = "print"
+    options: dict[str, str] = field(default_factory=dict)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        stream = self.input.translate(env)
+        if self.connector == "blackhole":
+            return stream.add_sink(_Discard())
+        types = list(self.input.types)
+        identifier = self.options.get("print-identifier")
+        prefix = f"{identifier}:" if identifier else ""
+        return stream.map(lambda kv: prefix + row_to_string(kv[0], kv[1], types)).print()
+
+
+class _Discard(SinkFunction):
+    """The blackhole connector's sink."""
+
+    def invoke(self, value: Any, context: Any) -> None:
+        """Drop the change."""

@@ -42,6 +42,7 @@ __all__ = [
     "format_java_float",
     "format_value",
     "print_schema",
+    "row_to_string",
     "summary_string",
     "tableau",
 ]
@@ -256,3 +257,20 @@ def tableau(
         return
     yield border
     yield f"{count} {'row' if count == 1 else 'rows'} in set"
+
+
+def _java_string(t: DataType, value: Any) -> str:
+    """A value as Java's ``toString`` writes it inside a printed Row."""
+    if value is None:
+        return "null"
+    root = t.root
+    if root == "BOOLEAN":
+        return "true" if value else "false"
+    if root in ("DOUBLE", "FLOAT"):
+        return format_java_double(float(value)) if root == "DOUBLE" else format_java_float(float(value))
+    return _cast(t, value)
+
+
+def row_to_string(kind: str, values: Sequence[Any], types: Sequence[DataType]) -> str:
+    """A change as Flink's print connector writes it: ``+I[To, 1]``, ``-U[the, 1]``."""
+    return f"{kind}[{', '.join(_java_string(t, v) for t, v in zip(types, values, strict=True))}]"

@@ -8,6 +8,8 @@ expression of a plain select is ``_c<position>``, an unnamed one over aggregates
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from millstream.table.expressions import Expression, col
@@ -169,7 +171,47 @@ class Table:
         """The rows after the first ``offset``."""
         return self.limit(None, offset)  # type: ignore[arg-type]
 
+    def flat_map(self, func: Any) -> Table:
+        """The rows a table function (``udtf``) yields for each row (its columns only)."""
+        from millstream.table.planner import FlatMap
+
+        plan = self._plan
+        names = func.result_names()
+        return self._with(FlatMap(names, func.result_types, plan.updating, plan, func.rows_of()))
+
+    def map(self, func: Any) -> Table:
+        """Each row through a scalar function (``udf``) of the whole row; a ROW result type
+        gives its fields as columns."""
+        from millstream.table.planner import Project
+        from millstream.table.types import RowType
+
+        plan = self._plan
+        names = list(plan.names)
+        result = func.result_type
+
+        def call(values: tuple[Any, ...], function: Any = func._function) -> Any:
+            from millstream.common.types import Row
+
+            row = Row(*values)
+            row.set_field_names(names)
+            return function(row)
+
+        if isinstance(result, RowType):  # the function runs once per row; its fields become columns
+            whole = Project(["$row"], [result], plan.updating, plan, [call])
+            width = len(result.fields)
+            fields: list[Callable[[tuple[Any, ...]], Any]] = [
+                functools.partial(_field_of, width, i) for i in range(width)
+            ]
+            return self._with(
+                Project(result.field_names(), result.field_types(), plan.updating, whole, fields)
+            )
+        return self._with(Project(["_c0"], [result], plan.updating, plan, [call]))
+
     # -- running ---------------------------------------------------------------------------------
+
+    def execute_insert(self, table_path: str, overwrite: bool = False) -> TableResult:
+        """Write the table into the sink table ``table_path`` (the job starts now; ``wait()``)."""
+        return self._t_env._insert(self._plan, table_path)
 
     def execute(self) -> TableResult:
         """Run the table's job and return its result (collect or print it)."""
@@ -199,3 +241,9 @@ class GroupedTable:
         table = self._table
         plan = aggregate(table._plan, self._keys, _expressions(fields), table._t_env._batch)
         return Table(plan, table._t_env)
+
+
+def _field_of(width: int, index: int, values: tuple[Any, ...]) -> Any:
+    """Field ``index`` of the row a mapping function returned (the single column of ``values``)."""
+    result = values[0]
+    return None if result is None else tuple(result)[index]

@@ -18,12 +18,15 @@ from typing import Any
 
 from millstream.common import Configuration
 from millstream.common.types import Row
-from millstream.table.planner import PlanNode, Values
+from millstream.table.planner import PlanNode, Sink, Values
 from millstream.table.table import Table
+from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
 from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = ["EnvironmentSettings", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
+
+_SINK_CONNECTORS = {"print", "blackhole"}
 
 
 class EnvironmentSettings:
@@ -109,6 +112,7 @@ class TableEnvironment:
             config.add_all(configuration)
         self._config = TableConfig(config)
         self._views: dict[str, Table] = {}
+        self._tables: dict[str, TableDescriptor] = {}  # connector tables
 
     @staticmethod
     def create(environment_settings: EnvironmentSettings | Configuration) -> TableEnvironment:
@@ -153,12 +157,37 @@ class TableEnvironment:
         """Forget a view; whether it existed."""
         return self._views.pop(view_path, None) is not None
 
+    def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
+        """Name a connector table (``TableDescriptor.for_connector(...)``)."""
+        if descriptor.connector not in _SINK_CONNECTORS:
+            raise ValueError(
+                f"connector '{descriptor.connector}' is not supported yet (supported: "
+                f"{', '.join(sorted(_SINK_CONNECTORS))}, as sinks)"
+            )
+        self._tables[path] = descriptor
+
     def from_path(self, path: str) -> Table:
         """The table named ``path``."""
-        try:
+        if path in self._views:
             return self._views[path]
-        except KeyError:
-            raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)") from None
+        if path in self._tables:
+            raise ValueError(f"table '{path}' ({self._tables[path].connector}) can only be written to")
+        raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
+
+    def _insert(self, plan: PlanNode, path: str) -> TableResult:
+        descriptor = self._tables.get(path)
+        if descriptor is None:
+            raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
+        schema = descriptor.schema
+        if schema is not None and len(schema.columns) != len(plan.names):
+            raise ValueError(
+                f"the query has {len(plan.names)} columns {plan.names}, sink '{path}' has "
+                f"{len(schema.columns)}: {schema.field_names()}"
+            )
+        sink = Sink(
+            plan.names, plan.types, plan.updating, plan, descriptor.connector, dict(descriptor.options)
+        )
+        return self._run(sink, insert=True)
 
     def list_temporary_views(self) -> list[str]:
         """The names of the views."""
@@ -179,6 +208,9 @@ class TableEnvironment:
     # -- running -------------------------------------------------------------------------------------------
 
     def _execute(self, plan: PlanNode) -> TableResult:
+        return self._run(plan, insert=False)
+
+    def _run(self, plan: PlanNode, insert: bool) -> TableResult:
         from millstream.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 
         configuration = Configuration()
@@ -187,6 +219,9 @@ class TableEnvironment:
         if self._batch:
             env.set_runtime_mode(RuntimeExecutionMode.BATCH)
         stream = plan.translate(env)
+        if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
+            client = env.execute_async("insert-into")
+            return TableResult(["result"], [DataTypes.BIGINT()], iter([("+I", (-1,))]), False, client)
         changes = stream.execute_and_collect("collect")
         return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
 

@@ -28,10 +28,17 @@ class TableResult:
     ``streaming``: the rows carry their change kinds and print with the ``op`` column.
     """
 
-    def __init__(self, names: list[str], types: list[DataType], changes: Any, streaming: bool) -> None:
+    def __init__(
+        self, names: list[str], types: list[DataType], changes: Any, streaming: bool, job_client: Any = None
+    ) -> None:
         self._names, self._types = names, types
         self._changes = changes  # iterator of (kind, values): the running job's output
         self._streaming = streaming
+        self._job_client = job_client  # an INSERT's job
+
+    def get_job_client(self) -> Any:
+        """The job of an INSERT (None for a query)."""
+        return self._job_client
 
     def get_result_kind(self) -> str:
         """Rows were produced."""
@@ -63,6 +70,13 @@ class TableResult:
             print(line, flush=True)
 
     def wait(self, timeout_ms: int | None = None) -> None:
-        """Wait for the job to end (reading and discarding its rows)."""
+        """Wait for the job to end (an INSERT's; a query's rows are read and dropped)."""
+        client = self._job_client
+        if client is not None:
+            if timeout_ms is None and hasattr(client, "run_to_completion"):
+                client.run_to_completion()  # and release the embedded cluster
+            else:
+                client.get_job_execution_result(None if timeout_ms is None else timeout_ms / 1000)
+            return
         for _ in self._changes:
             pass

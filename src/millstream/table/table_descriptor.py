@@ -1,0 +1,93 @@
+"""``TableDescriptor`` and ``FormatDescriptor`` (``pyflink.table``): a connector, its options,
+its format and schema, as ``CREATE TABLE ... WITH (...)`` says them."""
+
+from __future__ import annotations
+
+from millstream.table.schema import Schema
+
+__all__ = ["FormatDescriptor", "TableDescriptor"]
+
+
+class FormatDescriptor:
+    """A format and its options (``FormatDescriptor.for_format('csv').option(...).build()``)."""
+
+    def __init__(self, format_name: str, options: dict[str, str]) -> None:
+        self.format = format_name
+        self.options = options
+
+    @staticmethod
+    def for_format(format_name: str) -> FormatDescriptor.Builder:
+        """A builder for ``format_name``."""
+        return FormatDescriptor.Builder(format_name)
+
+    class Builder:
+        """Builds a FormatDescriptor."""
+
+        def __init__(self, format_name: str) -> None:
+            self._format = format_name
+            self._options: dict[str, str] = {}
+
+        def option(self, key: str, value: object) -> FormatDescriptor.Builder:
+            """A format option."""
+            self._options[key] = str(value)
+            return self
+
+        def build(self) -> FormatDescriptor:
+            """The descriptor."""
+            return FormatDescriptor(self._format, dict(self._options))
+
+
+class TableDescriptor:
+    """A table backed by a connector (``TableDescriptor.for_connector('print')...build()``)."""
+
+    def __init__(self, connector: str, schema: Schema | None, options: dict[str, str]) -> None:
+        self.connector = connector
+        self.schema = schema
+        self.options = options
+
+    @staticmethod
+    def for_connector(connector: str) -> TableDescriptor.Builder:
+        """A builder for ``connector`` (``print``, ``blackhole`` ...)."""
+        return TableDescriptor.Builder(connector)
+
+    def get_options(self) -> dict[str, str]:
+        """The connector's options (with ``connector``)."""
+        return {"connector": self.connector, **self.options}
+
+    def get_schema(self) -> Schema | None:
+        """The schema, if given."""
+        return self.schema
+
+    class Builder:
+        """Builds a TableDescriptor."""
+
+        def __init__(self, connector: str) -> None:
+            self._connector = connector
+            self._schema: Schema | None = None
+            self._options: dict[str, str] = {}
+
+        def schema(self, schema: Schema) -> TableDescriptor.Builder:
+            """The table's schema."""
+            self._schema = schema
+            return self
+
+        def option(self, key: str, value: object) -> TableDescriptor.Builder:
+            """A connector option."""
+            self._options[key] = str(value)
+            return self
+
+        def format(
+            self, format: str | FormatDescriptor, format_prefix: str | None = None
+        ) -> TableDescriptor.Builder:
+            """The format (a name, or a FormatDescriptor with its options)."""
+            if isinstance(format, FormatDescriptor):
+                self._options["format"] = format.format
+                for key, value in format.options.items():
+                    self._options[f"{format.format}.{key}"] = value
+            else:
+                self._options["format"] = format
+            return self
+
+        def build(self) -> TableDescriptor:
+            """The descriptor."""
+            return TableDescriptor(self._connector, self._schema, dict(self._options))
