@@ -266,3 +266,45 @@ def test_unsupported_sql_is_refused_with_the_statement():
         t_env.sql_query("SELEC id FROM t")
     with pytest.raises(ValueError, match="Table 'nope' was not found"):
         t_env.sql_query("SELECT id FROM nope")
+
+
+PYFLINK_UDFS = """\
++----+----------------------+----------------------+--------------------------------+
+| op |                   id |                 plus |                            _c2 |
++----+----------------------+----------------------+--------------------------------+
+| +I |                    1 |                   11 |                            AB! |
+| +I |                    2 |                   12 |                           CDE! |
++----+----------------------+----------------------+--------------------------------+
+2 rows in set
++----+----------------------+--------------------------------+
+| op |                    d |                              q |
++----+----------------------+--------------------------------+
+| +I |                    2 |                            ab? |
+| +I |                    4 |                           cde? |
++----+----------------------+--------------------------------+
+2 rows in set
+"""
+
+
+def test_scalar_udfs_in_select_and_map_print_what_pyflink_prints(capsys):
+    """A lambda udf and a ScalarFunction in select; map with a ROW-typed udf (PyFlink 2.3.0)."""
+    from millstream.common import Row
+    from millstream.table.expressions import lit
+    from millstream.table.udf import ScalarFunction, udf
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t = t_env.from_elements([(1, "ab", 2.5), (2, "cde", None)], ["id", "s", "x"])
+    add = udf(lambda a, b: a + b, result_type=DataTypes.BIGINT())
+
+    class Shout(ScalarFunction):
+        def eval(self, s):  # type: ignore[no-untyped-def]
+            return s.upper() + "!"
+
+    shout = udf(Shout(), result_type=DataTypes.STRING())
+    t.select(col("id"), add(col("id"), lit(10)).alias("plus"), shout(col("s"))).execute().print()
+    row_type = DataTypes.ROW(
+        [DataTypes.FIELD("d", DataTypes.BIGINT()), DataTypes.FIELD("q", DataTypes.STRING())]
+    )
+    t.map(udf(lambda r: Row(r.id * 2, r.s + "?"), result_type=row_type)).execute().print()
+    assert capsys.readouterr().out == PYFLINK_UDFS
