@@ -308,3 +308,39 @@ def test_scalar_udfs_in_select_and_map_print_what_pyflink_prints(capsys):
     )
     t.map(udf(lambda r: Row(r.id * 2, r.s + "?"), result_type=row_type)).execute().print()
     assert capsys.readouterr().out == PYFLINK_UDFS
+
+
+def test_tables_and_datastreams_convert_both_ways():
+    """from_data_stream, to_changelog_stream (an aggregation's changes as Rows with their
+    RowKind), to_data_stream (insert-only only, as Flink's), the datagen connector."""
+    from millstream.common import Types
+    from millstream.datastream import StreamExecutionEnvironment
+    from millstream.table import Schema, StreamTableEnvironment, TableDescriptor
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    t_env = StreamTableEnvironment.create(env)
+    ds = env.from_collection([(1, "a"), (2, "b"), (3, "a")], Types.TUPLE([Types.LONG(), Types.STRING()]))
+    schema = Schema.new_builder().column("id", DataTypes.BIGINT()).column("k", DataTypes.STRING()).build()
+    counts = t_env.from_data_stream(ds, schema).group_by(col("k")).select(col("k"), col("id").sum.alias("s"))
+    changes = [
+        (str(r.get_row_kind()), tuple(r)) for r in t_env.to_changelog_stream(counts).execute_and_collect()
+    ]
+    assert changes == [("+I", ("a", 1)), ("+I", ("b", 2)), ("-U", ("a", 1)), ("+U", ("a", 4))]
+    with pytest.raises(ValueError, match="doesn't support consuming update and delete changes"):
+        t_env.to_data_stream(counts)
+
+    t_env.create_temporary_table(
+        "numbers",
+        TableDescriptor.for_connector("datagen")
+        .schema(Schema.new_builder().column("n", DataTypes.BIGINT()).column("r", DataTypes.INT()).build())
+        .option("fields.n.kind", "sequence")
+        .option("fields.n.start", "1")
+        .option("fields.n.end", "5")
+        .option("fields.r.min", "10")
+        .option("fields.r.max", "20")
+        .build(),
+    )
+    rows = list(t_env.to_data_stream(t_env.from_path("numbers")).execute_and_collect())
+    assert [row.n for row in rows] == [1, 2, 3, 4, 5]
+    assert all(10 <= row.r <= 20 for row in rows) and rows[0].as_dict().keys() == {"n", "r"}

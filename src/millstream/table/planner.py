@@ -30,7 +30,19 @@ from millstream.table.expressions import AggregateCall, Expression
 from millstream.table.print_utils import row_to_string
 from millstream.table.types import DataType
 
-__all__ = ["Aggregate", "Filter", "FlatMap", "Limit", "PlanNode", "Project", "Sink", "Values", "translate"]
+__all__ = [
+    "Aggregate",
+    "DataGen",
+    "Filter",
+    "FlatMap",
+    "FromDataStream",
+    "Limit",
+    "PlanNode",
+    "Project",
+    "Sink",
+    "Values",
+    "translate",
+]
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
 _MAX_TIMESTAMP = 2**63 - 1
@@ -416,3 +428,84 @@ class _Discard(SinkFunction):
 
     def invoke(self, value: Any, context: Any) -> None:
         """Drop the change."""
+
+
+@dataclass
+class FromDataStream(PlanNode):
+    """A DataStream's elements as rows (``from_data_stream``): Rows, tuples or atomic values."""
+
+    stream: Any = None
+
+    def translate(self, env: Any) -> Any:
+        width = len(self.names)
+
+        def to_change(value: Any) -> tuple[str, tuple[Any, ...]]:
+            if isinstance(value, Row):
+                return (str(value.get_row_kind()), tuple(value))
+            if isinstance(value, (tuple, list)) and width > 1:
+                return (INSERT, tuple(value))
+            return (INSERT, (value,))
+
+        return self.stream.map(to_change)
+
+
+@dataclass
+class DataGen(PlanNode):
+    """The ``datagen`` connector: ``number-of-rows`` rows (unbounded without it) at
+    ``rows-per-second``, each field random (``fields.<f>.min/max/length``) or a sequence
+    (``fields.<f>.kind = sequence``, ``start``/``end``), as Flink's."""
+
+    options: dict[str, str] = field(default_factory=dict)
+
+    def translate(self, env: Any) -> Any:
+        from millstream.common import WatermarkStrategy
+        from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+        fields = [
+            _field_generator(name, t, self.options) for name, t in zip(self.names, self.types, strict=True)
+        ]
+        rows = self.options.get("number-of-rows")
+        sequences = [
+            int(self.options[f"fields.{n}.end"]) - int(self.options[f"fields.{n}.start"]) + 1
+            for n in self.names
+            if self.options.get(f"fields.{n}.kind") == "sequence"
+        ]
+        count = int(rows) if rows is not None else (min(sequences) if sequences else None)
+        rate = float(self.options.get("rows-per-second", "10000"))
+
+        def generate(index: int) -> tuple[str, tuple[Any, ...]]:
+            return (INSERT, tuple(f(index) for f in fields))
+
+        source = DataGeneratorSource(generate, count, rate)
+        return env.from_source(source, WatermarkStrategy.no_watermarks(), "datagen")
+
+
+def _field_generator(name: str, data_type: DataType, options: dict[str, str]) -> Callable[[int], Any]:
+    """Field ``name``'s value for row ``index``: a sequence, or random (seeded by the index, so
+    a restarted source produces the same rows)."""
+    import random
+    import string
+    import zlib
+
+    prefix = f"fields.{name}."
+    root = data_type.root
+    if options.get(prefix + "kind") == "sequence":
+        start = int(options[prefix + "start"])
+        return (lambda i: str(start + i)) if root in ("STRING", "VARCHAR", "CHAR") else (lambda i: start + i)
+    salt = zlib.crc32(name.encode()) & 0xFFFF  # the same in every process (str hashes are not)
+    if root in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        bits = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}[root]
+        low = int(options.get(prefix + "min", -(1 << (bits - 1))))
+        high = int(options.get(prefix + "max", (1 << (bits - 1)) - 1))
+        return lambda i: random.Random(i * 65537 + salt).randint(low, high)
+    if root in ("DOUBLE", "FLOAT", "DECIMAL"):
+        lo = float(options.get(prefix + "min", "0"))
+        hi = float(options.get(prefix + "max", str(2**31)))
+        return lambda i: random.Random(i * 65537 + salt).uniform(lo, hi)
+    if root == "BOOLEAN":
+        return lambda i: random.Random(i * 65537 + salt).random() < 0.5
+    if root in ("STRING", "VARCHAR", "CHAR"):
+        length = int(options.get(prefix + "length", "100"))
+        alphabet = string.ascii_letters + string.digits
+        return lambda i: "".join(random.Random(i * 65537 + salt).choices(alphabet, k=length))
+    raise ValueError(f"datagen cannot generate {root} values for field '{name}' yet")

@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from millstream.common import Configuration
-from millstream.common.types import Row
-from millstream.table.planner import PlanNode, Sink, Values
+from millstream.common.typeinfo import Types
+from millstream.common.types import Row, RowKind
+from millstream.table.planner import DataGen, FromDataStream, PlanNode, Sink, Values
 from millstream.table.table import Table
 from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
@@ -27,6 +28,7 @@ from millstream.table.types import DataType, DataTypes, RowType
 __all__ = ["EnvironmentSettings", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
 
 _SINK_CONNECTORS = {"print", "blackhole"}
+_SOURCE_CONNECTORS = {"datagen"}
 
 
 class EnvironmentSettings:
@@ -159,10 +161,10 @@ class TableEnvironment:
 
     def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
         """Name a connector table (``TableDescriptor.for_connector(...)``)."""
-        if descriptor.connector not in _SINK_CONNECTORS:
+        if descriptor.connector not in _SINK_CONNECTORS | _SOURCE_CONNECTORS:
             raise ValueError(
-                f"connector '{descriptor.connector}' is not supported yet (supported: "
-                f"{', '.join(sorted(_SINK_CONNECTORS))}, as sinks)"
+                f"connector '{descriptor.connector}' is not supported yet (sources: "
+                f"{', '.join(sorted(_SOURCE_CONNECTORS))}; sinks: {', '.join(sorted(_SINK_CONNECTORS))})"
             )
         self._tables[path] = descriptor
 
@@ -170,8 +172,13 @@ class TableEnvironment:
         """The table named ``path``."""
         if path in self._views:
             return self._views[path]
-        if path in self._tables:
-            raise ValueError(f"table '{path}' ({self._tables[path].connector}) can only be written to")
+        descriptor = self._tables.get(path)
+        if descriptor is not None:
+            if descriptor.connector not in _SOURCE_CONNECTORS or descriptor.schema is None:
+                raise ValueError(f"table '{path}' ({descriptor.connector}) can only be written to")
+            schema = descriptor.schema
+            node = DataGen(schema.field_names(), schema.field_types(), False, dict(descriptor.options))
+            return Table(node, self)
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
     def _insert(self, plan: PlanNode, path: str) -> TableResult:
@@ -210,7 +217,8 @@ class TableEnvironment:
     def _execute(self, plan: PlanNode) -> TableResult:
         return self._run(plan, insert=False)
 
-    def _run(self, plan: PlanNode, insert: bool) -> TableResult:
+    def _environment(self) -> Any:
+        """The StreamExecutionEnvironment a table job runs on (a new one per job)."""
         from millstream.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 
         configuration = Configuration()
@@ -218,6 +226,10 @@ class TableEnvironment:
         env = StreamExecutionEnvironment.get_execution_environment(configuration)
         if self._batch:
             env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+        return env
+
+    def _run(self, plan: PlanNode, insert: bool) -> TableResult:
+        env = self._environment()
         stream = plan.translate(env)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             client = env.execute_async("insert-into")
@@ -240,6 +252,82 @@ class StreamTableEnvironment(TableEnvironment):
         """A TableEnvironment over ``stream_execution_environment``."""
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
         return StreamTableEnvironment(stream_execution_environment, settings)
+
+    def _environment(self) -> Any:
+        return self._stream_env  # tables read and feed this environment's DataStreams
+
+    def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
+        """A table of a DataStream's elements (Rows, tuples or values); ``Schema`` or column
+        expressions name the columns (default: the stream's declared type, else ``f0``)."""
+        names, types = _stream_columns(data_stream, fields_or_schema)
+        return Table(FromDataStream(names, types, False, data_stream), self)
+
+    def create_temporary_view(self, view_path: str, table_or_stream: Any, *fields: Any) -> None:
+        """Name a table, or a DataStream as a table."""
+        table = (
+            table_or_stream
+            if isinstance(table_or_stream, Table)
+            else self.from_data_stream(table_or_stream, *fields)
+        )
+        super().create_temporary_view(view_path, table)
+
+    def to_data_stream(self, table: Table) -> Any:
+        """The table's rows as a DataStream of Rows (insert-only tables)."""
+        plan = table._plan
+        if plan.updating:
+            raise ValueError(
+                "Table sink 'to_data_stream' doesn't support consuming update and delete changes: use "
+                "to_changelog_stream"
+            )
+        return self._changelog(plan)
+
+    def to_changelog_stream(self, table: Table) -> Any:
+        """The table's changes as a DataStream of Rows with their RowKind."""
+        return self._changelog(table._plan)
+
+    def to_append_stream(self, table: Table, type_info: Any = None) -> Any:
+        """PyFlink 1.x's name for ``to_data_stream``."""
+        return self.to_data_stream(table)
+
+    def to_retract_stream(self, table: Table, type_info: Any = None) -> Any:
+        """PyFlink 1.x: ``(True, row)`` for an addition, ``(False, row)`` for a retraction."""
+        return self._changelog(table._plan).map(lambda row: (row.get_row_kind().value in (0, 2), row))
+
+    def _changelog(self, plan: PlanNode) -> Any:
+        names = list(plan.names)
+        kinds = {
+            "+I": RowKind.INSERT,
+            "-U": RowKind.UPDATE_BEFORE,
+            "+U": RowKind.UPDATE_AFTER,
+            "-D": RowKind.DELETE,
+        }
+
+        def to_row(change: tuple[str, tuple[Any, ...]]) -> Row:
+            row = Row(*change[1])
+            row.set_field_names(names)
+            row.set_row_kind(kinds[change[0]])
+            return row
+
+        type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
+        return plan.translate(self._stream_env).map(to_row, output_type=type_info)
+
+
+def _stream_columns(data_stream: Any, fields_or_schema: tuple[Any, ...]) -> tuple[list[str], list[DataType]]:
+    """The columns of a table made of a DataStream."""
+    from millstream.table.schema import Schema
+
+    if fields_or_schema and isinstance(fields_or_schema[0], Schema):
+        schema = fields_or_schema[0]
+        return schema.field_names(), schema.field_types()
+    type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
+    names = list(getattr(type_info, "get_field_names", lambda: [])() or [])
+    types = [DataTypes.NULL()] * len(names)
+    if fields_or_schema:
+        names = [getattr(f, "name", str(f)) for f in fields_or_schema]
+        types = [DataTypes.NULL()] * len(names)
+    if not names:
+        names, types = ["f0"], [DataTypes.NULL()]
+    return names, types
 
 
 def _as_tuple(element: Any) -> tuple[Any, ...]:
