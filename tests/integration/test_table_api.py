@@ -344,3 +344,17 @@ def test_tables_and_datastreams_convert_both_ways():
     rows = list(t_env.to_data_stream(t_env.from_path("numbers")).execute_and_collect())
     assert [row.n for row in rows] == [1, 2, 3, 4, 5]
     assert all(10 <= row.r <= 20 for row in rows) and rows[0].as_dict().keys() == {"n", "r"}
+
+
+def test_collect_is_a_closeable_iterator_of_rows_with_names_and_kinds():
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t = t_env.from_elements([(i, i % 3) for i in range(1000)], ["id", "k"])
+    with t.select(col("id"), col("k")).execute().collect() as rows:
+        first = next(rows)  # leaving the block early releases the job
+    assert first.as_dict().keys() == {"id", "k"} and str(first.get_row_kind()) == "+I"
+    totals = t.group_by(col("k")).select(col("k"), col("id").count.alias("n")).execute().collect()
+    final: dict[int, int] = {}
+    for row in totals:
+        if str(row.get_row_kind()) in ("+I", "+U"):
+            final[row.k] = row.n
+    assert final == {0: 334, 1: 333, 2: 333}

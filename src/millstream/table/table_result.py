@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from millstream.common.types import Row, RowKind
 from millstream.table.print_utils import tableau
 from millstream.table.types import DataType
 
-__all__ = ["ResultKind", "TableResult"]
+__all__ = ["CloseableIterator", "ResultKind", "TableResult"]
 
 _KINDS = {"+I": RowKind.INSERT, "-U": RowKind.UPDATE_BEFORE, "+U": RowKind.UPDATE_AFTER, "-D": RowKind.DELETE}
 
@@ -50,14 +49,10 @@ class TableResult:
 
         return TableSchema(self._names, self._types)
 
-    def collect(self) -> Iterator[Row]:
-        """The rows, each with its change kind (``Row.get_row_kind()``) and field names."""
-        names = self._names
-        for kind, values in self._changes:
-            row = Row(*values)
-            row.set_field_names(names)
-            row.set_row_kind(_KINDS[kind])
-            yield row
+    def collect(self) -> CloseableIterator:
+        """The rows, each with its change kind (``Row.get_row_kind()``) and field names;
+        ``with result.collect() as rows:`` releases the job when left early, as PyFlink's."""
+        return CloseableIterator(self._names, self._changes)
 
     def print(self) -> None:
         """Print the rows as Flink's tableau (with the ``op`` column when streaming), as they
@@ -80,3 +75,33 @@ class TableResult:
             return
         for _ in self._changes:
             pass
+
+
+class CloseableIterator:
+    """The rows of a result; ``close()`` (or leaving a ``with`` block) ends the job early."""
+
+    def __init__(self, names: list[str], changes: Any) -> None:
+        self._names = names
+        self._changes = changes
+
+    def __iter__(self) -> CloseableIterator:
+        return self
+
+    def __next__(self) -> Row:
+        kind, values = next(self._changes)
+        row = Row(*values)
+        row.set_field_names(self._names)
+        row.set_row_kind(_KINDS[kind])
+        return row
+
+    def close(self) -> None:
+        """Stop reading: the job producing the rows is released."""
+        close = getattr(self._changes, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> CloseableIterator:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
