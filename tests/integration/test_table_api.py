@@ -358,3 +358,36 @@ def test_collect_is_a_closeable_iterator_of_rows_with_names_and_kinds():
         if str(row.get_row_kind()) in ("+I", "+U"):
             final[row.k] = row.n
     assert final == {0: 334, 1: 333, 2: 333}
+
+
+PYFLINK_DDL = """\
+OK
++I[1, 1, 1]
+-U[1, 1, 1]
++U[1, 2, 3]
+-U[1, 2, 3]
++U[1, 3, 6]
+-U[1, 3, 6]
++U[1, 4, 10]
+-U[1, 4, 10]
++U[1, 5, 15]
+-U[1, 5, 15]
++U[1, 6, 21]
+"""
+
+
+def test_create_table_and_insert_into_print_what_pyflink_prints(capfd):
+    """CREATE TABLE ... WITH (datagen / print), INSERT INTO ... SELECT ... GROUP BY: the DDL
+    prints OK, the print table the aggregation's changelog (PyFlink 2.3.0's output; the print
+    connector writes from the TaskManager, so the test reads the process's output)."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t_env.execute_sql(
+        "CREATE TABLE src (id BIGINT, grp INT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "
+        "'fields.id.start' = '1', 'fields.id.end' = '6', 'fields.grp.min' = '1', 'fields.grp.max' = '1')"
+    ).print()
+    t_env.execute_sql("CREATE TABLE sink_t (grp INT, n BIGINT, s BIGINT) WITH ('connector' = 'print')")
+    t_env.execute_sql("INSERT INTO sink_t SELECT grp, COUNT(*), SUM(id) FROM src GROUP BY grp").wait()
+    assert capfd.readouterr().out == PYFLINK_DDL
+    with pytest.raises(ValueError, match="connector 'kafka' is not supported yet"):
+        t_env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka')")

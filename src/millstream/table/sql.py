@@ -24,9 +24,11 @@ from millstream.table.types import DataType, DataTypes
 
 if TYPE_CHECKING:
     from millstream.table.table import Table
+    from millstream.table.table_descriptor import TableDescriptor
     from millstream.table.table_environment import TableEnvironment
+    from millstream.table.table_result import TableResult
 
-__all__ = ["SqlError", "parse_query"]
+__all__ = ["SqlError", "execute_statement", "parse_query"]
 
 _DIALECT = "spark"  # backquoted identifiers and Flink's operators; CAST arrives as TryCast
 
@@ -44,6 +46,55 @@ def parse_query(t_env: TableEnvironment, statement: str) -> Table:
     if not isinstance(tree, exp.Select):
         raise SqlError(f"only SELECT queries are supported here, got: {statement.strip()[:80]}")
     return _select(t_env, tree)
+
+
+def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
+    """Run one statement: ``CREATE TABLE name (columns) WITH (options)`` (a connector table),
+    ``INSERT INTO sink SELECT ...`` (its job starts), or a SELECT (its rows)."""
+    from millstream.table.table_result import TableResult
+
+    try:
+        tree = sqlglot.parse_one(statement, read=_DIALECT)
+    except sqlglot.errors.ParseError as err:
+        raise SqlError(f"SQL parse failed: {err}") from err
+    if isinstance(tree, exp.Select):
+        return _select(t_env, tree).execute()
+    if isinstance(tree, exp.Insert):
+        query = tree.expression
+        if not isinstance(query, exp.Select):
+            raise SqlError("INSERT INTO needs a SELECT")
+        return _select(t_env, query).execute_insert(tree.this.name)
+    if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "TABLE":
+        t_env.create_temporary_table(*_table_definition(tree))
+        return TableResult.ok()
+    raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
+
+
+def _table_definition(tree: exp.Create) -> tuple[str, TableDescriptor]:
+    from millstream.table.schema import Schema
+    from millstream.table.table_descriptor import TableDescriptor
+
+    target = tree.this
+    if not isinstance(target, exp.Schema):
+        raise SqlError("CREATE TABLE needs its columns")
+    builder = Schema.new_builder()
+    for column in target.expressions:
+        if not isinstance(column, exp.ColumnDef):
+            raise SqlError(f"not supported yet in CREATE TABLE: {column.sql()}")
+        builder.column(column.name, _data_type(column.args["kind"]))
+    options: dict[str, str] = {}
+    properties = tree.args.get("properties")
+    for prop in properties.expressions if properties is not None else []:
+        key = prop.this.this if isinstance(prop.this, exp.Literal) else prop.name
+        value = prop.args.get("value")
+        options[str(key)] = str(value.this if isinstance(value, exp.Literal) else value)
+    connector = options.pop("connector", None)
+    if connector is None:
+        raise SqlError(f"table '{target.this.name}' needs WITH ('connector' = ...)")
+    descriptor = TableDescriptor.for_connector(connector).schema(builder.build())
+    for key, value in options.items():
+        descriptor.option(key, value)
+    return target.this.name, descriptor.build()
 
 
 def _source(t_env: TableEnvironment, select: exp.Select) -> Table:
@@ -132,6 +183,7 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "VARCHAR": lambda t: DataTypes.STRING(),
     "CHAR": lambda t: DataTypes.STRING(),
     "DATE": lambda t: DataTypes.DATE(),
+    "TIMESTAMP": lambda t: DataTypes.TIMESTAMP(_params(t)[0] if _params(t) else 6),
     "DECIMAL": lambda t: _decimal(_params(t)),
 }
 

@@ -209,8 +209,11 @@ class TableEnvironment:
         return parse_query(self, query)
 
     def execute_sql(self, stmt: str) -> TableResult:
-        """Run a statement; a SELECT returns its rows (DDL and INSERT are not supported yet)."""
-        return self.sql_query(stmt).execute()
+        """Run a statement: a SELECT (its rows), ``CREATE TABLE ... WITH (...)`` (datagen,
+        print, blackhole) or ``INSERT INTO sink SELECT ...`` (``.wait()`` for its job)."""
+        from millstream.table.sql import execute_statement
+
+        return execute_statement(self, stmt)
 
     # -- running -------------------------------------------------------------------------------------------
 

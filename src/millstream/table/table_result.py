@@ -6,7 +6,7 @@ from typing import Any
 
 from millstream.common.types import Row, RowKind
 from millstream.table.print_utils import tableau
-from millstream.table.types import DataType
+from millstream.table.types import DataType, DataTypes
 
 __all__ = ["CloseableIterator", "ResultKind", "TableResult"]
 
@@ -34,14 +34,22 @@ class TableResult:
         self._changes = changes  # iterator of (kind, values): the running job's output
         self._streaming = streaming
         self._job_client = job_client  # an INSERT's job
+        self._kind = ResultKind.SUCCESS_WITH_CONTENT
+
+    @staticmethod
+    def ok() -> TableResult:
+        """The result of a DDL statement (it prints ``OK``)."""
+        result = TableResult(["result"], [DataTypes.STRING()], iter([("+I", ("OK",))]), False)
+        result._kind = ResultKind.SUCCESS
+        return result
 
     def get_job_client(self) -> Any:
         """The job of an INSERT (None for a query)."""
         return self._job_client
 
     def get_result_kind(self) -> str:
-        """Rows were produced."""
-        return ResultKind.SUCCESS_WITH_CONTENT
+        """Rows were produced (SUCCESS_WITH_CONTENT), or a statement only succeeded (SUCCESS)."""
+        return self._kind
 
     def get_table_schema(self) -> Any:
         """The result's columns."""
@@ -57,6 +65,9 @@ class TableResult:
     def print(self) -> None:
         """Print the rows as Flink's tableau (with the ``op`` column when streaming), as they
         come."""
+        if self._kind == ResultKind.SUCCESS:
+            print("OK", flush=True)
+            return
         if self._streaming:
             lines = tableau(self._names, self._types, self._changes, with_kinds=True)
         else:
