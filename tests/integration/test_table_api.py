@@ -320,7 +320,9 @@ def test_tables_and_datastreams_convert_both_ways():
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
     t_env = StreamTableEnvironment.create(env)
-    ds = env.from_collection([(1, "a"), (2, "b"), (3, "a")], Types.TUPLE([Types.LONG(), Types.STRING()]))
+    ds = env.from_collection(
+        [(1, "a"), (2, "b"), (3, "a")], Types.ROW_NAMED(["id", "k"], [Types.LONG(), Types.STRING()])
+    )
     schema = Schema.new_builder().column("id", DataTypes.BIGINT()).column("k", DataTypes.STRING()).build()
     counts = t_env.from_data_stream(ds, schema).group_by(col("k")).select(col("k"), col("id").sum.alias("s"))
     changes = [

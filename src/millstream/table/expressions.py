@@ -12,6 +12,7 @@ logic (NULL in, NULL out; ``FALSE AND NULL`` is FALSE). Aggregates (``.count``, 
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import operator
 from collections.abc import Callable
@@ -21,15 +22,26 @@ from typing import Any
 from millstream.table.types import DataType, DataTypes
 
 __all__ = [
+    "CURRENT_RANGE",
+    "CURRENT_ROW",
+    "UNBOUNDED_RANGE",
+    "UNBOUNDED_ROW",
     "AggregateCall",
     "Compiled",
     "Expression",
     "and_",
+    "call",
+    "coalesce",
     "col",
+    "concat",
+    "concat_ws",
+    "date_format",
     "if_then_else",
     "lit",
     "not_",
     "or_",
+    "row_interval",
+    "to_timestamp_ltz",
 ]
 
 _NUMERIC_ORDER = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
@@ -141,6 +153,87 @@ class Expression:
         """TRUE where the value is not NULL."""
         return _IsNull(self, False)
 
+    # -- intervals (``lit(5).seconds``) and window properties (``col('w').start``) ---------------------
+
+    @property
+    def millis(self) -> Expression:
+        """An interval of this many milliseconds."""
+        return _Interval(self, 1)
+
+    milli = millis
+
+    @property
+    def seconds(self) -> Expression:
+        """An interval of this many seconds."""
+        return _Interval(self, 1000)
+
+    second = seconds
+
+    @property
+    def minutes(self) -> Expression:
+        """An interval of this many minutes."""
+        return _Interval(self, 60_000)
+
+    minute = minutes
+
+    @property
+    def hours(self) -> Expression:
+        """An interval of this many hours."""
+        return _Interval(self, 3_600_000)
+
+    hour = hours
+
+    @property
+    def days(self) -> Expression:
+        """An interval of this many days."""
+        return _Interval(self, 86_400_000)
+
+    day = days
+
+    @property
+    def rows(self) -> Expression:
+        """A row interval (over windows: ``preceding(lit(2).rows)``)."""
+        return RowInterval(self)
+
+    row = rows
+
+    @property
+    def start(self) -> Expression:
+        """The start of the group window aliased by this column (``col('w').start``)."""
+        return WindowProperty(self, "start")
+
+    @property
+    def end(self) -> Expression:
+        """The (exclusive) end of the group window aliased by this column."""
+        return WindowProperty(self, "end")
+
+    @property
+    def rowtime(self) -> Expression:
+        """The group window's time attribute: its end minus one millisecond."""
+        return WindowProperty(self, "rowtime")
+
+    def window_properties(self) -> list[WindowProperty]:
+        """The window properties inside this expression."""
+        return []
+
+    def over(self, alias: Expression) -> Expression:
+        """This aggregate over the over window aliased by ``alias``."""
+        from millstream.table.over import OverCall
+
+        if not isinstance(self, AggregateCall):
+            raise ValueError("over() applies to an aggregate (col('x').max.over(col('w')))")
+        return OverCall(self, alias)
+
+    # -- functions ---------------------------------------------------------------------------------------
+
+    def json_value(self, path: str, returning_type: DataType | None = None, *args: Any) -> Expression:
+        """The scalar at JSON ``path`` (``$.a.b[0]``) of this JSON text, as ``returning_type``
+        (STRING by default); NULL when the path is missing or the text is not JSON."""
+        from millstream.table.functions import call_builtin
+
+        result = call_builtin("JSON_VALUE", self, lit(path))
+        return result.cast(returning_type) if returning_type is not None else result
+
     # -- aggregates ------------------------------------------------------------------------------------
 
     @property
@@ -214,6 +307,12 @@ def _literal_type(value: Any) -> DataType:
         return DataTypes.DOUBLE(False)
     if isinstance(value, str):
         return DataTypes.CHAR(len(value), False)
+    if isinstance(value, datetime.timedelta):
+        return interval_type()
+    if isinstance(value, datetime.datetime):
+        return DataTypes.TIMESTAMP(6 if value.microsecond % 1000 else 3, False)
+    if isinstance(value, datetime.date):
+        return DataTypes.DATE(False)
     if isinstance(value, decimal.Decimal):
         digits = value.as_tuple()
         scale = max(0, -int(digits.exponent))
@@ -277,6 +376,9 @@ class _Binary(Expression):
     def aggregates(self) -> list[AggregateCall]:
         return self.left.aggregates() + self.right.aggregates()
 
+    def window_properties(self) -> list[WindowProperty]:
+        return self.left.window_properties() + self.right.window_properties()
+
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         left, right = self.left.resolve(names, types), self.right.resolve(names, types)
         fa, fb, op = left.fn, right.fn, self.op
@@ -301,7 +403,16 @@ class _Binary(Expression):
         return f"({self.left!r} {self.op} {self.right!r})"
 
 
+_TEMPORAL = ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE")
+
+
 def _arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable[[Any, Any], Any]]:
+    if op in ("+", "-") and (ta.root == INTERVAL or tb.root == INTERVAL):
+        # timestamp ± interval keeps the timestamp's type; interval + timestamp too
+        if ta.root in _TEMPORAL or tb.root in _TEMPORAL or (ta.root == tb.root == INTERVAL):
+            result = ta if ta.root != INTERVAL else tb
+            return _nullable(result, ta, tb), (operator.add if op == "+" else operator.sub)
+        raise TypeError(f"cannot apply {op} to {ta!r} and {tb!r}")
     integral = ta.root in _INTEGRAL and tb.root in _INTEGRAL
     if op == "%":
         return (_nullable(tb, ta, tb) if integral else _wider(ta, tb)), (
@@ -311,6 +422,91 @@ def _arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable
     if op == "/":
         return result, (_java_div if integral else operator.truediv)
     return result, {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+
+
+INTERVAL = "INTERVAL_DAY_TIME"
+
+
+def interval_type(nullable: bool = False) -> DataType:
+    """The type of a day-time interval (held as a ``datetime.timedelta``)."""
+    return DataType(INTERVAL, nullable, 3)
+
+
+class _Interval(Expression):
+    """``lit(5).seconds``: a day-time interval of ``operand`` units of ``unit_ms`` ms."""
+
+    def __init__(self, operand: Expression, unit_ms: int) -> None:
+        self.operand, self.unit_ms = operand, unit_ms
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        import datetime
+
+        inner = self.operand.resolve(names, types)
+        fn, unit = inner.fn, self.unit_ms
+        return Compiled(
+            lambda row: None if (v := fn(row)) is None else datetime.timedelta(milliseconds=v * unit),
+            interval_type(inner.data_type.is_nullable()),
+            None,
+        )
+
+    def millis_value(self) -> int:
+        """The interval's length in ms (a literal's)."""
+        if not isinstance(self.operand, _Literal):
+            raise ValueError("a window's size must be a literal interval (lit(5).seconds)")
+        return int(self.operand.value * self.unit_ms)
+
+    def __repr__(self) -> str:
+        return f"INTERVAL {self.operand!r} * {self.unit_ms} ms"
+
+
+class RowInterval(Expression):
+    """``lit(2).rows`` / ``row_interval(2)``: a count of rows (over windows)."""
+
+    def __init__(self, operand: Expression) -> None:
+        self.operand = operand
+
+    def count(self) -> int:  # type: ignore[override]
+        """The number of rows."""
+        if not isinstance(self.operand, _Literal):
+            raise ValueError("a row interval must be a literal (row_interval(2))")
+        return int(self.operand.value)
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        raise ValueError("a row interval is only meaningful in an over window's preceding/following")
+
+
+def interval_millis(expression: Expression) -> int:
+    """The length in ms of a literal interval expression (``lit(5).seconds``)."""
+    if isinstance(expression, _Interval):
+        return expression.millis_value()
+    if isinstance(expression, _Literal) and hasattr(expression.value, "total_seconds"):
+        return round(expression.value.total_seconds() * 1000)
+    raise ValueError(f"expected a literal interval (lit(5).seconds), got {expression!r}")
+
+
+class WindowProperty(Expression):
+    """``col('w').start`` / ``.end`` / ``.rowtime`` of the group window aliased ``w``: read from
+    the window aggregation's output (its hidden column ``w$start`` ...)."""
+
+    def __init__(self, window: Expression, prop: str) -> None:
+        self.window, self.prop = window, prop
+
+    def window_properties(self) -> list[WindowProperty]:
+        return [self]
+
+    def column_name(self) -> str:
+        """The aggregation's column holding this property."""
+        return f"{getattr(self.window, 'name', self.window)}${self.prop}"
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        name = self.column_name()
+        if name not in names:
+            raise ValueError(f"window property {name.replace('$', '.')} is only valid in a window's select")
+        index = names.index(name)
+        return Compiled(operator.itemgetter(index), types[index], None)
+
+    def __repr__(self) -> str:
+        return f"{self.window!r}.{self.prop}"
 
 
 class _Logic(Expression):
@@ -367,6 +563,9 @@ class _Alias(Expression):
     def aggregates(self) -> list[AggregateCall]:
         return self.operand.aggregates()
 
+    def window_properties(self) -> list[WindowProperty]:
+        return self.operand.window_properties()
+
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         inner = self.operand.resolve(names, types)
         return Compiled(inner.fn, inner.data_type, self.name)
@@ -391,14 +590,21 @@ class _Cast(Expression):
     def aggregates(self) -> list[AggregateCall]:
         return self.operand.aggregates()
 
+    def window_properties(self) -> list[WindowProperty]:
+        return self.operand.window_properties()
+
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         from millstream.table.print_utils import format_value
 
         inner = self.operand.resolve(names, types)
         fn, source = inner.fn, inner.data_type
         root = self.data_type.root
-        if root in ("STRING", "VARCHAR", "CHAR"):
-            convert: Callable[[Any], Any] = lambda v: format_value(source, v)  # noqa: E731
+        if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"):
+            from millstream.table.functions import temporal_cast
+
+            convert: Callable[[Any], Any] = temporal_cast(source, self.data_type)
+        elif root in ("STRING", "VARCHAR", "CHAR"):
+            convert = lambda v: format_value(source, v)  # noqa: E731
         elif root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and isinstance(source.root, str):
             convert = (lambda v: int(str(v).strip())) if source.root in ("STRING", "VARCHAR", "CHAR") else int
         else:
@@ -451,6 +657,10 @@ class AggregateCall(Expression):
     def aggregates(self) -> list[AggregateCall]:
         return [self]
 
+    def accumulator_spec(self, operand_type: DataType) -> Any:
+        """What the aggregation runs: the built-in's name, or a user function's accumulator."""
+        return self.function
+
     def result_type(self, operand_type: DataType) -> DataType:
         """Flink's result type: COUNT BIGINT NOT NULL; SUM, AVG, MIN, MAX the operand's type."""
         if self.function == "COUNT":
@@ -467,3 +677,97 @@ class AggregateCall(Expression):
 
     def __repr__(self) -> str:
         return f"{self.function}({self.operand!r})"
+
+
+class _Tuple(Expression):
+    """The values of several expressions as one tuple (a user aggregate's arguments)."""
+
+    def __init__(self, items: list[Expression]) -> None:
+        self.items = items
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        compiled = [i.resolve(names, types) for i in self.items]
+        fns = [c.fn for c in compiled]
+        row_type = DataTypes.ROW([DataTypes.FIELD(f"f{i}", c.data_type) for i, c in enumerate(compiled)])
+        return Compiled(lambda row: tuple([f(row) for f in fns]), row_type, None)
+
+
+class UserAggregateCall(AggregateCall):
+    """A call of a user-defined aggregate function (``udaf``) on argument expressions."""
+
+    def __init__(self, wrapper: Any, args: list[Expression]) -> None:
+        super().__init__(wrapper._name, _Tuple(args))
+        self.wrapper = wrapper
+
+    def accumulator_spec(self, operand_type: DataType) -> Any:
+        from millstream.table.udf import _UserAccumulator
+
+        function = self.wrapper._function
+        if hasattr(function, "with_types"):  # a pandas aggregate builds Series of the argument types
+            function = function.with_types(operand_type.field_types())  # type: ignore[attr-defined]
+        return _UserAccumulator(function)
+
+    def result_type(self, operand_type: DataType) -> DataType:
+        return self.wrapper.result_type
+
+
+# the built-in functions module gives Expression its function methods when it loads
+from millstream.table import functions as _functions  # noqa: E402
+
+
+def concat(first: Any, *others: Any) -> Expression:
+    """The strings joined (NULL if any is NULL)."""
+    return _functions.call_builtin("CONCAT", first, *others)
+
+
+def concat_ws(separator: Any, first: Any, *others: Any) -> Expression:
+    """The non-NULL strings joined by ``separator``."""
+    return _functions.call_builtin("CONCAT_WS", separator, first, *others)
+
+
+def coalesce(*args: Any) -> Expression:
+    """The first non-NULL argument."""
+    return _functions.call_builtin("COALESCE", *args)
+
+
+def to_timestamp_ltz(numeric_epoch_time: Any, precision: Any) -> Expression:
+    """A TIMESTAMP_LTZ of epoch seconds (precision 0) or milliseconds (precision 3)."""
+    return _functions.call_builtin("TO_TIMESTAMP_LTZ", numeric_epoch_time, precision)
+
+
+def date_format(timestamp: Any, format: Any) -> Expression:
+    """The timestamp as text in a Java date-time ``format``."""
+    return _functions.call_builtin("DATE_FORMAT", timestamp, format)
+
+
+def call(f: Any, *args: Any) -> Expression:
+    """A function by name (a built-in or one registered with ``create_temporary_function``)
+    or a user-defined function object, applied to ``args``."""
+    if isinstance(f, str):
+        if _functions.is_builtin(f):
+            return _functions.call_builtin(f, *args)
+        return _NamedCall(f, [_wrap(a) for a in args])
+    return f(*args)
+
+
+class _NamedCall(Expression):
+    """A call of a function registered in the TableEnvironment (resolved when planned)."""
+
+    def __init__(self, name: str, args: list[Expression]) -> None:
+        self.function_name, self.args = name, args
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        from millstream.table.udf import registered_function
+
+        return registered_function(self.function_name)(*self.args).resolve(names, types)
+
+
+def row_interval(rows: int) -> Expression:
+    """An interval of ``rows`` rows (over windows)."""
+    return RowInterval(lit(rows))
+
+
+UNBOUNDED_ROW = RowInterval(lit(-1))
+UNBOUNDED_RANGE = _Interval(lit(-1), 1)
+CURRENT_ROW = RowInterval(lit(0))
+CURRENT_RANGE = _Interval(lit(0), 1)

@@ -26,8 +26,10 @@ from typing import Any
 from millstream.common.types import Row
 from millstream.datastream import KeyedProcessFunction, SinkFunction
 from millstream.datastream.state import ValueStateDescriptor
+from millstream.table.aggregates import accumulator_for, to_float32
 from millstream.table.expressions import AggregateCall, Expression
 from millstream.table.print_utils import row_to_string
+from millstream.table.timestamps import from_epoch_millis
 from millstream.table.types import DataType
 
 __all__ = [
@@ -55,6 +57,7 @@ class PlanNode:
     names: list[str]
     types: list[DataType]
     updating: bool = False  # produces retractions (-U / -D)
+    rowtime: int | None = field(default=None, kw_only=True)  # the event-time attribute column
 
     def translate(self, env: Any) -> Any:
         """The DataStream of ``(kind, values)`` this node produces on ``env``."""
@@ -68,7 +71,13 @@ class Values(PlanNode):
     rows: list[tuple[Any, ...]] = field(default_factory=list)
 
     def translate(self, env: Any) -> Any:
-        return env.from_collection([(INSERT, row) for row in self.rows])
+        """A source at the default parallelism whose first subtask emits the rows (Flink's
+        values source: the rows arrive at subtask 1, so a print sink prefixes them ``1>``)."""
+        from millstream.connectors.collection import CollectionSource
+        from millstream.graph.operator_specs import SourceSpec
+
+        spec = SourceSpec(CollectionSource([(INSERT, row) for row in self.rows]))
+        return env._source("Values", spec, None)
 
 
 @dataclass
@@ -139,121 +148,7 @@ def translate(node: PlanNode, env: Any) -> Any:
     return node.translate(env)
 
 
-# -- aggregate functions -------------------------------------------------------------------------------
-
-
-def _accumulator(function: str, data_type: DataType, retracting: bool) -> _Accumulator:
-    integral = data_type.root in ("TINYINT", "SMALLINT", "INT", "BIGINT")
-    if function == "COUNT":
-        return _Count()
-    if function == "SUM":
-        return _Sum()
-    if function == "AVG":
-        return _Avg(integral)
-    pick = min if function == "MIN" else max
-    return _RetractingExtreme(pick) if retracting else _Extreme(pick)
-
-
-class _Accumulator:
-    def create(self) -> Any:
-        raise NotImplementedError
-
-    def add(self, acc: Any, value: Any) -> Any:
-        raise NotImplementedError
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        raise NotImplementedError
-
-    def result(self, acc: Any) -> Any:
-        raise NotImplementedError
-
-
-class _Count(_Accumulator):
-    def create(self) -> Any:
-        return 0
-
-    def add(self, acc: Any, value: Any) -> Any:
-        return acc if value is None else acc + 1
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        return acc if value is None else acc - 1
-
-    def result(self, acc: Any) -> Any:
-        return acc
-
-
-class _Sum(_Accumulator):
-    def create(self) -> Any:
-        return (0, 0)  # sum, non-null values
-
-    def add(self, acc: Any, value: Any) -> Any:
-        return acc if value is None else (acc[0] + value, acc[1] + 1)
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        return acc if value is None else (acc[0] - value, acc[1] - 1)
-
-    def result(self, acc: Any) -> Any:
-        return acc[0] if acc[1] else None
-
-
-class _Avg(_Sum):
-    def __init__(self, integral: bool) -> None:
-        self.integral = integral
-
-    def result(self, acc: Any) -> Any:
-        total, n = acc
-        if not n:
-            return None
-        if self.integral:  # Flink's AVG of an integer type is that type: truncated
-            quotient = abs(total) // n
-            return -quotient if total < 0 else quotient
-        return total / n
-
-
-class _Extreme(_Accumulator):
-    """MIN / MAX of an insert-only input."""
-
-    def __init__(self, pick: Callable[..., Any]) -> None:
-        self.pick = pick
-
-    def create(self) -> Any:
-        return None
-
-    def add(self, acc: Any, value: Any) -> Any:
-        if value is None:
-            return acc
-        return value if acc is None else self.pick(acc, value)
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        raise ValueError("MIN/MAX over an updating input needs the retracting accumulator")
-
-    def result(self, acc: Any) -> Any:
-        return acc
-
-
-class _RetractingExtreme(_Accumulator):
-    """MIN / MAX of an updating input: the values with their counts (Flink's MapView)."""
-
-    def __init__(self, pick: Callable[..., Any]) -> None:
-        self.pick = pick
-
-    def create(self) -> Any:
-        return Counter()
-
-    def add(self, acc: Any, value: Any) -> Any:
-        if value is not None:
-            acc[value] += 1
-        return acc
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        if value is not None:
-            acc[value] -= 1
-            if acc[value] <= 0:
-                del acc[value]
-        return acc
-
-    def result(self, acc: Any) -> Any:
-        return self.pick(acc) if acc else None
+# -- group aggregation ---------------------------------------------------------------------------------
 
 
 class GroupAggregateFunction(KeyedProcessFunction):
@@ -273,7 +168,9 @@ class GroupAggregateFunction(KeyedProcessFunction):
 
     def open(self, runtime_context: Any) -> None:
         self.state = runtime_context.get_state(ValueStateDescriptor("group"))
-        self.accumulators = [_accumulator(f, t, self.retracting) for f, _, t in self.calls]
+        self.accumulators = [
+            accumulator_for(f, t, self.retracting) if isinstance(f, str) else f for f, _, t in self.calls
+        ]
         self.arguments = [fn for _, fn, _ in self.calls]
 
     def process_element(self, value: Any, ctx: Any) -> Any:
@@ -335,30 +232,73 @@ class _LimitFunction(KeyedProcessFunction):
 
 
 def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[int], str]) -> Project:
-    """``node``'s rows through ``expressions`` (``unnamed(i)``: the name of unnamed column i)."""
+    """``node``'s rows through ``expressions`` (``unnamed(i)``: the name of unnamed column i).
+    A column that is the input's event-time attribute, passed through, stays one."""
     compiled = [e.resolve(node.names, node.types) for e in expressions]
     names = [c.name if c.name is not None else unnamed(i) for i, c in enumerate(compiled)]
     _check_unique(names)
-    return Project(names, [c.data_type for c in compiled], node.updating, node, [c.fn for c in compiled])
+    rowtime = None
+    if node.rowtime is not None:
+        time_name = node.names[node.rowtime]
+        for i, e in enumerate(expressions):
+            if referenced_column(e) == time_name:
+                rowtime = i
+                break
+    return Project(
+        names, [c.data_type for c in compiled], node.updating, node, [c.fn for c in compiled], rowtime=rowtime
+    )
+
+
+def referenced_column(expression: Expression) -> str | None:
+    """The input column an expression passes through unchanged (under any alias), if any."""
+    from millstream.table.expressions import WindowProperty
+
+    while hasattr(expression, "operand") and type(expression).__name__ == "_Alias":
+        expression = expression.operand
+    if type(expression).__name__ == "_Column":
+        return str(getattr(expression, "name"))  # noqa: B009
+    if isinstance(expression, WindowProperty):
+        return expression.column_name()
+    return None
+
+
+def aggregate_calls(
+    node: PlanNode, selected: list[Expression]
+) -> tuple[list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]], list[str], list[DataType]]:
+    """The aggregate calls in ``selected``, each given a slot column (``$agg<i>``): their
+    (function, argument, argument type) specs, slot names and result types."""
+    calls: list[AggregateCall] = []
+    for expression in selected:
+        for call in expression.aggregates():
+            if not any(call is seen for seen in calls):  # Expression.__eq__ builds an expression
+                calls.append(call)
+    call_specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
+    slot_names, slot_types = [], []
+    for i, call in enumerate(calls):
+        operand = call.operand.resolve(node.names, node.types)
+        call_specs.append((call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
+        slot_names.append(f"$agg{i}")
+        slot_types.append(call.result_type(operand.data_type))
+        call.slot = f"$agg{i}"  # type: ignore[attr-defined]
+    return call_specs, slot_names, slot_types
+
+
+def expr_names(selected: list[Expression]) -> Callable[[int], str]:
+    """Flink's names of unnamed select items over an aggregation: aggregate expressions and
+    window properties are numbered ``EXPR$0``, ``EXPR$1`` ... in order, named or not (so
+    select(x.sum.alias('t'), x.max) calls the second EXPR$1)."""
+    ordinals: dict[int, int] = {}
+    for position, expression in enumerate(selected):
+        if expression.aggregates() or expression.window_properties():
+            ordinals[position] = len(ordinals)
+    return lambda i: f"EXPR${ordinals.get(i, i)}"
 
 
 def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression], batch: bool) -> Project:
     """``group_by(keys).select(selected)``: the aggregation, then the select list over it
     (aggregate calls become columns; unnamed results are ``EXPR$0``, ``EXPR$1`` ...)."""
     key_compiled = [k.resolve(node.names, node.types) for k in keys]
-    calls: list[AggregateCall] = []
-    for expression in selected:
-        for call in expression.aggregates():
-            if not any(call is seen for seen in calls):  # Expression.__eq__ builds an expression
-                calls.append(call)
-    call_specs = []
-    slot_names, slot_types = [], []
-    for i, call in enumerate(calls):
-        operand = call.operand.resolve(node.names, node.types)
-        call_specs.append((call.function, operand.fn, operand.data_type))
-        slot_names.append(f"$agg{i}")
-        slot_types.append(call.result_type(operand.data_type))
-        call.slot = f"$agg{i}"  # type: ignore[attr-defined]
+    call_specs, slot_names, slot_types = aggregate_calls(node, selected)
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
     grouped = Aggregate(
         key_names + slot_names,
@@ -369,13 +309,7 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
         call_specs,
         batch,
     )
-    # Flink numbers the select list's aggregate expressions, named or not: select(x.sum.alias('t'),
-    # x.max) calls the second EXPR$1
-    ordinals: dict[int, int] = {}
-    for position, expression in enumerate(selected):
-        if expression.aggregates():
-            ordinals[position] = len(ordinals)
-    return project(grouped, selected, lambda i: f"EXPR${ordinals.get(i, i)}")
+    return project(grouped, selected, expr_names(selected))
 
 
 def _check_unique(names: list[str]) -> None:
@@ -438,13 +372,26 @@ class FromDataStream(PlanNode):
 
     def translate(self, env: Any) -> Any:
         width = len(self.names)
+        instants = [i for i, t in enumerate(self.types) if t.root == "TIMESTAMP_LTZ"]
+        floats = [i for i, t in enumerate(self.types) if t.root == "FLOAT"]
 
         def to_change(value: Any) -> tuple[str, tuple[Any, ...]]:
             if isinstance(value, Row):
-                return (str(value.get_row_kind()), tuple(value))
-            if isinstance(value, (tuple, list)) and width > 1:
-                return (INSERT, tuple(value))
-            return (INSERT, (value,))
+                change = (str(value.get_row_kind()), tuple(value))
+            elif isinstance(value, (tuple, list)) and width > 1:
+                change = (INSERT, tuple(value))
+            else:
+                change = (INSERT, (value,))
+            if instants or floats:  # Instants become TIMESTAMP_LTZ values, FLOATs 32-bit floats
+                values = list(change[1])
+                for i in instants:
+                    if hasattr(values[i], "to_epoch_milli"):
+                        values[i] = from_epoch_millis(values[i].to_epoch_milli(), "TIMESTAMP_LTZ")
+                for i in floats:
+                    if values[i] is not None:
+                        values[i] = to_float32(values[i])
+                change = (change[0], tuple(values))
+            return change
 
         return self.stream.map(to_change)
 

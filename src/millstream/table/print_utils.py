@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from millstream.table.timestamps import java_instant_string, java_local_date_time_string
 from millstream.table.types import ArrayType, DataType, MapType, RowType
 
 __all__ = [
@@ -87,9 +88,18 @@ def _sql(t: DataType) -> str:
     return root
 
 
-def print_schema(names: Sequence[str], types: Sequence[DataType]) -> str:
-    """``Table.print_schema``'s text (without the final newline)."""
-    columns = ",\n".join(f"  `{name}` {summary_string(t)}" for name, t in zip(names, types, strict=True))
+def print_schema(
+    names: Sequence[str], types: Sequence[DataType], rowtime: int | None = None, watermark: str | None = None
+) -> str:
+    """``Table.print_schema``'s text (without the final newline); ``rowtime``: the index of the
+    event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression."""
+    lines = []
+    for i, (name, t) in enumerate(zip(names, types, strict=True)):
+        marker = " *ROWTIME*" if i == rowtime else ""
+        lines.append(f"  `{name}` {summary_string(t)}{marker}")
+    if watermark is not None and rowtime is not None:
+        lines.append(f"  WATERMARK FOR `{names[rowtime]}`: {summary_string(types[rowtime])} AS {watermark}")
+    columns = ",\n".join(lines)
     return f"(\n{columns}\n)"
 
 
@@ -268,6 +278,10 @@ def _java_string(t: DataType, value: Any) -> str:
         return "true" if value else "false"
     if root in ("DOUBLE", "FLOAT"):
         return format_java_double(float(value)) if root == "DOUBLE" else format_java_float(float(value))
+    if root == "TIMESTAMP" and isinstance(value, datetime.datetime):
+        return java_local_date_time_string(value)
+    if root == "TIMESTAMP_LTZ" and isinstance(value, datetime.datetime):
+        return java_instant_string(value)
     return _cast(t, value)
 
 

@@ -19,11 +19,14 @@ class Schema:
         computed: list[tuple[str, str]],
         watermark: tuple[str, str] | None,
         primary_key: list[str],
+        order: list[str] | None = None,
     ) -> None:
         self.columns = columns
         self.computed = computed
         self.watermark_spec = watermark
         self.primary_key_columns = primary_key
+        # every column's name in declaration order (physical and computed mixed)
+        self.order = order if order is not None else [n for n, _ in columns] + [n for n, _ in computed]
 
     @staticmethod
     def new_builder() -> Schema.Builder:
@@ -46,6 +49,7 @@ class Schema:
             self._computed: list[tuple[str, str]] = []
             self._watermark: tuple[str, str] | None = None
             self._primary_key: list[str] = []
+            self._order: list[str] = []
 
         def column(self, column_name: str, data_type: Any) -> Schema.Builder:
             """A physical column."""
@@ -54,6 +58,7 @@ class Schema:
 
                 data_type = _type(data_type)
             self._columns.append((column_name, data_type))
+            self._order.append(column_name)
             return self
 
         def from_row_data_type(self, row_type: Any) -> Schema.Builder:
@@ -65,6 +70,7 @@ class Schema:
         def column_by_expression(self, column_name: str, expr: str) -> Schema.Builder:
             """A computed column (an SQL expression over the others)."""
             self._computed.append((column_name, str(expr)))
+            self._order.append(column_name)
             return self
 
         def watermark(self, column_name: str, watermark_expr: str) -> Schema.Builder:
@@ -79,4 +85,10 @@ class Schema:
 
         def build(self) -> Schema:
             """The schema."""
-            return Schema(list(self._columns), list(self._computed), self._watermark, list(self._primary_key))
+            return Schema(
+                list(self._columns),
+                list(self._computed),
+                self._watermark,
+                list(self._primary_key),
+                list(self._order),
+            )

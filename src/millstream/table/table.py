@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from millstream.table.table_environment import TableEnvironment
     from millstream.table.table_result import TableResult
 
-__all__ = ["GroupedTable", "Table", "TableSchema"]
+__all__ = ["GroupWindowedTable", "GroupedTable", "Table", "TableSchema", "WindowGroupedTable"]
 
 
 class TableSchema:
@@ -77,8 +77,8 @@ class Table:
         return self.get_schema()
 
     def print_schema(self) -> None:
-        """Print the columns as Flink does."""
-        print(print_schema(self._plan.names, self._plan.types))
+        """Print the columns as Flink does (``*ROWTIME*`` marks the event-time attribute)."""
+        print(print_schema(self._plan.names, self._plan.types, self._plan.rowtime))
 
     def __getattr__(self, name: str) -> Expression:
         if name.startswith("_"):
@@ -88,6 +88,23 @@ class Table:
                 f"The current table has no column named '{name}', available: {self._plan.names}"
             )
         return col(name)
+
+    def __str__(self) -> str:
+        """The table registered under a generated name, for SQL text: ``"SELECT * FROM %s" % t``."""
+        name = getattr(self, "_registered_name", None)
+        if name is None:
+            name = f"UnnamedTable_{id(self):x}"
+            self._t_env.create_temporary_view(name, self)
+            self._registered_name = name
+        return name
+
+    def to_pandas(self) -> Any:
+        """The table's final rows as a pandas DataFrame (the job runs now)."""
+        import pandas as pd
+
+        with self.execute().collect() as rows:
+            data = [list(r) for r in rows]
+        return pd.DataFrame(data, columns=self._plan.names)
 
     def _with(self, plan: PlanNode) -> Table:
         return Table(plan, self._t_env)
@@ -111,7 +128,9 @@ class Table:
         compiled = predicate.resolve(plan.names, plan.types)
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
-        return self._with(Filter(plan.names, plan.types, plan.updating, plan, compiled.fn))
+        return self._with(
+            Filter(plan.names, plan.types, plan.updating, plan, compiled.fn, rowtime=plan.rowtime)
+        )
 
     def group_by(self, *fields: Any) -> GroupedTable:
         """Groups for an aggregation (``.select(...)``)."""
@@ -156,12 +175,16 @@ class Table:
             raise ValueError(f"{len(names)} names for {len(self._plan.names)} columns")
         return self.select(*(col(old).alias(new) for old, new in zip(self._plan.names, names, strict=False)))
 
+    def window(self, window: Any) -> GroupWindowedTable:
+        """A group window (``Tumble``, ``Slide``, ``Session`` ... ``.alias('w')``) to aggregate in."""
+        return GroupWindowedTable(self, window)
+
     def limit(self, fetch: int, offset: int = 0) -> Table:
         """The first ``fetch`` rows after ``offset`` (in arrival order)."""
         plan = self._plan
         if plan.updating:
             raise ValueError("limit() over an updating table is not supported")
-        return self._with(Limit(plan.names, plan.types, False, plan, offset, fetch))
+        return self._with(Limit(plan.names, plan.types, False, plan, offset, fetch, rowtime=plan.rowtime))
 
     def fetch(self, fetch: int) -> Table:
         """The first ``fetch`` rows."""
@@ -247,3 +270,45 @@ def _field_of(width: int, index: int, values: tuple[Any, ...]) -> Any:
     """Field ``index`` of the row a mapping function returned (the single column of ``values``)."""
     result = values[0]
     return None if result is None else tuple(result)[index]
+
+
+class GroupWindowedTable:
+    """A table with a group window, waiting for ``group_by(..., col('w'))``."""
+
+    def __init__(self, table: Table, window: Any) -> None:
+        self._table, self._window = table, window
+
+    def group_by(self, *fields: Any) -> WindowGroupedTable:
+        """Keys of the window aggregation; one of them is the window's alias."""
+        return WindowGroupedTable(self._table, self._window, _expressions(fields))
+
+
+class WindowGroupedTable:
+    """A table grouped by keys and a group window, waiting for its select list."""
+
+    def __init__(self, table: Table, window: Any, keys: list[Expression]) -> None:
+        self._table, self._window = table, window
+        alias = window.alias_name
+        self._keys = [k for k in keys if getattr(k, "name", None) != alias]
+        if len(self._keys) == len(keys):
+            raise ValueError(f"group_by(...) of a windowed table must include the window alias '{alias}'")
+
+    def select(self, *fields: Any) -> Table:
+        """Keys, aggregates and window properties (``col('w').start`` / ``.end`` / ``.rowtime``)."""
+        from millstream.table.window_agg import window_aggregate
+
+        table, window = self._table, self._window
+        plan = table._plan
+        if window.time_field is None:
+            raise ValueError("a group window needs on(time_field)")
+        time_name = window.time_field.resolve(plan.names, plan.types).name
+        alias = window.alias_name
+        result = window_aggregate(
+            plan,
+            window.spec(),
+            plan.names.index(time_name),
+            self._keys,
+            _expressions(fields),
+            (f"{alias}$start", f"{alias}$end", f"{alias}$rowtime"),
+        )
+        return Table(result, table._t_env)

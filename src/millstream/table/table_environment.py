@@ -25,7 +25,7 @@ from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
 from millstream.table.types import DataType, DataTypes, RowType
 
-__all__ = ["EnvironmentSettings", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
+__all__ = ["EnvironmentSettings", "StatementSet", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
 
 _SINK_CONNECTORS = {"print", "blackhole"}
 _SOURCE_CONNECTORS = {"datagen"}
@@ -182,6 +182,9 @@ class TableEnvironment:
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
     def _insert(self, plan: PlanNode, path: str) -> TableResult:
+        return self._run_many([self._sink_plan(plan, path)])
+
+    def _sink_plan(self, plan: PlanNode, path: str) -> PlanNode:
         descriptor = self._tables.get(path)
         if descriptor is None:
             raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
@@ -191,10 +194,54 @@ class TableEnvironment:
                 f"the query has {len(plan.names)} columns {plan.names}, sink '{path}' has "
                 f"{len(schema.columns)}: {schema.field_names()}"
             )
-        sink = Sink(
+        if schema is not None:  # the query's columns implicitly cast to the sink's types
+            plan = _cast_to(plan, schema.field_names(), schema.field_types())
+        return Sink(
             plan.names, plan.types, plan.updating, plan, descriptor.connector, dict(descriptor.options)
         )
-        return self._run(sink, insert=True)
+
+    def _run_many(self, sinks: list[PlanNode]) -> TableResult:
+        """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
+        env = self._environment()
+        for sink in sinks:
+            sink.translate(env)
+        client = env.execute_async("insert-into")
+        names = [f"default_catalog.default_database.{getattr(s, 'path', 'sink')}" for s in sinks]
+        return TableResult(
+            names, [DataTypes.BIGINT()] * len(sinks), iter([("+I", (-1,) * len(sinks))]), False, client
+        )
+
+    def create_temporary_function(self, path: str, function: Any) -> None:
+        """Register a udf / udtf / udaf under ``path`` for SQL and ``call(path, ...)``."""
+        from millstream.table.udf import register_function
+
+        register_function(path, function)
+
+    def create_temporary_system_function(self, name: str, function: Any) -> None:
+        """Register a function under ``name`` (as create_temporary_function)."""
+        self.create_temporary_function(name, function)
+
+    def create_java_temporary_function(self, path: str, function_class_name: str) -> None:
+        """Java functions cannot run here."""
+        raise ValueError(f"Java functions are not supported (no JVM): {function_class_name}")
+
+    def register_function(self, name: str, function: Any) -> None:
+        """PyFlink 1.x's name for create_temporary_system_function."""
+        self.create_temporary_function(name, function)
+
+    def create_statement_set(self) -> StatementSet:
+        """A set of INSERTs run as one job (``add_insert_sql`` / ``add_insert`` then ``execute``)."""
+        return StatementSet(self)
+
+    def from_pandas(self, pdf: Any, schema: Any = None, splits_num: int = 1) -> Table:
+        """A table of a pandas DataFrame's rows (``schema``: a ROW type or column names)."""
+        from millstream.table.types import RowType
+
+        rows = [tuple(_from_pandas_value(v) for v in r) for r in pdf.itertuples(index=False, name=None)]
+        if isinstance(schema, RowType):
+            return self.from_elements(rows, schema)
+        names = list(schema) if schema is not None else [str(c) for c in pdf.columns]
+        return self.from_elements(rows, names)
 
     def list_temporary_views(self) -> list[str]:
         """The names of the views."""
@@ -241,6 +288,42 @@ class TableEnvironment:
         return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
 
 
+class StatementSet:
+    """INSERT statements run together as one job (``TableEnvironment.create_statement_set``)."""
+
+    def __init__(self, t_env: TableEnvironment) -> None:
+        self._t_env = t_env
+        self._sinks: list[PlanNode] = []
+
+    def add_insert_sql(self, stmt: str) -> StatementSet:
+        """Add ``INSERT INTO sink SELECT ...``."""
+        from millstream.table.sql import insert_plan
+
+        self._sinks.append(insert_plan(self._t_env, stmt))
+        return self
+
+    def add_insert(self, target_path: str, table: Table, overwrite: bool = False) -> StatementSet:
+        """Add writing ``table`` into the sink table ``target_path``."""
+        self._sinks.append(self._t_env._sink_plan(table._plan, target_path))
+        return self
+
+    def execute(self) -> TableResult:
+        """Run every added INSERT in one job (``.wait()`` for it)."""
+        if not self._sinks:
+            raise ValueError("No operators defined in the statement set: add_insert_sql / add_insert first")
+        sinks, self._sinks = self._sinks, []
+        return self._t_env._run_many(sinks)
+
+
+def _from_pandas_value(value: Any) -> Any:
+    """A pandas/numpy cell as a plain Python value."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        return value.item()
+    if hasattr(value, "to_pydatetime"):
+        return value.to_pydatetime()
+    return value
+
+
 class StreamTableEnvironment(TableEnvironment):
     """A TableEnvironment on a StreamExecutionEnvironment's settings (mixing both APIs)."""
 
@@ -260,10 +343,20 @@ class StreamTableEnvironment(TableEnvironment):
         return self._stream_env  # tables read and feed this environment's DataStreams
 
     def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
-        """A table of a DataStream's elements (Rows, tuples or values); ``Schema`` or column
-        expressions name the columns (default: the stream's declared type, else ``f0``)."""
-        names, types = _stream_columns(data_stream, fields_or_schema)
-        return Table(FromDataStream(names, types, False, data_stream), self)
+        """A table of a DataStream's elements (Rows, tuples or values). A ``Schema`` picks and
+        types physical columns by name, adds computed columns (SQL expressions) and declares
+        the event-time attribute with its watermark; column expressions rename the columns
+        (default: the stream's declared type, else ``f0``)."""
+        from millstream.table.schema import Schema
+
+        schema = fields_or_schema[0] if fields_or_schema and isinstance(fields_or_schema[0], Schema) else None
+        names, types = _stream_columns(data_stream, () if schema is not None else fields_or_schema)
+        if schema is not None and schema.columns and not schema.computed and not _has_type_info(data_stream):
+            names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
+        node: PlanNode = FromDataStream(names, types, False, data_stream)
+        if schema is not None:
+            node = apply_schema(node, schema)
+        return Table(node, self)
 
     def create_temporary_view(self, view_path: str, table_or_stream: Any, *fields: Any) -> None:
         """Name a table, or a DataStream as a table."""
@@ -315,22 +408,82 @@ class StreamTableEnvironment(TableEnvironment):
         return plan.translate(self._stream_env).map(to_row, output_type=type_info)
 
 
-def _stream_columns(data_stream: Any, fields_or_schema: tuple[Any, ...]) -> tuple[list[str], list[DataType]]:
-    """The columns of a table made of a DataStream."""
-    from millstream.table.schema import Schema
+def _cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNode:
+    """``plan``'s columns as a sink's: renamed, and cast where the type differs."""
+    from millstream.table.expressions import col
+    from millstream.table.planner import project
 
-    if fields_or_schema and isinstance(fields_or_schema[0], Schema):
-        schema = fields_or_schema[0]
-        return schema.field_names(), schema.field_types()
+    expressions = []
+    for name, source, target in zip(plan.names, plan.types, types, strict=True):
+        e = col(name)
+        if source.root != target.root and source.root != "NULL":
+            e = e.cast(target if source.is_nullable() else target.not_null())
+        expressions.append(e)
+    casted = project(plan, expressions, lambda i: f"_c{i}")
+    casted.types = [t if t.root != "NULL" else s for t, s in zip(casted.types, types, strict=True)]
+    return casted
+
+
+def _has_type_info(data_stream: Any) -> bool:
+    from millstream.common.typeinfo import PickledBytesTypeInfo
+
     type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
-    names = list(getattr(type_info, "get_field_names", lambda: [])() or [])
-    types = [DataTypes.NULL()] * len(names)
-    if fields_or_schema:
-        names = [getattr(f, "name", str(f)) for f in fields_or_schema]
-        types = [DataTypes.NULL()] * len(names)
-    if not names:
-        names, types = ["f0"], [DataTypes.NULL()]
+    return type_info is not None and not isinstance(type_info, PickledBytesTypeInfo)
+
+
+def _stream_columns(data_stream: Any, fields: tuple[Any, ...]) -> tuple[list[str], list[DataType]]:
+    """The physical columns of a table made of a DataStream: its declared type's fields (or
+    ``f0`` for an atomic type), renamed by ``fields`` if given."""
+    from millstream.table.types import RowType, from_type_info
+
+    type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
+    data_type = from_type_info(type_info) if type_info is not None else DataTypes.NULL()
+    if isinstance(data_type, RowType):
+        names, types = data_type.field_names(), data_type.field_types()
+    else:
+        names, types = ["f0"], [data_type]
+    if fields:
+        renamed = [getattr(f, "name", str(f)) for f in fields]
+        if len(renamed) != len(names):
+            types = [DataTypes.NULL()] * len(renamed)
+        names = renamed
     return names, types
+
+
+def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
+    """``node``'s physical columns arranged as ``schema`` declares them: declared physical
+    columns (all of them if none is declared), computed columns, then the watermark."""
+    from millstream.table.expressions import col
+    from millstream.table.planner import project
+    from millstream.table.sql import parse_expression
+    from millstream.table.window_agg import WatermarkAssigner
+
+    computed = dict(schema.computed)
+    declared = [n for n in schema.order if n not in computed]
+    order = schema.order if declared else list(node.names) + [n for n in schema.order if n in computed]
+    for name in declared:
+        if name not in node.names:
+            raise ValueError(f"Unable to find a field named '{name}' in the physical data type {node.names}")
+    expressions = [parse_expression(computed[n]).alias(n) if n in computed else col(n) for n in order]
+    if order != list(node.names):
+        node = project(node, expressions, lambda i: f"_c{i}")
+    if schema.watermark_spec is None:
+        return node
+    column, watermark_sql = schema.watermark_spec
+    if column not in node.names:
+        raise ValueError(f"Invalid column name '{column}' for rowtime attribute in watermark declaration")
+    index = node.names.index(column)
+    if node.types[index].root not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        raise ValueError(
+            "Invalid data type of time field for watermark definition. The field must be of type "
+            "TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time "
+            "field type is "
+            f"{node.types[index]!r}"
+        )
+    watermark = parse_expression(watermark_sql).resolve(node.names, node.types)
+    return WatermarkAssigner(
+        list(node.names), list(node.types), False, node, watermark.fn, watermark_sql, rowtime=index
+    )
 
 
 def _as_tuple(element: Any) -> tuple[Any, ...]:

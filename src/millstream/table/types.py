@@ -537,3 +537,46 @@ _TYPE_INFO: dict[str, Callable[[], TypeInformation]] = {
     "TIMESTAMP": Types.SQL_TIMESTAMP,
     "TIMESTAMP_LTZ": Types.INSTANT,
 }
+
+
+_FROM_BASIC: dict[str, Callable[[], DataType]] = {
+    "STRING": lambda: DataTypes.STRING(),
+    "INT": lambda: DataTypes.INT(),
+    "LONG": lambda: DataTypes.BIGINT(),
+    "SHORT": lambda: DataTypes.SMALLINT(),
+    "BYTE": lambda: DataTypes.TINYINT(),
+    "BOOLEAN": lambda: DataTypes.BOOLEAN(),
+    "FLOAT": lambda: DataTypes.FLOAT(),
+    "DOUBLE": lambda: DataTypes.DOUBLE(),
+    "BIG_DEC": lambda: DataTypes.DECIMAL(38, 18),
+    "BIG_INT": lambda: DataTypes.DECIMAL(38, 0),
+    "CHAR": lambda: DataTypes.STRING(),
+    "INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(3),
+    "SQL_TIMESTAMP": lambda: DataTypes.TIMESTAMP(3),
+    "LOCAL_DATE_TIME": lambda: DataTypes.TIMESTAMP(9),
+    "SQL_DATE": lambda: DataTypes.DATE(),
+    "LOCAL_DATE": lambda: DataTypes.DATE(),
+    "SQL_TIME": lambda: DataTypes.TIME(),
+    "LOCAL_TIME": lambda: DataTypes.TIME(),
+}
+
+
+def from_type_info(type_info: Any) -> DataType:
+    """The SQL type of a DataStream type (Flink's type conversion for ``from_data_stream``);
+    types SQL cannot name become NULL-typed (RAW) columns."""
+    from millstream.common.typeinfo import BasicTypeInfo, RowTypeInfo, TupleTypeInfo
+
+    if isinstance(type_info, BasicTypeInfo) and type_info.name in _FROM_BASIC:
+        return _FROM_BASIC[type_info.name]()
+    if isinstance(type_info, RowTypeInfo):
+        return DataTypes.ROW(
+            [
+                DataTypes.FIELD(n, from_type_info(t))
+                for n, t in zip(type_info.get_field_names(), type_info.get_field_types(), strict=True)
+            ]
+        )
+    if isinstance(type_info, TupleTypeInfo):
+        return DataTypes.ROW(
+            [DataTypes.FIELD(f"f{i}", from_type_info(t)) for i, t in enumerate(type_info.get_field_types())]
+        )
+    return DataTypes.NULL()

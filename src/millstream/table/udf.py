@@ -19,14 +19,37 @@ from millstream.table.expressions import Compiled, Expression, col
 from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = [
+    "AggregateFunction",
     "FunctionContext",
     "ScalarFunction",
     "TableFunction",
     "UserDefinedScalarFunctionWrapper",
     "UserDefinedTableFunctionWrapper",
+    "register_function",
+    "registered_function",
+    "udaf",
     "udf",
     "udtf",
 ]
+
+# functions registered by name (create_temporary_function / create_temporary_system_function)
+_REGISTERED: dict[str, Any] = {}
+
+
+def register_function(name: str, function: Any) -> None:
+    """Make ``function`` (a udf, udtf or udaf) callable by ``name`` from SQL and ``call(name)``."""
+    if not isinstance(function, (UserDefinedScalarFunctionWrapper, UserDefinedTableFunctionWrapper,
+                                 UserDefinedAggregateFunctionWrapper)):  # fmt: skip
+        raise TypeError(f"create_temporary_function expects a udf, udtf or udaf, got {function!r}")
+    _REGISTERED[name.lower()] = function
+
+
+def registered_function(name: str) -> Any:
+    """The function registered as ``name`` (any case)."""
+    function = _REGISTERED.get(name.lower())
+    if function is None:
+        raise ValueError(f"No match found for function signature {name}()")
+    return function
 
 
 class FunctionContext:
@@ -126,6 +149,9 @@ class _ScalarCall(Expression):
     def aggregates(self) -> list[Any]:
         return [a for arg in self.args for a in arg.aggregates()]
 
+    def window_properties(self) -> list[Any]:
+        return [p for arg in self.args for p in arg.window_properties()]
+
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         fns = [a.resolve(names, types).fn for a in self.args]
         call = _Opened(self.wrapper._function)
@@ -217,3 +243,172 @@ def udtf(
     if result_types is None:
         raise ValueError("udtf needs its result_types")
     return UserDefinedTableFunctionWrapper(f, _result_types(result_types), name)
+
+
+# -- aggregate functions ----------------------------------------------------------------------------------
+
+
+class AggregateFunction:
+    """A user-defined aggregate: an accumulator per group, ``accumulate`` / ``retract`` /
+    ``merge`` into it, ``get_value`` its result (``pyflink.table.AggregateFunction``)."""
+
+    def open(self, function_context: FunctionContext) -> None:
+        """Before the first call."""
+
+    def close(self) -> None:
+        """After the last call."""
+
+    def create_accumulator(self) -> Any:
+        """A new accumulator."""
+        raise NotImplementedError
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        """Add a row's arguments to the accumulator (in place)."""
+        raise NotImplementedError
+
+    def retract(self, accumulator: Any, *args: Any) -> None:
+        """Take a row's arguments out (needed over updating inputs)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement retract()")
+
+    def merge(self, accumulator: Any, accumulators: list[Any]) -> None:
+        """Add the other accumulators into this one (session windows, slices)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement merge()")
+
+    def get_value(self, accumulator: Any) -> Any:
+        """The aggregate's result."""
+        raise NotImplementedError
+
+    def get_result_type(self) -> Any:
+        """The result's type (or given to udaf)."""
+        return None
+
+    def get_accumulator_type(self) -> Any:
+        """The accumulator's type."""
+        return None
+
+
+class _UserAccumulator:
+    """An AggregateFunction seen as the planner's accumulator operations (its arguments arrive
+    as one tuple)."""
+
+    def __init__(self, function: AggregateFunction) -> None:
+        self.function = function
+        self.opened = False
+
+    def _open(self) -> AggregateFunction:
+        if not self.opened:
+            self.function.open(FunctionContext())
+            self.opened = True
+        return self.function
+
+    def create(self) -> Any:
+        return self._open().create_accumulator()
+
+    def add(self, acc: Any, args: tuple[Any, ...]) -> Any:
+        self._open().accumulate(acc, *args)
+        return acc
+
+    def retract(self, acc: Any, args: tuple[Any, ...]) -> Any:
+        self._open().retract(acc, *args)
+        return acc
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        self._open().merge(acc, [other])
+        return acc
+
+    def result(self, acc: Any) -> Any:
+        return self._open().get_value(acc)
+
+
+class _PandasAggregate(AggregateFunction):
+    """A vectorized aggregate: the function of the group's values as pandas Series."""
+
+    def __init__(self, function: Callable[..., Any], types: list[DataType] | None = None) -> None:
+        self.function = function
+        self.types = types or []
+
+    def with_types(self, types: list[DataType]) -> _PandasAggregate:
+        """The same aggregate building Series of the arguments' SQL types."""
+        return _PandasAggregate(self.function, types)
+
+    def create_accumulator(self) -> Any:
+        return []
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        accumulator.append(args)
+
+    def retract(self, accumulator: Any, *args: Any) -> None:
+        accumulator.remove(args)
+
+    def merge(self, accumulator: Any, accumulators: list[Any]) -> None:
+        for other in accumulators:
+            accumulator.extend(other)
+
+    def get_value(self, accumulator: Any) -> Any:
+        import pandas as pd
+
+        columns: list[Any] = list(zip(*accumulator, strict=True)) if accumulator else [[] for _ in self.types]
+        dtypes = [_PANDAS_TYPES.get(t.root) for t in self.types] or [None] * len(columns)
+        result = self.function(*(pd.Series(c, dtype=d) for c, d in zip(columns, dtypes, strict=False)))
+        return result.item() if hasattr(result, "item") else result
+
+
+# the pandas dtype of a column's values in a vectorized function, as PyFlink's Arrow conversion
+_PANDAS_TYPES = {
+    "TINYINT": "int8",
+    "SMALLINT": "int16",
+    "INT": "int32",
+    "BIGINT": "int64",
+    "FLOAT": "float32",
+    "DOUBLE": "float64",
+}
+
+
+class UserDefinedAggregateFunctionWrapper:
+    """An aggregate function with its result type; calling it builds an aggregate call."""
+
+    def __init__(self, function: Any, result_type: DataType, name: str | None, pandas: bool) -> None:
+        self._function = _PandasAggregate(function) if pandas else function
+        self._result_type = result_type
+        self._name = name or getattr(function, "__name__", type(function).__name__)
+        self._aliases: list[str] | None = None
+
+    @property
+    def result_type(self) -> DataType:
+        """The type of its result."""
+        return self._result_type
+
+    def alias(self, *names: str) -> UserDefinedAggregateFunctionWrapper:
+        """The same function, its ROW result's fields named (``aggregate(f.alias('a', 'b'))``)."""
+        twin = UserDefinedAggregateFunctionWrapper.__new__(UserDefinedAggregateFunctionWrapper)
+        twin.__dict__.update(self.__dict__)
+        twin._aliases = list(names)
+        return twin
+
+    def __call__(self, *args: Any) -> Any:
+        from millstream.table.expressions import UserAggregateCall
+
+        return UserAggregateCall(self, [a if isinstance(a, Expression) else col(a) for a in args])
+
+
+def udaf(
+    f: Any = None,
+    input_types: Any = None,
+    result_type: DataType | str | None = None,
+    accumulator_type: Any = None,
+    deterministic: bool | None = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    """A user-defined aggregate function: an ``AggregateFunction``, or with
+    ``func_type="pandas"`` a function of pandas Series returning one value (a decorator too)."""
+    if func_type not in ("general", "pandas"):
+        raise ValueError(f"func_type must be 'general' or 'pandas', got {func_type!r}")
+    if f is None:
+        options = {"result_type": result_type, "accumulator_type": accumulator_type, "func_type": func_type}
+        return functools.partial(udaf, input_types=input_types, name=name, **options)
+    if result_type is None and isinstance(f, AggregateFunction):
+        result_type = f.get_result_type()
+    if result_type is None:
+        raise ValueError("udaf needs its result_type")
+    return UserDefinedAggregateFunctionWrapper(f, _type(result_type), name, func_type == "pandas")

@@ -1,0 +1,456 @@
+"""Event time in tables: the watermark assigner, window table functions (TUMBLE, HOP,
+CUMULATE, SESSION) and window aggregation, as plan nodes and the operators they run.
+
+**Watermarks.** A table's event-time attribute (``WATERMARK FOR ts AS ts - INTERVAL '3'
+SECOND``, or ``Schema.watermark`` in ``from_data_stream``) becomes a ``WatermarkAssigner``:
+each row's timestamp is its rowtime column, and the watermark is the largest value of the
+watermark expression seen so far, emitted periodically (``pipeline.auto-watermark-interval``)
+and at the end of a bounded input, as Flink's ``WatermarkAssignerOperator``.
+
+**Window aggregation** follows Flink's slicing window operator: a window is cut into slices
+(tumbling: one slice per window; hopping: slices of ``gcd(size, slide)``; cumulating: slices
+of ``step``), each row is added to its slice's accumulators (keyed state, so checkpointed),
+and when the watermark passes a window's end the window's slices are merged in time order
+into its result (a window without rows emits nothing). A row is late, and dropped, when the
+last window its slice belongs to has already fired. Session windows keep each key's open
+sessions; a row opens ``[ts, ts + gap)`` and merges every session it touches (Flink's
+``TimeWindow.intersects``: touching sessions merge). Results are insert-only rows: the group
+keys, the aggregates, then ``window_start``, ``window_end`` and ``window_time`` (end - 1 ms,
+the result's event-time attribute), typed as the input's rowtime column (precision 3).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from millstream.datastream import KeyedProcessFunction, ProcessFunction
+from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from millstream.table.aggregates import accumulator_for
+from millstream.table.planner import INSERT, PlanNode
+from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
+from millstream.table.types import DataType
+
+__all__ = ["WatermarkAssigner", "WindowAggregate", "WindowSpec", "WindowTVF", "window_time_type"]
+
+_MIN_WATERMARK = -(2**63)
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """A window definition: TUMBLE(size), HOP(slide, size), CUMULATE(step, size) or SESSION(gap);
+    sizes in ms."""
+
+    kind: str
+    size: int
+    slide: int = 0  # HOP: the slide; CUMULATE: the step
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.size <= 0 or (self.kind in ("HOP", "CUMULATE") and self.slide <= 0):
+            raise ValueError(
+                f"{self.kind} window needs positive sizes, got size={self.size} slide={self.slide}"
+            )
+        if self.kind == "CUMULATE" and self.size % self.slide:
+            raise ValueError("CUMULATE's max size must be a multiple of its step")
+
+    @property
+    def slice_size(self) -> int:
+        """The length of the slices windows are made of."""
+        if self.kind == "HOP":
+            return math.gcd(self.size, self.slide)
+        if self.kind == "CUMULATE":
+            return self.slide
+        return self.size
+
+    def slice_end(self, ts: int) -> int:
+        """The end of the slice holding time ``ts``."""
+        size = self.slice_size
+        start = ts - (ts - self.offset) % size
+        return start + size
+
+    def window_ends(self, slice_end: int) -> list[int]:
+        """The ends of the windows the slice ending at ``slice_end`` belongs to, ascending."""
+        if self.kind == "TUMBLE":
+            return [slice_end]
+        if self.kind == "HOP":  # windows start at multiples of the slide (plus the offset)
+            slice_start = slice_end - self.slice_size
+            lowest = slice_end - self.size
+            first_start = lowest + (self.offset - lowest) % self.slide
+            return [s + self.size for s in range(first_start, slice_start + 1, self.slide)]
+        window_start = (slice_end - 1) - ((slice_end - 1 - self.offset) % self.size)
+        return list(range(slice_end, window_start + self.size + 1, self.slide))
+
+    def window_start(self, window_end: int) -> int:
+        """The start of the window ending at ``window_end``."""
+        if self.kind == "CUMULATE":
+            return (window_end - 1) - ((window_end - 1 - self.offset) % self.size)
+        return window_end - self.size
+
+    def windows_of(self, ts: int) -> list[tuple[int, int]]:
+        """The (start, end) windows a row at ``ts`` is assigned to (the windowing TVF)."""
+        if self.kind == "TUMBLE":
+            start = ts - (ts - self.offset) % self.size
+            return [(start, start + self.size)]
+        if self.kind == "HOP":
+            last_start = ts - (ts - self.offset) % self.slide
+            starts = range(last_start, ts - self.size, -self.slide)
+            return [(s, s + self.size) for s in reversed(list(starts))]
+        start = ts - (ts - self.offset) % self.size
+        first_end = self.slice_end(ts)
+        return [(start, end) for end in range(first_end, start + self.size + 1, self.slide)]
+
+
+def window_time_type(rowtime_type: DataType) -> DataType:
+    """The type of window_start / window_end / window_time: the rowtime's kind, precision 3."""
+    root = "TIMESTAMP_LTZ" if rowtime_type.root == "TIMESTAMP_LTZ" else "TIMESTAMP"
+    return DataType(root, False, 3)
+
+
+# -- watermarks ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class WatermarkAssigner(PlanNode):
+    """Event-time timestamps and watermarks of a table (its rowtime column ``rowtime``)."""
+
+    input: PlanNode | None = None
+    watermark: Callable[[tuple[Any, ...]], Any] | None = None  # the watermark expression
+    watermark_sql: str = ""
+
+    def translate(self, env: Any) -> Any:
+        from millstream.common import WatermarkStrategy
+
+        assert self.input is not None and self.rowtime is not None and self.watermark is not None
+        index, root = self.rowtime, self.types[self.rowtime].root
+        interval = env.get_config().get_auto_watermark_interval()
+        generator = _ExpressionWatermarks(self.watermark, root, interval)
+
+        def timestamp_of(change: tuple[str, tuple[Any, ...]], record_timestamp: int) -> int:
+            value = change[1][index]
+            if value is None:
+                raise ValueError(
+                    "RowTime field should not be null, please convert it to a non-null long value."
+                )
+            return to_epoch_millis(value, root)
+
+        strategy = WatermarkStrategy.for_generator(lambda context: generator).with_timestamp_assigner(
+            _Assigner(timestamp_of)
+        )
+        return self.input.translate(env).assign_timestamps_and_watermarks(strategy)
+
+
+class _Assigner:
+    def __init__(self, fn: Callable[[Any, int], int]) -> None:
+        self.extract_timestamp = fn
+
+
+class _ExpressionWatermarks:
+    """Watermark = the largest value of the watermark expression over the rows seen, starting
+    from 0 (so no negative watermark is emitted); emitted periodically, and at once when it ran
+    more than the interval ahead of the last one emitted, as Flink's ``WatermarkAssignerOperator``
+    (``currentWatermark - lastWatermark > interval``)."""
+
+    def __init__(self, expression: Callable[[tuple[Any, ...]], Any], root: str, interval: int) -> None:
+        self.expression, self.root, self.interval = expression, root, interval
+        self.current = self.emitted = 0
+
+    def on_event(self, event: Any, event_timestamp: int, output: Any) -> None:
+        value = self.expression(event[1])
+        if value is not None:
+            millis = to_epoch_millis(value, self.root)
+            if millis > self.current:
+                self.current = millis
+        if self.current - self.emitted > self.interval:
+            self.emitted = self.current
+            output.emit_watermark(self.current)
+
+    def on_periodic_emit(self, output: Any) -> None:
+        if self.current > self.emitted:
+            self.emitted = self.current
+            output.emit_watermark(self.current)
+
+
+# -- the windowing table functions ------------------------------------------------------------------------
+
+
+@dataclass
+class WindowTVF(PlanNode):
+    """``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and its kin without an aggregation:
+    each row once per window it belongs to, with window_start, window_end and window_time
+    appended; rows of windows the watermark has passed are dropped (late)."""
+
+    input: PlanNode | None = None
+    spec: WindowSpec | None = None
+    time_column: int = 0
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None and self.spec is not None
+        if self.spec.kind == "SESSION":
+            raise ValueError("a SESSION window table function must be followed by a window aggregation")
+        root = self.input.types[self.time_column].root
+        return self.input.translate(env).process(_AssignWindows(self.spec, self.time_column, root))
+
+
+class _AssignWindows(ProcessFunction):
+    def __init__(self, spec: WindowSpec, column: int, root: str) -> None:
+        self.spec, self.column, self.root = spec, column, root
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        time = row[self.column]
+        if time is None:
+            return None
+        watermark = ctx.timer_service().current_watermark()
+        out = []
+        root = self.root
+        for start, end in self.spec.windows_of(to_epoch_millis(time, root)):
+            if end - 1 <= watermark:
+                continue
+            bounds = (
+                from_epoch_millis(start, root),
+                from_epoch_millis(end, root),
+                from_epoch_millis(end - 1, root),
+            )
+            out.append((kind, row + bounds))
+        return out
+
+
+# -- window aggregation ---------------------------------------------------------------------------------
+
+
+@dataclass
+class WindowAggregate(PlanNode):
+    """Aggregates per group key and window (see the module docstring); output: keys,
+    aggregates, window_start, window_end, window_time."""
+
+    input: PlanNode | None = None
+    spec: WindowSpec | None = None
+    time_column: int = 0
+    keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None and self.spec is not None
+        if self.input.updating:
+            raise ValueError(
+                "a window aggregation needs an insert-only input; this one produces updates and deletions"
+            )
+        keys = self.keys
+        root = self.input.types[self.time_column].root
+        if self.spec.kind == "SESSION":
+            function: KeyedProcessFunction = _SessionAggregate(self.spec, self.time_column, root, self.calls)
+        else:
+            function = _SlicingAggregate(self.spec, self.time_column, root, self.calls)
+        stream = self.input.translate(env)
+        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+
+
+def window_output_columns(rowtime_type: DataType) -> tuple[list[str], list[DataType]]:
+    """window_start, window_end, window_time and their types."""
+    t = window_time_type(rowtime_type)
+    return ["window_start", "window_end", "window_time"], [t, t, t]
+
+
+class _WindowFunctionBase(KeyedProcessFunction):
+    def __init__(
+        self,
+        spec: WindowSpec,
+        column: int,
+        root: str,
+        calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]],
+    ) -> None:
+        self.spec, self.column, self.root = spec, column, root
+        self.calls = calls
+
+    def open(self, runtime_context: Any) -> None:
+        self.accumulators = [
+            f if not isinstance(f, str) else accumulator_for(f, t, False) for f, _, t in self.calls
+        ]
+        self.arguments = [fn for _, fn, _ in self.calls]
+
+    def _add(self, accs: list[Any], row: tuple[Any, ...]) -> None:
+        for i, (acc, argument) in enumerate(zip(self.accumulators, self.arguments, strict=True)):
+            accs[i] = acc.add(accs[i], argument(row))
+
+    def _merge(self, accs: list[Any], other: list[Any]) -> None:
+        for i, acc in enumerate(self.accumulators):
+            accs[i] = acc.merge(accs[i], other[i])
+
+    def _fresh(self) -> list[Any]:
+        return [a.create() for a in self.accumulators]
+
+    def _row(
+        self, key: tuple[Any, ...], accs: list[Any], start: int, end: int
+    ) -> tuple[str, tuple[Any, ...]]:
+        root = self.root
+        results = tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
+        bounds = (
+            from_epoch_millis(start, root),
+            from_epoch_millis(end, root),
+            from_epoch_millis(end - 1, root),
+        )
+        return (INSERT, tuple(key) + results + bounds)
+
+
+class _SlicingAggregate(_WindowFunctionBase):
+    """TUMBLE, HOP and CUMULATE aggregation over slices (Flink's SlicingWindowOperator)."""
+
+    def open(self, runtime_context: Any) -> None:
+        super().open(runtime_context)
+        self.slices = runtime_context.get_map_state(MapStateDescriptor("slices", None, None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        time = row[self.column]
+        if time is None:
+            return None
+        spec = self.spec
+        slice_end = spec.slice_end(to_epoch_millis(time, self.root))
+        ends = spec.window_ends(slice_end)
+        watermark = ctx.timer_service().current_watermark()
+        if ends[-1] - 1 <= watermark:
+            return None  # late: every window of its slice has fired
+        held = self.slices.get(slice_end)
+        if held is None:
+            held = [0, self._fresh()]
+        held[0] += 1
+        self._add(held[1], row)
+        self.slices.put(slice_end, held)
+        timers = ctx.timer_service()
+        for end in ends:
+            if end - 1 > watermark:
+                timers.register_event_time_timer(end - 1)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        spec = self.spec
+        end = timestamp + 1
+        start = spec.window_start(end)
+        size = spec.slice_size
+        count, accs = 0, None
+        for slice_end in range(start + size, end + 1, size):
+            held = self.slices.get(slice_end)
+            if held is None:
+                continue
+            if accs is None:
+                accs = self._fresh()
+            count += held[0]
+            self._merge(accs, held[1])
+        self._expire(start, end)
+        if not count or accs is None:
+            return None
+        return [self._row(ctx.get_current_key(), accs, start, end)]
+
+    def _expire(self, start: int, end: int) -> None:
+        """Drop the slices no later window needs."""
+        spec = self.spec
+        size = spec.slice_size
+        if spec.kind == "TUMBLE":
+            self.slices.remove(end)
+            return
+        if spec.kind == "HOP":
+            next_start = start + spec.slide
+            for slice_end in range(start + size, next_start + 1, size):
+                self.slices.remove(slice_end)
+            return
+        if end == start + spec.size:  # the last cumulating window of this range
+            for slice_end in range(start + size, end + 1, size):
+                self.slices.remove(slice_end)
+
+
+class _SessionAggregate(_WindowFunctionBase):
+    """SESSION windows of each key: sessions [start, end) merge when they touch."""
+
+    def open(self, runtime_context: Any) -> None:
+        super().open(runtime_context)
+        self.sessions = runtime_context.get_state(ValueStateDescriptor("sessions", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        time = row[self.column]
+        if time is None:
+            return None
+        ts = to_epoch_millis(time, self.root)
+        start, end = ts, ts + self.spec.size
+        sessions: list[list[Any]] = self.sessions.value() or []
+        touching = [s for s in sessions if s[0] <= end and s[1] >= start]
+        merged_start = min([start, *(s[0] for s in touching)])
+        merged_end = max([end, *(s[1] for s in touching)])
+        timers = ctx.timer_service()
+        if merged_end - 1 <= timers.current_watermark():
+            return None  # late
+        accs = self._fresh()
+        count = 0
+        for session in sorted(touching, key=lambda s: s[0]):
+            self._merge(accs, session[3])
+            count += session[2]
+            if session[1] != merged_end:
+                timers.delete_event_time_timer(session[1] - 1)
+        self._add(accs, row)
+        kept = [s for s in sessions if not any(s is t for t in touching)]
+        kept.append([merged_start, merged_end, count + 1, accs])
+        kept.sort(key=lambda s: s[0])
+        self.sessions.update(kept)
+        timers.register_event_time_timer(merged_end - 1)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        sessions: list[list[Any]] = self.sessions.value() or []
+        fired = [s for s in sessions if s[1] - 1 == timestamp]
+        if not fired:
+            return None
+        rest = [s for s in sessions if s[1] - 1 != timestamp]
+        if rest:
+            self.sessions.update(rest)
+        else:
+            self.sessions.clear()
+        key = ctx.get_current_key()
+        return [self._row(key, s[3], s[0], s[1]) for s in fired]
+
+
+def tvf_columns(node: PlanNode, time_column: int) -> tuple[list[str], list[DataType]]:
+    """The columns of a windowing TVF over ``node``: its own, then the window columns."""
+    names, types = window_output_columns(node.types[time_column])
+    return list(node.names) + names, list(node.types) + types
+
+
+def window_aggregate(
+    node: PlanNode,
+    spec: WindowSpec,
+    time_column: int,
+    keys: list[Any],
+    selected: list[Any],
+    window_names: tuple[str, str, str],
+) -> PlanNode:
+    """A window aggregation of ``node`` grouped by ``keys`` and the window, then ``selected``
+    over it; the window's start, end and time are the columns ``window_names``."""
+    from millstream.table.planner import aggregate_calls, expr_names, project
+
+    if node.rowtime is None or node.rowtime != time_column:
+        name = node.names[time_column]
+        raise ValueError(
+            f"A group window expects a time attribute for grouping in a stream environment: '{name}' is "
+            "not an event-time attribute (declare a watermark for it)"
+        )
+    key_compiled = [k.resolve(node.names, node.types) for k in keys]
+    call_specs, slot_names, slot_types = aggregate_calls(node, selected)
+    _, window_types = window_output_columns(node.types[time_column])
+    if window_names[0] != "window_start":  # group window properties are nullable, TVF columns not
+        window_types = [t.nullable() for t in window_types]
+    names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)] + slot_names + list(window_names)
+    types = [c.data_type for c in key_compiled] + slot_types + window_types
+    grouped = WindowAggregate(
+        names,
+        types,
+        False,
+        node,
+        spec,
+        time_column,
+        [c.fn for c in key_compiled],
+        call_specs,
+        rowtime=len(names) - 1,
+    )
+    return project(grouped, selected, expr_names(selected))
