@@ -311,8 +311,8 @@ class _SlicingAggregate(_WindowFunctionBase):
         slice_end = spec.slice_end(to_epoch_millis(time, self.root))
         ends = spec.window_ends(slice_end)
         watermark = ctx.timer_service().current_watermark()
-        if ends[-1] - 1 <= watermark:
-            return None  # late: every window of its slice has fired
+        if not ends or ends[-1] - 1 <= watermark:
+            return None  # in no window (hops wider than windows), or late: its windows have fired
         held = self.slices.get(slice_end)
         if held is None:
             held = [0, self._fresh()]
