@@ -441,7 +441,7 @@ def test_statement_set_runs_inserts_as_one_job_and_tables_name_themselves_in_sql
     for name in ("first_sink", "second_sink"):
         t_env.execute_sql(f"CREATE TABLE {name} (id BIGINT, data VARCHAR) WITH ('connector' = 'print')")
     statement_set = t_env.create_statement_set()
-    statement_set.add_insert_sql("INSERT INTO first_sink SELECT * FROM %s WHERE id <= 3" % table)
+    statement_set.add_insert_sql("INSERT INTO first_sink SELECT * FROM %s WHERE id <= 3" % table)  # noqa: UP031 - the PyFlink example's own spelling
     contains_flink = udf(lambda data: "Flink" in data, result_type=DataTypes.BOOLEAN())
     statement_set.add_insert("second_sink", table.where(contains_flink(table.data)))
     statement_set.execute().wait()

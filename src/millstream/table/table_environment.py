@@ -177,7 +177,9 @@ class TableEnvironment:
             if descriptor.connector not in _SOURCE_CONNECTORS or descriptor.schema is None:
                 raise ValueError(f"table '{path}' ({descriptor.connector}) can only be written to")
             schema = descriptor.schema
-            node: PlanNode = DataGen(schema.field_names(), schema.field_types(), False, dict(descriptor.options))
+            node: PlanNode = DataGen(
+                schema.field_names(), schema.field_types(), False, dict(descriptor.options)
+            )
             return Table(apply_schema(node, schema), self)
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
