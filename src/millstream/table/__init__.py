@@ -9,9 +9,10 @@ __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "millstream.table.types": ("DataType", "DataTypes", "RowType"),
-        "millstream.table.table": ("GroupedTable", "Table", "TableSchema"),
+        "millstream.table.table": ("ExplainDetail", "GroupedTable", "Table", "TableSchema"),
         "millstream.table.table_environment": (
             "EnvironmentSettings",
+            "StatementSet",
             "StreamTableEnvironment",
             "TableConfig",
             "TableEnvironment",
@@ -19,18 +20,20 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "millstream.table.table_result": ("ResultKind", "TableResult"),
         "millstream.table.schema": ("Schema",),
         "millstream.table.table_descriptor": ("FormatDescriptor", "TableDescriptor"),
-        "millstream.table.udf": ("FunctionContext", "ScalarFunction", "TableFunction"),
+        "millstream.table.udf": ("AggregateFunction", "FunctionContext", "ScalarFunction", "TableFunction"),
     },
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
     from millstream.table.schema import Schema as Schema
+    from millstream.table.table import ExplainDetail as ExplainDetail
     from millstream.table.table import GroupedTable as GroupedTable
     from millstream.table.table import Table as Table
     from millstream.table.table import TableSchema as TableSchema
     from millstream.table.table_descriptor import FormatDescriptor as FormatDescriptor
     from millstream.table.table_descriptor import TableDescriptor as TableDescriptor
     from millstream.table.table_environment import EnvironmentSettings as EnvironmentSettings
+    from millstream.table.table_environment import StatementSet as StatementSet
     from millstream.table.table_environment import StreamTableEnvironment as StreamTableEnvironment
     from millstream.table.table_environment import TableConfig as TableConfig
     from millstream.table.table_environment import TableEnvironment as TableEnvironment
@@ -39,6 +42,7 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.table.types import DataType as DataType
     from millstream.table.types import DataTypes as DataTypes
     from millstream.table.types import RowType as RowType
+    from millstream.table.udf import AggregateFunction as AggregateFunction
     from millstream.table.udf import FunctionContext as FunctionContext
     from millstream.table.udf import ScalarFunction as ScalarFunction
     from millstream.table.udf import TableFunction as TableFunction

@@ -692,6 +692,31 @@ class _Tuple(Expression):
         return Compiled(lambda row: tuple([f(row) for f in fns]), row_type, None)
 
 
+class _WholeRow(Expression):
+    """Every column as one Row with the columns' names (what a udaf given to ``aggregate``
+    without arguments receives)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        from millstream.common.types import Row
+
+        field_names = list(names)
+
+        def whole(row: tuple[Any, ...]) -> Any:
+            value = Row(*row)
+            value.set_field_names(field_names)
+            return value
+
+        return Compiled(whole, DataTypes.NULL(), None)
+
+
+def whole_row(names: list[str]) -> Expression:
+    """The row of all columns ``names`` as one value."""
+    return _WholeRow(names)
+
+
 class UserAggregateCall(AggregateCall):
     """A call of a user-defined aggregate function (``udaf``) on argument expressions."""
 

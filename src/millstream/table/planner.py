@@ -456,3 +456,49 @@ def _field_generator(name: str, data_type: DataType, options: dict[str, str]) ->
         alphabet = string.ascii_letters + string.digits
         return lambda i: "".join(random.Random(i * 65537 + salt).choices(alphabet, k=length))
     raise ValueError(f"datagen cannot generate {root} values for field '{name}' yet")
+
+
+@dataclass
+class TableAggregate(PlanNode):
+    """``group_by(keys).flat_aggregate(udtaf)``: per group, the rows the function emits."""
+
+    input: PlanNode | None = None
+    keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    function: Any = None
+    input_names: list[str] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        keys = self.keys
+        process = _TableAggregateFunction(self.function, self.input_names)
+        return self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(process)
+
+
+class _TableAggregateFunction(KeyedProcessFunction):
+    """Keeps the group's accumulator; after each row withdraws the rows emitted before (-D)
+    and emits the function's current rows (+I), as Flink's table aggregation."""
+
+    def __init__(self, function: Any, names: list[str]) -> None:
+        self.function, self.names = function, names
+
+    def open(self, runtime_context: Any) -> None:
+        self.state = runtime_context.get_state(ValueStateDescriptor("table_aggregate"))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, values = value
+        held = self.state.value()
+        acc, emitted = (self.function.create_accumulator(), []) if held is None else held
+        row = Row(*values)
+        row.set_field_names(self.names)
+        if kind in (INSERT, UPDATE_AFTER):
+            self.function.accumulate(acc, row)
+        else:
+            self.function.retract(acc, row)
+        key = tuple(ctx.get_current_key())
+        rows = [
+            key + (tuple(r) if isinstance(r, (tuple, list, Row)) else (r,))
+            for r in self.function.emit_value(acc)
+        ]
+        self.state.update([acc, rows])
+        out = [(DELETE, r) for r in emitted] + [(INSERT, r) for r in rows]
+        return out or None

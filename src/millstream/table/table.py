@@ -8,6 +8,7 @@ expression of a plain select is ``_c<position>``, an unnamed one over aggregates
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,15 @@ if TYPE_CHECKING:
     from millstream.table.table_result import TableResult
 
 __all__ = ["GroupWindowedTable", "GroupedTable", "Table", "TableSchema", "WindowGroupedTable"]
+
+
+class ExplainDetail(enum.Enum):
+    """Extra details ``explain`` may show (``pyflink.table.ExplainDetail``)."""
+
+    ESTIMATED_COST = 0
+    CHANGELOG_MODE = 1
+    JSON_EXECUTION_PLAN = 2
+    PLAN_ADVICE = 3
 
 
 class TableSchema:
@@ -175,6 +185,53 @@ class Table:
             raise ValueError(f"{len(names)} names for {len(self._plan.names)} columns")
         return self.select(*(col(old).alias(new) for old, new in zip(self._plan.names, names, strict=False)))
 
+    def join(self, right: Table, join_predicate: Expression | None = None) -> Table:
+        """Inner join with ``right`` on ``join_predicate`` (column names must differ)."""
+        return self._join(right, "INNER", join_predicate)
+
+    def left_outer_join(self, right: Table, join_predicate: Expression | None = None) -> Table:
+        """Left outer join: every left row, NULL-padded without a match."""
+        return self._join(right, "LEFT", join_predicate)
+
+    def right_outer_join(self, right: Table, join_predicate: Expression) -> Table:
+        """Right outer join: every right row, NULL-padded without a match."""
+        return self._join(right, "RIGHT", join_predicate)
+
+    def full_outer_join(self, right: Table, join_predicate: Expression) -> Table:
+        """Full outer join: every row of both, NULL-padded without a match."""
+        return self._join(right, "FULL", join_predicate)
+
+    def _join(self, right: Table, join_type: str, predicate: Expression | None) -> Table:
+        from millstream.table.join import join_plans
+
+        return self._with(join_plans(self._plan, right._plan, join_type, predicate))
+
+    def join_lateral(self, table_function_call: Any, join_predicate: Expression | None = None) -> Table:
+        """Each row joined with the rows a table function (``udtf``) yields for it."""
+        return self._lateral(table_function_call, outer=False)
+
+    def left_outer_join_lateral(
+        self, table_function_call: Any, join_predicate: Expression | None = None
+    ) -> Table:
+        """As join_lateral, keeping rows the function yields nothing for (NULL-padded)."""
+        return self._lateral(table_function_call, outer=True)
+
+    def _lateral(self, function: Any, outer: bool) -> Table:
+        from millstream.table.planner import FlatMap
+
+        plan = self._plan
+        rows_of = function.rows_of()
+        width = len(function.result_types)
+
+        def joined(row: Any) -> list[tuple[Any, ...]]:
+            values = tuple(row)
+            produced = [values + tuple(r) for r in rows_of(row)]
+            return produced if produced or not outer else [values + (None,) * width]
+
+        names = list(plan.names) + function.result_names()
+        types = list(plan.types) + function.result_types
+        return self._with(FlatMap(names, types, plan.updating, plan, joined))
+
     def window(self, window: Any) -> GroupWindowedTable:
         """A group window (``Tumble``, ``Slide``, ``Session`` ... ``.alias('w')``) to aggregate in."""
         return GroupWindowedTable(self, window)
@@ -240,16 +297,10 @@ class Table:
         """Run the table's job and return its result (collect or print it)."""
         return self._t_env._execute(self._plan)
 
-    def explain(self) -> str:
-        """The plan, one operator per line."""
-        lines: list[str] = []
-        node: PlanNode | None = self._plan
-        depth = 0
-        while node is not None:
-            lines.append("  " * depth + f"{type(node).__name__}({', '.join(node.names)})")
-            node = getattr(node, "input", None)
-            depth += 1
-        return "\n".join(lines)
+    def explain(self, *extra_details: ExplainDetail) -> str:
+        """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
+        per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
+        return explain_plan(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details)
 
 
 class GroupedTable:
@@ -264,6 +315,52 @@ class GroupedTable:
         table = self._table
         plan = aggregate(table._plan, self._keys, _expressions(fields), table._t_env._batch)
         return Table(plan, table._t_env)
+
+    def aggregate(self, func: Any) -> Table:
+        """A udaf with a ROW result (called with each whole row unless called with columns):
+        the keys and the result's fields as columns (``.select(...)`` next)."""
+        from millstream.table.expressions import UserAggregateCall, whole_row
+        from millstream.table.types import RowType
+
+        table = self._table
+        names = table._plan.names
+        call = func if isinstance(func, UserAggregateCall) else func(whole_row(list(names)))
+        result = call.wrapper.result_type
+        fields = list(
+            call.wrapper._aliases or (result.field_names() if isinstance(result, RowType) else ["f0"])
+        )
+        keys = [n for n in (getattr(k, "name", None) for k in self._keys) if n is not None]
+        grouped = self.select(*[col(k) for k in keys], call.alias("$result"))
+        if not isinstance(result, RowType):
+            return grouped.select(*[col(k) for k in keys], col("$result").alias(fields[0]))
+        from millstream.table.planner import Project
+
+        plan = grouped._plan
+        width = len(keys)
+        getters: list[Callable[[tuple[Any, ...]], Any]] = [
+            functools.partial(_key_of, i) for i in range(width)
+        ]
+        getters += [functools.partial(_row_field, width, i) for i in range(len(fields))]
+        project = Project(
+            keys + fields, plan.types[:width] + result.field_types(), plan.updating, plan, getters
+        )
+        return Table(project, table._t_env)
+
+    def flat_aggregate(self, func: Any) -> Table:
+        """A table aggregate (``udtaf``): the keys and every row it emits for the group; each
+        update of a group retracts the rows it emitted before (``.select(...)`` next)."""
+        from millstream.table.planner import TableAggregate
+
+        table = self._table
+        plan = table._plan
+        keys = [k.resolve(plan.names, plan.types) for k in self._keys]
+        key_names = [k.name or f"$key{i}" for i, k in enumerate(keys)]
+        names = key_names + func.result_names()
+        types = [k.data_type for k in keys] + func.result_types()
+        node = TableAggregate(
+            names, types, True, plan, [k.fn for k in keys], func._function, list(plan.names)
+        )
+        return Table(node, table._t_env)
 
 
 def _field_of(width: int, index: int, values: tuple[Any, ...]) -> Any:
@@ -312,3 +409,33 @@ class WindowGroupedTable:
             (f"{alias}$start", f"{alias}$end", f"{alias}$rowtime"),
         )
         return Table(result, table._t_env)
+
+
+def explain_plan(plan: PlanNode, changelog_mode: bool = False) -> str:
+    """``Table.explain``'s text for ``plan``."""
+    lines: list[str] = []
+
+    def walk(node: PlanNode, prefix: str, child_prefix: str) -> None:
+        mode = f", changelogMode=[{'I,UB,UA,D' if node.updating else 'I'}]" if changelog_mode else ""
+        lines.append(f"{prefix}{type(node).__name__}(fields=[{', '.join(node.names)}]{mode})")
+        children = [
+            c
+            for c in (getattr(node, "left", None), getattr(node, "right", None), getattr(node, "input", None))
+            if c is not None
+        ]
+        for i, child in enumerate(children):
+            last = i == len(children) - 1
+            walk(child, child_prefix + ("+- " if last else ":- "), child_prefix + ("   " if last else ":  "))
+
+    walk(plan, "", "")
+    tree = "\n".join(lines)
+    return f"== Optimized Execution Plan ==\n{tree}\n"
+
+
+def _key_of(index: int, values: tuple[Any, ...]) -> Any:
+    return values[index]
+
+
+def _row_field(width: int, index: int, values: tuple[Any, ...]) -> Any:
+    result = values[width]
+    return None if result is None else tuple(result)[index]

@@ -257,6 +257,10 @@ class TableEnvironment:
 
         return parse_query(self, query)
 
+    def explain_sql(self, stmt: str, *extra_details: Any) -> str:
+        """The plan of a SELECT (see ``Table.explain``)."""
+        return self.sql_query(stmt).explain(*extra_details)
+
     def execute_sql(self, stmt: str) -> TableResult:
         """Run a statement: a SELECT (its rows), ``CREATE TABLE ... WITH (...)`` (datagen,
         print, blackhole) or ``INSERT INTO sink SELECT ...`` (``.wait()`` for its job)."""

@@ -22,6 +22,7 @@ __all__ = [
     "AggregateFunction",
     "FunctionContext",
     "ScalarFunction",
+    "TableAggregateFunction",
     "TableFunction",
     "UserDefinedScalarFunctionWrapper",
     "UserDefinedTableFunctionWrapper",
@@ -29,6 +30,7 @@ __all__ = [
     "registered_function",
     "udaf",
     "udf",
+    "udtaf",
     "udtf",
 ]
 
@@ -412,3 +414,59 @@ def udaf(
     if result_type is None:
         raise ValueError("udaf needs its result_type")
     return UserDefinedAggregateFunctionWrapper(f, _type(result_type), name, func_type == "pandas")
+
+
+class TableAggregateFunction(AggregateFunction):
+    """A user-defined table aggregate: ``emit_value(accumulator)`` yields the group's rows
+    (``pyflink.table.TableAggregateFunction``)."""
+
+    def emit_value(self, accumulator: Any) -> Iterable[Any]:
+        """The rows of the group."""
+        raise NotImplementedError
+
+
+class UserDefinedTableAggregateFunctionWrapper:
+    """A table aggregate function with its result type (ROW: its columns)."""
+
+    def __init__(self, function: TableAggregateFunction, result_type: DataType, name: str | None) -> None:
+        self._function = function
+        self._result_type = result_type
+        self._name = name or type(function).__name__
+        self._aliases: list[str] | None = None
+
+    def result_names(self) -> list[str]:
+        """Its columns' names."""
+        if self._aliases:
+            return list(self._aliases)
+        if isinstance(self._result_type, RowType):
+            return self._result_type.field_names()
+        return ["f0"]
+
+    def result_types(self) -> list[DataType]:
+        """Its columns' types."""
+        return _result_types(self._result_type)
+
+    def alias(self, *names: str) -> UserDefinedTableAggregateFunctionWrapper:
+        """The same function, its columns named."""
+        twin = UserDefinedTableAggregateFunctionWrapper(self._function, self._result_type, self._name)
+        twin._aliases = list(names)
+        return twin
+
+
+def udtaf(
+    f: Any = None,
+    input_types: Any = None,
+    result_type: DataType | str | None = None,
+    accumulator_type: Any = None,
+    deterministic: bool | None = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    """A user-defined table aggregate function (``TableAggregateFunction``)."""
+    if f is None:
+        return functools.partial(udtaf, input_types=input_types, result_type=result_type, name=name)
+    if result_type is None:
+        result_type = f.get_result_type()
+    if result_type is None:
+        raise ValueError("udtaf needs its result_type")
+    return UserDefinedTableAggregateFunctionWrapper(f, _type(result_type), name)

@@ -1,0 +1,197 @@
+"""Regular joins of dynamic tables: INNER, LEFT, RIGHT and FULL OUTER, with keyed state.
+
+Both inputs are keyed by the equality part of the join condition and meet in one keyed
+operator (so a join runs at any parallelism and its state is checkpointed). Each side keeps
+its rows in map state, a row mapped to ``[count, associations]``: how often the row is held,
+and for a row of an outer side how many rows of the other side it matches. As Flink's
+``StreamingJoinOperator``:
+
+- a row added to one side joins every matching row held by the other (``+I``); a row taken
+  out (``-U``/``-D``) withdraws those results (``-D``);
+- a row of an outer side with no match is emitted padded with NULLs; when its first match
+  arrives the padded row is withdrawn (``-D``) before the joined one is emitted, and when its
+  last match goes the padded row comes back.
+
+A join's output is updating whenever an outer side exists or an input is updating.
+``table.exec.state.ttl`` is not applied yet (state grows with the inputs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from millstream.datastream import KeyedProcessFunction
+from millstream.datastream.state import MapStateDescriptor
+from millstream.table.planner import DELETE, INSERT, UPDATE_AFTER, PlanNode
+
+__all__ = ["Join", "split_condition"]
+
+_LEFT, _RIGHT = 0, 1
+
+
+@dataclass
+class Join(PlanNode):
+    """``left JOIN right ON condition`` (equality keys plus a residual condition)."""
+
+    left: PlanNode | None = None
+    right: PlanNode | None = None
+    join_type: str = "INNER"  # INNER, LEFT, RIGHT, FULL
+    left_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    right_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    residual: Callable[[tuple[Any, ...]], Any] | None = None
+
+    def translate(self, env: Any) -> Any:
+        assert self.left is not None and self.right is not None
+        left_keys, right_keys = self.left_keys, self.right_keys
+        left = self.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
+        right = self.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
+
+        def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
+            keys = left_keys if tagged[0] == _LEFT else right_keys
+            return tuple([k(tagged[2]) for k in keys])
+
+        function = _JoinFunction(self.join_type, len(self.left.names), len(self.right.names), self.residual)
+        joined = left.union(right).key_by(key_of).process(function)
+        if not left_keys:  # no equality: every row meets every row in one subtask
+            joined.set_parallelism(1)
+        return joined
+
+
+class _JoinFunction(KeyedProcessFunction):
+    def __init__(
+        self,
+        join_type: str,
+        left_width: int,
+        right_width: int,
+        residual: Callable[[tuple[Any, ...]], Any] | None,
+    ) -> None:
+        self.join_type = join_type
+        self.widths = (left_width, right_width)
+        self.residual = residual
+        self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
+
+    def open(self, runtime_context: Any) -> None:
+        self.sides = (
+            runtime_context.get_map_state(MapStateDescriptor("left", None, None)),
+            runtime_context.get_map_state(MapStateDescriptor("right", None, None)),
+        )
+
+    def _joined(self, side: int, row: tuple[Any, ...], other: tuple[Any, ...] | None) -> tuple[Any, ...]:
+        if other is None:
+            other = (None,) * self.widths[1 - side]
+        return row + other if side == _LEFT else other + row
+
+    def _matches(self, side: int, row: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], list[int]]]:
+        """The other side's held rows joining ``row``, with their [count, associations]."""
+        residual = self.residual
+        found = []
+        for other, held in self.sides[1 - side].items():
+            if residual is None or residual(self._joined(side, row, other)) is True:
+                found.append((other, held))
+        return found
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        side, kind, row = value
+        adding = kind in (INSERT, UPDATE_AFTER)
+        state, other_state = self.sides[side], self.sides[1 - side]
+        outer, other_outer = self.outer[side], self.outer[1 - side]
+        matches = self._matches(side, row)
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        result_kind = INSERT if adding else DELETE
+        total = 0
+        for other, held in matches:
+            count, associations = held
+            total += count
+            for _ in range(count):
+                out.append((result_kind, self._joined(side, row, other)))
+            if other_outer:  # the other row's padded twin comes and goes with its matches
+                padded = self._joined(1 - side, other, None)
+                if adding and associations == 0:
+                    out[len(out) - count : len(out) - count] = [(DELETE, padded)] * count
+                held[1] = associations + (1 if adding else -1)
+                if not adding and held[1] == 0:
+                    out.extend([(INSERT, padded)] * count)
+                other_state.put(other, held)
+        if outer and not matches:
+            out.append((result_kind, self._joined(side, row, None)))
+        held_row = state.get(row)
+        if adding:
+            state.put(row, [1, total] if held_row is None else [held_row[0] + 1, total])
+        elif held_row is not None:
+            if held_row[0] <= 1:
+                state.remove(row)
+            else:
+                state.put(row, [held_row[0] - 1, held_row[1]])
+        return out or None
+
+
+def split_condition(
+    condition: Any, left_names: list[str], right_names: list[str]
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """The equality conjuncts of a join condition between a left and a right column, as
+    (left key expressions, right key expressions), and the remaining conjuncts."""
+    conjuncts = _conjuncts(condition)
+    left_keys, right_keys, rest = [], [], []
+    for c in conjuncts:
+        if getattr(c, "op", None) == "=":
+            a, b = _column(c.left), _column(c.right)
+            if a in left_names and b in right_names:
+                left_keys.append(c.left)
+                right_keys.append(c.right)
+                continue
+            if b in left_names and a in right_names:
+                left_keys.append(c.right)
+                right_keys.append(c.left)
+                continue
+        rest.append(c)
+    return left_keys, right_keys, rest
+
+
+def _conjuncts(condition: Any) -> list[Any]:
+    if getattr(condition, "op", None) == "AND" and hasattr(condition, "operands"):
+        return [c for o in condition.operands for c in _conjuncts(o)]
+    return [condition]
+
+
+def _column(expression: Any) -> str | None:
+    return expression.name if type(expression).__name__ == "_Column" else None
+
+
+def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> Join:
+    """The plan of ``left <join_type> JOIN right ON condition`` (None: every pair)."""
+    from millstream.table.planner import _check_unique
+
+    names = list(left.names) + list(right.names)
+    _check_unique(names)
+    types = list(left.types) + list(right.types)
+    if join_type in ("LEFT", "FULL"):
+        types[len(left.names) :] = [t.nullable() for t in types[len(left.names) :]]
+    if join_type in ("RIGHT", "FULL"):
+        types[: len(left.names)] = [t.nullable() for t in types[: len(left.names)]]
+    left_keys: list[Any] = []
+    right_keys: list[Any] = []
+    rest: list[Any] = []
+    if condition is not None:
+        compiled = condition.resolve(names, types)
+        if compiled.data_type.root != "BOOLEAN":
+            raise ValueError(f"a join condition must be BOOLEAN, got {compiled.data_type!r}")
+        left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
+    residual = None
+    if rest:
+        from millstream.table.expressions import and_
+
+        residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
+    updating = left.updating or right.updating or join_type != "INNER"
+    return Join(
+        names,
+        types,
+        updating,
+        left=left,
+        right=right,
+        join_type=join_type,
+        left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
+        right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
+        residual=residual,
+    )
