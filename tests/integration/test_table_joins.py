@@ -63,3 +63,34 @@ def test_outer_joins_fold_into_the_join_of_the_final_tables(parallelism: str) ->
     assert _fold(_changes(residual)) == Counter(
         [(1, "a", 1, "w"), (2, "b", 2, "x"), (2, "b2", 2, "x"), (5, "e", None, None)]
     )
+
+
+def test_sql_joins_name_and_join_as_pyflink_does() -> None:
+    """Qualified columns, ``k``/``k0`` for a clash (Calcite's names), LEFT JOIN with a residual
+    condition, an implicit join (FROM a, b WHERE ...), a FULL OUTER JOIN under an aggregation.
+    PyFlink 2.3.0 gave these final tables (its changelogs differ only by arrival order)."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "2")
+    t_env.create_temporary_view("a", t_env.from_elements([(1, "x"), (2, "y"), (3, "z")], ["k", "v"]))
+    t_env.create_temporary_view("b", t_env.from_elements([(1, 10), (2, 20), (2, 21), (4, 40)], ["k", "w"]))
+
+    def final(sql: str) -> tuple[list[str], Counter[tuple[object, ...]]]:
+        table = t_env.sql_query(sql)
+        return table.get_schema().get_field_names(), _fold(_changes(table))
+
+    assert final("SELECT a.k, b.k, v, w FROM a JOIN b ON a.k = b.k") == (
+        ["k", "k0", "v", "w"],
+        Counter([(1, 1, "x", 10), (2, 2, "y", 20), (2, 2, "y", 21)]),
+    )
+    assert final("SELECT * FROM a LEFT JOIN b ON a.k = b.k AND w > 20") == (
+        ["k", "v", "k0", "w"],
+        Counter([(1, "x", None, None), (2, "y", 2, 21), (3, "z", None, None)]),
+    )
+    assert final("SELECT a.*, w FROM a, b WHERE a.k = b.k AND w < 21") == (
+        ["k", "v", "w"],
+        Counter([(1, "x", 10), (2, "y", 20)]),
+    )
+    assert final("SELECT x.v, COUNT(*) AS c FROM a AS x FULL OUTER JOIN b y ON x.k = y.k GROUP BY x.v") == (
+        ["v", "c"],
+        Counter([("x", 1), ("y", 2), ("z", 1), (None, 1)]),
+    )

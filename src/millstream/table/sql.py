@@ -298,19 +298,132 @@ def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _
     return Table(node, t_env), _Windowed(table, spec, time_column)
 
 
+# the column names visible to the expressions being converted: (table alias, column) and
+# unqualified names, to the column of the current input (joins rename clashing columns)
+_SCOPES: list[dict[tuple[str | None, str], str]] = []
+
+
+def _column_name(node: exp.Column) -> str:
+    name = node.name
+    if not _SCOPES:
+        return name
+    scope = _SCOPES[-1]
+    qualifier = node.table or None
+    if (qualifier, name) in scope:
+        return scope[(qualifier, name)]
+    if qualifier is not None:
+        raise SqlError(f"Column '{qualifier}.{name}' not found in any table")
+    return name
+
+
+def _scope_of(table: Table, alias: str | None) -> dict[tuple[str | None, str], str]:
+    names = table.get_schema().get_field_names()
+    scope: dict[tuple[str | None, str], str] = {(None, n): n for n in names}
+    if alias:
+        scope.update({(alias, n): n for n in names})
+    return scope
+
+
+def _alias_of(node: exp.Expression) -> str | None:
+    alias = node.alias_or_name if hasattr(node, "alias_or_name") else None
+    return alias or None
+
+
 def _source(t_env: TableEnvironment, select: exp.Select) -> tuple[Table, _Windowed | None]:
+    """The FROM clause: a table, view, subquery or window TVF, joined with the JOINs and
+    LATERAL TABLEs after it. Sets the column scope for the rest of the query."""
     source = select.args.get("from_") or select.args.get("from")
     if source is None:
         raise SqlError("a query needs FROM")
     table, windowed = _from_item(t_env, source.this)
-    for join in select.args.get("joins") or []:
-        table = _join(t_env, table, join)
+    scope = _scope_of(table, _alias_of(source.this))
+    _SCOPES.append(scope)
+    joins = select.args.get("joins") or []
+    for i, join in enumerate(joins):
+        where = select.args.get("where")
+        if isinstance(join.this, exp.Lateral):
+            table = _lateral(t_env, table, join.this, scope)
+        else:
+            implicit = join.args.get("on") is None and i == len(joins) - 1 and where is not None
+            table = _join(t_env, table, join, scope, where.this if implicit and where is not None else None)
+            if implicit:  # FROM a, b WHERE a.k = b.k: the WHERE is the join's condition
+                select.set("where", None)
         windowed = None
     return table, windowed
 
 
-def _join(t_env: TableEnvironment, left: Table, join: exp.Join) -> Table:
-    raise SqlError("joins are not supported yet")
+def _join(
+    t_env: TableEnvironment,
+    left: Table,
+    join: exp.Join,
+    scope: dict[tuple[str | None, str], str],
+    implicit_condition: exp.Expression | None,
+) -> Table:
+    """``left [INNER | LEFT | RIGHT | FULL] JOIN right ON condition``; right's columns whose
+    names are taken get a number (``k`` -> ``k0``), as Calcite names them."""
+    from millstream.table.join import join_plans
+    from millstream.table.table import Table as TableClass
+
+    right, _ = _from_item(t_env, join.this)
+    alias = _alias_of(join.this)
+    taken = set(left.get_schema().get_field_names())
+    renamed: list[Expression] = []
+    for name in right.get_schema().get_field_names():
+        new = name
+        n = 0
+        while new in taken:
+            new = f"{name}{n}"
+            n += 1
+        taken.add(new)
+        renamed.append(col(name).alias(new) if new != name else col(name))
+        scope[(alias, name)] = new
+        if (None, name) not in scope:
+            scope[(None, name)] = new
+    right = right.select(*renamed)
+    side = str(join.args.get("side") or "").upper()
+    join_type = {"LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}.get(side, "INNER")
+    on = join.args.get("on")
+    condition = on if on is not None else implicit_condition
+    predicate = _expression(condition) if condition is not None else None
+    plan = join_plans(left._plan, right._plan, join_type, predicate)
+    return TableClass(plan, left._t_env)
+
+
+def _lateral(
+    t_env: TableEnvironment, left: Table, lateral: exp.Lateral, scope: dict[tuple[str | None, str], str]
+) -> Table:
+    """``, LATERAL TABLE(udtf(args)) [AS] t(a, b)``: each row with every row the function
+    yields for it."""
+    from millstream.table.planner import FlatMap
+    from millstream.table.table import Table as TableClass
+    from millstream.table.udf import registered_function
+
+    call = lateral.this
+    if isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE":
+        call = call.expressions[0]
+    if not isinstance(call, exp.Anonymous):
+        raise SqlError(f"LATERAL TABLE expects a table function call, got {call.sql()}")
+    function = registered_function(call.name)
+    plan = left._plan
+    args = [_expression(a).resolve(plan.names, plan.types).fn for a in call.expressions]
+    rows_of = function.rows_of()
+
+    def joined(row: Any) -> list[tuple[Any, ...]]:
+        values = tuple(row)
+        return [values + tuple(r) for r in rows_of(*[a(values) for a in args])]
+
+    alias = lateral.args.get("alias")
+    columns = (
+        [c.name for c in alias.columns] if alias is not None and alias.columns else function.result_names()
+    )
+    names = list(plan.names) + columns
+    for c in columns:
+        scope[(None, c)] = c
+        if alias is not None and alias.name:
+            scope[(alias.name, c)] = c
+    return TableClass(
+        FlatMap(names, list(plan.types) + function.result_types, plan.updating, plan, joined), t_env
+    )
 
 
 _GROUP_WINDOWS = {"MS_GW_TUMBLE": "TUMBLE", "MS_GW_HOP": "HOP", "MS_GW_SESSION": "SESSION"}
@@ -319,6 +432,120 @@ _LEGACY_WINDOW = "$w"
 
 
 def _select(t_env: TableEnvironment, select: exp.Select) -> Table:
+    depth = len(_SCOPES)
+    frames: dict[str, Any] = {}
+    for window in select.args.get("windows") or []:  # WINDOW w AS (...)
+        frames[window.name] = window
+    _OVER.append(frames)
+    try:
+        return _select_in_scope(t_env, select)
+    finally:
+        del _SCOPES[depth:]
+        _OVER.pop()
+
+
+def _row_number_item(select: exp.Select) -> tuple[int, exp.Window, str] | None:
+    """The ``ROW_NUMBER() OVER (...) AS rn`` item of a select list: position, window, name."""
+    for position, item in enumerate(select.expressions):
+        node = item.this if isinstance(item, exp.Alias) else item
+        if isinstance(node, exp.Window) and isinstance(node.this, exp.RowNumber):
+            return position, node, item.alias if isinstance(item, exp.Alias) else f"EXPR${position}"
+    return None
+
+
+def _rank_limit(condition: Any, name: str) -> tuple[int, Any] | None:
+    """N of ``rn <= N`` / ``rn < N`` / ``rn = 1`` (and the other conjuncts) in a WHERE."""
+    if condition is None:
+        return None
+    conjuncts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    limit = None
+    rest = []
+    for c in conjuncts:
+        if (
+            isinstance(c, (exp.LTE, exp.LT, exp.EQ))
+            and isinstance(c.this, exp.Column)
+            and c.this.name == name
+            and isinstance(c.expression, exp.Literal)
+        ):
+            n = int(c.expression.this)
+            limit = n - 1 if isinstance(c, exp.LT) else n
+            if isinstance(c, exp.EQ) and n != 1:
+                raise SqlError("Top-N supports rn <= N, rn < N and rn = 1")
+        else:
+            rest.append(c)
+    if limit is None:
+        return None
+    remaining = None
+    for c in rest:
+        remaining = c if remaining is None else exp.And(this=remaining, expression=c)
+    return limit, remaining
+
+
+def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
+    """``SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) AS rn FROM t)
+    WHERE rn <= N``: Flink's Top-N (deduplication when ordered by the time attribute, N = 1)."""
+    from millstream.table.over import Rank
+    from millstream.table.table import Table as TableClass
+
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None or not isinstance(source.this, exp.Subquery) or select.args.get("joins"):
+        return None
+    inner = source.this.this
+    if not isinstance(inner, exp.Select):
+        return None
+    found = _row_number_item(inner)
+    if found is None:
+        return None
+    position, window, name = found
+    where = select.args.get("where")
+    limited = _rank_limit(where.this if where is not None else None, name)
+    if limited is None:
+        raise SqlError("ROW_NUMBER() is supported in Top-N queries only (WHERE rn <= N)")
+    limit, rest = limited
+    without = inner.copy()
+    without.set("expressions", [e for i, e in enumerate(inner.expressions) if i != position])
+    base = _select(t_env, without)
+    plan = base._plan
+    _SCOPES.append(_scope_of(base, None))
+    try:
+        keys = [
+            _expression(p).resolve(plan.names, plan.types).fn for p in window.args.get("partition_by") or []
+        ]
+        order = window.args.get("order")
+        sort = [(_expression(o.this).resolve(plan.names, plan.types).fn, bool(o.args.get("desc")))
+                for o in (order.expressions if order is not None else [])]  # fmt: skip
+    finally:
+        _SCOPES.pop()
+    names, types = list(plan.names), list(plan.types)
+    outputs_rank = any(
+        isinstance(e, exp.Star) or any(c.name == name for c in e.find_all(exp.Column))
+        for e in select.expressions
+    )
+    if outputs_rank:
+        names.insert(position, name)
+        types.insert(position, DataTypes.BIGINT(False))
+    time_name = plan.names[plan.rowtime] if plan.rowtime is not None else None
+    by_time = (
+        limit == 1
+        and not outputs_rank
+        and order is not None
+        and len(order.expressions) == 1
+        and _expression(order.expressions[0].this).resolve(plan.names, plan.types).name == time_name
+    )
+    node = Rank(
+        names, types, True, plan, keys, sort, limit, position if outputs_rank else None, dedup=by_time
+    )
+    ranked = TableClass(node, t_env)
+    outer = select.copy()
+    outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(str(ranked)))))
+    outer.set("where", exp.Where(this=rest) if rest is not None else None)
+    return _select(t_env, outer)
+
+
+def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
+    ranked = _top_n(t_env, select)
+    if ranked is not None:
+        return ranked
     table, windowed = _source(t_env, select)
     where = select.args.get("where")
     if where is not None:
@@ -346,6 +573,12 @@ def _select(t_env: TableEnvironment, select: exp.Select) -> Table:
             table = grouped.filter(col("$having")).select(*visible)
         else:
             table = aggregate(items)
+    elif _OVER[-1]:
+        from millstream.table.over import over_aggregate
+        from millstream.table.table import Table as TableClass
+
+        frames = {n: f if not isinstance(f, exp.Window) else _frame(f) for n, f in _OVER[-1].items()}
+        table = TableClass(over_aggregate(table._plan, frames, items), table._t_env)
     else:
         table = table.select(*items)
     if select.args.get("distinct") is not None:
@@ -415,8 +648,12 @@ def _uniquify(items: list[Expression]) -> list[Expression]:
 def _items(table: Table, node: exp.Expression, position: int) -> list[Expression]:
     """A select item with its column name (Flink's ``EXPR$<position>`` when unnamed); ``*``
     is every column."""
+    names = [n for n in table.get_schema().get_field_names() if not n.startswith("$")]
+    if isinstance(node, exp.Column) and isinstance(node.this, exp.Star) and node.table and _SCOPES:
+        qualified = {v for (q, _), v in _SCOPES[-1].items() if q == node.table}
+        return [col(n) for n in names if n in qualified]
     if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
-        return [col(name) for name in table.get_schema().get_field_names() if not name.startswith("$")]
+        return [col(n) for n in names]
     return [_item(node, position)]
 
 
@@ -425,7 +662,8 @@ def _item(node: exp.Expression, position: int) -> Expression:
     if isinstance(node, exp.Alias):
         return _expression(node.this).alias(node.alias)
     if isinstance(node, exp.Column):
-        return _expression(node)
+        converted = _expression(node)
+        return converted if getattr(converted, "name", None) == node.name else converted.alias(node.name)
     return _expression(node).alias(f"EXPR${position}")
 
 
@@ -498,7 +736,7 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
     if isinstance(node, exp.Paren):
         return _expression(node.this)
     if isinstance(node, exp.Column):
-        return col(node.name)
+        return col(_column_name(node))
     if isinstance(node, exp.Literal):
         if node.is_string:
             return lit(node.this)
@@ -577,9 +815,58 @@ def _arguments(node: exp.Expression, keys: tuple[str, ...]) -> list[Expression]:
     return args
 
 
-def _function(node: exp.Expression) -> Expression:
+# the over windows of the SELECT being converted: alias -> frame (OVER (...) and WINDOW w AS (...))
+_OVER: list[dict[str, Any]] = []
+
+
+def _over(node: exp.Window) -> Expression:
+    """``agg(x) OVER (PARTITION BY k ORDER BY ts ROWS|RANGE BETWEEN ... AND CURRENT ROW)``."""
+    from millstream.table.over import OverCall
+
+    if not _OVER:
+        raise SqlError("OVER is only valid in a SELECT list")
+    frames = _OVER[-1]
+    inner = _expression(node.this)
+    if not isinstance(inner, AggregateCall):
+        raise SqlError(f"unsupported OVER function: {node.this.sql()} (aggregates only; ROW_NUMBER in Top-N)")
+    alias = node.args.get("alias")
+    window_name = alias.name if alias is not None else None
+    named = node.args.get("partition_by") is None and node.args.get("order") is None
+    if named and window_name in frames:  # OVER w of a WINDOW clause
+        return OverCall(inner, col(str(window_name)))
+    name = f"$w{len(frames)}"
+    frames[name] = _frame(node)
+    return OverCall(inner, col(name))
+
+
+def _frame(node: exp.Window) -> Any:
+    from millstream.table.over import OverFrame
+
+    partition = tuple(_expression(p) for p in node.args.get("partition_by") or [])
+    order = node.args.get("order")
+    if order is None or len(order.expressions) != 1:
+        raise SqlError("OVER windows must be ordered by one time attribute")
+    time = _expression(order.expressions[0].this)
+    spec = node.args.get("spec")
+    if spec is None:  # Flink's default frame: RANGE UNBOUNDED PRECEDING
+        return OverFrame(partition, time, False, None)
+    if str(spec.args.get("end", "")).upper() not in ("CURRENT ROW", ""):
+        raise SqlError("OVER windows end at CURRENT ROW in Flink")
+    start = spec.args.get("start")
+    rows = str(spec.args.get("kind", "")).upper() == "ROWS"
+    if str(start).upper() == "UNBOUNDED":
+        return OverFrame(partition, time, rows, None)
+    if str(start).upper() == "CURRENT ROW":
+        return OverFrame(partition, time, rows, 0)
+    return OverFrame(partition, time, rows, int(start.this) if rows else _interval_ms(start))
+
+
+def _function(node: exp.Expression) -> Expression:  # noqa: C901 - one case per function family
     from millstream.table.expressions import WindowProperty, call
     from millstream.table.functions import call_builtin, is_builtin
+
+    if isinstance(node, exp.Window):
+        return _over(node)
 
     if isinstance(node, exp.Interval):
         unit = str(node.args["unit"].name).upper().rstrip("S")

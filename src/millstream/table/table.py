@@ -157,11 +157,11 @@ class Table:
         return self.select(*existing, *_expressions(fields))
 
     def add_or_replace_columns(self, *fields: Expression) -> Table:
-        """Computed columns, replacing those of the same name."""
+        """Computed columns: one named as an existing column takes its place, others follow."""
         added = _expressions(fields)
-        compiled_names = [e.resolve(self._plan.names, self._plan.types).name for e in added]
-        kept = [col(n) for n in self._plan.names if n not in compiled_names]
-        return self.select(*kept, *added)
+        by_name = {e.resolve(self._plan.names, self._plan.types).name: e for e in added}
+        kept = [by_name.pop(n) if n in by_name else col(n) for n in self._plan.names]
+        return self.select(*kept, *(e for e in added if any(e is v for v in by_name.values())))
 
     def drop_columns(self, *fields: Any) -> Table:
         """The table without these columns."""
@@ -231,6 +231,11 @@ class Table:
         names = list(plan.names) + function.result_names()
         types = list(plan.types) + function.result_types
         return self._with(FlatMap(names, types, plan.updating, plan, joined))
+
+    def over_window(self, *over_windows: Any) -> OverWindowedTable:
+        """Over windows (``Over.partition_by(...).order_by(...).preceding(...).alias('w')``) for
+        aggregates in the next select (``col('x').max.over(col('w'))``)."""
+        return OverWindowedTable(self, list(over_windows))
 
     def window(self, window: Any) -> GroupWindowedTable:
         """A group window (``Tumble``, ``Slide``, ``Session`` ... ``.alias('w')``) to aggregate in."""
@@ -439,3 +444,37 @@ def _key_of(index: int, values: tuple[Any, ...]) -> Any:
 def _row_field(width: int, index: int, values: tuple[Any, ...]) -> Any:
     result = values[width]
     return None if result is None else tuple(result)[index]
+
+
+class OverWindowedTable:
+    """A table with over windows, waiting for the select that uses them."""
+
+    def __init__(self, table: Table, windows: list[Any]) -> None:
+        self._table, self._windows = table, windows
+
+    def select(self, *fields: Any) -> Table:
+        """Columns and over aggregates (``col('x').sum.over(col('w'))``)."""
+        from millstream.table.over import over_aggregate
+
+        frames = {w.alias_name: over_frame(w) for w in self._windows}
+        plan = over_aggregate(self._table._plan, frames, _expressions(fields))
+        return Table(plan, self._table._t_env)
+
+
+def over_frame(window: Any) -> Any:
+    """The frame of a Table API over window (default: UNBOUNDED RANGE, as Flink's)."""
+    from millstream.table.expressions import RowInterval, interval_millis
+    from millstream.table.over import OverFrame
+
+    if window.order_by_field is None:
+        raise ValueError("an over window needs order_by(time attribute)")
+    bound = window.preceding_bound
+    if bound is None:
+        return OverFrame(tuple(window.partition_by), window.order_by_field, False, None)
+    if isinstance(bound, RowInterval):
+        count = bound.count()
+        return OverFrame(
+            tuple(window.partition_by), window.order_by_field, True, None if count < 0 else count
+        )
+    millis = interval_millis(bound)
+    return OverFrame(tuple(window.partition_by), window.order_by_field, False, None if millis < 0 else millis)

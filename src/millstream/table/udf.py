@@ -184,13 +184,14 @@ class UserDefinedTableFunctionWrapper:
         twin._aliases = list(names)
         return twin
 
-    def rows_of(self) -> Callable[[Row], list[tuple[Any, ...]]]:
-        """A function of an input row to the rows it yields, as tuples."""
+    def rows_of(self) -> Callable[..., list[tuple[Any, ...]]]:
+        """A function of the call's arguments (an input row, for ``flat_map``) to the rows it
+        yields, as tuples."""
         call = _Opened(self._function)
         width = len(self._result_types)
 
-        def rows(row: Row) -> list[tuple[Any, ...]]:
-            produced = call(row)
+        def rows(*args: Any) -> list[tuple[Any, ...]]:
+            produced = call(*args)
             if produced is None:
                 return []
             out = []

@@ -1,0 +1,349 @@
+"""Over aggregation: ``SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND
+CURRENT ROW)`` and the Table API's ``over_window(Over.partition_by(...)...)``.
+
+As Flink's event-time over aggregation (``RowTimeRowsBoundedPrecedingFunction`` and kin), the
+rows of each partition wait in keyed state until the watermark passes their time, then are
+taken in time order (rows of equal time in arrival order), each emitted once with its
+aggregates appended: ``ROWS n PRECEDING`` aggregates the row and the n before it; ``RANGE
+interval PRECEDING`` every row whose time lies within the interval before it, rows of the same
+time included (they get the same values); UNBOUNDED every row before. Rows at or behind the
+watermark when they arrive are late and dropped. The output is insert-only and keeps the
+input's event-time attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from millstream.datastream import KeyedProcessFunction
+from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from millstream.table.aggregates import accumulator_for
+from millstream.table.expressions import AggregateCall, Compiled, Expression
+from millstream.table.planner import INSERT, PlanNode
+from millstream.table.timestamps import to_epoch_millis
+from millstream.table.types import DataType
+
+__all__ = ["OverAggregate", "OverCall", "OverFrame", "over_aggregate"]
+
+
+@dataclass(frozen=True)
+class OverFrame:
+    """An over window: partition keys, the time column it is ordered by, and its frame
+    (``rows``: a count of preceding rows, or a time range in ms; None: unbounded)."""
+
+    partition_by: tuple[Any, ...]
+    order_by: Any
+    rows: bool
+    preceding: int | None
+
+
+class OverCall(Expression):
+    """``col('x').max.over(col('w'))``: an aggregate over the over window aliased ``w``."""
+
+    def __init__(self, call: AggregateCall, window: Any) -> None:
+        self.call, self.window = call, window
+
+    def over_calls(self) -> list[OverCall]:
+        return [self]
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        slot = getattr(self, "slot", None)
+        if slot is None or slot not in names:
+            raise ValueError("an over aggregate is only valid in the select of over_window(...)")
+        index = names.index(slot)
+        import operator
+
+        return Compiled(operator.itemgetter(index), types[index], None)
+
+
+@dataclass
+class OverAggregate(PlanNode):
+    """The input's columns and one column per over aggregate."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    time_column: int = 0
+    rows: bool = True
+    preceding: int | None = None
+    calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        keys = self.partition_keys
+        root = self.input.types[self.time_column].root
+        function = _OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
+        stream = self.input.translate(env)
+        keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]))
+        result = keyed.process(function)
+        if not keys:
+            result.set_parallelism(1)
+        return result
+
+
+class _OverFunction(KeyedProcessFunction):
+    def __init__(
+        self,
+        column: int,
+        root: str,
+        rows: bool,
+        preceding: int | None,
+        calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]],
+    ) -> None:
+        self.column, self.root, self.rows, self.preceding = column, root, rows, preceding
+        self.calls = calls
+
+    def open(self, runtime_context: Any) -> None:
+        self.pending = runtime_context.get_map_state(MapStateDescriptor("pending", None, None))
+        # the rows the frame may still reach: [(time, row)] in order; unbounded: accumulators
+        self.history = runtime_context.get_state(ValueStateDescriptor("history", None))
+        self.accumulators = [
+            accumulator_for(f, t, False) if isinstance(f, str) else f for f, _, t in self.calls
+        ]
+        self.arguments = [fn for _, fn, _ in self.calls]
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        time = row[self.column]
+        if time is None:
+            return None
+        ts = to_epoch_millis(time, self.root)
+        timers = ctx.timer_service()
+        if ts <= timers.current_watermark():
+            return None  # late
+        waiting = self.pending.get(ts)
+        self.pending.put(ts, [row] if waiting is None else [*waiting, row])
+        timers.register_event_time_timer(ts)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = self.pending.get(timestamp)
+        if rows is None:
+            return None
+        self.pending.remove(timestamp)
+        if self.preceding is None:
+            return self._unbounded(rows)
+        history: list[tuple[int, tuple[Any, ...]]] = self.history.value() or []
+        out = []
+        if self.rows:
+            for row in rows:
+                history.append((timestamp, row))
+                history = history[-(self.preceding + 1) :]
+                out.append((INSERT, row + self._aggregate([r for _, r in history])))
+        else:
+            history.extend((timestamp, row) for row in rows)
+            history = [(t, r) for t, r in history if t >= timestamp - self.preceding]
+            values = self._aggregate([r for _, r in history])
+            out.extend((INSERT, row + values) for row in rows)
+        self.history.update(history)
+        return out
+
+    def _aggregate(self, rows: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+        results = []
+        for acc_ops, argument in zip(self.accumulators, self.arguments, strict=True):
+            acc = acc_ops.create()
+            for row in rows:
+                acc = acc_ops.add(acc, argument(row))
+            results.append(acc_ops.result(acc))
+        return tuple(results)
+
+    def _unbounded(self, rows: list[tuple[Any, ...]]) -> list[tuple[str, tuple[Any, ...]]]:
+        accs = self.history.value()
+        if accs is None:
+            accs = [a.create() for a in self.accumulators]
+        out = []
+        if self.rows:
+            for row in rows:
+                accs = self._add(accs, row)
+                out.append((INSERT, row + self._results(accs)))
+        else:  # RANGE UNBOUNDED: rows of the same time see each other
+            for row in rows:
+                accs = self._add(accs, row)
+            values = self._results(accs)
+            out = [(INSERT, row + values) for row in rows]
+        self.history.update(accs)
+        return out
+
+    def _add(self, accs: list[Any], row: tuple[Any, ...]) -> list[Any]:
+        return [a.add(acc, f(row)) for a, acc, f in zip(self.accumulators, accs, self.arguments, strict=True)]
+
+    def _results(self, accs: list[Any]) -> tuple[Any, ...]:
+        return tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
+
+
+def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
+    """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
+    named in ``frames``) computed by over aggregations, one per window."""
+    from millstream.table.planner import project
+
+    calls: list[OverCall] = []
+    for expression in selected:
+        for call in _over_calls(expression):
+            if not any(call is seen for seen in calls):
+                calls.append(call)
+    plan = node
+    for alias, frame in frames.items():
+        mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
+        if not mine:
+            continue
+        time_name = frame.order_by.resolve(plan.names, plan.types).name
+        if plan.rowtime is None or plan.names[plan.rowtime] != time_name:
+            raise ValueError(
+                "OVER windows' ordering in stream mode must be defined on a time attribute: "
+                f"'{time_name}' is not the event-time attribute"
+            )
+        specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
+        slot_names: list[str] = []
+        slot_types: list[DataType] = []
+        for call in mine:
+            operand = call.call.operand.resolve(plan.names, plan.types)
+            specs.append((call.call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
+            slot = f"$over{len(plan.names) + len(slot_names)}"
+            slot_names.append(slot)
+            slot_types.append(call.call.result_type(operand.data_type))
+            call.slot = slot  # type: ignore[attr-defined]
+        keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
+        plan = OverAggregate(
+            list(plan.names) + slot_names,
+            list(plan.types) + slot_types,
+            False,
+            plan,
+            keys,
+            plan.names.index(time_name),
+            frame.rows,
+            frame.preceding,
+            specs,
+            rowtime=plan.rowtime,
+        )
+    return project(plan, selected, lambda i: f"EXPR${i}")
+
+
+def _over_calls(expression: Any) -> list[OverCall]:
+    if isinstance(expression, OverCall):
+        return [expression]
+    found: list[OverCall] = []
+    for attribute in ("operand", "left", "right", "condition", "then", "otherwise"):
+        child = getattr(expression, attribute, None)
+        if isinstance(child, Expression):
+            found.extend(_over_calls(child))
+    for child in getattr(expression, "args", None) or getattr(expression, "operands", None) or []:
+        if isinstance(child, Expression):
+            found.extend(_over_calls(child))
+    return found
+
+
+# -- Top-N and deduplication ----------------------------------------------------------------------------
+
+
+@dataclass
+class Rank(PlanNode):
+    """``ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) ... WHERE rn <= n``: per partition the
+    first ``limit`` rows by the sort key, with their row number at ``rank_column`` (or none).
+
+    As Flink's ``AppendOnlyTopNFunction``: a row entering the top N is emitted (``+I``); with
+    the row number in the output every row whose rank it shifts is updated (``-U`` old, ``+U``
+    new at that rank), without it the row pushed out is withdrawn (``-D``). Rows equal in the
+    sort key keep their arrival order. Ordering by the event-time attribute with ``rn = 1`` is
+    deduplication (Flink's ``RowTimeDeduplicateFunction``): the first (ASC) or last (DESC)
+    row per key, a row replacing the kept one when its time comes earlier / not earlier."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(
+        default_factory=list
+    )  # (key, desc)
+    limit: int = 1
+    rank_column: int | None = None  # where the row number goes in the output, None: not output
+    dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        if self.input.updating:
+            raise ValueError("Top-N over an updating input is not supported yet (insert-only inputs)")
+        keys = self.partition_keys
+        function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
+        result = (
+            self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+        )
+        if not keys:
+            result.set_parallelism(1)
+        return result
+
+
+class _Descending:
+    """Reverses the order of a sort key."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Descending) -> bool:
+        return bool(other.value < self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _null_first(value: Any) -> tuple[int, Any]:
+    return (0, None) if value is None else (1, value)
+
+
+class _TopNFunction(KeyedProcessFunction):
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+        dedup: bool = False,
+    ) -> None:
+        self.sort_keys, self.limit, self.rank_column = sort_keys, limit, rank_column
+        self.dedup = dedup
+
+    def open(self, runtime_context: Any) -> None:
+        self.top = runtime_context.get_state(ValueStateDescriptor("top_n", None))
+
+    def _sort_key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(
+            _Descending(_null_first(f(row))) if desc else _null_first(f(row)) for f, desc in self.sort_keys
+        )
+
+    def _with_rank(self, row: tuple[Any, ...], rank: int) -> tuple[Any, ...]:
+        at = self.rank_column
+        return row if at is None else row[:at] + (rank,) + row[at:]
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        top: list[tuple[Any, ...]] = self.top.value() or []
+        key = self._sort_key(row)
+        position = len(top)
+        # after every row that sorts before or equal; deduplication keeping the last row (time
+        # descending) lets a row of the same time replace the held one, as Flink's does
+        newest_wins = self.dedup and self.sort_keys[0][1]
+        for i, held in enumerate(top):
+            held_key = self._sort_key(held)
+            if key < held_key or (newest_wins and not held_key < key):
+                position = i
+                break
+        if position >= self.limit:
+            return None
+        new = top[:position] + [row] + top[position:]
+        pushed = new[self.limit :]
+        new = new[: self.limit]
+        self.top.update(new)
+        if self.dedup and pushed:
+            return [("-U", pushed[0]), ("+U", row)]
+        if self.rank_column is None:
+            return [(INSERT, row)] + [("-D", r) for r in pushed]
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        for rank in range(position + 1, len(new) + 1):
+            if rank <= len(top):
+                out.append(("-U", self._with_rank(top[rank - 1], rank)))
+                out.append(("+U", self._with_rank(new[rank - 1], rank)))
+            else:
+                out.append((INSERT, self._with_rank(new[rank - 1], rank)))
+        return out

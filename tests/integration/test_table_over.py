@@ -1,0 +1,307 @@
+# ruff: noqa: E501 - PyFlink's printed tables are pasted as they are
+"""Over aggregation, Top-N and deduplication in SQL against PyFlink 2.3.0's output.
+
+``program`` ran on PyFlink 2.3.0 (``/work/pyflink-venv``, parallelism 1) on 2026-11-24; its
+output is pasted unchanged and millstream prints exactly the same: ROWS and RANGE frames
+(rows of the same time share a RANGE frame), UNBOUNDED frames, a WINDOW clause, Top-N with the
+row number (every shifted rank updated), deduplication keeping the first and the last row per
+key (a later row of the same time replaces the kept one), and a global Top-N.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def program() -> None:
+    from millstream.common import Types
+    from millstream.common.time import Instant
+    from millstream.datastream import StreamExecutionEnvironment
+    from millstream.table import DataTypes, Schema, StreamTableEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    t_env = StreamTableEnvironment.create(env)
+    data = [
+        (Instant.of_epoch_milli(t), n, v)
+        for t, n, v in [
+            (1000, "a", 1),
+            (3000, "b", 2),
+            (2000, "a", 3),
+            (2000, "a", 4),
+            (5000, "a", 5),
+            (4000, "b", 6),
+            (7000, "a", 7),
+            (6500, "b", 8),
+            (9000, "a", 9),
+            (9000, "b", 10),
+            (12000, "a", 11),
+        ]
+    ]
+    ds = env.from_collection(
+        data, type_info=Types.ROW_NAMED(["t", "name", "v"], [Types.INSTANT(), Types.STRING(), Types.INT()])
+    )
+    table = t_env.from_data_stream(
+        ds,
+        Schema.new_builder()
+        .column_by_expression("ts", "CAST(t AS TIMESTAMP(3))")
+        .column("name", DataTypes.STRING())
+        .column("v", DataTypes.INT())
+        .watermark("ts", "ts - INTERVAL '5' SECOND")
+        .build(),
+    )
+    t_env.create_temporary_view("t", table)
+    t_env.execute_sql(
+        """SELECT name, v, ts, SUM(v) OVER (PARTITION BY name ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2 FROM t"""
+    ).print()
+    t_env.execute_sql(
+        """SELECT name, v, COUNT(v) OVER (PARTITION BY name ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) AS c2 FROM t"""
+    ).print()
+    t_env.execute_sql(
+        """SELECT name, v, MAX(v) OVER (PARTITION BY name ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS mx FROM t"""
+    ).print()
+    t_env.execute_sql(
+        """SELECT name, v, AVG(v) OVER (PARTITION BY name ORDER BY ts) AS av, SUM(v) OVER (PARTITION BY name ORDER BY ts) AS sv FROM t"""
+    ).print()
+    t_env.execute_sql("""SELECT name, v, SUM(v) OVER w AS s, MIN(v) OVER w AS m FROM t
+      WINDOW w AS (PARTITION BY name ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)""").print()
+    t_env.execute_sql(
+        """SELECT * FROM (SELECT name, v, ts, ROW_NUMBER() OVER (PARTITION BY name ORDER BY v DESC) AS rn FROM t) WHERE rn <= 2"""
+    ).print()
+    t_env.execute_sql(
+        """SELECT name, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts ASC) AS rn FROM t) WHERE rn = 1"""
+    ).print()
+    t_env.execute_sql(
+        """SELECT name, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts DESC) AS rownum FROM t) WHERE rownum = 1"""
+    ).print()
+    t_env.execute_sql(
+        """SELECT * FROM (SELECT v, name, ROW_NUMBER() OVER (ORDER BY v DESC) AS rn FROM t) WHERE rn <= 3"""
+    ).print()
+
+
+PYFLINK = """\
++----+--------------------------------+-------------+-------------------------+-------------+
+| op |                           name |           v |                      ts |          s2 |
++----+--------------------------------+-------------+-------------------------+-------------+
+| +I |                              a |           1 | 1970-01-01 00:00:01.000 |           1 |
+| +I |                              a |           3 | 1970-01-01 00:00:02.000 |           4 |
+| +I |                              a |           4 | 1970-01-01 00:00:02.000 |           7 |
+| +I |                              b |           2 | 1970-01-01 00:00:03.000 |           2 |
+| +I |                              b |           6 | 1970-01-01 00:00:04.000 |           8 |
+| +I |                              a |           5 | 1970-01-01 00:00:05.000 |           9 |
+| +I |                              b |           8 | 1970-01-01 00:00:06.500 |          14 |
+| +I |                              a |           7 | 1970-01-01 00:00:07.000 |          12 |
+| +I |                              a |           9 | 1970-01-01 00:00:09.000 |          16 |
+| +I |                              b |          10 | 1970-01-01 00:00:09.000 |          18 |
+| +I |                              a |          11 | 1970-01-01 00:00:12.000 |          20 |
++----+--------------------------------+-------------+-------------------------+-------------+
+11 rows in set
++----+--------------------------------+-------------+----------------------+
+| op |                           name |           v |                   c2 |
++----+--------------------------------+-------------+----------------------+
+| +I |                              a |           1 |                    1 |
+| +I |                              a |           3 |                    3 |
+| +I |                              a |           4 |                    3 |
+| +I |                              b |           2 |                    1 |
+| +I |                              b |           6 |                    2 |
+| +I |                              a |           5 |                    1 |
+| +I |                              b |           8 |                    1 |
+| +I |                              a |           7 |                    2 |
+| +I |                              a |           9 |                    2 |
+| +I |                              b |          10 |                    1 |
+| +I |                              a |          11 |                    1 |
++----+--------------------------------+-------------+----------------------+
+11 rows in set
++----+--------------------------------+-------------+-------------+
+| op |                           name |           v |          mx |
++----+--------------------------------+-------------+-------------+
+| +I |                              a |           1 |           1 |
+| +I |                              a |           3 |           3 |
+| +I |                              a |           4 |           4 |
+| +I |                              b |           2 |           2 |
+| +I |                              b |           6 |           6 |
+| +I |                              a |           5 |           5 |
+| +I |                              b |           8 |           8 |
+| +I |                              a |           7 |           7 |
+| +I |                              a |           9 |           9 |
+| +I |                              b |          10 |          10 |
+| +I |                              a |          11 |          11 |
++----+--------------------------------+-------------+-------------+
+11 rows in set
++----+--------------------------------+-------------+-------------+-------------+
+| op |                           name |           v |          av |          sv |
++----+--------------------------------+-------------+-------------+-------------+
+| +I |                              a |           1 |           1 |           1 |
+| +I |                              a |           3 |           2 |           8 |
+| +I |                              a |           4 |           2 |           8 |
+| +I |                              b |           2 |           2 |           2 |
+| +I |                              b |           6 |           4 |           8 |
+| +I |                              a |           5 |           3 |          13 |
+| +I |                              b |           8 |           5 |          16 |
+| +I |                              a |           7 |           4 |          20 |
+| +I |                              a |           9 |           4 |          29 |
+| +I |                              b |          10 |           6 |          26 |
+| +I |                              a |          11 |           5 |          40 |
++----+--------------------------------+-------------+-------------+-------------+
+11 rows in set
++----+--------------------------------+-------------+-------------+-------------+
+| op |                           name |           v |           s |           m |
++----+--------------------------------+-------------+-------------+-------------+
+| +I |                              a |           1 |           1 |           1 |
+| +I |                              a |           3 |           4 |           1 |
+| +I |                              a |           4 |           8 |           1 |
+| +I |                              b |           2 |           2 |           2 |
+| +I |                              b |           6 |           8 |           2 |
+| +I |                              a |           5 |          12 |           3 |
+| +I |                              b |           8 |          16 |           2 |
+| +I |                              a |           7 |          16 |           4 |
+| +I |                              a |           9 |          21 |           5 |
+| +I |                              b |          10 |          24 |           6 |
+| +I |                              a |          11 |          27 |           7 |
++----+--------------------------------+-------------+-------------+-------------+
+11 rows in set
++----+--------------------------------+-------------+-------------------------+----------------------+
+| op |                           name |           v |                      ts |                   rn |
++----+--------------------------------+-------------+-------------------------+----------------------+
+| +I |                              a |           1 | 1970-01-01 00:00:01.000 |                    1 |
+| +I |                              b |           2 | 1970-01-01 00:00:03.000 |                    1 |
+| -U |                              a |           1 | 1970-01-01 00:00:01.000 |                    1 |
+| +U |                              a |           3 | 1970-01-01 00:00:02.000 |                    1 |
+| +I |                              a |           1 | 1970-01-01 00:00:01.000 |                    2 |
+| -U |                              a |           3 | 1970-01-01 00:00:02.000 |                    1 |
+| +U |                              a |           4 | 1970-01-01 00:00:02.000 |                    1 |
+| -U |                              a |           1 | 1970-01-01 00:00:01.000 |                    2 |
+| +U |                              a |           3 | 1970-01-01 00:00:02.000 |                    2 |
+| -U |                              a |           4 | 1970-01-01 00:00:02.000 |                    1 |
+| +U |                              a |           5 | 1970-01-01 00:00:05.000 |                    1 |
+| -U |                              a |           3 | 1970-01-01 00:00:02.000 |                    2 |
+| +U |                              a |           4 | 1970-01-01 00:00:02.000 |                    2 |
+| -U |                              b |           2 | 1970-01-01 00:00:03.000 |                    1 |
+| +U |                              b |           6 | 1970-01-01 00:00:04.000 |                    1 |
+| +I |                              b |           2 | 1970-01-01 00:00:03.000 |                    2 |
+| -U |                              a |           5 | 1970-01-01 00:00:05.000 |                    1 |
+| +U |                              a |           7 | 1970-01-01 00:00:07.000 |                    1 |
+| -U |                              a |           4 | 1970-01-01 00:00:02.000 |                    2 |
+| +U |                              a |           5 | 1970-01-01 00:00:05.000 |                    2 |
+| -U |                              b |           6 | 1970-01-01 00:00:04.000 |                    1 |
+| +U |                              b |           8 | 1970-01-01 00:00:06.500 |                    1 |
+| -U |                              b |           2 | 1970-01-01 00:00:03.000 |                    2 |
+| +U |                              b |           6 | 1970-01-01 00:00:04.000 |                    2 |
+| -U |                              a |           7 | 1970-01-01 00:00:07.000 |                    1 |
+| +U |                              a |           9 | 1970-01-01 00:00:09.000 |                    1 |
+| -U |                              a |           5 | 1970-01-01 00:00:05.000 |                    2 |
+| +U |                              a |           7 | 1970-01-01 00:00:07.000 |                    2 |
+| -U |                              b |           8 | 1970-01-01 00:00:06.500 |                    1 |
+| +U |                              b |          10 | 1970-01-01 00:00:09.000 |                    1 |
+| -U |                              b |           6 | 1970-01-01 00:00:04.000 |                    2 |
+| +U |                              b |           8 | 1970-01-01 00:00:06.500 |                    2 |
+| -U |                              a |           9 | 1970-01-01 00:00:09.000 |                    1 |
+| +U |                              a |          11 | 1970-01-01 00:00:12.000 |                    1 |
+| -U |                              a |           7 | 1970-01-01 00:00:07.000 |                    2 |
+| +U |                              a |           9 | 1970-01-01 00:00:09.000 |                    2 |
++----+--------------------------------+-------------+-------------------------+----------------------+
+36 rows in set
++----+--------------------------------+-------------+-------------------------+
+| op |                           name |           v |                      ts |
++----+--------------------------------+-------------+-------------------------+
+| +I |                              a |           1 | 1970-01-01 00:00:01.000 |
+| +I |                              b |           2 | 1970-01-01 00:00:03.000 |
++----+--------------------------------+-------------+-------------------------+
+2 rows in set
++----+--------------------------------+-------------+
+| op |                           name |           v |
++----+--------------------------------+-------------+
+| +I |                              a |           1 |
+| +I |                              b |           2 |
+| -U |                              a |           1 |
+| +U |                              a |           3 |
+| -U |                              a |           3 |
+| +U |                              a |           4 |
+| -U |                              a |           4 |
+| +U |                              a |           5 |
+| -U |                              b |           2 |
+| +U |                              b |           6 |
+| -U |                              a |           5 |
+| +U |                              a |           7 |
+| -U |                              b |           6 |
+| +U |                              b |           8 |
+| -U |                              a |           7 |
+| +U |                              a |           9 |
+| -U |                              b |           8 |
+| +U |                              b |          10 |
+| -U |                              a |           9 |
+| +U |                              a |          11 |
++----+--------------------------------+-------------+
+20 rows in set
++----+-------------+--------------------------------+----------------------+
+| op |           v |                           name |                   rn |
++----+-------------+--------------------------------+----------------------+
+| +I |           1 |                              a |                    1 |
+| -U |           1 |                              a |                    1 |
+| +U |           2 |                              b |                    1 |
+| +I |           1 |                              a |                    2 |
+| -U |           2 |                              b |                    1 |
+| +U |           3 |                              a |                    1 |
+| -U |           1 |                              a |                    2 |
+| +U |           2 |                              b |                    2 |
+| +I |           1 |                              a |                    3 |
+| -U |           3 |                              a |                    1 |
+| +U |           4 |                              a |                    1 |
+| -U |           2 |                              b |                    2 |
+| +U |           3 |                              a |                    2 |
+| -U |           1 |                              a |                    3 |
+| +U |           2 |                              b |                    3 |
+| -U |           4 |                              a |                    1 |
+| +U |           5 |                              a |                    1 |
+| -U |           3 |                              a |                    2 |
+| +U |           4 |                              a |                    2 |
+| -U |           2 |                              b |                    3 |
+| +U |           3 |                              a |                    3 |
+| -U |           5 |                              a |                    1 |
+| +U |           6 |                              b |                    1 |
+| -U |           4 |                              a |                    2 |
+| +U |           5 |                              a |                    2 |
+| -U |           3 |                              a |                    3 |
+| +U |           4 |                              a |                    3 |
+| -U |           6 |                              b |                    1 |
+| +U |           7 |                              a |                    1 |
+| -U |           5 |                              a |                    2 |
+| +U |           6 |                              b |                    2 |
+| -U |           4 |                              a |                    3 |
+| +U |           5 |                              a |                    3 |
+| -U |           7 |                              a |                    1 |
+| +U |           8 |                              b |                    1 |
+| -U |           6 |                              b |                    2 |
+| +U |           7 |                              a |                    2 |
+| -U |           5 |                              a |                    3 |
+| +U |           6 |                              b |                    3 |
+| -U |           8 |                              b |                    1 |
+| +U |           9 |                              a |                    1 |
+| -U |           7 |                              a |                    2 |
+| +U |           8 |                              b |                    2 |
+| -U |           6 |                              b |                    3 |
+| +U |           7 |                              a |                    3 |
+| -U |           9 |                              a |                    1 |
+| +U |          10 |                              b |                    1 |
+| -U |           8 |                              b |                    2 |
+| +U |           9 |                              a |                    2 |
+| -U |           7 |                              a |                    3 |
+| +U |           8 |                              b |                    3 |
+| -U |          10 |                              b |                    1 |
+| +U |          11 |                              a |                    1 |
+| -U |           9 |                              a |                    2 |
+| +U |          10 |                              b |                    2 |
+| -U |           8 |                              b |                    3 |
+| +U |           9 |                              a |                    3 |
++----+-------------+--------------------------------+----------------------+
+57 rows in set
+"""
+
+
+def test_over_aggregates_top_n_and_deduplication_print_what_pyflink_prints(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    program()
+    assert capfd.readouterr().out == PYFLINK
