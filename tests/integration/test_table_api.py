@@ -260,8 +260,10 @@ def test_sql_queries_print_what_pyflink_prints(capsys):
 def test_unsupported_sql_is_refused_with_the_statement():
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.create_temporary_view("t", t_env.from_elements([(1, "a")], ["id", "s"]))
-    with pytest.raises(ValueError, match="joins are not supported yet"):
-        t_env.sql_query("SELECT t.id FROM t JOIN t AS u ON t.id = u.id")
+    with pytest.raises(ValueError, match="Sort on a non-time-attribute field is not supported"):
+        t_env.sql_query("SELECT id FROM t ORDER BY s")
+    with pytest.raises(ValueError, match="Column 'x.id' not found"):
+        t_env.sql_query("SELECT x.id FROM t JOIN t AS u ON t.id = u.id")
     with pytest.raises(ValueError, match="SQL parse failed"):
         t_env.sql_query("SELEC id FROM t")
     with pytest.raises(ValueError, match="Table 'nope' was not found"):
@@ -393,3 +395,74 @@ def test_create_table_and_insert_into_print_what_pyflink_prints(capfd):
     assert capfd.readouterr().out == PYFLINK_DDL
     with pytest.raises(ValueError, match="connector 'kafka' is not supported yet"):
         t_env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka')")
+
+
+SORT_PROGRAM = [
+    "SELECT id, s FROM t ORDER BY s DESC, id LIMIT 4",
+    "SELECT id, s FROM t ORDER BY s, id DESC",
+    "SELECT s, COUNT(*) AS c FROM t GROUP BY s ORDER BY c DESC, s LIMIT 3",
+    "SELECT id FROM t ORDER BY id LIMIT 2 OFFSET 3",
+]
+
+# PyFlink 2.3.0, batch mode, default parallelism (2 here), 2026-11-24: NULLs first ascending,
+# last descending
+PYFLINK_SORTED = """\
++----------------------+--------------------------------+
+|                   id |                              s |
++----------------------+--------------------------------+
+|                    3 |                              c |
+|                    2 |                              b |
+|                    6 |                              b |
+|                    5 |                              a |
++----------------------+--------------------------------+
+4 rows in set
++----------------------+--------------------------------+
+|                   id |                              s |
++----------------------+--------------------------------+
+|                    4 |                         <NULL> |
+|                    1 |                         <NULL> |
+|                    5 |                              a |
+|                    6 |                              b |
+|                    2 |                              b |
+|                    3 |                              c |
++----------------------+--------------------------------+
+6 rows in set
++--------------------------------+----------------------+
+|                              s |                    c |
++--------------------------------+----------------------+
+|                         <NULL> |                    2 |
+|                              b |                    2 |
+|                              a |                    1 |
++--------------------------------+----------------------+
+3 rows in set
++----------------------+
+|                   id |
++----------------------+
+|                    4 |
+|                    5 |
++----------------------+
+2 rows in set
+"""
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+def test_batch_order_by_and_limit_print_what_pyflink_prints(capsys, parallelism):
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("parallelism.default", parallelism)
+    rows = [(3, "c"), (1, None), (2, "b"), (5, "a"), (4, None), (6, "b")]
+    t_env.create_temporary_view("t", t_env.from_elements(rows, ["id", "s"]))
+    for query in SORT_PROGRAM:
+        t_env.execute_sql(query).print()
+    assert capsys.readouterr().out == PYFLINK_SORTED
+
+
+def test_table_api_order_by_fetch_and_offset_sort_as_sql_does():
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t = t_env.from_elements([(3, "c"), (1, None), (2, "b"), (5, "a"), (4, None), (6, "b")], ["id", "s"])
+    first = t.order_by(col("s").desc, col("id")).fetch(4)
+    assert [tuple(r) for r in first.execute().collect()] == [(3, "c"), (2, "b"), (6, "b"), (5, "a")]
+    page = t.order_by(col("id")).offset(3).fetch(2)
+    assert [tuple(r) for r in page.execute().collect()] == [(4, None), (5, "a")]
+    streaming = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    with pytest.raises(ValueError, match="Sort on a non-time-attribute field"):
+        streaming.from_elements([(1,)], ["id"]).order_by(col("id"))

@@ -442,7 +442,7 @@ class StreamExecutionEnvironment:
         t = SinkTransformation(
             id=self._new_id(),
             name="Sink: Data stream collect sink",
-            parallelism=self._default_parallelism_for_new_operator(),
+            parallelism=1,  # as Flink's collect sink: one subtask, so the elements keep their order
             input=stream._values_id(),
             operator=spec,
         )

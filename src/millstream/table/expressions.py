@@ -234,6 +234,16 @@ class Expression:
         result = call_builtin("JSON_VALUE", self, lit(path))
         return result.cast(returning_type) if returning_type is not None else result
 
+    @property
+    def asc(self) -> Expression:
+        """Ascending order (``order_by``)."""
+        return Ordering(self, False)
+
+    @property
+    def desc(self) -> Expression:
+        """Descending order (``order_by``)."""
+        return Ordering(self, True)
+
     # -- aggregates ------------------------------------------------------------------------------------
 
     @property
@@ -677,6 +687,16 @@ class AggregateCall(Expression):
 
     def __repr__(self) -> str:
         return f"{self.function}({self.operand!r})"
+
+
+class Ordering(Expression):
+    """An expression with its sort direction (``col('x').desc``)."""
+
+    def __init__(self, operand: Expression, descending: bool) -> None:
+        self.operand, self.descending = operand, descending
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        return self.operand.resolve(names, types)
 
 
 class _Tuple(Expression):

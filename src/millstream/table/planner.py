@@ -502,3 +502,46 @@ class _TableAggregateFunction(KeyedProcessFunction):
         self.state.update([acc, rows])
         out = [(DELETE, r) for r in emitted] + [(INSERT, r) for r in rows]
         return out or None
+
+
+@dataclass
+class Sort(PlanNode):
+    """``ORDER BY`` in batch mode: every row, sorted once the input ended (one subtask), then
+    ``offset``/``fetch`` applied. ``keys``: (key function, descending) pairs; NULLs sort first
+    ascending and last descending, as Flink's default."""
+
+    input: PlanNode | None = None
+    keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
+    offset: int = 0
+    fetch: int | None = None
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        function = _SortFunction(self.keys, self.offset, self.fetch)
+        return self.input.translate(env).key_by(lambda kv: 0).process(function).set_parallelism(1)
+
+
+class _SortFunction(KeyedProcessFunction):
+    def __init__(
+        self, keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]], offset: int, fetch: int | None
+    ) -> None:
+        self.keys, self.offset, self.fetch = keys, offset, fetch
+
+    def open(self, runtime_context: Any) -> None:
+        from millstream.datastream.state import ListStateDescriptor
+
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("rows"))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.rows.add(value[1])
+        ctx.timer_service().register_event_time_timer(_MAX_TIMESTAMP)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = list(self.rows.get() or [])
+        for key, descending in reversed(self.keys):  # stable sorts, last key first
+            rows.sort(
+                key=lambda r, k=key: (k(r) is not None, k(r) if k(r) is not None else 0), reverse=descending
+            )
+        end = None if self.fetch is None else self.offset + self.fetch
+        return [(INSERT, r) for r in rows[self.offset : end]]

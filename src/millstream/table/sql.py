@@ -583,7 +583,38 @@ def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
         table = table.select(*items)
     if select.args.get("distinct") is not None:
         table = table.distinct()
-    return table
+    return _order_and_limit(t_env, table, select)
+
+
+def _order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select) -> Table:
+    """ORDER BY (batch mode: a sort; streaming: refused as Flink refuses sorting on anything
+    but time) and LIMIT / OFFSET."""
+    from millstream.table.planner import Sort
+    from millstream.table.table import Table as TableClass
+
+    order = select.args.get("order")
+    limit = select.args.get("limit")
+    offset = select.args.get("offset")
+    fetch = int(limit.expression.this) if limit is not None else None
+    skip = int(offset.expression.this) if offset is not None else 0
+    if order is None:
+        return table.limit(fetch, skip) if fetch is not None or skip else table
+    if not t_env._batch:
+        raise SqlError(
+            "Sort on a non-time-attribute field is not supported: ORDER BY runs in batch mode "
+            "(EnvironmentSettings.in_batch_mode())"
+        )
+    plan = table._plan
+    keys = []
+    for ordered in order.expressions:
+        expression = _expression(ordered.this)
+        try:
+            compiled = expression.resolve(plan.names, plan.types)
+        except ValueError as err:
+            raise SqlError(f"ORDER BY {ordered.this.sql()}: {err}") from err
+        keys.append((compiled.fn, bool(ordered.args.get("desc"))))
+    node = Sort(plan.names, plan.types, False, plan, keys, skip, fetch)
+    return TableClass(node, t_env)
 
 
 def _window_grouping(

@@ -241,9 +241,29 @@ class Table:
         """A group window (``Tumble``, ``Slide``, ``Session`` ... ``.alias('w')``) to aggregate in."""
         return GroupWindowedTable(self, window)
 
-    def limit(self, fetch: int, offset: int = 0) -> Table:
-        """The first ``fetch`` rows after ``offset`` (in arrival order)."""
+    def order_by(self, *fields: Any) -> Table:
+        """The rows sorted (``col('x').desc``; batch mode, as Flink's streaming mode sorts only
+        on time); ``fetch`` / ``offset`` / ``limit`` after it cut the sorted rows."""
+        from millstream.table.expressions import Ordering
+        from millstream.table.planner import Sort
+
+        if not self._t_env._batch:
+            raise ValueError("Sort on a non-time-attribute field is not supported in streaming mode")
         plan = self._plan
+        keys = []
+        for e in _expressions(fields):
+            descending = isinstance(e, Ordering) and e.descending
+            keys.append((e.resolve(plan.names, plan.types).fn, descending))
+        return self._with(Sort(plan.names, plan.types, False, plan, keys))
+
+    def limit(self, fetch: int, offset: int = 0) -> Table:
+        """The first ``fetch`` rows after ``offset`` (in arrival order, or the sort's)."""
+        from millstream.table.planner import Sort
+
+        plan = self._plan
+        if isinstance(plan, Sort):
+            start = plan.offset + offset
+            return self._with(Sort(plan.names, plan.types, False, plan.input, plan.keys, start, fetch))
         if plan.updating:
             raise ValueError("limit() over an updating table is not supported")
         return self._with(Limit(plan.names, plan.types, False, plan, offset, fetch, rowtime=plan.rowtime))
