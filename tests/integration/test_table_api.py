@@ -262,7 +262,7 @@ def test_unsupported_sql_is_refused_with_the_statement():
     t_env.create_temporary_view("t", t_env.from_elements([(1, "a")], ["id", "s"]))
     with pytest.raises(ValueError, match="Sort on a non-time-attribute field is not supported"):
         t_env.sql_query("SELECT id FROM t ORDER BY s")
-    with pytest.raises(ValueError, match="Column 'x.id' not found"):
+    with pytest.raises(ValueError, match=r"Column 'x\.id' not found"):
         t_env.sql_query("SELECT x.id FROM t JOIN t AS u ON t.id = u.id")
     with pytest.raises(ValueError, match="SQL parse failed"):
         t_env.sql_query("SELEC id FROM t")

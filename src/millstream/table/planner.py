@@ -18,6 +18,7 @@ emits each group's final row once (a timer at the end of the key).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -521,6 +522,12 @@ class Sort(PlanNode):
         return self.input.translate(env).key_by(lambda kv: 0).process(function).set_parallelism(1)
 
 
+def _nulls_low(key: Callable[[tuple[Any, ...]], Any], row: tuple[Any, ...]) -> tuple[bool, Any]:
+    """A sort key placing NULL below every value."""
+    value = key(row)
+    return (False, 0) if value is None else (True, value)
+
+
 class _SortFunction(KeyedProcessFunction):
     def __init__(
         self, keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]], offset: int, fetch: int | None
@@ -540,8 +547,6 @@ class _SortFunction(KeyedProcessFunction):
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
         rows = list(self.rows.get() or [])
         for key, descending in reversed(self.keys):  # stable sorts, last key first
-            rows.sort(
-                key=lambda r, k=key: (k(r) is not None, k(r) if k(r) is not None else 0), reverse=descending
-            )
+            rows.sort(key=functools.partial(_nulls_low, key), reverse=descending)
         end = None if self.fetch is None else self.offset + self.fetch
         return [(INSERT, r) for r in rows[self.offset : end]]

@@ -256,7 +256,7 @@ class Table:
             keys.append((e.resolve(plan.names, plan.types).fn, descending))
         return self._with(Sort(plan.names, plan.types, False, plan, keys))
 
-    def limit(self, fetch: int, offset: int = 0) -> Table:
+    def limit(self, fetch: int | None, offset: int = 0) -> Table:
         """The first ``fetch`` rows after ``offset`` (in arrival order, or the sort's)."""
         from millstream.table.planner import Sort
 
@@ -274,7 +274,7 @@ class Table:
 
     def offset(self, offset: int) -> Table:
         """The rows after the first ``offset``."""
-        return self.limit(None, offset)  # type: ignore[arg-type]
+        return self.limit(None, offset)
 
     def flat_map(self, func: Any) -> Table:
         """The rows a table function (``udtf``) yields for each row (its columns only)."""
