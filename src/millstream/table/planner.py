@@ -346,10 +346,22 @@ class Sink(PlanNode):
     input: PlanNode | None = None
     connector: str = "print"
     options: dict[str, str] = field(default_factory=dict)
+    partition_keys: list[str] = field(default_factory=list)
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
         stream = self.input.translate(env)
+        if self.connector == "filesystem":
+            from millstream.table.filesystem import write_filesystem
+
+            if self.input.updating:
+                raise ValueError(
+                    "Table sink 'filesystem' doesn't support consuming update and delete changes "
+                    "which is produced by the query (an aggregation or join): write it in batch mode"
+                )
+            return write_filesystem(
+                stream, list(self.names), list(self.types), self.options, self.partition_keys
+            )
         if self.connector == "blackhole":
             return stream.add_sink(_Discard())
         types = list(self.input.types)

@@ -214,8 +214,12 @@ def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tu
     for column_name, expression in watermarks:
         builder.watermark(column_name, expression)
     options: dict[str, str] = {}
+    partition_keys: list[str] = []
     properties = tree.args.get("properties")
     for prop in properties.expressions if properties is not None else []:
+        if isinstance(prop, exp.PartitionedByProperty):  # PARTITIONED BY (dt, hr)
+            partition_keys = [c.name for c in prop.this.expressions]
+            continue
         key = prop.this.this if isinstance(prop.this, exp.Literal) else prop.name
         value = prop.args.get("value")
         options[str(key)] = str(value.this if isinstance(value, exp.Literal) else value)
@@ -225,7 +229,7 @@ def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tu
     descriptor = TableDescriptor.for_connector(connector).schema(builder.build())
     for key, value in options.items():
         descriptor.option(key, value)
-    return target.this.name, descriptor.build()
+    return target.this.name, descriptor.partitioned_by(*partition_keys).build()
 
 
 @dataclass

@@ -40,10 +40,17 @@ class FormatDescriptor:
 class TableDescriptor:
     """A table backed by a connector (``TableDescriptor.for_connector('print')...build()``)."""
 
-    def __init__(self, connector: str, schema: Schema | None, options: dict[str, str]) -> None:
+    def __init__(
+        self,
+        connector: str,
+        schema: Schema | None,
+        options: dict[str, str],
+        partition_keys: list[str] | None = None,
+    ) -> None:
         self.connector = connector
         self.schema = schema
         self.options = options
+        self.partition_keys = list(partition_keys or [])
 
     @staticmethod
     def for_connector(connector: str) -> TableDescriptor.Builder:
@@ -65,6 +72,12 @@ class TableDescriptor:
             self._connector = connector
             self._schema: Schema | None = None
             self._options: dict[str, str] = {}
+            self._partition_keys: list[str] = []
+
+        def partitioned_by(self, *partition_keys: str) -> TableDescriptor.Builder:
+            """The columns whose values name the table's sub-directories (``dt=2024-01-01``)."""
+            self._partition_keys = list(partition_keys)
+            return self
 
         def schema(self, schema: Schema) -> TableDescriptor.Builder:
             """The table's schema."""
@@ -90,4 +103,4 @@ class TableDescriptor:
 
         def build(self) -> TableDescriptor:
             """The descriptor."""
-            return TableDescriptor(self._connector, self._schema, dict(self._options))
+            return TableDescriptor(self._connector, self._schema, dict(self._options), self._partition_keys)

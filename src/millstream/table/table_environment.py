@@ -27,8 +27,8 @@ from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = ["EnvironmentSettings", "StatementSet", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
 
-_SINK_CONNECTORS = {"print", "blackhole"}
-_SOURCE_CONNECTORS = {"datagen"}
+_SINK_CONNECTORS = {"print", "blackhole", "filesystem"}
+_SOURCE_CONNECTORS = {"datagen", "filesystem"}
 
 
 class EnvironmentSettings:
@@ -177,9 +177,14 @@ class TableEnvironment:
             if descriptor.connector not in _SOURCE_CONNECTORS or descriptor.schema is None:
                 raise ValueError(f"table '{path}' ({descriptor.connector}) can only be written to")
             schema = descriptor.schema
-            node: PlanNode = DataGen(
-                schema.field_names(), schema.field_types(), False, dict(descriptor.options)
-            )
+            names, types, options = schema.field_names(), schema.field_types(), dict(descriptor.options)
+            node: PlanNode
+            if descriptor.connector == "filesystem":
+                from millstream.table.filesystem import FileSystemSource
+
+                node = FileSystemSource(names, types, False, options, list(descriptor.partition_keys))
+            else:
+                node = DataGen(names, types, False, options)
             return Table(apply_schema(node, schema), self)
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
@@ -198,9 +203,8 @@ class TableEnvironment:
             )
         if schema is not None:  # the query's columns implicitly cast to the sink's types
             plan = _cast_to(plan, schema.field_names(), schema.field_types())
-        return Sink(
-            plan.names, plan.types, plan.updating, plan, descriptor.connector, dict(descriptor.options)
-        )
+        options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
+        return Sink(plan.names, plan.types, plan.updating, plan, descriptor.connector, options, partitions)
 
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
@@ -420,11 +424,11 @@ def _cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNod
     from millstream.table.planner import project
 
     expressions = []
-    for name, source, target in zip(plan.names, plan.types, types, strict=True):
+    for name, source, target, sink_name in zip(plan.names, plan.types, types, names, strict=True):
         e = col(name)
         if source.root != target.root and source.root != "NULL":
             e = e.cast(target if source.is_nullable() else target.not_null())
-        expressions.append(e)
+        expressions.append(e.alias(sink_name) if sink_name != name else e)
     casted = project(plan, expressions, lambda i: f"_c{i}")
     casted.types = [t if t.root != "NULL" else s for t, s in zip(casted.types, types, strict=True)]
     return casted

@@ -124,6 +124,19 @@ class BucketAssigner:
         return moment.strftime(_java_to_strftime(self.format))
 
 
+def _by_bucket(assigner: Any, values: list[Any], now: float) -> list[tuple[str, list[Any]]]:
+    """The elements of a batch by bucket: the assigner's time bucket, or, for an assigner
+    with ``bucket_of(element) -> (bucket, value)`` (a table's partitions), each element's."""
+    bucket_of = getattr(assigner, "bucket_of", None)
+    if bucket_of is None:
+        return [(assigner.bucket_id(now), values)]
+    groups: dict[str, list[Any]] = {}
+    for element in values:
+        bucket, value = bucket_of(element)
+        groups.setdefault(bucket, []).append(value)
+    return list(groups.items())
+
+
 def _java_to_strftime(pattern: str) -> str:
     for java, py in (
         ("yyyy", "%Y"),
@@ -426,7 +439,10 @@ class FileWriter(_TwoPhaseCommit):
     def write_batch(self, values: list[Any]) -> None:
         """Append the text of each element as a line."""
         now = time.time()
-        bucket = self._sink.bucket_assigner.bucket_id(now)
+        for bucket, elements in _by_bucket(self._sink.bucket_assigner, values, now):
+            self._write(bucket, elements, now)
+
+    def _write(self, bucket: str, values: list[Any], now: float) -> None:
         part = self._open.get(bucket) or self._new_part(bucket)
         text = self._render(values) + "\n"
         part.file.write(text)
@@ -502,16 +518,16 @@ class BulkFileWriter(FileWriter):
 
     def write_batch(self, values: list[Any]) -> None:
         """Hand the elements to the bucket's bulk writer."""
-        bucket = self._sink.bucket_assigner.bucket_id(time.time())
-        part = self._open.get(bucket)
-        if part is None:
-            config = self._sink.output_file_config
-            name = f"{config.part_prefix}-{self._uid}-{self._subtask}-{self._counter}{config.part_suffix}"
-            self._counter += 1
-            part = self._open[bucket] = _BulkPart(
-                os.path.join(self._sink.base_path, bucket), name, self._sink.bulk_writer_factory
-            )
-        part.writer.add_batch(values)
+        for bucket, elements in _by_bucket(self._sink.bucket_assigner, values, time.time()):
+            part = self._open.get(bucket)
+            if part is None:
+                config = self._sink.output_file_config
+                name = f"{config.part_prefix}-{self._uid}-{self._subtask}-{self._counter}{config.part_suffix}"
+                self._counter += 1
+                part = self._open[bucket] = _BulkPart(
+                    os.path.join(self._sink.base_path, bucket), name, self._sink.bulk_writer_factory
+                )
+            part.writer.add_batch(elements)
 
     def close(self) -> None:
         """Close files; uncommitted in-progress files stay."""

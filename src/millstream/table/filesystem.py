@@ -1,0 +1,363 @@
+"""The ``filesystem`` connector of tables: CSV, JSON-lines and Parquet files, read and written
+through millstream's FileSource and FileSink (so reading is split over subtasks and
+checkpointed, and writing commits part files exactly once).
+
+Options, as Flink's: ``path`` (a file or a directory, read recursively, hidden ``.``/``_`` files
+skipped), ``format`` (``csv``, ``json``, ``parquet``), ``csv.field-delimiter`` (``,``),
+``csv.quote-character`` (``"``), ``csv.null-literal``, ``csv.allow-comments``,
+``csv.ignore-parse-errors`` and ``json.ignore-parse-errors`` (skip a bad row instead of failing
+the job, whose error otherwise names the file, line and column), ``json.fail-on-missing-field``,
+``partition.default-name`` (``__DEFAULT_PARTITION__``, the directory of a NULL partition value).
+
+A partitioned table (``PARTITIONED BY (dt)`` / ``TableDescriptor...partitioned_by('dt')``)
+keeps its partition columns in the directory names (``path/dt=2024-01-01/part-...``), not in
+the files: reading takes them from the path, writing puts each row under its partition's
+directory. The sink accepts insert-only tables (Flink's filesystem sink is append-only).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.table.planner import INSERT, PlanNode
+from millstream.table.types import DataType
+
+__all__ = ["FileSystemSource", "write_filesystem"]
+
+_FORMATS = ("csv", "json", "parquet")
+DEFAULT_PARTITION = "__DEFAULT_PARTITION__"
+
+
+def _format_of(options: dict[str, str]) -> str:
+    name = options.get("format")
+    if name not in _FORMATS:
+        raise ValueError(
+            f"the filesystem connector needs 'format' = one of {', '.join(_FORMATS)}, got {name!r}"
+        )
+    return name
+
+
+@dataclass
+class FileSystemSource(PlanNode):
+    """The rows of a filesystem table: physical columns (``file_names``) from the files,
+    partition columns from the directories."""
+
+    options: dict[str, str] = field(default_factory=dict)
+    partition_keys: list[str] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        from millstream.common import WatermarkStrategy
+        from millstream.connectors.file.source import FileSource
+
+        path = self.options.get("path")
+        if not path:
+            raise ValueError("the filesystem connector needs the 'path' option")
+        table_format = _TableFileFormat(
+            list(self.names), list(self.types), self.partition_keys, self.options, path
+        )
+        source = FileSource.for_record_stream_format(table_format, path).build()
+        return env.from_source(source, WatermarkStrategy.no_watermarks(), f"filesystem: {path}")
+
+
+class _TableFileFormat(StreamFormat):
+    """Whole files (not split) of one format, read into ``(kind, row)`` changes."""
+
+    def __init__(
+        self,
+        names: list[str],
+        types: list[DataType],
+        partition_keys: list[str],
+        options: dict[str, str],
+        root: str,
+    ) -> None:
+        super().__init__()
+        self.names, self.types, self.options = names, types, options
+        self.partition_keys = partition_keys
+        self.root = os.path.abspath(root.removeprefix("file://"))
+        self.format = _format_of(options)
+
+    def is_splittable(self) -> bool:
+        return False
+
+    def create_reader(self, splits: list[_Split]) -> FileReader:
+        return _TableFileReader(splits, self)
+
+
+class _TableFileReader(FileReader):
+    """Decodes one file at a time, then hands its rows out in batches (never two files in one)."""
+
+    def __init__(self, splits: list[_Split], fmt: _TableFileFormat) -> None:
+        super().__init__(splits)
+        self.fmt = fmt
+        partitions = set(fmt.partition_keys)
+        self.physical = [(n, t) for n, t in zip(fmt.names, fmt.types, strict=True) if n not in partitions]
+        self.rows: list[tuple[Any, ...]] | None = None
+        self.position = 0
+
+    def _poll(self, max_records: int) -> list[Any] | None:
+        while self.rows is None or self.position >= len(self.rows):
+            split = self._next_split()
+            if split is None:
+                return None
+            self.rows = self._decode(split.path)
+            self.position = 0
+        batch = self.rows[self.position : self.position + max_records]
+        self.position += len(batch)
+        return [(INSERT, row) for row in batch]
+
+    def _decode(self, path: str) -> list[tuple[Any, ...]]:
+        fmt = self.fmt
+        if fmt.format == "parquet":
+            physical = _read_parquet(path, self.physical)
+        elif fmt.format == "json":
+            physical = _read_json(path, self.physical, fmt.options)
+        else:
+            physical = _read_csv(path, self.physical, fmt.options)
+        if not fmt.partition_keys:
+            return physical
+        values = _partition_values(path, fmt)
+        positions = {n: i for i, (n, _) in enumerate(self.physical)}
+        return [tuple(values[n] if n in values else row[positions[n]] for n in fmt.names) for row in physical]
+
+    def close(self) -> None:
+        self.rows = None
+
+
+def _partition_values(path: str, fmt: _TableFileFormat) -> dict[str, Any]:
+    """``k=v`` directories between the table's root and the file, typed by the schema."""
+    relative = os.path.relpath(os.path.dirname(os.path.abspath(path)), fmt.root)
+    default = fmt.options.get("partition.default-name", DEFAULT_PARTITION)
+    types = dict(zip(fmt.names, fmt.types, strict=True))
+    values: dict[str, Any] = dict.fromkeys(fmt.partition_keys)
+    for segment in relative.split(os.sep):
+        key, sep, text = segment.partition("=")
+        if sep and key in values:
+            text = urllib.parse.unquote(text)
+            values[key] = None if text == default else types[key].from_text()(text)
+    return values
+
+
+def _error(path: str, line: int, column: str | None, err: Exception) -> ValueError:
+    where = f"{path}, line {line}" + (f", column '{column}'" if column else "")
+    return ValueError(f"{where}: {err}")
+
+
+def _read_csv(
+    path: str, columns: list[tuple[str, DataType]], options: dict[str, str]
+) -> list[tuple[Any, ...]]:
+    delimiter = options.get("csv.field-delimiter", ",").encode().decode("unicode_escape")
+    quote = options.get("csv.quote-character", '"')
+    null_literal = options.get("csv.null-literal")
+    comments = options.get("csv.allow-comments", "false").lower() == "true"
+    ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
+    parsers = [(n, t.root, t.from_text()) for n, t in columns]
+    rows = []
+    with open(path, encoding="utf-8", newline="") as file:
+        reader = csv.reader(file, delimiter=delimiter, quotechar=quote or None, strict=False)
+        for record in reader:
+            if not record or (comments and record[0].startswith("#")):
+                continue
+            try:
+                if len(record) != len(parsers):
+                    raise ValueError(
+                        f"Row length mismatch. {len(parsers)} fields expected but was {len(record)}."
+                    )
+                rows.append(
+                    tuple(_csv_value(p, text, null_literal) for p, text in zip(parsers, record, strict=True))
+                )
+            except ValueError as err:
+                if ignore:
+                    continue
+                column = next(
+                    (
+                        n
+                        for (n, r, parse), t in zip(parsers, record, strict=False)
+                        if not _parses(r, parse, t, null_literal)
+                    ),
+                    None,
+                )
+                raise _error(path, reader.line_num, column, err) from err
+    return rows
+
+
+def _csv_value(parser: tuple[str, str, Callable[[str], Any]], text: str, null_literal: str | None) -> Any:
+    _, root, parse = parser
+    if null_literal is not None and text == null_literal:
+        return None
+    if text == "" and root not in ("STRING", "VARCHAR", "CHAR"):
+        return None  # Flink's CSV reads an empty field of a non-string column as NULL
+    return parse(text)
+
+
+def _parses(root: str, parse: Callable[[str], Any], text: str, null_literal: str | None) -> bool:
+    try:
+        _csv_value(("", root, parse), text, null_literal)
+        return True
+    except ValueError:
+        return False
+
+
+def _read_json(
+    path: str, columns: list[tuple[str, DataType]], options: dict[str, str]
+) -> list[tuple[Any, ...]]:
+    ignore = options.get("json.ignore-parse-errors", "false").lower() == "true"
+    fail_missing = options.get("json.fail-on-missing-field", "false").lower() == "true"
+    converters = [(n, t.from_json()) for n, t in columns]
+    rows = []
+    with open(path, encoding="utf-8") as file:
+        for line_number, line in enumerate(file, 1):
+            if not line.strip():
+                continue
+            column = None
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    raise ValueError("not a JSON object")
+                values: list[Any] = []
+                for name, convert in converters:
+                    column = name
+                    if name not in record:
+                        if fail_missing:
+                            raise ValueError(f"Could not find field with name '{name}'.")
+                        values.append(None)
+                        continue
+                    value = record[name]
+                    values.append(None if value is None else convert(value))
+                rows.append(tuple(values))
+            except (ValueError, TypeError) as err:
+                if ignore:
+                    continue
+                raise _error(path, line_number, column, err) from err
+    return rows
+
+
+def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[Any, ...]]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=[n for n, _ in columns])
+    converters = [t.from_arrow() for _, t in columns]
+    data = [table.column(i).to_pylist() for i in range(len(columns))]
+    return [
+        tuple(None if v is None else c(v) for c, v in zip(converters, values, strict=True))
+        for values in zip(*data, strict=True)
+    ]
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+
+class _PartitionBuckets:
+    """The FileSink bucket of each row: its partition directories (``dt=2024-01-01/``)."""
+
+    def __init__(
+        self, indexes: list[tuple[str, int]], default_name: str, encode: Callable[[tuple[Any, ...]], Any]
+    ) -> None:
+        self.indexes, self.default_name, self.encode = indexes, default_name, encode
+
+    def bucket_id(self, now: float) -> str:
+        return ""
+
+    def bucket_of(self, row: tuple[Any, ...]) -> tuple[str, Any]:
+        parts = []
+        for name, index in self.indexes:
+            value = row[index]
+            text = self.default_name if value is None else _partition_text(value)
+            parts.append(f"{name}={urllib.parse.quote(text, safe='')}")
+        return "/".join(parts), self.encode(row)
+
+
+def _partition_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def write_filesystem(
+    stream: Any, names: list[str], types: list[DataType], options: dict[str, str], partition_keys: list[str]
+) -> Any:
+    """Write a stream of insert-only ``(kind, row)`` changes as the table's files."""
+    from millstream.connectors.file.sink import FileSink, OutputFileConfig
+    from millstream.connectors.formats.parquet import ParquetBulkWriters
+    from millstream.table.types import DataTypes
+
+    path = options.get("path")
+    if not path:
+        raise ValueError("the filesystem connector needs the 'path' option")
+    table_format = _format_of(options)
+    partitions = [(n, names.index(n)) for n in partition_keys]
+    physical = [i for i, n in enumerate(names) if n not in partition_keys]
+    physical_types = [types[i] for i in physical]
+
+    def rows(change: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
+        if change[0] != INSERT:
+            raise ValueError(
+                "Table sink 'filesystem' doesn't support consuming update and delete changes "
+                f"(got {change[0]}): the filesystem connector is append-only"
+            )
+        return change[1]
+
+    if table_format == "parquet":
+        row_type = DataTypes.ROW([DataTypes.FIELD(names[i], types[i]) for i in physical])
+        encode: Callable[[tuple[Any, ...]], Any] = lambda row: tuple(row[i] for i in physical)  # noqa: E731
+        builder: Any = FileSink.for_bulk_format(path, ParquetBulkWriters.for_row_type(row_type))
+        suffix = ".parquet"
+    else:
+        encode = _line_encoder(table_format, [names[i] for i in physical], physical_types, physical, options)
+        from millstream.common.serialization import Encoder
+
+        builder = FileSink.for_row_format(path, Encoder.simple_string_encoder())
+        suffix = f".{table_format}"
+    assigner: Any = _PartitionBuckets(
+        partitions, options.get("partition.default-name", DEFAULT_PARTITION), encode
+    )
+    config = OutputFileConfig.builder().with_part_prefix("part").with_part_suffix(suffix).build()
+    sink = builder.with_bucket_assigner(assigner).with_output_file_config(config).build()
+    return stream.map(rows).sink_to(sink)
+
+
+def _line_encoder(
+    table_format: str, names: list[str], types: list[DataType], indexes: list[int], options: dict[str, str]
+) -> Callable[[tuple[Any, ...]], str]:
+    from millstream.table.print_utils import format_value
+
+    if table_format == "json":
+
+        def to_json(row: tuple[Any, ...]) -> str:
+            return json.dumps(
+                {n: _json_value(t, row[i]) for n, t, i in zip(names, types, indexes, strict=True)},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+
+        return to_json
+    delimiter = options.get("csv.field-delimiter", ",").encode().decode("unicode_escape")
+    null_literal = options.get("csv.null-literal", "")
+
+    def to_csv(row: tuple[Any, ...]) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, delimiter=delimiter, lineterminator="")
+        writer.writerow(
+            [
+                null_literal if row[i] is None else format_value(t, row[i])
+                for t, i in zip(types, indexes, strict=True)
+            ]
+        )
+        return out.getvalue()
+
+    return to_csv
+
+
+def _json_value(data_type: DataType, value: Any) -> Any:
+    from millstream.table.print_utils import format_value
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return format_value(data_type, value)

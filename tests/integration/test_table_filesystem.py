@@ -1,0 +1,103 @@
+"""The filesystem connector of tables: partitioned CSV read with partition columns taken from
+the directories, written back as CSV, JSON and Parquet (partition columns as directories, not
+in the files) and read again; bad input named by file, line and column, or skipped on request;
+updating queries refused by the append-only sink."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+
+import pytest
+
+from millstream.table import EnvironmentSettings, TableEnvironment
+
+pytestmark = pytest.mark.timeout(300)
+
+ROWS = [
+    (1, "apple", 2.5, "2024-01-01"),
+    (2, "pear", None, "2024-01-01"),
+    (3, "fig, dried", 1.0, "2024-01-02"),
+]
+
+
+def _write_input(root: str) -> None:
+    os.makedirs(os.path.join(root, "dt=2024-01-01"))
+    os.makedirs(os.path.join(root, "dt=2024-01-02"))
+    with open(os.path.join(root, "dt=2024-01-01", "a.csv"), "w") as f:
+        f.write("1,apple,2.5\n2,pear,\n")
+    with open(os.path.join(root, "dt=2024-01-02", "b.csv"), "w") as f:
+        f.write('3,"fig, dried",1.0\n')
+    with open(os.path.join(root, "_SUCCESS"), "w") as f:
+        f.write("hidden files are skipped\n")
+
+
+def _table(t_env: TableEnvironment, name: str, path: str, fmt: str, extra: str = "") -> None:
+    t_env.execute_sql(
+        f"CREATE TABLE {name} (id INT, name STRING, price DOUBLE, dt STRING) PARTITIONED BY (dt) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = '{fmt}'{extra})"
+    )
+
+
+def _rows(t_env: TableEnvironment, sql: str) -> Counter[tuple[object, ...]]:
+    with t_env.execute_sql(sql).collect() as rows:
+        return Counter(tuple(r) for r in rows)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_partitioned_tables_round_trip_through_each_format(tmp_path, fmt):
+    source = str(tmp_path / "in")
+    _write_input(source)
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    _table(t_env, "fruit", source, "csv")
+    assert _rows(t_env, "SELECT * FROM fruit") == Counter(ROWS)
+    target = str(tmp_path / "out")
+    _table(t_env, "copy", target, fmt)
+    t_env.execute_sql("INSERT INTO copy SELECT id, UPPER(name), price, dt FROM fruit").wait()
+    written = sorted(os.path.relpath(os.path.join(d, f), target) for d, _, fs in os.walk(target) for f in fs)
+    assert [os.path.dirname(p) for p in written] == ["dt=2024-01-01", "dt=2024-01-02"]
+    assert all(p.endswith(f".{fmt}") and os.path.basename(p).startswith("part-") for p in written)
+    if fmt == "json":  # the partition column lives in the directory name only
+        first = open(os.path.join(target, written[1])).read().splitlines()
+        assert [json.loads(line) for line in first] == [{"id": 3, "name": "FIG, DRIED", "price": 1.0}]
+    expected = Counter((i, n.upper(), p, d) for i, n, p, d in ROWS)
+    assert _rows(t_env, "SELECT * FROM copy") == expected
+    streaming = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    _table(streaming, "copy", target, fmt)
+    final: Counter[tuple[object, ...]] = Counter()
+    with streaming.execute_sql("SELECT dt, COUNT(*) AS c FROM copy GROUP BY dt").collect() as changes:
+        for row in changes:
+            final[tuple(row)] += 1 if str(row.get_row_kind()) in ("+I", "+U") else -1
+    assert +final == Counter([("2024-01-01", 2), ("2024-01-02", 1)])
+
+
+def test_bad_rows_are_named_or_skipped(tmp_path):
+    path = tmp_path / "bad"
+    path.mkdir()
+    (path / "x.csv").write_text("1,ok,1.5,d\n2,bad,notanumber,d\n3,fine,2.0,d\n")
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql(
+        f"CREATE TABLE t (id INT, name STRING, price DOUBLE, dt STRING) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')"
+    )
+    with pytest.raises(Exception, match=r"x\.csv, line 2, column 'price'"):
+        _rows(t_env, "SELECT * FROM t")
+    t_env.execute_sql(
+        f"CREATE TABLE lenient (id INT, name STRING, price DOUBLE, dt STRING) WITH ('connector' = "
+        f"'filesystem', 'path' = '{path}', 'format' = 'csv', 'csv.ignore-parse-errors' = 'true')"
+    )
+    assert _rows(t_env, "SELECT id FROM lenient") == Counter([(1,), (3,)])
+
+
+def test_the_append_only_sink_refuses_an_updating_query(tmp_path):
+    source = str(tmp_path / "in")
+    _write_input(source)
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    _table(t_env, "fruit", source, "csv")
+    t_env.execute_sql(
+        f"CREATE TABLE counts (dt STRING, c BIGINT) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 'counts'}', 'format' = 'csv')"
+    )
+    with pytest.raises(ValueError, match="doesn't support consuming update and delete changes"):
+        t_env.execute_sql("INSERT INTO counts SELECT dt, COUNT(*) FROM fruit GROUP BY dt")
