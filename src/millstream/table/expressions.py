@@ -756,41 +756,119 @@ class UserAggregateCall(AggregateCall):
         return self.wrapper.result_type
 
 
-# the built-in functions module gives Expression its function methods when it loads
-from millstream.table import functions as _functions  # noqa: E402
+def _builtin(name: str, *args: Any) -> Expression:
+    """The built-in function ``name`` applied to ``args`` (``functions.py``, imported when first
+    used: it imports this module, so a module-level import would make a cycle)."""
+    from millstream.table.functions import call_builtin
+
+    return call_builtin(name, *args)
+
+
+# Table API methods: name -> built-in function (the expression is the first argument); the ones
+# in _PROPERTIES are properties in PyFlink (``col('s').upper_case``), the others methods.
+_METHODS = {
+    "upper_case": "UPPER",
+    "lower_case": "LOWER",
+    "trim": "TRIM",
+    "ltrim": "LTRIM",
+    "rtrim": "RTRIM",
+    "char_length": "CHAR_LENGTH",
+    "substring": "SUBSTRING",
+    "substr": "SUBSTRING",
+    "replace": "REPLACE",
+    "like": "LIKE",
+    "init_cap": "INITCAP",
+    "reverse": "REVERSE",
+    "repeat": "REPEAT",
+    "lpad": "LPAD",
+    "rpad": "RPAD",
+    "regexp_replace": "REGEXP_REPLACE",
+    "abs": "ABS",
+    "power": "POWER",
+    "sqrt": "SQRT",
+    "ln": "LN",
+    "log10": "LOG10",
+    "exp": "EXP",
+    "floor": "FLOOR",
+    "ceil": "CEIL",
+    "round": "ROUND",
+    "sign": "SIGN",
+    "if_null": "IFNULL",
+    "null_if": "NULLIF",
+}
+_PROPERTIES = {"upper_case", "lower_case", "char_length", "init_cap", "reverse", "abs", "sqrt", "ln",
+               "log10", "exp", "floor", "ceil", "sign"}  # fmt: skip
+
+
+def _install_methods() -> None:
+    for method, function in _METHODS.items():
+        if method in _PROPERTIES:
+
+            def prop(self: Expression, _function: str = function) -> Expression:
+                return _builtin(_function, self)
+
+            setattr(Expression, method, property(prop, doc=f"{function}(this)"))
+        else:
+
+            def meth(self: Expression, *args: Any, _function: str = function) -> Expression:
+                return _builtin(_function, self, *args)
+
+            meth.__doc__ = f"{function}(this, args...)"
+            setattr(Expression, method, meth)
+
+    def in_(self: Expression, *values: Any) -> Expression:
+        """TRUE if the value is one of ``values``."""
+        return or_(*(self == v for v in values))
+
+    def between(self: Expression, lower: Any, upper: Any) -> Expression:
+        """``lower <= this <= upper``."""
+        return (self >= lower) & (self <= upper)
+
+    def not_between(self: Expression, lower: Any, upper: Any) -> Expression:
+        """NOT ``lower <= this <= upper``."""
+        return (self < lower) | (self > upper)
+
+    Expression.in_ = in_  # type: ignore[attr-defined]
+    Expression.between = between  # type: ignore[attr-defined]
+    Expression.not_between = not_between  # type: ignore[attr-defined]
+
+
+_install_methods()
 
 
 def concat(first: Any, *others: Any) -> Expression:
     """The strings joined (NULL if any is NULL)."""
-    return _functions.call_builtin("CONCAT", first, *others)
+    return _builtin("CONCAT", first, *others)
 
 
 def concat_ws(separator: Any, first: Any, *others: Any) -> Expression:
     """The non-NULL strings joined by ``separator``."""
-    return _functions.call_builtin("CONCAT_WS", separator, first, *others)
+    return _builtin("CONCAT_WS", separator, first, *others)
 
 
 def coalesce(*args: Any) -> Expression:
     """The first non-NULL argument."""
-    return _functions.call_builtin("COALESCE", *args)
+    return _builtin("COALESCE", *args)
 
 
 def to_timestamp_ltz(numeric_epoch_time: Any, precision: Any) -> Expression:
     """A TIMESTAMP_LTZ of epoch seconds (precision 0) or milliseconds (precision 3)."""
-    return _functions.call_builtin("TO_TIMESTAMP_LTZ", numeric_epoch_time, precision)
+    return _builtin("TO_TIMESTAMP_LTZ", numeric_epoch_time, precision)
 
 
 def date_format(timestamp: Any, format: Any) -> Expression:
     """The timestamp as text in a Java date-time ``format``."""
-    return _functions.call_builtin("DATE_FORMAT", timestamp, format)
+    return _builtin("DATE_FORMAT", timestamp, format)
 
 
 def call(f: Any, *args: Any) -> Expression:
     """A function by name (a built-in or one registered with ``create_temporary_function``)
     or a user-defined function object, applied to ``args``."""
     if isinstance(f, str):
-        if _functions.is_builtin(f):
-            return _functions.call_builtin(f, *args)
+        from millstream.table.functions import is_builtin
+
+        if is_builtin(f):
+            return _builtin(f, *args)
         return _NamedCall(f, [_wrap(a) for a in args])
     return f(*args)
 

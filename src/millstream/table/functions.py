@@ -19,7 +19,7 @@ from typing import Any
 from millstream.table.expressions import Compiled, Expression, _nullable, _wrap
 from millstream.table.types import DataType, DataTypes
 
-__all__ = ["call_builtin", "install_methods", "is_builtin", "temporal_cast"]
+__all__ = ["call_builtin", "is_builtin", "temporal_cast"]
 
 TypeRule = Callable[[list[DataType]], DataType]
 
@@ -260,78 +260,6 @@ def call_builtin(name: str, *args: Any) -> Expression:
     return _Call(name, [_wrap(a) for a in args])
 
 
-# Table API methods: name -> built-in function (the expression is the first argument)
-_METHODS = {
-    "upper_case": "UPPER",
-    "lower_case": "LOWER",
-    "trim": "TRIM",
-    "ltrim": "LTRIM",
-    "rtrim": "RTRIM",
-    "char_length": "CHAR_LENGTH",
-    "substring": "SUBSTRING",
-    "substr": "SUBSTRING",
-    "replace": "REPLACE",
-    "like": "LIKE",
-    "init_cap": "INITCAP",
-    "reverse": "REVERSE",
-    "repeat": "REPEAT",
-    "lpad": "LPAD",
-    "rpad": "RPAD",
-    "regexp_replace": "REGEXP_REPLACE",
-    "abs": "ABS",
-    "power": "POWER",
-    "sqrt": "SQRT",
-    "ln": "LN",
-    "log10": "LOG10",
-    "exp": "EXP",
-    "floor": "FLOOR",
-    "ceil": "CEIL",
-    "round": "ROUND",
-    "sign": "SIGN",
-    "if_null": "IFNULL",
-    "null_if": "NULLIF",
-}
-
-_PROPERTIES = {"upper_case", "lower_case", "char_length", "init_cap", "reverse", "abs", "sqrt", "ln",
-               "log10", "exp", "floor", "ceil", "sign"}  # fmt: skip
-
-
-def install_methods(cls: type) -> None:
-    """Give ``Expression`` PyFlink's function methods (``col('s').upper_case``, ``.substring(1, 2)``)."""
-    for method, function in _METHODS.items():
-        if method in _PROPERTIES:
-
-            def prop(self: Expression, _function: str = function) -> Expression:
-                return call_builtin(_function, self)
-
-            setattr(cls, method, property(prop, doc=f"{function}(this)"))
-        else:
-
-            def meth(self: Expression, *args: Any, _function: str = function) -> Expression:
-                return call_builtin(_function, self, *args)
-
-            meth.__doc__ = f"{function}(this, args...)"
-            setattr(cls, method, meth)
-
-    def in_(self: Expression, *values: Any) -> Expression:
-        from millstream.table.expressions import or_
-
-        return or_(*(self == v for v in values))
-
-    def between(self: Expression, lower: Any, upper: Any) -> Expression:
-        return (self >= lower) & (self <= upper)
-
-    def not_between(self: Expression, lower: Any, upper: Any) -> Expression:
-        return (self < lower) | (self > upper)
-
-    in_.__doc__ = "TRUE if the value is one of ``values``."
-    between.__doc__ = "``lower <= this <= upper``."
-    not_between.__doc__ = "NOT ``lower <= this <= upper``."
-    cls.in_ = in_  # type: ignore[attr-defined]
-    cls.between = between  # type: ignore[attr-defined]
-    cls.not_between = not_between  # type: ignore[attr-defined]
-
-
 def temporal_cast(source: DataType, target: DataType) -> Callable[[Any], Any]:
     """The conversion of a CAST to a TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME type."""
     root = target.root
@@ -362,6 +290,3 @@ def temporal_cast(source: DataType, target: DataType) -> Callable[[Any], Any]:
             datetime.date.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).date()
         )
     return lambda v: datetime.time.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).time()
-
-
-install_methods(Expression)
