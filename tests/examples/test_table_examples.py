@@ -47,3 +47,66 @@ def test_table_word_count_prints_the_changelog(tmp_path, own_input):
     result = subprocess.run(args, capture_output=True, text=True, timeout=150)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == expected_changelog(lines)
+
+
+# examples/table/windowing.py with its imports swapped to pyflink, run on PyFlink 2.3.0 on
+# 2026-11-24 (parallelism 1). Windows ending at the same time fire in an order Flink leaves to
+# its timer heap, so lines are compared per sink as multisets, and every line must match.
+PYFLINK_WINDOWING = """\
+tumble> +I[Alice, 130.1, 1970-01-01T00:00:00Z, 1970-01-01T00:00:05Z]
+tumble> +I[Bob, 86.4, 1970-01-01T00:00:00Z, 1970-01-01T00:00:05Z]
+tumble> +I[Bob, 16.1, 1970-01-01T00:00:05Z, 1970-01-01T00:00:10Z]
+tumble> +I[Alice, 13.1, 1970-01-01T00:00:05Z, 1970-01-01T00:00:10Z]
+tumble> +I[Alice, 20.1, 1970-01-01T00:00:10Z, 1970-01-01T00:00:15Z]
+slide> +I[Alice, 110.1, 1969-12-31T23:59:58Z, 1970-01-01T00:00:03Z]
+slide> +I[Bob, 53.1, 1969-12-31T23:59:58Z, 1970-01-01T00:00:03Z]
+slide> +I[Alice, 130.1, 1970-01-01T00:00:00Z, 1970-01-01T00:00:05Z]
+slide> +I[Bob, 86.399994, 1970-01-01T00:00:00Z, 1970-01-01T00:00:05Z]
+slide> +I[Bob, 86.399994, 1970-01-01T00:00:02Z, 1970-01-01T00:00:07Z]
+slide> +I[Alice, 33.1, 1970-01-01T00:00:02Z, 1970-01-01T00:00:07Z]
+slide> +I[Alice, 13.1, 1970-01-01T00:00:04Z, 1970-01-01T00:00:09Z]
+slide> +I[Bob, 46.300003, 1970-01-01T00:00:04Z, 1970-01-01T00:00:09Z]
+slide> +I[Bob, 16.1, 1970-01-01T00:00:06Z, 1970-01-01T00:00:11Z]
+slide> +I[Alice, 20.1, 1970-01-01T00:00:06Z, 1970-01-01T00:00:11Z]
+slide> +I[Alice, 20.1, 1970-01-01T00:00:08Z, 1970-01-01T00:00:13Z]
+slide> +I[Alice, 20.1, 1970-01-01T00:00:10Z, 1970-01-01T00:00:15Z]
+session> +I[Bob, 102.5, 1970-01-01T00:00:02Z, 1970-01-01T00:00:12Z]
+session> +I[Alice, 163.30002, 1970-01-01T00:00:01Z, 1970-01-01T00:00:15Z]
+over> +I[Alice, 110.1]
+over> +I[Bob, 53.1]
+over> +I[Alice, 110.1]
+over> +I[Bob, 53.1]
+over> +I[Bob, 53.1]
+over> +I[Alice, 110.1]
+over> +I[Bob, 30.2]
+over> +I[Alice, 20.1]
++----+-------------------------+--------------------------------+--------------------------------+
+| op |            window_start |                           name |                          total |
++----+-------------------------+--------------------------------+--------------------------------+
+| +I | 1970-01-01 00:00:00.000 |                          Alice |                          130.1 |
+| +I | 1970-01-01 00:00:00.000 |                            Bob |                           86.4 |
+| +I | 1970-01-01 00:00:05.000 |                            Bob |                           16.1 |
+| +I | 1970-01-01 00:00:05.000 |                          Alice |                           13.1 |
+| +I | 1970-01-01 00:00:10.000 |                          Alice |                           20.1 |
++----+-------------------------+--------------------------------+--------------------------------+
+5 rows in set
+"""
+
+
+def _by_part(text: str) -> dict[str, list[str]]:
+    parts: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        name = line.split(">", 1)[0] if "> " in line else "tableau"
+        parts.setdefault(name, []).append(line)
+    return {name: sorted(lines) if name != "over" else lines for name, lines in parts.items()}
+
+
+def test_table_windowing_prints_what_pyflink_prints():
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "table", "windowing.py")],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=True,
+    )
+    assert _by_part(result.stdout) == _by_part(PYFLINK_WINDOWING)

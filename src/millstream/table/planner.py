@@ -365,9 +365,8 @@ class Sink(PlanNode):
         if self.connector == "blackhole":
             return stream.add_sink(_Discard())
         types = list(self.input.types)
-        identifier = self.options.get("print-identifier")
-        prefix = f"{identifier}:" if identifier else ""
-        return stream.map(lambda kv: prefix + row_to_string(kv[0], kv[1], types)).print()
+        identifier = self.options.get("print-identifier")  # "id> " / "id:2> ", as Flink's
+        return stream.map(lambda kv: row_to_string(kv[0], kv[1], types)).print(identifier or None)
 
 
 class _Discard(SinkFunction):
