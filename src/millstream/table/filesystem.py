@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.table.aggregates import to_float32
 from millstream.table.planner import INSERT, PlanNode
 from millstream.table.types import DataType
 
@@ -242,13 +243,19 @@ def _read_json(
 def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[Any, ...]]:
     import pyarrow.parquet as pq
 
+    from millstream.table.types import _same
+
     table = pq.read_table(path, columns=[n for n, _ in columns])
-    converters = [t.from_arrow() for _, t in columns]
-    data = [table.column(i).to_pylist() for i in range(len(columns))]
-    return [
-        tuple(None if v is None else c(v) for c, v in zip(converters, values, strict=True))
-        for values in zip(*data, strict=True)
-    ]
+    data = []
+    for i, (_, data_type) in enumerate(columns):
+        values = table.column(i).to_pylist()
+        convert = data_type.from_arrow()
+        if convert is not _same:  # only types whose Arrow value differs from the Python one
+            values = [None if v is None else convert(v) for v in values]
+        if data_type.root == "FLOAT":  # FLOAT columns hold 32-bit values (Arrow gives them widened)
+            values = [None if v is None else to_float32(v) for v in values]
+        data.append(values)
+    return list(zip(*data, strict=True))
 
 
 # -- writing ---------------------------------------------------------------------------------------------

@@ -87,11 +87,21 @@ class Project(PlanNode):
 
     input: PlanNode | None = None
     functions: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    expressions: list[Expression] | None = None  # the same as expressions: generated into one function
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
-        fns = self.functions
-        return self.input.translate(env).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+        source = self.input
+        if self.expressions is None:
+            fns = self.functions
+            return source.translate(env).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+        from millstream.table.codegen import calc_function
+
+        condition = None
+        if isinstance(source, Filter) and source.expression is not None and source.input is not None:
+            condition, source = source.expression, source.input  # a filter then a projection: one calc
+        calc = calc_function(list(source.names), list(source.types), condition, self.expressions)
+        return source.translate(env).flat_map(calc)
 
 
 @dataclass
@@ -100,9 +110,15 @@ class Filter(PlanNode):
 
     input: PlanNode | None = None
     condition: Callable[[tuple[Any, ...]], Any] | None = None
+    expression: Expression | None = None  # the condition as an expression: generated code
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.condition is not None
+        if self.expression is not None:
+            from millstream.table.codegen import calc_function
+
+            calc = calc_function(list(self.input.names), list(self.input.types), self.expression, None)
+            return self.input.translate(env).flat_map(calc)
         condition = self.condition
         return self.input.translate(env).filter(lambda kv: condition(kv[1]) is True)
 
@@ -246,7 +262,13 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
                 rowtime = i
                 break
     return Project(
-        names, [c.data_type for c in compiled], node.updating, node, [c.fn for c in compiled], rowtime=rowtime
+        names,
+        [c.data_type for c in compiled],
+        node.updating,
+        node,
+        [c.fn for c in compiled],
+        list(expressions),
+        rowtime=rowtime,
     )
 
 

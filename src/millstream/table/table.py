@@ -138,9 +138,10 @@ class Table:
         compiled = predicate.resolve(plan.names, plan.types)
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
-        return self._with(
-            Filter(plan.names, plan.types, plan.updating, plan, compiled.fn, rowtime=plan.rowtime)
+        node = Filter(
+            plan.names, plan.types, plan.updating, plan, compiled.fn, predicate, rowtime=plan.rowtime
         )
+        return self._with(node)
 
     def group_by(self, *fields: Any) -> GroupedTable:
         """Groups for an aggregation (``.select(...)``)."""
