@@ -13,7 +13,8 @@ and for a row of an outer side how many rows of the other side it matches. As Fl
   last match goes the padded row comes back.
 
 A join's output is updating whenever an outer side exists or an input is updating.
-``table.exec.state.ttl`` is not applied yet (state grows with the inputs).
+``table.exec.state.ttl`` bounds the state: a held row not written for that long expires (a
+later match no longer finds it), as Flink's idle state retention.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
-from millstream.table.planner import DELETE, INSERT, UPDATE_AFTER, PlanNode
+from millstream.table.planner import DELETE, INSERT, UPDATE_AFTER, PlanNode, state_ttl_ms, with_ttl
 
 __all__ = ["Join", "split_condition"]
 
@@ -53,6 +54,7 @@ class Join(PlanNode):
             return tuple([k(tagged[2]) for k in keys])
 
         function = _JoinFunction(self.join_type, len(self.left.names), len(self.right.names), self.residual)
+        function.ttl_ms = state_ttl_ms(env)
         joined = left.union(right).key_by(key_of).process(function)
         if not left_keys:  # no equality: every row meets every row in one subtask
             joined.set_parallelism(1)
@@ -71,11 +73,13 @@ class _JoinFunction(KeyedProcessFunction):
         self.widths = (left_width, right_width)
         self.residual = residual
         self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
+        self.ttl_ms = 0
 
     def open(self, runtime_context: Any) -> None:
+        ttl = self.ttl_ms  # table.exec.state.ttl: rows idle that long are forgotten
         self.sides = (
-            runtime_context.get_map_state(MapStateDescriptor("left", None, None)),
-            runtime_context.get_map_state(MapStateDescriptor("right", None, None)),
+            runtime_context.get_map_state(with_ttl(MapStateDescriptor("left", None, None), ttl)),
+            runtime_context.get_map_state(with_ttl(MapStateDescriptor("right", None, None), ttl)),
         )
 
     def _joined(self, side: int, row: tuple[Any, ...], other: tuple[Any, ...] | None) -> tuple[Any, ...]:

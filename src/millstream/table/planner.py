@@ -138,6 +138,7 @@ class Aggregate(PlanNode):
         function = GroupAggregateFunction(
             self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
         )
+        function.ttl_ms = 0 if self.batch else state_ttl_ms(env)
         stream = self.input.translate(env)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
 
@@ -165,6 +166,42 @@ def translate(node: PlanNode, env: Any) -> Any:
     return node.translate(env)
 
 
+# -- state retention ---------------------------------------------------------------------------------
+
+_DURATION_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "secs": 1000,
+                   "second": 1000, "seconds": 1000, "min": 60_000, "m": 60_000, "minute": 60_000,
+                   "minutes": 60_000, "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+                   "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}  # fmt: skip
+
+
+def parse_duration_ms(text: str) -> int:
+    """Flink's duration text (``3600000``, ``500 ms``, ``10 min``, ``1 h``, ``1d``) in ms."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
+    if match is None or match.group(2).lower() not in _DURATION_UNITS:
+        raise ValueError(f"not a duration: {text!r} (e.g. '1 h', '10 min', '5000 ms')")
+    return int(match.group(1)) * _DURATION_UNITS[match.group(2).lower()]
+
+
+def state_ttl_ms(env: Any) -> int:
+    """``table.exec.state.ttl`` of the table job on ``env`` (0: state kept forever)."""
+    config = getattr(env, "_table_config", None)
+    value = config.get("table.exec.state.ttl", None) if config is not None else None
+    return parse_duration_ms(value) if value not in (None, "", "0") else 0
+
+
+def with_ttl(descriptor: Any, ttl_ms: int) -> Any:
+    """``descriptor`` expiring entries ``ttl_ms`` after their last write (Flink's idle state
+    retention for SQL operators), when ``ttl_ms`` is set."""
+    if ttl_ms > 0:
+        from millstream.common.time import Time
+        from millstream.datastream.state import StateTtlConfig
+
+        descriptor.enable_time_to_live(StateTtlConfig.new_builder(Time.milliseconds(ttl_ms)).build())
+    return descriptor
+
+
 # -- group aggregation ---------------------------------------------------------------------------------
 
 
@@ -182,9 +219,12 @@ class GroupAggregateFunction(KeyedProcessFunction):
         self.retracting = retracting
         self.batch = batch
         self.key_count = key_count
+        self.ttl_ms = 0  # table.exec.state.ttl (streaming)
 
     def open(self, runtime_context: Any) -> None:
-        self.state = runtime_context.get_state(ValueStateDescriptor("group"))
+        self.state = runtime_context.get_state(
+            with_ttl(ValueStateDescriptor("group"), getattr(self, "ttl_ms", 0))
+        )
         self.accumulators = [
             accumulator_for(f, t, self.retracting) if isinstance(f, str) else f for f, _, t in self.calls
         ]

@@ -209,6 +209,7 @@ class TableEnvironment:
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
+        env._table_config = self._config
         for sink in sinks:
             sink.translate(env)
         client = env.execute_async("insert-into")
@@ -290,6 +291,7 @@ class TableEnvironment:
 
     def _run(self, plan: PlanNode, insert: bool) -> TableResult:
         env = self._environment()
+        env._table_config = self._config  # the plan reads table.exec.* options from it
         stream = plan.translate(env)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             client = env.execute_async("insert-into")
@@ -415,6 +417,7 @@ class StreamTableEnvironment(TableEnvironment):
             return row
 
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
+        self._stream_env._table_config = self._config
         return plan.translate(self._stream_env).map(to_row, output_type=type_info)
 
 
