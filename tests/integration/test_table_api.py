@@ -466,3 +466,30 @@ def test_table_api_order_by_fetch_and_offset_sort_as_sql_does():
     streaming = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     with pytest.raises(ValueError, match="Sort on a non-time-attribute field"):
         streaming.from_elements([(1,)], ["id"]).order_by(col("id"))
+
+
+def test_pandas_scalar_udfs_take_and_return_series():
+    """``udf(func_type="pandas")``: the function gets pandas Series (of the argument types
+    when ``input_types`` are given) and returns a Series; each row gets its value."""
+    from millstream.table.udf import udf
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    seen = []
+
+    def add(a, b):
+        seen.append(str(a.dtype))
+        return a + b * 2
+
+    plus = udf(
+        add,
+        input_types=[DataTypes.BIGINT(), DataTypes.BIGINT()],
+        result_type=DataTypes.BIGINT(),
+        func_type="pandas",
+    )
+    shout = udf(lambda s: s.str.upper() + "!", result_type=DataTypes.STRING(), func_type="pandas")
+    t = t_env.from_elements([(1, 2, "a"), (3, 4, "bc")], ["x", "y", "s"])
+    rows = [tuple(r) for r in t.select(plus(col("x"), col("y")), shout(col("s"))).execute().collect()]
+    assert rows == [(5, "A!"), (11, "BC!")]
+    with pytest.raises(ValueError, match="func_type must be"):
+        udf(add, result_type=DataTypes.BIGINT(), func_type="arrow")

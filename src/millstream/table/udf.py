@@ -224,13 +224,41 @@ def udf(
     func_type: str = "general",
 ) -> Any:
     """A user-defined scalar function (a decorator too: ``@udf(result_type=DataTypes.BIGINT())``)."""
-    if func_type != "general":
-        raise NotImplementedError(f"func_type={func_type!r} (vectorized UDFs) is not supported yet")
+    if func_type not in ("general", "pandas"):
+        raise ValueError(f"func_type must be 'general' or 'pandas', got {func_type!r}")
     if f is None:
-        return functools.partial(udf, input_types=input_types, result_type=result_type, name=name)
+        return functools.partial(
+            udf, input_types=input_types, result_type=result_type, name=name, func_type=func_type
+        )
     if result_type is None:
         raise ValueError("udf needs its result_type")
+    if func_type == "pandas":
+        f = _PandasScalar(f, _input_types(input_types))
     return UserDefinedScalarFunctionWrapper(f, _type(result_type), name)
+
+
+def _input_types(input_types: Any) -> list[DataType]:
+    if input_types is None:
+        return []
+    return [_type(t) for t in (input_types if isinstance(input_types, (list, tuple)) else [input_types])]
+
+
+class _PandasScalar:
+    """A vectorized scalar function (``func_type="pandas"``): it takes pandas Series and returns
+    a Series of the same length. millstream evaluates it row by row (Series of one value), so
+    its results are the same as over a whole batch; the speed is a row-wise function's."""
+
+    def __init__(self, function: Any, types: list[DataType]) -> None:
+        self.function, self.types = function, types
+
+    def __call__(self, *args: Any) -> Any:
+        import pandas as pd
+
+        dtypes = [_PANDAS_TYPES.get(t.root) for t in self.types] or [None] * len(args)
+        series = [pd.Series([a], dtype=d) for a, d in zip(args, dtypes, strict=False)]
+        result = self.function(*series)
+        value = result.iloc[0] if hasattr(result, "iloc") else result
+        return value.item() if hasattr(value, "item") else value
 
 
 def udtf(
