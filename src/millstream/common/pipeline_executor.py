@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-__all__ = ["PipelineExecutor", "get_executor", "register_executor"]
+__all__ = ["PipelineExecutor", "get_executor", "get_table_runner", "register_executor"]
 
 
 class PipelineExecutor(Protocol):
@@ -56,3 +56,19 @@ def get_executor(name: str) -> PipelineExecutor:
     factory = getattr(importlib.import_module(module_name), attribute)
     executor: PipelineExecutor = factory()
     return executor
+
+
+# Runners that run a bounded table plan in their own SQL engine (instead of through the
+# DataStream translation): execution.target -> "module:function(plan, t_env) -> rows or None".
+_TABLE_RUNNERS: dict[str, str] = {
+    "spark": "millstream.spark.table:run_table_plan",
+}
+
+
+def get_table_runner(name: str) -> Any:
+    """The table-plan runner of ``execution.target`` ``name``, or None (use the DataStream path)."""
+    target = _TABLE_RUNNERS.get(name)
+    if target is None:
+        return None
+    module_name, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)

@@ -42,6 +42,7 @@ class Join(PlanNode):
     left_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     right_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     residual: Callable[[tuple[Any, ...]], Any] | None = None
+    condition: Any = None  # the whole join condition as an expression (None: every pair)
 
     def translate(self, env: Any) -> Any:
         assert self.left is not None and self.right is not None
@@ -198,4 +199,5 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
         right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
         residual=residual,
+        condition=condition,
     )

@@ -131,6 +131,8 @@ class Aggregate(PlanNode):
     keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     calls: list[tuple[str, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
     batch: bool = False
+    key_expressions: list[Expression] | None = None  # the same keys and call arguments, as expressions
+    argument_expressions: list[Expression] | None = None
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
@@ -330,11 +332,7 @@ def aggregate_calls(
 ) -> tuple[list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]], list[str], list[DataType]]:
     """The aggregate calls in ``selected``, each given a slot column (``$agg<i>``): their
     (function, argument, argument type) specs, slot names and result types."""
-    calls: list[AggregateCall] = []
-    for expression in selected:
-        for call in expression.aggregates():
-            if not any(call is seen for seen in calls):  # Expression.__eq__ builds an expression
-                calls.append(call)
+    calls = distinct_calls(selected)
     call_specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
     slot_names, slot_types = [], []
     for i, call in enumerate(calls):
@@ -344,6 +342,16 @@ def aggregate_calls(
         slot_types.append(call.result_type(operand.data_type))
         call.slot = f"$agg{i}"  # type: ignore[attr-defined]
     return call_specs, slot_names, slot_types
+
+
+def distinct_calls(selected: list[Expression]) -> list[AggregateCall]:
+    """The aggregate calls inside ``selected``, each once, in order (their slots' order)."""
+    calls: list[AggregateCall] = []
+    for expression in selected:
+        for call in expression.aggregates():
+            if not any(call is seen for seen in calls):  # Expression.__eq__ builds an expression
+                calls.append(call)
+    return calls
 
 
 def expr_names(selected: list[Expression]) -> Callable[[int], str]:
@@ -371,6 +379,8 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
         [c.fn for c in key_compiled],
         call_specs,
         batch,
+        list(keys),
+        [c.operand for c in distinct_calls(selected)],
     )
     return project(grouped, selected, expr_names(selected))
 
@@ -588,6 +598,7 @@ class Sort(PlanNode):
     keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
     offset: int = 0
     fetch: int | None = None
+    key_expressions: list[tuple[Expression, bool]] | None = None
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None

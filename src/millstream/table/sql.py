@@ -610,6 +610,7 @@ def _order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select) 
         )
     plan = table._plan
     keys = []
+    key_expressions = []
     for ordered in order.expressions:
         expression = _expression(ordered.this)
         try:
@@ -617,7 +618,8 @@ def _order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select) 
         except ValueError as err:
             raise SqlError(f"ORDER BY {ordered.this.sql()}: {err}") from err
         keys.append((compiled.fn, bool(ordered.args.get("desc"))))
-    node = Sort(plan.names, plan.types, False, plan, keys, skip, fetch)
+        key_expressions.append((expression, bool(ordered.args.get("desc"))))
+    node = Sort(plan.names, plan.types, False, plan, keys, skip, fetch, key_expressions)
     return TableClass(node, t_env)
 
 

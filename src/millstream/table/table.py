@@ -251,11 +251,12 @@ class Table:
         if not self._t_env._batch:
             raise ValueError("Sort on a non-time-attribute field is not supported in streaming mode")
         plan = self._plan
-        keys = []
+        keys, key_expressions = [], []
         for e in _expressions(fields):
             descending = isinstance(e, Ordering) and e.descending
             keys.append((e.resolve(plan.names, plan.types).fn, descending))
-        return self._with(Sort(plan.names, plan.types, False, plan, keys))
+            key_expressions.append((e.operand if isinstance(e, Ordering) else e, descending))
+        return self._with(Sort(plan.names, plan.types, False, plan, keys, key_expressions=key_expressions))
 
     def limit(self, fetch: int | None, offset: int = 0) -> Table:
         """The first ``fetch`` rows after ``offset`` (in arrival order, or the sort's)."""
@@ -264,7 +265,9 @@ class Table:
         plan = self._plan
         if isinstance(plan, Sort):
             start = plan.offset + offset
-            return self._with(Sort(plan.names, plan.types, False, plan.input, plan.keys, start, fetch))
+            return self._with(
+                Sort(plan.names, plan.types, False, plan.input, plan.keys, start, fetch, plan.key_expressions)
+            )
         if plan.updating:
             raise ValueError("limit() over an updating table is not supported")
         return self._with(Limit(plan.names, plan.types, False, plan, offset, fetch, rowtime=plan.rowtime))

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from millstream.common import Configuration
+from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
 from millstream.table.planner import DataGen, FromDataStream, PlanNode, Sink, Values
@@ -290,6 +291,14 @@ class TableEnvironment:
         return env
 
     def _run(self, plan: PlanNode, insert: bool) -> TableResult:
+        if not insert and self._batch:
+            target = self._config.get("execution.target", None) or ""
+            runner = get_table_runner(target) if target else None
+            rows = runner(plan, self) if runner is not None else None
+            if rows is not None:  # the target's SQL engine ran the plan (else: DataStream translation)
+                self.last_runtime = target
+                return TableResult(plan.names, plan.types, iter(rows), streaming=False)
+        self.last_runtime = "datastream"
         env = self._environment()
         env._table_config = self._config  # the plan reads table.exec.* options from it
         stream = plan.translate(env)

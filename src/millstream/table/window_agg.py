@@ -231,6 +231,8 @@ class WindowAggregate(PlanNode):
     time_column: int = 0
     keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+    key_expressions: list[Any] | None = None  # the same keys and call arguments, as expressions
+    argument_expressions: list[Any] | None = None
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.spec is not None
@@ -427,7 +429,7 @@ def window_aggregate(
 ) -> PlanNode:
     """A window aggregation of ``node`` grouped by ``keys`` and the window, then ``selected``
     over it; the window's start, end and time are the columns ``window_names``."""
-    from millstream.table.planner import aggregate_calls, expr_names, project
+    from millstream.table.planner import aggregate_calls, distinct_calls, expr_names, project
 
     if node.rowtime is None or node.rowtime != time_column:
         name = node.names[time_column]
@@ -451,6 +453,8 @@ def window_aggregate(
         time_column,
         [c.fn for c in key_compiled],
         call_specs,
+        list(keys),
+        [c.operand for c in distinct_calls(selected)],
         rowtime=len(names) - 1,
     )
     return project(grouped, selected, expr_names(selected))

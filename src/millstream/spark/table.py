@@ -1,0 +1,339 @@
+"""Bounded table jobs on Spark SQL: millstream's table plan translated into Spark DataFrame
+operations (``execution.target: spark`` with a batch TableEnvironment).
+
+The plan is translated node by node (never re-parsed from SQL text): values and filesystem
+tables become DataFrames (Spark reads the same CSV / JSON / Parquet files and ``k=v``
+partition directories), projections and filters become Spark Column expressions, group
+aggregation ``groupBy().agg()``, joins ``DataFrame.join``, ``ORDER BY`` / ``LIMIT``
+``orderBy`` / ``limit`` / ``offset``, tumbling and hopping window aggregation
+``window()``. Expressions Spark has no equal for (Flink's CAST to STRING, user functions ...)
+run as Python UDFs of millstream's own compiled expression, so they mean the same on both
+runtimes. A plan with a node this translation does not cover (streaming-only operators,
+user-defined aggregates, table functions ...) returns None: the job then runs through the
+DataStream translation on Spark, which covers everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from millstream.table.types import DataType
+
+__all__ = ["Untranslatable", "run_table_plan", "to_dataframe"]
+
+
+class Untranslatable(Exception):
+    """A plan node or expression without a Spark SQL translation."""
+
+
+def run_table_plan(plan: Any, t_env: Any) -> list[tuple[str, tuple[Any, ...]]] | None:
+    """The rows of a bounded table plan computed by Spark SQL, or None if untranslatable."""
+    from millstream.common import Configuration
+    from millstream.spark.runner import _session
+
+    configuration = Configuration()
+    configuration.add_all(t_env.get_config().get_configuration())
+    spark = _session(configuration)
+    try:
+        frame = to_dataframe(plan, spark)
+    except Untranslatable:
+        return None
+    return [("+I", _python_row(row, plan.types)) for row in frame.collect()]
+
+
+def _python_row(row: Any, types: list[DataType]) -> tuple[Any, ...]:
+    return tuple(row)
+
+
+def spark_type(data_type: DataType) -> Any:
+    """The Spark SQL type of a column."""
+    from pyspark.sql import types as T
+
+    root = data_type.root
+    simple = {
+        "TINYINT": T.ByteType,
+        "SMALLINT": T.ShortType,
+        "INT": T.IntegerType,
+        "BIGINT": T.LongType,
+        "FLOAT": T.FloatType,
+        "DOUBLE": T.DoubleType,
+        "BOOLEAN": T.BooleanType,
+        "STRING": T.StringType,
+        "VARCHAR": T.StringType,
+        "CHAR": T.StringType,
+        "DATE": T.DateType,
+        "TIMESTAMP": T.TimestampNTZType,
+        "TIMESTAMP_LTZ": T.TimestampType,
+        "BYTES": T.BinaryType,
+        "NULL": T.NullType,
+    }
+    if root in simple:
+        return simple[root]()
+    if root == "DECIMAL":
+        return T.DecimalType(*(int(p) for p in data_type.params))
+    raise Untranslatable(f"type {data_type!r}")
+
+
+def _schema(names: list[str], types: list[DataType]) -> Any:
+    from pyspark.sql import types as T
+
+    return T.StructType([T.StructField(n, spark_type(t), True) for n, t in zip(names, types, strict=True)])
+
+
+def _column(name: str) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+# -- plan nodes -------------------------------------------------------------------------------------------
+
+
+def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per node kind
+    """The DataFrame of a plan node (columns named as the node's)."""
+    from millstream.table import planner as p
+    from millstream.table.filesystem import FileSystemSource
+    from millstream.table.join import Join
+    from millstream.table.window_agg import WatermarkAssigner, WindowAggregate
+
+    kind = type(node)
+    if kind is p.Values:
+        return spark.createDataFrame([tuple(r) for r in node.rows], _schema(node.names, node.types))
+    if kind is FileSystemSource:
+        return _read_files(node, spark)
+    if kind is WatermarkAssigner:  # a bounded input: the watermark changes nothing
+        return to_dataframe(node.input, spark)
+    if kind is p.Project and node.expressions is not None:
+        frame = to_dataframe(node.input, spark)
+        source = node.input
+        return frame.select(
+            *[
+                expression_column(e, source.names, source.types).alias(name)
+                for e, name in zip(node.expressions, node.names, strict=True)
+            ]
+        )
+    if kind is p.Filter and node.expression is not None:
+        frame = to_dataframe(node.input, spark)
+        condition = expression_column(node.expression, node.input.names, node.input.types)
+        return frame.where(condition.isNotNull() & condition)
+    if kind is p.Aggregate and node.key_expressions is not None and node.argument_expressions is not None:
+        return _aggregate(node, spark)
+    if kind is Join and node.condition is not None:
+        left, right = to_dataframe(node.left, spark), to_dataframe(node.right, spark)
+        condition = expression_column(node.condition, list(node.names), list(node.types))
+        how = {"INNER": "inner", "LEFT": "left", "RIGHT": "right", "FULL": "full"}[node.join_type]
+        return left.join(right, on=condition, how=how).select(*[_column(n) for n in node.names])
+    if kind is p.Sort and node.key_expressions is not None:
+        frame = to_dataframe(node.input, spark)
+        names, types = node.input.names, node.input.types
+        order = [
+            expression_column(e, names, types).desc_nulls_last()
+            if descending
+            else expression_column(e, names, types).asc_nulls_first()
+            for e, descending in node.key_expressions
+        ]
+        frame = frame.orderBy(*order)
+        if node.offset:
+            frame = frame.offset(node.offset)
+        return frame.limit(node.fetch) if node.fetch is not None else frame
+    if kind is p.Limit and not node.updating:
+        frame = to_dataframe(node.input, spark)
+        if node.offset:
+            frame = frame.offset(node.offset)
+        return frame.limit(node.fetch) if node.fetch is not None else frame
+    if kind is WindowAggregate and node.spec.kind in ("TUMBLE", "HOP"):
+        return _window_aggregate(node, spark)
+    raise Untranslatable(f"plan node {kind.__name__}")
+
+
+def _read_files(node: Any, spark: Any) -> Any:
+    from millstream.table.filesystem import _format_of
+
+    options = node.options
+    table_format = _format_of(options)
+    reader = spark.read.schema(_schema(node.names, node.types))
+    path = options["path"].removeprefix("file://")
+    if table_format == "csv":
+        reader = reader.option("sep", options.get("csv.field-delimiter", ",")).option(
+            "quote", options.get("csv.quote-character", '"')
+        )
+        if "csv.null-literal" in options:
+            reader = reader.option("nullValue", options["csv.null-literal"])
+        ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
+        reader = reader.option("mode", "DROPMALFORMED" if ignore else "FAILFAST")
+    elif table_format == "json":
+        ignore = options.get("json.ignore-parse-errors", "false").lower() == "true"
+        reader = reader.option("mode", "DROPMALFORMED" if ignore else "FAILFAST")
+    if node.partition_keys:
+        reader = reader.option("basePath", path)
+    frame = reader.format(table_format).load(path)
+    return frame.select(*[_column(n) for n in node.names])
+
+
+_SPARK_AGGREGATES = {"COUNT": "count", "SUM": "sum", "AVG": "avg", "MIN": "min", "MAX": "max"}
+
+
+def _aggregate_columns(node: Any, names: list[str], types: list[DataType]) -> list[Any]:
+    from pyspark.sql import functions as F
+
+    columns = []
+    first, end = len(node.key_expressions), len(node.key_expressions) + len(node.calls)
+    for (function, _, _), argument, slot, result_type in zip(
+        node.calls, node.argument_expressions, node.names[first:end], node.types[first:end], strict=True
+    ):
+        if not isinstance(function, str):
+            raise Untranslatable("a user-defined aggregate function")
+        value = getattr(F, _SPARK_AGGREGATES[function])(expression_column(argument, names, types))
+        if function in ("SUM", "AVG"):  # Flink keeps the argument's type (AVG of integers truncates)
+            value = value.cast(spark_type(result_type))
+        columns.append(value.alias(slot))
+    return columns
+
+
+def _aggregate(node: Any, spark: Any) -> Any:
+    frame = to_dataframe(node.input, spark)
+    names, types = node.input.names, node.input.types
+    keys = [
+        expression_column(k, names, types).alias(n)
+        for k, n in zip(node.key_expressions, node.names, strict=False)
+    ]
+    aggregates = _aggregate_columns(node, names, types)
+    if not aggregates:  # DISTINCT
+        return frame.select(*keys).distinct()
+    if not keys:
+        return frame.agg(*aggregates)
+    return frame.groupBy(*keys).agg(*aggregates)
+
+
+def _window_aggregate(node: Any, spark: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    if node.key_expressions is None or node.argument_expressions is None:
+        raise Untranslatable("a window aggregation without its expressions")
+    frame = to_dataframe(node.input, spark)
+    names, types = node.input.names, node.input.types
+    time = _column(names[node.time_column])
+    spec = node.spec
+    size = f"{spec.size} milliseconds"
+    window = (
+        F.window(time, size) if spec.kind == "TUMBLE" else F.window(time, size, f"{spec.slide} milliseconds")
+    )
+    keys = [
+        expression_column(k, names, types).alias(n)
+        for k, n in zip(node.key_expressions, node.names, strict=False)
+    ]
+    grouped = frame.groupBy(window.alias("$window"), *keys).agg(*_aggregate_columns(node, names, types))
+    ts_type = spark_type(node.types[-1])
+    start = F.col("`$window`.start").cast(ts_type)
+    end = F.col("`$window`.end").cast(ts_type)
+    time_column = (end - F.expr("INTERVAL 1 MILLISECOND")).cast(ts_type)
+    window_names = node.names[-3:]
+    kept = [_column(n) for n in node.names[:-3]]
+    return grouped.select(
+        *kept, start.alias(window_names[0]), end.alias(window_names[1]), time_column.alias(window_names[2])
+    )
+
+
+# -- expressions ----------------------------------------------------------------------------------------
+
+_SPARK_FUNCTIONS = {
+    "UPPER": "upper",
+    "LOWER": "lower",
+    "CHAR_LENGTH": "length",
+    "ABS": "abs",
+    "COALESCE": "coalesce",
+    "CONCAT": "concat",
+    "GREATEST": "greatest",
+    "LEAST": "least",
+    "SQRT": "sqrt",
+    "LN": "log",
+    "EXP": "exp",
+    "TRIM": "trim",
+    "LTRIM": "ltrim",
+    "RTRIM": "rtrim",
+}
+
+
+def expression_column(expression: Any, names: list[str], types: list[DataType]) -> Any:  # noqa: C901
+    """A Spark Column computing ``expression`` over columns ``names``."""
+    from pyspark.sql import functions as F
+
+    from millstream.table import expressions as e
+    from millstream.table.functions import _Call
+
+    kind = type(expression)
+    if kind is e._Column and expression.name in names:
+        return _column(expression.name)
+    if kind is e._Literal and isinstance(expression.value, (bool, int, float, str)):
+        return F.lit(expression.value)
+    if kind is e._Literal and expression.value is None:
+        return F.lit(None)
+    if kind is e._Alias:
+        return expression_column(expression.operand, names, types)
+    if kind is e._IsNull:
+        inner = expression_column(expression.operand, names, types)
+        return inner.isNull() if expression.null else inner.isNotNull()
+    if kind is e._Not:
+        return ~expression_column(expression.operand, names, types)
+    if kind is e._Logic:
+        columns = [expression_column(o, names, types) for o in expression.operands]
+        result = columns[0]
+        for c in columns[1:]:
+            result = (result | c) if expression.op == "OR" else (result & c)
+        return result
+    if kind is e._Binary:
+        left = expression_column(expression.left, names, types)
+        right = expression_column(expression.right, names, types)
+        op = expression.op
+        compare = {
+            "=": "__eq__",
+            "<>": "__ne__",
+            "<": "__lt__",
+            "<=": "__le__",
+            ">": "__gt__",
+            ">=": "__ge__",
+        }
+        if op in compare:
+            return getattr(left, compare[op])(right)
+        result_type = expression.resolve(names, types).data_type
+        if op in ("+", "-", "*") and result_type.root not in (
+            "INTERVAL_DAY_TIME",
+            "TIMESTAMP",
+            "TIMESTAMP_LTZ",
+        ):
+            value = left + right if op == "+" else left - right if op == "-" else left * right
+            return value.cast(spark_type(result_type))
+        if op == "/" and result_type.root in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+            return (left / right).cast("long").cast(spark_type(result_type))  # Java's: toward zero
+        if op == "/":
+            return (left / right).cast(spark_type(result_type))
+    if kind is e._IfThenElse:
+        condition = expression_column(expression.condition, names, types)
+        return F.when(condition, expression_column(expression.then, names, types)).otherwise(
+            expression_column(expression.otherwise, names, types)
+        )
+    if kind is e._Cast and expression.data_type.root not in ("STRING", "VARCHAR", "CHAR"):
+        try:
+            target = spark_type(expression.data_type)
+        except Untranslatable:
+            target = None
+        if target is not None:
+            return expression_column(expression.operand, names, types).cast(target)
+    if kind is _Call and expression.name_ in _SPARK_FUNCTIONS:
+        args = [expression_column(a, names, types) for a in expression.args]
+        return getattr(F, _SPARK_FUNCTIONS[expression.name_])(*args)
+    if isinstance(expression, e.AggregateCall) and getattr(expression, "slot", None) in names:
+        return _column(expression.slot)  # type: ignore[attr-defined]  # the aggregation's column
+    if isinstance(expression, e.WindowProperty) and expression.column_name() in names:
+        return _column(expression.column_name())
+    return _python_udf(expression, names, types)
+
+
+def _python_udf(expression: Any, names: list[str], types: list[DataType]) -> Any:
+    """``expression`` as a Python UDF of every column: millstream's own compiled closure."""
+    from pyspark.sql import functions as F
+
+    compiled = expression.resolve(names, types)
+    fn = compiled.fn
+    udf = F.udf(lambda *values: fn(values), spark_type(compiled.data_type))
+    return udf(*[_column(n) for n in names])

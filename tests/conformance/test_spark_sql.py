@@ -1,0 +1,96 @@
+"""Bounded SQL jobs on Spark SQL (``execution.target: spark``, batch mode): the table plan is
+translated into Spark DataFrame operations, and every query of the DuckDB differential suite
+gives DuckDB's result there too (so both runtimes agree); queries outside the translation
+(user-defined aggregates here) run through the DataStream translation on Spark, with the same
+result."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from millstream.table import DataTypes, EnvironmentSettings, TableEnvironment
+from tests.differential.test_sql_vs_duckdb import QUERIES, _duckdb, _generate, _normalize
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("spark-sql")
+    _generate(root)
+    return root
+
+
+def _environment(data: Path) -> TableEnvironment:
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("execution.target", "spark")
+    t_env.execute_sql(
+        f"""CREATE TABLE orders (id BIGINT, customer INT, amount DOUBLE, ts TIMESTAMP(3), status STRING,
+            WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE)
+            WITH ('connector' = 'filesystem', 'path' = '{data / "orders.csv"}', 'format' = 'csv')"""
+    )
+    t_env.execute_sql(
+        f"""CREATE TABLE customers (id INT, name STRING, region STRING)
+            WITH ('connector' = 'filesystem', 'path' = '{data / "customers.csv"}', 'format' = 'csv')"""
+    )
+    return t_env
+
+
+def _rows(t_env: TableEnvironment, sql: str) -> list[tuple[Any, ...]]:
+    with t_env.execute_sql(sql).collect() as rows:
+        return [tuple(_normalize(v) for v in r) for r in rows]
+
+
+@pytest.mark.parametrize(("name", "sql", "duck_sql"), QUERIES, ids=[q[0] for q in QUERIES])
+def test_sql_on_spark_equals_duckdb(
+    spark: Any, data: Path, name: str, sql: str, duck_sql: str | None
+) -> None:
+    t_env = _environment(data)
+    assert Counter(_rows(t_env, sql)) == _duckdb(data, duck_sql or sql), name
+    assert t_env.last_runtime == "spark", f"{name} ran through the {t_env.last_runtime} translation"
+
+
+def test_order_by_on_spark_keeps_the_order(spark: Any, data: Path) -> None:
+    t_env = _environment(data)
+    sql = "SELECT id, customer, amount FROM orders WHERE status = 'paid' ORDER BY amount DESC, id LIMIT 7"
+    expected = [tuple(_normalize(v) for v in r) for r in _duckdb_ordered(data, sql)]
+    assert _rows(t_env, sql) == expected and t_env.last_runtime == "spark"
+
+
+def _duckdb_ordered(data: Path, sql: str) -> list[tuple[Any, ...]]:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(
+        f"CREATE TABLE orders AS SELECT * FROM read_csv('{data / 'orders.csv'}', header = false, "
+        "columns = {'id': 'BIGINT', 'customer': 'INTEGER', 'amount': 'DOUBLE', 'ts': 'TIMESTAMP', "
+        "'status': 'VARCHAR'})"
+    )
+    return con.execute(sql).fetchall()
+
+
+def test_plans_outside_the_translation_run_through_the_datastream_path(spark: Any, data: Path) -> None:
+    from millstream.table.expressions import col
+    from millstream.table.udf import AggregateFunction, udaf
+
+    class Total(AggregateFunction):
+        def create_accumulator(self) -> list[float]:
+            return [0.0]
+
+        def accumulate(self, acc: list[float], v: float) -> None:
+            acc[0] += v
+
+        def get_value(self, acc: list[float]) -> float:
+            return round(acc[0], 6)
+
+    t_env = _environment(data)
+    total = udaf(Total(), result_type=DataTypes.DOUBLE())
+    table = t_env.from_path("orders").group_by(col("status")).select(col("status"), total(col("amount")))
+    with table.execute().collect() as rows:
+        ours = Counter(tuple(_normalize(v) for v in r) for r in rows)
+    assert t_env.last_runtime == "datastream"
+    assert ours == _duckdb(data, "SELECT status, round(SUM(amount), 6) FROM orders GROUP BY status")
