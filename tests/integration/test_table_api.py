@@ -475,6 +475,7 @@ def test_pandas_scalar_udfs_take_and_return_series():
 
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("parallelism.default", "1")
+
     def add(a, b):
         assert str(a.dtype) == "int64", a.dtype  # the declared BIGINT input type
         return a + b * 2
