@@ -164,7 +164,7 @@ def _column(expression: Any) -> str | None:
     return expression.name if type(expression).__name__ == "_Column" else None
 
 
-def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> Join:
+def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> PlanNode:
     """The plan of ``left <join_type> JOIN right ON condition`` (None: every pair)."""
     from millstream.table.planner import _check_unique
 
@@ -183,6 +183,25 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a join condition must be BOOLEAN, got {compiled.data_type!r}")
         left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
+    if condition is not None and left.rowtime is not None and right.rowtime is not None:
+        from millstream.table.interval_join import IntervalJoin, time_bounds
+
+        bounds = time_bounds(rest, left.names[left.rowtime], right.names[right.rowtime])
+        if bounds is not None:  # both time attributes bounded by each other: an interval join
+            return IntervalJoin(
+                names,
+                types,
+                False,
+                left=left,
+                right=right,
+                join_type=join_type,
+                left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
+                right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
+                condition=condition.resolve(names, types).fn,
+                bounds=bounds,
+                times=(left.rowtime, right.rowtime),
+                rowtime=left.rowtime,
+            )
     residual = None
     if rest:
         from millstream.table.expressions import and_
