@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - PyFlink's printed tables are pasted as they are
 """The Table API on the embedded runtime against PyFlink 2.3.0's output for the same program.
 
 ``PROGRAM`` ran on PyFlink 2.3.0 (``TableEnvironment`` in streaming and in batch mode,
@@ -492,3 +493,42 @@ def test_pandas_scalar_udfs_take_and_return_series():
     assert rows == [(5, "A!"), (11, "BC!")]
     with pytest.raises(ValueError, match="func_type must be"):
         udf(add, result_type=DataTypes.BIGINT(), func_type="arrow")
+
+
+DECIMAL_QUERIES = [
+    "SELECT id, ROUND(id / 3.0, 2), id / 3.0, id * 1.5, 2.5 + id, 0.1 + 0.2, d * 1.1, id % 2.0, "
+    "CAST(id AS DECIMAL(5,2)) * 0.5 FROM j",
+    "SELECT SUM(id * 1.5), AVG(id * 1.5), MAX(id / 3.0), SUM(d) FROM j",
+]
+
+# PyFlink 2.3.0, 2026-11-24: exact literals are DECIMAL(digits, scale); + - * / % ROUND SUM AVG
+# follow Flink's DECIMAL typing (column widths show the precision), DECIMAL op DOUBLE is DOUBLE
+PYFLINK_DECIMALS = """\
++----+----------------------+---------------------------+------------------------------+--------------------------+-------------------------+--------+--------------------------------+--------+------------+
+| op |                   id |                    EXPR$1 |                       EXPR$2 |                   EXPR$3 |                  EXPR$4 | EXPR$5 |                         EXPR$6 | EXPR$7 |     EXPR$8 |
++----+----------------------+---------------------------+------------------------------+--------------------------+-------------------------+--------+--------------------------------+--------+------------+
+| +I |                    1 |                      0.33 |                     0.333333 |                      1.5 |                     3.5 |    0.3 |                           2.75 |    1.0 |      0.500 |
+| +I |                    2 |                      0.67 |                     0.666667 |                      3.0 |                     4.5 |    0.3 |            0.11000000000000001 |    0.0 |      1.000 |
+| +I |                    3 |                      1.00 |                     1.000000 |                      4.5 |                     5.5 |    0.3 |                         <NULL> |    1.0 |      1.500 |
++----+----------------------+---------------------------+------------------------------+--------------------------+-------------------------+--------+--------------------------------+--------+------------+
+3 rows in set
++----+------------------------------------------+------------------------------------------+------------------------------+--------------------------------+
+| op |                                   EXPR$0 |                                   EXPR$1 |                       EXPR$2 |                         EXPR$3 |
++----+------------------------------------------+------------------------------------------+------------------------------+--------------------------------+
+| +I |                                      1.5 |                                 1.500000 |                     0.333333 |                            2.5 |
+| -U |                                      1.5 |                                 1.500000 |                     0.333333 |                            2.5 |
+| +U |                                      4.5 |                                 2.250000 |                     0.666667 |                            2.6 |
+| -U |                                      4.5 |                                 2.250000 |                     0.666667 |                            2.6 |
+| +U |                                      9.0 |                                 3.000000 |                     1.000000 |                            2.6 |
++----+------------------------------------------+------------------------------------------+------------------------------+--------------------------------+
+5 rows in set
+"""
+
+
+def test_decimal_literals_and_arithmetic_type_as_flink_does(capsys):
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t_env.create_temporary_view("j", t_env.from_elements([(1, 2.5), (2, 0.1), (3, None)], ["id", "d"]))
+    for query in DECIMAL_QUERIES:
+        t_env.execute_sql(query).print()
+    assert capsys.readouterr().out == PYFLINK_DECIMALS

@@ -13,6 +13,7 @@ where a double sum would print ``86.4``).
 
 from __future__ import annotations
 
+import decimal
 import struct
 from collections import Counter
 from collections.abc import Callable
@@ -39,6 +40,8 @@ def accumulator_for(function: str, data_type: DataType, retracting: bool) -> Acc
     if function == "SUM":
         return _Sum(data_type.root == "FLOAT")
     if function == "AVG":
+        if data_type.root == "DECIMAL":
+            return _DecimalAvg(max(6, int(data_type.params[1])))
         return _Avg(data_type.root in _INTEGRAL, data_type.root == "FLOAT")
     if function in ("MIN", "MAX"):
         pick = min if function == "MIN" else max
@@ -126,6 +129,23 @@ class _Avg(_Sum):
             quotient = abs(total) // n
             return -quotient if total < 0 else quotient
         return self.round(total / n)
+
+
+class _DecimalAvg(_Sum):
+    """AVG of a DECIMAL: DECIMAL(38, max(6, s)), rounded half up, as Flink's."""
+
+    def __init__(self, scale: int) -> None:
+        super().__init__(False)
+        self.quantum = decimal.Decimal(1).scaleb(-scale)
+
+    def result(self, acc: Any) -> Any:
+        total, n = acc
+        if not n:
+            return None
+        context = decimal.Context(prec=80)
+        return context.divide(decimal.Decimal(total), n).quantize(
+            self.quantum, rounding=decimal.ROUND_HALF_UP
+        )
 
 
 class _Extreme(Accumulator):

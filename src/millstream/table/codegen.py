@@ -102,7 +102,10 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
     elif kind is e._Binary and expression.op in _PYTHON_OPERATORS:
         left_type = expression.left.resolve(names, types).data_type
         right_type = expression.right.resolve(names, types).data_type
-        if not (expression.op in "+-" and "INTERVAL_DAY_TIME" in (left_type.root, right_type.root)):
+        roots = (left_type.root, right_type.root)
+        arithmetic = expression.op in ("+", "-", "*")
+        # DECIMAL and interval arithmetic convert and round: their closures do it
+        if not (arithmetic and ("INTERVAL_DAY_TIME" in roots or "DECIMAL" in roots)):
             op = _PYTHON_OPERATORS[expression.op]
             left = _code(expression.left, names, types, w)
             right = _code(expression.right, names, types, w)

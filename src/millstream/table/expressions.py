@@ -424,14 +424,84 @@ def _arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable
             return _nullable(result, ta, tb), (operator.add if op == "+" else operator.sub)
         raise TypeError(f"cannot apply {op} to {ta!r} and {tb!r}")
     integral = ta.root in _INTEGRAL and tb.root in _INTEGRAL
+    decimal_result = _decimal_arithmetic(op, ta, tb)
+    if decimal_result is not None:
+        return decimal_result
     if op == "%":
         return (_nullable(tb, ta, tb) if integral else _wider(ta, tb)), (
             _java_mod if integral else lambda a, b: a % b
         )
     result = _wider(ta, tb)
+    if result.root in ("DOUBLE", "FLOAT") and "DECIMAL" in (ta.root, tb.root):  # DECIMAL op DOUBLE: DOUBLE
+        python_op = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}[op]
+        return result, lambda a, b: python_op(float(a), float(b))
     if op == "/":
         return result, (_java_div if integral else operator.truediv)
     return result, {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+
+
+# integer types as the DECIMALs they widen to in DECIMAL arithmetic (Flink's)
+_INTEGER_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+_MAX_PRECISION = 38
+
+
+def _as_decimal(t: DataType) -> tuple[int, int] | None:
+    if t.root == "DECIMAL":
+        return int(t.params[0]), int(t.params[1])
+    if t.root in _INTEGER_DIGITS:
+        return _INTEGER_DIGITS[t.root], 0
+    return None
+
+
+def _bounded(precision: int, scale: int, minimum_scale: int) -> tuple[int, int]:
+    """Flink's ``adjustPrecisionScale``: at most 38 digits, keeping integral digits first."""
+    if precision <= _MAX_PRECISION:
+        return precision, scale
+    integral = precision - scale
+    scale = max(min(scale, minimum_scale), _MAX_PRECISION - integral)
+    return _MAX_PRECISION, min(scale, _MAX_PRECISION)
+
+
+def decimal_result_type(op: str, ta: DataType, tb: DataType) -> tuple[int, int]:
+    """Precision and scale of ``DECIMAL op DECIMAL`` (integers as DECIMAL(10, 0) ...), as
+    Flink's ``LogicalTypeMerging``: + and - keep the larger scale, * adds scales, / gives
+    scale max(6, s1 + p2 + 1), % the larger scale; * has p1 + p2 + 1 digits."""
+    pa, sa = _as_decimal(ta) or (0, 0)
+    pb, sb = _as_decimal(tb) or (0, 0)
+    if op in ("+", "-"):
+        scale = max(sa, sb)
+        return _bounded(max(pa - sa, pb - sb) + scale + 1, scale, scale)
+    if op == "*":
+        return _bounded(pa + pb + 1, sa + sb, sa + sb)
+    if op == "/":
+        scale = max(6, sa + pb + 1)
+        return _bounded(pa - sa + sb + scale, scale, 6)
+    scale = max(sa, sb)  # %
+    return _bounded(min(pa - sa, pb - sb) + scale, scale, scale)
+
+
+def _decimal_arithmetic(
+    op: str, ta: DataType, tb: DataType
+) -> tuple[DataType, Callable[[Any, Any], Any]] | None:
+    """DECIMAL arithmetic (one operand DECIMAL, the other DECIMAL or an integer), else None."""
+    if "DECIMAL" not in (ta.root, tb.root) or _as_decimal(ta) is None or _as_decimal(tb) is None:
+        return None
+    precision, scale = decimal_result_type(op, ta, tb)
+    quantum = decimal.Decimal(1).scaleb(-scale)
+    context = decimal.Context(prec=80)
+
+    def apply(a: Any, b: Any) -> Any:
+        x, y = decimal.Decimal(a), decimal.Decimal(b)
+        if op == "/":
+            value = context.divide(x, y)
+        elif op == "%":
+            value = context.remainder(x, y)  # sign of the dividend, as Java's
+        else:
+            value = {"+": context.add, "-": context.subtract, "*": context.multiply}[op](x, y)
+        return value.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=context)
+
+    result = DataTypes.DECIMAL(precision, scale)
+    return _nullable(result, ta, tb), apply
 
 
 INTERVAL = "INTERVAL_DAY_TIME"
@@ -675,6 +745,9 @@ class AggregateCall(Expression):
         """Flink's result type: COUNT BIGINT NOT NULL; SUM, AVG, MIN, MAX the operand's type."""
         if self.function == "COUNT":
             return DataTypes.BIGINT(False)
+        if operand_type.root == "DECIMAL" and self.function in ("SUM", "AVG"):
+            scale = int(operand_type.params[1])  # Flink: SUM DECIMAL(38, s), AVG DECIMAL(38, max(6, s))
+            return DataTypes.DECIMAL(38, scale if self.function == "SUM" else max(6, scale))
         return operand_type if operand_type.is_nullable() else operand_type.nullable()
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:

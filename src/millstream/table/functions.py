@@ -103,6 +103,19 @@ def _round(value: Any, digits: int = 0) -> Any:
     return int(decimal.Decimal(value / factor).quantize(1, rounding=decimal.ROUND_HALF_UP)) * factor
 
 
+def _round_type(first: DataType, places: int | None) -> DataType:
+    """ROUND's type: a DECIMAL(p, s) rounded to r < s places is DECIMAL(1 + p - s + r, r), as
+    Flink's ``findRoundDecimalType`` (``places``: the literal number of places)."""
+    if first.root != "DECIMAL":
+        return first
+    precision, scale = int(first.params[0]), int(first.params[1])
+    if places is None or places >= scale:
+        return first
+    if places < 0:
+        return _nullable(DataTypes.DECIMAL(min(38, 1 + precision - scale), 0), first)
+    return _nullable(DataTypes.DECIMAL(1 + precision - scale + places, places), first)
+
+
 def _to_timestamp_ltz(value: Any, precision: int = 3) -> datetime.datetime:
     from millstream.table.timestamps import from_epoch_millis
 
@@ -176,7 +189,7 @@ _FUNCTIONS: dict[str, _Function] = {
     "EXP": _Function(math.exp, _double),
     "FLOOR": _Function(lambda a: math.floor(a) if isinstance(a, float) else a, _same_as_first),
     "CEIL": _Function(lambda a: math.ceil(a) if isinstance(a, float) else a, _same_as_first),
-    "ROUND": _Function(_round, _same_as_first),
+    "ROUND": _Function(_round, _same_as_first),  # DECIMAL: _round_type (needs the literal places)
     "SIGN": _Function(lambda a: (a > 0) - (a < 0), _same_as_first),
     "COALESCE": _Function(lambda *vs: next((v for v in vs if v is not None), None), _first_non_null, True),
     "IFNULL": _Function(lambda a, b: b if a is None else a, _first_non_null, True),
@@ -236,6 +249,9 @@ class _Call(Expression):
         fns = [c.fn for c in compiled]
         impl = spec.impl
         result_type = spec.result([c.data_type for c in compiled])
+        if self.name_ == "ROUND":
+            places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
+            result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
         if spec.null_aware:
 
             def apply(row: tuple[Any, ...]) -> Any:

@@ -13,6 +13,7 @@ DOUBLE here (Flink's is DECIMAL(2, 1)).
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -778,7 +779,12 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         if node.is_string:
             return lit(node.this)
         text = node.this
-        return lit(float(text) if any(c in text for c in ".eE") else int(text))
+        if any(c in text for c in "eE"):
+            return lit(float(text))  # an approximate literal: DOUBLE
+        if "." in text:  # an exact literal: DECIMAL(digits written, digits after the point), as Calcite's
+            digits = sum(c.isdigit() for c in text)
+            return lit(decimal.Decimal(text), DataTypes.DECIMAL(digits, len(text.split(".")[1]), False))
+        return lit(int(text))
     if isinstance(node, exp.Boolean):
         return lit(bool(node.this))
     if isinstance(node, exp.Null):
