@@ -325,5 +325,7 @@ def test_shared_state_files_live_while_a_retained_or_pending_checkpoint_referenc
     c.receive_acknowledge("map-0", 4, state([a, b], []))
     assert h.aborted == [3, 4] and 4 not in c.pending
     assert os.path.exists(b) and os.path.exists(x)
+    orphan = file("orphan")  # uploaded for a checkpoint whose acknowledgement never came (TM killed)
     c.shutdown("CANCELED")
-    assert not os.path.exists(b) and not os.path.exists(x) and not shared.exists()
+    assert not os.path.exists(b) and not os.path.exists(x) and not os.path.exists(orphan)
+    assert not shared.exists()

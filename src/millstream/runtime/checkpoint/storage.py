@@ -17,7 +17,6 @@ directory configured: recovery within the job's lifetime, nothing retained after
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
 import shutil
@@ -277,7 +276,7 @@ class CheckpointStorage(Protocol):
 
     def discard_shared(self, job_id: str) -> None:
         """No checkpoint of the job is retained: its shared directory goes if it is empty."""
-        ...
+        """No checkpoint of the job is retained: its shared directory goes, orphans included."""
 
 
 class InMemoryCheckpointStorage:
@@ -332,9 +331,10 @@ class FileSystemCheckpointStorage:
         shutil.rmtree(self.checkpoint_dir(job_id, checkpoint_id), ignore_errors=True)
 
     def discard_shared(self, job_id: str) -> None:
-        """Remove ``<dir>/<job id>/shared`` if no file is left in it."""
-        with contextlib.suppress(OSError):
-            os.rmdir(os.path.join(self.directory, job_id, SHARED_DIR))
+        """Remove ``<dir>/<job id>/shared`` with whatever is left in it: called once no
+        checkpoint of the job is retained, so a file still there is an orphan (uploaded for a
+        checkpoint whose acknowledgement never came, e.g. its TaskManager was killed)."""
+        shutil.rmtree(os.path.join(self.directory, job_id, SHARED_DIR), ignore_errors=True)
 
 
 def load_completed_checkpoint(path: str) -> CompletedCheckpoint:
