@@ -305,3 +305,79 @@ def test_over_aggregates_top_n_and_deduplication_print_what_pyflink_prints(
 ) -> None:
     program()
     assert capfd.readouterr().out == PYFLINK
+
+
+def window_top_n_program() -> None:
+    from millstream.common import Types
+    from millstream.common.time import Instant
+    from millstream.datastream import StreamExecutionEnvironment
+    from millstream.table import DataTypes, Schema, StreamTableEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    t_env = StreamTableEnvironment.create(env)
+    bids = [
+        (1000, "A", 4),
+        (2000, "B", 2),
+        (3000, "C", 5),
+        (4000, "A", 1),
+        (6000, "C", 3),
+        (7000, "B", 6),
+        (8000, "A", 2),
+        (9000, "D", 7),
+        (12000, "B", 1),
+    ]
+    ds = env.from_collection(
+        [(Instant.of_epoch_milli(t), s, p) for t, s, p in bids],
+        type_info=Types.ROW_NAMED(["t", "supplier", "price"], [Types.INSTANT(), Types.STRING(), Types.INT()]),
+    )
+    t_env.create_temporary_view(
+        "bid",
+        t_env.from_data_stream(
+            ds,
+            Schema.new_builder()
+            .column_by_expression("ts", "CAST(t AS TIMESTAMP(3))")
+            .column("supplier", DataTypes.STRING())
+            .column("price", DataTypes.INT())
+            .watermark("ts", "ts - INTERVAL '1' SECOND")
+            .build(),
+        ),
+    )
+    t_env.execute_sql("""SELECT * FROM (
+      SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rownum
+      FROM (SELECT window_start, window_end, supplier, SUM(price) AS price, COUNT(*) AS cnt
+            FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, supplier)
+    ) WHERE rownum <= 2""").print()
+    t_env.execute_sql("""SELECT window_start, supplier, price FROM (
+      SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price ASC) AS rownum
+      FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(ts), INTERVAL '5' SECOND))
+    ) WHERE rownum <= 1""").print()
+
+
+# PyFlink 2.3.0 (parallelism 1), 2026-11-24: window Top-N over a window aggregate and over a
+# window TVF, each window ranked once when it ends (insert-only)
+PYFLINK_WINDOW_TOP_N = """\
++----+-------------------------+-------------------------+--------------------------------+-------------+----------------------+----------------------+
+| op |            window_start |              window_end |                       supplier |       price |                  cnt |               rownum |
++----+-------------------------+-------------------------+--------------------------------+-------------+----------------------+----------------------+
+| +I | 1970-01-01 00:00:00.000 | 1970-01-01 00:00:05.000 |                              A |           5 |                    2 |                    1 |
+| +I | 1970-01-01 00:00:00.000 | 1970-01-01 00:00:05.000 |                              C |           5 |                    1 |                    2 |
+| +I | 1970-01-01 00:00:05.000 | 1970-01-01 00:00:10.000 |                              D |           7 |                    1 |                    1 |
+| +I | 1970-01-01 00:00:05.000 | 1970-01-01 00:00:10.000 |                              B |           6 |                    1 |                    2 |
+| +I | 1970-01-01 00:00:10.000 | 1970-01-01 00:00:15.000 |                              B |           1 |                    1 |                    1 |
++----+-------------------------+-------------------------+--------------------------------+-------------+----------------------+----------------------+
+5 rows in set
++----+-------------------------+--------------------------------+-------------+
+| op |            window_start |                       supplier |       price |
++----+-------------------------+--------------------------------+-------------+
+| +I | 1970-01-01 00:00:00.000 |                              A |           1 |
+| +I | 1970-01-01 00:00:05.000 |                              A |           2 |
+| +I | 1970-01-01 00:00:10.000 |                              B |           1 |
++----+-------------------------+--------------------------------+-------------+
+3 rows in set
+"""
+
+
+def test_window_top_n_prints_what_pyflink_prints(capfd: pytest.CaptureFixture[str]) -> None:
+    window_top_n_program()
+    assert capfd.readouterr().out == PYFLINK_WINDOW_TOP_N

@@ -347,3 +347,66 @@ class _TopNFunction(KeyedProcessFunction):
             else:
                 out.append((INSERT, self._with_rank(new[rank - 1], rank)))
         return out
+
+
+@dataclass
+class WindowRank(PlanNode):
+    """Window Top-N: ``ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ... ORDER BY
+    s)`` over a windowed table, ``WHERE rn <= n``. As Flink's window rank, the rows of each
+    window are held until the watermark passes the window's end, then its first ``limit`` rows
+    are emitted once, in rank order (insert-only)."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
+    limit: int = 1
+    rank_column: int | None = None
+    end_column: int = 0  # the window_end column of the input
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        if self.input.updating:
+            raise ValueError("window Top-N needs an insert-only windowed input")
+        keys = self.partition_keys
+        function = _WindowRankFunction(
+            self.sort_keys,
+            self.limit,
+            self.rank_column,
+            self.end_column,
+            self.input.types[self.end_column].root,
+        )
+        return self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+
+
+class _WindowRankFunction(_TopNFunction):
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+        end_column: int,
+        root: str,
+    ) -> None:
+        super().__init__(sort_keys, limit, rank_column)
+        self.end_column, self.root = end_column, root
+
+    def open(self, runtime_context: Any) -> None:
+        self.rows = runtime_context.get_state(ValueStateDescriptor("window_rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        end = to_epoch_millis(row[self.end_column], self.root)
+        timers = ctx.timer_service()
+        if end - 1 < timers.current_watermark():
+            return None  # its window was ranked already: late
+        held: list[tuple[Any, ...]] = self.rows.value() or []
+        held.append(row)
+        self.rows.update(held)
+        timers.register_event_time_timer(end - 1)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        held: list[tuple[Any, ...]] = self.rows.value() or []
+        self.rows.clear()
+        ranked = sorted(held, key=self._sort_key)[: self.limit]  # stable: ties keep arrival order
+        return [(INSERT, self._with_rank(row, i + 1)) for i, row in enumerate(ranked)] or None

@@ -26,6 +26,7 @@ from millstream.table.types import DataType, DataTypes
 from millstream.table.window_agg import WindowSpec
 
 if TYPE_CHECKING:
+    from millstream.table.planner import PlanNode
     from millstream.table.table import Table
     from millstream.table.table_descriptor import TableDescriptor
     from millstream.table.table_environment import TableEnvironment
@@ -522,6 +523,12 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     finally:
         _SCOPES.pop()
     names, types = list(plan.names), list(plan.types)
+    after = inner.expressions[position + 1 :]  # the row number's column: before the items after it
+    if any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)) for e in after
+    ):
+        raise SqlError("put ROW_NUMBER() OVER (...) after the * of the select list")
+    position = len(names) - len(after)
     outputs_rank = any(
         isinstance(e, exp.Star) or any(c.name == name for c in e.find_all(exp.Column))
         for e in select.expressions
@@ -537,9 +544,20 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
         and len(order.expressions) == 1
         and _expression(order.expressions[0].this).resolve(plan.names, plan.types).name == time_name
     )
-    node = Rank(
-        names, types, True, plan, keys, sort, limit, position if outputs_rank else None, dedup=by_time
+    rank_at = position if outputs_rank else None
+    partition_names = [p.name for p in window.args.get("partition_by") or [] if isinstance(p, exp.Column)]
+    windowed = (
+        "window_start" in partition_names and "window_end" in partition_names and "window_end" in plan.names
     )
+    node: PlanNode
+    if windowed and not plan.updating:  # window Top-N: each window ranked once, when it ends
+        from millstream.table.over import WindowRank
+
+        rowtime = None if plan.rowtime is None else names.index(plan.names[plan.rowtime])
+        end_column = plan.names.index("window_end")
+        node = WindowRank(names, types, False, plan, keys, sort, limit, rank_at, end_column, rowtime=rowtime)
+    else:
+        node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=by_time)
     ranked = TableClass(node, t_env)
     outer = select.copy()
     outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(str(ranked)))))
