@@ -183,6 +183,9 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a join condition must be BOOLEAN, got {compiled.data_type!r}")
         left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
+    window_join = _window_join(left, right, join_type, left_keys, right_keys, rest, names, types)
+    if window_join is not None:
+        return window_join
     if condition is not None and left.rowtime is not None and right.rowtime is not None:
         from millstream.table.interval_join import IntervalJoin, time_bounds
 
@@ -219,4 +222,134 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
         residual=residual,
         condition=condition,
+    )
+
+
+@dataclass
+class WindowJoin(PlanNode):
+    """A join of two windowed tables on ``window_start`` / ``window_end`` (and keys): each
+    window's rows are joined once the watermark passes the window's end, as Flink's window
+    join; insert-only, outer joins pad the rows without a match in their window, late rows
+    (of windows already joined) are dropped."""
+
+    left: PlanNode | None = None
+    right: PlanNode | None = None
+    join_type: str = "INNER"
+    left_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    right_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    residual: Callable[[tuple[Any, ...]], Any] | None = None
+    ends: tuple[int, int] = (0, 0)  # the window_end columns of the left and the right input
+
+    def translate(self, env: Any) -> Any:
+        assert self.left is not None and self.right is not None
+        if self.left.updating or self.right.updating:
+            raise ValueError("a window join needs insert-only windowed inputs")
+        left_keys, right_keys = self.left_keys, self.right_keys
+        left = self.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
+        right = self.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
+
+        def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
+            keys = left_keys if tagged[0] == _LEFT else right_keys
+            return tuple([k(tagged[2]) for k in keys])
+
+        roots = (self.left.types[self.ends[0]].root, self.right.types[self.ends[1]].root)
+        widths = (len(self.left.names), len(self.right.names))
+        function = _WindowJoinFunction(self.join_type, widths, self.residual, self.ends, roots)
+        return left.union(right).key_by(key_of).process(function)
+
+
+class _WindowJoinFunction(KeyedProcessFunction):
+    def __init__(
+        self,
+        join_type: str,
+        widths: tuple[int, int],
+        residual: Callable[[tuple[Any, ...]], Any] | None,
+        ends: tuple[int, int],
+        roots: tuple[str, str],
+    ) -> None:
+        self.widths, self.residual, self.ends, self.roots = widths, residual, ends, roots
+        self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
+
+    def open(self, runtime_context: Any) -> None:
+        # per side: window end -> rows, in arrival order
+        self.sides = (
+            runtime_context.get_map_state(MapStateDescriptor("left", None, None)),
+            runtime_context.get_map_state(MapStateDescriptor("right", None, None)),
+        )
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        from millstream.table.timestamps import to_epoch_millis
+
+        side, _, row = value
+        end = to_epoch_millis(row[self.ends[side]], self.roots[side])
+        timers = ctx.timer_service()
+        if end - 1 < timers.current_watermark():
+            return None  # its window was joined already: late
+        state = self.sides[side]
+        rows = state.get(end) or []
+        rows.append(row)
+        state.put(end, rows)
+        timers.register_event_time_timer(end - 1)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        end = timestamp + 1
+        lefts, rights = self.sides[_LEFT].get(end) or [], self.sides[_RIGHT].get(end) or []
+        self.sides[_LEFT].remove(end)
+        self.sides[_RIGHT].remove(end)
+        residual = self.residual
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        matched_right = [False] * len(rights)
+        left_pad, right_pad = (None,) * self.widths[0], (None,) * self.widths[1]
+        for left in lefts:
+            matched = False
+            for i, right in enumerate(rights):
+                joined = left + right
+                if residual is None or residual(joined) is True:
+                    out.append((INSERT, joined))
+                    matched = matched_right[i] = True
+            if not matched and self.outer[_LEFT]:
+                out.append((INSERT, left + right_pad))
+        if self.outer[_RIGHT]:
+            out.extend(
+                (INSERT, left_pad + right) for right, m in zip(rights, matched_right, strict=True) if not m
+            )
+        return out or None
+
+
+def _window_join(
+    left: PlanNode,
+    right: PlanNode,
+    join_type: str,
+    left_keys: list[Any],
+    right_keys: list[Any],
+    rest: list[Any],
+    names: list[str],
+    types: list[Any],
+) -> WindowJoin | None:
+    """A WindowJoin if the keys equate both sides' window_start and window_end, else None."""
+    pairs = {(_column(lk), _column(rk)) for lk, rk in zip(left_keys, right_keys, strict=True)}
+    right_names = list(right.names)
+    window = {}
+    for bound in ("window_start", "window_end"):
+        match = [r for lname, r in pairs if lname == bound and r is not None and r.startswith(bound)]
+        if not match or bound not in left.names:
+            return None
+        window[bound] = match[0]
+    residual = None
+    if rest:
+        from millstream.table.expressions import and_
+
+        residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
+    return WindowJoin(
+        names,
+        types,
+        False,
+        left=left,
+        right=right,
+        join_type=join_type,
+        left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
+        right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
+        residual=residual,
+        ends=(list(left.names).index("window_end"), right_names.index(window["window_end"])),
     )
