@@ -38,6 +38,7 @@ from millstream.datastream.windowed_stream import (
     count_window_trigger,
 )
 from millstream.graph.operator_specs import (
+    BatchMapSpec,
     ChainingStrategy,
     FilterSpec,
     FlatMapSpec,
@@ -225,6 +226,12 @@ class DataStream:
         fn, method = _function_ref(func, FlatMapFunction, "flat_map", "FlatMapFunction")
         spec = FlatMapSpec(fn, method)
         return self._one_input("FlatMap", spec, output_type, self._keyed_selector())
+
+    def _map_batches(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """millstream-internal: ``func(values) -> (outputs, kept indexes or None)`` over each
+        batch of elements (vectorized operators such as the Table API's Calc)."""
+        spec = BatchMapSpec(func, None)
+        return self._one_input("Calc", spec, output_type, self._keyed_selector())
 
     def filter(self, func: Any) -> DataStream:
         """Keep elements for which the predicate is true."""

@@ -117,6 +117,13 @@ class FilterSpec(UdfSpec):
 
 
 @dataclass(frozen=True, slots=True)
+class BatchMapSpec(UdfSpec):
+    """A function of a whole batch of elements returning ``(outputs, kept)``: ``kept`` the
+    indexes of the inputs the outputs come from (None: one output per input, in order).
+    Internal (the Table API's vectorized Calc); elements keep their timestamps."""
+
+
+@dataclass(frozen=True, slots=True)
 class ProcessSpec(UdfSpec):
     """A ``ProcessFunction`` on a non-keyed stream."""
 
@@ -280,6 +287,7 @@ OperatorSpec = (
     | MapSpec
     | FlatMapSpec
     | FilterSpec
+    | BatchMapSpec
     | ProcessSpec
     | KeyedProcessSpec
     | ReduceSpec

@@ -14,6 +14,7 @@ from typing import Any, assert_never
 
 from millstream.graph.job_graph import ChainedOperator, JobGraph
 from millstream.graph.operator_specs import (
+    BatchMapSpec,
     BroadcastProcessSpec,
     CoFlatMapSpec,
     CollectSpec,
@@ -114,6 +115,7 @@ def _streaming_reason(spec: OperatorSpec, keyed: bool, single_group: bool) -> st
             MapSpec()
             | FlatMapSpec()
             | FilterSpec()
+            | BatchMapSpec()
             | ProcessSpec()
             | TimestampsWatermarksSpec()
             | CoMapSpec()

@@ -95,13 +95,11 @@ class Project(PlanNode):
         if self.expressions is None:
             fns = self.functions
             return source.translate(env).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
-        from millstream.table.codegen import calc_function
 
         condition = None
         if isinstance(source, Filter) and source.expression is not None and source.input is not None:
             condition, source = source.expression, source.input  # a filter then a projection: one calc
-        calc = calc_function(list(source.names), list(source.types), condition, self.expressions)
-        return source.translate(env).flat_map(calc)
+        return calc_stream(source, env, condition, self.expressions)
 
 
 @dataclass
@@ -115,10 +113,7 @@ class Filter(PlanNode):
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.condition is not None
         if self.expression is not None:
-            from millstream.table.codegen import calc_function
-
-            calc = calc_function(list(self.input.names), list(self.input.types), self.expression, None)
-            return self.input.translate(env).flat_map(calc)
+            return calc_stream(self.input, env, self.expression, None)
         condition = self.condition
         return self.input.translate(env).filter(lambda kv: condition(kv[1]) is True)
 
@@ -161,6 +156,22 @@ class Limit(PlanNode):
             .process(_LimitFunction(self.offset, self.fetch))
             .set_parallelism(1)
         )
+
+
+def calc_stream(
+    source: PlanNode, env: Any, condition: Expression | None, projection: list[Expression] | None
+) -> Any:
+    """``source``'s rows filtered by ``condition`` and projected to ``projection``: vectorized on
+    Arrow batches when every expression has an Arrow equal, else generated row-at-a-time code."""
+    from millstream.table.codegen import calc_function
+    from millstream.table.vectorized import VectorizedCalc, vectorizable
+
+    names, types = list(source.names), list(source.types)
+    calc = calc_function(names, types, condition, projection)
+    expressions = ([condition] if condition is not None else []) + list(projection or [])
+    if all(vectorizable(e, names, types) for e in expressions):
+        return source.translate(env)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
+    return source.translate(env).flat_map(calc)
 
 
 def translate(node: PlanNode, env: Any) -> Any:

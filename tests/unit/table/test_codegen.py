@@ -79,3 +79,42 @@ def test_a_single_false_operand_decides_and() -> None:
     calc = calc_function(NAMES, TYPES, None, [and_(col("a") > 5), or_(col("a") > 5), not_(col("a") > 5)])
     assert calc(("+I", (1, None, None))) == (("+I", (False, False, True)),)
     assert calc(("+I", (None, None, None))) == (("+I", (None, None, None)),)
+
+
+@settings(max_examples=300, deadline=None)
+@given(booleans, st.lists(numbers, min_size=1, max_size=3), rows)
+def test_the_vectorized_calc_agrees_with_the_closures(
+    condition: Any, projection: list[Any], data: list[Any]
+) -> None:
+    """The Arrow path (or its per-batch fallback) gives the closures' rows and kept indexes."""
+    from millstream.table.vectorized import VectorizedCalc, vectorizable
+
+    keep = condition.resolve(NAMES, TYPES).fn
+    fns = [p.resolve(NAMES, TYPES).fn for p in projection]
+    kept = [i for i, r in enumerate(data) if keep(r) is True]
+    expected = [("+I", tuple(f(data[i]) for f in fns)) for i in kept]
+    if not all(vectorizable(e, NAMES, TYPES) for e in [condition, *projection]):
+        return  # the planner runs the generated row code for these (tested above)
+    fallback = calc_function(NAMES, TYPES, condition, projection)
+    calc = VectorizedCalc(NAMES, TYPES, condition, projection, fallback)
+    out, indexes = calc([("+I", r) for r in data])
+    assert out == expected
+    assert (list(range(len(data))) if indexes is None else indexes) == kept
+
+
+def test_vectorizable_expressions_run_on_arrow() -> None:
+    """Comparisons, arithmetic, Kleene logic, CASE and string functions are vectorized; a
+    user function or Java's integer division is not (the generated code runs those)."""
+    from millstream.table.vectorized import VectorizedCalc, vectorizable
+
+    condition = and_(col("a") > 0, or_(col("s").is_null, call_builtin("UPPER", col("s")) == "XY"))
+    projection = [col("a") * 2 + col("b"), if_then_else(col("b") > 1.0, lit("big"), lit("small"))]
+    assert all(vectorizable(e, NAMES, TYPES) for e in [condition, *projection])
+    assert not vectorizable(col("a") / 2, NAMES, TYPES)
+
+    def no_fallback(change: Any) -> tuple[Any, ...]:
+        raise AssertionError("the batch should have run on Arrow")
+
+    calc = VectorizedCalc(NAMES, TYPES, condition, projection, no_fallback)
+    data = [("+I", (1, 2.0, "xy")), ("+I", (-1, 0.5, None)), ("+I", (3, None, None)), ("-D", (2, 0.5, "ab"))]
+    assert calc(data) == ([("+I", (4.0, "big")), ("+I", (None, "small"))], [0, 2])

@@ -13,7 +13,7 @@ from typing import Any
 
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 
-__all__ = ["StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator", "failed_at"]
+__all__ = ["StreamBatchMap", "StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator", "failed_at"]
 
 
 class UdfOperator(StreamOperator):
@@ -66,6 +66,23 @@ class StreamFlatMap(UdfOperator):
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Concatenate the outputs of every element (each keeps its input's timestamp)."""
         flat_map_batch(self, self._fn, self._output, values, timestamps)
+
+
+class StreamBatchMap(UdfOperator):
+    """A function of the whole batch (vectorized code): ``fn(values) -> (outputs, kept)``."""
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """The batch's outputs, each with the timestamp of the input it comes from."""
+        try:
+            out, kept = self._fn(values)
+        except Exception as err:
+            raise self.error(0, values) from err
+        self.records_in += len(values)
+        if not out:
+            return
+        if timestamps is not None and kept is not None:
+            timestamps = [timestamps[i] for i in kept]
+        self._output(out, timestamps)
 
 
 class StreamFilter(UdfOperator):

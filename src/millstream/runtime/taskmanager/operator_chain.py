@@ -20,6 +20,7 @@ from millstream.common.connector import ReaderContext, WriterContext
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobVertex
 from millstream.graph.operator_specs import (
+    BatchMapSpec,
     BroadcastProcessSpec,
     CoFlatMapSpec,
     CollectSpec,
@@ -75,6 +76,7 @@ from millstream.runtime.operators.two_input import (
     KeyedCoProcessOperator,
 )
 from millstream.runtime.operators.udf import (
+    StreamBatchMap,
     StreamFilter,
     StreamFlatMap,
     StreamMap,
@@ -201,6 +203,8 @@ def create_operator(  # noqa: C901 - one case per operator kind
             return StreamFlatMap(ctx, *bind_user_function(function, method), out, op.state_key_selector)
         case FilterSpec(function=function, method=method):
             return StreamFilter(ctx, *bind_user_function(function, method), out, op.state_key_selector)
+        case BatchMapSpec(function=function, method=method):
+            return StreamBatchMap(ctx, *bind_user_function(function, method), out, op.state_key_selector)
         case ProcessSpec(function=function, method=method):
             return ProcessOperator(ctx, *bind_user_function(function, method), out, side)
         case KeyedProcessSpec(function=function, method=method):
