@@ -88,6 +88,21 @@ QUERIES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "in_subquery",
+        "SELECT id, amount FROM orders WHERE customer IN (SELECT id FROM customers WHERE region = 'north') AND amount > 90",
+        None,
+    ),
+    (
+        "not_exists",
+        "SELECT c.id, c.name FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id)",
+        None,
+    ),
+    (
+        "exists",
+        "SELECT c.name FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id AND o.amount > 99)",
+        None,
+    ),
+    (
         "implicit_join",
         "SELECT o.id, c.name FROM orders o, customers c WHERE o.customer = c.id AND o.amount > 95",
         None,

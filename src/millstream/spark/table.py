@@ -120,8 +120,11 @@ def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per nod
         return _aggregate(node, spark)
     if kind is Join and node.condition is not None:
         left, right = to_dataframe(node.left, spark), to_dataframe(node.right, spark)
-        condition = expression_column(node.condition, list(node.names), list(node.types))
-        how = {"INNER": "inner", "LEFT": "left", "RIGHT": "right", "FULL": "full"}[node.join_type]
+        names = list(node.left.names) + list(node.right.names)
+        types = list(node.left.types) + list(node.right.types)
+        condition = expression_column(node.condition, names, types)
+        how = {"INNER": "inner", "LEFT": "left", "RIGHT": "right", "FULL": "full", "SEMI": "left_semi",
+               "ANTI": "left_anti"}[node.join_type]  # fmt: skip
         return left.join(right, on=condition, how=how).select(*[_column(n) for n in node.names])
     if kind is p.Sort and node.key_expressions is not None:
         frame = to_dataframe(node.input, spark)

@@ -54,7 +54,15 @@ class Join(PlanNode):
             keys = left_keys if tagged[0] == _LEFT else right_keys
             return tuple([k(tagged[2]) for k in keys])
 
-        function = _JoinFunction(self.join_type, len(self.left.names), len(self.right.names), self.residual)
+        function: _JoinFunction
+        if self.join_type in ("SEMI", "ANTI"):
+            function = _SemiJoinFunction(
+                self.join_type, len(self.left.names), len(self.right.names), self.residual
+            )
+        else:
+            function = _JoinFunction(
+                self.join_type, len(self.left.names), len(self.right.names), self.residual
+            )
         function.ttl_ms = state_ttl_ms(env)
         joined = left.union(right).key_by(key_of).process(function)
         if not left_keys:  # no equality: every row meets every row in one subtask
@@ -74,6 +82,7 @@ class _JoinFunction(KeyedProcessFunction):
         self.widths = (left_width, right_width)
         self.residual = residual
         self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
+        self.join_type = join_type
         self.ttl_ms = 0
 
     def open(self, runtime_context: Any) -> None:
@@ -132,6 +141,50 @@ class _JoinFunction(KeyedProcessFunction):
         return out or None
 
 
+class _SemiJoinFunction(_JoinFunction):
+    """SEMI (``IN`` / ``EXISTS``): a left row while at least one right row matches it; ANTI
+    (``NOT EXISTS``): while none does. Each left row is held with its number of matches;
+    a match appearing or the last one going emits or withdraws it, as Flink's semi/anti join."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        side, kind, row = value
+        adding = kind in (INSERT, UPDATE_AFTER)
+        semi = self.join_type == "SEMI"
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        if side == _LEFT:
+            matches = sum(held[0] for _, held in self._matches(_LEFT, row))
+            if (matches > 0) == semi:
+                out.append((INSERT if adding else DELETE, row))
+            held_row = self.sides[_LEFT].get(row)
+            if adding:
+                count = 1 if held_row is None else held_row[0] + 1
+                self.sides[_LEFT].put(row, [count, matches])
+            elif held_row is not None:
+                if held_row[0] <= 1:
+                    self.sides[_LEFT].remove(row)
+                else:
+                    self.sides[_LEFT].put(row, [held_row[0] - 1, held_row[1]])
+            return out or None
+        for left, held in self._matches(_RIGHT, row):
+            count, matches = held
+            now = matches + (1 if adding else -1)
+            if matches == 0 and now == 1:  # its first match
+                out.extend([(INSERT if semi else DELETE, left)] * count)
+            elif matches == 1 and now == 0:  # its last match went
+                out.extend([(DELETE if semi else INSERT, left)] * count)
+            held[1] = now
+            self.sides[_LEFT].put(left, held)
+        held_row = self.sides[_RIGHT].get(row)
+        if adding:
+            self.sides[_RIGHT].put(row, [1, 0] if held_row is None else [held_row[0] + 1, 0])
+        elif held_row is not None:
+            if held_row[0] <= 1:
+                self.sides[_RIGHT].remove(row)
+            else:
+                self.sides[_RIGHT].put(row, [held_row[0] - 1, 0])
+        return out or None
+
+
 def split_condition(
     condition: Any, left_names: list[str], right_names: list[str]
 ) -> tuple[list[Any], list[Any], list[Any]]:
@@ -183,10 +236,17 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a join condition must be BOOLEAN, got {compiled.data_type!r}")
         left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
-    window_join = _window_join(left, right, join_type, left_keys, right_keys, rest, names, types)
+    window_join = None
+    if join_type not in ("SEMI", "ANTI"):
+        window_join = _window_join(left, right, join_type, left_keys, right_keys, rest, names, types)
     if window_join is not None:
         return window_join
-    if condition is not None and left.rowtime is not None and right.rowtime is not None:
+    if (
+        join_type not in ("SEMI", "ANTI")
+        and condition is not None
+        and left.rowtime is not None
+        and right.rowtime is not None
+    ):
         from millstream.table.interval_join import IntervalJoin, time_bounds
 
         bounds = time_bounds(rest, left.names[left.rowtime], right.names[right.rowtime])
@@ -211,6 +271,20 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
 
         residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
     updating = left.updating or right.updating or join_type != "INNER"
+    if join_type in ("SEMI", "ANTI"):  # the left rows only
+        updating = left.updating or right.updating or join_type == "ANTI"
+        return Join(
+            list(left.names),
+            list(left.types),
+            updating,
+            left=left,
+            right=right,
+            join_type=join_type,
+            left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
+            right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
+            residual=residual,
+            condition=condition,
+        )
     return Join(
         names,
         types,

@@ -565,12 +565,113 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     return _select(t_env, outer)
 
 
+def _subquery_predicates(
+    t_env: TableEnvironment, select: exp.Select, table: Table, condition: Any
+) -> tuple[Table, Any]:
+    """``x IN (SELECT ...)`` and ``[NOT] EXISTS (SELECT ... WHERE inner = outer ...)`` among the
+    WHERE's conjuncts become semi / anti joins of ``table``; the other conjuncts are returned
+    (None: none left)."""
+    conjuncts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    remaining = []
+    for c in conjuncts:
+        negated = isinstance(c, exp.Not)
+        inner = c.this if negated else c
+        if isinstance(inner, exp.In) and inner.args.get("query") is not None:
+            if negated:
+                raise SqlError("NOT IN with a subquery is not supported yet (its NULL rules): use NOT EXISTS")
+            sub = inner.args["query"]
+            right = _select(t_env, sub.this if isinstance(sub, exp.Subquery) else sub)
+            names = right.get_schema().get_field_names()
+            if len(names) != 1:
+                raise SqlError("the subquery of IN must select one column")
+            right = right.select(col(names[0]).alias("$in0"))
+            table = _semi_join(table, right, "SEMI", _expression(inner.this) == col("$in0"))
+        elif isinstance(inner, exp.Exists):
+            table = _exists(t_env, table, inner.this, "ANTI" if negated else "SEMI")
+        else:
+            remaining.append(c)
+    if len(remaining) == len(conjuncts):
+        return table, condition
+    rest = None
+    for c in remaining:
+        rest = c if rest is None else exp.And(this=rest, expression=c)
+    return table, rest
+
+
+def _where_subqueries(t_env: TableEnvironment, select: exp.Select, table: Table) -> tuple[Table, Any]:
+    """The WHERE's subquery predicates joined into ``table``; the WHERE that remains."""
+    where = select.args.get("where")
+    if where is None:
+        return table, None
+    table, rest = _subquery_predicates(t_env, select, table, where.this)
+    if rest is None:
+        return table, None
+    return table, where if rest is where.this else exp.Where(this=rest)
+
+
+def _semi_join(left: Table, right: Table, kind: str, condition: Expression) -> Table:
+    from millstream.table.join import join_plans
+    from millstream.table.table import Table as TableClass
+
+    return TableClass(join_plans(left._plan, right._plan, kind, condition), left._t_env)
+
+
+def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table:
+    """``EXISTS (SELECT ... FROM u WHERE u.k = t.k AND ...)``: the equalities with the outer
+    query's columns become the semi join's keys, the rest stays in the subquery."""
+    if isinstance(sub, exp.Subquery):
+        sub = sub.this
+    if not isinstance(sub, exp.Select):
+        raise SqlError("EXISTS needs a SELECT")
+    source = sub.args.get("from_") or sub.args.get("from")
+    inner_aliases = (
+        {_alias_of(source.this), getattr(source.this, "name", None)} if source is not None else set()
+    )
+    outer_aliases = {q for (q, _) in _SCOPES[-1]} - {None} - inner_aliases if _SCOPES else set()
+    where = sub.args.get("where")
+    conjuncts = (
+        []
+        if where is None
+        else (list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this])
+    )
+    pairs: list[tuple[exp.Column, exp.Column]] = []  # (outer column, inner column)
+    kept = []
+    for c in conjuncts:
+        if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Column):
+            a, b = c.this, c.expression
+            if a.table in outer_aliases and b.table not in outer_aliases:
+                pairs.append((a, b))
+                continue
+            if b.table in outer_aliases and a.table not in outer_aliases:
+                pairs.append((b, a))
+                continue
+        kept.append(c)
+    if not pairs:
+        raise SqlError("EXISTS is supported with equalities between the subquery and the outer query")
+    inner = sub.copy()
+    rest = None
+    for c in kept:
+        rest = c if rest is None else exp.And(this=rest, expression=c)
+    inner.set("where", exp.Where(this=rest) if rest is not None else None)
+    inner.set(
+        "expressions",
+        [exp.Alias(this=b.copy(), alias=exp.to_identifier(f"$ex{i}")) for i, (_, b) in enumerate(pairs)],
+    )
+    right = _select(t_env, inner)
+    condition = None
+    for i, (a, _) in enumerate(pairs):
+        equal = _expression(a) == col(f"$ex{i}")
+        condition = equal if condition is None else and_(condition, equal)
+    assert condition is not None
+    return _semi_join(table, right, kind, condition)
+
+
 def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
     ranked = _top_n(t_env, select)
     if ranked is not None:
         return ranked
     table, windowed = _source(t_env, select)
-    where = select.args.get("where")
+    table, where = _where_subqueries(t_env, select, table)
     if where is not None:
         condition = _expression(where.this)
         table = table.filter(condition)

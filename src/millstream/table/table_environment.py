@@ -306,6 +306,8 @@ class TableEnvironment:
             client = env.execute_async("insert-into")
             return TableResult(["result"], [DataTypes.BIGINT()], iter([("+I", (-1,))]), False, client)
         changes = stream.execute_and_collect("collect")
+        if self._batch and plan.updating:  # a batch result is the final table: fold the changes
+            changes = _final_rows(changes)
         return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
 
 
@@ -428,6 +430,25 @@ class StreamTableEnvironment(TableEnvironment):
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
         self._stream_env._table_config = self._config
         return plan.translate(self._stream_env).map(to_row, output_type=type_info)
+
+
+def _final_rows(changes: Any) -> Any:
+    """The rows a bounded changelog leaves (``+I``/``+U`` add, ``-U``/``-D`` take back), in the
+    order they were first added: what a batch query returns (Flink's batch results are final)."""
+    from collections import Counter
+
+    with changes:
+        held: Counter[tuple[Any, ...]] = Counter()
+        order: dict[tuple[Any, ...], None] = {}
+        for kind, row in changes:
+            if kind in ("+I", "+U"):
+                held[row] += 1
+                order.setdefault(row)
+            else:
+                held[row] -= 1
+    for row in order:
+        for _ in range(max(held[row], 0)):
+            yield ("+I", row)
 
 
 def _cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNode:
