@@ -6,7 +6,16 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-__all__ = ["MAX_TIMESTAMP", "MIN_TIMESTAMP", "Duration", "Instant", "Time", "TimeDomain", "TimestampedValue"]
+__all__ = [
+    "MAX_TIMESTAMP",
+    "MIN_TIMESTAMP",
+    "Duration",
+    "Instant",
+    "Time",
+    "TimeDomain",
+    "TimestampedValue",
+    "java_pattern_to_strftime",
+]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE in Flink: "no watermark yet" and "end of time".
 MIN_TIMESTAMP = -(2**63)
@@ -139,3 +148,22 @@ class TimestampedValue:
 
     def __repr__(self) -> str:
         return f"TimestampedValue({self.value!r}, {self.timestamp})"
+
+
+_JAVA_PATTERN_LETTERS = (
+    ("yyyy", "%Y"),
+    ("MM", "%m"),
+    ("dd", "%d"),
+    ("HH", "%H"),
+    ("mm", "%M"),
+    ("ss", "%S"),
+    ("SSS", "%f"),
+)
+
+
+def java_pattern_to_strftime(pattern: str) -> str:
+    """A Java ``DateTimeFormatter`` pattern as a ``strftime`` one (the common letters;
+    ``SSS`` becomes ``%f``, microseconds, which the caller cuts to milliseconds)."""
+    for java, python in _JAVA_PATTERN_LETTERS:
+        pattern = pattern.replace(java, python)
+    return pattern

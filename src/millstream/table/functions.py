@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.common.time import java_pattern_to_strftime
 from millstream.table.expressions import Compiled, Expression, _nullable, _wrap
 from millstream.table.types import DataType, DataTypes
 
@@ -127,28 +128,13 @@ def _to_timestamp(text: str, fmt: str | None = None) -> datetime.datetime | None
     try:
         if fmt is None:
             return datetime.datetime.fromisoformat(text)
-        return datetime.datetime.strptime(text, _java_format(fmt))
+        return datetime.datetime.strptime(text, java_pattern_to_strftime(fmt))
     except ValueError:
         return None
 
 
-def _java_format(fmt: str) -> str:
-    """A Java ``DateTimeFormatter`` pattern as a ``strftime`` one (the common letters)."""
-    for java, python in (
-        ("yyyy", "%Y"),
-        ("MM", "%m"),
-        ("dd", "%d"),
-        ("HH", "%H"),
-        ("mm", "%M"),
-        ("ss", "%S"),
-        ("SSS", "%f"),
-    ):
-        fmt = fmt.replace(java, python)
-    return fmt
-
-
 def _date_format(value: datetime.datetime, fmt: str) -> str:
-    text = value.strftime(_java_format(fmt))
+    text = value.strftime(java_pattern_to_strftime(fmt))
     return (
         text.replace(f"{value.microsecond:06d}", f"{value.microsecond // 1000:03d}") if "SSS" in fmt else text
     )

@@ -17,6 +17,7 @@ from typing import Any
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
 from millstream.table.expressions import interval_millis
+from millstream.table.join import keyed_sides
 from millstream.table.planner import INSERT, PlanNode
 from millstream.table.timestamps import to_epoch_millis
 
@@ -90,14 +91,6 @@ class IntervalJoin(PlanNode):
         assert self.left is not None and self.right is not None
         if self.left.updating or self.right.updating:
             raise ValueError("an interval join needs insert-only inputs")
-        left_keys, right_keys = self.left_keys, self.right_keys
-        left = self.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
-        right = self.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
-
-        def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
-            keys = left_keys if tagged[0] == _LEFT else right_keys
-            return tuple([k(tagged[2]) for k in keys])
-
         roots = (self.left.types[self.times[0]].root, self.right.types[self.times[1]].root)
         function = _IntervalJoinFunction(
             self.join_type,
@@ -107,10 +100,7 @@ class IntervalJoin(PlanNode):
             self.times,
             roots,
         )
-        joined = left.union(right).key_by(key_of).process(function)
-        if not left_keys:
-            joined.set_parallelism(1)
-        return joined
+        return keyed_sides(self, env).process(function)
 
 
 class _IntervalJoinFunction(KeyedProcessFunction):

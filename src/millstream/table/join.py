@@ -46,14 +46,6 @@ class Join(PlanNode):
 
     def translate(self, env: Any) -> Any:
         assert self.left is not None and self.right is not None
-        left_keys, right_keys = self.left_keys, self.right_keys
-        left = self.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
-        right = self.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
-
-        def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
-            keys = left_keys if tagged[0] == _LEFT else right_keys
-            return tuple([k(tagged[2]) for k in keys])
-
         function: _JoinFunction
         if self.join_type in ("SEMI", "ANTI"):
             function = _SemiJoinFunction(
@@ -64,10 +56,7 @@ class Join(PlanNode):
                 self.join_type, len(self.left.names), len(self.right.names), self.residual
             )
         function.ttl_ms = state_ttl_ms(env)
-        joined = left.union(right).key_by(key_of).process(function)
-        if not left_keys:  # no equality: every row meets every row in one subtask
-            joined.set_parallelism(1)
-        return joined
+        return keyed_sides(self, env).process(function)
 
 
 class _JoinFunction(KeyedProcessFunction):
@@ -183,6 +172,20 @@ class _SemiJoinFunction(_JoinFunction):
             else:
                 self.sides[_RIGHT].put(row, [held_row[0] - 1, 0])
         return out or None
+
+
+def keyed_sides(join: Any, env: Any) -> Any:
+    """Both inputs of a join node as one stream of ``(side, kind, row)``, keyed by each side's
+    join keys (no keys: one key, so every row meets every row in one subtask)."""
+    left_keys, right_keys = join.left_keys, join.right_keys
+    left = join.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
+    right = join.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
+
+    def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
+        keys = left_keys if tagged[0] == _LEFT else right_keys
+        return tuple([k(tagged[2]) for k in keys])
+
+    return left.union(right).key_by(key_of)
 
 
 def split_condition(
@@ -318,18 +321,10 @@ class WindowJoin(PlanNode):
         assert self.left is not None and self.right is not None
         if self.left.updating or self.right.updating:
             raise ValueError("a window join needs insert-only windowed inputs")
-        left_keys, right_keys = self.left_keys, self.right_keys
-        left = self.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
-        right = self.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
-
-        def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
-            keys = left_keys if tagged[0] == _LEFT else right_keys
-            return tuple([k(tagged[2]) for k in keys])
-
         roots = (self.left.types[self.ends[0]].root, self.right.types[self.ends[1]].root)
         widths = (len(self.left.names), len(self.right.names))
         function = _WindowJoinFunction(self.join_type, widths, self.residual, self.ends, roots)
-        return left.union(right).key_by(key_of).process(function)
+        return keyed_sides(self, env).process(function)
 
 
 class _WindowJoinFunction(KeyedProcessFunction):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from millstream.common.connector import TextRenderer, WriterContext
+from millstream.common.time import java_pattern_to_strftime
 from millstream.connectors.base import check_reader_state_version
 
 __all__ = [
@@ -121,7 +122,7 @@ class BucketAssigner:
             return ""
         tz = datetime.UTC if self.timezone in ("UTC", "Z") else None
         moment = datetime.datetime.fromtimestamp(now, tz)
-        return moment.strftime(_java_to_strftime(self.format))
+        return moment.strftime(java_pattern_to_strftime(self.format))
 
 
 def _by_bucket(assigner: Any, values: list[Any], now: float) -> list[tuple[str, list[Any]]]:
@@ -135,19 +136,6 @@ def _by_bucket(assigner: Any, values: list[Any], now: float) -> list[tuple[str, 
         bucket, value = bucket_of(element)
         groups.setdefault(bucket, []).append(value)
     return list(groups.items())
-
-
-def _java_to_strftime(pattern: str) -> str:
-    for java, py in (
-        ("yyyy", "%Y"),
-        ("MM", "%m"),
-        ("dd", "%d"),
-        ("HH", "%H"),
-        ("mm", "%M"),
-        ("ss", "%S"),
-    ):
-        pattern = pattern.replace(java, py)
-    return pattern
 
 
 class FileSink:
