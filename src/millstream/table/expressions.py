@@ -136,8 +136,9 @@ class Expression:
     # -- naming, casting, nulls ----------------------------------------------------------------------
 
     def alias(self, name: str, *extra_names: str) -> Expression:
-        """The same values under another column name."""
-        return _Alias(self, name)
+        """The same values under another column name (several names: the fields of a ROW
+        result, as ``aggregate(f(col('x')).alias('cnt', 'total'))``)."""
+        return _Alias(self, name, extra_names)
 
     def cast(self, data_type: DataType) -> Expression:
         """The value converted to ``data_type``."""
@@ -637,8 +638,9 @@ class _IsNull(Expression):
 
 
 class _Alias(Expression):
-    def __init__(self, operand: Expression, name: str) -> None:
+    def __init__(self, operand: Expression, name: str, extra_names: tuple[str, ...] = ()) -> None:
         self.operand, self.name = operand, name
+        self.names = (name, *extra_names)
 
     def aggregates(self) -> list[AggregateCall]:
         return self.operand.aggregates()

@@ -221,12 +221,17 @@ class Table:
         from millstream.table.planner import FlatMap
 
         plan = self._plan
+        arguments = getattr(function, "arguments", None)  # udtf(col('a')): called with those values
         rows_of = function.rows_of()
         width = len(function.result_types)
+        argument_fns = [a.resolve(plan.names, plan.types).fn for a in arguments] if arguments else None
 
         def joined(row: Any) -> list[tuple[Any, ...]]:
             values = tuple(row)
-            produced = [values + tuple(r) for r in rows_of(row)]
+            produced_rows = (
+                rows_of(*[f(values) for f in argument_fns]) if argument_fns is not None else rows_of(row)
+            )
+            produced = [values + tuple(r) for r in produced_rows]
             return produced if produced or not outer else [values + (None,) * width]
 
         names = list(plan.names) + function.result_names()
@@ -353,11 +358,13 @@ class GroupedTable:
 
         table = self._table
         names = table._plan.names
+        aliases: list[str] | None = None
+        if isinstance(getattr(func, "operand", None), UserAggregateCall):  # f(col('x')).alias('a', 'b')
+            aliases, func = list(func.names), func.operand
         call = func if isinstance(func, UserAggregateCall) else func(whole_row(list(names)))
         result = call.wrapper.result_type
-        fields = list(
-            call.wrapper._aliases or (result.field_names() if isinstance(result, RowType) else ["f0"])
-        )
+        default = result.field_names() if isinstance(result, RowType) else ["f0"]
+        fields = list(aliases or call.wrapper._aliases or default)
         keys = [n for n in (getattr(k, "name", None) for k in self._keys) if n is not None]
         grouped = self.select(*[col(k) for k in keys], call.alias("$result"))
         if not isinstance(result, RowType):

@@ -182,6 +182,16 @@ class UserDefinedTableFunctionWrapper:
         """The same function, its columns named."""
         twin = UserDefinedTableFunctionWrapper(self._function, self._result_types, self._name)
         twin._aliases = list(names)
+        twin.arguments = self.arguments
+        return twin
+
+    arguments: list[Expression] | None = None  # set by a call: the expressions it is applied to
+
+    def __call__(self, *args: Any) -> UserDefinedTableFunctionWrapper:
+        """The function applied to these expressions (``join_lateral(split(col('s')))``)."""
+        twin = UserDefinedTableFunctionWrapper(self._function, self._result_types, self._name)
+        twin._aliases = self._aliases
+        twin.arguments = [a if isinstance(a, Expression) else col(a) for a in args]
         return twin
 
     def rows_of(self) -> Callable[..., list[tuple[Any, ...]]]:
