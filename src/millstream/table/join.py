@@ -221,7 +221,8 @@ def _column(expression: Any) -> str | None:
 
 
 def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> PlanNode:
-    """The plan of ``left <join_type> JOIN right ON condition`` (None: every pair)."""
+    """The plan of ``left <join_type> JOIN right ON condition`` (None: every pair): a window
+    join, an interval join, or a regular (or semi / anti) join, as the condition says."""
     from millstream.table.planner import _check_unique
 
     names = list(left.names) + list(right.names)
@@ -239,67 +240,45 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a join condition must be BOOLEAN, got {compiled.data_type!r}")
         left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
-    window_join = None
-    if join_type not in ("SEMI", "ANTI"):
-        window_join = _window_join(left, right, join_type, left_keys, right_keys, rest, names, types)
-    if window_join is not None:
-        return window_join
-    if (
-        join_type not in ("SEMI", "ANTI")
-        and condition is not None
-        and left.rowtime is not None
-        and right.rowtime is not None
-    ):
-        from millstream.table.interval_join import IntervalJoin, time_bounds
-
-        bounds = time_bounds(rest, left.names[left.rowtime], right.names[right.rowtime])
-        if bounds is not None:  # both time attributes bounded by each other: an interval join
-            return IntervalJoin(
-                names,
-                types,
-                False,
-                left=left,
-                right=right,
-                join_type=join_type,
-                left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
-                right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
-                condition=condition.resolve(names, types).fn,
-                bounds=bounds,
-                times=(left.rowtime, right.rowtime),
-                rowtime=left.rowtime,
-            )
     residual = None
     if rest:
         from millstream.table.expressions import and_
 
         residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
-    updating = left.updating or right.updating or join_type != "INNER"
+    common: dict[str, Any] = {
+        "left": left,
+        "right": right,
+        "join_type": join_type,
+        "left_keys": [k.resolve(left.names, left.types).fn for k in left_keys],
+        "right_keys": [k.resolve(right.names, right.types).fn for k in right_keys],
+    }
     if join_type in ("SEMI", "ANTI"):  # the left rows only
         updating = left.updating or right.updating or join_type == "ANTI"
         return Join(
-            list(left.names),
-            list(left.types),
-            updating,
-            left=left,
-            right=right,
-            join_type=join_type,
-            left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
-            right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
-            residual=residual,
-            condition=condition,
+            list(left.names), list(left.types), updating, residual=residual, condition=condition, **common
         )
-    return Join(
-        names,
-        types,
-        updating,
-        left=left,
-        right=right,
-        join_type=join_type,
-        left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
-        right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
-        residual=residual,
-        condition=condition,
-    )
+    ends = _window_ends(left, right, left_keys, right_keys)
+    if ends is not None:
+        return WindowJoin(names, types, False, residual=residual, ends=ends, **common)
+    if condition is not None and left.rowtime is not None and right.rowtime is not None:
+        from millstream.table.interval_join import IntervalJoin, time_bounds
+
+        bounds = time_bounds(rest, left.names[left.rowtime], right.names[right.rowtime])
+        if bounds is not None:  # both time attributes bounded by each other: an interval join
+            times = (left.rowtime, right.rowtime)
+            full = condition.resolve(names, types).fn
+            return IntervalJoin(
+                names,
+                types,
+                False,
+                condition=full,
+                bounds=bounds,
+                times=times,
+                rowtime=left.rowtime,
+                **common,
+            )
+    updating = left.updating or right.updating or join_type != "INNER"
+    return Join(names, types, updating, residual=residual, condition=condition, **common)
 
 
 @dataclass
@@ -386,39 +365,16 @@ class _WindowJoinFunction(KeyedProcessFunction):
         return out or None
 
 
-def _window_join(
-    left: PlanNode,
-    right: PlanNode,
-    join_type: str,
-    left_keys: list[Any],
-    right_keys: list[Any],
-    rest: list[Any],
-    names: list[str],
-    types: list[Any],
-) -> WindowJoin | None:
-    """A WindowJoin if the keys equate both sides' window_start and window_end, else None."""
+def _window_ends(
+    left: PlanNode, right: PlanNode, left_keys: list[Any], right_keys: list[Any]
+) -> tuple[int, int] | None:
+    """The window_end columns of both sides if the keys equate their window_start and
+    window_end (a window join), else None."""
     pairs = {(_column(lk), _column(rk)) for lk, rk in zip(left_keys, right_keys, strict=True)}
-    right_names = list(right.names)
     window = {}
     for bound in ("window_start", "window_end"):
         match = [r for lname, r in pairs if lname == bound and r is not None and r.startswith(bound)]
         if not match or bound not in left.names:
             return None
         window[bound] = match[0]
-    residual = None
-    if rest:
-        from millstream.table.expressions import and_
-
-        residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
-    return WindowJoin(
-        names,
-        types,
-        False,
-        left=left,
-        right=right,
-        join_type=join_type,
-        left_keys=[k.resolve(left.names, left.types).fn for k in left_keys],
-        right_keys=[k.resolve(right.names, right.types).fn for k in right_keys],
-        residual=residual,
-        ends=(list(left.names).index("window_end"), right_names.index(window["window_end"])),
-    )
+    return list(left.names).index("window_end"), list(right.names).index(window["window_end"])
