@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
+from millstream.testing.tables import fold_changelog
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -147,16 +148,8 @@ def _millstream(root: Path, batch: bool, sql: str) -> Counter[tuple[object, ...]
         f"""CREATE TABLE customers (id INT, name STRING, region STRING)
             WITH ('connector' = 'filesystem', 'path' = '{root / "customers.csv"}', 'format' = 'csv')"""
     )
-    folded: Counter[tuple[object, ...]] = Counter()
     with t_env.execute_sql(sql).collect() as changes:
-        for row in changes:
-            key = tuple(_normalize(v) for v in row)
-            if str(row.get_row_kind()) in ("+I", "+U"):
-                folded[key] += 1
-            else:
-                assert folded[key] > 0, f"{row.get_row_kind()} of a row never added: {key}"
-                folded[key] -= 1
-    return +folded
+        return fold_changelog((str(r.get_row_kind()), tuple(_normalize(v) for v in r)) for r in changes)
 
 
 def _duckdb(root: Path, sql: str) -> Counter[tuple[object, ...]]:

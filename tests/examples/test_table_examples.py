@@ -15,6 +15,8 @@ from collections import Counter
 
 import pytest
 
+from millstream.testing.tables import printed_parts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 pytestmark = pytest.mark.timeout(180)
 
@@ -208,19 +210,10 @@ def test_table_basic_operations_print_what_pyflink_prints():
         timeout=150,
         check=True,
     )
-    want, got = _split(PYFLINK_BASIC_OPERATIONS), _split(result.stdout)
+    want, got = printed_parts(PYFLINK_BASIC_OPERATIONS), printed_parts(result.stdout)
     assert len(want) == len(got)
     for w, g in zip(want, got, strict=True):
         if "total" in w[1]:  # the udaf's table (see above)
             assert w[:3] == g[:3] and _final(w) == _final(g)
         else:
             assert w == g
-
-
-def _split(text: str) -> list[list[str]]:
-    parts: list[list[str]] = [[]]
-    for line in text.splitlines():
-        parts[-1].append(line)
-        if line.endswith("in set") or line == ")":
-            parts.append([])
-    return [p for p in parts if p]

@@ -11,20 +11,9 @@ import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
 from millstream.table.expressions import col
+from millstream.testing.tables import fold_changelog, printed_parts
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def _fold(changes: list[tuple[str, tuple[object, ...]]]) -> Counter[tuple[object, ...]]:
-    """The table a changelog describes; a withdrawal of a row not held fails."""
-    table: Counter[tuple[object, ...]] = Counter()
-    for kind, row in changes:
-        if kind in ("+I", "+U"):
-            table[row] += 1
-        else:
-            assert table[row] > 0, f"{kind} of a row never added: {row}"
-            table[row] -= 1
-    return +table
 
 
 def _changes(table: object) -> list[tuple[str, tuple[object, ...]]]:
@@ -53,15 +42,19 @@ def test_outer_joins_fold_into_the_join_of_the_final_tables(parallelism: str) ->
     right = t_env.from_elements([(2, "x"), (3, "y"), (2, "z"), (1, "w")], ["rk", "r"])
     on = col("k") == col("rk")
     inner = [(1, "a", 1, "w"), (2, "b", 2, "x"), (2, "b", 2, "z"), (2, "b2", 2, "x"), (2, "b2", 2, "z")]
-    assert _fold(_changes(left.join(right, on))) == Counter(inner)
-    assert _fold(_changes(left.left_outer_join(right, on))) == Counter([*inner, (5, "e", None, None)])
-    assert _fold(_changes(left.right_outer_join(right, on))) == Counter([*inner, (None, None, 3, "y")])
-    assert _fold(_changes(left.full_outer_join(right, on))) == Counter(
+    assert fold_changelog(_changes(left.join(right, on))) == Counter(inner)
+    assert fold_changelog(_changes(left.left_outer_join(right, on))) == Counter(
+        [*inner, (5, "e", None, None)]
+    )
+    assert fold_changelog(_changes(left.right_outer_join(right, on))) == Counter(
+        [*inner, (None, None, 3, "y")]
+    )
+    assert fold_changelog(_changes(left.full_outer_join(right, on))) == Counter(
         [*inner, (5, "e", None, None), (None, None, 3, "y")]
     )
     # a residual condition besides the keys
     residual = left.left_outer_join(right, on & (col("r") != "z"))
-    assert _fold(_changes(residual)) == Counter(
+    assert fold_changelog(_changes(residual)) == Counter(
         [(1, "a", 1, "w"), (2, "b", 2, "x"), (2, "b2", 2, "x"), (5, "e", None, None)]
     )
 
@@ -77,7 +70,7 @@ def test_sql_joins_name_and_join_as_pyflink_does() -> None:
 
     def final(sql: str) -> tuple[list[str], Counter[tuple[object, ...]]]:
         table = t_env.sql_query(sql)
-        return table.get_schema().get_field_names(), _fold(_changes(table))
+        return table.get_schema().get_field_names(), fold_changelog(_changes(table))
 
     assert final("SELECT a.k, b.k, v, w FROM a JOIN b ON a.k = b.k") == (
         ["k", "k0", "v", "w"],
@@ -267,18 +260,9 @@ PYFLINK_WINDOW_JOINS = """\
 def test_window_joins_give_what_pyflink_gives(capfd: pytest.CaptureFixture[str]) -> None:
     window_join_program()
     printed = capfd.readouterr().out
-    want, got = _tables(PYFLINK_WINDOW_JOINS), _tables(printed)
+    want, got = printed_parts(PYFLINK_WINDOW_JOINS), printed_parts(printed)
     assert [w[:3] for w in want] == [g[:3] for g in got]  # headers
     assert [Counter(w) for w in want] == [Counter(g) for g in got]  # rows, up to the keys' order
-
-
-def _tables(text: str) -> list[list[str]]:
-    tables: list[list[str]] = [[]]
-    for line in text.splitlines():
-        tables[-1].append(line)
-        if line.endswith("in set"):
-            tables.append([])
-    return [t for t in tables if t]
 
 
 def test_in_and_exists_subqueries_are_semi_and_anti_joins():
@@ -300,7 +284,7 @@ def test_in_and_exists_subqueries_are_semi_and_anti_joins():
         t_env.create_temporary_view("u", t_env.from_elements([(1, 10), (3, 5), (3, 30), (5, 50)], ["k", "x"]))
         for query, rows in zip(queries, expected, strict=True):
             changes = _changes(t_env.sql_query(query))
-            assert _fold(changes) == Counter(rows), (settings.is_streaming_mode(), query)
+            assert fold_changelog(changes) == Counter(rows), (settings.is_streaming_mode(), query)
             if not settings.is_streaming_mode():
                 assert {k for k, _ in changes} == {"+I"}, "a batch result holds final rows only"
     with pytest.raises(ValueError, match="NOT IN with a subquery is not supported yet"):

@@ -19,6 +19,7 @@ import pytest
 
 from millstream.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment, TableEnvironment
 from millstream.table.expressions import col, lit
+from millstream.testing.tables import printed_parts
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -275,23 +276,9 @@ PYFLINK_FUNCTIONS = """\
 """
 
 
-def _blocks(text: str) -> list[list[str]]:
-    """The printed output cut into its parts: schemas, tables, print-connector lines."""
-    blocks: list[list[str]] = []
-    current: list[str] = []
-    for line in text.splitlines():
-        current.append(line)
-        if line.endswith("in set") or line == ")":
-            blocks.append(current)
-            current = []
-    if current:
-        blocks.append(current)
-    return blocks
-
-
 def _same_up_to_tie_order(expected: str, actual: str) -> None:
     """Identical but for the order of rows within a table (see the module docstring)."""
-    want, got = _blocks(expected), _blocks(actual)
+    want, got = printed_parts(expected), printed_parts(actual)
     assert len(want) == len(got), actual
     for w, g in zip(want, got, strict=True):
         if not w[0].startswith("+--"):  # a schema, or print-connector lines
