@@ -11,7 +11,11 @@ from millstream.testing.tables import fold_changelog, printed_parts
 
 def test_printed_parts_cut_after_each_schema_and_table() -> None:
     text = "(\n  `a` INT\n)\n+--+\n| a |\n+--+\n1 row in set\n+I[1]\n"
-    assert printed_parts(text) == [["(", "  `a` INT", ")"], ["+--+", "| a |", "+--+", "1 row in set"], ["+I[1]"]]
+    assert printed_parts(text) == [
+        ["(", "  `a` INT", ")"],
+        ["+--+", "| a |", "+--+", "1 row in set"],
+        ["+I[1]"],
+    ]
 
 
 def test_fold_keeps_what_the_changelog_leaves_and_refuses_unknown_withdrawals() -> None:
