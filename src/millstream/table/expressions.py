@@ -804,7 +804,8 @@ class _WholeRow(Expression):
             value.set_field_names(field_names)
             return value
 
-        return Compiled(whole, DataTypes.NULL(), None)
+        row_type = DataTypes.ROW([DataTypes.FIELD(n, t) for n, t in zip(names, types, strict=True)])
+        return Compiled(whole, row_type, None)
 
 
 def whole_row(names: list[str]) -> Expression:
@@ -953,6 +954,12 @@ class _NamedCall(Expression):
 
     def __init__(self, name: str, args: list[Expression]) -> None:
         self.function_name, self.args = name, args
+
+    def aggregates(self) -> list[AggregateCall]:
+        return [a for arg in self.args for a in arg.aggregates()]
+
+    def window_properties(self) -> list[WindowProperty]:
+        return [p for arg in self.args for p in arg.window_properties()]
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         from millstream.table.udf import registered_function

@@ -164,11 +164,17 @@ def calc_stream(
     """``source``'s rows filtered by ``condition`` and projected to ``projection``: vectorized on
     Arrow batches when every expression has an Arrow equal, else generated row-at-a-time code."""
     from millstream.table.codegen import calc_function
+    from millstream.table.pandas_calc import DEFAULT_ARROW_BATCH_SIZE, PandasCalc, has_pandas_call
     from millstream.table.vectorized import VectorizedCalc, vectorizable
 
     names, types = list(source.names), list(source.types)
-    calc = calc_function(names, types, condition, projection)
     expressions = ([condition] if condition is not None else []) + list(projection or [])
+    if any(has_pandas_call(e) for e in expressions):
+        config = getattr(env, "_table_config", None)
+        size = config.get("python.fn-execution.arrow.batch.size", None) if config is not None else None
+        pandas_calc = PandasCalc(names, types, condition, projection, int(size or DEFAULT_ARROW_BATCH_SIZE))
+        return source.translate(env)._map_batches(pandas_calc)
+    calc = calc_function(names, types, condition, projection)
     if all(vectorizable(e, names, types) for e in expressions):
         return source.translate(env)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
     return source.translate(env).flat_map(calc)

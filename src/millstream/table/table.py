@@ -302,6 +302,17 @@ class Table:
         plan = self._plan
         names = list(plan.names)
         result = func.result_type
+        if func.func_type == "pandas":  # the rows go to it as DataFrames, a batch at a time
+            from millstream.table.expressions import whole_row
+
+            expression = func(whole_row(names))
+            compiled = expression.resolve(names, list(plan.types))
+            if isinstance(result, RowType):
+                whole = Project(["$row"], [result], plan.updating, plan, [compiled.fn], [expression])
+                return self._with(Project(result.field_names(), result.field_types(), plan.updating, whole,
+                                          [functools.partial(_field_of, len(result.fields), i)
+                                           for i in range(len(result.fields))]))  # fmt: skip
+            return self._with(Project(["_c0"], [result], plan.updating, plan, [compiled.fn], [expression]))
 
         def call(values: tuple[Any, ...], function: Any = func._function) -> Any:
             from millstream.common.types import Row

@@ -143,6 +143,11 @@ class UserDefinedScalarFunctionWrapper:
         """The type of the values it returns."""
         return self._result_type
 
+    @property
+    def func_type(self) -> str:
+        """``"pandas"`` for a vectorized function, else ``"general"``."""
+        return "pandas" if isinstance(self._function, _PandasScalar) else "general"
+
 
 class _ScalarCall(Expression):
     def __init__(self, wrapper: UserDefinedScalarFunctionWrapper, args: list[Expression]) -> None:
@@ -155,8 +160,20 @@ class _ScalarCall(Expression):
         return [p for arg in self.args for p in arg.window_properties()]
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        fns = [a.resolve(names, types).fn for a in self.args]
-        call = _Opened(self.wrapper._function)
+        compiled = [a.resolve(names, types) for a in self.args]
+        fns = [c.fn for c in compiled]
+        function = self.wrapper._function
+        if isinstance(function, _PandasScalar):  # Series of one row (a Calc runs it on batches)
+            from millstream.table.pandas_calc import evaluate_one_row
+
+            arg_types = [c.data_type for c in compiled]
+            name, result_type = str(self.wrapper._name), self.wrapper.result_type
+
+            def one_row(row: tuple[Any, ...]) -> Any:
+                return evaluate_one_row(function, name, arg_types, result_type, tuple(f(row) for f in fns))
+
+            return Compiled(one_row, result_type, None)
+        call = _Opened(function)
         return Compiled(lambda row: call(*[f(row) for f in fns]), self.wrapper.result_type, None)
 
 
@@ -255,20 +272,12 @@ def _input_types(input_types: Any) -> list[DataType]:
 
 class _PandasScalar:
     """A vectorized scalar function (``func_type="pandas"``): it takes pandas Series and returns
-    a Series of the same length. millstream evaluates it row by row (Series of one value), so
-    its results are the same as over a whole batch; the speed is a row-wise function's."""
+    a Series of the same length. A Calc calls it once per batch of rows (``pandas_calc.py``);
+    elsewhere it gets Series of one row."""
 
     def __init__(self, function: Any, types: list[DataType]) -> None:
         self.function, self.types = function, types
-
-    def __call__(self, *args: Any) -> Any:
-        import pandas as pd
-
-        dtypes = [_PANDAS_TYPES.get(t.root) for t in self.types] or [None] * len(args)
-        series = [pd.Series([a], dtype=d) for a, d in zip(args, dtypes, strict=False)]
-        result = self.function(*series)
-        value = result.iloc[0] if hasattr(result, "iloc") else result
-        return value.item() if hasattr(value, "item") else value
+        self.__name__ = getattr(function, "__name__", type(function).__name__)
 
 
 def udtf(
@@ -388,21 +397,15 @@ class _PandasAggregate(AggregateFunction):
     def get_value(self, accumulator: Any) -> Any:
         import pandas as pd
 
+        from millstream.table.pandas_calc import series_of
+
         columns: list[Any] = list(zip(*accumulator, strict=True)) if accumulator else [[] for _ in self.types]
-        dtypes = [_PANDAS_TYPES.get(t.root) for t in self.types] or [None] * len(columns)
-        result = self.function(*(pd.Series(c, dtype=d) for c, d in zip(columns, dtypes, strict=False)))
+        if self.types:
+            series = [series_of(list(c), t) for c, t in zip(columns, self.types, strict=True)]
+        else:
+            series = [pd.Series(list(c)) for c in columns]
+        result = self.function(*series)
         return result.item() if hasattr(result, "item") else result
-
-
-# the pandas dtype of a column's values in a vectorized function, as PyFlink's Arrow conversion
-_PANDAS_TYPES = {
-    "TINYINT": "int8",
-    "SMALLINT": "int16",
-    "INT": "int32",
-    "BIGINT": "int64",
-    "FLOAT": "float32",
-    "DOUBLE": "float64",
-}
 
 
 class UserDefinedAggregateFunctionWrapper:

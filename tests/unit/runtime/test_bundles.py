@@ -122,3 +122,14 @@ def test_bundles_are_the_batch_in_order_and_never_larger_than_bundle_size(
     assert [v for values, _ in rec.calls for v in values] == expected_values
     assert [t for _, ts in rec.calls for t in (ts or [])] == expected_ts
     assert all(1 <= len(values) <= size for values, _ in rec.calls if values) or not expected_values
+
+
+def test_a_vectorized_chain_starts_at_whole_bundles_and_still_shrinks_when_slow() -> None:
+    clock = FakeTime(1e-7)
+    rec = Recorder(clock)
+    split = Bundles(1000, 1000, 100, rec.flush, clock=clock, vectorized=True).wrap(rec.process)
+    split(list(range(2500)), None)
+    assert [len(values) for values, _ in rec.calls] == [1000, 1000, 500]
+    clock.cost = 1e-3  # a slow vectorized function: 1000 records take 1 s, the budget is 50 ms
+    split(list(range(1100)), None)
+    assert [len(values) for values, _ in rec.calls[3:]] == [1000, 50, 50]

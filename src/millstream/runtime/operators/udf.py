@@ -71,6 +71,8 @@ class StreamFlatMap(UdfOperator):
 class StreamBatchMap(UdfOperator):
     """A function of the whole batch (vectorized code): ``fn(values) -> (outputs, kept)``."""
 
+    vectorized = True  # its task hands it whole bundles from the start (bundles.py)
+
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """The batch's outputs, each with the timestamp of the input it comes from."""
         try:

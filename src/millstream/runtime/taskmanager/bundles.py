@@ -12,7 +12,10 @@ output, each network input) cuts batches into bundles:
   every bundle and sizes the next one so that it takes about half that budget at the
   measured cost per record. It starts at one record and doubles while bundles are
   cheap, so a slow function (a call to a service, a sleep) gets small bundles and a
-  fast one gets whole batches, at the cost of two clock reads per batch.
+  fast one gets whole batches, at the cost of two clock reads per batch. A chain with a
+  vectorized operator (``vectorized = True``: a Calc on Arrow arrays or calling pandas
+  UDFs) starts at ``bundle.size`` instead, as PyFlink's Arrow operators fill a batch
+  before calling the function; it shrinks like any other when a bundle overruns.
 
 Between the bundles of one batch, the task's output buffers are flushed when the
 splitter is working below its largest bundle (slow records: one flush per bundle of
@@ -44,11 +47,15 @@ class Bundles:
         buffer_timeout_ms: int,
         flush: Callable[[], None],
         clock: Callable[[], float] = time.perf_counter,
+        vectorized: bool = False,
     ) -> None:
         budget_ms = float(max_time_ms)
         if buffer_timeout_ms > 0:
             budget_ms = min(budget_ms, float(buffer_timeout_ms))
         self.max_size = max_size
+        # a chain with a vectorized operator (pandas UDFs, Arrow calc) starts at whole bundles,
+        # as PyFlink fills its Arrow batches: a call per row would cost what vectorizing saves
+        self.start_size = max_size if vectorized else 1
         self.target_s = budget_ms / 2000.0  # each bundle aims at half the budget
         self.flush_interval_s = buffer_timeout_ms / 1000.0 if buffer_timeout_ms >= 0 else float("inf")
         self._flush = flush
@@ -78,7 +85,7 @@ class BundleSplitter:
         self._max = bundles.max_size
         self._target = bundles.target_s
         self._clock = bundles.clock
-        self.size = 1  # learned bundle size: starts at one record, doubles while cheap
+        self.size = bundles.start_size  # learned: starts at one record, doubles while cheap
 
     def __call__(self, values: list[Any], timestamps: list[int] | None) -> None:
         n = len(values)

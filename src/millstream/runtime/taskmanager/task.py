@@ -218,6 +218,7 @@ class Task:
             job_config.bundle_time,
             vertex.buffer_timeout,
             lambda: flush_all(record_writers),
+            vectorized=any(getattr(op, "vectorized", False) for op in chain.operators),
         )
         chain.bundle_source_output(bundles.wrap)
         network_input = None
