@@ -132,4 +132,5 @@ def test_a_vectorized_chain_starts_at_whole_bundles_and_still_shrinks_when_slow(
     assert [len(values) for values, _ in rec.calls] == [1000, 1000, 500]
     clock.cost = 1e-3  # a slow vectorized function: 1000 records take 1 s, the budget is 50 ms
     split(list(range(1100)), None)
-    assert [len(values) for values, _ in rec.calls[3:]] == [1000, 50, 50]
+    sizes = [len(values) for values, _ in rec.calls[3:]]
+    assert sizes[0] == 1000 and sum(sizes[1:]) == 100 and max(sizes[1:]) <= 50
