@@ -620,6 +620,72 @@ def test_a_pandas_udf_is_called_once_per_arrow_batch(batch_size):
     assert round(calls) <= 2 * 2500 / (batch_size or 1000) + 5
 
 
+GROUP_BY_EXPRESSIONS = [
+    "SELECT s IS NULL AS n, SUM(x) FROM t GROUP BY s IS NULL",
+    "SELECT UPPER(s), COUNT(*) AS c, MAX(x) + 1 FROM t GROUP BY UPPER(s)",
+    "SELECT UPPER(s) || '!' AS u, SUM(x) FROM t GROUP BY UPPER(s) HAVING COUNT(*) > 1",
+    "SELECT x % 2 AS parity, SUM(x % 2) AS ones FROM t GROUP BY x % 2",
+]
+
+# PyFlink 2.3.0, 2026-11-24: a select item equal to a GROUP BY expression reads the group's key
+# (an aggregate's argument of the same text is still evaluated per row)
+PYFLINK_GROUP_BY_EXPRESSIONS = """\
++----+--------+----------------------+
+| op |      n |               EXPR$1 |
++----+--------+----------------------+
+| +I |  FALSE |                    1 |
+| -U |  FALSE |                    1 |
+| +U |  FALSE |                    3 |
+| +I |   TRUE |                    3 |
+| -U |  FALSE |                    3 |
+| +U |  FALSE |                    7 |
+| -U |  FALSE |                    7 |
+| +U |  FALSE |                   12 |
++----+--------+----------------------+
+8 rows in set
++----+--------------------------------+----------------------+----------------------+
+| op |                         EXPR$0 |                    c |               EXPR$2 |
++----+--------------------------------+----------------------+----------------------+
+| +I |                              A |                    1 |                    2 |
+| +I |                              B |                    1 |                    3 |
+| +I |                         <NULL> |                    1 |                    4 |
+| -U |                              A |                    1 |                    2 |
+| +U |                              A |                    2 |                    5 |
+| -U |                              B |                    1 |                    3 |
+| +U |                              B |                    2 |                    6 |
++----+--------------------------------+----------------------+----------------------+
+7 rows in set
++----+--------------------------------+----------------------+
+| op |                              u |               EXPR$1 |
++----+--------------------------------+----------------------+
+| +U |                             A! |                    5 |
+| +U |                             B! |                    7 |
++----+--------------------------------+----------------------+
+2 rows in set
++----+-------------+-------------+
+| op |      parity |        ones |
++----+-------------+-------------+
+| +I |           1 |           1 |
+| +I |           0 |           0 |
+| -U |           1 |           1 |
+| +U |           1 |           2 |
+| -U |           1 |           2 |
+| +U |           1 |           3 |
++----+-------------+-------------+
+6 rows in set
+"""
+
+
+def test_select_items_equal_to_group_by_expressions_read_the_keys(capsys):
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t = t_env.from_elements([(1, "a"), (2, "B"), (3, None), (4, "A"), (5, "b")], ["x", "s"])
+    t_env.create_temporary_view("t", t)
+    for query in GROUP_BY_EXPRESSIONS:
+        t_env.execute_sql(query).print()
+    assert capsys.readouterr().out == PYFLINK_GROUP_BY_EXPRESSIONS
+
+
 DECIMAL_QUERIES = [
     "SELECT id, ROUND(id / 3.0, 2), id / 3.0, id * 1.5, 2.5 + id, 0.1 + 0.2, d * 1.1, id % 2.0, "
     "CAST(id AS DECIMAL(5,2)) * 0.5 FROM j",

@@ -20,13 +20,12 @@ Series of one row (``evaluate_one_row``): the same results, without the batch.
 
 from __future__ import annotations
 
-import copy
 import operator
 from collections.abc import Callable
 from typing import Any
 
 from millstream.table.codegen import calc_function
-from millstream.table.expressions import Expression, _Column
+from millstream.table.expressions import _Column, children, replaced
 from millstream.table.types import DataType, RowType
 from millstream.table.udf import _PandasScalar, _ScalarCall
 
@@ -39,38 +38,9 @@ def _is_pandas_call(expression: Any) -> bool:
     return type(expression) is _ScalarCall and isinstance(expression.wrapper._function, _PandasScalar)
 
 
-def _children(expression: Any) -> list[Expression]:
-    out: list[Expression] = []
-    for value in vars(expression).values():
-        if isinstance(value, Expression):
-            out.append(value)
-        elif isinstance(value, (list, tuple)):
-            out.extend(v for v in value if isinstance(v, Expression))
-    return out
-
-
 def has_pandas_call(expression: Any) -> bool:
     """Whether ``expression`` calls a pandas scalar function anywhere."""
-    return _is_pandas_call(expression) or any(has_pandas_call(c) for c in _children(expression))
-
-
-def _replaced(expression: Any, replace: Callable[[Any], Any]) -> Any:
-    """``expression`` with every node ``replace`` returns something for replaced, bottom-up."""
-    copied = None
-    for name, value in vars(expression).items():
-        if isinstance(value, Expression):
-            new: Any = _replaced(value, replace)
-        elif isinstance(value, (list, tuple)) and any(isinstance(v, Expression) for v in value):
-            new = type(value)(_replaced(v, replace) if isinstance(v, Expression) else v for v in value)
-        else:
-            continue
-        if new is not value:
-            if copied is None:
-                copied = copy.copy(expression)
-            setattr(copied, name, new)
-    node = copied if copied is not None else expression
-    substitute = replace(node)
-    return node if substitute is None else substitute
+    return _is_pandas_call(expression) or any(has_pandas_call(c) for c in children(expression))
 
 
 class _PandasColumn:
@@ -213,8 +183,8 @@ class PandasCalc:
             extended_types.append(column.result_type)
             return _Column(name)
 
-        late_condition = None if pre_filter or condition is None else _replaced(condition, extract)
-        late_projection = None if projection is None else [_replaced(p, extract) for p in projection]
+        late_condition = None if pre_filter or condition is None else replaced(condition, extract)
+        late_projection = None if projection is None else [replaced(p, extract) for p in projection]
         self._calc = calc_function(extended_names, extended_types, late_condition, late_projection)
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:

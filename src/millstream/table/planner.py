@@ -386,8 +386,9 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     """``group_by(keys).select(selected)``: the aggregation, then the select list over it
     (aggregate calls become columns; unnamed results are ``EXPR$0``, ``EXPR$1`` ...)."""
     key_compiled = [k.resolve(node.names, node.types) for k in keys]
-    call_specs, slot_names, slot_types = aggregate_calls(node, selected)
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
+    selected = [grouped_expression(e, keys, key_names) for e in selected]
+    call_specs, slot_names, slot_types = aggregate_calls(node, selected)
     grouped = Aggregate(
         key_names + slot_names,
         [c.data_type for c in key_compiled] + slot_types,
@@ -400,6 +401,25 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
         [c.operand for c in distinct_calls(selected)],
     )
     return project(grouped, selected, expr_names(selected))
+
+
+def grouped_expression(expression: Expression, keys: list[Expression], key_names: list[str]) -> Expression:
+    """``expression`` over the aggregation's output: a part equal to a group key that is not
+    a plain column (``GROUP BY UPPER(s)`` ... ``SELECT UPPER(s)``) reads that key's column
+    (aggregate calls' arguments are evaluated on the input rows, so they are left alone)."""
+    from millstream.table.expressions import AggregateCall, _Column, fingerprint, replaced
+
+    computed = {
+        fingerprint(k): name for k, name in zip(keys, key_names, strict=True) if type(k) is not _Column
+    }
+    if not computed:
+        return expression
+
+    def key_column(node: Any) -> Any:
+        name = computed.get(fingerprint(node))
+        return None if name is None else _Column(name)
+
+    return replaced(expression, key_column, top_down=True, stop=lambda n: isinstance(n, AggregateCall))
 
 
 def _check_unique(names: list[str]) -> None:
