@@ -723,3 +723,27 @@ def test_decimal_literals_and_arithmetic_type_as_flink_does(capsys):
     for query in DECIMAL_QUERIES:
         t_env.execute_sql(query).print()
     assert capsys.readouterr().out == PYFLINK_DECIMALS
+
+
+def test_mini_batch_aggregation_emits_fewer_updates_for_the_same_final_table():
+    """``table.exec.mini-batch.*``: one update per key and mini-batch instead of one per row;
+    the table the changelog folds into is the same."""
+    from millstream.testing.tables import fold_changelog
+
+    rows = [(i % 7, i) for i in range(3000)]
+    changelogs = {}
+    for enabled in (False, True):
+        t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+        t_env.get_config().set("parallelism.default", "2")
+        if enabled:
+            t_env.get_config().set("table.exec.mini-batch.enabled", "true")
+            t_env.get_config().set("table.exec.mini-batch.allow-latency", "1 s")
+            t_env.get_config().set("table.exec.mini-batch.size", "5000")
+        t_env.create_temporary_view("t", t_env.from_elements(rows, ["k", "v"]))
+        result = t_env.execute_sql("SELECT k, SUM(v) AS s, COUNT(*) AS c FROM t GROUP BY k")
+        changelogs[enabled] = [(str(r.get_row_kind()), tuple(r)) for r in result.collect()]
+    expected = {(k, sum(v for kk, v in rows if kk == k), 429 if k < 4 else 428) for k in range(7)}
+    for changes in changelogs.values():
+        assert set(fold_changelog(changes)) == expected
+    assert len(changelogs[False]) == 7 + 2 * (3000 - 7)  # +I per key, then -U/+U per row
+    assert len(changelogs[True]) < len(changelogs[False]) / 10

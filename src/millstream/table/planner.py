@@ -136,6 +136,9 @@ class Aggregate(PlanNode):
             self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
         )
         function.ttl_ms = 0 if self.batch else state_ttl_ms(env)
+        # BATCH emits final rows only: every batch is grouped by key; streaming only with
+        # table.exec.mini-batch.enabled (one update per key and mini-batch)
+        function.key_group_size = _BATCH_GROUP if self.batch else mini_batch_size(env)
         stream = self.input.translate(env)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
 
@@ -193,6 +196,36 @@ _DURATION_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 10
                    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}  # fmt: skip
 
 
+_BATCH_GROUP = 1 << 30  # a whole input batch per key group
+
+
+def mini_batch_size(env: Any) -> int:
+    """``table.exec.mini-batch.size`` when ``table.exec.mini-batch.enabled`` (else 0). As in
+    Flink both ``allow-latency`` and ``size`` must then be set; millstream holds no record
+    past the bundle it arrived in (at most ``python.fn-execution.bundle.time``), so the
+    latency is an upper bound it always keeps."""
+    config = getattr(env, "_table_config", None)
+    if config is None or str(config.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
+        return 0
+    latency = config.get("table.exec.mini-batch.allow-latency", None)
+    size = config.get("table.exec.mini-batch.size", None)
+    if latency in (None, "") or parse_duration_ms(latency) <= 0:
+        raise ValueError(
+            "table.exec.mini-batch.allow-latency must be a positive duration when "
+            "table.exec.mini-batch.enabled is true (e.g. '5 s')"
+        )
+    try:
+        count = int(size) if size not in (None, "") else 0
+    except ValueError:
+        count = 0
+    if count <= 0:
+        raise ValueError(
+            "table.exec.mini-batch.size must be a positive number of records when "
+            f"table.exec.mini-batch.enabled is true (got {size!r})"
+        )
+    return count
+
+
 def parse_duration_ms(text: str) -> int:
     """Flink's duration text (``3600000``, ``500 ms``, ``10 min``, ``1 h``, ``1d``) in ms."""
     import re
@@ -239,6 +272,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
         self.batch = batch
         self.key_count = key_count
         self.ttl_ms = 0  # table.exec.state.ttl (streaming)
+        self.key_group_size = 0  # >0: the operator hands it key groups (mini-batch, BATCH)
 
     def open(self, runtime_context: Any) -> None:
         self.state = runtime_context.get_state(
@@ -250,16 +284,22 @@ class GroupAggregateFunction(KeyedProcessFunction):
         self.arguments = [fn for _, fn, _ in self.calls]
 
     def process_element(self, value: Any, ctx: Any) -> Any:
-        kind, row = value
+        return self.process_key_group([value], ctx)
+
+    def process_key_group(self, values: list[Any], ctx: Any) -> Any:
+        """The changes of one key (one, or a mini-batch's): the state read and written once,
+        one update emitted for them all (Flink's MiniBatchGroupAggFunction)."""
         held = self.state.value()
         if held is None:
             held = [0, [a.create() for a in self.accumulators], None]
-        adding = kind in (INSERT, UPDATE_AFTER)
-        held[0] += 1 if adding else -1
         accs = held[1]
-        for i, (acc, argument) in enumerate(zip(self.accumulators, self.arguments, strict=True)):
-            argument_value = argument(row)
-            accs[i] = acc.add(accs[i], argument_value) if adding else acc.retract(accs[i], argument_value)
+        pairs = list(zip(self.accumulators, self.arguments, strict=True))
+        for kind, row in values:
+            adding = kind in (INSERT, UPDATE_AFTER)
+            held[0] += 1 if adding else -1
+            for i, (acc, argument) in enumerate(pairs):
+                argument_value = argument(row)
+                accs[i] = acc.add(accs[i], argument_value) if adding else acc.retract(accs[i], argument_value)
         if self.batch:
             self.state.update(held)
             if held[2] is None:

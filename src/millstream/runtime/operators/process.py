@@ -8,6 +8,14 @@ timer none (Flink's TimestampedCollector).
 ``KeyedProcessOperator``: before each element the element's key becomes the current key
 of the keyed state backend; ``ctx.timer_service()`` registers timers of that key
 (deduplicated per key and time); ``on_timer(timestamp, ctx)`` runs with the timer's key.
+
+Key groups (internal, the Table API's mini-batch aggregation): a function whose
+``key_group_size`` is positive gets each input batch cut into chunks of at most that many
+elements, each chunk's elements grouped by key (keys in order of first appearance, each
+key's elements in order) and ``process_key_group(values, ctx)`` called once per key, as
+Flink's ``KeyedMapBundleOperator`` calls ``finishBundle``: state is read and written once
+per key and chunk, and the function emits once per key. Nothing is held between batches,
+so checkpoints, watermarks and end of input need no extra flush.
 """
 
 from __future__ import annotations
@@ -224,10 +232,46 @@ class KeyedProcessOperator(StreamOperator):
         self._ctx = ProcessContext(TimerServiceView(self, timers))
         self._timer_ctx = self._ctx
         self._on_timer = getattr(lifecycle, "on_timer", None)
+        self._group_size = int(getattr(lifecycle, "key_group_size", 0) or 0)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """Set the key, call ``process_element`` per element."""
-        self._run(values, timestamps, self._fn, self._key_selector, self._ctx)
+        """Set the key, call ``process_element`` per element (or ``process_key_group`` per key)."""
+        if self._group_size > 0:
+            self._run_key_groups(values, timestamps)
+        else:
+            self._run(values, timestamps, self._fn, self._key_selector, self._ctx)
+
+    def _run_key_groups(self, values: list[Any], timestamps: list[int] | None) -> None:
+        set_key = self.keyed_backend.set_current_key  # type: ignore[union-attr]
+        collect = self._collector.collect
+        process_group = self._function.process_key_group
+        key_selector = self._key_selector
+        ctx = self._ctx
+        size = self._group_size
+        first = 0
+        try:
+            for start in range(0, len(values), size):
+                groups: dict[Any, list[int]] = {}
+                for index in range(start, min(start + size, len(values))):
+                    first = index
+                    key = key_selector(values[index])
+                    members = groups.get(key)
+                    if members is None:
+                        groups[key] = [index]
+                    else:
+                        members.append(index)
+                for key, members in groups.items():
+                    first = members[0]
+                    ts = None if timestamps is None else timestamps[members[-1]]
+                    set_key(key)
+                    ctx._key = key
+                    ctx._timestamp = ts
+                    collect(process_group([values[i] for i in members], ctx), ts)
+        except Exception as err:
+            self._collector.flush()
+            raise self.error(first, values) from err
+        self.records_in += len(values)
+        self._collector.flush()
 
     def _run(
         self, values: list[Any], timestamps: list[int] | None, fn: Any, key_selector: Any, ctx: Any
