@@ -65,6 +65,13 @@ class Row:
             object.__setattr__(self, "_values", list(args))
         object.__setattr__(self, "_row_kind", RowKind.INSERT)
 
+    @classmethod
+    def of_kind(cls, row_kind: RowKind, *args: Any, **kwargs: Any) -> Row:
+        """A row of ``args`` (or named ``kwargs``) with the change kind ``row_kind``."""
+        row = cls(*args, **kwargs)
+        row.set_row_kind(row_kind)
+        return row
+
     def as_dict(self, recursive: bool = False) -> dict[str, Any]:
         """Return the row as a dict of field name to value (nested rows too if ``recursive``)."""
         fields = self._field_names()

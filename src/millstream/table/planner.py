@@ -139,6 +139,15 @@ class Aggregate(PlanNode):
         # BATCH emits final rows only: every batch is grouped by key; streaming only with
         # table.exec.mini-batch.enabled (one update per key and mini-batch)
         function.key_group_size = _BATCH_GROUP if self.batch else mini_batch_size(env)
+        function.key_group_latency_ms = mini_batch_latency_ms(env) if function.key_group_size else 0
+        if (
+            not self.batch
+            and not function.key_group_size
+            and any(not isinstance(f, str) for f, _, _ in self.calls)
+        ):
+            # PyFlink runs a group aggregation with Python UDAFs in its Python operator, which
+            # buffers each bundle by key and emits once per key at the bundle's end
+            function.key_group_size, function.key_group_latency_ms = python_bundle(env)
         stream = self.input.translate(env)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
 
@@ -201,9 +210,9 @@ _BATCH_GROUP = 1 << 30  # a whole input batch per key group
 
 def mini_batch_size(env: Any) -> int:
     """``table.exec.mini-batch.size`` when ``table.exec.mini-batch.enabled`` (else 0). As in
-    Flink both ``allow-latency`` and ``size`` must then be set; millstream holds no record
-    past the bundle it arrived in (at most ``python.fn-execution.bundle.time``), so the
-    latency is an upper bound it always keeps."""
+    Flink both ``allow-latency`` and ``size`` must then be set: a mini-batch ends when it holds
+    ``size`` records or ``allow-latency`` after its first, and before watermarks and
+    checkpoints."""
     config = getattr(env, "_table_config", None)
     if config is None or str(config.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
         return 0
@@ -224,6 +233,25 @@ def mini_batch_size(env: Any) -> int:
             f"table.exec.mini-batch.enabled is true (got {size!r})"
         )
     return count
+
+
+def python_bundle(env: Any) -> tuple[int, int]:
+    """``python.fn-execution.bundle.size`` and ``.time`` (ms) of the job (PyFlink 2.3's
+    defaults: 1000 records, 1000 ms)."""
+    config = getattr(env, "_table_config", None)
+    size = config.get("python.fn-execution.bundle.size", None) if config is not None else None
+    time_ms = config.get("python.fn-execution.bundle.time", None) if config is not None else None
+    return (
+        int(size) if size not in (None, "") else 1000,
+        int(time_ms) if time_ms not in (None, "") else 1000,
+    )
+
+
+def mini_batch_latency_ms(env: Any) -> int:
+    """``table.exec.mini-batch.allow-latency`` in ms (checked by ``mini_batch_size``)."""
+    config = getattr(env, "_table_config", None)
+    value = config.get("table.exec.mini-batch.allow-latency", None) if config is not None else None
+    return parse_duration_ms(value) if value not in (None, "") else 0
 
 
 def parse_duration_ms(text: str) -> int:
@@ -273,6 +301,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
         self.key_count = key_count
         self.ttl_ms = 0  # table.exec.state.ttl (streaming)
         self.key_group_size = 0  # >0: the operator hands it key groups (mini-batch, BATCH)
+        self.key_group_latency_ms = 0  # ... of the elements held at most this long
 
     def open(self, runtime_context: Any) -> None:
         self.state = runtime_context.get_state(
@@ -429,6 +458,9 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
     selected = [grouped_expression(e, keys, key_names) for e in selected]
     call_specs, slot_names, slot_types = aggregate_calls(node, selected)
+    removed = _aggregate_removed(node, keys, key_compiled, key_names, selected, slot_names, slot_types)
+    if removed is not None:
+        return project(removed, selected, expr_names(selected))
     grouped = Aggregate(
         key_names + slot_names,
         [c.data_type for c in key_compiled] + slot_types,
@@ -441,6 +473,64 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
         [c.operand for c in distinct_calls(selected)],
     )
     return project(grouped, selected, expr_names(selected))
+
+
+def unique_columns(node: PlanNode) -> set[str] | None:
+    """Columns on which ``node``'s rows are unique (an upsert source's primary key, through
+    projections and filters), if known."""
+    from millstream.table.expressions import _Alias, _Column
+
+    if isinstance(node, ChangelogNormalize) and node.input is not None:
+        return {node.input.names[i] for i in node.key_indexes}
+    if isinstance(node, Filter) and node.input is not None:
+        return unique_columns(node.input)
+    if isinstance(node, Project) and node.input is not None and node.expressions is not None:
+        below = unique_columns(node.input)
+        if below is None:
+            return None
+        renamed: dict[str, str] = {}
+        for name, expression in zip(node.names, node.expressions, strict=True):
+            inner = expression.operand if type(expression) is _Alias else expression
+            if type(inner) is _Column:
+                renamed.setdefault(inner.name, name)
+        return {renamed[c] for c in below} if all(c in renamed for c in below) else None
+    return None
+
+
+def _aggregate_removed(
+    node: PlanNode,
+    keys: list[Expression],
+    key_compiled: list[Any],
+    key_names: list[str],
+    selected: list[Expression],
+    slot_names: list[str],
+    slot_types: list[DataType],
+) -> PlanNode | None:
+    """Flink's FlinkAggregateRemoveRule: grouped by columns on which the input is unique,
+    with only SUM / MIN / MAX of one argument, every group has one row, so the aggregation
+    is the projection of the keys and the arguments (an upsert source's changelog then passes
+    through: -U/+U where an aggregation would retract and re-insert)."""
+    from millstream.table.expressions import _Column
+
+    unique = unique_columns(node)
+    if unique is None or not keys or not all(type(k) is _Column for k in keys):
+        return None
+    if not unique <= {k.name for k in keys}:  # type: ignore[attr-defined]
+        return None
+    calls = distinct_calls(selected)
+    if not all(type(c) is AggregateCall and c.function in ("SUM", "MIN", "MAX") for c in calls):
+        return None
+    operands = [c.operand.resolve(node.names, node.types) for c in calls]
+    if any(o.data_type.root == "DECIMAL" for o in operands):  # SUM widens DECIMAL precision
+        return None
+    return Project(
+        key_names + slot_names,
+        [c.data_type for c in key_compiled] + slot_types,
+        node.updating,
+        node,
+        [c.fn for c in key_compiled] + [o.fn for o in operands],
+        list(keys) + [c.operand for c in calls],
+    )
 
 
 def grouped_expression(expression: Expression, keys: list[Expression], key_names: list[str]) -> Expression:
@@ -555,6 +645,48 @@ class FromDataStream(PlanNode):
             return change
 
         return self.stream.map(to_change)
+
+
+@dataclass
+class ChangelogNormalize(PlanNode):
+    """An upsert changelog (``+I``/``+U`` replace the row of their key, ``-D`` deletes it,
+    no ``-U``) as a full changelog, as Flink's ChangelogNormalize: the last row of each key
+    is kept; a repeated row changes nothing."""
+
+    input: PlanNode | None = None
+    key_indexes: list[int] = field(default_factory=list)
+
+    def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        indexes = list(self.key_indexes)
+        function = _NormalizeFunction()
+        function.ttl_ms = state_ttl_ms(env)
+        stream = self.input.translate(env)
+        return stream.key_by(lambda kv: tuple([kv[1][i] for i in indexes])).process(function)
+
+
+class _NormalizeFunction(KeyedProcessFunction):
+    ttl_ms = 0
+
+    def open(self, runtime_context: Any) -> None:
+        self.last = runtime_context.get_state(with_ttl(ValueStateDescriptor("last"), self.ttl_ms))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        previous = self.last.value()
+        if kind == DELETE:
+            if previous is None:
+                return None
+            self.last.clear()
+            return [(DELETE, previous)]
+        if kind == UPDATE_BEFORE:  # an upsert stream's -U carries nothing the +U does not
+            return None
+        if previous == row:
+            return None
+        self.last.update(row)
+        if previous is None:
+            return [(INSERT, row)]
+        return [(UPDATE_BEFORE, previous), (UPDATE_AFTER, row)]
 
 
 @dataclass

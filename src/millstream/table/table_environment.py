@@ -381,6 +381,38 @@ class StreamTableEnvironment(TableEnvironment):
             node = apply_schema(node, schema)
         return Table(node, self)
 
+    def from_changelog_stream(
+        self, data_stream: Any, schema: Any = None, changelog_mode: Any = None
+    ) -> Table:
+        """A table of a DataStream of Rows whose RowKinds are changes (``changelog_mode``:
+        ``ChangelogMode.all()`` by default; ``insert_only()``; ``upsert()`` with the schema's
+        primary key: each row replaces its key's row, normalized into a full changelog)."""
+        from millstream.table.changelog_mode import ChangelogMode
+        from millstream.table.planner import ChangelogNormalize
+
+        mode = changelog_mode or ChangelogMode.all()
+        names, types = _stream_columns(data_stream, ())
+        if schema is not None and schema.columns and not schema.computed and not _has_type_info(data_stream):
+            names, types = schema.field_names(), schema.field_types()
+        node: PlanNode = FromDataStream(names, types, not mode.contains_only("+I"), data_stream)
+        if schema is not None:
+            node = apply_schema(node, schema)
+        if "+U" in mode.kinds and "-U" not in mode.kinds:
+            key = list(getattr(schema, "primary_key_columns", None) or [])
+            if not key:
+                raise ValueError(
+                    "Table sources with upsert changelog mode need a primary key: declare it in the "
+                    "Schema (Schema.new_builder()...primary_key('id'))"
+                )
+            missing = [k for k in key if k not in node.names]
+            if missing:
+                raise ValueError(f"primary key column {missing[0]!r} is not a column of {node.names}")
+            node = ChangelogNormalize(
+                list(node.names), list(node.types), True, node, [node.names.index(k) for k in key],
+                rowtime=node.rowtime,
+            )  # fmt: skip
+        return Table(node, self)
+
     def create_temporary_view(self, view_path: str, table_or_stream: Any, *fields: Any) -> None:
         """Name a table, or a DataStream as a table."""
         table = (
@@ -400,9 +432,20 @@ class StreamTableEnvironment(TableEnvironment):
             )
         return self._changelog(plan)
 
-    def to_changelog_stream(self, table: Table) -> Any:
-        """The table's changes as a DataStream of Rows with their RowKind."""
-        return self._changelog(table._plan)
+    def to_changelog_stream(self, table: Table, target_schema: Any = None, changelog_mode: Any = None) -> Any:
+        """The table's changes as a DataStream of Rows with their RowKind (``changelog_mode``
+        ``upsert()`` leaves out the -U rows; ``insert_only()`` refuses an updating table)."""
+        stream = self._changelog(table._plan)
+        if changelog_mode is None:
+            return stream
+        if changelog_mode.contains_only("+I") and table._plan.updating:
+            raise ValueError(
+                "Table sink 'to_changelog_stream' doesn't support consuming update and delete changes "
+                "with ChangelogMode.insert_only()"
+            )
+        if "-U" not in changelog_mode.kinds and table._plan.updating:
+            return stream.filter(lambda row: row.get_row_kind() is not RowKind.UPDATE_BEFORE)
+        return stream
 
     def to_append_stream(self, table: Table, type_info: Any = None) -> Any:
         """PyFlink 1.x's name for ``to_data_stream``."""

@@ -382,6 +382,16 @@ class DataTypes:
         return MapType(key_type, value_type, nullable)
 
     @staticmethod
+    def LIST_VIEW(element_type: DataType) -> DataType:
+        """An accumulator field holding a ``ListView`` (``get_accumulator_type``)."""
+        return ArrayType(element_type)
+
+    @staticmethod
+    def MAP_VIEW(key_type: DataType, value_type: DataType) -> DataType:
+        """An accumulator field holding a ``MapView`` (``get_accumulator_type``)."""
+        return MapType(key_type, value_type)
+
+    @staticmethod
     def ROW(row_fields: list[RowField] | None = None, nullable: bool = True) -> RowType:
         """A row of named fields (``DataTypes.FIELD(name, type)``)."""
         return RowType(row_fields or [], nullable)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from millstream.common.types import Row
-from millstream.table.expressions import Compiled, Expression, col
+from millstream.table.expressions import Compiled, Expression, lit
 from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = [
@@ -136,7 +136,7 @@ class UserDefinedScalarFunctionWrapper:
         self._name = name or getattr(function, "__name__", type(function).__name__)
 
     def __call__(self, *args: Any) -> Expression:
-        return _ScalarCall(self, [a if isinstance(a, Expression) else col(a) for a in args])
+        return _ScalarCall(self, [a if isinstance(a, Expression) else lit(a) for a in args])
 
     @property
     def result_type(self) -> DataType:
@@ -208,7 +208,7 @@ class UserDefinedTableFunctionWrapper:
         """The function applied to these expressions (``join_lateral(split(col('s')))``)."""
         twin = UserDefinedTableFunctionWrapper(self._function, self._result_types, self._name)
         twin._aliases = self._aliases
-        twin.arguments = [a if isinstance(a, Expression) else col(a) for a in args]
+        twin.arguments = [a if isinstance(a, Expression) else lit(a) for a in args]
         return twin
 
     def rows_of(self) -> Callable[..., list[tuple[Any, ...]]]:
@@ -432,7 +432,7 @@ class UserDefinedAggregateFunctionWrapper:
     def __call__(self, *args: Any) -> Any:
         from millstream.table.expressions import UserAggregateCall
 
-        return UserAggregateCall(self, [a if isinstance(a, Expression) else col(a) for a in args])
+        return UserAggregateCall(self, [a if isinstance(a, Expression) else lit(a) for a in args])
 
 
 def udaf(

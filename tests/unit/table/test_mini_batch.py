@@ -13,53 +13,87 @@ from millstream.table.planner import GroupAggregateFunction
 from millstream.testing.operator_harness import OperatorHarness
 
 
-def harness(group_size: int, state_backend: str = "hashmap") -> OperatorHarness:
+def harness(group_size: int, latency_ms: int = 0, state_backend: str = "hashmap", fail: bool = False):
+    argument = (lambda row: 1 // row[1]) if fail else (lambda row: row[1])
     function = GroupAggregateFunction(
-        [("SUM", lambda row: row[1], DataTypes.BIGINT())], retracting=True, batch=False, key_count=1
+        [("SUM", argument, DataTypes.BIGINT())], retracting=True, batch=False, key_count=1
     )
     function.key_group_size = group_size
+    function.key_group_latency_ms = latency_ms
     env = StreamExecutionEnvironment.get_execution_environment()
     stream = env.from_collection([("+I", ("a", 1))]).key_by(lambda kv: (kv[1][0],)).process(function)
     return OperatorHarness.of(stream, state_backend=state_backend)
 
 
+def changes(*items):
+    return [((kind, (key, value)), ts) for ts, (kind, key, value) in enumerate(items)]
+
+
 @pytest.mark.parametrize("state_backend", ["hashmap", "rocksdb"])
 def test_one_update_per_key_and_mini_batch(state_backend):
-    h = harness(1000, state_backend)
-    h.process_elements([(("+I", ("a", 1)), 1), (("+I", ("b", 2)), 2), (("+I", ("a", 3)), 3)])
+    h = harness(3, state_backend=state_backend)
+    h.process_elements(changes(("+I", "a", 1), ("+I", "b", 2)))
+    assert h.values() == []  # held: the mini-batch is not full
+    h.process_elements(changes(("+I", "a", 3)))
     assert h.values() == [("+I", ("a", 4)), ("+I", ("b", 2))]  # keys in order of first appearance
-    h.process_elements([(("+I", ("a", 5)), 4), (("-U", ("b", 2)), 5), (("+I", ("b", 2)), 6)])
+    h.process_elements(changes(("+I", "a", 5), ("-U", "b", 2), ("+I", "b", 2)))
     # b's group leaves its sum unchanged: nothing is emitted for it (as Flink's equaliser check)
-    assert h.values() == [("-U", ("a", 4)), ("+U", ("a", 9))]  # values() takes the new outputs
-    h.process_elements([(("-D", ("b", 2)), 7)])
+    assert h.values() == [("-U", ("a", 4)), ("+U", ("a", 9))]
+    h.process_elements(changes(("-D", "b", 2)))
+    h.end_input()  # the end of input ends the mini-batch
     assert h.values() == [("-D", ("b", 2))]
     h.close()
 
 
+def test_a_mini_batch_ends_after_its_latency_and_before_watermarks_and_snapshots():
+    h = harness(1000, latency_ms=500)
+    h.set_processing_time(1_000)
+    h.process_elements(changes(("+I", "a", 1), ("+I", "a", 2)))
+    h.set_processing_time(1_499)
+    assert h.values() == []
+    h.set_processing_time(1_500)  # allow-latency after the first held record
+    assert h.values() == [("+I", ("a", 3))]
+    h.process_elements(changes(("+I", "a", 4)))
+    h.process_watermark(10)
+    assert [kind for kind, *_ in h.output] == ["record", "record", "watermark"]  # the records first
+    assert h.values() == [("-U", ("a", 3)), ("+U", ("a", 7))]
+    h.process_elements(changes(("+I", "b", 1)))
+    snapshot = h.snapshot()  # a checkpoint: the held record's effect goes into the state
+    assert h.values() == [("+I", ("b", 1))]
+    h.close()
+    restored = OperatorHarness.of(
+        StreamExecutionEnvironment.get_execution_environment()
+        .from_collection([("+I", ("a", 1))])
+        .key_by(lambda kv: (kv[1][0],))
+        .process(h.operator._function),
+        restored_state=snapshot,
+    )
+    restored.process_elements(changes(("+I", "b", 5)))
+    restored.end_input()
+    assert restored.values() == [("-U", ("b", 1)), ("+U", ("b", 6))]
+    restored.close()
+
+
 def test_without_mini_batch_every_change_is_emitted_in_order():
     h = harness(0)
-    h.process_elements([(("+I", ("a", 1)), 1), (("+I", ("b", 2)), 2), (("+I", ("a", 3)), 3)])
+    h.process_elements(changes(("+I", "a", 1), ("+I", "b", 2), ("+I", "a", 3)))
     assert h.values() == [("+I", ("a", 1)), ("+I", ("b", 2)), ("-U", ("a", 1)), ("+U", ("a", 4))]
     h.close()
 
 
-def test_a_mini_batch_holds_at_most_its_size_of_records():
+def test_a_full_mini_batch_is_processed_in_chunks_of_its_size():
     h = harness(2)
-    h.process_elements([(("+I", ("a", 1)), 1), (("+I", ("b", 2)), 2), (("+I", ("a", 3)), 3)])
-    assert h.values() == [("+I", ("a", 1)), ("+I", ("b", 2)), ("-U", ("a", 1)), ("+U", ("a", 4))]
+    h.process_elements(changes(("+I", "a", 1), ("+I", "b", 2), ("+I", "a", 3)))
+    assert h.values() == [("+I", ("a", 1)), ("+I", ("b", 2))]
+    h.end_input()
+    assert h.values() == [("-U", ("a", 1)), ("+U", ("a", 4))]
     h.close()
 
 
 def test_a_failing_group_names_the_position_of_its_first_record():
-    function = GroupAggregateFunction(
-        [("SUM", lambda row: 1 // row[1], DataTypes.BIGINT())], retracting=False, batch=False, key_count=1
-    )
-    function.key_group_size = 100
-    env = StreamExecutionEnvironment.get_execution_environment()
-    stream = env.from_collection([("+I", ("a", 1))]).key_by(lambda kv: (kv[1][0],)).process(function)
-    h = OperatorHarness.of(stream)
+    h = harness(3, fail=True)
     with pytest.raises(Exception, match=r"on record \('\+I', \('b', 0\)\) at input position 1") as failure:
-        h.process_elements([(("+I", ("a", 1)), 1), (("+I", ("b", 0)), 2), (("+I", ("a", 1)), 3)])
+        h.process_elements(changes(("+I", "a", 1), ("+I", "b", 0), ("+I", "a", 1)))
     assert isinstance(failure.value.__cause__, ZeroDivisionError)
     h.close()
 

@@ -9,13 +9,15 @@ timer none (Flink's TimestampedCollector).
 of the keyed state backend; ``ctx.timer_service()`` registers timers of that key
 (deduplicated per key and time); ``on_timer(timestamp, ctx)`` runs with the timer's key.
 
-Key groups (internal, the Table API's mini-batch aggregation): a function whose
-``key_group_size`` is positive gets each input batch cut into chunks of at most that many
-elements, each chunk's elements grouped by key (keys in order of first appearance, each
-key's elements in order) and ``process_key_group(values, ctx)`` called once per key, as
-Flink's ``KeyedMapBundleOperator`` calls ``finishBundle``: state is read and written once
-per key and chunk, and the function emits once per key. Nothing is held between batches,
-so checkpoints, watermarks and end of input need no extra flush.
+Key groups (internal, the Table API's mini-batch aggregation and Python UDAFs): a function
+whose ``key_group_size`` is positive gets its input as bundles, as Flink's
+``KeyedMapBundleOperator`` does: elements are held until ``key_group_size`` of them are in
+or ``key_group_latency_ms`` passed since the first (STREAMING; BATCH: each input batch is a
+bundle), and before every watermark, checkpoint snapshot and the end of input; then each
+bundle's elements are grouped by key (keys in order of first appearance, each key's
+elements in order) and ``process_key_group(values, ctx)`` is called once per key: state is
+read and written once per key and bundle, and the function emits once per key. Held
+elements are not in any snapshot: the flush before it puts their effect in the state.
 """
 
 from __future__ import annotations
@@ -233,13 +235,45 @@ class KeyedProcessOperator(StreamOperator):
         self._timer_ctx = self._ctx
         self._on_timer = getattr(lifecycle, "on_timer", None)
         self._group_size = int(getattr(lifecycle, "key_group_size", 0) or 0)
+        self._group_latency_ms = int(getattr(lifecycle, "key_group_latency_ms", 0) or 0)
+        self.vectorized = self._group_size > 0  # key groups want whole bundles (bundles.py)
+        self._held: list[Any] = []  # a bundle being filled (key groups, STREAMING)
+        self._held_ts: list[int | None] = []
+        self._held_timer: Any = None
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """Set the key, call ``process_element`` per element (or ``process_key_group`` per key)."""
-        if self._group_size > 0:
+        """Set the key, call ``process_element`` per element (or hold the elements for a
+        bundle of ``process_key_group`` calls)."""
+        if self._group_size <= 0:
+            self._run(values, timestamps, self._fn, self._key_selector, self._ctx)
+        elif self.context.batch:
             self._run_key_groups(values, timestamps)
         else:
-            self._run(values, timestamps, self._fn, self._key_selector, self._ctx)
+            self._held.extend(values)
+            self._held_ts.extend(timestamps if timestamps is not None else [None] * len(values))
+            held = len(self._held)
+            if held >= self._group_size:  # full bundles go now; the rest starts the next one
+                self.flush_bundle(held - held % self._group_size)
+            if self._held and self._held_timer is None and self._group_latency_ms > 0:
+                service = self.context.processing_time_service
+                due = service.current_processing_time() + self._group_latency_ms
+                self._held_timer = service.register_timer(due, self._bundle_due)
+
+    def _bundle_due(self, timestamp: int) -> None:
+        self._held_timer = None
+        self.flush_bundle()
+
+    def flush_bundle(self, count: int | None = None) -> None:
+        """Process the held elements now (the first ``count`` of them: whole bundles)."""
+        timer, self._held_timer = self._held_timer, None
+        if timer is not None:
+            timer.cancel()
+        if not self._held:
+            return
+        count = len(self._held) if count is None else count
+        values, stamps = self._held[:count], self._held_ts[:count]
+        self._held, self._held_ts = self._held[count:], self._held_ts[count:]
+        self._run_key_groups(values, None if all(t is None for t in stamps) else stamps)  # type: ignore[arg-type]
 
     def _run_key_groups(self, values: list[Any], timestamps: list[int] | None) -> None:
         set_key = self.keyed_backend.set_current_key  # type: ignore[union-attr]
@@ -315,10 +349,21 @@ class KeyedProcessOperator(StreamOperator):
 
     def process_watermark(self, watermark: Watermark) -> None:
         """Fire due event-time timers, emit their outputs, then forward the watermark."""
+        self.flush_bundle()
         self.current_watermark = watermark.timestamp
         self.timer_service.advance_watermark(watermark.timestamp)  # type: ignore[union-attr]
         self._collector.flush()
         self.emit_watermark(watermark)
+
+    def snapshot_state(self, checkpoint_id: int, timestamp: int = 0, canonical: bool = True) -> Any:
+        """Held elements first go into the state (their outputs ahead of the barrier)."""
+        self.flush_bundle()
+        return super().snapshot_state(checkpoint_id, timestamp, canonical)
+
+    def finish(self) -> None:
+        """End of input: the held elements are processed."""
+        self.flush_bundle()
+        super().finish()
 
     def on_event_time(self, timestamp: int, key: Any, namespace: Any) -> None:
         """An event-time timer fired (outputs are emitted before the watermark)."""
