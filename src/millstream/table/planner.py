@@ -59,6 +59,7 @@ class PlanNode:
     types: list[DataType]
     updating: bool = False  # produces retractions (-U / -D)
     rowtime: int | None = field(default=None, kw_only=True)  # the event-time attribute column
+    label: str = field(default="", kw_only=True)  # a source's table name in explain output
 
     def translate(self, env: Any) -> Any:
         """The DataStream of ``(kind, values)`` this node produces on ``env``."""

@@ -14,6 +14,7 @@ DOUBLE here (Flink's is DECIMAL(2, 1)).
 from __future__ import annotations
 
 import decimal
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -174,6 +175,9 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     ``INSERT INTO sink SELECT ...`` (its job starts), or a SELECT (its rows)."""
     from millstream.table.table_result import TableResult
 
+    explain = _EXPLAIN.match(statement)
+    if explain is not None:
+        return TableResult.raw(_explain(t_env, explain))
     tree, watermarks = _parse(statement)
     if isinstance(tree, exp.Select):
         return _select(t_env, tree).execute()
@@ -183,6 +187,28 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
         t_env.create_temporary_table(*_table_definition(tree, watermarks))
         return TableResult.ok()
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
+
+
+_EXPLAIN = re.compile(
+    r"\s*EXPLAIN\s+(?:PLAN\s+FOR\s+)?"
+    r"((?:(?:ESTIMATED_COST|CHANGELOG_MODE|PLAN_ADVICE|JSON_EXECUTION_PLAN)\s*,?\s*)*)(.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
+    """``EXPLAIN [PLAN FOR] [CHANGELOG_MODE, ...] <SELECT or INSERT>``: the statement's plan."""
+    from millstream.table.explain import explain_text
+
+    details = {d.strip().upper() for d in match.group(1).split(",") if d.strip()}
+    tree, _ = _parse(match.group(2))
+    if isinstance(tree, exp.Select):
+        plan = _select(t_env, tree)._plan
+    elif isinstance(tree, exp.Insert):
+        plan = _insert(t_env, tree)
+    else:
+        raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {match.group(2).strip()[:80]}")
+    return explain_text(plan, "CHANGELOG_MODE" in details)
 
 
 def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tuple[str, TableDescriptor]:

@@ -345,7 +345,9 @@ class Table:
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
-        return explain_plan(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details)
+        from millstream.table.explain import explain_text
+
+        return explain_text(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details)
 
 
 class GroupedTable:
@@ -456,27 +458,6 @@ class WindowGroupedTable:
             (f"{alias}$start", f"{alias}$end", f"{alias}$rowtime"),
         )
         return Table(result, table._t_env)
-
-
-def explain_plan(plan: PlanNode, changelog_mode: bool = False) -> str:
-    """``Table.explain``'s text for ``plan``."""
-    lines: list[str] = []
-
-    def walk(node: PlanNode, prefix: str, child_prefix: str) -> None:
-        mode = f", changelogMode=[{'I,UB,UA,D' if node.updating else 'I'}]" if changelog_mode else ""
-        lines.append(f"{prefix}{type(node).__name__}(fields=[{', '.join(node.names)}]{mode})")
-        children = [
-            c
-            for c in (getattr(node, "left", None), getattr(node, "right", None), getattr(node, "input", None))
-            if c is not None
-        ]
-        for i, child in enumerate(children):
-            last = i == len(children) - 1
-            walk(child, child_prefix + ("+- " if last else ":- "), child_prefix + ("   " if last else ":  "))
-
-    walk(plan, "", "")
-    tree = "\n".join(lines)
-    return f"== Optimized Execution Plan ==\n{tree}\n"
 
 
 def _key_of(index: int, values: tuple[Any, ...]) -> Any:

@@ -150,7 +150,9 @@ class TableEnvironment:
             for row in rows:
                 if len(row) != len(names):
                     raise ValueError(f"row {row!r} has {len(row)} fields, the schema {len(names)}: {names}")
-        return Table(Values(list(names), list(types), False, rows), self)
+        self._anonymous = getattr(self, "_anonymous", 0) + 1  # Flink's name of the table in plans
+        label = f"*anonymous_python-input-format${self._anonymous}*"
+        return Table(Values(list(names), list(types), False, rows, label=label), self)
 
     def create_temporary_view(self, view_path: str, table: Table) -> None:
         """Name ``table`` (for ``from_path`` and SQL)."""
@@ -186,6 +188,7 @@ class TableEnvironment:
                 node = FileSystemSource(names, types, False, options, list(descriptor.partition_keys))
             else:
                 node = DataGen(names, types, False, options)
+            node.label = f"default_catalog, default_database, {path}"
             return Table(apply_schema(node, schema), self)
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
@@ -376,7 +379,9 @@ class StreamTableEnvironment(TableEnvironment):
         names, types = _stream_columns(data_stream, () if schema is not None else fields_or_schema)
         if schema is not None and schema.columns and not schema.computed and not _has_type_info(data_stream):
             names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
+        self._anonymous = getattr(self, "_anonymous", 0) + 1
         node: PlanNode = FromDataStream(names, types, False, data_stream)
+        node.label = f"*anonymous_datastream_source${self._anonymous}*"
         if schema is not None:
             node = apply_schema(node, schema)
         return Table(node, self)

@@ -43,6 +43,16 @@ class TableResult:
         result._kind = ResultKind.SUCCESS
         return result
 
+    @staticmethod
+    def raw(text: str) -> TableResult:
+        """A result of one ``result`` row that prints as the text itself (EXPLAIN's, as Flink
+        prints a plan)."""
+        result = TableResult(["result"], [DataTypes.STRING()], iter([("+I", (text,))]), False)
+        result._raw = text
+        return result
+
+    _raw: str | None = None
+
     def get_job_client(self) -> Any:
         """The job of an INSERT (None for a query)."""
         return self._job_client
@@ -67,6 +77,9 @@ class TableResult:
         come."""
         if self._kind == ResultKind.SUCCESS:
             print("OK", flush=True)
+            return
+        if self._raw is not None:
+            print(self._raw, flush=True)
             return
         if self._streaming:
             lines = tableau(self._names, self._types, self._changes, with_kinds=True)

@@ -1,0 +1,400 @@
+"""``Table.explain`` / ``explain_sql`` / ``EXPLAIN ...``: the plan in the three sections Flink
+prints.
+
+* ``== Abstract Syntax Tree ==``: the logical plan as the query was written (Calcite's
+  ``LogicalProject`` / ``LogicalFilter`` / ``LogicalAggregate`` ... with ``$i`` input
+  references and prefix calls, ``>($0, 1)``);
+* ``== Optimized Physical Plan ==``: the operators millstream runs, with Flink's names (a
+  filter and a projection are one ``Calc``; an ``Exchange`` where rows are repartitioned by
+  key or gathered), expressions by column name in prefix form; ``CHANGELOG_MODE`` adds each
+  node's ``changelogMode=[I,UB,UA,D]``;
+* ``== Optimized Execution Plan ==``: the same operators with infix expressions
+  (``(x > 1)``), as Flink's ExecNode plan.
+
+The shape and names follow Flink's; the text is millstream's plan, so it is not Calcite's
+output character for character (Flink's optimizer rewrites expressions millstream keeps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["explain_text"]
+
+_PREFIX_OPS = {
+    "=": "=",
+    "<>": "<>",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "+": "+",
+    "-": "-",
+    "*": "*",
+    "/": "/",
+    "%": "MOD",
+}
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "null:NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"_UTF-16LE'{value}'"
+    return str(value)
+
+
+def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # noqa: C901
+    """``expression`` as Flink prints it: prefix (``>(x, 1)``) or infix (``(x > 1)``);
+    ``ref(name)`` prints a column."""
+    from millstream.table import expressions as e
+    from millstream.table.functions import _Call
+    from millstream.table.udf import _ScalarCall
+
+    def go(x: Any) -> str:
+        return render(x, ref, infix)
+
+    kind = type(expression)
+    if kind is e._Column:
+        return ref(expression.name)
+    if kind is e._Literal:
+        return _literal(expression.value)
+    if kind is e._Alias:
+        return go(expression.operand)
+    if kind is e._Binary:
+        op = _PREFIX_OPS.get(expression.op, expression.op)
+        if infix:
+            return f"({go(expression.left)} {expression.op} {go(expression.right)})"
+        return f"{op}({go(expression.left)}, {go(expression.right)})"
+    if kind is e._Logic:
+        parts = [go(o) for o in expression.operands]
+        return f"({f' {expression.op} '.join(parts)})" if infix else f"{expression.op}({', '.join(parts)})"
+    if kind is e._Not:
+        return f"NOT({go(expression.operand)})"
+    if kind is e._IsNull:
+        test = "IS NULL" if expression.null else "IS NOT NULL"
+        return f"{go(expression.operand)} {test}" if infix else f"{test}({go(expression.operand)})"
+    if kind is e._Cast:
+        return f"CAST({go(expression.operand)} AS {expression.data_type!r})"
+    if kind is e._IfThenElse:
+        return f"CASE({go(expression.condition)}, {go(expression.then)}, {go(expression.otherwise)})"
+    if isinstance(expression, e.AggregateCall):
+        operand = expression.operand
+        if type(operand) is e._Tuple:
+            args = ", ".join(go(i) for i in operand.items)
+        elif type(operand) is e._Literal and expression.function == "COUNT":
+            args = "*"
+        else:
+            args = go(operand)
+        return f"{expression.function}({args})"
+    if kind is _Call:
+        return f"{expression.name_}({', '.join(go(a) for a in expression.args)})"
+    if kind is _ScalarCall:
+        return f"{expression.wrapper._name}({', '.join(go(a) for a in expression.args)})"
+    if kind is e._NamedCall:
+        return f"{expression.function_name}({', '.join(go(a) for a in expression.args)})"
+    if kind is e.WindowProperty:
+        return expression.column_name()
+    return repr(expression)
+
+
+def _named(expression: Any, name: str, ref: Callable[[str], str], infix: bool) -> str:
+    from millstream.table import expressions as e
+
+    text = render(expression, ref, infix)
+    inner = expression.operand if type(expression) is e._Alias else expression
+    if type(inner) is e._Column and inner.name == name:
+        return text
+    return f"{text} AS {name}"
+
+
+class _Line:
+    def __init__(self, name: str, terms: list[str], node: Any, children: list[Any]) -> None:
+        self.name, self.terms, self.node, self.children = name, terms, node, children
+
+
+def _children(node: Any) -> list[Any]:
+    return [
+        c
+        for c in (getattr(node, "left", None), getattr(node, "right", None), getattr(node, "input", None))
+        if c is not None
+    ]
+
+
+def _source_name(node: Any) -> str:
+    path = getattr(node, "path", None) or getattr(node, "table_path", None)
+    if path:
+        return f"[default_catalog, default_database, {path}]"
+    label = getattr(node, "label", "")
+    return f"[{label or f'*anonymous_{type(node).__name__.lower()}*'}]"
+
+
+def _over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
+    """A projection that only names an aggregation's keys and calls (``SELECT s, SUM(x) AS
+    total ... GROUP BY s``): its items, which Flink prints inside the aggregate node."""
+    from millstream.table import expressions as e
+    from millstream.table import planner as p
+
+    if not (
+        isinstance(node, p.Project) and node.expressions is not None and isinstance(node.input, p.Aggregate)
+    ):
+        return None
+    keys = {getattr(k, "name", None) for k in node.input.key_expressions or []}
+    items = []
+    for expression, name in zip(node.expressions, node.names, strict=True):
+        inner = expression.operand if type(expression) is e._Alias else expression
+        if not (isinstance(inner, e.AggregateCall) or (type(inner) is e._Column and inner.name in keys)):
+            return None
+        items.append((inner, name))
+    return items
+
+
+def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per node kind
+    """``node`` as Flink's physical / execution plan node (an Exchange inserted where the
+    rows move by key)."""
+    from millstream.table import planner as p
+
+    names = list(node.names)
+    below = _children(node)
+    inputs = [list(c.names) for c in below]
+
+    def by_name(i: int) -> Callable[[str], str]:
+        return lambda n: n
+
+    ref = by_name(0)
+    kind = type(node).__name__
+    merged = _over_aggregate(node)
+    if merged is not None:  # the aggregate prints the select list
+        aggregate = _physical(node.input, infix)
+        select = ", ".join(_named(x, n, ref, infix) for x, n in merged)
+        aggregate.terms = [t for t in aggregate.terms if not t.startswith("select=")] + [f"select=[{select}]"]
+        aggregate.node = node
+        return aggregate
+    if isinstance(node, p.Project) and node.expressions is not None:
+        source, condition = node.input, None
+        if isinstance(source, p.Filter) and source.expression is not None:
+            condition, source = source.expression, source.input
+        items = [_named(x, n, ref, infix) for x, n in zip(node.expressions, names, strict=True)]
+        terms = [f"select=[{', '.join(items)}]"]
+        if condition is not None:
+            terms.append(f"where=[{render(condition, ref, infix)}]")
+        return _Line("Calc", terms, node, [_physical(source, infix)])
+    if isinstance(node, p.Filter) and node.expression is not None:
+        terms = [f"select=[{', '.join(names)}]", f"where=[{render(node.expression, ref, infix)}]"]
+        return _Line("Calc", terms, node, [_physical(node.input, infix)])
+    children = [_physical(c, infix) for c in below]
+    if isinstance(node, (p.Project, p.Filter)):  # computed by functions the plan holds
+        return _Line("Calc", [f"select=[{', '.join(names)}]"], node, children)
+    if isinstance(node, p.Aggregate):
+        keys = node.key_expressions or []
+        key_names = names[: len(keys)]
+        arguments: list[Any] = list(node.argument_expressions or [])
+        arguments += [None] * (len(node.calls) - len(arguments))
+        calls = [
+            f"{fn if isinstance(fn, str) else type(fn).__name__}"
+            f"({render(a, ref, infix) if a is not None else ''}) AS {n}"
+            for (fn, _, _), a, n in zip(node.calls, arguments, names[len(keys) :], strict=True)
+        ]
+        select = ", ".join(key_names + calls)
+        name = "HashAggregate" if node.batch else "GroupAggregate"
+        terms = ([f"groupBy=[{', '.join(key_names)}]"] if keys else []) + [f"select=[{select}]"]
+        distribution = f"hash[{', '.join(key_names)}]" if keys else "single"
+        return _Line(
+            name, terms, node, [_Line("Exchange", [f"distribution=[{distribution}]"], None, children)]
+        )
+    if isinstance(node, p.Sort):
+        exchange = _Line("Exchange", ["distribution=[single]"], None, children)
+        return _Line(
+            "SortLimit" if node.fetch is not None else "Sort",
+            [f"select=[{', '.join(names)}]"],
+            node,
+            [exchange],
+        )
+    if isinstance(node, p.Limit):
+        exchange = _Line("Exchange", ["distribution=[single]"], None, children)
+        terms = [
+            f"offset=[{node.offset}]",
+            f"fetch=[{node.fetch if node.fetch is not None else 'unlimited'}]",
+        ]
+        return _Line("Limit", terms, node, [exchange])
+    if isinstance(node, (p.Values, p.FromDataStream, p.DataGen)) or kind == "FileSystemSource":
+        return _Line(
+            "TableSourceScan", [f"table=[{_source_name(node)}]", f"fields=[{', '.join(names)}]"], node, []
+        )
+    if isinstance(node, p.Sink):
+        table = getattr(node, "path", None) or node.connector
+        return _Line(
+            "Sink",
+            [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(names)}]"],
+            node,
+            children,
+        )
+    if isinstance(node, p.ChangelogNormalize):
+        key = [inputs[0][i] for i in node.key_indexes]
+        exchange = _Line("Exchange", [f"distribution=[hash[{', '.join(key)}]]"], None, children)
+        return _Line("ChangelogNormalize", [f"key=[{', '.join(key)}]"], node, [exchange])
+    if kind in ("Join", "IntervalJoin", "WindowJoin"):
+        exchanges = [_Line("Exchange", ["distribution=[hash]"], None, [c]) for c in children]
+        join_type = getattr(node, "join_type", None) or getattr(node, "kind", None) or "InnerJoin"
+        return _Line(kind, [f"joinType=[{join_type}]", f"select=[{', '.join(names)}]"], node, exchanges)
+    if kind in ("OverAggregate", "Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
+        exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
+        return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])
+    if kind == "WatermarkAssigner":
+        watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
+        return _Line(kind, [f"rowtime=[{names[node.rowtime]}]", watermark], node, children)
+    return _Line(kind, [f"select=[{', '.join(names)}]"], node, children)
+
+
+def _logical_aggregate(
+    node: Any, names: list[str], ref: Callable[[str], str], children: list[_Line]
+) -> _Line:
+    """Calcite's aggregate: a LogicalProject of the group keys then the calls' arguments
+    below it, the group ``{0, 1 ...}`` and each call over ``$i`` of that projection."""
+    from millstream.table import expressions as e
+
+    keys = node.key_expressions or []
+    items: list[tuple[str, str]] = []  # (name, rendered expression) of the projection
+
+    def position(expression: Any) -> int:
+        text = render(expression, ref, False)
+        for i, (_, seen) in enumerate(items):
+            if seen == text:
+                return i
+        name = expression.name if type(expression) is e._Column else f"$f{len(items)}"
+        items.append((name, text))
+        return len(items) - 1
+
+    group = [position(k) for k in keys]
+    calls = []
+    for (fn, _, _), argument, name in zip(
+        node.calls, node.argument_expressions or [None] * len(node.calls), names[len(keys) :], strict=True
+    ):
+        label = fn if isinstance(fn, str) else type(fn).__name__
+        if argument is None or (type(argument) is e._Literal and label == "COUNT"):
+            calls.append((name, f"{label}()"))
+        elif type(argument) is e._Tuple:
+            calls.append((name, f"{label}({', '.join(f'${position(a)}' for a in argument.items)})"))
+        else:
+            calls.append((name, f"{label}(${position(argument)})"))
+    project = _Line("LogicalProject", [f"{n}=[{t}]" for n, t in items], None, children)
+    terms = [f"group=[{{{', '.join(map(str, group))}}}]", *[f"{n}=[{c}]" for n, c in calls]]
+    return _Line("LogicalAggregate", terms, node, [project])
+
+
+def _input_ref(node: Any) -> Callable[[str], str]:
+    """``$i`` of a column of ``node``'s input."""
+    below = _children(node)
+    inputs = list(below[0].names) if below else []
+    return lambda name: f"${inputs.index(name)}" if name in inputs else name
+
+
+def _logical(node: Any) -> _Line:
+    """``node`` as Calcite's logical node, with ``$i`` references to its input's columns."""
+    from millstream.table import planner as p
+
+    below = _children(node)
+    inputs = list(below[0].names) if below else []
+
+    def ref(name: str) -> str:
+        return f"${inputs.index(name)}" if name in inputs else name
+
+    merged = _over_aggregate(node)
+    if merged is not None:  # Calcite's aggregate names its calls as the select list does
+        line = _logical(node.input)
+        renamed = iter(n for x, n in merged if type(x).__name__ != "_Column")
+        line.terms = line.terms[:1] + [
+            f"{next(renamed, t.split('=', 1)[0])}={t.split('=', 1)[1]}" for t in line.terms[1:]
+        ]
+        return line
+    children = [_logical(c) for c in below]
+    names = list(node.names)
+    if isinstance(node, p.Project) and node.expressions is not None:
+        terms = [f"{n}=[{render(x, ref, False)}]" for x, n in zip(node.expressions, names, strict=True)]
+        return _Line("LogicalProject", terms, node, children)
+    if isinstance(node, p.Filter) and node.expression is not None:
+        return _Line("LogicalFilter", [f"condition=[{render(node.expression, ref, False)}]"], node, children)
+    if isinstance(node, p.Aggregate):
+        return _logical_aggregate(node, names, ref, children)
+    if isinstance(node, (p.Values, p.FromDataStream, p.DataGen)) or type(node).__name__ == "FileSystemSource":
+        return _Line("LogicalTableScan", [f"table=[{_source_name(node)}]"], node, [])
+    if isinstance(node, p.Sort):
+        return _Line(
+            "LogicalSort", [f"fetch=[{node.fetch}]"] if node.fetch is not None else [], node, children
+        )
+    if isinstance(node, p.Sink):
+        table = getattr(node, "path", None) or node.connector
+        return _Line(
+            "LogicalSink",
+            [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(names)}]"],
+            node,
+            children,
+        )
+    kind = type(node).__name__
+    if kind == "WatermarkAssigner":
+        watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
+        return _Line(
+            "LogicalWatermarkAssigner", [f"rowtime=[{names[node.rowtime]}]", watermark], node, children
+        )
+    return _Line(f"Logical{kind}", [f"fields=[{', '.join(names)}]"], node, children)
+
+
+def _changelog_mode(node: Any) -> str:
+    """The changes ``node`` emits: an aggregation of an insert-only input never deletes a group."""
+    from millstream.table import planner as p
+
+    if node is None or not node.updating:
+        return "I"
+    below = node
+    while isinstance(below, (p.Project, p.Filter)) and below.input is not None and below.input.updating:
+        below = below.input
+    if isinstance(below, p.Aggregate) and below.input is not None and not below.input.updating:
+        return "I,UB,UA"
+    return "I,UB,UA,D"
+
+
+def _tree(root: _Line, changelog: bool) -> str:
+    lines: list[str] = []
+
+    def walk(line: _Line, prefix: str, child_prefix: str, below_mode: str) -> None:
+        terms = list(line.terms)
+        mode = _changelog_mode(line.node) if line.node is not None else below_mode
+        if changelog:
+            terms.append(f"changelogMode=[{mode}]")
+        lines.append(f"{prefix}{line.name}({', '.join(terms)})")
+        for i, child in enumerate(line.children):
+            last = i == len(line.children) - 1
+            child_mode = _changelog_mode(child.node) if child.node is not None else mode
+            walk(
+                child,
+                child_prefix + ("+- " if last else ":- "),
+                child_prefix + ("   " if last else ":  "),
+                child_mode,
+            )
+
+    walk(root, "", "", _changelog_mode(root.node))
+    return "\n".join(lines)
+
+
+def _exchange_modes(line: _Line) -> None:
+    """An Exchange passes on its input's changelog mode."""
+    for child in line.children:
+        _exchange_modes(child)
+    if line.node is None and line.children:
+        line.node = line.children[0].node
+
+
+def explain_text(plan: Any, changelog_mode: bool = False) -> str:
+    """The three sections of Flink's explain output for ``plan``."""
+    physical = _physical(plan, infix=False)
+    _exchange_modes(physical)
+    execution = _physical(plan, infix=True)
+    _exchange_modes(execution)
+    return (
+        f"== Abstract Syntax Tree ==\n{_tree(_logical(plan), False)}\n\n"
+        f"== Optimized Physical Plan ==\n{_tree(physical, changelog_mode)}\n\n"
+        f"== Optimized Execution Plan ==\n{_tree(execution, False)}\n"
+    )
