@@ -381,3 +381,67 @@ PYFLINK_WINDOW_TOP_N = """\
 def test_window_top_n_prints_what_pyflink_prints(capfd: pytest.CaptureFixture[str]) -> None:
     window_top_n_program()
     assert capfd.readouterr().out == PYFLINK_WINDOW_TOP_N
+
+
+TOP_N_OVER_UPDATES = """
+SELECT region, item, total{rank} FROM (
+  SELECT region, item, total, ROW_NUMBER() OVER (PARTITION BY region ORDER BY total DESC) AS rn
+  FROM (SELECT region, item, SUM(amount) AS total FROM sales GROUP BY region, item))
+WHERE rn <= 2"""
+
+# PyFlink 2.3.0, 2026-11-24: Top-N over a GROUP BY's updates (Flink's RetractableTopNFunction;
+# SUM of amounts that may be negative is not monotonic, so not the updatable variant), with and
+# without the row number
+PYFLINK_TOP_N_OVER_UPDATES = """\
++----+--------------------------------+--------------------------------+----------------------+----------------------+
+| op |                         region |                           item |                total |                   rn |
++----+--------------------------------+--------------------------------+----------------------+----------------------+
+| +I |                              n |                              a |                    5 |                    1 |
+| +I |                              n |                              b |                    3 |                    2 |
+| +I |                              s |                              c |                    4 |                    1 |
+| -U |                              n |                              b |                    3 |                    2 |
+| +U |                              n |                              c |                    4 |                    2 |
+| -U |                              n |                              a |                    5 |                    1 |
+| +U |                              n |                              b |                    7 |                    1 |
+| -U |                              n |                              c |                    4 |                    2 |
+| +U |                              n |                              a |                    5 |                    2 |
+| +I |                              s |                              d |                    1 |                    2 |
+| -U |                              n |                              a |                    5 |                    2 |
+| +U |                              n |                              c |                    4 |                    2 |
+| -D |                              s |                              d |                    1 |                    2 |
+| -U |                              s |                              c |                    4 |                    1 |
+| +U |                              s |                              d |                   10 |                    1 |
+| +I |                              s |                              c |                    4 |                    2 |
++----+--------------------------------+--------------------------------+----------------------+----------------------+
+16 rows in set
++----+--------------------------------+--------------------------------+----------------------+
+| op |                         region |                           item |                total |
++----+--------------------------------+--------------------------------+----------------------+
+| +I |                              n |                              a |                    5 |
+| +I |                              n |                              b |                    3 |
+| +I |                              s |                              c |                    4 |
+| -D |                              n |                              b |                    3 |
+| +I |                              n |                              c |                    4 |
+| -D |                              n |                              c |                    4 |
+| +I |                              n |                              b |                    7 |
+| +I |                              s |                              d |                    1 |
+| -D |                              n |                              a |                    5 |
+| +I |                              n |                              c |                    4 |
+| -D |                              s |                              d |                    1 |
+| +I |                              s |                              d |                   10 |
++----+--------------------------------+--------------------------------+----------------------+
+12 rows in set
+"""
+
+
+def test_top_n_over_an_updating_input_prints_what_pyflink_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    from millstream.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    rows = [("n", "a", 5), ("n", "b", 3), ("s", "c", 4), ("n", "c", 4), ("n", "b", 4), ("s", "d", 1),
+            ("n", "a", -3), ("s", "d", 9)]  # fmt: skip
+    t_env.create_temporary_view("sales", t_env.from_elements(rows, ["region", "item", "amount"]))
+    t_env.execute_sql(TOP_N_OVER_UPDATES.format(rank=", rn")).print()
+    t_env.execute_sql(TOP_N_OVER_UPDATES.format(rank="")).print()
+    assert capsys.readouterr().out == PYFLINK_TOP_N_OVER_UPDATES

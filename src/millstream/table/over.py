@@ -259,10 +259,14 @@ class Rank(PlanNode):
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
-        if self.input.updating:
-            raise ValueError("Top-N over an updating input is not supported yet (insert-only inputs)")
         keys = self.partition_keys
-        function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
+        function: KeyedProcessFunction
+        if self.input.updating:
+            if self.dedup:
+                raise ValueError("Deduplicate doesn't support consuming update and delete changes")
+            function = _RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
+        else:
+            function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
         result = (
             self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
         )
@@ -346,6 +350,69 @@ class _TopNFunction(KeyedProcessFunction):
                 out.append(("+U", self._with_rank(new[rank - 1], rank)))
             else:
                 out.append((INSERT, self._with_rank(new[rank - 1], rank)))
+        return out
+
+
+class _RetractableTopNFunction(_TopNFunction):
+    """Top-N over an updating input, as Flink's ``RetractableTopNFunction``: every row of the
+    partition is kept in sort order (a row that leaves the top N may come back when a row
+    above it is retracted); each change emits the difference of the top N before and after:
+    with the row number, ``-U``/``+U`` at every rank whose row changed, ``+I`` / ``-D`` where
+    the top N grew or shrank; without it, ``-D`` of the rows that left, then ``+I`` of those
+    that entered (the order PyFlink 2.3 prints)."""
+
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+    ) -> None:
+        super().__init__(sort_keys, limit, rank_column)
+
+    def open(self, runtime_context: Any) -> None:
+        self.top = runtime_context.get_state(ValueStateDescriptor("sorted_rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        rows: list[tuple[Any, ...]] = self.top.value() or []
+        before = rows[: self.limit]
+        key = self._sort_key(row)
+        if kind in (INSERT, "+U"):
+            position = len(rows)
+            for i, held in enumerate(rows):  # after every row that sorts before or equal
+                if key < self._sort_key(held):
+                    position = i
+                    break
+            rows = rows[:position] + [row] + rows[position:]
+        else:
+            if row not in rows:  # never added (or expired): nothing to take back, as Flink
+                return None
+            index = rows.index(row)
+            rows = rows[:index] + rows[index + 1 :]
+        if rows:
+            self.top.update(rows)
+        else:
+            self.top.clear()
+        after = rows[: self.limit]
+        if before == after:
+            return None
+        if self.rank_column is None:
+            left = [r for r in before if r not in after]
+            entered = [r for r in after if r not in before]
+            return [("-D", r) for r in left] + [(INSERT, r) for r in entered]  # Flink's order
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        for rank in range(1, max(len(before), len(after)) + 1):
+            old = before[rank - 1] if rank <= len(before) else None
+            new = after[rank - 1] if rank <= len(after) else None
+            if old == new:
+                continue
+            if old is None:
+                out.append((INSERT, self._with_rank(new, rank)))  # type: ignore[arg-type]
+            elif new is None:
+                out.append(("-D", self._with_rank(old, rank)))
+            else:
+                out.append(("-U", self._with_rank(old, rank)))
+                out.append(("+U", self._with_rank(new, rank)))
         return out
 
 
