@@ -132,6 +132,11 @@ def _source_name(node: Any) -> str:
     return f"[{label or f'*anonymous_{type(node).__name__.lower()}*'}]"
 
 
+def _sink_terms(node: Any) -> list[str]:
+    table = getattr(node, "path", None) or node.connector
+    return [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(node.names)}]"]
+
+
 def _over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
     """A projection that only names an aggregation's keys and calls (``SELECT s, SUM(x) AS
     total ... GROUP BY s``): its items, which Flink prints inside the aggregate node."""
@@ -225,13 +230,7 @@ def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per nod
             "TableSourceScan", [f"table=[{_source_name(node)}]", f"fields=[{', '.join(names)}]"], node, []
         )
     if isinstance(node, p.Sink):
-        table = getattr(node, "path", None) or node.connector
-        return _Line(
-            "Sink",
-            [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(names)}]"],
-            node,
-            children,
-        )
+        return _Line("Sink", _sink_terms(node), node, children)
     if isinstance(node, p.ChangelogNormalize):
         key = [inputs[0][i] for i in node.key_indexes]
         exchange = _Line("Exchange", [f"distribution=[hash[{', '.join(key)}]]"], None, children)
@@ -326,13 +325,7 @@ def _logical(node: Any) -> _Line:
             "LogicalSort", [f"fetch=[{node.fetch}]"] if node.fetch is not None else [], node, children
         )
     if isinstance(node, p.Sink):
-        table = getattr(node, "path", None) or node.connector
-        return _Line(
-            "LogicalSink",
-            [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(names)}]"],
-            node,
-            children,
-        )
+        return _Line("LogicalSink", _sink_terms(node), node, children)
     kind = type(node).__name__
     if kind == "WatermarkAssigner":
         watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
