@@ -133,7 +133,7 @@ def _source_name(node: Any) -> str:
 
 
 def _sink_terms(node: Any) -> list[str]:
-    table = getattr(node, "path", None) or node.connector
+    table = node.label or node.connector
     return [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(node.names)}]"]
 
 

@@ -208,7 +208,9 @@ class TableEnvironment:
         if schema is not None:  # the query's columns implicitly cast to the sink's types
             plan = _cast_to(plan, schema.field_names(), schema.field_types())
         options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
-        return Sink(plan.names, plan.types, plan.updating, plan, descriptor.connector, options, partitions)
+        return Sink(
+            plan.names, plan.types, plan.updating, plan, descriptor.connector, options, partitions, label=path
+        )
 
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
@@ -217,7 +219,7 @@ class TableEnvironment:
         for sink in sinks:
             sink.translate(env)
         client = env.execute_async("insert-into")
-        names = [f"default_catalog.default_database.{getattr(s, 'path', 'sink')}" for s in sinks]
+        names = [f"default_catalog.default_database.{s.label or 'sink'}" for s in sinks]
         return TableResult(
             names, [DataTypes.BIGINT()] * len(sinks), iter([("+I", (-1,) * len(sinks))]), False, client
         )
