@@ -312,6 +312,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
             accumulator_for(f, t, self.retracting) if isinstance(f, str) else f for f, _, t in self.calls
         ]
         self.arguments = [fn for _, fn, _ in self.calls]
+        self.pairs = list(zip(self.accumulators, self.arguments, strict=True))
 
     def process_element(self, value: Any, ctx: Any) -> Any:
         return self.process_key_group([value], ctx)
@@ -323,7 +324,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
         if held is None:
             held = [0, [a.create() for a in self.accumulators], None]
         accs = held[1]
-        pairs = list(zip(self.accumulators, self.arguments, strict=True))
+        pairs = self.pairs
         for kind, row in values:
             adding = kind in (INSERT, UPDATE_AFTER)
             held[0] += 1 if adding else -1
