@@ -39,6 +39,10 @@ class DataGeneratorSource:
         """Bounded when a count is given."""
         return self.count is not None
 
+    def get_produced_type(self) -> Any:
+        """The generated elements' type, when given (Flink's ResultTypeQueryable)."""
+        return self.type_info
+
     def create_reader(self, context: ReaderContext) -> GeneratorReader:
         """The subtask's range of indexes (its split)."""
         split: tuple[int, int | None, int]

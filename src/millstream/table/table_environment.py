@@ -379,7 +379,7 @@ class StreamTableEnvironment(TableEnvironment):
 
         schema = fields_or_schema[0] if fields_or_schema and isinstance(fields_or_schema[0], Schema) else None
         names, types = _stream_columns(data_stream, () if schema is not None else fields_or_schema)
-        if schema is not None and schema.columns and not schema.computed and not _has_type_info(data_stream):
+        if schema is not None and schema.columns and not _has_type_info(data_stream):
             names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
         self._anonymous = getattr(self, "_anonymous", 0) + 1
         node: PlanNode = FromDataStream(names, types, False, data_stream)
@@ -399,7 +399,7 @@ class StreamTableEnvironment(TableEnvironment):
 
         mode = changelog_mode or ChangelogMode.all()
         names, types = _stream_columns(data_stream, ())
-        if schema is not None and schema.columns and not schema.computed and not _has_type_info(data_stream):
+        if schema is not None and schema.columns and not _has_type_info(data_stream):
             names, types = schema.field_names(), schema.field_types()
         node: PlanNode = FromDataStream(names, types, not mode.contains_only("+I"), data_stream)
         if schema is not None:
