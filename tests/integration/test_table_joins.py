@@ -287,5 +287,3 @@ def test_in_and_exists_subqueries_are_semi_and_anti_joins():
             assert fold_changelog(changes) == Counter(rows), (settings.is_streaming_mode(), query)
             if not settings.is_streaming_mode():
                 assert {k for k, _ in changes} == {"+I"}, "a batch result holds final rows only"
-    with pytest.raises(ValueError, match="NOT IN with a subquery is not supported yet"):
-        t_env.sql_query("SELECT k FROM t WHERE k NOT IN (SELECT k FROM u)")

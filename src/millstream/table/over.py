@@ -21,7 +21,7 @@ from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
 from millstream.table.expressions import AggregateCall, Compiled, Expression
-from millstream.table.planner import INSERT, PlanNode
+from millstream.table.planner import INSERT, PlanNode, single_subtask_changelog
 from millstream.table.timestamps import to_epoch_millis
 from millstream.table.types import DataType
 
@@ -272,6 +272,7 @@ class Rank(PlanNode):
         )
         if not keys:
             result.set_parallelism(1)
+            return single_subtask_changelog(result)
         return result
 
 

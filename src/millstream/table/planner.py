@@ -193,6 +193,19 @@ def calc_stream(
     return source.translate(env).flat_map(calc)
 
 
+def single_subtask_changelog(stream: Any) -> Any:
+    """An updating changelog made by one subtask (no key to partition by), partitioned by row
+    for the operators after it: a row's +I and its later -D then travel one channel, in order
+    (a round-robin hand-over to parallel successors could swap them)."""
+    return stream.partition_custom(_by_row, lambda kv: kv[1])
+
+
+def _by_row(row: tuple[Any, ...], parallelism: int) -> int:
+    import zlib
+
+    return zlib.crc32(repr(row).encode()) % parallelism
+
+
 def translate(node: PlanNode, env: Any) -> Any:
     """The DataStream of ``(kind, values)`` pairs for ``node``."""
     return node.translate(env)

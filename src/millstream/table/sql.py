@@ -603,15 +603,16 @@ def _subquery_predicates(
         negated = isinstance(c, exp.Not)
         inner = c.this if negated else c
         if isinstance(inner, exp.In) and inner.args.get("query") is not None:
-            if negated:
-                raise SqlError("NOT IN with a subquery is not supported yet (its NULL rules): use NOT EXISTS")
             sub = inner.args["query"]
             right = _select(t_env, sub.this if isinstance(sub, exp.Subquery) else sub)
             names = right.get_schema().get_field_names()
             if len(names) != 1:
                 raise SqlError("the subquery of IN must select one column")
             right = right.select(col(names[0]).alias("$in0"))
-            table = _semi_join(table, right, "SEMI", _expression(inner.this) == col("$in0"))
+            if negated:
+                table = _not_in(table, right, _expression(inner.this))
+            else:
+                table = _semi_join(table, right, "SEMI", _expression(inner.this) == col("$in0"))
         elif isinstance(inner, exp.Exists):
             table = _exists(t_env, table, inner.this, "ANTI" if negated else "SEMI")
         else:
@@ -640,6 +641,17 @@ def _semi_join(left: Table, right: Table, kind: str, condition: Expression) -> T
     from millstream.table.table import Table as TableClass
 
     return TableClass(join_plans(left._plan, right._plan, kind, condition), left._t_env)
+
+
+def _not_in(left: Table, right: Table, value: Expression) -> Table:
+    """``value NOT IN (subquery)``: a null-aware anti join."""
+    from millstream.table.join import NullAwareAntiJoin
+    from millstream.table.table import Table as TableClass
+
+    plan = left._plan
+    fn = value.resolve(plan.names, plan.types).fn
+    node = NullAwareAntiJoin(list(plan.names), list(plan.types), True, left=plan, right=right._plan, value=fn)
+    return TableClass(node, left._t_env)
 
 
 def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table:
