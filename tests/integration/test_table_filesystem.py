@@ -100,3 +100,41 @@ def test_the_append_only_sink_refuses_an_updating_query(tmp_path):
     )
     with pytest.raises(ValueError, match="doesn't support consuming update and delete changes"):
         t_env.execute_sql("INSERT INTO counts SELECT dt, COUNT(*) FROM fruit GROUP BY dt")
+
+
+def test_a_watched_directory_is_an_unbounded_table(tmp_path):
+    """``'source.monitor-interval'``: files published into the directory (a new partition
+    included) while the query runs are read as they appear; in batch mode the unbounded table
+    is refused as Flink refuses it; a non-positive interval is an error."""
+    root = str(tmp_path / "in")
+    _write_input(root)
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    _table(t_env, "watched", root, "csv", ", 'source.monitor-interval' = '50 ms'")
+    seen = []
+    with t_env.execute_sql("SELECT id, name, dt FROM watched WHERE id > 1").collect() as rows:
+        for row in rows:
+            seen.append(tuple(row))
+            if len(seen) == 2:  # the files there at the start were read: publish a new one
+                os.makedirs(os.path.join(root, "dt=2024-01-03"))
+                with open(os.path.join(root, "dt=2024-01-03", ".c.csv"), "w") as f:
+                    f.write("4,plum,3.0\n0,skipped,1.0\n")
+                os.rename(
+                    os.path.join(root, "dt=2024-01-03", ".c.csv"),
+                    os.path.join(root, "dt=2024-01-03", "c.csv"),
+                )
+            if len(seen) == 3:
+                break
+    assert sorted(seen) == [
+        (2, "pear", "2024-01-01"),
+        (3, "fig, dried", "2024-01-02"),
+        (4, "plum", "2024-01-03"),
+    ]
+
+    batch = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    _table(batch, "watched", root, "csv", ", 'source.monitor-interval' = '50 ms'")
+    with pytest.raises(Exception, match="UNBOUNDED source"):
+        batch.execute_sql("SELECT * FROM watched").collect()
+    _table(batch, "never", root, "csv", ", 'source.monitor-interval' = '0 ms'")
+    with pytest.raises(ValueError, match=r"'source\.monitor-interval' must be greater than 0"):
+        batch.execute_sql("SELECT * FROM never").collect()

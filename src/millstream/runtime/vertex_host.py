@@ -31,6 +31,7 @@ from millstream.runtime.operators.elements import MAX_WATERMARK, Watermark, Wate
 from millstream.runtime.operators.sinks import CollectChannel, CollectChannels
 from millstream.runtime.operators.sources import InputStatus, LegacySourceOperator, SourceOperator
 from millstream.runtime.operators.timer_service import ProcessingTimeService
+from millstream.runtime.operators.watermarks import TimestampsAndWatermarksOperator
 from millstream.runtime.partitioning import (
     KeySelectorError,
     RoundRobinChannelSelector,
@@ -211,6 +212,15 @@ class VertexHost:
         assert isinstance(source, SourceOperator)
         while source.emit_next() is not InputStatus.END_OF_INPUT:
             yield None
+
+    def observe_assigned_timestamps(self, observe: Callable[[list[int]], None]) -> bool:
+        """Call ``observe(timestamps)`` with every batch of timestamps the chain's timestamp
+        assigners give (``assign_timestamps_and_watermarks``), filtered or not further down the
+        chain; False if the chain has no assigner."""
+        assigners = [op for op in self.chain.operators if isinstance(op, TimestampsAndWatermarksOperator)]
+        for op in assigners:
+            op.observe_timestamps(observe)
+        return bool(assigners)
 
     # -- time and state of the head (a keyed Spark group) -----------------------------------
 

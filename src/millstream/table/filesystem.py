@@ -28,7 +28,7 @@ from typing import Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.table.aggregates import to_float32
-from millstream.table.planner import INSERT, PlanNode
+from millstream.table.planner import INSERT, PlanNode, parse_duration_ms
 from millstream.table.types import DataType
 
 __all__ = ["FileSystemSource", "write_filesystem"]
@@ -64,7 +64,14 @@ class FileSystemSource(PlanNode):
         table_format = _TableFileFormat(
             list(self.names), list(self.types), self.partition_keys, self.options, path
         )
-        source = FileSource.for_record_stream_format(table_format, path).build()
+        builder = FileSource.for_record_stream_format(table_format, path)
+        interval = self.options.get("source.monitor-interval")
+        if interval is not None:  # Flink's directory watching: new files as they appear (unbounded)
+            millis = parse_duration_ms(interval)
+            if millis <= 0:
+                raise ValueError(f"'source.monitor-interval' must be greater than 0, got {interval!r}")
+            builder.monitor_continuously(millis)
+        source = builder.build()
         return env.from_source(source, WatermarkStrategy.no_watermarks(), f"filesystem: {path}")
 
 

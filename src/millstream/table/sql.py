@@ -162,6 +162,24 @@ def parse_expression(text: str) -> Expression:
     return _expression(tree.expressions[0])
 
 
+def watermark_delay_ms(text: str, rowtime: str) -> int | None:
+    """``d`` when the watermark expression is ``rowtime - INTERVAL d`` (or ``rowtime``, 0): a
+    bounded out-of-orderness watermark; None for any other expression."""
+    tree, _ = _parse(f"SELECT {text}")
+    assert isinstance(tree, exp.Select)
+    node = tree.expressions[0]
+    if isinstance(node, exp.Column) and node.name.lower() == rowtime.lower():
+        return 0
+    if (
+        isinstance(node, exp.Sub)
+        and isinstance(node.this, exp.Column)
+        and node.this.name.lower() == rowtime.lower()
+        and isinstance(node.expression, exp.Interval)
+    ):
+        return _interval_ms(node.expression)
+    return None
+
+
 def parse_query(t_env: TableEnvironment, statement: str) -> Table:
     """The table a SELECT statement describes."""
     tree, _ = _parse(statement)

@@ -548,7 +548,7 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
     columns (all of them if none is declared), computed columns, then the watermark."""
     from millstream.table.expressions import col
     from millstream.table.planner import project
-    from millstream.table.sql import parse_expression
+    from millstream.table.sql import parse_expression, watermark_delay_ms
     from millstream.table.window_agg import WatermarkAssigner
 
     computed = dict(schema.computed)
@@ -575,7 +575,14 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
         )
     watermark = parse_expression(watermark_sql).resolve(node.names, node.types)
     return WatermarkAssigner(
-        list(node.names), list(node.types), False, node, watermark.fn, watermark_sql, rowtime=index
+        list(node.names),
+        list(node.types),
+        False,
+        node,
+        watermark.fn,
+        watermark_sql,
+        watermark_delay_ms(watermark_sql, column),
+        rowtime=index,
     )
 
 

@@ -119,6 +119,7 @@ class WatermarkAssigner(PlanNode):
     input: PlanNode | None = None
     watermark: Callable[[tuple[Any, ...]], Any] | None = None  # the watermark expression
     watermark_sql: str = ""
+    delay_ms: int | None = None  # the expression is ``rowtime - INTERVAL delay`` (None: another one)
 
     def translate(self, env: Any) -> Any:
         from millstream.common import WatermarkStrategy
@@ -126,7 +127,7 @@ class WatermarkAssigner(PlanNode):
         assert self.input is not None and self.rowtime is not None and self.watermark is not None
         index, root = self.rowtime, self.types[self.rowtime].root
         interval = env.get_config().get_auto_watermark_interval()
-        generator = _ExpressionWatermarks(self.watermark, root, interval)
+        generator = _ExpressionWatermarks(self.watermark, root, interval, self.delay_ms)
 
         def timestamp_of(change: tuple[str, tuple[Any, ...]], record_timestamp: int) -> int:
             value = change[1][index]
@@ -151,10 +152,19 @@ class _ExpressionWatermarks:
     """Watermark = the largest value of the watermark expression over the rows seen, starting
     from 0 (so no negative watermark is emitted); emitted periodically, and at once when it ran
     more than the interval ahead of the last one emitted, as Flink's ``WatermarkAssignerOperator``
-    (``currentWatermark - lastWatermark > interval``)."""
+    (``currentWatermark - lastWatermark > interval``). ``bounded_delay_ms``: the watermark is the
+    largest rowtime seen minus this delay (None: the expression is not of that form), which lets
+    a runtime with its own watermark (Spark's ``withWatermark``) express it."""
 
-    def __init__(self, expression: Callable[[tuple[Any, ...]], Any], root: str, interval: int) -> None:
+    def __init__(
+        self,
+        expression: Callable[[tuple[Any, ...]], Any],
+        root: str,
+        interval: int,
+        bounded_delay_ms: int | None = None,
+    ) -> None:
         self.expression, self.root, self.interval = expression, root, interval
+        self.bounded_delay_ms = bounded_delay_ms
         self.current = self.emitted = 0
 
     def on_event(self, event: Any, event_timestamp: int, output: Any) -> None:

@@ -266,6 +266,18 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.records_in += len(values)
         self._logic.process(values, timestamps, self._output)
 
+    def observe_timestamps(self, observe: Callable[[list[int]], None]) -> None:
+        """Call ``observe(timestamps)`` with each batch's assigned timestamps before it goes on
+        (a runner with its own watermark, Spark's, learns the event times the chain saw)."""
+        emit = self._output
+
+        def observed(values: list[Any], timestamps: list[int] | None) -> None:
+            if timestamps:
+                observe(timestamps)
+            emit(values, timestamps)
+
+        self._output = observed
+
     def process_watermark(self, watermark: Watermark) -> None:
         """Upstream watermarks are replaced by this operator's, except the final one."""
         if watermark.timestamp == MAX_TIMESTAMP:

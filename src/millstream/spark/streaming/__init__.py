@@ -17,7 +17,12 @@ pickled value).
   the files must be on a file system the executors mount). The rest of the source's
   chain (its timestamp assigner included) runs in ``mapInPandas``.
 * Event time: the job's WatermarkStrategy becomes ``withWatermark("evt", bound + 1 ms)``
-  (Flink's watermark is max - bound - 1). Spark advances the watermark once per
+  (Flink's watermark is max - bound - 1); a table's ``WATERMARK FOR ts AS ts - INTERVAL d``
+  ``withWatermark("evt", d)``. Spark's watermark comes from the rows reaching
+  ``withWatermark``, Flink's from every record the timestamp assigner saw: each micro-batch
+  partition of a chain with an assigner sends a carrier row (no payload) with the largest
+  timestamp assigned, so a record filtered out after the assigner still moves the
+  watermark; consumers skip carriers as records. Spark advances the watermark once per
   micro-batch and drops rows behind it at the stateful operator: late elements never
   reach a window, so a late-data side output cannot be expressed and is rejected.
 * A stateless vertex runs its operator chain in ``mapInPandas``. A vertex with several

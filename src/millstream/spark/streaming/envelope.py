@@ -13,7 +13,14 @@ from typing import Any
 
 from millstream.spark.batch import COLLECT_PREFIX
 
-__all__ = ["ENVELOPE_COLUMNS", "EVT_SHIFT", "feed_envelopes"]
+__all__ = [
+    "ENVELOPE_COLUMNS",
+    "EVT_SHIFT",
+    "carried_timestamp",
+    "feed_envelopes",
+    "records_only",
+    "watermark_carriers",
+]
 
 
 ENVELOPE_COLUMNS = ["tag", "key", "ts", "evt", "payload"]
@@ -90,12 +97,41 @@ def _frame(rows: list[tuple[Any, ...]]) -> Any:
 
     frame = pd.DataFrame(rows, columns=["tag", "key", "ts", "payload"])
     frame["ts"] = frame["ts"].astype("Int64")
+    # a record without a timestamp (Long.MIN_VALUE: a join's row of an input without event time)
+    frame.loc[frame["ts"] == _MIN_TIMESTAMP, "ts"] = None
     frame["evt"] = pd.to_datetime(frame["ts"] + EVT_SHIFT, unit="ms", utc=True)
     return frame[ENVELOPE_COLUMNS]
 
 
+def watermark_carriers(tags: list[str], timestamp: int, pending: list[tuple[Any, ...]]) -> None:
+    """One carrier row per data set ``tags``: no payload, event time ``timestamp``.
+
+    Spark computes its watermark from the event times of the rows reaching ``withWatermark``;
+    Flink's from every record its timestamp assigner saw. A record the chain drops after the
+    assigner (a filter) still moves Flink's watermark, so the chain's largest assigned
+    timestamp travels on in a carrier, which every consumer skips as a record."""
+    for tag in tags:
+        pending.append((tag, b"", timestamp, None))
+
+
+def carried_timestamp(frame: Any) -> int | None:
+    """The largest event time of the carrier rows in ``frame`` (None without any)."""
+    carriers = frame["payload"].isna()
+    if not carriers.any():
+        return None
+    return int(frame["ts"][carriers].max())
+
+
+def records_only(frame: Any) -> Any:
+    """``frame`` without its watermark carriers."""
+    carriers = frame["payload"].isna()
+    return frame[~carriers] if carriers.any() else frame
+
+
 def feed_envelopes(handlers: list[Any], frame: Any) -> None:
-    """Envelope rows to the operator input their tag names (``"0"`` / ``"1"``), in batches."""
+    """Envelope rows to the operator input their tag names (``"0"`` / ``"1"``), in batches;
+    watermark carriers are skipped."""
+    frame = records_only(frame)
     values = [pickle.loads(p) for p in frame["payload"]]
     stamps = _stamps(frame)
     inputs = [int(t) for t in frame["tag"]]

@@ -24,6 +24,7 @@ from millstream.spark.streaming.envelope import (
     _frame,
     _stamps,
     feed_envelopes,
+    records_only,
 )
 from millstream.spark.streaming.vertex_program import StreamingVertexProgram
 from millstream.spark.support import UnsupportedStreamingError
@@ -107,6 +108,7 @@ class KeyedRunner:
         if self._routes is None:
             feed_envelopes(self._handlers[0], frame)
             return
+        frame = records_only(frame)
         values = [pickle.loads(p) for p in frame["payload"]]
         stamps = _stamps(frame)
         inputs = [int(t) for t in frame["tag"]]

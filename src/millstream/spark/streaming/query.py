@@ -45,6 +45,9 @@ def _strategy_delay(op: ChainedOperator, strategy: Any) -> int | None:
         return int(strategy.out_of_orderness_ms) + 1
     if strategy.kind == "monotonous":
         return 1
+    delay = getattr(strategy.create_watermark_generator(), "bounded_delay_ms", None)
+    if delay is not None:  # watermark = max timestamp - delay (a SQL ``WATERMARK FOR ts AS ts - ...``)
+        return int(delay)
     raise _reject(op, "a custom WatermarkGenerator cannot be expressed with Spark's withWatermark")
 
 

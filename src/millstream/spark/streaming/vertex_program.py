@@ -18,7 +18,15 @@ from millstream.runtime.vertex_host import (
     UserFunctionError,
     VertexHost,
 )
-from millstream.spark.streaming.envelope import _BATCH, _CollectChannels, _Encoder, _frame, feed_envelopes
+from millstream.spark.streaming.envelope import (
+    _BATCH,
+    _CollectChannels,
+    _Encoder,
+    _frame,
+    carried_timestamp,
+    feed_envelopes,
+    watermark_carriers,
+)
 
 __all__ = ["StreamingVertexProgram"]
 
@@ -58,8 +66,11 @@ class StreamingVertexProgram:
         pending: list[tuple[Any, ...]] = []
         host = self.host(pending)
         handlers = host.inputs()
+        tap = _AssignedTimestamps.install(host)
+        tags = [tag for tag, _ in self.outputs.values()]
         try:
             for frame in frames:
+                carried = None if column in ("value", "path", "index") else carried_timestamp(frame)
                 if column == "value":
                     lines = list(frame["value"])
                     for start in range(0, len(lines), _BATCH):
@@ -71,6 +82,10 @@ class StreamingVertexProgram:
                     self._generate(list(frame["value"]), handlers[0])
                 else:
                     feed_envelopes(handlers, frame)
+                if tap is not None and tap.largest is not None:
+                    carried = tap.largest if carried is None else max(carried, tap.largest)
+                if carried is not None:
+                    watermark_carriers(tags, carried, pending)
                 if pending:
                     yield _frame(pending)
                     pending.clear()
@@ -113,6 +128,23 @@ class StreamingVertexProgram:
                 handler.process_batch(batch, None)
         finally:
             reader.close()
+
+
+class _AssignedTimestamps:
+    """The largest timestamp the chain's timestamp assigners gave."""
+
+    def __init__(self) -> None:
+        self.largest: int | None = None
+
+    @classmethod
+    def install(cls, host: VertexHost) -> _AssignedTimestamps | None:
+        tap = cls()
+        return tap if host.observe_assigned_timestamps(tap._observe) else None
+
+    def _observe(self, timestamps: list[int]) -> None:
+        top = max(timestamps)
+        if self.largest is None or top > self.largest:
+            self.largest = top
 
 
 def _local_path(uri: str) -> str:
