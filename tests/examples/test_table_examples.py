@@ -1,4 +1,5 @@
-"""The Table API examples under examples/table/ print exactly what Flink's semantics say.
+"""The Table API examples under examples/table/ print exactly what Flink's semantics say, and
+what PyFlink 2.3.0 printed for the same programs (imports swapped to pyflink).
 
 ``word_count.py``: with one subtask a group aggregation's changelog is determined by the
 input order: a word's first occurrence is ``+I[w, 1]``, each later one ``-U[w, n-1]`` then
@@ -193,11 +194,115 @@ PYFLINK_BASIC_OPERATIONS = """\
 
 
 def test_table_basic_operations_print_what_pyflink_prints():
+    assert printed_parts(_run("basic_operations.py")) == printed_parts(PYFLINK_BASIC_OPERATIONS)
+
+
+def _run(example: str) -> str:
     result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "examples", "table", "basic_operations.py")],
+        [sys.executable, os.path.join(ROOT, "examples", "table", example)],
         capture_output=True,
         text=True,
         timeout=150,
         check=True,
     )
-    assert printed_parts(result.stdout) == printed_parts(PYFLINK_BASIC_OPERATIONS)
+    return result.stdout
+
+
+# The three programs below, imports swapped to pyflink, run on PyFlink 2.3.0 on 2026-11-24
+# (/work/pyflink-venv, parallelism 1): what they printed.
+
+PYFLINK_MIXING = """\
++I[1,ann,large]
++I[4,cid,large]
++I[6,ann,large]
++I ann: 30 over 1 orders
++I bob: 12 over 1 orders
+-U ann: 30 over 1 orders
++U ann: 35 over 2 orders
++I cid: 44 over 1 orders
+-U bob: 12 over 1 orders
++U bob: 20 over 2 orders
+-U ann: 35 over 2 orders
++U ann: 55 over 3 orders
+"""
+
+
+def test_mixing_datastream_and_table_prints_what_pyflink_prints():
+    """Two sinks print from two tasks (the sized orders chained to the source, the changelog
+    behind the keyed aggregation), so only each sink's own lines keep their order."""
+
+    def by_sink(text: str) -> tuple[list[str], list[str]]:
+        lines = text.splitlines()
+        return [x for x in lines if x.startswith("+I[")], [x for x in lines if not x.startswith("+I[")]
+
+    assert by_sink(_run("mixing_datastream_and_table.py")) == by_sink(PYFLINK_MIXING)
+
+
+PYFLINK_JSON = """\
++----+----------------------+--------------------------------+-------------+--------------------------------+
+| op |                   id |                            who |     version |                      first_tag |
++----+----------------------+--------------------------------+-------------+--------------------------------+
+| +I |                    1 |                            ann |           6 |                              a |
+| +I |                    2 |                            bob |          17 |                         <NULL> |
+| +I |                    3 |                            ann |      <NULL> |                              c |
+| +I |                    4 |                         <NULL> |      <NULL> |                         <NULL> |
+| +I |                    5 |                            cid |           5 |                              a |
++----+----------------------+--------------------------------+-------------+--------------------------------+
+5 rows in set
++----+--------------------------------+----------------------+-------------+
+| op |                             os |               events |      newest |
++----+--------------------------------+----------------------+-------------+
+| +I |                          linux |                    1 |           6 |
+| +I |                            ios |                    1 |          17 |
+| +I |                        android |                    1 |      <NULL> |
+| -U |                          linux |                    1 |           6 |
+| +U |                          linux |                    2 |           6 |
++----+--------------------------------+----------------------+-------------+
+5 rows in set
++----+----------------------+--------------------------------+
+| op |                   id |                        summary |
++----+----------------------+--------------------------------+
+| +I |                    1 | {"device": "linux", "tag_co... |
+| +I |                    2 | {"device": "ios", "tag_coun... |
+| +I |                    3 | {"device": "android", "tag_... |
+| +I |                    4 | {"error": "malformed", "len... |
+| +I |                    5 | {"device": "linux", "tag_co... |
++----+----------------------+--------------------------------+
+5 rows in set
+"""
+
+
+def test_json_processing_prints_what_pyflink_prints():
+    assert _run("json_processing.py") == PYFLINK_JSON
+
+
+PYFLINK_PANDAS_UDFS = """\
++--------------------------------+-------------------------+--------------------------------+
+|                         sensor |                      ts |                     fahrenheit |
++--------------------------------+-------------------------+--------------------------------+
+|                             s1 | 2024-03-01 12:00:01.000 |                           70.7 |
+|                             s2 | 2024-03-01 12:00:03.000 |                           66.2 |
+|                             s1 | 2024-03-01 12:00:07.000 |                           72.5 |
+|                             s3 | 2024-03-01 12:00:08.000 |                           86.0 |
+|                             s2 | 2024-03-01 12:00:12.000 |                           65.3 |
+|                             s1 | 2024-03-01 12:00:14.000 |                           73.4 |
+|                             s3 | 2024-03-01 12:00:15.000 |                           88.7 |
+|                             s2 | 2024-03-01 12:00:19.000 |                           64.4 |
++--------------------------------+-------------------------+--------------------------------+
+8 rows in set
++--------------------------------+--------------------------------+--------------------------------+
+|                         sensor |                         spread |                         median |
++--------------------------------+--------------------------------+--------------------------------+
+|                             s1 |                            1.5 |                           22.5 |
+|                             s2 |                            1.0 |                           18.5 |
+|                             s3 |                            1.5 |                          30.75 |
++--------------------------------+--------------------------------+--------------------------------+
+3 rows in set
+       window_start  median
+2024-03-01 12:00:00   22.00
+2024-03-01 12:00:10   20.75
+"""
+
+
+def test_pandas_udfs_print_what_pyflink_prints():
+    assert _run("pandas_udfs.py") == PYFLINK_PANDAS_UDFS

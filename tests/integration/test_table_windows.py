@@ -437,3 +437,65 @@ def test_statement_set_runs_inserts_as_one_job_and_tables_name_themselves_in_sql
     assert sorted(printed) == sorted(
         ["1> +I[1, Hello]", "1> +I[2, World]", "1> +I[3, Flink]", "1> +I[3, Flink]", "1> +I[4, PyFlink]"]
     )
+
+
+# PyFlink 2.3.0, 2026-11-24: the three window forms over a plain TIMESTAMP(3) column (no
+# watermark) in a batch TableEnvironment; the same TVF in a streaming one failed with "The
+# window function requires the timecol is a time attribute type, but is TIMESTAMP(3)".
+PYFLINK_BATCH_WINDOWS = """\
++--------------------------------+-------------------------+-------------+
+|                              k |            window_start |      EXPR$2 |
++--------------------------------+-------------------------+-------------+
+|                              a | 2024-01-01 00:00:00.000 |           1 |
+|                              a | 2024-01-01 00:00:10.000 |           2 |
++--------------------------------+-------------------------+-------------+
+2 rows in set
++--------------------------------+-------------------------+-------------+
+|                              k |                  EXPR$1 |      EXPR$2 |
++--------------------------------+-------------------------+-------------+
+|                              a | 2024-01-01 00:00:00.000 |           1 |
+|                              a | 2024-01-01 00:00:10.000 |           2 |
++--------------------------------+-------------------------+-------------+
+2 rows in set
++--------------------------------+-------------------------+-------------+
+|                              k |                  EXPR$0 |      EXPR$1 |
++--------------------------------+-------------------------+-------------+
+|                              a | 2024-01-01 00:00:00.000 |           1 |
+|                              a | 2024-01-01 00:00:10.000 |           2 |
++--------------------------------+-------------------------+-------------+
+2 rows in set
+"""
+
+
+def test_batch_windows_take_any_timestamp_column(capfd: pytest.CaptureFixture[str]) -> None:
+    from millstream.table.window import Tumble
+
+    rows = [
+        ("a", datetime.datetime(2024, 1, 1, 0, 0, 1), 1),
+        ("a", datetime.datetime(2024, 1, 1, 0, 0, 12), 2),
+    ]
+    schema = DataTypes.ROW(
+        [
+            DataTypes.FIELD("k", DataTypes.STRING()),
+            DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3)),
+            DataTypes.FIELD("v", DataTypes.INT()),
+        ]
+    )
+    tvf = "SELECT k, window_start, SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end"
+    batch = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    batch.get_config().set("parallelism.default", "1")
+    table = batch.from_elements(rows, schema)
+    batch.create_temporary_view("t", table)
+    batch.execute_sql(tvf).print()
+    batch.execute_sql(
+        "SELECT k, TUMBLE_START(ts, INTERVAL '10' SECOND), SUM(v) FROM t GROUP BY k, TUMBLE(ts, INTERVAL '10' SECOND)"
+    ).print()
+    table.window(Tumble.over(lit(10).seconds).on(col("ts")).alias("w")).group_by(col("w"), col("k")).select(
+        col("k"), col("w").start, col("v").sum
+    ).execute().print()
+    assert capfd.readouterr().out == PYFLINK_BATCH_WINDOWS
+
+    streaming = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    streaming.create_temporary_view("t", streaming.from_elements(rows, schema))
+    with pytest.raises(ValueError, match="requires the timecol is a time attribute type, but is TIMESTAMP"):
+        streaming.execute_sql(tvf)

@@ -311,7 +311,7 @@ def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _
     """``TUMBLE(t, DESCRIPTOR(ts), size [, offset])``, ``HOP(t, DESCRIPTOR(ts), slide, size)``,
     ``CUMULATE(t, DESCRIPTOR(ts), step, size)``, ``SESSION(t [PARTITION BY k], DESCRIPTOR(ts), gap)``."""
     from millstream.table.table import Table
-    from millstream.table.window_agg import WindowTVF, tvf_columns
+    from millstream.table.window_agg import WindowTVF, tvf_columns, window_time_column
 
     name = call.name.upper().removeprefix("MS_")
     args = list(call.expressions)
@@ -338,7 +338,7 @@ def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _
         spec = WindowSpec(name, sizes[1], sizes[0], sizes[2] if len(sizes) > 2 else 0)
     else:
         spec = WindowSpec("SESSION", sizes[0])
-    if plan.rowtime != time_column:
+    if not window_time_column(plan, time_column, t_env._batch):
         raise SqlError(
             "The window function requires the timecol is a time attribute type, but is "
             f"{plan.types[time_column]!r}"
@@ -816,7 +816,8 @@ def _window_grouping(
 
         def by_window(items: list[Expression]) -> Table:
             plan = window_aggregate(base._plan, windowed.spec, windowed.time_column, keys, items,
-                                    ("window_start", "window_end", "window_time"))  # fmt: skip
+                                    ("window_start", "window_end", "window_time"),
+                                    batch=base._t_env._batch)  # fmt: skip
             return TableClass(plan, base._t_env)
 
         return by_window
@@ -832,7 +833,8 @@ def _window_grouping(
 
         def by_group_window(items: list[Expression]) -> Table:
             result = window_aggregate(plan, spec, time_column, keys, items,
-                                      tuple(f"{_LEGACY_WINDOW}${p}" for p in ("start", "end", "rowtime")))  # type: ignore[arg-type]  # fmt: skip
+                                      tuple(f"{_LEGACY_WINDOW}${p}" for p in ("start", "end", "rowtime")),  # type: ignore[arg-type]
+                                      batch=table._t_env._batch)  # fmt: skip
             return TableClass(result, table._t_env)
 
         return by_group_window

@@ -456,6 +456,7 @@ class WindowGroupedTable:
             self._keys,
             _expressions(fields),
             (f"{alias}$start", f"{alias}$end", f"{alias}$rowtime"),
+            batch=table._t_env._batch,
         )
         return Table(result, table._t_env)
 

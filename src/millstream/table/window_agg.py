@@ -429,6 +429,14 @@ def tvf_columns(node: PlanNode, time_column: int) -> tuple[list[str], list[DataT
     return list(node.names) + names, list(node.types) + types
 
 
+def window_time_column(node: PlanNode, time_column: int, batch: bool) -> bool:
+    """Whether windows may be taken over ``time_column``: the event-time attribute, or in a
+    batch job any TIMESTAMP / TIMESTAMP_LTZ column (as Flink's batch planner allows)."""
+    if node.rowtime is not None and node.rowtime == time_column:
+        return True
+    return batch and node.types[time_column].root in ("TIMESTAMP", "TIMESTAMP_LTZ")
+
+
 def window_aggregate(
     node: PlanNode,
     spec: WindowSpec,
@@ -436,12 +444,13 @@ def window_aggregate(
     keys: list[Any],
     selected: list[Any],
     window_names: tuple[str, str, str],
+    batch: bool = False,
 ) -> PlanNode:
     """A window aggregation of ``node`` grouped by ``keys`` and the window, then ``selected``
     over it; the window's start, end and time are the columns ``window_names``."""
     from millstream.table.planner import aggregate_calls, distinct_calls, expr_names, project
 
-    if node.rowtime is None or node.rowtime != time_column:
+    if not window_time_column(node, time_column, batch):
         name = node.names[time_column]
         raise ValueError(
             f"A group window expects a time attribute for grouping in a stream environment: '{name}' is "
