@@ -15,6 +15,7 @@ from millstream.common.config_option import ConfigOption, ConfigOptions, Configu
 
 __all__ = [
     "AUTO_WATERMARK_INTERVAL",
+    "BATCH_COMBINE_MAX_KEYS",
     "BATCH_SHUFFLE_MODE",
     "BUFFER_TIMEOUT",
     "BUNDLE_SIZE",
@@ -101,6 +102,17 @@ BATCH_SHUFFLE_MODE: ConfigOption[str] = ConfigOption(
     "Data exchanges of a job in BATCH runtime mode: ALL_EXCHANGES_BLOCKING (results are written "
     "to spill files and consumers start when their producers finished) or ALL_EXCHANGES_PIPELINED.",
     choices=("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED"),
+)
+BATCH_COMBINE_MAX_KEYS: ConfigOption[int] = ConfigOption(
+    "execution.batch.combine.max-keys",
+    10_000,
+    int,
+    "BATCH mode: a keyed reduce (reduce, sum, min, max, min_by, max_by) is pre-aggregated in "
+    "each producing subtask before the shuffle (a combiner, as Flink's DataSet combiners and "
+    "its SQL local-global aggregation); the combiner holds at most this many keys before it "
+    "sends them on. 0 turns combining off. The reduce function must be associative, as a "
+    "BATCH reduce already folds a key's values in an order the shuffle decides.",
+    minimum=0,
 )
 SORTED_INPUTS_MEMORY_RECORDS: ConfigOption[int] = ConfigOption(
     "execution.sorted-inputs.memory-records",

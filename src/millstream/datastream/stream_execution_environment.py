@@ -374,6 +374,7 @@ class StreamExecutionEnvironment:
                 tuple(self._python_files),
             ),
             batch_shuffle_mode=self._configuration.get(opts.BATCH_SHUFFLE_MODE),
+            batch_combine_max_keys=self._configuration.get(opts.BATCH_COMBINE_MAX_KEYS),
         )
         graph = generate_stream_graph(transformations, settings)
         if clear_transformations:

@@ -26,6 +26,7 @@ __all__ = [
     "CoMapSpec",
     "CoProcessSpec",
     "CollectSpec",
+    "CombineSpec",
     "FilterSpec",
     "FlatMapSpec",
     "IntervalJoinSpec",
@@ -135,7 +136,20 @@ class KeyedProcessSpec(UdfSpec):
 
 @dataclass(frozen=True, slots=True)
 class ReduceSpec(UdfSpec):
-    """A keyed ``reduce`` (and ``sum``/``min``/``max``...): one rolling update per element."""
+    """A keyed ``reduce`` (and ``sum``/``min``/``max``...): one rolling update per element.
+    ``combined``: BATCH, its input is the ``(key, partial)`` pairs of combiners."""
+
+    combined: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CombineSpec(UdfSpec):
+    """BATCH: the producer-side half of a keyed reduce (inserted by the graph generator before
+    the shuffle): folds elements of the same key with the reduce function, holding at most
+    ``max_keys`` keys, and sends the partial results on when full and at the end of input."""
+
+    key_selector: Any = None
+    max_keys: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +305,7 @@ OperatorSpec = (
     | ProcessSpec
     | KeyedProcessSpec
     | ReduceSpec
+    | CombineSpec
     | TimestampsWatermarksSpec
     | WindowSpec
     | CoMapSpec

@@ -9,15 +9,19 @@ Flink's StreamGraphGenerator.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any
 
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
+from millstream.graph.operator_specs import CombineSpec, ReduceSpec
 from millstream.graph.partitioning import (
     ForwardPartitioner,
     KeyGroupStreamPartitioner,
     Partitioner,
     RebalancePartitioner,
+    key_type_of,
+    typed_key_selector,
 )
 from millstream.graph.stream_graph import (
     StreamEdge,
@@ -57,6 +61,7 @@ class GraphSettings:
     buffer_timeout: int
     job_config: JobConfig = field(default_factory=JobConfig)
     batch_shuffle_mode: str = "ALL_EXCHANGES_BLOCKING"
+    batch_combine_max_keys: int = 0  # BATCH: combiner size before a keyed reduce (0: none)
 
     @property
     def runtime_mode(self) -> RuntimeExecutionMode:
@@ -94,6 +99,7 @@ class _Builder:
         self.nodes: dict[int, StreamNode] = {}
         self.edges: list[StreamEdge] = []
         self.resolved: dict[int, list[_Endpoint]] = {}
+        self._synthetic = 0
 
     def transform(self, t: Transformation) -> list[_Endpoint]:
         if t.id in self.resolved:
@@ -108,8 +114,15 @@ class _Builder:
             case SourceTransformation():
                 result = [_Endpoint(self._add_node(t, [], None), None, None)]
             case OneInputTransformation():
-                inputs = self._input(t.input)
+                original = self._input(t.input)
+                inputs = self._combined(t, original)
                 node_id = self._add_node(t, inputs, t.state_key_selector)
+                if inputs != original:  # the reduce reads the combiners' (key, partial) pairs
+                    assert isinstance(t.operator, ReduceSpec)
+                    node = self.nodes[node_id]
+                    pair_key = inputs[0].partitioner.key_selector  # type: ignore[union-attr]
+                    operator = replace(t.operator, combined=True)
+                    self.nodes[node_id] = replace(node, operator=operator, state_key_selector=pair_key)
                 self._connect(inputs, node_id)
                 result = [_Endpoint(node_id, None, None)]
             case TwoInputTransformation():
@@ -128,6 +141,51 @@ class _Builder:
                 raise IllegalGraphError(f"unsupported transformation {type(t).__name__}")
         self.resolved[t.id] = result
         return result
+
+    def _combined(self, t: OneInputTransformation, inputs: list[_Endpoint]) -> list[_Endpoint]:
+        """BATCH: a keyed reduce's shuffled inputs go through a combiner chained to their
+        producer (``execution.batch.combine.max-keys``), which sends ``(key, partial)``
+        pairs keyed by their first field; other inputs as they are."""
+        max_keys = self.settings.batch_combine_max_keys
+        if not (
+            self.settings.job_config.batch
+            and max_keys > 0
+            and isinstance(t.operator, ReduceSpec)
+            and inputs
+            and all(isinstance(e.partitioner, KeyGroupStreamPartitioner) for e in inputs)
+        ):
+            return inputs
+        pair_key = typed_key_selector(itemgetter(0), key_type_of(t.state_key_selector))
+        combined = []
+        for endpoint in inputs:
+            upstream = self.nodes[endpoint.node_id]
+            spec = CombineSpec(
+                t.operator.function, t.operator.method, key_selector=t.state_key_selector, max_keys=max_keys
+            )
+            node_id = self._next_synthetic_id()
+            self.nodes[node_id] = StreamNode(
+                id=node_id,
+                name=f"Combine({t.name})",
+                operator=spec,
+                parallelism=upstream.parallelism,
+                max_parallelism=upstream.max_parallelism,
+                slot_sharing_group=upstream.slot_sharing_group,
+                chaining_strategy=spec.chaining,
+                buffer_timeout=upstream.buffer_timeout,
+                state_key_selector=None,
+                uid=None,
+                description=None,
+                output_type=None,  # (key, partial) pairs
+            )
+            self.edges.append(StreamEdge(endpoint.node_id, node_id, ForwardPartitioner(), endpoint.tag, 0))
+            partitioner = replace(endpoint.partitioner, key_selector=pair_key)  # type: ignore[type-var]
+            combined.append(_Endpoint(node_id, partitioner, None))
+        return combined
+
+    def _next_synthetic_id(self) -> int:
+        """An id for a node no transformation made (after every transformation's id)."""
+        self._synthetic += 1
+        return max(self.transformations, default=0) + self._synthetic
 
     def _input(self, input_id: int) -> list[_Endpoint]:
         return self.transform(self.transformations[input_id])

@@ -24,15 +24,13 @@ from typing import Any
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import DistributionPattern, JobEdge, JobGraph, JobVertex
-from millstream.graph.operator_specs import ReduceSpec
-from millstream.graph.partitioning import ForwardPartitioner, KeyGroupStreamPartitioner
+from millstream.graph.partitioning import ForwardPartitioner
 from millstream.runtime.vertex_host import (
     KeySelectorError,
     RoundRobinChannelSelector,
     TaskLocation,
     UserFunctionError,
     VertexHost,
-    bind_user_function,
     create_channel_selector,
     pointwise_wiring,
 )
@@ -40,7 +38,6 @@ from millstream.runtime.vertex_host import (
 __all__ = ["COLLECT_PREFIX", "VertexProgram", "plan_edges"]
 
 COLLECT_PREFIX = "collect:"
-_MISSING = object()
 _BATCH = 1024
 
 
@@ -177,7 +174,6 @@ class EdgeRoute:
     producers: int
     consumers: int
     operator_name: str
-    combine: Any = None  # the consumer's reduce function: combine on the map side (see route)
 
     @property
     def narrow(self) -> bool:
@@ -190,8 +186,6 @@ class EdgeRoute:
         """(consumer partition, (input index, value, timestamp)) for this edge's records of ``producer``."""
         ds = self.data_set_index
         mine: Iterator[tuple[Any, Any]] = ((v, t) for tag, v, t in records if tag == ds)
-        if self.combine is not None:
-            mine = self._combined(mine)
         selector, targets = self._selector(producer)
         index = self.input_index
         while True:
@@ -215,36 +209,6 @@ class EdgeRoute:
                 for v, t in zip(vals, ts, strict=True):
                     yield target, (index, v, t)
 
-    def _combined(self, records: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
-        """Map-side combine into a keyed reduce: elements without timestamps are reduced per key
-        in this producer partition before the shuffle (their order across partitions is
-        arbitrary anyway; a reduce function is associative, as Flink requires). Elements
-        with timestamps pass as they are: BATCH reduces them in timestamp order."""
-        key_of = self.partitioner.key_selector
-        reduce = self.combine
-        partial: dict[Any, Any] = {}
-        get = partial.get
-        missing = _MISSING
-        position = 0
-        for position, (value, ts) in enumerate(records):
-            if ts is not None:
-                yield value, ts
-                continue
-            try:
-                key = key_of(value)
-                current = get(key, missing)
-                partial[key] = value if current is missing else reduce(current, value)
-            except Exception as err:
-                raise UserFunctionError(
-                    self.operator_name,
-                    TaskLocation("", self.operator_name, 0, self.producers),
-                    position,
-                    value,
-                    message="key selector or reduce function raised (map-side combine)",
-                ) from err
-        for value in partial.values():
-            yield value, None
-
     def _selector(self, producer: int) -> tuple[Any, list[int] | None]:
         if self.pattern is DistributionPattern.POINTWISE:
             wiring = pointwise_wiring(self.producers, self.consumers)
@@ -265,12 +229,7 @@ def plan_edges(
 
 
 def _route(edge: JobEdge, producer: JobVertex, consumer: JobVertex, index: int) -> EdgeRoute:
-    head = consumer.operators[0].operator
-    combine = None
-    if isinstance(head, ReduceSpec) and isinstance(edge.partitioner, KeyGroupStreamPartitioner):
-        combine, _ = bind_user_function(head.function, head.method)
     return EdgeRoute(
-        combine=combine,
         data_set_index=index,
         input_index=edge.input_index,
         partitioner=edge.partitioner,

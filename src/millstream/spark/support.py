@@ -19,6 +19,7 @@ from millstream.graph.operator_specs import (
     CoFlatMapSpec,
     CollectSpec,
     CoMapSpec,
+    CombineSpec,
     CoProcessSpec,
     FilterSpec,
     FlatMapSpec,
@@ -137,6 +138,8 @@ def _streaming_reason(spec: OperatorSpec, keyed: bool, single_group: bool) -> st
             return None if keyed else stateful
         case BroadcastProcessSpec() | KeyedBroadcastProcessSpec():
             return None if single_group else "broadcast state needs its broadcast input in the same vertex"
+        case CombineSpec():
+            return "a BATCH combiner holds keys until the end of input, which an unbounded job never reaches"
         case _:
             assert_never(spec)
 

@@ -18,7 +18,7 @@ from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MAX_TIMESTAMP
 
-__all__ = ["StreamGroupedReduce"]
+__all__ = ["LocalCombine", "StreamGroupedReduce"]
 
 _MISSING = object()
 
@@ -27,7 +27,13 @@ class StreamGroupedReduce(StreamOperator):
     """Rolling reduce per key."""
 
     def __init__(
-        self, context: OperatorContext, fn: Any, lifecycle: Any, output: Emit, key_selector: Any
+        self,
+        context: OperatorContext,
+        fn: Any,
+        lifecycle: Any,
+        output: Emit,
+        key_selector: Any,
+        combined: bool = False,
     ) -> None:
         super().__init__(context, lifecycle)
         self._fn = fn
@@ -37,7 +43,22 @@ class StreamGroupedReduce(StreamOperator):
         # a lookup into a mutable cell).
         self._values: dict[Any, Any] = {}  # owner: task thread
         if context.batch:
-            self.process_batch = self._reduce_only  # type: ignore[method-assign]
+            self.process_batch = self._reduce_combined if combined else self._reduce_only  # type: ignore[method-assign]
+
+    def _reduce_combined(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """BATCH behind combiners: fold each ``(key, partial)`` pair into the key's value."""
+        fn = self._fn
+        reduced = self._values
+        get = reduced.get
+        missing = _MISSING
+        index = 0
+        try:
+            for index, (k, v) in enumerate(values):  # noqa: B007 - index names the failing record
+                current = get(k, missing)
+                reduced[k] = v if current is missing else fn(current, v)
+        except Exception as err:
+            raise self.error(index, values) from err
+        self.records_in += len(values)
 
     def _reduce_only(self, values: list[Any], timestamps: list[int] | None) -> None:
         """BATCH: fold into the key's value; nothing is emitted until the key ends."""
@@ -112,3 +133,77 @@ class StreamGroupedReduce(StreamOperator):
     def number_of_keys(self) -> int:
         """Keys seen by this subtask."""
         return len(self._values)
+
+
+class LocalCombine(StreamOperator):
+    """BATCH: a keyed reduce's producer-side half (Flink's combiner). Elements of the same key
+    are folded with the reduce function in a table of at most ``max_keys`` keys; when a new
+    key would overflow it, the table's partial results go downstream (to the shuffle) and it
+    starts empty; at the end of input the rest goes. Results go out as ``(key, partial)``
+    pairs, so a reduce function that changes the key's fields still reaches its key's
+    subtask. Elements with timestamps pass uncombined (as pairs): a BATCH reduce folds them
+    in timestamp order, which a combiner cannot know.
+
+    Per-record path: one key-selector call, one dict lookup and store, one reduce call; no
+    output per element.
+    """
+
+    def __init__(
+        self,
+        context: OperatorContext,
+        fn: Any,
+        lifecycle: Any,
+        output: Emit,
+        key_selector: Any,
+        max_keys: int,
+    ) -> None:
+        super().__init__(context, lifecycle)
+        self._fn = fn
+        self._key = key_selector
+        self._output = output
+        self._max_keys = max_keys
+        self._values: dict[Any, Any] = {}  # owner: task thread
+
+    def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """Fold each element into its key's partial result (timestamped ones pass)."""
+        fn = self._fn
+        key = self._key
+        index = 0
+        try:
+            if timestamps is not None:
+                pairs = []
+                for index, v in enumerate(values):  # noqa: B007 - index names the failing record
+                    pairs.append((key(v), v))
+                self.records_in += len(values)
+                self._output(pairs, timestamps)
+                return
+            reduced = self._values
+            get = reduced.get
+            missing = _MISSING
+            limit = self._max_keys
+            for index, v in enumerate(values):  # noqa: B007 - index names the failing record
+                k = key(v)
+                current = get(k, missing)
+                if current is missing:
+                    if len(reduced) >= limit:
+                        self._flush()
+                        reduced = self._values
+                        get = reduced.get
+                    reduced[k] = v
+                else:
+                    reduced[k] = fn(current, v)
+        except UserFunctionError:
+            raise
+        except Exception as err:
+            raise self.error(index, values) from err
+        self.records_in += len(values)
+
+    def _flush(self) -> None:
+        if self._values:
+            out = list(self._values.items())
+            self._values = {}
+            self._output(out, None)
+
+    def finish(self) -> None:
+        """End of input: the partial results still held."""
+        self._flush()

@@ -25,6 +25,7 @@ from millstream.graph.operator_specs import (
     CoFlatMapSpec,
     CollectSpec,
     CoMapSpec,
+    CombineSpec,
     CoProcessSpec,
     FilterSpec,
     FlatMapSpec,
@@ -55,7 +56,7 @@ from millstream.runtime.operators.base import (
     bind_user_function,
 )
 from millstream.runtime.operators.evicting_window import EvictingWindowOperator
-from millstream.runtime.operators.grouped_reduce import StreamGroupedReduce
+from millstream.runtime.operators.grouped_reduce import LocalCombine, StreamGroupedReduce
 from millstream.runtime.operators.interval_join import IntervalJoinOperator
 from millstream.runtime.operators.process import KeyedProcessOperator, ProcessOperator
 from millstream.runtime.operators.sinks import (
@@ -210,9 +211,12 @@ def create_operator(  # noqa: C901 - one case per operator kind
         case KeyedProcessSpec(function=function, method=method):
             fn, lifecycle = bind_user_function(function, method)
             return KeyedProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
-        case ReduceSpec(function=function, method=method):
+        case ReduceSpec(function=function, method=method, combined=combined):
             fn, lifecycle = bind_user_function(function, method)
-            return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector)
+            return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector, combined)
+        case CombineSpec(function=function, method=method, key_selector=key, max_keys=max_keys):
+            fn, lifecycle = bind_user_function(function, method)
+            return LocalCombine(ctx, fn, lifecycle, out, key, max_keys)
         case TimestampsWatermarksSpec(watermark_strategy=strategy):
             return TimestampsAndWatermarksOperator(ctx, strategy, out)
         case WindowSpec(evictor=None) as spec:
