@@ -1,7 +1,9 @@
-"""Word count throughput: millstream at parallelism 1 against a plain-Python Counter floor.
+"""Word count throughput: millstream at parallelism 1 and 2, STREAMING and BATCH, with
+uniformly and Zipf-distributed words, against a plain-Python Counter floor.
 
-Both run in this process on the same file (1,000,000 lines from ../shared/bench/gen_words.py,
-or the identical generator in examples/word_count.py when ../shared is absent):
+Each measurement runs in this process on the same file (1,000,000 lines: Zipf-distributed
+words from ../shared/bench/gen_words.py, or the identical generator in examples/word_count.py
+when ../shared is absent; uniform: the same 10,000 words and line length, each equally likely):
 
 * floor: ``for line in f: counter.update(line.split())``;
 * millstream: source -> flat_map(words) -> key_by(word) -> sum(1) -> FileSink, on the
@@ -15,9 +17,13 @@ the median of the per-pair ratios is reported (the machine's speed drifts over t
 
 At parallelism 2 the job runs in two TaskManager processes (one slot each) and the
 keyed exchange crosses between them over the network stack; the speed-up over
-parallelism 1 is reported per attempt.
+parallelism 1 is reported per attempt. BATCH writes one final count per word (its keyed
+sum is combined before the shuffle); next to it, in the same run, the word count a PySpark
+user writes by hand (textFile, flatMap, reduceByKey, saveAsTextFile) on Spark ``local[2]``,
+after a warm-up run, with millstream's speed at the highest parallelism as a ratio to it.
 
     python benchmarks/word_count.py [--lines N] [--parallelism P ...] [--repeat R]
+        [--mode STREAMING BATCH] [--distribution uniform zipf] [--no-pyspark]
 
 With ``--target spark`` it runs the same pipeline on Spark ``local[2]`` through the
 Spark runner (BATCH semantics: one final count per word is written) and, in the same
@@ -45,7 +51,7 @@ sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 from millstream.common import Encoder, Types, WatermarkStrategy  # noqa: E402
 from millstream.common.config_options import GC_THRESHOLD  # noqa: E402
-from millstream.datastream import StreamExecutionEnvironment  # noqa: E402
+from millstream.datastream import RuntimeExecutionMode, StreamExecutionEnvironment  # noqa: E402
 from millstream.datastream.connectors.file_system import (  # noqa: E402
     BucketAssigner,
     FileSink,
@@ -67,6 +73,18 @@ def make_input(path: str, lines: int) -> None:
         example = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(example)
         example.generate_input(path, lines)
+
+
+def make_uniform_input(path: str, lines: int, seed: int = 42) -> None:
+    """The same vocabulary and line length as the Zipf input, every word equally likely."""
+    import random
+
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(10_000)]
+    with open(path, "w") as f:
+        for _ in range(lines):
+            f.write(" ".join(rng.choices(vocab, k=10)))
+            f.write("\n")
 
 
 def counter_floor(path: str) -> tuple[float, collections.Counter]:
@@ -140,12 +158,22 @@ def pyflink_example_by_hand(path: str, out_path: str) -> None:
 
 
 def run_millstream(
-    path: str, out_dir: str, parallelism: int, shape, checkpoint_ms: int = 0, stats=None, unaligned=False
+    path: str,
+    out_dir: str,
+    parallelism: int,
+    shape,
+    checkpoint_ms: int = 0,
+    stats=None,
+    unaligned=False,
+    mode: str = "STREAMING",
 ):  # type: ignore[no-untyped-def]
     """Seconds of one run (``checkpoint_ms`` > 0: with checkpoints that often; the job's
-    accumulators, checkpoint statistics among them, go into ``stats``)."""
+    accumulators, checkpoint statistics among them, go into ``stats``; ``mode`` STREAMING or
+    BATCH)."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
+    if mode == "BATCH":
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
     if checkpoint_ms:
         env.enable_checkpointing(checkpoint_ms)
         if unaligned:
@@ -201,59 +229,104 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="floor/pipeline pairs per measurement")
     parser.add_argument("--skip-example-shape", action="store_true")
     parser.add_argument("--target", choices=["embedded", "spark"], default="embedded")
+    parser.add_argument("--mode", nargs="+", choices=["STREAMING", "BATCH"], default=["STREAMING", "BATCH"])
+    parser.add_argument("--distribution", nargs="+", choices=["uniform", "zipf"], default=["uniform", "zipf"])
+    parser.add_argument(
+        "--no-pyspark", action="store_true", help="BATCH without the hand-written PySpark comparison"
+    )
     args = parser.parse_args(argv)
     if args.target == "spark":
         return spark_main(args)
 
     work = tempfile.mkdtemp(prefix="millstream-bench-")
+    spark = _spark_session() if "BATCH" in args.mode and not args.no_pyspark else None
     try:
-        path = os.path.join(work, "words.txt")
-        make_input(path, args.lines)
-        _, expected = counter_floor(path)
-        words = sum(expected.values())
-        print(f"input: {args.lines:,} lines, {words:,} words, {len(expected):,} distinct")
-        shapes = [("sum", lean_pipeline, lean_by_hand)]
-        if not args.skip_example_shape:
-            shapes.append(("pyflink-example", pyflink_example_pipeline, pyflink_example_by_hand))
         ok = True
-        for name, shape, by_hand in shapes:
-            # Interleave the runs: the machine's speed drifts, so each ratio compares runs
-            # made side by side (one attempt = floor, hand-written loop, every parallelism);
-            # the median over attempts is reported.
-            runs: dict[int, list[tuple[float, float, float]]] = {p: [] for p in args.parallelism}
-            for attempt in range(args.repeat):
-                floor_s, _ = counter_floor(path)
-                hand_s = timed_by_hand(by_hand, path, os.path.join(work, "by-hand.txt"))
-                for p in args.parallelism:
-                    out_dir = os.path.join(work, f"out-{name}-{p}-{attempt}")
-                    seconds = run_millstream(path, out_dir, p, shape)
-                    if final_counts(out_dir) != dict(expected):
-                        print(f"  MISMATCH: {name} at parallelism {p} differs from Counter")
-                        ok = False
-                    shutil.rmtree(out_dir)
-                    runs[p].append((floor_s, hand_s, seconds))
-            first = args.parallelism[0]
-            for p in args.parallelism:
-                ratios = sorted(f / s for f, _, s in runs[p])
-                hand_ratios = sorted(h / s for _, h, s in runs[p])
-                best = min(s for _, _, s in runs[p])
-                floor_best = min(f for f, _, _ in runs[p])
-                print(
-                    f"millstream {name:16s} p={p}  {words / best:>10,.0f} words/s (best {best:.2f} s)  "
-                    f"floor {words / floor_best:>10,.0f} words/s (best {floor_best:.2f} s)\n"
-                    f"    ratio to floor: median {_median(ratios):.3f} of {[round(r, 3) for r in ratios]}\n"
-                    f"    ratio to the same functions in a hand-written loop: median "
-                    f"{_median(hand_ratios):.3f} of {[round(r, 3) for r in hand_ratios]}"
-                )
-                if p != first:
-                    speedups = sorted(a[2] / b[2] for a, b in zip(runs[first], runs[p]))
-                    print(
-                        f"    speed-up over p={first} (TaskManager processes): median "
-                        f"{_median(speedups):.2f}x of {[round(x, 2) for x in speedups]}"
-                    )
+        for distribution in args.distribution:
+            path = os.path.join(work, f"words-{distribution}.txt")
+            if distribution == "zipf":
+                make_input(path, args.lines)
+            else:
+                make_uniform_input(path, args.lines)
+            for mode in args.mode:
+                ok &= _measure(args, work, path, distribution, mode, spark)
         return 0 if ok else 1
     finally:
+        if spark is not None:
+            spark.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _measure(args: argparse.Namespace, work: str, path: str, distribution: str, mode: str, spark) -> bool:  # type: ignore[no-untyped-def]
+    """Floor, hand-written loop, millstream at each parallelism (and in BATCH the hand-written
+    PySpark RDD word count on local[2], warmed up first), interleaved; prints the figures."""
+    _, expected = counter_floor(path)
+    words = sum(expected.values())
+    print(
+        f"\n== {mode}, {distribution} words: {args.lines:,} lines, {words:,} words, "
+        f"{len(expected):,} distinct"
+    )
+    shapes = [("sum", lean_pipeline, lean_by_hand)]
+    if not args.skip_example_shape and mode == "STREAMING":
+        shapes.append(("pyflink-example", pyflink_example_pipeline, pyflink_example_by_hand))
+    ok = True
+    pyspark_s: list[float] = []
+    if spark is not None and mode == "BATCH":
+        warm = os.path.join(work, "pyspark-warm")
+        run_pyspark_by_hand(spark, path, warm)
+        shutil.rmtree(warm)
+    for name, shape, by_hand in shapes:
+        # Interleave the runs: the machine's speed drifts, so each ratio compares runs
+        # made side by side (one attempt = floor, hand-written loop, every parallelism);
+        # the median over attempts is reported.
+        runs: dict[int, list[tuple[float, float, float]]] = {p: [] for p in args.parallelism}
+        for attempt in range(args.repeat):
+            floor_s, _ = counter_floor(path)
+            hand_s = timed_by_hand(by_hand, path, os.path.join(work, "by-hand.txt"))
+            for p in args.parallelism:
+                out_dir = os.path.join(work, f"out-{name}-{p}-{attempt}")
+                seconds = run_millstream(path, out_dir, p, shape, mode=mode)
+                if final_counts(out_dir) != dict(expected):
+                    print(f"  MISMATCH: {name} at parallelism {p} differs from Counter")
+                    ok = False
+                shutil.rmtree(out_dir)
+                runs[p].append((floor_s, hand_s, seconds))
+            if spark is not None and mode == "BATCH" and name == "sum":
+                out_dir = os.path.join(work, f"pyspark-{attempt}")
+                pyspark_s.append(run_pyspark_by_hand(spark, path, out_dir))
+                if _final_counts_in(out_dir) != dict(expected):
+                    print("  MISMATCH: hand-written PySpark differs from Counter")
+                    ok = False
+                shutil.rmtree(out_dir)
+        first = args.parallelism[0]
+        for p in args.parallelism:
+            ratios = sorted(f / s for f, _, s in runs[p])
+            hand_ratios = sorted(h / s for _, h, s in runs[p])
+            best = min(s for _, _, s in runs[p])
+            floor_best = min(f for f, _, _ in runs[p])
+            print(
+                f"millstream {mode} {name:16s} p={p}  {words / best:>10,.0f} words/s (best {best:.2f} s)  "
+                f"floor {words / floor_best:>10,.0f} words/s (best {floor_best:.2f} s)\n"
+                f"    ratio to floor: median {_median(ratios):.3f} of {[round(r, 3) for r in ratios]}\n"
+                f"    ratio to the same functions in a hand-written loop: median "
+                f"{_median(hand_ratios):.3f} of {[round(r, 3) for r in hand_ratios]}"
+            )
+            if p != first:
+                speedups = sorted(a[2] / b[2] for a, b in zip(runs[first], runs[p]))
+                print(
+                    f"    speed-up over p={first} (TaskManager processes): median "
+                    f"{_median(speedups):.2f}x of {[round(x, 2) for x in speedups]}"
+                )
+        if pyspark_s:
+            last = args.parallelism[-1]
+            ratios = sorted(h / m for (_, _, m), h in zip(runs[last], pyspark_s))
+            print(
+                f"hand-written PySpark RDD on local[2] {words / min(pyspark_s):>10,.0f} words/s "
+                f"(best {min(pyspark_s):.2f} s, warm)\n"
+                f"    millstream BATCH p={last} speed / PySpark speed: median {_median(ratios):.2f}x of "
+                f"{[round(r, 2) for r in ratios]} (target > 1)"
+            )
+    return ok
 
 
 def _spark_session():  # type: ignore[no-untyped-def]
