@@ -8,7 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from millstream.datastream import OutputTag, StreamExecutionEnvironment
-from millstream.datastream.window import EventTimeTrigger, SlidingEventTimeWindows, TumblingEventTimeWindows
+from millstream.datastream.window import (
+    EventTimeSessionWindows,
+    EventTimeTrigger,
+    SlidingEventTimeWindows,
+    TumblingEventTimeWindows,
+)
 from millstream.testing import OperatorHarness
 
 
@@ -71,5 +76,66 @@ def test_the_fast_path_equals_the_general_path(script, lateness, sliding):  # ty
     fast_out, fast_late, fast = _run(fast_window, EventTimeTrigger(), script, lateness)
     general_out, general_late, general = _run(general_window, _GeneralTrigger(), script, lateness)
     assert fast is not None and general is None
+    assert fast_out == general_out
+    assert fast_late == general_late
+
+
+# -- session windows -------------------------------------------------------------------------
+
+
+class _GeneralSessions(EventTimeSessionWindows):
+    """The general path and Flink's merge algorithm (every window sorted and merged)."""
+
+    merges_intersecting_time_windows = False
+
+
+sessions_script = st.lists(
+    st.one_of(
+        st.tuples(st.just("e"), st.sampled_from("ab"), st.integers(-1, 16).map(lambda k: k * 1250)),
+        st.tuples(st.just("w"), st.just(""), st.integers(-1, 16).map(lambda k: k * 1250 - 1)),
+        st.tuples(st.just("s"), st.just(""), st.just(0)),
+    ),
+    max_size=40,
+)
+
+
+def _run_sessions(window, trigger, script):  # type: ignore[no-untyped-def]
+    """Outputs, late outputs and the fast path's gap; at each "s" the operator is snapshotted
+    and a fresh one restored from it carries on (the fast path's state is the general one's)."""
+    import pickle
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    windowed = env.from_collection([]).key_by(lambda v: v[0]).window(window).trigger(trigger)
+    stream = windowed.side_output_late_data(OutputTag("late")).reduce(_add)
+    h = OperatorHarness.of(stream)
+    output: list = []
+    late: list = []
+    watermark = -(2**63)
+    for kind, key, ts in script:
+        if kind == "e":
+            h.process_element((key, ts % 7), ts)
+        elif kind == "w" and ts > watermark:
+            watermark = ts
+            h.process_watermark(ts)
+        elif kind == "s":
+            snapshot = pickle.loads(pickle.dumps(h.snapshot()))
+            output += h.output
+            late += h.side_outputs.get("late", [])
+            h.close()
+            h = OperatorHarness.of(stream, restored_state=snapshot)
+            if watermark > -(2**63):
+                h.process_watermark(watermark)
+    h.end_input()
+    return output + h.output, late + h.side_outputs.get("late", []), h.operator._session_gap
+
+
+@settings(max_examples=400)
+@given(sessions_script)
+def test_the_session_fast_path_equals_the_general_path(script):  # type: ignore[no-untyped-def]
+    """Gap 2500 ms on a 1250 ms grid: sessions touch, overlap, merge two and three at a time,
+    and elements fall behind the watermark."""
+    fast_out, fast_late, fast = _run_sessions(EventTimeSessionWindows(2500), EventTimeTrigger(), script)
+    general_out, general_late, general = _run_sessions(_GeneralSessions(2500), _GeneralTrigger(), script)
+    assert fast == 2500 and general is None
     assert fast_out == general_out
     assert fast_late == general_late

@@ -253,6 +253,9 @@ def _gap_function(extractor: Any) -> Callable[[Any], int]:
 
 class _SessionWindows(MergingWindowAssigner[T, TimeWindow]):
     event_time = True
+    # merge_windows merges exactly the TimeWindows that intersect (overlap or touch): the
+    # window operator may find a new window's merges by intersection alone
+    merges_intersecting_time_windows = True
 
     def __init__(self, gap: int | None = None, extractor: Any = None) -> None:
         if extractor is None and (gap is None or gap <= 0):

@@ -38,11 +38,12 @@ class Window(ABC):
 class TimeWindow(Window):
     """The interval ``[start, end)`` (epoch ms)."""
 
-    __slots__ = ("end", "start")
+    __slots__ = ("_hash", "end", "start")
 
     def __init__(self, start: int, end: int) -> None:
         self.start = start
         self.end = end
+        self._hash = hash((start, end))  # windows are dict keys on the per-record path
 
     def max_timestamp(self) -> int:
         """``end - 1``."""
@@ -86,7 +87,7 @@ class TimeWindow(Window):
         return type(other) is TimeWindow and other.start == self.start and other.end == self.end
 
     def __hash__(self) -> int:
-        return hash((self.start, self.end))
+        return self._hash
 
     def __lt__(self, other: TimeWindow) -> bool:
         return (self.start, self.end) < (other.start, other.end)

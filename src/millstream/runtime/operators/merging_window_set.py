@@ -26,6 +26,7 @@ class MergingWindowSet:
     def __init__(self, assigner: MergingWindowAssigner, mapping: dict[Any, Any]) -> None:
         self._assigner = assigner
         self.mapping = mapping
+        self._by_intersection = getattr(assigner, "merges_intersecting_time_windows", False)
 
     def state_window(self, window: Any) -> Any:
         """The window whose namespace holds ``window``'s state (None if unknown)."""
@@ -39,6 +40,8 @@ class MergingWindowSet:
     def add_window(self, new_window: Any, merge: MergeFunction) -> Any:
         """Merge ``new_window`` in; returns the window it ended up in. ``merge`` runs once per
         merge that involves existing windows (not when ``new_window`` only grows into one)."""
+        if self._by_intersection:
+            return self._add_time_window(new_window, merge)
         windows = list(self.mapping) + [new_window]
         results: list[tuple[Any, set[Any]]] = []
 
@@ -68,3 +71,26 @@ class MergingWindowSet:
         if not results or (result_window == new_window and not merged_new):
             self.mapping[result_window] = result_window
         return result_window
+
+    def _add_time_window(self, new_window: Any, merge: MergeFunction) -> Any:
+        """``add_window`` for assigners whose windows merge when they intersect (sessions):
+        the key's windows never intersect one another (each addition merged them), so the
+        windows ``new_window`` merges with are exactly those it intersects, found in one pass
+        instead of sorting every window; the outcome is Flink's (the same result window,
+        state window kept and merge call)."""
+        mapping = self.mapping
+        start, end = new_window.start, new_window.end
+        hits = [w for w in mapping if w.start <= end and w.end >= start]
+        if not hits:
+            mapping[new_window] = new_window
+            return new_window
+        low = min(start, min(w.start for w in hits))
+        high = max(end, max(w.end for w in hits))
+        if len(hits) == 1 and hits[0].start == low and hits[0].end == high:
+            return hits[0]  # inside an existing window: nothing merges
+        result = type(new_window)(low, high)
+        state_windows = [mapping.pop(w) for w in hits]
+        kept = state_windows[0]
+        mapping[result] = kept
+        merge(result, hits, kept, state_windows[1:])
+        return result

@@ -28,6 +28,7 @@ window's state is created); everything else takes the general path above.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -45,7 +46,7 @@ from millstream.runtime.operators.window_contracts import (
     WatermarkTrigger,
     WindowAssigner,
 )
-from millstream.runtime.state.heap import HeapKeyedStateBackend, InternalStateDescriptor
+from millstream.runtime.state.heap import VOID_NAMESPACE, HeapKeyedStateBackend, InternalStateDescriptor
 
 __all__ = ["EMPTY", "WindowOperator"]
 
@@ -97,6 +98,10 @@ class WindowOperator(StreamOperator):
         self._assigner_ctx = AssignerContext(self)
         self.late_records_dropped = 0
         self._fast = self._fast_path()
+        self._session_gap = self._session_fast_path()
+        # session fast path: key -> (starts, windows) of its windows sorted by start (a cache
+        # of the merging window set in its state, dropped whenever the general path persists it)
+        self._session_index: dict[Any, tuple[list[int], list[Any]]] = {}
 
     def _fast_path(self) -> tuple[int, int, int] | None:
         """(size, slide, offset) of aligned event-time windows the fast path can fold elements
@@ -110,6 +115,24 @@ class WindowOperator(StreamOperator):
             return None
         return assigner.aligned_windows() if isinstance(assigner, AlignedWindowAssigner) else None
 
+    def _session_fast_path(self) -> int | None:
+        """The gap of event-time session windows (a static gap) the session fast path can
+        merge and fold elements for (default trigger, no evictor, incremental state on the
+        heap, no allowed lateness), or None: the general path."""
+        assigner, trigger = self._assigner, self._trigger
+        if not self._merging or self._evictor is not None or self._kind not in ("reduce", "aggregate"):
+            return None
+        if self._window_table is None or self._lateness or not self._event_time:
+            return None
+        if not getattr(assigner, "merges_intersecting_time_windows", False):
+            return None
+        if getattr(assigner, "_extract", None) is not None:  # a dynamic gap
+            return None
+        if not (isinstance(trigger, WatermarkTrigger) and trigger.fires_at_window_end()):
+            return None
+        gap = getattr(assigner, "gap", None)
+        return int(gap) if gap else None
+
     # -- elements --------------------------------------------------------------------------
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
@@ -118,6 +141,8 @@ class WindowOperator(StreamOperator):
         try:
             if self._fast is not None and timestamps is not None:
                 index = self._process_fast(values, timestamps)
+            elif self._session_gap is not None and timestamps is not None:
+                index = self._process_sessions(values, timestamps)
             else:
                 process = self._process_element
                 if timestamps is None:
@@ -198,6 +223,92 @@ class WindowOperator(StreamOperator):
                 self._late(values[i], timestamps[i])
         return index
 
+    def _process_sessions(self, values: list[Any], timestamps: list[int]) -> int:
+        """Session windows, the general path's steps inlined: the key's windows (its merging
+        window set, kept in its state) never intersect one another, so a new session
+        ``[t, t + gap)`` merges exactly with the windows it intersects, found by bisection in
+        the key's windows sorted by start (``_session_index``, rebuilt from the state when the
+        general path changed it); a window it falls inside takes the element as it is;
+        otherwise the windows merge as Flink merges them (the trigger's timers move to the
+        merged window, the state of the others is folded into the first one's). The element
+        then folds into the state window's value. An element whose own session is already
+        behind the watermark takes the general path (its late and merging rules)."""
+        gap = self._session_gap
+        assert gap is not None
+        backend = self.keyed_backend
+        assert backend is not None and self._window_table is not None
+        set_key = backend.set_current_key
+        contents = self._window_table.groups
+        sets = backend.tables["merging-window-set"].groups  # type: ignore[attr-defined]
+        indexes = self._session_index
+        key_of = self._key_selector
+        register = self._timers.register_event_time_timer
+        window_class = self._window_class
+        reduce = self._reduce
+        aggregate = self._aggregate
+        add = aggregate.add if aggregate is not None else None
+        create = aggregate.create_accumulator if aggregate is not None else None
+        merge = self._merge
+        index = 0
+        for index, v in enumerate(values):
+            ts = timestamps[index]
+            if ts <= MIN_TIMESTAMP:
+                raise ValueError(
+                    "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
+                    "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
+                )
+            end = ts + gap
+            if end - 1 <= self.current_watermark:
+                self._process_element(v, ts)
+                continue
+            key = key_of(v)
+            set_key(key)
+            current_group = backend.current_group
+            window_sets = sets[current_group]
+            set_entry = (key, VOID_NAMESPACE)
+            mapping = window_sets.get(set_entry)
+            if mapping is None:
+                window_sets[set_entry] = mapping = {}
+            found = indexes.get(key)
+            if found is None:
+                ordered = sorted(mapping, key=_start_of)
+                found = indexes[key] = ([w.start for w in ordered], ordered)
+            starts, windows = found
+            # the windows with start <= end, then back while they reach ts (ends ascend too)
+            high_index = bisect_right(starts, end)
+            low_index = high_index
+            while low_index and windows[low_index - 1].end >= ts:
+                low_index -= 1
+            if low_index == high_index:
+                window = state_window = window_class(ts, end)
+                mapping[window] = window
+                starts.insert(low_index, ts)
+                windows.insert(low_index, window)
+                register(window, end - 1)
+            else:
+                hits = windows[low_index:high_index]
+                first, last = hits[0], hits[-1]
+                if len(hits) == 1 and first.start <= ts and first.end >= end:
+                    state_window = mapping[first]  # inside the window: nothing merges
+                else:
+                    low = first.start if first.start < ts else ts
+                    high = last.end if last.end > end else end
+                    window = window_class(low, high)
+                    state_windows = [mapping.pop(w) for w in hits]
+                    state_window = state_windows[0]
+                    mapping[window] = state_window
+                    starts[low_index:high_index] = [low]
+                    windows[low_index:high_index] = [window]
+                    merge(window, hits, state_window, state_windows[1:])
+            group = contents[current_group]
+            entry = (key, state_window)
+            current = group.get(entry)
+            if current is None:
+                group[entry] = add(v, create()) if add is not None else v  # type: ignore[misc]
+            else:
+                group[entry] = add(v, current) if add is not None else reduce(current, v)
+        return index
+
     def _late(self, value: Any, timestamp: int | None) -> None:
         if self._late_output is not None:
             self._late_output([value], None if timestamp is None else [timestamp])
@@ -207,6 +318,8 @@ class WindowOperator(StreamOperator):
     def open(self) -> None:
         """Open the window function."""
         window_class = getattr(self._assigner, "window_class", None)
+        if window_class is None and self._session_gap is not None:
+            window_class = type(self._assigner.assign_windows(None, 0, self._assigner_ctx)[0])
         if window_class is None and self._fast is not None:
             window_class = type(self._assigner.assign_windows(None, 0, self._assigner_ctx)[0])
         self._window_class: Any = window_class
@@ -391,11 +504,19 @@ class WindowOperator(StreamOperator):
 
     def _merging_set(self) -> MergingWindowSet:
         mapping = self._merging_sets.value()
-        assert isinstance(self._assigner, MergingWindowAssigner)
-        return MergingWindowSet(self._assigner, dict(mapping) if mapping else {})
+        return MergingWindowSet(self._assigner, dict(mapping) if mapping else {})  # type: ignore[arg-type]
 
     def _persist(self, merging: MergingWindowSet) -> None:
         self._merging_sets.update(merging.mapping if merging.mapping else None)
+        if self._session_index:  # the general path changed the key's windows: re-sort them
+            backend = self.keyed_backend
+            assert backend is not None
+            self._session_index.pop(backend.current_key, None)
+
+    def restore_keyed_state(self, snapshot: Any) -> None:
+        """Restore the keyed state; the session fast path's sorted windows are rebuilt from it."""
+        self._session_index.clear()
+        super().restore_keyed_state(snapshot)
 
     def _merge(self, result: Any, merged: list[Any], state_result: Any, state_merged: list[Any]) -> None:
         if self._event_time and result.max_timestamp() + self._lateness <= self.current_watermark:
@@ -438,3 +559,7 @@ class WindowOperator(StreamOperator):
 
 
 EMPTY = object()  # no contents for the window function
+
+
+def _start_of(window: Any) -> int:
+    return window.start
