@@ -38,6 +38,7 @@ def test_network_benchmark_runs():
 def test_windows_benchmark_runs_and_checks_every_window_sum():
     out = _run("windows.py", "--events", "30000", "--repeat", "1", "--parallelism", "1", "2")
     assert "ratio to floor" in out and "MISMATCH" not in out
+    assert "millstream tumbling window sum p=2" in out and "millstream session window sum p=2" in out
     assert "p=1" in out and "p=2" in out and "peak memory" in out
 
 
