@@ -139,3 +139,20 @@ def test_the_session_fast_path_equals_the_general_path(script):  # type: ignore[
     assert fast == 2500 and general is None
     assert fast_out == general_out
     assert fast_late == general_late
+
+
+def test_a_fired_session_among_open_ones_is_gone_for_later_merges():
+    """Two open sessions of a key, the first fires; an element touching both the fired one
+    and the open one merges with the open one only (the fired one was purged)."""
+    script = [
+        ("e", "a", 0),  # [0, 2500)
+        ("e", "a", 3750),  # [3750, 6250)
+        ("w", "", 2499),  # fires [0, 2500)
+        ("e", "a", 1250),  # [1250, 3750): touches both
+        ("e", "a", 5000),
+    ]
+    fast = _run_sessions(EventTimeSessionWindows(2500), EventTimeTrigger(), script)
+    general = _run_sessions(_GeneralSessions(2500), _GeneralTrigger(), script)
+    assert fast[2] == 2500
+    assert fast[:2] == general[:2]
+    assert [v for kind, v, _ in fast[0] if kind == "record"] == [("a", 0), ("a", 5 + 4 + 2)]  # ts % 7

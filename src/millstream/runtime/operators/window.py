@@ -28,7 +28,7 @@ window's state is created); everything else takes the general path above.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -463,6 +463,9 @@ class WindowOperator(StreamOperator):
         self._collector.flush()
 
     def _on_timer(self, timestamp: int, key: Any, window: Any, event_time: bool) -> None:
+        if self._session_gap is not None and event_time:
+            self._on_session_timer(timestamp, key, window)
+            return
         merging = None
         state_window = window
         if self._merging:
@@ -482,6 +485,33 @@ class WindowOperator(StreamOperator):
             self._clear_all_state(window, state_window, merging)
         if merging is not None:
             self._persist(merging)
+
+    def _on_session_timer(self, timestamp: int, key: Any, window: Any) -> None:
+        """``_on_timer`` of the session fast path: the same trigger call, firing and cleanup,
+        the window retired from the key's stored windows and their sorted index in place."""
+        mapping = self._merging_sets.value()
+        state_window = mapping.get(window) if mapping else None
+        if state_window is None:
+            return  # a timer of a window that was merged away
+        ctx = self._trigger_ctx
+        ctx.window = window
+        result = self._trigger.on_event_time(timestamp, window, ctx)
+        self._on_trigger_result(result, key, window, state_window)
+        if timestamp != self._cleanup_time(window):
+            return
+        self._clear_all_state(window, state_window, None)
+        del mapping[window]
+        found = self._session_index.get(key)
+        if found is not None:
+            starts, windows = found
+            i = bisect_left(starts, window.start)
+            if i < len(windows) and windows[i] == window:
+                del starts[i], windows[i]
+            else:  # not where it should be: rebuild from the state
+                del self._session_index[key]
+        if not mapping:
+            self._merging_sets.update(None)
+            self._session_index.pop(key, None)
 
     def _clear_all_state(self, window: Any, state_window: Any, merging: MergingWindowSet | None) -> None:
         state = self._window_state
