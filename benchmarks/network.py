@@ -9,6 +9,11 @@ buffers/second and MB/second, measured at the consumer from first to last buffer
 the Python floor of the same process boundary in the same run: a plain
 ``multiprocessing.Pipe`` carrying the same bytes as 32 KiB messages.
 
+Record cost: (word, 1) records emitted through a RecordWriter that routes them by key group
+(the word, its type declared STRING or undeclared) into one remote subpartition of a
+producer process, decoded by this process: CPU nanoseconds per record on each side, of the
+emitting / decoding thread and of the whole process (its network I/O threads included).
+
 Latency: a job on the embedded runtime whose source (one TaskManager process) emits
 ``--rate`` records per second, each holding ``time.monotonic()`` at its creation, to a
 map in another slot-sharing group (the other TaskManager process), so every record
@@ -17,6 +22,7 @@ at buffer timeout 0 (flush every record) and 100 ms (Flink's default), where a r
 waits up to the timeout for its buffer to be flushed.
 
     python benchmarks/network.py [--buffers N] [--record-bytes B] [--rate R] [--seconds S]
+        [--records N]
 """
 
 from __future__ import annotations
@@ -138,6 +144,103 @@ def remote_channel_throughput(total_bytes: int, record_bytes: int) -> dict[str, 
     }
 
 
+def _produce_records(secret: str, batches: int, typed: bool, conn: Any) -> None:
+    """Child process: (word, 1) records through a RecordWriter routing by key group (the
+    word; declared STRING or undeclared) into one remote subpartition; sends the CPU
+    seconds of the emitting thread and of the whole process (its network I/O included)."""
+    from operator import itemgetter
+
+    from millstream.common import Types
+    from millstream.graph.partitioning import typed_key_selector
+    from millstream.runtime.io.network.record_writer import RecordWriter
+    from millstream.runtime.partitioning import KeyGroupChannelSelector
+
+    stack = _Stack("producer-io", secret)
+    partition = ResultPartition(PARTITION, 1, stack.pool.create_buffer_pool(2, 10), lambda: False)
+    stack.partitions.register(partition)
+    conn.send(stack.address)
+    conn.recv()  # the consumer is ready
+    key = typed_key_selector(itemgetter(0), Types.STRING() if typed else None)
+    writer = RecordWriter(partition, KeyGroupChannelSelector(1, key, 128))
+    batch = [(f"w{(i * 7919) % 10_000}", 1) for i in range(RECORD_BATCH)]
+    thread0, process0 = time.thread_time(), time.process_time()
+    for _ in range(batches):
+        writer.emit(batch, None)
+    writer.finish()
+    thread_s = time.thread_time() - thread0
+    conn.recv()  # the consumer has everything
+    conn.send((thread_s, time.process_time() - process0))
+    stack.close()
+
+
+RECORD_BATCH = 1024
+
+
+def record_costs(records: int, typed: bool) -> dict[str, float]:
+    """ns per (word, 1) record on each side of one remote channel: the producer's emitting
+    thread (routing, pickling, framing) and whole process, the consumer's decoding thread
+    (deframing, unpickling) and whole process."""
+    secret = generate_secret()
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    batches = max(1, records // RECORD_BATCH)
+    producer = ctx.Process(target=_produce_records, args=(secret, batches, typed, child), daemon=True)
+    producer.start()
+    stack = _Stack("consumer-io", secret)
+    try:
+        address = parent.recv()
+        wakeup = threading.Event()
+        gate = SingleInputGate(0, 0, wakeup.set)
+        gate.buffer_pool = stack.pool.create_buffer_pool(1, 8)
+        client = stack.connections.client_for(address)
+        gate.add_channel(
+            RemoteInputChannel(
+                gate, 0, PARTITION, 0, lambda: client, address, stack.pool, gate.buffer_pool, 2
+            )
+        )
+        gate.request_partitions()
+        process0 = time.process_time()
+        parent.send("go")
+        decoded = 0
+        decode_s = 0.0
+        while not gate.is_finished:
+            polled = gate.poll_next()
+            if polled is None:
+                wakeup.wait(1.0)
+                wakeup.clear()
+                continue
+            channel, buffer = polled
+            if buffer.data_type is DataType.EVENT:
+                channel.finished = True
+                gate.finished_channels += 1
+                channel.release()
+                continue
+            started = time.thread_time()
+            for record in channel.deserializer.records(memoryview(buffer.segment)[: buffer.size]):
+                element = pickle.loads(record)
+                if type(element) is tuple:
+                    decoded += len(element[0])
+            buffer.recycle()
+            decode_s += time.thread_time() - started
+        consumer_process_s = time.process_time() - process0
+        gate.release()
+        parent.send("done")
+        producer_thread_s, producer_process_s = parent.recv()
+        producer.join(30)
+    finally:
+        stack.close()
+        if producer.is_alive():
+            producer.kill()
+    n = batches * RECORD_BATCH
+    assert decoded == n, f"lost records: {decoded} of {n}"
+    return {
+        "producer_thread": producer_thread_s / n * 1e9,
+        "producer_process": producer_process_s / n * 1e9,
+        "consumer_thread": decode_s / n * 1e9,
+        "consumer_process": consumer_process_s / n * 1e9,
+    }
+
+
 def _rates(buffers: int, nbytes: int, seconds: float) -> dict[str, float]:
     return {
         "buffers": buffers,
@@ -239,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rate", type=int, default=1000, help="records/second for the latency runs")
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each latency run")
+    parser.add_argument("--records", type=int, default=1_000_000, help="(word, 1) records per cost run")
     args = parser.parse_args(argv)
     total = args.buffers * SEGMENT
 
@@ -254,6 +358,17 @@ def main(argv: list[str] | None = None) -> int:
             f" | ratio to floor {ratios[-1]:.2f}"
         )
     print(f"  median ratio to the Pipe floor: {statistics.median(ratios):.2f}")
+
+    print(f"cost of a (word, 1) record across one remote channel, {args.records:,} records, ns/record")
+    for typed in (True, False):
+        costs = [record_costs(args.records, typed) for _ in range(args.repeat)]
+        median = {k: statistics.median(c[k] for c in costs) for k in costs[0]}
+        label = "key declared STRING" if typed else "key undeclared    "
+        print(
+            f"  {label}: producer {median['producer_thread']:6.0f} (emitting thread) "
+            f"{median['producer_process']:6.0f} (process) | consumer {median['consumer_thread']:6.0f} "
+            f"(decoding thread) {median['consumer_process']:6.0f} (process)"
+        )
 
     print(f"record latency across TaskManager processes, {args.rate} records/s for {args.seconds:g} s")
     for timeout in (0, 100):

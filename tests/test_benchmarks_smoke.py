@@ -30,8 +30,10 @@ def test_word_count_benchmark_runs_and_checks_its_results():
 
 
 def test_network_benchmark_runs():
-    out = _run("network.py", "--buffers", "300", "--repeat", "1", "--rate", "200", "--seconds", "1")
+    args = ["--buffers", "300", "--repeat", "1", "--rate", "200", "--seconds", "1", "--records", "50000"]
+    out = _run("network.py", *args)
     assert "buffers/s" in out and "MB/s" in out
+    assert "key declared STRING: producer" in out and "key undeclared    : producer" in out
     assert "buffer timeout   0 ms: p50" in out and "buffer timeout 100 ms: p50" in out
 
 
