@@ -85,6 +85,20 @@ def _produce(secret: str, total_bytes: int, record_bytes: int, conn: Any) -> Non
     stack.close()
 
 
+def _remote_gate(stack: _Stack, address: Any) -> tuple[SingleInputGate, threading.Event]:
+    """An input gate with one remote channel reading the producer's partition (requested),
+    and the event it sets when data arrives."""
+    wakeup = threading.Event()
+    gate = SingleInputGate(0, 0, wakeup.set)
+    gate.buffer_pool = stack.pool.create_buffer_pool(1, 8)
+    client = stack.connections.client_for(address)
+    gate.add_channel(
+        RemoteInputChannel(gate, 0, PARTITION, 0, lambda: client, address, stack.pool, gate.buffer_pool, 2)
+    )
+    gate.request_partitions()
+    return gate, wakeup
+
+
 def remote_channel_throughput(total_bytes: int, record_bytes: int) -> dict[str, float]:
     """Consume one remote subpartition; buffers/s and MB/s at the consumer."""
     secret = generate_secret()
@@ -95,16 +109,7 @@ def remote_channel_throughput(total_bytes: int, record_bytes: int) -> dict[str, 
     stack = _Stack("consumer-io", secret)
     try:
         address = parent.recv()
-        wakeup = threading.Event()
-        gate = SingleInputGate(0, 0, wakeup.set)
-        gate.buffer_pool = stack.pool.create_buffer_pool(1, 8)
-        client = stack.connections.client_for(address)
-        gate.add_channel(
-            RemoteInputChannel(
-                gate, 0, PARTITION, 0, lambda: client, address, stack.pool, gate.buffer_pool, 2
-            )
-        )
-        gate.request_partitions()
+        gate, wakeup = _remote_gate(stack, address)
         parent.send("go")
         buffers = nbytes = records = 0
         first = last = 0.0
@@ -189,16 +194,7 @@ def record_costs(records: int, typed: bool) -> dict[str, float]:
     stack = _Stack("consumer-io", secret)
     try:
         address = parent.recv()
-        wakeup = threading.Event()
-        gate = SingleInputGate(0, 0, wakeup.set)
-        gate.buffer_pool = stack.pool.create_buffer_pool(1, 8)
-        client = stack.connections.client_for(address)
-        gate.add_channel(
-            RemoteInputChannel(
-                gate, 0, PARTITION, 0, lambda: client, address, stack.pool, gate.buffer_pool, 2
-            )
-        )
-        gate.request_partitions()
+        gate, wakeup = _remote_gate(stack, address)
         process0 = time.process_time()
         parent.send("go")
         decoded = 0

@@ -183,10 +183,7 @@ class WindowOperator(StreamOperator):
         for index, v in enumerate(values):
             ts = timestamps[index]
             if ts <= MIN_TIMESTAMP:
-                raise ValueError(
-                    "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
-                    "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
-                )
+                raise _no_timestamp()
             last_start = ts - (ts - offset + slide) % slide
             key = key_of(v)
             set_key(key)
@@ -253,10 +250,7 @@ class WindowOperator(StreamOperator):
         for index, v in enumerate(values):
             ts = timestamps[index]
             if ts <= MIN_TIMESTAMP:
-                raise ValueError(
-                    "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
-                    "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
-                )
+                raise _no_timestamp()
             end = ts + gap
             if end - 1 <= self.current_watermark:
                 self._process_element(v, ts)
@@ -589,6 +583,13 @@ class WindowOperator(StreamOperator):
 
 
 EMPTY = object()  # no contents for the window function
+
+
+def _no_timestamp() -> ValueError:
+    return ValueError(
+        "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
+        "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
+    )
 
 
 def _start_of(window: Any) -> int:
