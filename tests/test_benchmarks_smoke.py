@@ -23,10 +23,13 @@ def _run(script: str, *args: str) -> str:
 
 
 def test_word_count_benchmark_runs_and_checks_its_results():
-    out = _run("word_count.py", "--lines", "3000", "--repeat", "1", "--distribution", "uniform")
+    # without the PySpark comparison (a Spark session costs ~10 s here; the Spark smoke test
+    # below runs the hand-written PySpark word count)
+    args = ["--lines", "3000", "--repeat", "1", "--distribution", "uniform", "--no-pyspark"]
+    out = _run("word_count.py", *args)
     assert "ratio to floor" in out and "MISMATCH" not in out
     assert "== STREAMING, uniform words" in out and "== BATCH, uniform words" in out
-    assert "speed-up over p=1" in out and "hand-written PySpark RDD on local[2]" in out
+    assert "speed-up over p=1" in out and "hand-written PySpark" not in out
 
 
 def test_network_benchmark_runs():
