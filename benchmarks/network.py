@@ -99,6 +99,24 @@ def _remote_gate(stack: _Stack, address: Any) -> tuple[SingleInputGate, threadin
     return gate, wakeup
 
 
+def _data_buffers(gate: SingleInputGate, wakeup: threading.Event) -> Any:
+    """(channel, buffer) for every data buffer the gate brings until its channels end (the
+    end-of-partition event finishes its channel); the caller recycles each buffer."""
+    while not gate.is_finished:
+        polled = gate.poll_next()
+        if polled is None:
+            wakeup.wait(1.0)
+            wakeup.clear()
+            continue
+        channel, buffer = polled
+        if buffer.data_type is DataType.EVENT:
+            channel.finished = True
+            gate.finished_channels += 1
+            channel.release()
+            continue
+        yield channel, buffer
+
+
 def remote_channel_throughput(total_bytes: int, record_bytes: int) -> dict[str, float]:
     """Consume one remote subpartition; buffers/s and MB/s at the consumer."""
     secret = generate_secret()
@@ -112,26 +130,15 @@ def remote_channel_throughput(total_bytes: int, record_bytes: int) -> dict[str, 
         gate, wakeup = _remote_gate(stack, address)
         parent.send("go")
         buffers = nbytes = records = 0
-        first = last = 0.0
-        while not gate.is_finished:
-            polled = gate.poll_next()
-            if polled is None:
-                wakeup.wait(1.0)
-                wakeup.clear()
-                continue
-            channel, buffer = polled
+        first = 0.0
+        for channel, buffer in _data_buffers(gate, wakeup):
             if not first:
                 first = time.perf_counter()
-            if buffer.data_type is DataType.EVENT:
-                channel.finished = True
-                gate.finished_channels += 1
-                channel.release()
-                last = time.perf_counter()
-                continue
             buffers += 1
             nbytes += buffer.size
             records += len(channel.deserializer.records(memoryview(buffer.segment)[: buffer.size]))
             buffer.recycle()
+        last = time.perf_counter()  # the end-of-partition event just arrived
         gate.release()
         parent.send("done")
         producer.join(30)
@@ -199,18 +206,7 @@ def record_costs(records: int, typed: bool) -> dict[str, float]:
         parent.send("go")
         decoded = 0
         decode_s = 0.0
-        while not gate.is_finished:
-            polled = gate.poll_next()
-            if polled is None:
-                wakeup.wait(1.0)
-                wakeup.clear()
-                continue
-            channel, buffer = polled
-            if buffer.data_type is DataType.EVENT:
-                channel.finished = True
-                gate.finished_channels += 1
-                channel.release()
-                continue
+        for channel, buffer in _data_buffers(gate, wakeup):
             started = time.thread_time()
             for record in channel.deserializer.records(memoryview(buffer.segment)[: buffer.size]):
                 element = pickle.loads(record)
