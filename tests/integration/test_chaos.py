@@ -85,6 +85,15 @@ def test_on_rocksdb_a_killed_task_manager_changes_nothing_committed(
     killed_mid_run(job, tmp_path, reference, rng, f"rocksdb, incremental={incremental}")
 
 
+def test_a_killed_task_manager_while_file_splits_are_handed_out_changes_nothing_committed(
+    tmp_path: Any, reference: TrialResult, rng: random.Random
+) -> None:
+    """The same numbers read from files whose splits the JobMaster's enumerator hands out on
+    request: splits assigned since the restored checkpoint are handed out again, none is read
+    twice into the committed output (the reference is the generator's run)."""
+    killed_mid_run(ChaosJob(source="files"), tmp_path, reference, rng, "file splits")
+
+
 def test_a_user_function_raising_once_changes_nothing_committed(
     tmp_path: Any, reference: TrialResult, rng: random.Random
 ) -> None:

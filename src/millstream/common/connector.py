@@ -4,27 +4,44 @@ A ``Source`` makes one ``SourceReader`` per parallel subtask; ``poll(max_records
 returns a list of elements (empty: nothing right now, ask again after ``available_at``)
 or None at the end of a bounded input. A ``Sink`` makes one ``SinkWriter`` per subtask,
 and a ``TextRenderer`` renders elements as text for sinks that write lines. Records move
-as lists so that per-record framework cost stays small. ``millstream.connectors``
+as lists so that per-record framework cost stays small.
+
+Split assignment (FLIP-27): a source that also has ``create_enumerator(context)`` and
+``restore_enumerator(context, state)`` gets one ``SplitEnumerator`` on the JobMaster (the
+source coordinator). Its readers then start with no splits and ask for one whenever they
+run out (``ReaderContext.send_split_request``); the enumerator answers with
+``AddSplitsEvent`` or ``NoMoreSplitsEvent``, handed to the reader's ``add_splits`` /
+``notify_no_more_splits``, so a faster subtask reads more. Where no coordinator runs (the
+Spark runner) the context has no ``send_split_request`` and the source assigns splits
+statically. ``millstream.connectors``
 implements these; the runtime calls them without importing any connector.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "REQUEST_SPLIT",
+    "AddSplitsEvent",
     "CheckpointedSourceReader",
     "DeliveryGuarantee",
+    "NoMoreSplitsEvent",
     "ReaderContext",
+    "RequestSplitEvent",
     "Sink",
     "SinkWriter",
     "Source",
     "SourceReader",
+    "SplitEnumerator",
+    "SplitEnumeratorContext",
     "TextRenderer",
     "TwoPhaseCommittingSinkWriter",
     "WriterContext",
+    "has_enumerator",
 ]
 
 
@@ -50,6 +67,33 @@ class ReaderContext:
     subtask_index: int
     parallelism: int
     operator_name: str = ""
+    # asks the source's enumerator for a split (None: no coordinator; splits are static)
+    send_split_request: Callable[[], None] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSplitEvent:
+    """Reader -> enumerator: this subtask has no split left to read (Flink's RequestSplitEvent)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddSplitsEvent:
+    """Enumerator -> reader: read these splits (Flink's AddSplitEvent)."""
+
+    splits: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NoMoreSplitsEvent:
+    """Enumerator -> reader: no split will come any more; end when the ones held are read."""
+
+
+REQUEST_SPLIT = RequestSplitEvent()
+
+
+def has_enumerator(source: Any) -> bool:
+    """Whether ``source`` may hand its splits out from an enumerator (``create_enumerator``)."""
+    return callable(getattr(source, "create_enumerator", None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +151,39 @@ class Source(Protocol):
 
     def create_reader(self, context: ReaderContext) -> SourceReader:
         """A reader for one subtask."""
+        ...
+
+
+class SplitEnumeratorContext(Protocol):
+    """What an enumerator may do (Flink's ``SplitEnumeratorContext``); JobMaster thread only."""
+
+    @property
+    def current_parallelism(self) -> int:
+        """The number of readers."""
+        ...
+
+    def assign_split(self, split: Any, subtask: int) -> None:
+        """Hand ``split`` to ``subtask``'s reader."""
+        ...
+
+    def signal_no_more_splits(self, subtask: int) -> None:
+        """Tell ``subtask``'s reader that no split will come any more."""
+        ...
+
+
+class SplitEnumerator(Protocol):
+    """Hands out a source's splits to its readers on the JobMaster (Flink's ``SplitEnumerator``)."""
+
+    def handle_split_request(self, subtask: int) -> None:
+        """``subtask`` has no split left: assign it one, or signal that there are no more."""
+        ...
+
+    def add_splits_back(self, splits: list[Any], subtask: int) -> None:
+        """Splits assigned to ``subtask`` after its last checkpoint, returned because it failed."""
+        ...
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        """The splits not yet assigned (plain, picklable data)."""
         ...
 
 

@@ -31,6 +31,7 @@ from millstream.common.watermark_strategy import TimestampAssigner
 from millstream.datastream import KeyedProcessFunction, MapFunction, StreamExecutionEnvironment
 from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.datastream.connectors.file_system import FileSource, StreamFormat
 from millstream.datastream.functions import AggregateFunction, ProcessWindowFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.datastream.window import TumblingEventTimeWindows
@@ -60,10 +61,26 @@ class _ToKeyed(MapFunction):
         self.raise_at = raise_at
 
     def map(self, value: Any) -> Any:
+        value = int(value)  # a line of the file variant
         if value == self.raise_at and self.marker is not None and not os.path.exists(self.marker):
             Path(self.marker).touch()
             raise RuntimeError(f"chaos: user function raised at record {value}")
         return (value % KEYS, value)
+
+
+class _Paced(MapFunction):
+    """Passes lines on at about ``per_second`` per subtask (a file is read faster than the
+    generator emits: the job must run long enough to be failed mid-way)."""
+
+    def __init__(self, per_second: float) -> None:
+        self.per_second = per_second
+        self.count = 0
+
+    def map(self, value: Any) -> Any:
+        self.count += 1
+        if self.count % 50 == 0:
+            time.sleep(50 / self.per_second)
+        return value
 
 
 class _RunningTotal(KeyedProcessFunction):
@@ -89,17 +106,27 @@ class ChaosJob:
     unaligned: bool = False  # unaligned checkpoints (in-flight data in the checkpoints)
     state_backend: str = "hashmap"  # state.backend.type: hashmap or rocksdb
     incremental: bool = False  # state.backend.incremental (RocksDB's incremental checkpoints)
+    # "files": the same numbers read by a FileSource (a line each, small splits that the
+    # JobMaster's enumerator hands out on request), paced at ``records_per_second``
+    source: str = "generator"
 
     def build(
         self, env: StreamExecutionEnvironment, out_dir: str, marker: str | None, raise_at: int | None
     ) -> None:
-        """The pipeline, from the generator to the FileSink under ``out_dir``."""
-        source = DataGeneratorSource(lambda i: i, self.records, self.records_per_second, Types.LONG())
+        """The pipeline, from the generator (or the files) to the FileSink under ``out_dir``."""
         strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_Timestamp())
         sink = FileSink.for_row_format(out_dir, Encoder.simple_string_encoder()).build()
+        if self.source == "files":
+            numbers = env.from_source(
+                self._file_source(os.path.join(os.path.dirname(out_dir), "input")),
+                WatermarkStrategy.no_watermarks(),
+                "lines",
+            ).map(_Paced(self.records_per_second))
+        else:
+            generator = DataGeneratorSource(lambda i: i, self.records, self.records_per_second, Types.LONG())
+            numbers = env.from_source(generator, WatermarkStrategy.no_watermarks(), "numbers")
         (
-            env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
-            .map(_ToKeyed(marker, raise_at), Types.TUPLE([Types.INT(), Types.LONG()]))
+            numbers.map(_ToKeyed(marker, raise_at), Types.TUPLE([Types.INT(), Types.LONG()]))
             .assign_timestamps_and_watermarks(strategy)
             .key_by(lambda pair: pair[0], Types.INT())
             .window(TumblingEventTimeWindows.of(Time.seconds(1)))
@@ -107,6 +134,19 @@ class ChaosJob:
             .key_by(lambda row: row[0], Types.INT())
             .process(_RunningTotal(), Types.STRING())
             .sink_to(sink)
+        )
+
+    def _file_source(self, directory: str) -> FileSource:
+        """The numbers as lines of three files, cut into splits of about 200 lines."""
+        os.makedirs(directory, exist_ok=True)
+        per_file = -(-self.records // 3)
+        for index, start in enumerate(range(0, self.records, per_file)):
+            end = min(start + per_file, self.records)
+            Path(directory, f"numbers-{index}.txt").write_text("".join(f"{i}\n" for i in range(start, end)))
+        return (
+            FileSource.for_record_stream_format(StreamFormat.text_line_format(), directory)
+            .set_split_size(1024)
+            .build()
         )
 
     def environment(self, checkpoint_dir: str, restart: str = "fixed-delay") -> StreamExecutionEnvironment:

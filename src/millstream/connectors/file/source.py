@@ -1,15 +1,20 @@
 """FileSource: files read in a stream format (text lines, the schema'd formats) or a bulk format.
 
-Reading text lines (and JSON Lines): the files, taken as one sequence of bytes, are cut
-into ``parallelism`` equal byte ranges, and subtask i reads range i (in splits of at most
-the split size), so every subtask reads the same amount however the bytes are spread
-over files; a split owns the lines that start inside it (Hadoop's line-split rule), so no
-line is lost or read twice. (Flink reads a non-splittable text file with one subtask and
-hands out whole files.) Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``).
-Formats that cannot start mid-file (CSV: headers and quoted line breaks) are read a
-whole file at a time and Parquet a row group at a time; these units go, in path order,
-to the subtask whose equal share of the bytes holds their middle.
+Reading text lines (and JSON Lines): files are cut into byte-range splits; a split owns
+the lines that start inside it (Hadoop's line-split rule), so no line is lost or read
+twice. (Flink reads a non-splittable text file with one subtask and hands out whole
+files.) Lines lose their terminator (``\\n``, ``\\r\\n``, ``\\r``). Formats that cannot
+start mid-file (CSV: headers and quoted line breaks) are read a whole file at a time and
+Parquet a row group at a time: those units are their splits.
 The formats themselves live in ``millstream.connectors.formats``.
+
+Who reads which split: on millstream's runtime, a ``FileSplitEnumerator`` on the
+JobMaster hands the splits out, in path order, one per request of a reader that ran out
+(FLIP-27), so a faster subtask reads more; splits are then cut at most 1/8 of a reader's
+share (and at most the split size), so the last ones are small. Without a coordinator
+(the Spark runner) the files, taken as one sequence of bytes, are cut into
+``parallelism`` equal byte ranges, subtask i reading range i (whole units go to the
+subtask whose share holds their middle byte).
 
 Monitoring (``monitor_continuously(interval)``, as Flink's continuous FileSource): the
 source is unbounded; every ``interval`` each subtask lists the paths again and reads the
@@ -25,19 +30,22 @@ import os
 import re
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from millstream.common.connector import ReaderContext
+from millstream.common.connector import ReaderContext, SplitEnumeratorContext
 from millstream.connectors.base import check_reader_state_version
 
-__all__ = ["BulkFormat", "FileSource", "FileSourceBuilder", "StreamFormat"]
+__all__ = ["BulkFormat", "FileSource", "FileSourceBuilder", "FileSplitEnumerator", "StreamFormat"]
 
 
 READ_CHUNK = 1 << 20
 
 
 DEFAULT_SPLIT_SIZE = 32 << 20
+SPLITS_PER_READER = 8  # splits handed out on request: at least this many per reader
+MIN_REQUESTED_SPLIT = 1 << 20
 
 
 class StreamFormat:
@@ -173,18 +181,23 @@ class FileSource:
             except OSError as err:
                 raise type(err)(f"FileSource: cannot read input path {path}: {err.strerror or err}") from None
 
-    def splits(self) -> list[_Split]:
-        """All splits of all files, in path order."""
+    def splits(self, parallelism: int = 0) -> list[_Split]:
+        """All splits of all files, in path order; ``parallelism``: cut for that many readers
+        asking for splits (at most 1/``SPLITS_PER_READER`` of a reader's share each)."""
+        sizes = [(path, os.path.getsize(path)) for path in self._files()]
+        split_size = self.split_size
+        if parallelism > 0:
+            share = -(-sum(size for _, size in sizes) // (parallelism * SPLITS_PER_READER))
+            split_size = min(split_size, max(MIN_REQUESTED_SPLIT, share))
         result = []
-        for path in self._files():
-            size = os.path.getsize(path)
+        for path, size in sizes:
             if size == 0:
                 continue
             if not self.stream_format.is_splittable():
                 result.extend(self.stream_format.units(path, size))
                 continue
-            for start in range(0, size, self.split_size):
-                result.append(_Split(path, start, min(start + self.split_size, size)))
+            for start in range(0, size, split_size):
+                result.append(_Split(path, start, min(start + split_size, size)))
         return result
 
     def _files(self) -> list[str]:
@@ -248,11 +261,57 @@ class FileSource:
         seen = sorted({path for state in states for path in state["seen"]})
         return [{"version": 1, "seen": seen, "inner": inner} for inner in dealt]
 
-    def create_reader(self, context: ReaderContext) -> FileReader:
-        """Reads this subtask's share (of the files as they appear, if monitored)."""
+    def create_reader(self, context: ReaderContext) -> FileReader | RequestingReader:
+        """Reads the splits the enumerator hands out (with a coordinator), this subtask's
+        static share (without), or, if monitored, its share of the files as they appear."""
         if self.discovery_interval_ms is not None:
             return MonitoringReader(self, context.subtask_index, context.parallelism)
+        if context.send_split_request is not None:
+            return RequestingReader(self.stream_format.create_reader([]), context.send_split_request)
         return self.stream_format.create_reader(self.splits_of(context.subtask_index, context.parallelism))
+
+    def create_enumerator(self, context: SplitEnumeratorContext) -> FileSplitEnumerator | None:
+        """The JobMaster's enumerator of a static file set: every split, handed out on request.
+        A monitored source has none (each reader discovers its share of new files)."""
+        if self.discovery_interval_ms is not None:
+            return None
+        return FileSplitEnumerator(context, self.splits(context.current_parallelism))
+
+    def restore_enumerator(self, context: SplitEnumeratorContext, state: Any) -> FileSplitEnumerator | None:
+        """The enumerator of a checkpoint: the splits it had not handed out then."""
+        if self.discovery_interval_ms is not None:
+            return None
+        check_reader_state_version(state)
+        return FileSplitEnumerator(context, [_Split(*entry) for entry in state["splits"]])
+
+
+class FileSplitEnumerator:
+    """Hands out a static file set's splits one at a time, in path order, to the reader that
+    asks (Flink's ``StaticFileSplitEnumerator``); splits of a failed reader come back first."""
+
+    def __init__(self, context: SplitEnumeratorContext, splits: list[_Split]) -> None:
+        self._context = context
+        self._splits = list(splits)  # owner: JobMaster thread; next to hand out first
+
+    def handle_split_request(self, subtask: int) -> None:
+        """The next split to ``subtask``, or the end when none is left."""
+        if self._splits:
+            self._context.assign_split(self._splits.pop(0), subtask)
+        else:
+            self._context.signal_no_more_splits(subtask)
+
+    def add_splits_back(self, splits: list[Any], subtask: int) -> None:
+        """Splits a failed reader had not checkpointed: handed out again before the others."""
+        self._splits[:0] = splits
+
+    def snapshot_state(self, checkpoint_id: int) -> dict[str, Any]:
+        """The splits not handed out."""
+        return {"version": 1, "splits": [(s.path, s.start, s.end, s.weight) for s in self._splits]}
+
+    @property
+    def remaining(self) -> int:
+        """How many splits are still to hand out."""
+        return len(self._splits)
 
 
 @dataclass
@@ -452,6 +511,58 @@ class TextLineReader(FileReader):
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+class RequestingReader:
+    """Reads the splits its enumerator assigns, asking for the next one when it has read all
+    it holds (FLIP-27's ``SourceReaderBase``: one request at a time); ends once the
+    enumerator says there are no more and the last split is read."""
+
+    def __init__(self, inner: FileReader, request: Callable[[], None]) -> None:
+        self._inner = inner
+        self._request = request
+        self._requested = False  # a request is on its way, not answered yet
+        self._no_more = False  # the enumerator has no split left for this reader
+        self.available_at = 0.0
+        self.current_file = ""
+
+    def add_splits(self, splits: list[Any]) -> None:
+        """Splits assigned by the enumerator."""
+        self._inner.add_splits([s if isinstance(s, _Split) else _Split(*s) for s in splits])
+        self._requested = False
+        self.available_at = 0.0
+
+    def notify_no_more_splits(self) -> None:
+        """No split will come any more."""
+        self._no_more = True
+        self._requested = False
+        self.available_at = 0.0
+
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Records of the held splits; [] while waiting for the enumerator; None at the end."""
+        batch = self._inner.poll(max_records)
+        self.current_file = self._inner.current_file
+        if batch is not None:
+            return batch
+        if self._no_more:
+            return None
+        if not self._requested:
+            self._requested = True
+            self._request()
+        self.available_at = float("inf")  # the answer arrives as a mail and wakes the task
+        return []
+
+    def snapshot_state(self) -> dict[str, Any]:
+        """The assigned splits not yet read, with the position in the current one."""
+        return self._inner.snapshot_state()
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Continue the splits held at the checkpoint (then ask for more)."""
+        self._inner.restore_state(state)
+
+    def close(self) -> None:
+        """Close the open file."""
+        self._inner.close()
 
 
 class MonitoringReader(FileReader):

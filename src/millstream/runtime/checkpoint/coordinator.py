@@ -100,6 +100,7 @@ class PendingCheckpoint:
     savepoint_dir: str | None = None  # a savepoint: its directory
     savepoint_result: Future[str] | None = None  # a savepoint: its path when it completes
     drain: bool = False  # a savepoint of stop --drain: the sources end their input first
+    coordinator_states: dict[str, Any] = field(default_factory=dict)  # operator state id -> it
 
     @property
     def fully_acknowledged(self) -> bool:
@@ -151,6 +152,9 @@ class CheckpointCoordinator:
         self._finished_states: dict[str, Any] = {}  # finished attempt id -> its final state
         self.operator_ids: dict[int, str] = {}  # node id -> operator state id, kept in the metadata
         self.max_parallelisms: dict[int, int] = {}  # node id -> its max parallelism (key groups)
+        # checkpoint id -> {operator state id: state} of the operator coordinators (source
+        # enumerators), taken just before the tasks are triggered
+        self.snapshot_coordinators: Callable[[int], dict[str, Any]] = lambda checkpoint_id: {}
         self._restored_checkpoint: CompletedCheckpoint | None = None
         self.shared_state = SharedStateRegistry()  # files of incremental checkpoints
         self.num_completed = 0
@@ -218,6 +222,7 @@ class CheckpointCoordinator:
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
             self.storage.initialize_location(self.job_id, checkpoint_id)
+            pending.coordinator_states = self.snapshot_coordinators(checkpoint_id)
             self._trigger(checkpoint_id, now, None, False)
         except Exception as err:
             self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
@@ -259,6 +264,7 @@ class CheckpointCoordinator:
         self.pending[checkpoint_id] = pending
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
+            pending.coordinator_states = self.snapshot_coordinators(checkpoint_id)
             self._trigger(checkpoint_id, now, path, drain)
         except Exception as err:
             self._abort(pending, CheckpointFailureReason.IO_EXCEPTION, str(err))
@@ -369,6 +375,7 @@ class CheckpointCoordinator:
             dict(pending.task_states),
             operator_ids=dict(self.operator_ids),
             max_parallelisms=dict(self.max_parallelisms),
+            coordinator_states=pending.coordinator_states,
         )
         if pending.savepoint_dir is not None:
             self._complete_savepoint(pending, completed)

@@ -249,6 +249,8 @@ class CompletedCheckpoint:
     operator_ids: dict[int, str] = field(default_factory=dict)
     max_parallelisms: dict[int, int] = field(default_factory=dict)  # node id -> its key groups
     is_savepoint: bool = False  # a savepoint: owned by the user, never discarded by the job
+    # operator state id -> its coordinator's state (a source enumerator's unassigned splits)
+    coordinator_states: dict[str, Any] = field(default_factory=dict)
 
     def task_snapshots(self) -> list[tuple[Any, Any]]:
         """``(task key, {node id: snapshot})`` of every task, state files loaded."""

@@ -52,9 +52,7 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         trigger=lambda checkpoint_id, timestamp, savepoint, drain: _trigger_sources(
             master, checkpoint_id, timestamp, savepoint=savepoint, drain=drain
         ),
-        notify_complete=lambda checkpoint_id: _tell_running(
-            master, "notify_checkpoint_complete", checkpoint_id
-        ),
+        notify_complete=lambda checkpoint_id: _checkpoint_complete(master, checkpoint_id),
         notify_aborted=lambda checkpoint_id: _tell_running(
             master, "notify_checkpoint_aborted", checkpoint_id
         ),
@@ -62,10 +60,24 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
         now=lambda: int(time.time() * 1000),
         schedule=lambda delay_ms, callback: master.schedule_run_async(delay_ms / 1000.0, callback),
     )
+    coordinator.snapshot_coordinators = lambda checkpoint_id: {
+        source.state_id: source.snapshot(checkpoint_id) for source in master.source_coordinators.values()
+    }
     operators = [op for vertex in master.job_graph.vertices for op in vertex.operators]
     coordinator.operator_ids = {op.node_id: operator_state_id(op) for op in operators}
     coordinator.max_parallelisms = {op.node_id: op.max_parallelism for op in operators}
     return coordinator
+
+
+def _checkpoint_complete(master: JobMaster, checkpoint_id: int) -> None:
+    """Tell the tasks; the source coordinators forget the assignments that the checkpoint a
+    restart would restore now holds (a savepoint is never restored by a restart)."""
+    assert master.checkpoint_coordinator is not None
+    latest = master.checkpoint_coordinator.latest_completed()
+    if latest is not None:
+        for source in master.source_coordinators.values():
+            source.checkpoint_complete(latest.checkpoint_id)
+    _tell_running(master, "notify_checkpoint_complete", checkpoint_id)
 
 
 def _running_tasks(master: JobMaster) -> list[str] | None:

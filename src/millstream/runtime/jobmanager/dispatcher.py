@@ -20,6 +20,7 @@ JOB_MASTER_RPC_METHODS = frozenset(
         "notify_partition_consumable",
         "acknowledge_checkpoint",
         "decline_checkpoint",
+        "send_operator_event_to_coordinator",
     }
 )
 

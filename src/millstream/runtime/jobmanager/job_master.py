@@ -49,6 +49,7 @@ from millstream.runtime.jobmanager.scheduler import (
     required_slots,
     slot_sharing_assignment,
 )
+from millstream.runtime.jobmanager.source_coordinator import SourceCoordinator, create_source_coordinators
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import ResourceManagerGateway, SlotOffer
 
@@ -97,6 +98,7 @@ class JobMaster(RpcEndpoint):
         self._partitions: dict[ResultPartitionID, IntermediateResultPartition] = {}  # main thread
         self._started_at = 0.0
         self.checkpoint_coordinator: CheckpointCoordinator | None = None  # main thread
+        self.source_coordinators: dict[int, SourceCoordinator] = {}  # node id -> it, main thread
         self._restart_backoff = create_restart_backoff(job_graph.job_config.restart_strategy)
         self._restart_pending = False  # main thread: a restart is scheduled
         self._restored: dict[Any, Any] = {}  # (job vertex id, subtask) -> operator snapshots
@@ -162,6 +164,10 @@ class JobMaster(RpcEndpoint):
             for ejv in self.execution_graph.job_vertices.values()
         }
         self._create_executions()
+        coordinators = create_source_coordinators(self.job_graph, self._send_operator_event)
+        self.source_coordinators = {
+            node_id: c for node_id, c in coordinators.items() if c.start(self._initial_checkpoint)
+        }
         self.checkpoint_coordinator = create_checkpoint_coordinator(self)
         if self.checkpoint_coordinator is not None:
             if self._initial_checkpoint is not None:
@@ -251,9 +257,15 @@ class JobMaster(RpcEndpoint):
         checkpoint = self.checkpoint_coordinator.latest_completed() if self.checkpoint_coordinator else None
         states = dict(checkpoint.task_states.values()) if checkpoint is not None else None
         ended = new_attempts(regions, self._executions, self._partitions)
+        restored_from = checkpoint if checkpoint is not None else self._initial_checkpoint
+        restored_id = restored_from.checkpoint_id if restored_from is not None else None
         for region in regions:
             for ev in region.vertices:
                 self._region_cancelled.discard(ended[id(ev)])
+                for op in ev.job_vertex.job_vertex.operators:
+                    source = self.source_coordinators.get(op.node_id)
+                    if source is not None:
+                        source.subtask_reset(ev.subtask_index, restored_id)
                 key = (ev.job_vertex.job_vertex.id, ev.subtask_index)
                 if states is not None:
                     self._restored[key] = states.get(key)
@@ -294,6 +306,8 @@ class JobMaster(RpcEndpoint):
             self._restored = dict(checkpoint.task_states.values())
         elif self._initial_checkpoint is None:
             self._restored = {}  # else: from the checkpoint the job started from, again
+        for source in self.source_coordinators.values():
+            source.start(checkpoint if checkpoint is not None else self._initial_checkpoint)
         self._create_executions()
         self.status = JobStatus.RUNNING
         if self.checkpoint_coordinator is not None:
@@ -334,6 +348,38 @@ class JobMaster(RpcEndpoint):
     def _checkpoint_statistics(self) -> dict[str, Any]:
         stats = self.checkpoint_coordinator.statistics() if self.checkpoint_coordinator is not None else {}
         return {**stats, "numRestarts": self.num_restarts}
+
+    # -- operator coordinators ---------------------------------------------------------------
+
+    def send_operator_event_to_coordinator(self, attempt_id: str, node_id: int, event: Any) -> None:
+        """An operator of a task sends an event to its coordinator (any thread)."""
+        self.run_async(self._operator_event, attempt_id, node_id, event)
+
+    def _operator_event(self, attempt_id: str, node_id: int, event: Any) -> None:
+        execution = self._executions.get(attempt_id)
+        coordinator = self.source_coordinators.get(node_id)
+        if execution is None or coordinator is None or execution.state.is_terminal:
+            return  # an attempt from before a restart, or one that ended
+        if execution.vertex.current_execution is not execution:
+            return
+        coordinator.handle_event(execution.vertex.subtask_index, event)
+
+    def _send_operator_event(self, vertex_id: Any, node_id: int, subtask: int, event: Any) -> bool:
+        """Deliver a coordinator's event to the running attempt of ``subtask`` (main thread);
+        False when it is not running (the coordinator takes back what it assigned when the
+        subtask restarts)."""
+        if self.execution_graph is None:
+            return False
+        execution = self.execution_graph.job_vertices[vertex_id].task_vertices[subtask].current_execution
+        if execution is None or execution.state is not ExecutionState.RUNNING:
+            return False
+        offer = self.slot_of(execution)
+        if offer is None:
+            return False
+        sent = offer.task_executor.send_operator_event_to_task(execution.attempt_id, node_id, event)
+        if isinstance(sent, Future):
+            sent.add_done_callback(lambda f: f.exception())  # a lost TaskManager fails the task
+        return True
 
     def fail_job(self, error: BaseException | None) -> None:
         """Fail the job with ``error`` (main thread): every task is cancelled."""

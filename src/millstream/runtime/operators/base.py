@@ -312,6 +312,10 @@ class StreamOperator:
         if notify is not None:
             notify(checkpoint_id)
 
+    def handle_operator_event(self, event: Any) -> None:
+        """An event from this operator's coordinator on the JobMaster (task thread)."""
+        raise ValueError(f"operator '{self.name}' has no coordinator; it got {event!r}")
+
     def snapshot_extra_state(self, checkpoint_id: int) -> Any:
         """What is particular to this operator (a source's position); None: nothing."""
         return None

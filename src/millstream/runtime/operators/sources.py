@@ -15,7 +15,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
-from millstream.common.connector import CheckpointedSourceReader
+from millstream.common.connector import AddSplitsEvent, CheckpointedSourceReader, NoMoreSplitsEvent
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MAX_TIMESTAMP, MAX_WATERMARK, Watermark, WatermarkStatus
@@ -128,6 +128,18 @@ class SourceOperator(_Source):
         else:
             watermarks.process(batch, None, self._output)
         return InputStatus.MORE_AVAILABLE
+
+    def handle_operator_event(self, event: Any) -> None:
+        """An event of the source's enumerator (task thread): splits to read, or the end."""
+        reader = self._reader
+        if reader is None:
+            return  # closed: a late answer
+        if isinstance(event, AddSplitsEvent):
+            reader.add_splits(list(event.splits))
+        elif isinstance(event, NoMoreSplitsEvent):
+            reader.notify_no_more_splits()
+        else:
+            raise ValueError(f"operator '{self.name}': unexpected operator event {event!r}")
 
     def end_input(self) -> None:
         """End the input now, as at the end of a bounded source: the final watermark goes out

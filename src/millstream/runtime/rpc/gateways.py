@@ -63,6 +63,10 @@ class TaskExecutorGateway(Protocol):
         """A checkpoint was aborted."""
         ...
 
+    def send_operator_event_to_task(self, attempt_id: str, node_id: int, event: Any) -> Any:
+        """An operator coordinator's event for operator ``node_id`` of a task (a source's splits)."""
+        ...
+
 
 class JobMasterGateway(Protocol):
     """What a TaskExecutor calls on the JobMaster of a job (fire and forget)."""
@@ -77,6 +81,10 @@ class JobMasterGateway(Protocol):
 
     def acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> Any:
         """A task snapshotted its operators for a checkpoint."""
+        ...
+
+    def send_operator_event_to_coordinator(self, attempt_id: str, node_id: int, event: Any) -> Any:
+        """An operator of a task sends an event to its coordinator (a reader asks for a split)."""
         ...
 
     def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> Any:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, assert_never
 
-from millstream.common.connector import ReaderContext, WriterContext
+from millstream.common.connector import REQUEST_SPLIT, ReaderContext, WriterContext, has_enumerator
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobVertex
 from millstream.graph.operator_specs import (
@@ -114,6 +114,9 @@ class ChainEnvironment:
     processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
     final_checkpoint: bool = False  # the task ends with a final checkpoint (FLIP-147)
     shared_state_dir: str | None = None  # <checkpoint dir>/<job id>/shared
+    # (node id, event) -> the operator's coordinator on the JobMaster; None: no coordinators
+    # run (the Spark runner), so sources assign their splits statically
+    operator_events: Callable[[int, Any], None] | None = None
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -194,7 +197,12 @@ def create_operator(  # noqa: C901 - one case per operator kind
     loc = ctx.location
     match op.operator:
         case SourceSpec(source=source, watermark_strategy=strategy):
-            reader_ctx = ReaderContext(loc.subtask_index, loc.parallelism, op.name)
+            send = env.operator_events
+            request = None
+            if send is not None and has_enumerator(source):
+                node_id = op.node_id
+                request = lambda: send(node_id, REQUEST_SPLIT)  # noqa: E731
+            reader_ctx = ReaderContext(loc.subtask_index, loc.parallelism, op.name, request)
             return SourceOperator(ctx, source, out, reader_ctx, strategy)
         case LegacySourceSpec(function=function):
             return LegacySourceOperator(ctx, function, out)
@@ -298,6 +306,10 @@ class OperatorChain:
         self.head = operators[0]
         self.head_spec = head_spec
         self.node_ids = node_ids if node_ids is not None else list(range(len(operators)))
+
+    def operator(self, node_id: int) -> StreamOperator:
+        """The operator of stream node ``node_id``."""
+        return self.operators[self.node_ids.index(node_id)]
 
     @classmethod
     def create(cls, vertex: JobVertex, env: ChainEnvironment) -> OperatorChain:

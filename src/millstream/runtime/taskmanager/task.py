@@ -96,8 +96,10 @@ class Task:
         prepare_user_code: Callable[[TaskDeploymentDescriptor], None] | None = None,
         on_partition_consumable: Callable[[ResultPartitionID], None] | None = None,
         checkpoint_responder: CheckpointResponder | None = None,
+        operator_events: Callable[[int, Any], None] | None = None,
     ) -> None:
         self.tdd = tdd
+        self._operator_events = operator_events  # (node id, event) -> its coordinator
         self._checkpoint_responder = checkpoint_responder
         self._on_partition_consumable = on_partition_consumable
         self._cpus = cpus
@@ -207,6 +209,7 @@ class Task:
             processing_time_service=timers,
             final_checkpoint=final_checkpoint,
             shared_state_dir=shared_state_directory(job_config, self.tdd.job_id),
+            operator_events=self._operator_events,
         )
         chain = OperatorChain.create(vertex, env)
         restored = resolve_state(self.tdd.restored_state) if self.tdd.restored_state else None
@@ -287,6 +290,16 @@ class Task:
                 lambda: stream_task.trigger_checkpoint(checkpoint_id, timestamp, savepoint, drain),
                 f"checkpoint {checkpoint_id}",
             )
+        )
+
+    def deliver_operator_event(self, node_id: int, event: Any) -> None:
+        """An event from the coordinator of operator ``node_id`` (any thread): handed to the
+        operator on the task thread, in order with checkpoint triggers sent after it."""
+        stream_task = self._stream_task
+        if stream_task is None:
+            return  # not running: the coordinator takes back what it sent when the task restarts
+        stream_task.mailbox.put(
+            Mail(lambda: stream_task.chain.operator(node_id).handle_operator_event(event), "operator event")
         )
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:

@@ -104,6 +104,7 @@ class TaskExecutor(RpcEndpoint):
             _CheckpointResponder(
                 job_master, attempt_id, tdd.job_id, tdd.job_config.checkpointing_dir, self._checkpoint_io
             ),
+            lambda node_id, event: job_master.send_operator_event_to_coordinator(attempt_id, node_id, event),
         )
         with self._lock:
             self._tasks[attempt_id] = task
@@ -126,6 +127,14 @@ class TaskExecutor(RpcEndpoint):
             task = self._tasks.get(attempt_id)
         if task is not None:
             task.trigger_checkpoint(checkpoint_id, timestamp, savepoint, drain)
+
+    def send_operator_event_to_task(self, attempt_id: str, node_id: int, event: Any) -> None:
+        """An event of an operator coordinator for operator ``node_id`` of a task (any thread;
+        in order with the checkpoint triggers the JobMaster sends after it)."""
+        with self._lock:
+            task = self._tasks.get(attempt_id)
+        if task is not None:
+            task.deliver_operator_event(node_id, event)
 
     def notify_checkpoint_complete(self, attempt_id: str, checkpoint_id: int) -> None:
         """Checkpoint ``checkpoint_id`` completed: the task's operators hear of it (any thread)."""

@@ -52,6 +52,7 @@ TASK_EXECUTOR_RPC_METHODS = frozenset(
         "trigger_checkpoint",
         "notify_checkpoint_complete",
         "notify_checkpoint_aborted",
+        "send_operator_event_to_task",
     }
 )
 
@@ -98,6 +99,9 @@ class _RemoteJobMaster:
 
     def notify_partition_consumable(self, partition_id: ResultPartitionID) -> None:
         self._connection.tell(self._target, "notify_partition_consumable", partition_id)
+
+    def send_operator_event_to_coordinator(self, attempt_id: str, node_id: int, event: Any) -> None:
+        self._connection.tell(self._target, "send_operator_event_to_coordinator", attempt_id, node_id, event)
 
 
 class TaskManagerRunner:

@@ -1,0 +1,154 @@
+"""Source coordinators: a source's split enumerator on the JobMaster (FLIP-27).
+
+::
+
+    reader of subtask s (TaskManager)                    JobMaster main thread
+      out of splits --RequestSplitEvent-->  SourceCoordinator.handle_event(s, attempt)
+                                              enumerator.handle_split_request(s)
+                                                context.assign_split(split, s) --tracker--
+      add_splits(...) <--AddSplitsEvent-----  (to the current attempt of s)
+      ... or notify_no_more_splits <--NoMoreSplitsEvent--
+
+Checkpoints: the CheckpointCoordinator snapshots every enumerator (the splits not handed
+out) on this thread just before it triggers the source tasks. An AddSplitsEvent sent
+before that goes to the task on the same connection as the trigger and ahead of it into
+the task's mailbox, so the reader's snapshot holds the split; one sent after it is not
+in the reader's snapshot and is still unassigned in the enumerator's. Restores follow
+Flink's ``SplitAssignmentTracker``: a whole-job restart resets each enumerator to the
+checkpoint's state (or creates it anew); a restarted subtask alone gets back, through
+``add_splits_back``, the splits assigned to it after the checkpoint it restores from.
+Coordinating code: everything runs on the JobMaster's main thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from millstream.common.connector import (
+    AddSplitsEvent,
+    NoMoreSplitsEvent,
+    RequestSplitEvent,
+    has_enumerator,
+)
+from millstream.graph.job_graph import JobGraph
+from millstream.graph.operator_specs import SourceSpec
+from millstream.runtime.checkpoint.restore import operator_state_id
+
+__all__ = ["SourceCoordinator", "create_source_coordinators"]
+
+log = logging.getLogger(__name__)
+
+# (subtask, event) -> whether it went to the subtask's running attempt
+SendEvent = Callable[[int, Any], bool]
+
+
+class SourceCoordinator:
+    """One source operator's enumerator and the splits it assigned since the last checkpoints
+    (Flink's ``SourceCoordinator`` with its ``SplitAssignmentTracker``)."""
+
+    def __init__(
+        self, node_id: int, state_id: str, name: str, source: Any, parallelism: int, send: SendEvent
+    ):
+        self.node_id = node_id
+        self.state_id = state_id  # the operator's state id: the key of its state in checkpoints
+        self.name = name
+        self._source = source
+        self._parallelism = parallelism
+        self._send = send
+        self._enumerator: Any = None
+        self._uncheckpointed: dict[int, list[Any]] = {}  # subtask -> assigned since the last snapshot
+        self._by_checkpoint: dict[int, dict[int, list[Any]]] = {}  # checkpoint -> subtask -> splits
+
+    # -- SplitEnumeratorContext --------------------------------------------------------------
+
+    @property
+    def current_parallelism(self) -> int:
+        """The number of readers."""
+        return self._parallelism
+
+    def assign_split(self, split: Any, subtask: int) -> None:
+        """Hand ``split`` to ``subtask`` (remembered until a checkpoint holding it completes)."""
+        self._uncheckpointed.setdefault(subtask, []).append(split)
+        self._send(subtask, AddSplitsEvent((split,)))
+
+    def signal_no_more_splits(self, subtask: int) -> None:
+        """``subtask``'s reader ends once it has read what it holds."""
+        self._send(subtask, NoMoreSplitsEvent())
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self, checkpoint: Any = None) -> bool:
+        """A new enumerator: from ``checkpoint``'s state of this source when it has one, else
+        over the whole input. A checkpoint that knew the operator but kept no enumerator state
+        (taken while its readers held every split) starts it empty. False: the source has no
+        enumerator in this configuration (its readers assign their splits themselves)."""
+        self._uncheckpointed.clear()
+        self._by_checkpoint.clear()
+        states = getattr(checkpoint, "coordinator_states", None) or {}
+        if self.state_id in states:
+            self._enumerator = self._source.restore_enumerator(self, states[self.state_id])
+        elif (
+            checkpoint is not None
+            and self.state_id in (getattr(checkpoint, "operator_ids", None) or {}).values()
+        ):
+            self._enumerator = self._source.restore_enumerator(self, {"version": 1, "splits": []})
+        else:
+            self._enumerator = self._source.create_enumerator(self)
+        return self._enumerator is not None
+
+    def handle_event(self, subtask: int, event: Any) -> None:
+        """An event from the current attempt of ``subtask``'s reader."""
+        if isinstance(event, RequestSplitEvent):
+            self._enumerator.handle_split_request(subtask)
+        else:
+            log.warning("source %s: ignoring unexpected event %r from subtask %d", self.name, event, subtask)
+
+    def snapshot(self, checkpoint_id: int) -> Any:
+        """The enumerator's state for ``checkpoint_id``; the splits assigned until now are in
+        the readers' part of it."""
+        for subtask, splits in self._uncheckpointed.items():
+            self._by_checkpoint.setdefault(checkpoint_id, {}).setdefault(subtask, []).extend(splits)
+        self._uncheckpointed.clear()
+        return self._enumerator.snapshot_state(checkpoint_id)
+
+    def checkpoint_complete(self, checkpoint_id: int) -> None:
+        """The readers' states of ``checkpoint_id`` hold what was assigned before it."""
+        for done in [c for c in self._by_checkpoint if c <= checkpoint_id]:
+            del self._by_checkpoint[done]
+
+    def subtask_reset(self, subtask: int, checkpoint_id: int | None) -> None:
+        """``subtask`` restarts alone from ``checkpoint_id`` (None: from nothing): the splits
+        assigned to it after that checkpoint go back to the enumerator."""
+        back: list[Any] = []
+        for cid in sorted(self._by_checkpoint):
+            if checkpoint_id is None or cid > checkpoint_id:
+                back.extend(self._by_checkpoint[cid].pop(subtask, []))
+        back.extend(self._uncheckpointed.pop(subtask, []))
+        if back:
+            log.info("source %s: %d split(s) of subtask %d handed out again", self.name, len(back), subtask)
+            self._enumerator.add_splits_back(back, subtask)
+
+
+def create_source_coordinators(
+    job_graph: JobGraph, send: Callable[[Any, int, int, Any], bool]
+) -> dict[int, SourceCoordinator]:
+    """A coordinator per source operator that hands out splits from an enumerator, by node id.
+    ``send(job vertex id, node id, subtask, event)`` delivers an event to a running subtask."""
+    coordinators = {}
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            spec = op.operator
+            if not isinstance(spec, SourceSpec) or not has_enumerator(spec.source):
+                continue
+
+            def deliver(
+                subtask: int, event: Any, vertex_id: Any = vertex.id, node_id: int = op.node_id
+            ) -> bool:
+                return send(vertex_id, node_id, subtask, event)
+
+            coordinators[op.node_id] = SourceCoordinator(
+                op.node_id, operator_state_id(op), op.name, spec.source, vertex.parallelism, deliver
+            )
+    return coordinators
