@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import operator
 import pickle
 import traceback
+from typing import Any
 
-from millstream.common.user_code import dumps_user_code
+import pytest
+
+from millstream.common.user_code import dumps_user_code, subscript_as_itemgetter
 
 
 def _make_closure():
@@ -34,3 +38,39 @@ def test_nested_code_objects_keep_their_file_too():
     assert loaded([1, 2]) == [10, 5]
     nested = [c for c in loaded.__code__.co_consts if hasattr(c, "co_filename")]
     assert all(code.co_filename == __file__ for code in [loaded.__code__, *nested])
+
+
+def test_subscript_lambdas_become_itemgetters_that_behave_the_same() -> None:
+    for selector, value in (
+        (lambda x: x[0], ("a", 1)),
+        (lambda x: x[-1], ("a", 1)),
+        (lambda row: row["name"], {"name": "b"}),
+    ):
+        fast = subscript_as_itemgetter(selector)
+        assert type(fast) is operator.itemgetter
+        assert fast(value) == selector(value)
+        for bad in ((), None):  # the same error as the lambda's
+            with pytest.raises(Exception) as expected:
+                selector(bad)
+            with pytest.raises(type(expected.value)):
+                fast(bad)
+        assert pickle.loads(pickle.dumps(fast))(value) == selector(value)
+
+
+def test_other_functions_stay_as_they_are() -> None:
+    position = 0
+    others = [
+        lambda x: x[position],  # a global, not a constant
+        lambda x: x[0] + 1,
+        lambda x, y=1: x[0],
+        lambda *xs: xs[0],
+        lambda x: x[0.5],
+        lambda x: x[(0, 1)],
+        len,
+    ]
+
+    def closure(i: int) -> Any:
+        return lambda x: x[i]
+
+    for function in [*others, closure(0)]:
+        assert subscript_as_itemgetter(function) is function

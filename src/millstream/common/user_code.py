@@ -10,14 +10,16 @@ travels as cloudpickle's code plus its file name, put back when it is loaded.
 
 from __future__ import annotations
 
+import dis
 import io
+import operator
 import pickle
 import types
 from typing import Any
 
 import cloudpickle
 
-__all__ = ["dumps_user_code"]
+__all__ = ["dumps_user_code", "subscript_as_itemgetter"]
 
 _DYNAMIC = "<dynamic-code>"
 
@@ -40,3 +42,25 @@ def dumps_user_code(obj: Any, protocol: int = pickle.HIGHEST_PROTOCOL) -> bytes:
     with io.BytesIO() as buffer:
         _Pickler(buffer, protocol=protocol).dump(obj)
         return buffer.getvalue()
+
+
+_SUBSCRIPT = ("LOAD_FAST", "LOAD_CONST", "BINARY_SUBSCR", "RETURN_VALUE")
+
+
+def subscript_as_itemgetter(function: Any) -> Any:
+    """``lambda x: x[0]`` (a one-argument function returning its argument subscripted by a
+    constant int or str) as ``operator.itemgetter(0)``: the same ``x[0]``, the same errors,
+    without a Python frame per call (key selectors run once or twice per record). Any
+    other function comes back as it is."""
+    code = getattr(function, "__code__", None)
+    if type(function) is not types.FunctionType or code is None or function.__closure__:
+        return function
+    if code.co_argcount != 1 or code.co_kwonlyargcount or code.co_flags & 0x3AC:
+        return function  # *args, **kwargs, generators, coroutines (CO_* flags)
+    steps = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "CACHE", "NOP")]
+    if tuple(i.opname for i in steps) != _SUBSCRIPT or steps[0].argval != code.co_varnames[0]:
+        return function
+    constant = steps[1].argval
+    if type(constant) not in (int, str):
+        return function
+    return operator.itemgetter(constant)

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from millstream.common.typeinfo import PickledBytesTypeInfo, TypeInformation
+from millstream.common.user_code import subscript_as_itemgetter
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.datastream.aggregations import ComparableAggregator, SumAggregator
 from millstream.datastream.connected_streams import (
@@ -92,7 +93,7 @@ def _key_callable(key_selector: Any) -> Any:
     if isinstance(key_selector, KeySelector):
         return key_selector.get_key
     if callable(key_selector):
-        return key_selector
+        return subscript_as_itemgetter(key_selector)
     raise TypeError("The key selector must be a KeySelector or a callable function")
 
 
