@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from millstream.common import Configuration, Encoder, Types, WatermarkStrategy
+from millstream.common import Configuration, Encoder, JobExecutionException, Types, WatermarkStrategy
 from millstream.datastream import MapFunction, RuntimeExecutionMode, StreamExecutionEnvironment
 from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.file_system import FileSource, StreamFormat
@@ -142,3 +142,53 @@ def test_in_streaming_a_restarted_reader_gets_the_splits_given_after_its_checkpo
     result = env.execute("streaming, one reader fails")
     assert marker.exists() and result.get_all_accumulator_results()["numRestarts"] == 1
     assert committed_lines(tmp_path / "out") == {str(i): 1 for i in range(LINES)}
+
+
+def test_a_monitored_directory_read_by_a_restarted_reader_commits_every_line_once(tmp_path: Path) -> None:
+    """A monitored directory: the enumerator discovers the files (two at the start, two while
+    the job runs) and hands their splits out; a reader fails once and restarts alone from
+    the latest checkpoint; every line of every file is committed exactly once."""
+    env = environment(RuntimeExecutionMode.STREAMING, checkpoints=True)
+    watched = tmp_path / "watched"
+    watched.mkdir()
+
+    def publish(index: int) -> None:
+        hidden = watched / f".part-{index}.txt"
+        hidden.write_text("".join(f"{i}\n" for i in range(index * 5000, (index + 1) * 5000)))
+        hidden.rename(watched / f"part-{index}.txt")
+
+    publish(0)
+    publish(1)
+    source = (
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(watched))
+        .monitor_continuously(50)
+        .set_split_size(4096)
+        .build()
+    )
+    marker = tmp_path / "failed"
+    (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "watched")
+        .map(SlowOnSubtaskZero())
+        .map(lambda pair: pair[1])
+        .map(FailOnce(str(marker), fail_at=7000))
+        .add_sink(FileTransactions(str(tmp_path / "out")))
+    )
+    client = env.execute_async("monitored, one reader fails")
+    expected = {str(i): 1 for i in range(20_000)}
+    published = 2
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            committed = committed_lines(tmp_path / "out")
+            if published < 4 and len(committed) >= published * 5000 // 2:
+                publish(published)
+                published += 1
+            if published == 4 and committed == expected:
+                break
+            time.sleep(0.05)  # polling the committed files, not waiting in place of a signal
+    finally:
+        client.cancel()
+        with pytest.raises(JobExecutionException, match="cancelled"):
+            client.get_job_execution_result(timeout=30)
+    assert marker.exists()
+    assert committed_lines(tmp_path / "out") == expected

@@ -1,7 +1,7 @@
 """Acceptance: word count over generated lines equals collections.Counter.
 
 Runs the example's pipeline (PyFlink's word count shape) at parallelism 1, 2 and 4 with
-chaining on and off over 200,000 lines, and once over 1,000,000 lines, reading the final
+chaining on and off over 100,000 lines, and once over 1,000,000 lines, reading the final
 count of every word from the FileSink's output.
 """
 
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "examples"))
 import word_count  # noqa: E402
 
 GEN_WORDS = os.path.join(ROOT, "..", "shared", "bench", "gen_words.py")
-LINES = 200_000
+LINES = 100_000
 MILLION = 1_000_000
 
 

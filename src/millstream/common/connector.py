@@ -170,6 +170,10 @@ class SplitEnumeratorContext(Protocol):
         """Tell ``subtask``'s reader that no split will come any more."""
         ...
 
+    def call_periodically(self, callback: Callable[[], None], interval_ms: int) -> None:
+        """Run ``callback`` now and then every ``interval_ms`` (discovering new splits)."""
+        ...
+
 
 class SplitEnumerator(Protocol):
     """Hands out a source's splits to its readers on the JobMaster (Flink's ``SplitEnumerator``)."""
@@ -179,7 +183,8 @@ class SplitEnumerator(Protocol):
         ...
 
     def add_splits_back(self, splits: list[Any], subtask: int) -> None:
-        """Splits assigned to ``subtask`` after its last checkpoint, returned because it failed."""
+        """Splits assigned to ``subtask`` after its last checkpoint, returned because it failed
+        or was not running (``subtask`` restarted: it waits for no answer any more)."""
         ...
 
     def snapshot_state(self, checkpoint_id: int) -> Any:

@@ -143,3 +143,67 @@ def test_without_a_coordinator_each_reader_reads_its_static_share(tmp_path: Path
         while (batch := reader.poll(100)) is not None:
             lines.extend(batch)
     assert sorted(map(int, lines)) == list(range(1000))
+
+
+class Scheduled:
+    """The JobMaster's timer: callbacks run when the test says."""
+
+    def __init__(self) -> None:
+        self.due: list[Any] = []
+
+    def schedule(self, delay_s: float, callback: Any) -> None:
+        self.due.append(callback)
+
+    def tick(self) -> None:
+        due, self.due = self.due, []
+        for callback in due:
+            callback()
+
+
+def test_a_monitored_source_hands_out_new_files_to_waiting_readers(tmp_path: Path) -> None:
+    watched = tmp_path / "in"
+    watched.mkdir()
+    (watched / "a.txt").write_text("1\n2\n")
+    source = (
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(watched))
+        .monitor_continuously(100)
+        .build()
+    )
+    readers, timer = Readers(), Scheduled()
+    c = SourceCoordinator(7, "uid:lines", "lines", source, 2, readers.send, timer.schedule)
+    assert c.start()  # lists the directory at once
+    c.handle_event(0, REQUEST_SPLIT)
+    c.handle_event(1, REQUEST_SPLIT)  # nothing left: waits, no end of input
+    assert [s.path for s in readers.splits(0)] == [str(watched / "a.txt")]
+    assert 1 not in readers.events
+    state = c.snapshot(1)
+    (watched / "b.txt").write_text("3\n")
+    (watched / ".hidden").write_text("4\n")
+    timer.tick()  # the next discovery: b goes to the waiting reader
+    assert [s.path for s in readers.splits(1)] == [str(watched / "b.txt")]
+    assert state["seen"] == [str(watched / "a.txt")]
+    # restored from the checkpoint: a is not read again, b (seen after it) is
+    again, timer2 = Readers(), Scheduled()
+    checkpoint = CompletedCheckpoint("job", 1, 0, 0, coordinator_states={"uid:lines": state})
+    restored = SourceCoordinator(7, "uid:lines", "lines", source, 2, again.send, timer2.schedule)
+    assert restored.start(checkpoint)
+    restored.handle_event(0, REQUEST_SPLIT)
+    restored.handle_event(0, REQUEST_SPLIT)
+    assert [s.path for s in again.splits(0)] == [str(watched / "b.txt")]
+    # a replaced enumerator's periodic discovery stops
+    c.close()
+    (watched / "c.txt").write_text("5\n")
+    c.handle_event(0, REQUEST_SPLIT)
+    timer.tick()
+    assert [s.path for s in readers.splits(0)] == [str(watched / "a.txt")]
+
+
+def test_a_split_for_a_subtask_that_is_not_running_goes_back(tmp_path: Path) -> None:
+    source = source_of(tmp_path)
+    sent: list[Any] = []
+    c = SourceCoordinator(7, "uid:lines", "lines", source, 2, lambda s, e: False)
+    c.start()
+    c.handle_event(0, REQUEST_SPLIT)  # could not be delivered: first in line again
+    c._send = lambda s, e: sent.append(e) or True  # type: ignore[method-assign]
+    c.handle_event(0, REQUEST_SPLIT)
+    assert sent[0].splits[0] == source.splits(2)[0]

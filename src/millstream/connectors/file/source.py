@@ -17,11 +17,13 @@ share (and at most the split size), so the last ones are small. Without a coordi
 subtask whose share holds their middle byte).
 
 Monitoring (``monitor_continuously(interval)``, as Flink's continuous FileSource): the
-source is unbounded; every ``interval`` each subtask lists the paths again and reads the
-files it has not seen, each whole file by one subtask (chosen by a stable hash of the
-path). Files whose names start with ``.`` or ``_`` are skipped (write a file under such
-a name, then rename it: a file must be complete when it appears, as for Flink and
-Spark's file stream source).
+source is unbounded; every ``interval`` the enumerator (Flink's
+``ContinuousFileSplitEnumerator``) lists the paths again and hands the splits of files it
+has not seen to the readers asking; without a coordinator each subtask lists the paths
+itself and reads its share of the new files, each whole file by one subtask (chosen by a
+stable hash of the path). Files whose names start with ``.`` or ``_`` are skipped (write a
+file under such a name, then rename it: a file must be complete when it appears, as for
+Flink and Spark's file stream source).
 """
 
 from __future__ import annotations
@@ -249,14 +251,15 @@ class FileSource:
             if state is None:
                 raise ValueError(f"FileSource: the reader state of subtask {index} is missing")
             check_reader_state_version(state)
-        inners = [state["inner"] for state in states] if self.discovery_interval_ms is not None else states
+        # a monitored source's readers without a coordinator keep the files they saw too
+        inners = [state.get("inner", state) for state in states]
         splits = [
             (*entry[:4], entry[4] if len(entry) > 4 else (int(inner.get("skip", 0)) if i == 0 else 0))
             for inner in inners
             for i, entry in enumerate(inner["splits"])
         ]
         dealt = [{"version": 1, "splits": splits[index::parallelism]} for index in range(parallelism)]
-        if self.discovery_interval_ms is None:
+        if not any("seen" in state for state in states):
             return dealt
         seen = sorted({path for state in states for path in state["seen"]})
         return [{"version": 1, "seen": seen, "inner": inner} for inner in dealt]
@@ -264,25 +267,27 @@ class FileSource:
     def create_reader(self, context: ReaderContext) -> FileReader | RequestingReader:
         """Reads the splits the enumerator hands out (with a coordinator), this subtask's
         static share (without), or, if monitored, its share of the files as they appear."""
-        if self.discovery_interval_ms is not None:
-            return MonitoringReader(self, context.subtask_index, context.parallelism)
         if context.send_split_request is not None:
             return RequestingReader(self.stream_format.create_reader([]), context.send_split_request)
+        if self.discovery_interval_ms is not None:
+            return MonitoringReader(self, context.subtask_index, context.parallelism)
         return self.stream_format.create_reader(self.splits_of(context.subtask_index, context.parallelism))
 
-    def create_enumerator(self, context: SplitEnumeratorContext) -> FileSplitEnumerator | None:
-        """The JobMaster's enumerator of a static file set: every split, handed out on request.
-        A monitored source has none (each reader discovers its share of new files)."""
+    def create_enumerator(self, context: SplitEnumeratorContext) -> FileSplitEnumerator:
+        """The JobMaster's enumerator: every split of a static file set, or (monitored) the
+        splits of the files as they appear, handed out on request."""
         if self.discovery_interval_ms is not None:
-            return None
+            return ContinuousFileSplitEnumerator(context, self, set(), [])
         return FileSplitEnumerator(context, self.splits(context.current_parallelism))
 
-    def restore_enumerator(self, context: SplitEnumeratorContext, state: Any) -> FileSplitEnumerator | None:
-        """The enumerator of a checkpoint: the splits it had not handed out then."""
-        if self.discovery_interval_ms is not None:
-            return None
+    def restore_enumerator(self, context: SplitEnumeratorContext, state: Any) -> FileSplitEnumerator:
+        """The enumerator of a checkpoint: the splits it had not handed out then (and, when
+        monitored, the files it had seen)."""
         check_reader_state_version(state)
-        return FileSplitEnumerator(context, [_Split(*entry) for entry in state["splits"]])
+        splits = [_Split(*entry) for entry in state["splits"]]
+        if self.discovery_interval_ms is not None:
+            return ContinuousFileSplitEnumerator(context, self, set(state.get("seen", ())), splits)
+        return FileSplitEnumerator(context, splits)
 
 
 class FileSplitEnumerator:
@@ -513,6 +518,52 @@ class TextLineReader(FileReader):
             self._file = None
 
 
+class ContinuousFileSplitEnumerator(FileSplitEnumerator):
+    """Lists the paths every discovery interval and hands out the splits of new files to the
+    readers asking (Flink's ``ContinuousFileSplitEnumerator``); a reader that asks while there
+    is none waits for the next file. Never signals the end: the source is unbounded."""
+
+    def __init__(
+        self, context: SplitEnumeratorContext, source: FileSource, seen: set[str], splits: list[_Split]
+    ) -> None:
+        super().__init__(context, splits)
+        self._source = source
+        self._seen = seen  # owner: JobMaster thread
+        self._waiting: dict[int, None] = {}  # readers that asked while there was no split, in order
+        context.call_periodically(self._discover, source.discovery_interval_ms or 1000)
+
+    def _discover(self) -> None:
+        for path in self._source._files():
+            if path in self._seen:
+                continue
+            self._seen.add(path)
+            size = os.path.getsize(path)
+            if size:
+                self._splits.extend(self._source.stream_format.units(path, size))
+        self._serve_waiting()
+
+    def _serve_waiting(self) -> None:
+        while self._waiting and self._splits:
+            subtask = next(iter(self._waiting))
+            del self._waiting[subtask]
+            self._context.assign_split(self._splits.pop(0), subtask)
+
+    def handle_split_request(self, subtask: int) -> None:
+        """The next split to ``subtask``, or later, when a new file brings one."""
+        self._waiting[subtask] = None
+        self._serve_waiting()
+
+    def add_splits_back(self, splits: list[Any], subtask: int) -> None:
+        """A failed reader's splits, first in line; it asks again once it runs."""
+        self._waiting.pop(subtask, None)
+        super().add_splits_back(splits, subtask)
+        self._serve_waiting()
+
+    def snapshot_state(self, checkpoint_id: int) -> dict[str, Any]:
+        """The files seen and the splits not handed out."""
+        return {**super().snapshot_state(checkpoint_id), "seen": sorted(self._seen)}
+
+
 class RequestingReader:
     """Reads the splits its enumerator assigns, asking for the next one when it has read all
     it holds (FLIP-27's ``SourceReaderBase``: one request at a time); ends once the
@@ -557,8 +608,9 @@ class RequestingReader:
         return self._inner.snapshot_state()
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        """Continue the splits held at the checkpoint (then ask for more)."""
-        self._inner.restore_state(state)
+        """Continue the splits held at the checkpoint (then ask for more); a monitoring reader's
+        state (taken without a coordinator) brings its splits, its seen files are the enumerator's."""
+        self._inner.restore_state(state.get("inner", state))
 
     def close(self) -> None:
         """Close the open file."""

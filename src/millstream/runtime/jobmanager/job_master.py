@@ -164,7 +164,9 @@ class JobMaster(RpcEndpoint):
             for ejv in self.execution_graph.job_vertices.values()
         }
         self._create_executions()
-        coordinators = create_source_coordinators(self.job_graph, self._send_operator_event)
+        coordinators = create_source_coordinators(
+            self.job_graph, self._send_operator_event, self.schedule_run_async
+        )
         self.source_coordinators = {
             node_id: c for node_id, c in coordinators.items() if c.start(self._initial_checkpoint)
         }
@@ -557,6 +559,8 @@ class JobMaster(RpcEndpoint):
         self.status = status
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.shutdown(status.name)
+        for source in self.source_coordinators.values():
+            source.close()
         self._release_partitions()
         self._rm.release_slots(self.job_graph.job_id)
         runtime_ms = int((time.monotonic() - self._started_at) * 1000)

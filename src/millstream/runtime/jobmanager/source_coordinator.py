@@ -49,14 +49,23 @@ class SourceCoordinator:
     (Flink's ``SourceCoordinator`` with its ``SplitAssignmentTracker``)."""
 
     def __init__(
-        self, node_id: int, state_id: str, name: str, source: Any, parallelism: int, send: SendEvent
-    ):
+        self,
+        node_id: int,
+        state_id: str,
+        name: str,
+        source: Any,
+        parallelism: int,
+        send: SendEvent,
+        schedule: Callable[[float, Callable[[], None]], None] | None = None,
+    ) -> None:
         self.node_id = node_id
         self.state_id = state_id  # the operator's state id: the key of its state in checkpoints
         self.name = name
         self._source = source
         self._parallelism = parallelism
         self._send = send
+        self._schedule = schedule  # (delay s, callback) on the JobMaster thread
+        self._generation = 0  # periodic calls of an enumerator replaced by a reset stop
         self._enumerator: Any = None
         self._uncheckpointed: dict[int, list[Any]] = {}  # subtask -> assigned since the last snapshot
         self._by_checkpoint: dict[int, dict[int, list[Any]]] = {}  # checkpoint -> subtask -> splits
@@ -69,9 +78,32 @@ class SourceCoordinator:
         return self._parallelism
 
     def assign_split(self, split: Any, subtask: int) -> None:
-        """Hand ``split`` to ``subtask`` (remembered until a checkpoint holding it completes)."""
+        """Hand ``split`` to ``subtask`` (remembered until a checkpoint holding it completes);
+        back to the enumerator at once when the subtask is not running."""
+        if not self._send(subtask, AddSplitsEvent((split,))):
+            self._enumerator.add_splits_back([split], subtask)
+            return
         self._uncheckpointed.setdefault(subtask, []).append(split)
-        self._send(subtask, AddSplitsEvent((split,)))
+
+    def call_periodically(self, callback: Callable[[], None], interval_ms: int) -> None:
+        """Run ``callback`` now and every ``interval_ms`` on the JobMaster thread, until the
+        enumerator is replaced (a restart) or the job ends (Flink's ``callAsync`` with a period)."""
+        generation = self._generation
+
+        def tick() -> None:
+            if generation != self._generation:
+                return
+            try:
+                callback()
+            finally:
+                if generation == self._generation and self._schedule is not None:
+                    self._schedule(interval_ms / 1000.0, tick)
+
+        tick()
+
+    def close(self) -> None:
+        """Stop the enumerator's periodic calls."""
+        self._generation += 1
 
     def signal_no_more_splits(self, subtask: int) -> None:
         """``subtask``'s reader ends once it has read what it holds."""
@@ -84,6 +116,7 @@ class SourceCoordinator:
         over the whole input. A checkpoint that knew the operator but kept no enumerator state
         (taken while its readers held every split) starts it empty. False: the source has no
         enumerator in this configuration (its readers assign their splits themselves)."""
+        self.close()
         self._uncheckpointed.clear()
         self._by_checkpoint.clear()
         states = getattr(checkpoint, "coordinator_states", None) or {}
@@ -128,14 +161,17 @@ class SourceCoordinator:
         back.extend(self._uncheckpointed.pop(subtask, []))
         if back:
             log.info("source %s: %d split(s) of subtask %d handed out again", self.name, len(back), subtask)
-            self._enumerator.add_splits_back(back, subtask)
+        self._enumerator.add_splits_back(back, subtask)  # also: the subtask waits for nothing now
 
 
 def create_source_coordinators(
-    job_graph: JobGraph, send: Callable[[Any, int, int, Any], bool]
+    job_graph: JobGraph,
+    send: Callable[[Any, int, int, Any], bool],
+    schedule: Callable[[float, Callable[[], None]], None],
 ) -> dict[int, SourceCoordinator]:
     """A coordinator per source operator that hands out splits from an enumerator, by node id.
-    ``send(job vertex id, node id, subtask, event)`` delivers an event to a running subtask."""
+    ``send(job vertex id, node id, subtask, event)`` delivers an event to a running subtask;
+    ``schedule(delay s, callback)`` runs a callback later on the JobMaster thread."""
     coordinators = {}
     for vertex in job_graph.vertices:
         for op in vertex.operators:
@@ -149,6 +185,6 @@ def create_source_coordinators(
                 return send(vertex_id, node_id, subtask, event)
 
             coordinators[op.node_id] = SourceCoordinator(
-                op.node_id, operator_state_id(op), op.name, spec.source, vertex.parallelism, deliver
+                op.node_id, operator_state_id(op), op.name, spec.source, vertex.parallelism, deliver, schedule
             )
     return coordinators
