@@ -2,7 +2,8 @@
 # The whole test suite: set up, lint (ruff check and format, import layering), type check
 # (mypy on every package), then every test (pytest; per-test timeouts).
 #
-#   ./scripts/test.sh                 everything (what CI runs)
+#   ./scripts/test.sh                 everything (what CI runs), on two pytest-xdist workers
+#                                     (one on a single core; MILLSTREAM_TEST_WORKERS overrides)
 #   ./scripts/test.sh --fast          the development loop: ruff, then the unit and property
 #                                     tests (no processes, sockets or Spark; under a minute)
 #   ./scripts/test.sh [PYTEST ARGS]   everything, with extra pytest arguments
@@ -20,4 +21,5 @@ fi
 .venv/bin/ruff format --check src tests examples benchmarks
 .venv/bin/lint-imports
 .venv/bin/mypy
-HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest "$@"
+WORKERS="${MILLSTREAM_TEST_WORKERS:-$(( $(nproc) < 2 ? 1 : 2 ))}"
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -n "$WORKERS" "$@"
