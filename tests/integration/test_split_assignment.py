@@ -21,6 +21,7 @@ from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.file_system import FileSource, StreamFormat
 
 from .test_checkpoints import FileTransactions, committed_lines
+from .test_savepoints import wait_for_checkpoints
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -192,3 +193,55 @@ def test_a_monitored_directory_read_by_a_restarted_reader_commits_every_line_onc
             client.get_job_execution_result(timeout=30)
     assert marker.exists()
     assert committed_lines(tmp_path / "out") == expected
+
+
+@pytest.mark.parametrize("second_parallelism", [1, 3])
+def test_a_file_job_stopped_with_a_savepoint_resumes_at_another_parallelism_exactly_once(
+    tmp_path: Path, second_parallelism: int
+) -> None:
+    """The savepoint holds the enumerator's unassigned splits and each reader's splits with
+    its position; resumed at another parallelism, the readers' splits are dealt to the new
+    subtasks and the enumerator hands out the rest: every line committed exactly once."""
+    directory = numbered_files(tmp_path / "lines")
+    out = tmp_path / "out"
+
+    def run(parallelism: int, restore: str | None = None) -> Any:
+        conf = Configuration().set_string("minicluster.mode", "threads")
+        if restore is not None:
+            conf.set_string("execution.state-recovery.path", restore)
+        env = StreamExecutionEnvironment.get_execution_environment(conf)
+        env.set_parallelism(parallelism)
+        env.enable_checkpointing(50)
+        (
+            env.from_source(
+                line_source(directory, split_size=2048), WatermarkStrategy.no_watermarks(), "lines"
+            )
+            .uid("lines")
+            .map(Paced())
+            .add_sink(FileTransactions(str(out)))
+            .uid("sink")
+        )
+        return env
+
+    client = run(2).execute_async("stopped")
+    wait_for_checkpoints(client, 1)
+    savepoint = client.stop_with_savepoint(savepoint_directory=str(tmp_path / "savepoints")).result(60)
+    client.get_job_execution_result(60)
+    before = committed_lines(out)
+    assert 0 < sum(before.values()) < LINES  # stopped part-way
+    run(second_parallelism, restore=str(savepoint)).execute("resumed")
+    assert committed_lines(out) == {str(i): 1 for i in range(LINES)}
+
+
+class Paced(MapFunction):
+    """Lines as they are, at about 20,000 per second per subtask (the job runs long enough to
+    be stopped part-way)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def map(self, value: Any) -> Any:
+        self.count += 1
+        if self.count % 100 == 0:
+            time.sleep(0.005)
+        return value
