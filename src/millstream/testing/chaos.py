@@ -69,17 +69,20 @@ class _ToKeyed(MapFunction):
 
 
 class _Paced(MapFunction):
-    """Passes lines on at about ``per_second`` per subtask (a file is read faster than the
-    generator emits: the job must run long enough to be failed mid-way)."""
+    """Passes lines on at about ``per_second`` over all subtasks, as the generator emits (a
+    file is read faster: the job must run as long as the reference to be failed mid-way)."""
 
     def __init__(self, per_second: float) -> None:
         self.per_second = per_second
         self.count = 0
 
+    def open(self, runtime_context: Any) -> None:
+        self.pause = 50 * runtime_context.get_number_of_parallel_subtasks() / self.per_second
+
     def map(self, value: Any) -> Any:
         self.count += 1
         if self.count % 50 == 0:
-            time.sleep(50 / self.per_second)
+            time.sleep(self.pause)
         return value
 
 
