@@ -21,6 +21,7 @@ Per-record path: ``encode_buffer_response`` / ``decode`` run once per network bu
 
 from __future__ import annotations
 
+import functools
 import struct
 import uuid
 from dataclasses import dataclass
@@ -134,12 +135,19 @@ Message = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def _id_bytes(channel: InputChannelID) -> bytes:
     return uuid.UUID(hex=channel).bytes
 
 
 def _id_str(raw: bytes) -> InputChannelID:
-    return InputChannelID(uuid.UUID(bytes=bytes(raw)).hex)
+    return _id_of(bytes(raw))
+
+
+@functools.lru_cache(maxsize=4096)
+def _id_of(raw: bytes) -> InputChannelID:
+    """A channel's id from its 16 bytes (one per channel: cached, not parsed per buffer)."""
+    return InputChannelID(uuid.UUID(bytes=raw).hex)
 
 
 def _text(value: str) -> bytes:
