@@ -117,6 +117,23 @@ def test_a_checkpoint_that_times_out_is_aborted_and_fails_the_job_without_tolera
     assert h.failures[0].reason is CheckpointFailureReason.CHECKPOINT_EXPIRED
 
 
+def test_a_task_closing_or_not_ready_declines_without_counting_as_a_failure():
+    """Flink's CheckpointFailureManager ignores CHECKPOINT_DECLINED_TASK_CLOSING / _NOT_READY:
+    a task that ends while its state is written (its final checkpoint already complete) must
+    not fail a job that tolerates no failed checkpoint."""
+    h = Harness(tolerable_failures=0)
+    for checkpoint_id, failure in (
+        (1, CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_CLOSING),
+        (2, CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_NOT_READY),
+    ):
+        h.coordinator.trigger_checkpoint()
+        h.coordinator.receive_decline("map-0", checkpoint_id, "closing", failure)
+    assert h.aborted == [1, 2] and h.failures == []
+    h.coordinator.trigger_checkpoint()
+    h.coordinator.receive_decline("map-0", 3, "an operator cannot snapshot")
+    assert len(h.failures) == 1 and h.failures[0].reason is CheckpointFailureReason.CHECKPOINT_DECLINED
+
+
 def test_failures_up_to_the_tolerable_number_are_survived_and_a_completion_resets_the_count():
     h = Harness(tolerable_failures=2)
     for checkpoint_id in (1, 2):
@@ -329,3 +346,30 @@ def test_shared_state_files_live_while_a_retained_or_pending_checkpoint_referenc
     c.shutdown("CANCELED")
     assert not os.path.exists(b) and not os.path.exists(x) and not os.path.exists(orphan)
     assert not shared.exists()
+
+
+def test_a_state_disposed_while_it_is_written_declines_as_task_closing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from millstream.runtime.state.rocksdb import SnapshotAbortedError
+    from millstream.runtime.state.snapshot import DeferredSnapshot
+    from millstream.runtime.taskmanager.task_executor import _CheckpointResponder
+
+    class Disposed(DeferredSnapshot):
+        def materialize(self):  # type: ignore[no-untyped-def]
+            raise SnapshotAbortedError("state of 'KeyedProcess (1/2)' was disposed while it was snapshotted")
+
+    class JobMaster:
+        def __init__(self) -> None:
+            self.declined: list[tuple] = []  # type: ignore[type-arg]
+
+        def decline_checkpoint(self, attempt_id, checkpoint_id, reason, kind=""):  # type: ignore[no-untyped-def]
+            self.declined.append((attempt_id, checkpoint_id, kind))
+
+        def acknowledge_checkpoint(self, *args):  # type: ignore[no-untyped-def]
+            raise AssertionError("acknowledged a state that could not be read")
+
+    master = JobMaster()
+    responder = _CheckpointResponder(master, "attempt", "job", str(tmp_path), lambda: None)  # type: ignore[arg-type]
+    responder._write_and_acknowledge(
+        7, str(tmp_path / "chk-7"), b"main", [Disposed()], [], frozenset(), (0, 0)
+    )
+    assert master.declined == [("attempt", 7, "task-closing")]

@@ -67,6 +67,8 @@ class CheckpointFailureReason(Enum):
     TOO_MANY_CHECKPOINT_REQUESTS = ("The maximum number of queued checkpoint requests exceeded", False)
     MINIMUM_TIME_BETWEEN_CHECKPOINTS = ("The minimum time between checkpoints is still pending.", False)
     JOB_FAILOVER_REGION = ("Checkpoint was aborted due to a task failure.", False)
+    CHECKPOINT_DECLINED_TASK_NOT_READY = ("Checkpoint was declined (tasks not ready)", False)
+    CHECKPOINT_DECLINED_TASK_CLOSING = ("Checkpoint was declined (task is closing)", False)
     CHECKPOINT_COORDINATOR_SHUTDOWN = ("CheckpointCoordinator shutdown.", False)
     CHECKPOINT_COORDINATOR_SUSPEND = ("Checkpoint Coordinator is suspending.", False)
 
@@ -325,11 +327,19 @@ class CheckpointCoordinator:
         for attempt_id in attempt_ids or ():
             self._finished_states.pop(attempt_id, None)
 
-    def receive_decline(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
-        """A task could not take its part of ``checkpoint_id``: the checkpoint is aborted."""
+    def receive_decline(
+        self,
+        attempt_id: str,
+        checkpoint_id: int,
+        reason: str,
+        failure: CheckpointFailureReason = CheckpointFailureReason.CHECKPOINT_DECLINED,
+    ) -> None:
+        """A task could not take its part of ``checkpoint_id``: the checkpoint is aborted.
+        ``failure``: a task not running yet, or closing, does not count towards the tolerated
+        failures (as Flink's CheckpointFailureManager ignores those reasons)."""
         pending = self.pending.get(checkpoint_id)
         if pending is not None:
-            self._abort(pending, CheckpointFailureReason.CHECKPOINT_DECLINED, f"{attempt_id}: {reason}")
+            self._abort(pending, failure, f"{attempt_id}: {reason}")
 
     def abort_pending(
         self, reason: CheckpointFailureReason = CheckpointFailureReason.JOB_FAILOVER_REGION

@@ -58,6 +58,12 @@ __all__ = ["JobMaster", "JobResult", "TaskManagerLostError"]
 log = logging.getLogger(__name__)
 
 
+_DECLINE_KINDS = {
+    "task-not-ready": CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_NOT_READY,
+    "task-closing": CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_CLOSING,
+}
+
+
 class TaskManagerLostError(Exception):
     """A TaskManager (process) running tasks of the job disconnected or stopped answering."""
 
@@ -335,13 +341,15 @@ class JobMaster(RpcEndpoint):
         task = (execution.vertex.job_vertex.job_vertex.id, execution.vertex.subtask_index)
         self.checkpoint_coordinator.receive_acknowledge(attempt_id, checkpoint_id, (task, snapshots))
 
-    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
-        """A task cannot take part in a checkpoint (any thread)."""
-        self.run_async(self._decline_checkpoint, attempt_id, checkpoint_id, reason)
+    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str, kind: str = "") -> None:
+        """A task cannot take part in a checkpoint (any thread); ``kind``: "task-not-ready" or
+        "task-closing" when that is why (such declines do not count as failed checkpoints)."""
+        self.run_async(self._decline_checkpoint, attempt_id, checkpoint_id, reason, kind)
 
-    def _decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
+    def _decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str, kind: str) -> None:
         if self.checkpoint_coordinator is not None:
-            self.checkpoint_coordinator.receive_decline(attempt_id, checkpoint_id, reason)
+            failure = _DECLINE_KINDS.get(kind, CheckpointFailureReason.CHECKPOINT_DECLINED)
+            self.checkpoint_coordinator.receive_decline(attempt_id, checkpoint_id, reason, failure)
 
     def checkpoint_statistics(self) -> Future[dict[str, Any]]:
         """Checkpoint and restart metrics of the job (any thread), with Flink's names."""

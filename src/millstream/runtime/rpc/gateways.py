@@ -83,12 +83,12 @@ class JobMasterGateway(Protocol):
         """A task snapshotted its operators for a checkpoint."""
         ...
 
-    def send_operator_event_to_coordinator(self, attempt_id: str, node_id: int, event: Any) -> Any:
-        """An operator of a task sends an event to its coordinator (a reader asks for a split)."""
+    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str, kind: str = "") -> Any:
+        """A task cannot take part in a checkpoint (``kind``: "task-not-ready", "task-closing")."""
         ...
 
-    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> Any:
-        """A task cannot take part in a checkpoint."""
+    def send_operator_event_to_coordinator(self, attempt_id: str, node_id: int, event: Any) -> Any:
+        """An operator of a task sends an event to its coordinator (a reader asks for a split)."""
         ...
 
 

@@ -55,8 +55,9 @@ class CheckpointResponder(Protocol):
         the savepoint's directory, where its state goes)."""
         ...
 
-    def decline(self, checkpoint_id: int, reason: str) -> None:
-        """The task cannot take part in ``checkpoint_id``."""
+    def decline(self, checkpoint_id: int, reason: str, kind: str = "") -> None:
+        """The task cannot take part in ``checkpoint_id`` (``kind``: "task-not-ready" or
+        "task-closing" when that is why: not counted as a failed checkpoint)."""
         ...
 
 
@@ -147,7 +148,7 @@ class StreamTask:
         if checkpoint_id <= self._latest_taken:
             return  # triggered after its barriers already came (its producers finished meanwhile)
         if not self.running:
-            self._decline(checkpoint_id, "the task is not running")
+            self._decline(checkpoint_id, "the task is not running", "task-closing")
             return
         head = self.chain.head
         if isinstance(head, LegacySourceOperator):
@@ -190,7 +191,7 @@ class StreamTask:
         if barrier.checkpoint_id <= self._latest_taken:
             return False
         if not self.running:
-            self._decline(barrier.checkpoint_id, "the task is not running")
+            self._decline(barrier.checkpoint_id, "the task is not running", "task-closing")
             return False
         snapshots = self._snapshot_and_forward(barrier)
         if snapshots is None:
@@ -212,11 +213,11 @@ class StreamTask:
         if self.checkpoint_responder is not None:
             self.checkpoint_responder.acknowledge(barrier.checkpoint_id, snapshots, barrier.savepoint)
 
-    def _decline(self, checkpoint_id: int, reason: str) -> None:
+    def _decline(self, checkpoint_id: int, reason: str, kind: str = "") -> None:
         """Tell the tasks downstream to stop aligning for it, and the coordinator why."""
         self._cancel_downstream(checkpoint_id)
         if self.checkpoint_responder is not None:
-            self.checkpoint_responder.decline(checkpoint_id, reason)
+            self.checkpoint_responder.decline(checkpoint_id, reason, kind)
 
     def abort_checkpoint(self, checkpoint_id: int) -> None:
         """The alignment of ``checkpoint_id`` was abandoned: tell the tasks downstream."""

@@ -283,7 +283,9 @@ class Task:
         stream_task = self._stream_task
         if stream_task is None:
             if self._checkpoint_responder is not None:
-                self._checkpoint_responder.decline(checkpoint_id, "the task is not running yet")
+                self._checkpoint_responder.decline(
+                    checkpoint_id, "the task is not running yet", "task-not-ready"
+                )
             return
         stream_task.mailbox.put(
             Mail(

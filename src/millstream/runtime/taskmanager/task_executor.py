@@ -26,6 +26,7 @@ from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import JobMasterGateway
 from millstream.runtime.state.backends import add_task_manager_slots
 from millstream.runtime.state.incremental import PendingUpload, delete_files, incremental_handles
+from millstream.runtime.state.rocksdb import SnapshotAbortedError
 from millstream.runtime.state.snapshot import DeferredSnapshot, OperatorSnapshot
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
@@ -297,6 +298,12 @@ class _CheckpointResponder:
             for upload in uploads:
                 uploaded.extend(upload.run())
             handle = write_state_file(target, f"task-{self._attempt_id}", state)
+        except SnapshotAbortedError as err:  # the task ended meanwhile (its state is disposed)
+            for upload in uploads:
+                upload.discard()
+            delete_files(uploaded)
+            self.decline(checkpoint_id, f"the task closed while its state was written: {err}", "task-closing")
+            return
         except Exception as err:  # storage full, permissions: the checkpoint fails, not the task
             log.warning(
                 "checkpoint %d: writing the state of %s failed: %r",
@@ -317,5 +324,5 @@ class _CheckpointResponder:
             handle = FileStateHandle(handle.path, handle.size, shared, frozenset(uploaded), *sizes)
         self._job_master.acknowledge_checkpoint(self._attempt_id, checkpoint_id, handle)
 
-    def decline(self, checkpoint_id: int, reason: str) -> None:
-        self._job_master.decline_checkpoint(self._attempt_id, checkpoint_id, reason)
+    def decline(self, checkpoint_id: int, reason: str, kind: str = "") -> None:
+        self._job_master.decline_checkpoint(self._attempt_id, checkpoint_id, reason, kind)

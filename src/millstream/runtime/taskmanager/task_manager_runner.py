@@ -94,8 +94,8 @@ class _RemoteJobMaster:
     def acknowledge_checkpoint(self, attempt_id: str, checkpoint_id: int, snapshots: Any) -> None:
         self._connection.tell(self._target, "acknowledge_checkpoint", attempt_id, checkpoint_id, snapshots)
 
-    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str) -> None:
-        self._connection.tell(self._target, "decline_checkpoint", attempt_id, checkpoint_id, reason)
+    def decline_checkpoint(self, attempt_id: str, checkpoint_id: int, reason: str, kind: str = "") -> None:
+        self._connection.tell(self._target, "decline_checkpoint", attempt_id, checkpoint_id, reason, kind)
 
     def notify_partition_consumable(self, partition_id: ResultPartitionID) -> None:
         self._connection.tell(self._target, "notify_partition_consumable", partition_id)
