@@ -156,12 +156,12 @@ class _Builder:
         ):
             return inputs
         pair_key = typed_key_selector(itemgetter(0), key_type_of(t.state_key_selector))
+        spec = CombineSpec(
+            t.operator.function, t.operator.method, key_selector=t.state_key_selector, max_keys=max_keys
+        )
         combined = []
         for endpoint in inputs:
             upstream = self.nodes[endpoint.node_id]
-            spec = CombineSpec(
-                t.operator.function, t.operator.method, key_selector=t.state_key_selector, max_keys=max_keys
-            )
             node_id = self._next_synthetic_id()
             self.nodes[node_id] = StreamNode(
                 id=node_id,

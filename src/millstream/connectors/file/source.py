@@ -313,11 +313,6 @@ class FileSplitEnumerator:
         """The splits not handed out."""
         return {"version": 1, "splits": [(s.path, s.start, s.end, s.weight) for s in self._splits]}
 
-    @property
-    def remaining(self) -> int:
-        """How many splits are still to hand out."""
-        return len(self._splits)
-
 
 @dataclass
 class FileSourceBuilder:
