@@ -182,7 +182,10 @@ class _FirstRecord(MapFunction):
     def map(self, value: Any) -> Any:
         if not self.marked:
             self.marked = True
-            Path(self.directory, self.name).write_text(repr(time.time()))
+            # written under a hidden name, then renamed: the reader never sees it half-written
+            hidden = Path(self.directory, f".{self.name}")
+            hidden.write_text(repr(time.time()))
+            hidden.rename(Path(self.directory, self.name))
         return value
 
 
@@ -213,14 +216,16 @@ def recovery(args: argparse.Namespace, work: str) -> bool:
         killed_at = time.time()
         os.kill(victim.pid, signal.SIGKILL)
         deadline = time.monotonic() + 60
-        while len([m for m in os.listdir(marks) if not m.startswith("attempt-0-")]) < 2:
+        while len([m for m in os.listdir(marks) if not m.startswith(("attempt-0-", "."))]) < 2:
             assert client.get_job_status() in (JobStatus.RUNNING, JobStatus.RESTARTING), (
                 client.get_job_status()
             )
             assert time.monotonic() < deadline, "the job did not resume within 60 s"
             time.sleep(0.02)  # polling an observable condition, bounded by the deadline
         resumed = [
-            float(Path(marks, m).read_text()) for m in os.listdir(marks) if not m.startswith("attempt-0-")
+            float(Path(marks, m).read_text())
+            for m in os.listdir(marks)
+            if not m.startswith(("attempt-0-", "."))
         ]
         restarts = client.get_checkpoint_statistics().get("numRestarts")
     finally:
