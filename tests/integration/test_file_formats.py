@@ -7,7 +7,6 @@ import datetime
 import decimal
 import json
 import os
-from collections import Counter
 from typing import Any
 
 import pyarrow as pa
@@ -158,11 +157,14 @@ def test_csv_files_are_shared_out_whole_and_read_once(tmp_path, parallelism: int
     with stream.map(WithSubtask()).execute_and_collect() as results:
         tagged = list(results)
     assert sorted((r.id, r.name) for _, r in tagged) == sorted(expected)
-    # whole files: every file's rows come from one subtask, and every subtask gets work
+    # whole files: every file's rows come from one subtask. Which subtask reads which file
+    # is up to the order their requests reach the enumerator (FLIP-27: a reader that starts
+    # late may find every split taken), so it is not asserted here (test_split_assignment)
+    assert len(csv_source(schema, tmp_path).splits(parallelism)) == 7
     by_file = {}
     for subtask, row in tagged:
         assert by_file.setdefault(row.id // 100, subtask) == subtask
-    assert set(by_file.values()) == set(range(parallelism))
+    assert len(by_file) == 7
 
 
 def test_csv_row_length_mismatch_names_file_line_and_operator(tmp_path):
@@ -257,8 +259,10 @@ def test_json_lines_split_in_byte_ranges_are_each_read_once(tmp_path):
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "j")
     with stream.map(WithSubtask()).execute_and_collect() as results:
         tagged = list(results)
+    # cut at 4 KiB, lines crossing a cut read by the range they start in, each line once
+    # (which subtask reads which range is up to their requests: not asserted)
+    assert len(source.splits(3)) == -(-os.path.getsize(path) // 4096)
     assert sorted(r.id for _, r in tagged) == list(range(2_000))
-    assert Counter(s for s, _ in tagged).keys() == {0, 1, 2}
 
 
 def test_json_parse_error_names_file_and_byte_offset(tmp_path):
@@ -367,8 +371,15 @@ def test_parquet_row_groups_are_split_over_subtasks(tmp_path, parallelism: int):
     with stream.map(WithSubtask()).execute_and_collect() as results:
         tagged = list(results)
     assert sorted(r.id for _, r in tagged) == sorted([*range(5_000), *range(10)])
-    # one file of ten row groups is read by every subtask
-    assert {s for s, r in tagged if r.name.startswith("n") and r.id >= 10} == set(range(parallelism))
+    # the big file's ten row groups are ten splits (so any subtask may read any of them),
+    # and a row group is read whole by one subtask
+    splits = parquet_source(tmp_path).splits(parallelism)
+    assert len([split for split in splits if split.path.endswith("big.parquet")]) == 10
+    by_group: dict[int, int] = {}
+    for subtask, row in tagged:
+        if row.id >= 10:  # ids 0-9 are in both files
+            assert by_group.setdefault(row.id // 500, subtask) == subtask
+    assert len(by_group) == 10
 
 
 def test_not_a_parquet_file_names_the_file(tmp_path):
