@@ -6,7 +6,7 @@ import traceback
 
 import pytest
 
-from millstream.common import JobExecutionException
+from millstream.common import JobExecutionException, Types
 from millstream.datastream import MapFunction, SourceFunction
 from tests.conftest import make_env
 
@@ -84,3 +84,18 @@ def test_batch_mode_with_an_unbounded_source_is_a_clear_error():
     env.add_source(Endless()).print()
     with pytest.raises(ValueError, match=r"UNBOUNDED source .*'execution\.runtime-mode' set to 'BATCH'"):
         env.execute()
+
+
+def test_a_failing_built_in_aggregation_names_the_record_and_its_position():
+    """``sum`` of a declared tuple type folds with compiled code; a field it cannot add still
+    fails the job naming the operator, the record and its position in the input."""
+    env = make_env(1)
+    rows = [("a", 1), ("b", 2), ("a", 3), ("a", None), ("b", 5)]
+    pairs = env.from_collection(rows, type_info=Types.TUPLE([Types.STRING(), Types.LONG()]))
+    keyed = pairs.key_by(lambda r: r[0])
+    keyed.sum(1).name("total").print()
+    with pytest.raises(JobExecutionException) as info:
+        env.execute()
+    message = str(info.value)
+    assert "operator 'total'" in message
+    assert "on record ('a', None) at input position 3" in message

@@ -54,7 +54,7 @@ class SumAggregator:
     def __init__(self, position: int | str, type_info: Any = None) -> None:
         self.position = position
         generic = _sum_function(position)
-        self.reduce = _compiled(type_info, position, "({fields})", "a[{p}] + b[{p}]", generic) or generic
+        self.reduce, self.rolling = _compiled(type_info, position, "({fields})", "a[{p}] + b[{p}]", generic)
 
 
 def _sum_function(pos: int | str) -> Any:
@@ -79,25 +79,55 @@ class ComparableAggregator:
         op = "<" if self.is_min else ">"
         chosen = "b" if by else "({fields})"
         template = "(" + chosen + " if b[{p}] " + op + " a[{p}] else a)"
-        self.reduce = _compiled(type_info, position, template, "b[{p}]", generic) or generic
+        self.reduce, self.rolling = _compiled(type_info, position, template, "b[{p}]", generic)
 
 
-def _compiled(type_info: Any, position: int | str, template: str, field: str, generic: Any) -> Any:
-    """An arity-specific reduce for a declared tuple type, e.g. ``(a[0], a[1] + b[1])``.
+# The rolling update of a batch with the reduce written inline (no call per element); the
+# keyed reduce operator runs it in STREAMING mode. ``field``: the key is ``b[field]`` (a key
+# selector ``itemgetter(field)``), else ``key(b)``.
+_ROLLING = """
+def rolling(values, reduced, append, key, field):
+    get = reduced.get
+    if key is None:
+        for b in values:
+            k = b[field]
+            a = get(k, missing)
+            if a is not missing:
+                b = {body} if len(a) == {arity} else generic(a, b)
+            reduced[k] = b
+            append(b)
+    else:
+        for b in values:
+            k = key(b)
+            a = get(k, missing)
+            if a is not missing:
+                b = {body} if len(a) == {arity} else generic(a, b)
+            reduced[k] = b
+            append(b)
+"""
+
+
+def _compiled(
+    type_info: Any, position: int | str, template: str, field: str, generic: Any
+) -> tuple[Any, Any]:
+    """An arity-specific reduce for a declared tuple type, e.g. ``(a[0], a[1] + b[1])``, and
+    the rolling update of a batch with it inline; ``(generic, None)`` for other types.
 
     Only the layout (arity and position) reaches the compiled source, never user data;
     values of another arity fall back to the generic function.
     """
     types = getattr(type_info, "types", None)
     if not isinstance(type_info, TupleTypeInfo) or not isinstance(position, int) or types is None:
-        return None
+        return generic, None
     arity = len(types)
     if not 0 <= position < arity:
-        return None
+        return generic, None
     fields = ", ".join(field.format(p=i) if i == position else f"a[{i}]" for i in range(arity))
     body = template.format(fields=fields + ("," if arity == 1 else ""), p=position)
-    source = f"lambda a, b: {body} if len(a) == {arity} else generic(a, b)"
-    return eval(source, {"generic": generic})
+    namespace = {"generic": generic, "missing": object()}
+    exec(_ROLLING.format(body=body, arity=arity), namespace)
+    reduce = eval(f"lambda a, b: {body} if len(a) == {arity} else generic(a, b)", namespace)
+    return reduce, namespace["rolling"]
 
 
 def _comparable_function(pos: int | str, is_min: bool, by: bool) -> Any:

@@ -12,6 +12,8 @@ Per-record path: one key-selector call, one dict lookup and one store, one reduc
 
 from __future__ import annotations
 
+from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from millstream.runtime.location import UserFunctionError
@@ -21,6 +23,14 @@ from millstream.runtime.operators.elements import MAX_TIMESTAMP
 __all__ = ["LocalCombine", "StreamGroupedReduce"]
 
 _MISSING = object()
+
+
+def _single_item(key_selector: Any) -> Any:
+    """``field`` of a key selector ``operator.itemgetter(field)`` (one item), else None."""
+    if type(key_selector) is not itemgetter:
+        return None
+    items = key_selector.__reduce__()[1]
+    return items[0] if len(items) == 1 and type(items[0]) in (int, str) else None
 
 
 class StreamGroupedReduce(StreamOperator):
@@ -34,6 +44,7 @@ class StreamGroupedReduce(StreamOperator):
         output: Emit,
         key_selector: Any,
         combined: bool = False,
+        rolling: Any = None,
     ) -> None:
         super().__init__(context, lifecycle)
         self._fn = fn
@@ -44,6 +55,13 @@ class StreamGroupedReduce(StreamOperator):
         self._values: dict[Any, Any] = {}  # owner: task thread
         if context.batch:
             self.process_batch = self._reduce_combined if combined else self._reduce_only  # type: ignore[method-assign]
+        elif rolling is not None:
+            # a built-in aggregation's rolling update with its reduce inline
+            # (``rolling(values, reduced, append, key, field)``), the key ``v[field]`` when
+            # the selector is ``itemgetter(field)``
+            field = _single_item(key_selector)
+            self._rolling = partial(rolling, key=None if field is not None else key_selector, field=field)
+            self.process_batch = self._process_rolling  # type: ignore[method-assign]
 
     def _reduce_combined(self, values: list[Any], timestamps: list[int] | None) -> None:
         """BATCH behind combiners: fold each ``(key, partial)`` pair into the key's value."""
@@ -106,20 +124,32 @@ class StreamGroupedReduce(StreamOperator):
                     v = fn(current, v)
                 reduced[k] = v
                 append(v)
-        except TypeError as err:
-            if "unhashable" in str(err):
-                raise UserFunctionError(
-                    self.name,
-                    self.context.location,
-                    self.records_in + len(out),
-                    values[len(out)],
-                    message="key is not hashable",
-                ) from err
-            raise self.error(len(out), values) from err
         except Exception as err:
-            raise self.error(len(out), values) from err
+            raise self._failed(err, len(out), values) from err
         self.records_in += len(values)
         self._output(out, timestamps)
+
+    def _process_rolling(self, values: list[Any], timestamps: list[int] | None) -> None:
+        """``process_batch`` of a built-in aggregation: the same fold, compiled for its layout."""
+        out: list[Any] = []
+        try:
+            self._rolling(values, self._values, out.append)
+        except Exception as err:
+            raise self._failed(err, len(out), values) from err
+        self.records_in += len(values)
+        self._output(out, timestamps)
+
+    def _failed(self, err: Exception, index: int, values: list[Any]) -> Exception:
+        """The error naming the element at ``index`` of the batch (an unhashable key as such)."""
+        if isinstance(err, TypeError) and "unhashable" in str(err):
+            return UserFunctionError(
+                self.name,
+                self.context.location,
+                self.records_in + index,
+                values[index],
+                message="key is not hashable",
+            )
+        return self.error(index, values)
 
     def snapshot_keyed_state(self, checkpoint_id: int = 0, canonical: bool = True) -> Any:
         """(key, reduced value) pairs."""

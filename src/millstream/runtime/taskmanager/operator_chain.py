@@ -221,7 +221,8 @@ def create_operator(  # noqa: C901 - one case per operator kind
             return KeyedProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
         case ReduceSpec(function=function, method=method, combined=combined):
             fn, lifecycle = bind_user_function(function, method)
-            return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector, combined)
+            rolling = getattr(function, "rolling", None)  # a built-in aggregation's compiled fold
+            return StreamGroupedReduce(ctx, fn, lifecycle, out, op.state_key_selector, combined, rolling)
         case CombineSpec(function=function, method=method, key_selector=key, max_keys=max_keys):
             fn, lifecycle = bind_user_function(function, method)
             return LocalCombine(ctx, fn, lifecycle, out, key, max_keys)
