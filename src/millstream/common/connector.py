@@ -170,8 +170,15 @@ class SplitEnumeratorContext(Protocol):
         """Tell ``subtask``'s reader that no split will come any more."""
         ...
 
-    def call_periodically(self, callback: Callable[[], None], interval_ms: int) -> None:
-        """Run ``callback`` now and then every ``interval_ms`` (discovering new splits)."""
+    def call_async(
+        self,
+        callable_: Callable[[], Any],
+        handler: Callable[[Any, BaseException | None], None],
+        initial_delay_ms: int = 0,
+        period_ms: int = 0,
+    ) -> None:
+        """Run ``callable_`` on a worker thread (I/O such as listing new files), then
+        ``handler(result, error)`` on the JobMaster thread; with ``period_ms``, repeatedly."""
         ...
 
 

@@ -3,6 +3,7 @@ asks for splits, with a real FileSource over real files."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -146,17 +147,34 @@ def test_without_a_coordinator_each_reader_reads_its_static_share(tmp_path: Path
 
 
 class Scheduled:
-    """The JobMaster's timer: callbacks run when the test says."""
+    """The JobMaster's thread, played by the test: ``schedule`` (called from any thread, as
+    the coordinator's worker hands back its results) queues; the test runs what is queued."""
 
     def __init__(self) -> None:
-        self.due: list[Any] = []
+        self.due: list[tuple[float, Any]] = []
+        self.cond = threading.Condition()
 
     def schedule(self, delay_s: float, callback: Any) -> None:
-        self.due.append(callback)
+        with self.cond:
+            self.due.append((delay_s, callback))
+            self.cond.notify_all()
+
+    def _take(self, now: bool) -> list[Any]:
+        with self.cond:
+            taken = [c for d, c in self.due if (d == 0) == now]
+            self.due = [(d, c) for d, c in self.due if (d == 0) != now]
+        return taken
+
+    def settle(self) -> None:
+        """Wait for the worker's listing to come back, and handle it on this thread."""
+        with self.cond:
+            assert self.cond.wait_for(lambda: any(d == 0 for d, _ in self.due), timeout=10)
+        for callback in self._take(now=True):
+            callback()
 
     def tick(self) -> None:
-        due, self.due = self.due, []
-        for callback in due:
+        """The discovery interval passes: the next listing runs on the worker."""
+        for callback in self._take(now=False):
             callback()
 
 
@@ -171,7 +189,17 @@ def test_a_monitored_source_hands_out_new_files_to_waiting_readers(tmp_path: Pat
     )
     readers, timer = Readers(), Scheduled()
     c = SourceCoordinator(7, "uid:lines", "lines", source, 2, readers.send, timer.schedule)
-    assert c.start()  # lists the directory at once
+    listed_on: list[str] = []
+    original = source._files
+
+    def files() -> list[str]:
+        listed_on.append(threading.current_thread().name)
+        return original()
+
+    source._files = files  # type: ignore[method-assign]
+    assert c.start()  # lists the directory at once, on the coordinator's worker thread
+    timer.settle()
+    assert listed_on == ["SourceCoordinator-lines_0"]
     c.handle_event(0, REQUEST_SPLIT)
     c.handle_event(1, REQUEST_SPLIT)  # nothing left: waits, no end of input
     assert [s.path for s in readers.splits(0)] == [str(watched / "a.txt")]
@@ -180,6 +208,7 @@ def test_a_monitored_source_hands_out_new_files_to_waiting_readers(tmp_path: Pat
     (watched / "b.txt").write_text("3\n")
     (watched / ".hidden").write_text("4\n")
     timer.tick()  # the next discovery: b goes to the waiting reader
+    timer.settle()
     assert [s.path for s in readers.splits(1)] == [str(watched / "b.txt")]
     assert state["seen"] == [str(watched / "a.txt")]
     # restored from the checkpoint: a is not read again, b (seen after it) is
@@ -187,14 +216,18 @@ def test_a_monitored_source_hands_out_new_files_to_waiting_readers(tmp_path: Pat
     checkpoint = CompletedCheckpoint("job", 1, 0, 0, coordinator_states={"uid:lines": state})
     restored = SourceCoordinator(7, "uid:lines", "lines", source, 2, again.send, timer2.schedule)
     assert restored.start(checkpoint)
+    timer2.settle()
     restored.handle_event(0, REQUEST_SPLIT)
     restored.handle_event(0, REQUEST_SPLIT)
     assert [s.path for s in again.splits(0)] == [str(watched / "b.txt")]
     # a replaced enumerator's periodic discovery stops
     c.close()
+    restored.close()
+    listings = len(listed_on)
     (watched / "c.txt").write_text("5\n")
     c.handle_event(0, REQUEST_SPLIT)
     timer.tick()
+    assert timer.due == [] and len(listed_on) == listings  # no listing after the close
     assert [s.path for s in readers.splits(0)] == [str(watched / "a.txt")]
 
 
@@ -207,3 +240,35 @@ def test_a_split_for_a_subtask_that_is_not_running_goes_back(tmp_path: Path) -> 
     c._send = lambda s, e: sent.append(e) or True  # type: ignore[method-assign]
     c.handle_event(0, REQUEST_SPLIT)
     assert sent[0].splits[0] == source.splits(2)[0]
+
+
+def test_a_failed_listing_is_logged_and_tried_again_at_the_next_interval(tmp_path: Path, caplog: Any) -> None:
+    """As Flink's ContinuousFileSplitEnumerator: an error of the listing (here the watched
+    directory is gone for a while) is logged; discovery goes on."""
+    watched = tmp_path / "in"
+    watched.mkdir()
+    (watched / "a.txt").write_text("1\n")
+    source = (
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(watched))
+        .monitor_continuously(100)
+        .build()
+    )
+    readers, timer = Readers(), Scheduled()
+    c = SourceCoordinator(7, "uid:lines", "lines", source, 1, readers.send, timer.schedule)
+    try:
+        assert c.start()
+        timer.settle()
+        c.handle_event(0, REQUEST_SPLIT)
+        (watched / "a.txt").unlink()
+        watched.rmdir()
+        timer.tick()
+        timer.settle()
+        assert "listing" in caplog.text and "no such file or directory" in caplog.text
+        watched.mkdir()
+        (watched / "b.txt").write_text("2\n")
+        c.handle_event(0, REQUEST_SPLIT)  # waits for a new file
+        timer.tick()
+        timer.settle()
+        assert [s.path for s in readers.splits(0)] == [str(watched / "a.txt"), str(watched / "b.txt")]
+    finally:
+        c.close()

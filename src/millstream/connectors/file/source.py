@@ -18,8 +18,9 @@ subtask whose share holds their middle byte).
 
 Monitoring (``monitor_continuously(interval)``, as Flink's continuous FileSource): the
 source is unbounded; every ``interval`` the enumerator (Flink's
-``ContinuousFileSplitEnumerator``) lists the paths again and hands the splits of files it
-has not seen to the readers asking; without a coordinator each subtask lists the paths
+``ContinuousFileSplitEnumerator``) lists the paths again (on the source coordinator's
+worker thread, not the JobMaster's) and hands the splits of files it has not seen to the
+readers asking; without a coordinator each subtask lists the paths
 itself and reads its share of the new files, each whole file by one subtask (chosen by a
 stable hash of the path). Files whose names start with ``.`` or ``_`` are skipped (write a
 file under such a name, then rename it: a file must be complete when it appears, as for
@@ -28,6 +29,7 @@ Flink and Spark's file stream source).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -40,6 +42,8 @@ from millstream.common.connector import ReaderContext, SplitEnumeratorContext
 from millstream.connectors.base import check_reader_state_version
 
 __all__ = ["BulkFormat", "FileSource", "FileSourceBuilder", "FileSplitEnumerator", "StreamFormat"]
+
+log = logging.getLogger(__name__)
 
 
 READ_CHUNK = 1 << 20
@@ -524,17 +528,34 @@ class ContinuousFileSplitEnumerator(FileSplitEnumerator):
         super().__init__(context, splits)
         self._source = source
         self._seen = seen  # owner: JobMaster thread
+        # what the listing skips: replaced (never changed) by the JobMaster thread, read by the worker
+        self._known: frozenset[str] = frozenset(seen)
         self._waiting: dict[int, None] = {}  # readers that asked while there was no split, in order
-        context.call_periodically(self._discover, source.discovery_interval_ms or 1000)
+        context.call_async(self._list_new_files, self._add_new_files, 0, source.discovery_interval_ms or 1000)
 
-    def _discover(self) -> None:
+    def _list_new_files(self) -> list[tuple[str, list[_Split]]]:
+        """Worker thread: the files not seen yet, each with its splits (listing and sizes are I/O)."""
+        known = self._known
+        found = []
         for path in self._source._files():
-            if path in self._seen:
-                continue
-            self._seen.add(path)
-            size = os.path.getsize(path)
-            if size:
-                self._splits.extend(self._source.stream_format.units(path, size))
+            if path not in known:
+                size = os.path.getsize(path)
+                found.append((path, self._source.stream_format.units(path, size) if size else []))
+        return found
+
+    def _add_new_files(
+        self, found: list[tuple[str, list[_Split]]] | None, error: BaseException | None
+    ) -> None:
+        """JobMaster thread: the new files' splits join the queue; waiting readers get them. A
+        failed listing is logged and tried again at the next interval (as Flink does)."""
+        if error is not None:
+            log.error("FileSource: listing %s failed: %s", ", ".join(self._source.paths), error)
+            return
+        for path, splits in found or ():
+            if path not in self._seen:
+                self._seen.add(path)
+                self._splits.extend(splits)
+        self._known = frozenset(self._seen)
         self._serve_waiting()
 
     def _serve_waiting(self) -> None:

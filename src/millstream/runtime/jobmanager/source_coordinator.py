@@ -17,13 +17,16 @@ in the reader's snapshot and is still unassigned in the enumerator's. Restores f
 Flink's ``SplitAssignmentTracker``: a whole-job restart resets each enumerator to the
 checkpoint's state (or creates it anew); a restarted subtask alone gets back, through
 ``add_splits_back``, the splits assigned to it after the checkpoint it restores from.
-Coordinating code: everything runs on the JobMaster's main thread.
+Coordinating code: everything runs on the JobMaster's main thread, except the callables an
+enumerator hands to ``call_async`` (listing directories), which run on the coordinator's
+worker thread and return their results to the main thread.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from millstream.common.connector import (
@@ -65,7 +68,8 @@ class SourceCoordinator:
         self._parallelism = parallelism
         self._send = send
         self._schedule = schedule  # (delay s, callback) on the JobMaster thread
-        self._generation = 0  # periodic calls of an enumerator replaced by a reset stop
+        self._generation = 0  # asynchronous calls of an enumerator replaced by a reset stop
+        self._worker: ThreadPoolExecutor | None = None  # runs call_async's callables
         self._enumerator: Any = None
         self._uncheckpointed: dict[int, list[Any]] = {}  # subtask -> assigned since the last snapshot
         self._by_checkpoint: dict[int, dict[int, list[Any]]] = {}  # checkpoint -> subtask -> splits
@@ -85,25 +89,54 @@ class SourceCoordinator:
             return
         self._uncheckpointed.setdefault(subtask, []).append(split)
 
-    def call_periodically(self, callback: Callable[[], None], interval_ms: int) -> None:
-        """Run ``callback`` now and every ``interval_ms`` on the JobMaster thread, until the
-        enumerator is replaced (a restart) or the job ends (Flink's ``callAsync`` with a period)."""
+    def call_async(
+        self,
+        callable_: Callable[[], Any],
+        handler: Callable[[Any, BaseException | None], None],
+        initial_delay_ms: int = 0,
+        period_ms: int = 0,
+    ) -> None:
+        """Flink's ``callAsync``: ``callable_`` runs on this coordinator's worker thread (file
+        listings, I/O: the JobMaster thread must not wait for them), then ``handler(result,
+        error)`` on the JobMaster thread; with a period, again ``period_ms`` after each call
+        has been handled. The calls stop when the enumerator is replaced (a restart) or the
+        job ends: a result that arrives after that is dropped."""
         generation = self._generation
+        schedule = self._schedule
 
-        def tick() -> None:
+        def handle(future: Future[Any]) -> None:  # JobMaster thread
             if generation != self._generation:
                 return
+            error = future.exception()
             try:
-                callback()
+                handler(None if error is not None else future.result(), error)
             finally:
-                if generation == self._generation and self._schedule is not None:
-                    self._schedule(interval_ms / 1000.0, tick)
+                if period_ms > 0 and schedule is not None and generation == self._generation:
+                    schedule(period_ms / 1000.0, call)
 
-        tick()
+        def call() -> None:  # JobMaster thread
+            if generation != self._generation:
+                return
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(1, thread_name_prefix=f"SourceCoordinator-{self.name}")
+            future = self._worker.submit(callable_)
+            if schedule is None:  # no JobMaster thread to go back to: the caller's thread waits
+                wait([future])
+                handle(future)
+            else:
+                future.add_done_callback(lambda done: schedule(0.0, lambda: handle(done)))
+
+        if initial_delay_ms > 0 and schedule is not None:
+            schedule(initial_delay_ms / 1000.0, call)
+        else:
+            call()
 
     def close(self) -> None:
-        """Stop the enumerator's periodic calls."""
+        """Stop the enumerator's asynchronous calls (a listing under way finishes unheeded)."""
         self._generation += 1
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.shutdown(wait=False, cancel_futures=True)
 
     def signal_no_more_splits(self, subtask: int) -> None:
         """``subtask``'s reader ends once it has read what it holds."""
