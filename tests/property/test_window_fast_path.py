@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from millstream.datastream import OutputTag, StreamExecutionEnvironment
+from millstream.datastream.functions import AggregateFunction, ProcessWindowFunction
 from millstream.datastream.window import (
     EventTimeSessionWindows,
     EventTimeTrigger,
@@ -99,14 +100,51 @@ sessions_script = st.lists(
 )
 
 
-def _run_sessions(window, trigger, script):  # type: ignore[no-untyped-def]
+class _Average(AggregateFunction):
+    """(key, sum, count) accumulators: a result unlike the accumulator."""
+
+    def create_accumulator(self):  # type: ignore[no-untyped-def]
+        return ("", 0, 0)
+
+    def add(self, value, accumulator):  # type: ignore[no-untyped-def]
+        return (value[0], accumulator[1] + value[1], accumulator[2] + 1)
+
+    def get_result(self, accumulator):  # type: ignore[no-untyped-def]
+        return (accumulator[0], f"{accumulator[1]}/{accumulator[2]}")
+
+    def merge(self, a, b):  # type: ignore[no-untyped-def]
+        return (a[0] or b[0], a[1] + b[1], a[2] + b[2])
+
+
+class _Bounds(ProcessWindowFunction):
+    """The reduced value with its window's bounds and the windows cleared before it."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.cleared: list[tuple[int, int]] = []
+
+    def process(self, key, context, elements):  # type: ignore[no-untyped-def]
+        window = context.window()
+        return [(key, window.start, window.end, *elements, tuple(self.cleared))]
+
+    def clear(self, context):  # type: ignore[no-untyped-def]
+        self.cleared.append((context.window().start, context.window().end))
+
+
+FUNCTIONS = {
+    "reduce": lambda windowed: windowed.reduce(_add),
+    "aggregate": lambda windowed: windowed.aggregate(_Average()),
+    "reduce+process": lambda windowed: windowed.reduce(_add, _Bounds()),
+}
+
+
+def _run_sessions(window, trigger, script, function="reduce"):  # type: ignore[no-untyped-def]
     """Outputs, late outputs and the fast path's gap; at each "s" the operator is snapshotted
     and a fresh one restored from it carries on (the fast path's state is the general one's)."""
     import pickle
 
     env = StreamExecutionEnvironment.get_execution_environment()
     windowed = env.from_collection([]).key_by(lambda v: v[0]).window(window).trigger(trigger)
-    stream = windowed.side_output_late_data(OutputTag("late")).reduce(_add)
+    stream = FUNCTIONS[function](windowed.side_output_late_data(OutputTag("late")))
     h = OperatorHarness.of(stream)
     output: list = []
     late: list = []
@@ -130,12 +168,17 @@ def _run_sessions(window, trigger, script):  # type: ignore[no-untyped-def]
 
 
 @settings(max_examples=400)
-@given(sessions_script)
-def test_the_session_fast_path_equals_the_general_path(script):  # type: ignore[no-untyped-def]
+@given(sessions_script, st.sampled_from(sorted(FUNCTIONS)))
+def test_the_session_fast_path_equals_the_general_path(script, function):  # type: ignore[no-untyped-def]
     """Gap 2500 ms on a 1250 ms grid: sessions touch, overlap, merge two and three at a time,
-    and elements fall behind the watermark."""
-    fast_out, fast_late, fast = _run_sessions(EventTimeSessionWindows(2500), EventTimeTrigger(), script)
-    general_out, general_late, general = _run_sessions(_GeneralSessions(2500), _GeneralTrigger(), script)
+    and elements fall behind the watermark; reduce, aggregate, and a reduce with a process
+    window function (its window, its clear)."""
+    fast_out, fast_late, fast = _run_sessions(
+        EventTimeSessionWindows(2500), EventTimeTrigger(), script, function
+    )
+    general_out, general_late, general = _run_sessions(
+        _GeneralSessions(2500), _GeneralTrigger(), script, function
+    )
     assert fast == 2500 and general is None
     assert fast_out == general_out
     assert fast_late == general_late

@@ -390,6 +390,9 @@ class WindowOperator(StreamOperator):
         contents = self._function_input(contents, window, state_window)
         if contents is EMPTY:
             return
+        self._emit_window(key, window, contents)
+
+    def _emit_window(self, key: Any, window: Any, contents: Any) -> None:
         ctx = self._process_ctx
         ctx._window = window
         try:
@@ -481,19 +484,31 @@ class WindowOperator(StreamOperator):
             self._persist(merging)
 
     def _on_session_timer(self, timestamp: int, key: Any, window: Any) -> None:
-        """``_on_timer`` of the session fast path: the same trigger call, firing and cleanup,
-        the window retired from the key's stored windows and their sorted index in place."""
-        mapping = self._merging_sets.value()
+        """``_on_timer`` of the session fast path, with the trigger inline: its contract
+        (``fires_at_window_end``: Flink's EventTimeTrigger) fires a window at its
+        ``max_timestamp``, which is also its cleanup time (no allowed lateness here), and the
+        only timer its ``clear`` deletes is the one firing now. So the window's contents are
+        taken out of the heap table, the function runs on them, and the window is retired
+        from the key's stored windows and their sorted index in place."""
+        backend = self.keyed_backend
+        assert backend is not None and self._window_table is not None
+        group = backend.current_group
+        sets = backend.tables["merging-window-set"].groups  # type: ignore[attr-defined]
+        mapping = sets[group].get((key, VOID_NAMESPACE))
         state_window = mapping.get(window) if mapping else None
         if state_window is None:
             return  # a timer of a window that was merged away
-        ctx = self._trigger_ctx
-        ctx.window = window
-        result = self._trigger.on_event_time(timestamp, window, ctx)
-        self._on_trigger_result(result, key, window, state_window)
-        if timestamp != self._cleanup_time(window):
+        if timestamp != window.max_timestamp():  # the trigger would CONTINUE (and not clean up)
             return
-        self._clear_all_state(window, state_window, None)
+        contents = self._window_table.groups[group].pop((key, state_window), None)
+        if contents is not None:
+            if self._kind == "aggregate":
+                contents = self._aggregate.get_result(contents)
+            self._emit_window(key, window, contents)
+        clear = getattr(self._function, "clear", None)
+        if clear is not None:
+            self._process_ctx._window = window
+            clear(window, self._process_ctx)
         del mapping[window]
         found = self._session_index.get(key)
         if found is not None:
