@@ -149,10 +149,15 @@ def _run_sessions(window, trigger, script, function="reduce"):  # type: ignore[n
     output: list = []
     late: list = []
     watermark = -(2**63)
-    for kind, key, ts in script:
+    batch: list = []  # consecutive elements go in as one batch (as they come off a channel)
+    for kind, key, ts in script + [("end", "", 0)]:
         if kind == "e":
-            h.process_element((key, ts % 7), ts)
-        elif kind == "w" and ts > watermark:
+            batch.append(((key, ts % 7), ts))
+            continue
+        if batch:
+            h.process_elements(batch)
+            batch = []
+        if kind == "w" and ts > watermark:
             watermark = ts
             h.process_watermark(ts)
         elif kind == "s":

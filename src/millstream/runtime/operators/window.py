@@ -246,6 +246,10 @@ class WindowOperator(StreamOperator):
         add = aggregate.add if aggregate is not None else None
         create = aggregate.create_accumulator if aggregate is not None else None
         merge = self._merge
+        # key -> (its stored windows, their sorted index, its key group's window contents),
+        # looked up once per key and batch; the objects are changed in place below, and
+        # only the general path replaces them (then the cache is dropped)
+        batch_keys: dict[Any, tuple[dict[Any, Any], tuple[list[int], list[Any]], dict[Any, Any]]] = {}
         index = 0
         for index, v in enumerate(values):
             ts = timestamps[index]
@@ -254,19 +258,24 @@ class WindowOperator(StreamOperator):
             end = ts + gap
             if end - 1 <= self.current_watermark:
                 self._process_element(v, ts)
+                batch_keys.clear()
                 continue
             key = key_of(v)
-            set_key(key)
-            current_group = backend.current_group
-            window_sets = sets[current_group]
-            set_entry = (key, VOID_NAMESPACE)
-            mapping = window_sets.get(set_entry)
-            if mapping is None:
-                window_sets[set_entry] = mapping = {}
-            found = indexes.get(key)
-            if found is None:
-                ordered = sorted(mapping, key=_start_of)
-                found = indexes[key] = ([w.start for w in ordered], ordered)
+            cached = batch_keys.get(key)
+            if cached is None:
+                set_key(key)
+                current_group = backend.current_group
+                window_sets = sets[current_group]
+                set_entry = (key, VOID_NAMESPACE)
+                mapping = window_sets.get(set_entry)
+                if mapping is None:
+                    window_sets[set_entry] = mapping = {}
+                found = indexes.get(key)
+                if found is None:
+                    ordered = sorted(mapping, key=_start_of)
+                    found = indexes[key] = ([w.start for w in ordered], ordered)
+                cached = batch_keys[key] = (mapping, found, contents[current_group])
+            mapping, found, group = cached
             starts, windows = found
             # the windows with start <= end, then back while they reach ts (ends ascend too)
             high_index = bisect_right(starts, end)
@@ -278,6 +287,7 @@ class WindowOperator(StreamOperator):
                 mapping[window] = window
                 starts.insert(low_index, ts)
                 windows.insert(low_index, window)
+                set_key(key)  # the timer is the key's
                 register(window, end - 1)
             else:
                 hits = windows[low_index:high_index]
@@ -285,6 +295,7 @@ class WindowOperator(StreamOperator):
                 if len(hits) == 1 and first.start <= ts and first.end >= end:
                     state_window = mapping[first]  # inside the window: nothing merges
                 else:
+                    set_key(key)  # the merge moves the key's timers and state
                     low = first.start if first.start < ts else ts
                     high = last.end if last.end > end else end
                     window = window_class(low, high)
@@ -294,7 +305,6 @@ class WindowOperator(StreamOperator):
                     starts[low_index:high_index] = [low]
                     windows[low_index:high_index] = [window]
                     merge(window, hits, state_window, state_windows[1:])
-            group = contents[current_group]
             entry = (key, state_window)
             current = group.get(entry)
             if current is None:
