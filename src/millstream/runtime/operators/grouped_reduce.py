@@ -8,6 +8,9 @@ lives in this subtask's heap; the keyed state backend with key groups and snapsh
 takes over with the state layer.
 
 Per-record path: one key-selector call, one dict lookup and one store, one reduce call.
+A built-in aggregation (sum, min, max, min_by, max_by) of a declared tuple type brings its
+fold compiled for the tuple's layout (``aggregations.SumAggregator.rolling``): the reduce
+written inline and, for a key selector ``itemgetter(field)``, the key read as ``v[field]``.
 """
 
 from __future__ import annotations
