@@ -178,15 +178,21 @@ class Scheduled:
             callback()
 
 
-def test_a_monitored_source_hands_out_new_files_to_waiting_readers(tmp_path: Path) -> None:
+def monitored(tmp_path: Path, first: str) -> tuple[Path, FileSource]:
+    """A watched directory holding ``a.txt`` (``first``) and a source monitoring it."""
     watched = tmp_path / "in"
     watched.mkdir()
-    (watched / "a.txt").write_text("1\n2\n")
+    (watched / "a.txt").write_text(first)
     source = (
         FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(watched))
         .monitor_continuously(100)
         .build()
     )
+    return watched, source
+
+
+def test_a_monitored_source_hands_out_new_files_to_waiting_readers(tmp_path: Path) -> None:
+    watched, source = monitored(tmp_path, "1\n2\n")
     readers, timer = Readers(), Scheduled()
     c = SourceCoordinator(7, "uid:lines", "lines", source, 2, readers.send, timer.schedule)
     listed_on: list[str] = []
@@ -245,14 +251,7 @@ def test_a_split_for_a_subtask_that_is_not_running_goes_back(tmp_path: Path) -> 
 def test_a_failed_listing_is_logged_and_tried_again_at_the_next_interval(tmp_path: Path, caplog: Any) -> None:
     """As Flink's ContinuousFileSplitEnumerator: an error of the listing (here the watched
     directory is gone for a while) is logged; discovery goes on."""
-    watched = tmp_path / "in"
-    watched.mkdir()
-    (watched / "a.txt").write_text("1\n")
-    source = (
-        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(watched))
-        .monitor_continuously(100)
-        .build()
-    )
+    watched, source = monitored(tmp_path, "1\n")
     readers, timer = Readers(), Scheduled()
     c = SourceCoordinator(7, "uid:lines", "lines", source, 1, readers.send, timer.schedule)
     try:
