@@ -1,6 +1,7 @@
 """Backpressure and flushing on the embedded runtime.
 
-A consumer that stops consuming lets the producer fill its bounded pool and then
+A consumer that stops consuming lets the producer fill its bounded queue (a consumer in
+the same TaskManager: ``taskmanager.network.local-exchange.max-queued-batches``) and then
 blocks it: the number of generated elements stays bounded while the sink is stalled.
 Output waiting in partly filled buffers is flushed by the buffer timeout.
 """
@@ -13,6 +14,7 @@ import time
 import pytest
 
 from millstream.common import WatermarkStrategy
+from millstream.common.config_options import LOCAL_EXCHANGE_QUEUED_BATCHES
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.runtime.io.network.record_writer import LOCAL_BATCH
 from millstream.runtime.operators.sources import SOURCE_BATCH
@@ -63,13 +65,16 @@ def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
     ).disable_chaining()
     client = env.execute_async("backpressure")
     try:
-        wait_for(lambda: any(p.buffer_pool.blocked_requesters for p in partitions_of(client)))
-        pool = partitions_of(client)[0].buffer_pool
-        capacity = pool.max_segments
-        # What may exist while blocked: full pool + one pending batch + the sink's batch.
-        bound = (capacity + 3) * max(LOCAL_BATCH, SOURCE_BATCH)
+        wait_for(lambda: any(p.blocked_since for p in partitions_of(client)))
+        partition = partitions_of(client)[0]
+        queued = LOCAL_EXCHANGE_QUEUED_BATCHES.default
+        # The consumer is in this TaskManager: its queue, not the pool of 10, holds the producer.
+        assert partition.subpartitions[0].backlog() == queued < partition.buffer_pool.max_segments
+        assert partition.buffer_pool.blocked_requesters == 0
+        # What may exist while blocked: the queued batches + the one waiting to be queued + a
+        # pending batch + the sink's batch.
+        bound = (queued + 3) * max(LOCAL_BATCH, SOURCE_BATCH)
         assert GENERATED[0] <= bound < total
-        assert pool.number_of_requested_segments <= capacity
         RELEASE.set()
         client.get_job_execution_result(timeout=90)
     finally:

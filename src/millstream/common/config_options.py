@@ -31,6 +31,7 @@ __all__ = [
     "HEARTBEAT_TIMEOUT",
     "IO_TMP_DIRS",
     "LOCAL_EXCHANGE",
+    "LOCAL_EXCHANGE_QUEUED_BATCHES",
     "MAX_PARALLELISM",
     "MEMORY_SEGMENT_SIZE",
     "MINICLUSTER_MODE",
@@ -161,6 +162,16 @@ LOCAL_EXCHANGE: ConfigOption[str] = ConfigOption(
     "How records reach a consumer in the same TaskManager: 'objects' (batches of references "
     "in pooled buffers) or 'serialized' (pickled into byte buffers, as across processes).",
     choices=("objects", "serialized"),
+)
+LOCAL_EXCHANGE_QUEUED_BATCHES: ConfigOption[int] = ConfigOption(
+    "taskmanager.network.local-exchange.max-queued-batches",
+    3,
+    int,
+    "Element batches (of up to 1024 references) a consumer in the same TaskManager may have "
+    "queued before its producer waits (backpressure). Both tasks share one interpreter and "
+    "CPU cache: a producer running further ahead makes the consumer read records the cache "
+    "has already evicted. 0: bounded only by the partition's buffer pool.",
+    minimum=0,
 )
 GC_THRESHOLD: ConfigOption[int] = ConfigOption(
     "taskmanager.python.gc-threshold",

@@ -50,6 +50,7 @@ class NetworkEnvironment:
         self.buffers_per_channel = configuration.get(opts.NETWORK_BUFFERS_PER_CHANNEL)
         self.floating_buffers = configuration.get(opts.NETWORK_FLOATING_BUFFERS_PER_GATE)
         self.local_object_exchange = configuration.get(opts.LOCAL_EXCHANGE) == "objects"
+        self.local_queued_batches = configuration.get(opts.LOCAL_EXCHANGE_QUEUED_BATCHES)
         roots = [d for d in configuration.get(opts.IO_TMP_DIRS).split(os.pathsep) if d.strip()]
         self._tmp_roots = roots or [tempfile.gettempdir()]
         self._spill_dirs: list[str] = []  # created on first use, removed by close()
@@ -71,7 +72,15 @@ class NetworkEnvironment:
             n + 1, max(n + 1, n * self.buffers_per_channel + self.floating_buffers)
         )
         spill_dir = self._spill_dir() if rpdd.partition_type is ResultPartitionType.BLOCKING else None
-        return ResultPartition(rpdd.partition_id, n, pool, should_abort, on_consumable, spill_dir)
+        return ResultPartition(
+            rpdd.partition_id,
+            n,
+            pool,
+            should_abort,
+            on_consumable,
+            spill_dir,
+            max_queued_batches=self.local_queued_batches,
+        )
 
     def _spill_dir(self) -> str:
         with self._spill_lock:

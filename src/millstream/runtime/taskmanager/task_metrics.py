@@ -48,7 +48,8 @@ class TaskMetricsSampler:
             "outPoolUsage": _usage([p.buffer_pool for p in partitions]),
             "inPoolUsage": _usage([g.buffer_pool for g in gates if g.buffer_pool is not None]),
             "backPressuredTimeMsPerSecond": round(per_second, 1),
-            "isBackPressured": any(p.buffer_pool.blocked_requesters for p in partitions),
+            # waiting for a pool buffer, or for a same-process consumer to take a queued batch
+            "isBackPressured": any(p.blocked_since or p.buffer_pool.blocked_requesters for p in partitions),
             "channels": [_channel(c) for c in channels],
         }
 

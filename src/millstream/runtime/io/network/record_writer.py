@@ -117,12 +117,12 @@ class RecordWriter:
         threshold = self._threshold[channel]
         partition = self.partition
         if self._local[channel]:
-            if len(values) <= MAX_BATCH:
+            if len(values) <= LOCAL_BATCH:
                 partition.emit_objects(channel, (values, timestamps), len(values))
                 return
-            for start in range(0, len(values), MAX_BATCH):
-                ts_chunk = timestamps[start : start + MAX_BATCH] if timestamps is not None else None
-                chunk = values[start : start + MAX_BATCH]
+            for start in range(0, len(values), LOCAL_BATCH):
+                ts_chunk = timestamps[start : start + LOCAL_BATCH] if timestamps is not None else None
+                chunk = values[start : start + LOCAL_BATCH]
                 partition.emit_objects(channel, (chunk, ts_chunk), len(chunk))
             return
         emit_record = partition.emit_record

@@ -77,6 +77,7 @@ class ResultPartition:
         should_abort: Callable[[], bool],
         on_consumable: Callable[[ResultPartitionID], None] | None = None,
         spill_dir: str | None = None,
+        max_queued_batches: int = 0,
     ) -> None:
         self.partition_id = partition_id
         self.is_blocking = spill_dir is not None
@@ -94,6 +95,8 @@ class ResultPartition:
         self._unreleased = num_subpartitions  # under _released_lock
         self.on_released: Callable[[ResultPartitionID], None] | None = None
         self.buffer_pool = buffer_pool
+        # element batches a same-process consumer may have queued (0: only the pool bounds them)
+        self._max_queued_batches = max_queued_batches
         self._should_abort = should_abort
         self._on_consumable = on_consumable
         self._segments: list[bytearray | None] = [None] * num_subpartitions  # owner: task thread
@@ -137,8 +140,21 @@ class ResultPartition:
     def emit_objects(self, subpartition: int, payload: object, count: int) -> None:
         """Hand ``payload`` (an element batch or stream element) to a same-process consumer."""
         self.records_out += 1
+        limit = self._max_queued_batches
+        if limit and count and self.subpartitions[subpartition].backlog() >= limit:
+            self._wait_for_room(subpartition, limit)
         segment = self._request_segment()
         self._add(subpartition, Buffer(segment, count, self.buffer_pool, DataType.OBJECTS, payload))
+
+    def _wait_for_room(self, subpartition: int, limit: int) -> None:
+        """Backpressure from a same-process consumer that has ``limit`` batches queued."""
+        started = time.perf_counter()
+        self.blocked_since = started
+        try:
+            self.subpartitions[subpartition].wait_for_room(limit, REQUEST_SLICE_S, self._should_abort)
+        finally:
+            self.blocked_since = 0.0
+            self.backpressured_s += time.perf_counter() - started
 
     def _request_segment(self) -> bytearray:
         segment = self.buffer_pool.request_segment()

@@ -37,6 +37,8 @@ class PipelinedSubpartition:
         self._data_buffers = 0  # data buffers in _buffers (backlog), under _lock
         self._listener: AvailabilityListener | None = None  # under _lock
         self._released = False  # under _lock
+        self._room = threading.Condition(self._lock)  # a producer waiting in wait_for_room
+        self._room_below = 0  # under _lock: wake the waiting producer below this backlog (0: none waits)
         self.buffers_added = 0  # owner: producer thread (metrics)
         self.bytes_added = 0  # owner: producer thread (metrics)
 
@@ -55,6 +57,26 @@ class PipelinedSubpartition:
         self.bytes_added += buffer.size
         if listener is not None:
             listener.notify_data_available()
+
+    def wait_for_room(self, limit: int, slice_s: float, should_abort: Callable[[], bool]) -> None:
+        """Block the producer while ``limit`` or more data buffers are queued (the bound of a
+        same-process consumer), in slices of ``slice_s`` seconds; ``InterruptedError`` when
+        ``should_abort()`` turns true (the task is being cancelled)."""
+        with self._lock:
+            try:
+                while self._data_buffers >= limit and not self._released:
+                    self._room_below = limit
+                    self._room.wait(slice_s)
+                    if should_abort():
+                        raise InterruptedError("waiting for the consumer aborted: task is cancelling")
+            finally:
+                self._room_below = 0
+
+    def _took_locked(self) -> None:
+        """A data buffer left the queue: wake a producer waiting for room."""
+        self._data_buffers -= 1
+        if self._data_buffers < self._room_below:
+            self._room.notify()
 
     def add_priority_event(self, event: Buffer) -> list[Buffer]:
         """Put ``event`` (an unaligned checkpoint barrier) before the queued data buffers, right
@@ -92,7 +114,7 @@ class PipelinedSubpartition:
                 return None, False
             buffer = self._buffers.popleft()
             if buffer.is_buffer:
-                self._data_buffers -= 1
+                self._took_locked()
             return buffer, bool(self._buffers)
 
     def backlog(self) -> int:
@@ -112,7 +134,7 @@ class PipelinedSubpartition:
                 return None, self._data_buffers
             buffer = self._buffers.popleft()
             if buffer.is_buffer:
-                self._data_buffers -= 1
+                self._took_locked()
             return buffer, self._data_buffers
 
     def release(self) -> None:
@@ -124,6 +146,7 @@ class PipelinedSubpartition:
             buffers = list(self._buffers)
             self._buffers.clear()
             self._data_buffers = 0
+            self._room.notify_all()
         for buffer in buffers:
             buffer.recycle()
         if self._on_released is not None:
