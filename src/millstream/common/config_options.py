@@ -165,7 +165,7 @@ LOCAL_EXCHANGE: ConfigOption[str] = ConfigOption(
 )
 LOCAL_EXCHANGE_QUEUED_BATCHES: ConfigOption[int] = ConfigOption(
     "taskmanager.network.local-exchange.max-queued-batches",
-    3,
+    2,
     int,
     "Element batches (of up to 1024 references) a consumer in the same TaskManager may have "
     "queued before its producer waits (backpressure). Both tasks share one interpreter and "
