@@ -23,6 +23,7 @@ from millstream.runtime.checkpoint.storage import (
     FileSystemCheckpointStorage,
     InMemoryCheckpointStorage,
     load_completed_checkpoint,
+    write_state_file,
 )
 
 TASKS = ("source-0", "map-0", "sink-0")
@@ -373,3 +374,28 @@ def test_a_state_disposed_while_it_is_written_declines_as_task_closing(tmp_path)
         7, str(tmp_path / "chk-7"), b"main", [Disposed()], [], frozenset(), (0, 0)
     )
     assert master.declined == [("attempt", 7, "task-closing")]
+
+
+def test_an_aborted_checkpoint_leaves_no_directory_when_a_task_writes_into_it_while_it_is_deleted(
+    tmp_path, monkeypatch
+):
+    """An abort racing a task's state write (seen when a job was cancelled mid-checkpoint): a
+    file created in ``chk-<n>`` after the delete listed the directory made its final rmdir fail,
+    and ``chk-<n>`` survived holding it. Renamed out of the way first, the late write finds no
+    directory (``write_state_file`` then gives up) and nothing named ``chk-`` remains."""
+    storage = FileSystemCheckpointStorage(str(tmp_path))
+    location = storage.initialize_location("job", 5)
+    assert location is not None
+    write_state_file(location, "task-early", b"state")
+    late: list[object] = []
+    real_rmdir = os.rmdir
+
+    def rmdir_after_a_late_write(path, *args, **kwargs):
+        late.append(write_state_file(location, "task-late", b"state"))  # the task's write, late
+        return real_rmdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rmdir", rmdir_after_a_late_write)
+    storage.discard_location("job", 5)
+    monkeypatch.undo()
+    assert late == [None]  # the task saw the checkpoint was gone
+    assert sorted(os.listdir(tmp_path / "job")) == []

@@ -329,8 +329,19 @@ class FileSystemCheckpointStorage:
         self.discard_location(checkpoint.job_id, checkpoint.checkpoint_id)
 
     def discard_location(self, job_id: str, checkpoint_id: int) -> None:
-        """Delete the checkpoint's directory."""
-        shutil.rmtree(self.checkpoint_dir(job_id, checkpoint_id), ignore_errors=True)
+        """Delete the checkpoint's directory. It is renamed out of the way first: a task still
+        writing its state file (an abort racing the task's write) then finds no directory
+        (``write_state_file`` gives up), where deleting in place could leave ``chk-<n>``
+        behind holding the file written between the listing and the final rmdir."""
+        path = self.checkpoint_dir(job_id, checkpoint_id)
+        doomed = os.path.join(os.path.dirname(path), f".discarded-chk-{checkpoint_id}-{uuid.uuid4().hex[:8]}")
+        try:
+            os.rename(path, doomed)
+        except FileNotFoundError:
+            return
+        except OSError:  # a file system that cannot rename a directory: delete it in place
+            doomed = path
+        shutil.rmtree(doomed, ignore_errors=True)
 
     def discard_shared(self, job_id: str) -> None:
         """Remove ``<dir>/<job id>/shared`` with whatever is left in it: called once no
