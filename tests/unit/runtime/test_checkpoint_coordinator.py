@@ -399,3 +399,24 @@ def test_an_aborted_checkpoint_leaves_no_directory_when_a_task_writes_into_it_wh
     monkeypatch.undo()
     assert late == [None]  # the task saw the checkpoint was gone
     assert sorted(os.listdir(tmp_path / "job")) == []
+
+
+def test_a_discarded_checkpoint_stops_looking_completed_before_its_directory_moves(tmp_path, monkeypatch):
+    """Its ``_metadata`` goes first: a reader of the job's directory never sees a completed
+    checkpoint under the temporary name it is deleted from."""
+    storage = FileSystemCheckpointStorage(str(tmp_path))
+    location = storage.initialize_location("job", 2)
+    assert location is not None
+    (tmp_path / "job" / "chk-2" / "_metadata").write_bytes(b"metadata")
+    seen: list[bool] = []
+    real_rename = os.rename
+
+    def rename(source, target, *args, **kwargs):
+        seen.append(os.path.exists(os.path.join(source, "_metadata")))
+        return real_rename(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rename", rename)
+    storage.discard_location("job", 2)
+    monkeypatch.undo()
+    assert seen == [False]
+    assert os.listdir(tmp_path / "job") == []

@@ -17,6 +17,7 @@ directory configured: recovery within the job's lifetime, nothing retained after
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import shutil
@@ -329,11 +330,16 @@ class FileSystemCheckpointStorage:
         self.discard_location(checkpoint.job_id, checkpoint.checkpoint_id)
 
     def discard_location(self, job_id: str, checkpoint_id: int) -> None:
-        """Delete the checkpoint's directory. It is renamed out of the way first: a task still
-        writing its state file (an abort racing the task's write) then finds no directory
-        (``write_state_file`` gives up), where deleting in place could leave ``chk-<n>``
-        behind holding the file written between the listing and the final rmdir."""
+        """Delete the checkpoint's directory: its ``_metadata`` first (as Flink discards a
+        completed checkpoint's metadata before its state), so nothing reading the job's
+        directory takes it for a completed checkpoint meanwhile. It is then renamed out of
+        the way before the rest goes: a task still writing its state file (an abort racing
+        the task's write) finds no directory (``write_state_file`` gives up), where deleting
+        in place could leave ``chk-<n>`` behind holding the file written between the listing
+        and the final rmdir."""
         path = self.checkpoint_dir(job_id, checkpoint_id)
+        with contextlib.suppress(FileNotFoundError):  # first: it no longer looks completed
+            os.remove(os.path.join(path, METADATA_FILE))
         doomed = os.path.join(os.path.dirname(path), f".discarded-chk-{checkpoint_id}-{uuid.uuid4().hex[:8]}")
         try:
             os.rename(path, doomed)
