@@ -75,6 +75,7 @@ def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
         # pending batch + the sink's batch.
         bound = (queued + 3) * max(LOCAL_BATCH, SOURCE_BATCH)
         assert GENERATED[0] <= bound < total
+        assert partition.buffer_pool.number_of_requested_segments <= partition.buffer_pool.max_segments
         RELEASE.set()
         client.get_job_execution_result(timeout=90)
     finally:

@@ -30,7 +30,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import cloudpickle
 
@@ -58,6 +58,7 @@ def _persisted(buffer: Buffer) -> tuple[str, Any]:
 
 
 REQUEST_SLICE_S = 0.1
+_T = TypeVar("_T")
 
 ViewCallback = Callable[[Any], None]  # gets a SubpartitionView or a blocking reader
 
@@ -142,28 +143,26 @@ class ResultPartition:
         self.records_out += 1
         limit = self._max_queued_batches
         if limit and count and self.subpartitions[subpartition].backlog() >= limit:
-            self._wait_for_room(subpartition, limit)
+            # backpressure from a same-process consumer that has ``limit`` batches queued
+            wait_for_room = self.subpartitions[subpartition].wait_for_room
+            self._blocked(lambda: wait_for_room(limit, REQUEST_SLICE_S, self._should_abort))
         segment = self._request_segment()
         self._add(subpartition, Buffer(segment, count, self.buffer_pool, DataType.OBJECTS, payload))
-
-    def _wait_for_room(self, subpartition: int, limit: int) -> None:
-        """Backpressure from a same-process consumer that has ``limit`` batches queued."""
-        started = time.perf_counter()
-        self.blocked_since = started
-        try:
-            self.subpartitions[subpartition].wait_for_room(limit, REQUEST_SLICE_S, self._should_abort)
-        finally:
-            self.blocked_since = 0.0
-            self.backpressured_s += time.perf_counter() - started
 
     def _request_segment(self) -> bytearray:
         segment = self.buffer_pool.request_segment()
         if segment is not None:
             return segment
+        return self._blocked(
+            lambda: self.buffer_pool.request_segment_blocking(REQUEST_SLICE_S, self._should_abort)
+        )
+
+    def _blocked(self, wait: Callable[[], _T]) -> _T:
+        """``wait()``, counted as backpressured time (``blocked_since`` while it lasts)."""
         started = time.perf_counter()
         self.blocked_since = started
         try:
-            return self.buffer_pool.request_segment_blocking(REQUEST_SLICE_S, self._should_abort)
+            return wait()
         finally:
             self.blocked_since = 0.0
             self.backpressured_s += time.perf_counter() - started
