@@ -203,6 +203,10 @@ def test_a_standalone_cluster_recovers_a_job_on_its_free_slots_when_a_task_manag
         stdout, stderr = job.communicate(timeout=120)
         assert job.returncode == 0, stdout + stderr
         assert "restarts 1" in stdout
+        # the cluster's client printed the restart (issue 30, point 2), pushed by the JobManager
+        restart_lines = [line for line in stderr.splitlines() if line.startswith("WARNING millstream: Job ")]
+        assert len(restart_lines) == 1 and "TaskManager" in restart_lines[0], stderr
+        assert "restart 1 in" in restart_lines[0], stderr
         lines = [
             line
             for p in out.rglob("*")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -12,8 +13,10 @@ import time
 import psutil
 import pytest
 
-from millstream.common import JobExecutionException, WatermarkStrategy
+from millstream.common import Encoder, JobExecutionException, WatermarkStrategy
+from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.testing.chaos import committed_output, leftover_task_managers
 from tests.conftest import make_env
 
 pytestmark = pytest.mark.timeout(120)
@@ -108,3 +111,29 @@ def test_a_job_script_importing_its_own_helper_module_runs_on_task_managers(tmp_
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['A!', 'B!', 'C!']"
+
+
+def test_a_task_manager_killed_before_it_registers_is_replaced_and_the_job_runs(tmp_path, caplog):
+    """Issue 30, point 1: a TaskManager lost during start-up was a RuntimeError out of
+    ``minicluster.start`` ("TaskManager tm-... exited with code -9"). As Flink's active
+    resource managers do, the embedded cluster starts another process in its place, and the
+    job, waiting for its slots meanwhile, runs without a restart (no task was deployed) and
+    without a restart strategy (no checkpoints here)."""
+    env = make_env(2)
+    sink = FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build()
+    env.from_collection(list(range(200))).rebalance().map(lambda x: str(x * 2)).sink_to(sink)
+    with caplog.at_level(logging.WARNING, logger="millstream"):
+        client = env.execute_async("killed at start-up")
+        # execute_async returns once the job is submitted: the children were just spawned,
+        # long before one could have imported millstream and registered
+        processes = client.cluster.task_manager_processes
+        victim_id = processes.resource_ids[0]
+        os.kill(processes.processes[0].pid, signal.SIGKILL)
+        result = client.get_job_execution_result(timeout=90)
+    assert int(result.get_all_accumulator_results().get("numRestarts", 0)) == 0
+    assert sorted(int(line) for line in committed_output(str(tmp_path / "out")).split()) == [
+        x * 2 for x in range(200)
+    ]
+    assert f"TaskManager {victim_id} exited before it registered (killed by SIGKILL)" in caplog.text
+    assert victim_id not in processes.resource_ids  # its replacement took its place
+    assert leftover_task_managers() == []

@@ -22,6 +22,7 @@ __all__ = [
     "CHECKPOINTING_TOLERABLE_FAILURES",
     "CHECKPOINTING_UNALIGNED",
     "FAILOVER_STRATEGY",
+    "RESTART_EXPONENTIAL_ATTEMPTS",
     "RESTART_EXPONENTIAL_INITIAL_BACKOFF",
     "RESTART_EXPONENTIAL_JITTER",
     "RESTART_EXPONENTIAL_MAX_BACKOFF",
@@ -193,6 +194,9 @@ RESTART_FAILURE_RATE_INTERVAL: ConfigOption[int] = ConfigOption(
 RESTART_FAILURE_RATE_DELAY: ConfigOption[int] = ConfigOption(
     "restart-strategy.failure-rate.delay", 1000, int, "Wait before each restart.", unit="ms", minimum=0
 )
+# The exponential-delay defaults are Flink 2.3's (RestartStrategyOptions): initial-backoff
+# 1 s, max-backoff 1 min, backoff-multiplier 1.5, reset-backoff-threshold 1 h, jitter-factor
+# 0.1, attempts-before-reset-backoff Integer.MAX_VALUE (restart without end).
 RESTART_EXPONENTIAL_INITIAL_BACKOFF: ConfigOption[int] = ConfigOption(
     "restart-strategy.exponential-delay.initial-backoff",
     1000,
@@ -228,4 +232,11 @@ RESTART_EXPONENTIAL_JITTER: ConfigOption[float] = ConfigOption(
     0.1,
     float,
     "Random share (0..1) added to or taken from each wait, so restarts do not line up.",
+)
+RESTART_EXPONENTIAL_ATTEMPTS: ConfigOption[int] = ConfigOption(
+    "restart-strategy.exponential-delay.attempts-before-reset-backoff",
+    2**31 - 1,
+    int,
+    "Restarts before the job fails, counted again from 0 when the backoff resets (default: no end).",
+    minimum=1,
 )

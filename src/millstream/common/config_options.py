@@ -46,6 +46,8 @@ __all__ = [
     "SLOT_REQUEST_TIMEOUT",
     "SORTED_INPUTS_MEMORY_RECORDS",
     "SPARK_MASTER",
+    "START_WORKER_MAX_FAILURE_RATE",
+    "START_WORKER_RETRY_INTERVAL",
     "TASK_CANCELLATION_INTERVAL",
     "TASK_SLOTS",
     "USER_KEY_PREFIXES",
@@ -238,6 +240,25 @@ SLOT_REQUEST_TIMEOUT: ConfigOption[int] = ConfigOption(
     "NoResourceAvailableError (Flink's default: 5 minutes).",
     unit="ms",
     minimum=1,
+)
+# Flink's active resource managers (ResourceManagerOptions.START_WORKER_MAX_FAILURE_RATE and
+# START_WORKER_RETRY_INTERVAL: 10 per minute, 3 s); here they pace the embedded cluster's
+# replacements of TaskManager processes that exit before they registered.
+START_WORKER_MAX_FAILURE_RATE: ConfigOption[float] = ConfigOption(
+    "resourcemanager.start-worker.max-failure-rate",
+    10.0,
+    float,
+    "TaskManager processes exiting before they registered, per minute, after which the embedded "
+    "runtime waits resourcemanager.start-worker.retry-interval before it starts the next one.",
+)
+START_WORKER_RETRY_INTERVAL: ConfigOption[int] = ConfigOption(
+    "resourcemanager.start-worker.retry-interval",
+    3000,
+    int,
+    "Wait before starting a TaskManager process once resourcemanager.start-worker.max-failure-rate "
+    "is reached.",
+    unit="ms",
+    minimum=0,
 )
 TASK_SLOTS: ConfigOption[int] = ConfigOption(
     "taskmanager.numberOfTaskSlots",

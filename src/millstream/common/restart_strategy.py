@@ -155,6 +155,7 @@ class RestartStrategySettings:
     backoff_multiplier: float = 1.5
     reset_backoff_threshold_ms: int = 3_600_000
     jitter_factor: float = 0.1
+    attempts_before_reset: int = 2**31 - 1  # exponential-delay
     failover_strategy: str = "region"  # region | full: what a failed task restarts
 
     @classmethod
@@ -184,5 +185,6 @@ class RestartStrategySettings:
             backoff_multiplier=multiplier,
             reset_backoff_threshold_ms=configuration.get(ck.RESTART_EXPONENTIAL_RESET_THRESHOLD),
             jitter_factor=jitter,
+            attempts_before_reset=configuration.get(ck.RESTART_EXPONENTIAL_ATTEMPTS),
             failover_strategy=configuration.get(ck.FAILOVER_STRATEGY).strip().lower(),
         )

@@ -19,7 +19,9 @@ from millstream.common.job_execution_result import JobExecutionResult, JobStatus
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
+from millstream.runtime.client_log import report_restart
 from millstream.runtime.jobmanager.collect import CollectChannels
+from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import open_collect_channels
 from millstream.runtime.jobmanager.job_master import JobResult
 from millstream.runtime.minicluster import JobClient
@@ -57,6 +59,19 @@ def call_job_manager(
         loop.stop()
 
 
+class _RestartPrinter:
+    """The client's ``jobclient`` endpoint: the JobManager tells it of each restart."""
+
+    RPC_METHODS = frozenset({"job_restarting"})
+
+    def __init__(self, job_name: str) -> None:
+        self._job_name = job_name
+
+    def job_restarting(self, job_id: str, entry: ExceptionHistoryEntry) -> None:
+        """RPC: the job restarts after ``entry``'s failure: one line on stderr."""
+        report_restart(self._job_name, entry)
+
+
 class ClusterExecutor:
     """PipelineExecutor for a standalone cluster."""
 
@@ -79,6 +94,7 @@ class ClusterExecutor:
         try:
             collect = CollectChannels()
             rpc.register("collect", collect, CollectChannels.RPC_METHODS)
+            rpc.register("jobclient", _RestartPrinter(job_graph.job_name), _RestartPrinter.RPC_METHODS)
             connection = rpc.connect(*self.address)
             open_collect_channels(collect, job_graph)
             files = package_job_files(job_graph)
@@ -96,10 +112,18 @@ class ClusterExecutor:
                 failure: BaseException = error
                 result.set_result(JobResult(job_id, job_graph.job_name, JobStatus.FAILED, 0, failure))
             else:
-                name, job_name, runtime_ms, accumulators, pickled = remote.result()
+                name, job_name, runtime_ms, accumulators, pickled, history = remote.result()
                 failure_value = loads_exception(pickled) if pickled is not None else None
                 result.set_result(
-                    JobResult(job_id, job_name, JobStatus[name], runtime_ms, failure_value, accumulators)
+                    JobResult(
+                        job_id,
+                        job_name,
+                        JobStatus[name],
+                        runtime_ms,
+                        failure_value,
+                        accumulators,
+                        list(history),
+                    )
                 )
             status[0] = result.result().status
 
@@ -115,6 +139,7 @@ class ClusterExecutor:
             savepoint=lambda directory, stop, drain: connection.call(
                 "jobmanager", "trigger_savepoint", job_id, directory, stop, drain
             ),
+            exceptions=lambda: connection.call("jobmanager", "job_exceptions", job_id),
         )
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import gc
 import queue
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from millstream.common import config_options as opts
@@ -23,22 +23,23 @@ from millstream.common.job_execution_result import (
     JobStatus,
 )
 from millstream.graph.job_graph import JobGraph
-from millstream.runtime.blob import package_job_files
+from millstream.runtime.client_log import report_restart
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
 from millstream.runtime.jobmanager.collect import END, CollectChannels
+from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
 from millstream.runtime.jobmanager.resource_manager import NoResourceAvailableError
 from millstream.runtime.jobmanager.scheduler import minimum_network_buffers, required_slots
 from millstream.runtime.rpc.wire import generate_secret
+from millstream.runtime.task_manager_process_pool import TaskManagerProcessPool
 from millstream.runtime.task_manager_processes import TaskManagerProcesses
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.task_executor import TaskExecutor
 
 __all__ = ["JobClient", "MiniCluster", "MiniClusterExecutor", "check_network_buffers", "task_manager_layout"]
 
-REGISTRATION_TIMEOUT_S = 60.0
 INTERRUPT_GRACE_S = 5.0  # after Ctrl-C: how long the job may take to cancel before a forced release
 
 
@@ -74,47 +75,6 @@ class _TaskManagerThreads:
         pass
 
 
-class _TaskManagerProcessPool:
-    """TaskManager processes registering over RPC, as in a standalone cluster (the default)."""
-
-    def __init__(self, configuration: Configuration, count: int, slots: int) -> None:
-        self.processes = TaskManagerProcesses(configuration, count, slots)
-        self._stopping = threading.Event()
-        self._lost: list[ResourceID] = []  # owner: the resource manager's thread
-
-    def start(self, services: JobManagerServices) -> None:
-        address = services.start("127.0.0.1", 0)
-        self.processes.start(address, services.rpc.secret)
-        services.registry.wait_for(self.processes.count, REGISTRATION_TIMEOUT_S, self.processes.check_alive)
-        # a TaskManager process that is lost is replaced when slots are wanted again (a job
-        # restarting), as an active resource manager starts TaskManagers on demand
-        services.resource_manager.add_lost_listener(self._record_lost)
-        services.resource_manager.add_resources_needed_listener(self._replace_lost)
-
-    def _record_lost(self, resource_id: ResourceID, reason: str) -> None:
-        self._lost.append(resource_id)
-
-    def _replace_lost(self) -> None:
-        lost, self._lost = self._lost, []
-        if not self._stopping.is_set():
-            for resource_id in lost:
-                self.processes.replace(resource_id)
-
-    def ship(self, services: JobManagerServices, job_graph: JobGraph) -> tuple[str, ...]:
-        job_files = package_job_files(job_graph)
-        return (services.blob_server.put_blob(job_files),) if job_files else ()
-
-    def stop(self, services: JobManagerServices, force: bool) -> None:
-        self._stopping.set()
-        if not force:
-            services.registry.shutdown_all()
-            self.processes.stop()
-
-    def kill(self) -> None:
-        self._stopping.set()
-        self.processes.kill()
-
-
 class MiniCluster:
     """JobManager components in this process; TaskManagers as child processes or threads.
 
@@ -138,9 +98,9 @@ class MiniCluster:
         self.services = JobManagerServices(configuration, generate_secret(), self.collect_channels)
         self.resource_manager = self.services.resource_manager
         self.dispatcher = self.services.dispatcher
-        self._task_managers: _TaskManagerThreads | _TaskManagerProcessPool
+        self._task_managers: _TaskManagerThreads | TaskManagerProcessPool
         if processes:
-            self._task_managers = _TaskManagerProcessPool(
+            self._task_managers = TaskManagerProcessPool.create(
                 configuration, num_task_managers, slots_per_task_manager
             )
         else:
@@ -160,7 +120,7 @@ class MiniCluster:
     def task_manager_processes(self) -> TaskManagerProcesses | None:
         """The TaskManager processes (None when TaskManagers are threads)."""
         tms = self._task_managers
-        return tms.processes if isinstance(tms, _TaskManagerProcessPool) else None
+        return tms.processes if isinstance(tms, TaskManagerProcessPool) else None
 
     def start(self) -> None:
         """Start every component and register the TaskManagers."""
@@ -228,8 +188,10 @@ class JobClient:
         metrics: Callable[[], Future[dict[str, Any]]] | None = None,
         checkpoint_statistics: Callable[[], Future[dict[str, Any]]] | None = None,
         savepoint: Callable[[str | None, bool, bool], Future[str]] | None = None,
+        exceptions: Callable[[], Future[tuple[int, list[ExceptionHistoryEntry]]]] | None = None,
     ) -> None:
         self._job_id = job_id
+        self._exceptions = exceptions
         self._savepoint = savepoint
         self._metrics = metrics
         self._checkpoint_statistics = checkpoint_statistics
@@ -309,6 +271,24 @@ class JobClient:
         if self._checkpoint_statistics is None:
             return {}
         return self._checkpoint_statistics().result(timeout)
+
+    def get_restart_count(self, timeout: float = 30.0) -> int:
+        """How often the job restarted so far (Flink's ``numRestarts``)."""
+        return self._restarts_and_exceptions(timeout)[0]
+
+    def get_exception_history(self, timeout: float = 30.0) -> list[ExceptionHistoryEntry]:
+        """The failures that restarted or failed the job, oldest first (at most 16, as
+        Flink's ``web.exception-history-size``): what failed where, the root cause's type,
+        message and the whole stack trace, and the restart it caused."""
+        return self._restarts_and_exceptions(timeout)[1]
+
+    def _restarts_and_exceptions(self, timeout: float) -> tuple[int, list[ExceptionHistoryEntry]]:
+        if self._result.done():
+            result = self._result.result()
+            return int(result.accumulators.get("numRestarts", 0)), list(result.exception_history)
+        if self._exceptions is None:
+            return 0, []
+        return self._exceptions().result(timeout)
 
     def collect(self, collect_id: str) -> Iterator[Any]:
         """The elements reaching collect sink ``collect_id``, as they arrive."""
@@ -416,6 +396,7 @@ class MiniClusterExecutor:
         except BaseException:
             cluster.close()
             raise
+        master.add_failover_listener(partial(report_restart, job_graph.job_name))
         client = JobClient(
             job_graph.job_id,
             master.result,
@@ -426,6 +407,7 @@ class MiniClusterExecutor:
             master.request_task_metrics,
             master.checkpoint_statistics,
             master.trigger_savepoint,
+            master.exceptions,
         )
         client.cluster = cluster  # the embedded cluster, for inspection (tests, debugging)
         return client

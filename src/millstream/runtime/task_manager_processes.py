@@ -7,7 +7,9 @@ as on a cluster) and the cluster
 configuration as ``-D`` options. With ``taskmanager.cpu-affinity: auto`` child i is
 pinned to the i-th allowed CPU, so parallel TaskManagers use distinct cores. Children
 exit when the JobManager (this process) goes away; ``stop`` asks them to exit, waits,
-and kills what is left. Coordinating code.
+and kills what is left. ``exited`` reports children that ended (killed, crashed, at any
+moment from spawn on) once each; ``replace`` starts a new child in the place of one.
+Coordinating code.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class TaskManagerProcesses:
         self.resource_ids = [ResourceID(f"tm-{i}-{new_id()[:6]}") for i in range(count)]
         self.processes: list[subprocess.Popen[bytes]] = []
         self._retired: list[subprocess.Popen[bytes]] = []  # lost ones, reaped at stop/kill
+        self._reported: set[int] = set()  # pids of exited children ``exited`` returned
         self._env: dict[str, str] = {}
         self._jobmanager: tuple[str, int] = ("127.0.0.1", 0)
         self._cpu_list: list[int] = []
@@ -92,8 +95,26 @@ class TaskManagerProcesses:
         new_id_ = ResourceID(f"tm-{index}-{new_id()[:6]}")
         self.resource_ids[index] = new_id_
         self.processes[index] = self._spawn(index, new_id_)
-        log.warning("TaskManager %s was lost; started %s in its place", resource_id, new_id_)
+        log.info("started TaskManager %s in place of %s", new_id_, resource_id)
         return new_id_
+
+    def exited(self) -> list[tuple[ResourceID, int]]:
+        """Children that ended since the last call, each reported once: (id, exit code; a
+        negative code is the signal that killed it)."""
+        ended = []
+        for resource_id, process in zip(self.resource_ids, self.processes):
+            code = process.poll()
+            if code is not None and process.pid not in self._reported:
+                self._reported.add(process.pid)
+                ended.append((resource_id, code))
+        return ended
+
+    def kill_one(self, resource_id: ResourceID) -> None:
+        """Kill the child ``resource_id`` if it still runs (``exited`` reports it then)."""
+        if resource_id in self.resource_ids:
+            process = self.processes[self.resource_ids.index(resource_id)]
+            if process.poll() is None:
+                process.kill()
 
     def _cpus(self) -> list[int]:
         if self.configuration.get(opts.CPU_AFFINITY).strip().lower() != "auto":
@@ -102,13 +123,6 @@ class TaskManagerProcesses:
             return []
         allowed = sorted(os.sched_getaffinity(0))
         return allowed if len(allowed) > 1 else []
-
-    def check_alive(self) -> None:
-        """Raise if a TaskManager exited (during start-up)."""
-        for resource_id, process in zip(self.resource_ids, self.processes):
-            code = process.poll()
-            if code is not None:
-                raise RuntimeError(f"TaskManager {resource_id} (pid {process.pid}) exited with code {code}")
 
     def stop(self, timeout: float = 10.0) -> None:
         """Wait for the children to exit (they were asked to), then kill the rest."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from millstream.common import Configuration, Encoder, JobStatus, Time, Types, WatermarkStrategy
+from millstream.common import Configuration, Encoder, Time, Types, WatermarkStrategy
 from millstream.common.watermark_strategy import TimestampAssigner
 from millstream.datastream import KeyedProcessFunction, MapFunction, StreamExecutionEnvironment
 from millstream.datastream.connectors import FileSink
@@ -250,11 +250,14 @@ def run_trial(
     raise_at: int | None = None,
     restart: str = "fixed-delay",
     rng: random.Random | None = None,
+    after_running: bool = False,
 ) -> TrialResult:
     """Run the job once under ``work_dir`` with ``failure`` ("none", "kill" or "raise").
 
     ``kill``: SIGKILL one of the two TaskManager processes (chosen by ``rng``) ``fail_after_s``
-    seconds after submission. ``raise``: the user function raises once at record ``raise_at``.
+    seconds after submission (the processes were just spawned then), or after every task of
+    the job runs (``after_running``). ``raise``: the user function raises once at record
+    ``raise_at``.
     """
     out_dir = os.path.join(work_dir, "out")
     marker = os.path.join(work_dir, "raised") if failure == "raise" else None
@@ -266,6 +269,8 @@ def run_trial(
     try:
         if failure == "kill":
             assert fail_after_s is not None
+            if after_running:
+                _wait_until_running(client)
             failed_after = _kill_one_task_manager(client, fail_after_s, rng or random.Random())
         result = client.get_job_execution_result(300)
     finally:
@@ -291,11 +296,24 @@ def run_trial(
     )
 
 
+def _wait_until_running(client: Any, timeout_s: float = 120.0) -> None:
+    """Until every task of the job runs (its TaskManagers registered, its tasks deployed)."""
+    master = client.cluster.job_master(str(client.get_job_id()))
+    deadline = time.monotonic() + timeout_s
+    while True:
+        states = master.execution_states()
+        if states and all(state.value == "RUNNING" for state in states.values()):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the job's tasks did not all run within {timeout_s:.0f} s: {states}")
+        time.sleep(0.01)
+
+
 def _kill_one_task_manager(client: Any, after_s: float, rng: random.Random) -> float | None:
     """SIGKILL one TaskManager process ``after_s`` from now, unless the job ended first."""
     time.sleep(after_s)  # the random moment of the failure (what the trial is about)
-    if client.get_job_status() is not JobStatus.RUNNING:
-        return None
+    if client.get_job_status().is_globally_terminal_state():
+        return None  # from its start-up (TaskManagers still registering) to its end, a job can lose one
     processes = client.cluster.task_manager_processes.processes
     victim = rng.choice(processes)
     if victim.poll() is not None:

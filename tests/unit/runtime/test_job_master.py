@@ -175,3 +175,21 @@ def test_a_failed_deployment_call_fails_the_task_as_a_lost_task_manager(cluster)
     assert all(s in (S.FAILED, S.CANCELING) for s in now.values())
     assert isinstance(master._failure, TaskManagerLostError)
     assert isinstance(master._failure.__cause__, ConnectionResetError)
+
+
+def test_a_task_manager_lost_while_the_job_waits_for_slots_leaves_it_waiting(cluster):  # type: ignore[no-untyped-def]
+    """Seen in the chaos trials of issue 30: a TaskManager killed after it registered, while
+    the job still waited for the slots of the others, ended the job FINISHED at once with
+    nothing run (no execution was left unfinished, so the job counted as done). The job
+    must go on waiting, and run once the slots are there."""
+    rm, _masters = cluster
+    master = start(cluster, [], parallelism=2)  # no TaskManager yet: waiting for 2 slots
+    rm.register_task_executor(ResourceID("tm-early"), RecordingTaskExecutor(), 1).result(5)
+    master.task_manager_lost(ResourceID("tm-early"), "connection closed")
+    rm.task_executor_lost(ResourceID("tm-early"), "connection closed")
+    settle(master)
+    assert not master.result.done() and master.status is JobStatus.RUNNING
+    executor = RecordingTaskExecutor()
+    rm.register_task_executor(ResourceID("tm-late"), executor, 2).result(5)
+    settle(master)
+    assert executor.submitted and set(states(master).values()) == {S.DEPLOYING}

@@ -21,6 +21,7 @@ import pickle
 import shutil
 import tempfile
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from millstream.common import config_options as opts
@@ -29,6 +30,7 @@ from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import BlobCache, BlobServer
 from millstream.runtime.jobmanager.collect import CollectChannels, CollectRouter
 from millstream.runtime.jobmanager.dispatcher import Dispatcher
+from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
 from millstream.runtime.jobmanager.resource_manager import ResourceManager
 from millstream.runtime.jobmanager.task_manager_registry import TaskManagerRegistry
@@ -50,6 +52,11 @@ def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[st
     return ids
 
 
+def _tell_client(connection: Any, job_id: str, entry: ExceptionHistoryEntry) -> None:
+    """Push a restart of the job to the client that submitted it (which may be gone)."""
+    connection.call("jobclient", "job_restarting", job_id, entry).add_done_callback(lambda f: f.exception())
+
+
 class JobManagerServices:
     """ResourceManager, Dispatcher, TaskManager registry, blob server and collect channels on RPC."""
 
@@ -62,6 +69,7 @@ class JobManagerServices:
             "task_managers",
             "job_metrics",
             "trigger_savepoint",
+            "job_exceptions",
         }
     )
 
@@ -108,20 +116,32 @@ class JobManagerServices:
         collect_ids = [collect_id for collect_id, _ in job_graph.collect_sinks()]
         if connection is not None and collect_ids:
             self.collect_router.route_to_client(collect_ids, connection)
-        self.dispatcher.submit_job(job_graph, tuple(user_artifacts))
+        master = self.dispatcher.submit_job(job_graph, tuple(user_artifacts))
+        if connection is not None:  # the client prints each restart (its "jobclient" endpoint)
+            master.add_failover_listener(partial(_tell_client, connection, job_graph.job_id))
         return job_graph.job_id
 
-    def job_result(self, job_id: str) -> Future[tuple[str, str, int, dict[str, Any], bytes | None]]:
-        """RPC: the job's final (status, name, runtime ms, accumulators, pickled failure)."""
+    def job_result(self, job_id: str) -> Future[tuple[Any, ...]]:
+        """RPC: the job's final (status, name, runtime ms, accumulators, pickled failure,
+        exception history)."""
         master = self.dispatcher.job_masters.get(job_id)
         if master is None:
             raise KeyError(f"no running job {job_id}")
-        result: Future[tuple[str, str, int, dict[str, Any], bytes | None]] = Future()
+        result: Future[tuple[Any, ...]] = Future()
 
         def done(future: Future[JobResult]) -> None:
             r = future.result()
             failure = dumps_exception(r.failure) if r.failure is not None else None
-            result.set_result((r.status.name, r.job_name, r.net_runtime_ms, dict(r.accumulators), failure))
+            result.set_result(
+                (
+                    r.status.name,
+                    r.job_name,
+                    r.net_runtime_ms,
+                    dict(r.accumulators),
+                    failure,
+                    r.exception_history,
+                )
+            )
 
         master.result.add_done_callback(done)
         return result
@@ -132,6 +152,13 @@ class JobManagerServices:
         if master is None:
             raise KeyError(f"no running job {job_id}")
         return master.request_task_metrics()
+
+    def job_exceptions(self, job_id: str) -> Future[tuple[int, list[ExceptionHistoryEntry]]]:
+        """RPC: the running job's restarts so far and its exception history."""
+        master = self.dispatcher.job_masters.get(job_id)
+        if master is None:
+            raise KeyError(f"no running job {job_id}")
+        return master.exceptions()
 
     def trigger_savepoint(
         self, job_id: str, directory: str | None, stop: bool, drain: bool = False

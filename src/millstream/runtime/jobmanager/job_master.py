@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +41,11 @@ from millstream.runtime.jobmanager.checkpoint_wiring import (
     trigger_tasks_left_without_barrier,
 )
 from millstream.runtime.jobmanager.deployment_descriptors import deployment_descriptor, partition_id
+from millstream.runtime.jobmanager.exception_history import (
+    ExceptionHistoryEntry,
+    history_entry,
+    restart_line,
+)
 from millstream.runtime.jobmanager.failover import attempts_ended, new_attempts, regions_to_restart
 from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
 from millstream.runtime.jobmanager.savepoints import trigger_savepoint
@@ -56,6 +63,8 @@ from millstream.runtime.rpc.gateways import ResourceManagerGateway, SlotOffer
 __all__ = ["JobMaster", "JobResult", "TaskManagerLostError"]
 
 log = logging.getLogger(__name__)
+
+EXCEPTION_HISTORY_SIZE = 16  # Flink's web.exception-history-size default
 
 
 _DECLINE_KINDS = {
@@ -78,6 +87,7 @@ class JobResult:
     net_runtime_ms: int
     failure: BaseException | None = None
     accumulators: dict[str, Any] = field(default_factory=dict)
+    exception_history: list[ExceptionHistoryEntry] = field(default_factory=list)  # oldest first
 
 
 class JobMaster(RpcEndpoint):
@@ -115,6 +125,12 @@ class JobMaster(RpcEndpoint):
         self._pending_regions: list[SchedulingPipelinedRegion] = []  # main thread: to restart
         self._region_cancelled: set[str] = set()  # attempts cancelled for a region restart
         self._region_restart_scheduled = False
+        self._failovers = 0  # main thread: restarts decided (the n-th is restart n)
+        self._backoff_ms = 0  # main thread: the wait before the restart decided last
+        # main thread: failures that restarted or failed the job, newest last (Flink's
+        # web.exception-history-size: 16)
+        self.exception_history: deque[ExceptionHistoryEntry] = deque(maxlen=EXCEPTION_HISTORY_SIZE)
+        self._failover_listeners: list[Callable[[ExceptionHistoryEntry], None]] = []  # main thread
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -127,7 +143,7 @@ class JobMaster(RpcEndpoint):
             self._started_at = time.monotonic()
             self._load_initial_state()
             self.execution_graph = build_execution_graph(self.job_graph)
-            self.status = JobStatus.RUNNING
+            self._set_status(JobStatus.RUNNING)
             needed = self._needed = required_slots(self.job_graph)
             requested = self._rm.request_slots(self.job_graph.job_id, len(needed))
             # Slots may come later (TaskManagers still registering): wait without blocking
@@ -158,9 +174,7 @@ class JobMaster(RpcEndpoint):
             self._fail_scheduling(err)
 
     def _fail_scheduling(self, err: BaseException) -> None:
-        self._failure = err
-        self._cancel_all()
-        self._maybe_complete()
+        self.fail_job(err)
 
     def _schedule(self) -> None:
         """Create every subtask's execution in its shared slot; deploy the regions ready now."""
@@ -200,35 +214,76 @@ class JobMaster(RpcEndpoint):
 
     # -- failover ------------------------------------------------------------------------
 
-    def _task_failed(self, error: BaseException | None, failed: Execution | None = None) -> None:
+    def _task_failed(self, error: BaseException | None, failed: Execution, whole_job: bool = False) -> None:
         """A task failed: if the restart strategy allows, restart its region and the regions
-        consuming from it (``failover.py``) or the whole job, from the latest checkpoint;
-        else fail the job. ``failed`` None: a lost TaskManager (the whole job restarts)."""
+        consuming from it (``failover.py``) or the whole job (``whole_job``: a lost
+        TaskManager), from the latest checkpoint; else fail the job. Either way the failure
+        goes into the exception history and the log, and a restart to the failover listeners."""
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.abort_pending()
         if self._failure is not None or self.status is not JobStatus.RUNNING:
             return  # failing or restarting already: this is a consequence
-        if failed is not None and failed.attempt_id in self._region_cancelled:
+        if failed.attempt_id in self._region_cancelled:
             return  # cancelled for a region restart, it failed on its way out
-        self._restart_backoff.notify_failure(int(time.time() * 1000))
-        if not self._restart_backoff.can_restart():
+        now_ms = int(time.time() * 1000)
+        self._restart_backoff.notify_failure(now_ms)
+        restarting = self._restart_backoff.can_restart()
+        if restarting:
+            self._failovers += 1
+            self._backoff_ms = self._restart_backoff.backoff_ms()
+        entry = history_entry(
+            error,
+            now_ms,
+            failed.vertex.task_name_with_subtask,
+            failed.assigned_resource,
+            self._failovers if restarting else None,
+            self._backoff_ms if restarting else None,
+        )
+        self.exception_history.append(entry)
+        if not restarting:
+            log.info("job %s: %s failed; no restart (%s)", self._job_label, entry.task_name, entry.summary)
             self.fail_job(error)
             return
-        regions = self._failover_regions(failed)
+        log.info("job %s: %s", self._job_label, restart_line(self.job_graph.job_name, entry), exc_info=error)
+        for listener in self._failover_listeners:
+            listener(entry)
+        regions = None if whole_job else self._failover_regions(failed)
         if regions is not None:
-            log.info("job %s: restarting %d region(s) after %s", self.job_graph.job_name, len(regions), error)
+            log.info(
+                "job %s: %d tasks will be restarted to recover the failed task %s.",
+                self._job_label,
+                sum(len(region.vertices) for region in regions),
+                entry.task_name,
+            )
             self._cancel_regions(regions)
             return
-        log.info("job %s: restarting after %s", self.job_graph.job_name, error)
-        self.status = JobStatus.RESTARTING
+        self._set_status(JobStatus.RESTARTING)
         self._restart_pending = False
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.stop_scheduler()
         self._cancel_all()
 
-    def _failover_regions(self, failed: Execution | None) -> list[SchedulingPipelinedRegion] | None:
+    def add_failover_listener(self, listener: Callable[[ExceptionHistoryEntry], None]) -> None:
+        """``listener(entry)`` on the main thread whenever the job restarts (any thread)."""
+        self.run_async(self._failover_listeners.append, listener)
+
+    def exceptions(self) -> Future[tuple[int, list[ExceptionHistoryEntry]]]:
+        """(restarts so far, the exception history, oldest first) (any thread)."""
+        return self.call_async(lambda: (self.num_restarts, list(self.exception_history)))
+
+    @property
+    def _job_label(self) -> str:
+        return f"'{self.job_graph.job_name}' ({self.job_graph.job_id})"
+
+    def _set_status(self, status: JobStatus) -> None:
+        """Change the job's status, logged as Flink's JobMaster logs it (main thread)."""
+        if status is not self.status:
+            log.info("Job %s switched from state %s to %s.", self._job_label, self.status.name, status.name)
+            self.status = status
+
+    def _failover_regions(self, failed: Execution) -> list[SchedulingPipelinedRegion] | None:
         """The regions to restart for ``failed``; None: the whole job."""
-        if failed is None or self.job_graph.job_config.restart_strategy.failover_strategy != "region":
+        if self.job_graph.job_config.restart_strategy.failover_strategy != "region":
             return None
         regions = regions_to_restart(self._regions, failed.vertex)
         pending = {id(r) for r in self._pending_regions} | {id(r) for r in regions}
@@ -249,7 +304,7 @@ class JobMaster(RpcEndpoint):
         if self._region_restart_scheduled or not any(map(attempts_ended, self._pending_regions)):
             return
         self._region_restart_scheduled = True
-        self.schedule_run_async(self._restart_backoff.backoff_ms() / 1000.0, self._restart_regions)
+        self.schedule_run_async(self._backoff_ms / 1000.0, self._restart_regions)
 
     def _restart_regions(self) -> None:
         """New attempts of the regions' subtasks, in the same slots, from the latest checkpoint
@@ -289,7 +344,7 @@ class JobMaster(RpcEndpoint):
         if self._restart_pending or any(not e.state.is_terminal for e in self._executions.values()):
             return
         self._restart_pending = True
-        self.schedule_run_async(self._restart_backoff.backoff_ms() / 1000.0, self._restart)
+        self.schedule_run_async(self._backoff_ms / 1000.0, self._restart)
 
     def _restart(self) -> None:
         """Ask for slots again (a lost TaskManager's are gone; a replacement's come instead)."""
@@ -317,7 +372,7 @@ class JobMaster(RpcEndpoint):
         for source in self.source_coordinators.values():
             source.start(checkpoint if checkpoint is not None else self._initial_checkpoint)
         self._create_executions()
-        self.status = JobStatus.RUNNING
+        self._set_status(JobStatus.RUNNING)
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.tasks_restarted()
             self.checkpoint_coordinator.start_scheduler()
@@ -394,8 +449,13 @@ class JobMaster(RpcEndpoint):
     def fail_job(self, error: BaseException | None) -> None:
         """Fail the job with ``error`` (main thread): every task is cancelled."""
         if self._failure is None:
+            if not self.exception_history or self.exception_history[-1].restart is not None:
+                # a failure of the whole job (a task's failure is in the history already)
+                self.exception_history.append(
+                    history_entry(error, int(time.time() * 1000), None, None, None, None)
+                )
             self._failure = error
-            self.status = JobStatus.FAILING
+            self._set_status(JobStatus.FAILING)
             self._cancel_all()
         self._maybe_complete()
 
@@ -519,7 +579,7 @@ class JobMaster(RpcEndpoint):
             execution.transition(ExecutionState.FAILED)
             execution.failure = error
         if lost:
-            self._task_failed(lost[0].failure)  # a restart asks for slots again
+            self._task_failed(lost[0].failure, lost[0], whole_job=True)  # a restart asks for slots again
         self._maybe_complete()
 
     def _cancel_all(self) -> None:
@@ -558,13 +618,15 @@ class JobMaster(RpcEndpoint):
             return
         if any(not e.state.is_terminal for e in self._executions.values()):
             return
+        if not self._executions and self._failure is None and self.status is JobStatus.RUNNING:
+            return  # still waiting for its slots: nothing ran, so nothing has finished
         if self._failure is not None:
             status = JobStatus.FAILED
         elif self.status is JobStatus.CANCELLING:
             status = JobStatus.FINISHED if self._stopping else JobStatus.CANCELED
         else:
             status = JobStatus.FINISHED
-        self.status = status
+        self._set_status(status)
         if self.checkpoint_coordinator is not None:
             self.checkpoint_coordinator.shutdown(status.name)
         for source in self.source_coordinators.values():
@@ -581,6 +643,7 @@ class JobMaster(RpcEndpoint):
                 self._failure,
                 # checkpoint metrics where they mean something (user accumulators otherwise)
                 self._checkpoint_statistics() if self.checkpoint_coordinator or self.num_restarts else {},
+                list(self.exception_history),
             )
         )
 
@@ -617,7 +680,7 @@ class JobMaster(RpcEndpoint):
 
     def _cancel(self) -> None:
         if self.status in (JobStatus.RUNNING, JobStatus.CREATED, JobStatus.RESTARTING):
-            self.status = JobStatus.CANCELLING
+            self._set_status(JobStatus.CANCELLING)
             coordinator = self.checkpoint_coordinator
             if coordinator is not None:
                 # as Flink's: no new checkpoints, and those pending end without counting as

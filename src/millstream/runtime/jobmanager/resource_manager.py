@@ -44,6 +44,7 @@ class ResourceManager(RpcEndpoint):
         self._executors: dict[ResourceID, TaskExecutorGateway] = {}  # owner: main thread
         self._data_addresses: dict[ResourceID, tuple[str, int] | None] = {}  # owner: main thread
         self._lost_listeners: list[Callable[[ResourceID, str], None]] = []  # owner: main thread
+        self._registered_listeners: list[Callable[[ResourceID], None]] = []  # owner: main thread
         self._needed_listeners: list[Callable[[], None]] = []  # owner: main thread
         self._free: list[tuple[ResourceID, int]] = []  # owner: main thread
         self._allocated: dict[str, list[SlotOffer]] = {}  # job id -> slots, owner: main thread
@@ -70,12 +71,18 @@ class ResourceManager(RpcEndpoint):
         self._executors[resource_id] = gateway
         self._data_addresses[resource_id] = data_address
         self._free.extend((resource_id, i) for i in range(num_slots))
+        for listener in self._registered_listeners:
+            listener(resource_id)
         self._serve_pending()
 
     def add_resources_needed_listener(self, listener: Callable[[], None]) -> None:
         """``listener()`` when a slot request cannot be served by the registered TaskManagers (an
         active resource manager starts more then; any thread)."""
         self.run_async(self._needed_listeners.append, listener)
+
+    def add_registered_listener(self, listener: Callable[[ResourceID], None]) -> None:
+        """``listener(resource_id)`` when a TaskManager registered its slots (any thread)."""
+        self.run_async(self._registered_listeners.append, listener)
 
     def add_lost_listener(self, listener: Callable[[ResourceID, str], None]) -> None:
         """``listener(resource_id, reason)`` when a TaskManager is lost (any thread)."""

@@ -5,9 +5,10 @@ may the job restart, and after how long?
 * fixed-delay: up to ``attempts`` restarts, ``delay`` apart.
 * failure-rate: restart unless ``max_failures_per_interval`` failures fall within one
   ``failure_rate_interval`` (a sliding window of failure times); ``delay`` before each.
-* exponential-delay: always restart; the wait starts at ``initial_backoff`` and grows by
-  ``backoff_multiplier`` up to ``max_backoff``, with ``jitter_factor`` of random spread; it
-  starts over after ``reset_backoff_threshold`` without a failure.
+* exponential-delay: restart (up to ``attempts_before_reset`` times, unbounded by
+  default); the wait starts at ``initial_backoff`` and grows by ``backoff_multiplier`` up
+  to ``max_backoff``, with ``jitter_factor`` of random spread; it starts over after
+  ``reset_backoff_threshold`` without a failure.
 
 ``notify_failure(now_ms)`` records a failure; then ``can_restart()`` and ``backoff_ms()``
 answer for it. Driven on the JobMaster's main thread.
@@ -86,29 +87,42 @@ class _FailureRate(RestartBackoff):
 
 
 class _ExponentialDelay(RestartBackoff):
+    """Flink 2.3's ExponentialDelayRestartBackoffTimeStrategy: the n-th restart waits
+    ``initial * multiplier ** n`` (capped at ``max_backoff``, at least ``initial_backoff``)
+    plus or minus ``jitter_factor`` of it; failures before the scheduled restart join that
+    attempt (a lost TaskManager fails many tasks at once: one restart, one step of growth);
+    ``reset_backoff_threshold`` after the last scheduled restart without a failure, the wait
+    and the attempt count start over; more than ``attempts_before_reset`` attempts fail the job."""
+
     def __init__(self, settings: RestartStrategySettings, rng: random.Random) -> None:
         self._settings = settings
         self._rng = rng
-        self._current = 0.0
-        self._last_failure: int | None = None
+        self._attempt = 0  # restarts since the backoff was last reset
+        self._next_restart_ms: int | None = None  # when the latest attempt restarts
+        self._backoff = 0  # the wait of the latest attempt
 
     def notify_failure(self, now_ms: int) -> None:
         s = self._settings
-        if self._last_failure is not None and now_ms - self._last_failure >= s.reset_backoff_threshold_ms:
-            self._current = 0.0
-        self._last_failure = now_ms
-        if self._current == 0.0:
-            self._current = float(s.initial_backoff_ms)
-        else:
-            self._current = min(self._current * s.backoff_multiplier, float(s.max_backoff_ms))
+        if self._next_restart_ms is not None and now_ms <= self._next_restart_ms:
+            self._backoff = self._next_restart_ms - now_ms  # joins the attempt being scheduled
+            return
+        if (
+            self._next_restart_ms is not None
+            and now_ms - self._next_restart_ms >= s.reset_backoff_threshold_ms
+        ):
+            self._attempt = 0
+        current = int(s.initial_backoff_ms * s.backoff_multiplier**self._attempt)
+        jitter = int(current * s.jitter_factor)
+        spread = self._rng.randint(-jitter, jitter) if jitter else 0
+        self._backoff = max(s.initial_backoff_ms, min(current + spread, s.max_backoff_ms))
+        self._next_restart_ms = now_ms + self._backoff
+        self._attempt += 1
 
     def can_restart(self) -> bool:
-        return True
+        return self._attempt <= self._settings.attempts_before_reset
 
     def backoff_ms(self) -> int:
-        jitter = self._current * self._settings.jitter_factor
-        spread = self._rng.uniform(-jitter, jitter) if jitter else 0.0
-        return max(0, min(int(self._current + spread), self._settings.max_backoff_ms))
+        return self._backoff
 
 
 def create_restart_backoff(

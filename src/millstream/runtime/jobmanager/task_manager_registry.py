@@ -67,6 +67,11 @@ class TaskManagerRegistry:
             raise RuntimeError("register_task_manager is an RPC")
         gateway = connection.gateway("taskexecutor")
         with self._lock:
+            if self._stopped:  # registering while the cluster shuts down: it is not wanted
+                connection.call("taskmanager", "shutdown").add_done_callback(lambda f: f.exception())
+                stopped: Future[None] = Future()
+                stopped.set_result(None)
+                return stopped
             self._task_managers[resource_id] = _Registered(connection, dict(info), time.monotonic())
             self._registered.notify_all()
         connection.add_close_listener(lambda c: self._lost(resource_id, f"connection to {c.peer} closed"))

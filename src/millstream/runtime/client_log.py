@@ -1,0 +1,49 @@
+"""What a job's client tells its user on stderr while the job runs.
+
+Flink logs every failover of a job (``switched from RUNNING to RESTARTING``, with the
+cause) in the JobManager's log; a user running a program sees nothing of it. millstream's
+client prints one line per restart on its own stderr (the JobManager's log, at INFO, keeps
+the whole cause): the ``millstream.client`` logger, which writes to whatever ``sys.stderr``
+is when it writes and never propagates, so a program that sends the root logger to stdout
+(as PyFlink's examples do) still has these lines on stderr, once each.
+Coordinating code.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry, restart_line
+
+__all__ = ["client_log", "report_restart"]
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to the ``sys.stderr`` of the moment (a test, or a program, may replace it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
+
+
+def _client_logger() -> logging.Logger:
+    logger = logging.getLogger("millstream.client")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s millstream: %(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+        logger.setLevel(logging.INFO)
+    return logger
+
+
+client_log = _client_logger()
+
+
+def report_restart(job_name: str, entry: ExceptionHistoryEntry) -> None:
+    """One WARNING line on stderr for a restart of the job."""
+    client_log.warning("%s", restart_line(job_name, entry))
