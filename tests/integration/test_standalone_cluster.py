@@ -273,11 +273,14 @@ def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_
             time.sleep(0.05)  # polling an observable condition, bounded by the deadline
         [(job_id, _name, status)] = call_job_manager(target, secret, "list_jobs")
         assert status == "RUNNING"
+        # the id as `millstream run` printed it (issue 30, point 5); `stop --drain` is given
+        # none: the one job running is the one to stop
+        assert job.stdout is not None
+        assert job.stdout.readline() == f"Job has been submitted with JobID {job_id}\n"
         stop = subprocess.run(
             [*MILLSTREAM, "stop", "-m", target, "-D", f"security.secret-file={secret}"]
             + ["--savepoint-path", str(tmp_path / "savepoints")]
-            + (["--drain"] if drain else [])
-            + [job_id],
+            + (["--drain"] if drain else [job_id]),
             capture_output=True,
             text=True,
             timeout=90,
@@ -303,5 +306,10 @@ def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_
         )
         # every rolling count of every key exactly once over both runs
         assert lines == Counter(f"{k},{c}" for k in range(5) for c in range(1, 1201))
+        # the JobManager's log tells each job's story: submission, state changes, the end
+        log = (cluster_dir / "jobmanager.log").read_text()
+        assert f"Received JobGraph submission 'savepointed on a standalone cluster' ({job_id})" in log
+        assert f"({job_id}) switched from state RUNNING to CANCELLING" in log
+        assert f"({job_id}) reached terminal state FINISHED" in log
     finally:
         _stop_job_and_cluster(job, cluster_dir)

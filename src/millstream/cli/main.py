@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import runpy
 import sys
 from collections.abc import Sequence
 
 from millstream import __version__
 from millstream.common import config_options as opts
+from millstream.common import error_report
 from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
 from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines_or_exit
 from millstream.datastream.stream_execution_environment import (
@@ -35,6 +37,8 @@ from millstream.graph import plan_printer
 from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, build_execution_graph
 
 __all__ = ["main"]
+
+_JOB_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def _configuration(args: argparse.Namespace) -> Configuration:
@@ -68,7 +72,9 @@ def _run_script(path: str, script_args: Sequence[str]) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    set_context_configuration(_configuration(args))
+    config = _configuration(args)
+    config.set_boolean(opts.CLIENT_PRINT_JOB_ID.key, True)  # as ``flink run`` prints it
+    set_context_configuration(config)
     try:
         _run_script(args.job, args.args)
     except KeyboardInterrupt:
@@ -149,27 +155,46 @@ def _render_plan(captured: PlanCaptured, level: str, fmt: str) -> str:
 def _cmd_savepoint(args: argparse.Namespace) -> int:
     stop = args.command == "stop"
     drain = stop and args.drain
+    if not stop and args.directory is None and args.job_id and not _JOB_ID.fullmatch(args.job_id):
+        args.job_id, args.directory = None, args.job_id  # ``savepoint DIR``: the one running job
     directory = args.savepoint_path if stop else args.directory
     from millstream.runtime.cluster_client import call_job_manager
 
     config = _configuration(args)
+    secret_file = config.get(opts.SECRET_FILE) or None
     try:
+        job_id = args.job_id or _the_running_job(args.jobmanager, secret_file)
         path = call_job_manager(
             args.jobmanager,
-            config.get(opts.SECRET_FILE) or None,
+            secret_file,
             "trigger_savepoint",
-            args.job_id,
+            job_id,
             None if directory is None else os.path.abspath(directory),
             stop,
             drain,
         )
     except Exception as err:
+        if args.verbose:
+            raise
         print(f"millstream {args.command}: {err}", file=sys.stderr)
         return 1
     print(f"Savepoint completed. Path: {path}")
     if stop:
-        print(f"Job {args.job_id} stopped; resume it with: millstream run -s {path} ...")
+        print(f"Job {job_id} stopped; resume it with: millstream run -s {path} ...")
     return 0
+
+
+def _the_running_job(target: str, secret_file: str | None) -> str:
+    """The id of the one job running on the cluster (no JOB_ID given)."""
+    from millstream.runtime.cluster_client import call_job_manager
+
+    jobs = call_job_manager(target, secret_file, "list_jobs", timeout=30)
+    if len(jobs) == 1:
+        return str(jobs[0][0])
+    if not jobs:
+        raise LookupError(f"no job is running on {target}")
+    listed = "; ".join(f"{job_id} '{name}' ({status})" for job_id, name, status in jobs)
+    raise LookupError(f"{len(jobs)} jobs run on {target}: name one of them: {listed}")
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -197,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--target", help="execution target: embedded (default), spark, cluster://HOST:PORT")
     run.add_argument("--spark-master", help="with --target spark: the Spark master (default local[*])")
     run.add_argument("-p", "--parallelism", type=int, help="default parallelism")
+    run.add_argument("-v", "--verbose", action="store_true", help="show whole tracebacks of errors")
     run.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
     run.add_argument(
         "-s",
@@ -222,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--format", choices=["text", "json", "dot"], default="text")
     plan.add_argument("--level", choices=["stream", "job", "execution"], default="job")
     plan.add_argument("-p", "--parallelism", type=int, help="default parallelism")
+    plan.add_argument("-v", "--verbose", action="store_true", help="show whole tracebacks of errors")
     plan.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
     plan.add_argument("job", help="the job's Python file")
     plan.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
@@ -238,13 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
             help="the cluster's JobManager",
         )
         command.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
+        command.add_argument("-v", "--verbose", action="store_true", help="show whole tracebacks of errors")
         command.set_defaults(func=_cmd_savepoint)
     stop.add_argument(
         "-p", "--savepoint-path", dest="savepoint_path", metavar="DIR", help="savepoint directory"
     )
     stop.add_argument("-d", "--drain", action="store_true", help="advance to the end of event time first")
-    stop.add_argument("job_id", help="the job's id")
-    savepoint.add_argument("job_id", help="the job's id")
+    stop.add_argument("job_id", nargs="?", help="the job's id (default: the one job running)")
+    savepoint.add_argument("job_id", nargs="?", help="the job's id (default: the one job running)")
     savepoint.add_argument(
         "directory", nargs="?", help="savepoint directory (default: execution.checkpointing.savepoint-dir)"
     )
@@ -284,8 +312,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         # argparse's REMAINDER does not take arguments that start with a dash.
         return int(_process_command(argv[0])(argparse.Namespace(args=argv[1:])))
     args = build_parser().parse_args(argv)
-    result: int = args.func(args)
+    if getattr(args, "verbose", False):
+        os.environ["MILLSTREAM_VERBOSE"] = "1"  # the job's own processes show whole tracebacks too
+    try:
+        result: int = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader of our output went away (``millstream plan job.py | head``): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell reports a writer whose reader left
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as err:
+        print(error_report.render(_without_launcher_frames(err)), file=sys.stderr)
+        return 1
     return result
+
+
+def _without_launcher_frames(err: BaseException) -> BaseException:
+    """``err`` with its traceback starting at the program's first frame, as ``python job.py``
+    would show it (the command line's and runpy's frames above it are noise)."""
+    tb = err.__traceback__
+    launcher = (os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>")
+    while tb is not None and tb.tb_next is not None and tb.tb_frame.f_code.co_filename in launcher:
+        tb = tb.tb_next
+    return err.with_traceback(tb)
 
 
 if __name__ == "__main__":

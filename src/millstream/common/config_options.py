@@ -23,6 +23,7 @@ __all__ = [
     "CHAINING_ENABLED",
     "CHECKPOINTING_DIR",
     "CHECKPOINTS_DIR_DEPRECATED",
+    "CLIENT_PRINT_JOB_ID",
     "CPU_AFFINITY",
     "DEFAULT_PARALLELISM",
     "EXECUTION_TARGET",
@@ -316,6 +317,14 @@ BUNDLE_TIME: ConfigOption[int] = ConfigOption(
 )
 SPARK_MASTER: ConfigOption[str] = ConfigOption(
     "spark.master", "local[*]", str, "The Spark master of the Spark runner (any spark.* key reaches Spark)."
+)
+
+CLIENT_PRINT_JOB_ID: ConfigOption[bool] = ConfigOption(
+    "$internal.client.print-job-id",
+    False,
+    bool,
+    "Set by `millstream run`: the client prints 'Job has been submitted with JobID <id>' as Flink's "
+    "command line does.",
 )
 
 # Keys under these prefixes are not validated: ``user.`` for a program's own settings,

@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 from millstream.common import config_options as opts
+from millstream.common import error_report
 from millstream.common.checkpointing_options import SAVEPOINT_DIR
 from millstream.common.configuration import Configuration, load_global_configuration
 from millstream.common.execution_config import ExecutionConfig
@@ -123,6 +124,7 @@ class StreamExecutionEnvironment:
         configuration: Configuration | None = None,
     ) -> StreamExecutionEnvironment:
         """A new environment (for the context ``millstream run`` set up, if any)."""
+        error_report.install_excepthook()  # a failing job ends ``python job.py`` in a few lines
         return StreamExecutionEnvironment(configuration)
 
     # -- settings ------------------------------------------------------------------------

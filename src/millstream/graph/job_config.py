@@ -43,6 +43,7 @@ class JobConfig:
     ignore_unclaimed_state: bool = False
     bundle_size: int = opts.BUNDLE_SIZE.default
     bundle_time: int = opts.BUNDLE_TIME.default  # ms
+    slot_request_timeout_ms: int | None = None  # set by the job's client; None: the cluster's
     checkpointing: CheckpointingSettings = field(default_factory=CheckpointingSettings)
     restart_strategy: RestartStrategySettings = field(default_factory=RestartStrategySettings)
     state_backend: StateBackendSettings = field(default_factory=StateBackendSettings)
@@ -88,6 +89,11 @@ class JobConfig:
             ignore_unclaimed_state=configuration.get(STATE_RECOVERY_IGNORE_UNCLAIMED),
             bundle_size=configuration.get(opts.BUNDLE_SIZE),
             bundle_time=configuration.get(opts.BUNDLE_TIME),
+            slot_request_timeout_ms=(
+                configuration.get(opts.SLOT_REQUEST_TIMEOUT)
+                if configuration.contains_key(opts.SLOT_REQUEST_TIMEOUT.key)
+                else None
+            ),
             checkpointing=checkpointing,
             restart_strategy=RestartStrategySettings.from_configuration(configuration, checkpointing.enabled),
             state_backend=StateBackendSettings.from_configuration(configuration),

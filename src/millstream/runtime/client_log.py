@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 import sys
 
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry, restart_line
 
-__all__ = ["client_log", "report_restart"]
+__all__ = ["announce_submission", "client_log", "report_notice", "report_restart"]
 
 
 class _StderrHandler(logging.Handler):
@@ -47,3 +49,15 @@ client_log = _client_logger()
 def report_restart(job_name: str, entry: ExceptionHistoryEntry) -> None:
     """One WARNING line on stderr for a restart of the job."""
     client_log.warning("%s", restart_line(job_name, entry))
+
+
+def report_notice(text: str) -> None:
+    """One WARNING line on stderr about the job (it waits for slots ...)."""
+    client_log.warning("%s", text)
+
+
+def announce_submission(job_id: str, configuration: Configuration) -> None:
+    """``Job has been submitted with JobID <id>`` on stdout, when ``millstream run`` asks for it
+    (as ``flink run`` prints it: the id ``savepoint``, ``stop`` and the logs name the job by)."""
+    if configuration.get(opts.CLIENT_PRINT_JOB_ID):
+        print(f"Job has been submitted with JobID {job_id}", flush=True)

@@ -19,7 +19,7 @@ from millstream.common.job_execution_result import JobExecutionResult, JobStatus
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
-from millstream.runtime.client_log import report_restart
+from millstream.runtime.client_log import announce_submission, report_notice, report_restart
 from millstream.runtime.jobmanager.collect import CollectChannels
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import open_collect_channels
@@ -28,9 +28,43 @@ from millstream.runtime.minicluster import JobClient
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.serialized_throwable import loads_exception
 from millstream.runtime.rpc.service import RpcService
-from millstream.runtime.rpc.wire import load_secret
+from millstream.runtime.rpc.wire import ProtocolError, load_secret
 
-__all__ = ["ClusterExecutor", "call_job_manager", "parse_cluster_target"]
+__all__ = [
+    "ClusterConnectionError",
+    "ClusterExecutor",
+    "call_job_manager",
+    "connect_to_job_manager",
+    "parse_cluster_target",
+]
+
+
+class ClusterConnectionError(ConnectionError):
+    """The JobManager of a standalone cluster cannot be reached, or refused this client."""
+
+
+def connect_to_job_manager(rpc: RpcService, address: tuple[str, int]) -> Any:
+    """An authenticated connection to the JobManager at ``address``.
+
+    Raises:
+        ClusterConnectionError: one line saying what failed and what to check.
+    """
+    host, port = address
+    try:
+        return rpc.connect(host, port)
+    except ConnectionRefusedError:
+        raise ClusterConnectionError(
+            f"no JobManager is listening at {host}:{port}: is the cluster running? "
+            "(millstream cluster start, or millstream jobmanager)"
+        ) from None
+    except (TimeoutError, OSError) as err:
+        raise ClusterConnectionError(f"cannot reach the JobManager at {host}:{port}: {err}") from None
+    except ProtocolError as err:
+        raise ClusterConnectionError(
+            f"the JobManager at {host}:{port} refused this client: {err} (check "
+            f"{opts.SECRET_FILE.key}: the cluster's secret file is in its --dir, e.g. "
+            "~/.millstream/cluster/secret)"
+        ) from None
 
 
 def parse_cluster_target(target: str) -> tuple[str, int]:
@@ -52,7 +86,7 @@ def call_job_manager(
     loop.start()
     rpc = RpcService(loop, secret)
     try:
-        connection = rpc.connect(*parse_cluster_target(target))
+        connection = connect_to_job_manager(rpc, parse_cluster_target(target))
         return connection.call("jobmanager", method, *args).result(timeout)
     finally:
         rpc.close()
@@ -62,7 +96,7 @@ def call_job_manager(
 class _RestartPrinter:
     """The client's ``jobclient`` endpoint: the JobManager tells it of each restart."""
 
-    RPC_METHODS = frozenset({"job_restarting"})
+    RPC_METHODS = frozenset({"job_restarting", "job_notice"})
 
     def __init__(self, job_name: str) -> None:
         self._job_name = job_name
@@ -70,6 +104,10 @@ class _RestartPrinter:
     def job_restarting(self, job_id: str, entry: ExceptionHistoryEntry) -> None:
         """RPC: the job restarts after ``entry``'s failure: one line on stderr."""
         report_restart(self._job_name, entry)
+
+    def job_notice(self, job_id: str, text: str) -> None:
+        """RPC: something the user should know about the job (it waits for slots)."""
+        report_notice(text)
 
 
 class ClusterExecutor:
@@ -95,11 +133,12 @@ class ClusterExecutor:
             collect = CollectChannels()
             rpc.register("collect", collect, CollectChannels.RPC_METHODS)
             rpc.register("jobclient", _RestartPrinter(job_graph.job_name), _RestartPrinter.RPC_METHODS)
-            connection = rpc.connect(*self.address)
+            connection = connect_to_job_manager(rpc, self.address)
             open_collect_channels(collect, job_graph)
             files = package_job_files(job_graph)
             keys = (connection.call("blobserver", "put_blob", files).result(),) if files else ()
             job_id = connection.call("jobmanager", "submit_job", dumps_user_code(job_graph), keys).result()
+            announce_submission(job_id, configuration)
         except BaseException:
             shutdown()
             raise

@@ -23,7 +23,7 @@ from millstream.common.job_execution_result import (
     JobStatus,
 )
 from millstream.graph.job_graph import JobGraph
-from millstream.runtime.client_log import report_restart
+from millstream.runtime.client_log import announce_submission, report_notice, report_restart
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
 from millstream.runtime.jobmanager.collect import END, CollectChannels
@@ -397,6 +397,8 @@ class MiniClusterExecutor:
             cluster.close()
             raise
         master.add_failover_listener(partial(report_restart, job_graph.job_name))
+        master.add_notice_listener(report_notice)
+        announce_submission(job_graph.job_id, configuration)
         client = JobClient(
             job_graph.job_id,
             master.result,

@@ -193,3 +193,35 @@ def test_a_task_manager_lost_while_the_job_waits_for_slots_leaves_it_waiting(clu
     rm.register_task_executor(ResourceID("tm-late"), executor, 2).result(5)
     settle(master)
     assert executor.submitted and set(states(master).values()) == {S.DEPLOYING}
+
+
+def test_a_job_waiting_for_slots_tells_its_client_once_and_keeps_its_own_timeout(cluster, monkeypatch):  # type: ignore[no-untyped-def]
+    """Issue 30, point 4: a job waiting for slots said nothing for 5 minutes and ignored the
+    slot.request.timeout its client set. Now its client hears once, with the numbers, and
+    the job fails after its own timeout (here 0.5 s; the cluster's is 5 s)."""
+    import dataclasses
+
+    from millstream.runtime.jobmanager import job_master as job_master_module
+    from millstream.runtime.jobmanager.resource_manager import NoResourceAvailableError
+
+    monkeypatch.setattr(job_master_module, "SLOT_WAIT_NOTICE_S", 0.05)
+    rm, masters = cluster
+    rm.register_task_executor(ResourceID("tm-0"), RecordingTaskExecutor(), 1).result(5)
+    env = make_env(2)
+    env.from_collection(list(range(10))).map(lambda v: v).print()
+    job_graph = create_job_graph(env.get_stream_graph())
+    config = dataclasses.replace(job_graph.job_config, slot_request_timeout_ms=500)
+    job_graph = dataclasses.replace(job_graph, job_config=config)
+    master = JobMaster(job_graph, rm)
+    masters.append(master)
+    notices: list[str] = []
+    master.add_notice_listener(notices.append)
+    master.start()
+    master.start_scheduling()
+    result = master.result.result(10)
+    assert result.status is JobStatus.FAILED and isinstance(result.failure, NoResourceAvailableError)
+    assert "slot.request.timeout=500 ms" in str(result.failure)
+    assert notices == [
+        f"Job '{job_graph.job_name}' is waiting for 2 task slots: 1 TaskManager(s) registered 1 slots, "
+        "1 free; it fails if they are not there within 500 ms (slot.request.timeout)"
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Future
 from typing import Any
 
@@ -12,6 +13,8 @@ from millstream.runtime.jobmanager.resource_manager import ResourceManager
 from millstream.runtime.rpc.endpoint import RpcEndpoint
 
 __all__ = ["JOB_MASTER_RPC_METHODS", "Dispatcher", "job_master_address"]
+
+log = logging.getLogger(__name__)
 
 # What a TaskManager may call on a job's JobMaster.
 JOB_MASTER_RPC_METHODS = frozenset(
@@ -47,6 +50,7 @@ class Dispatcher(RpcEndpoint):
     def _submit(self, job_graph: JobGraph, user_artifacts: tuple[str, ...]) -> JobMaster:
         if job_graph.job_id in self.job_masters:
             raise ValueError(f"job {job_graph.job_id} was already submitted")
+        log.info("Received JobGraph submission '%s' (%s).", job_graph.job_name, job_graph.job_id)
         master = JobMaster(job_graph, self._rm, user_artifacts)
         self.job_masters[job_graph.job_id] = master
         if self._rpc is not None:
@@ -59,6 +63,14 @@ class Dispatcher(RpcEndpoint):
     def _job_done(self, job_id: str) -> None:
         master = self.job_masters.pop(job_id, None)
         if master is not None:
+            result = master.result.result()
+            log.info(
+                "Job '%s' (%s) reached terminal state %s%s.",
+                result.job_name,
+                job_id,
+                result.status.name,
+                f" after {master.num_restarts} restart(s)" if master.num_restarts else "",
+            )
             master.stop()
         if self._rpc is not None:
             self._rpc.unregister(job_master_address(job_id))
@@ -76,4 +88,10 @@ class Dispatcher(RpcEndpoint):
 
     def cancel_job(self, job_id: str) -> None:
         """Cancel a running job."""
-        self.run_async(lambda: self.job_masters[job_id].cancel() if job_id in self.job_masters else None)
+        self.run_async(self._cancel_job, job_id)
+
+    def _cancel_job(self, job_id: str) -> None:
+        master = self.job_masters.get(job_id)
+        if master is not None:
+            log.info("Cancelling job '%s' (%s).", master.job_graph.job_name, job_id)
+            master.cancel()

@@ -57,6 +57,11 @@ def _tell_client(connection: Any, job_id: str, entry: ExceptionHistoryEntry) -> 
     connection.call("jobclient", "job_restarting", job_id, entry).add_done_callback(lambda f: f.exception())
 
 
+def _tell_client_notice(connection: Any, job_id: str, text: str) -> None:
+    """Push a notice about the job (it waits for slots) to the client that submitted it."""
+    connection.call("jobclient", "job_notice", job_id, text).add_done_callback(lambda f: f.exception())
+
+
 class JobManagerServices:
     """ResourceManager, Dispatcher, TaskManager registry, blob server and collect channels on RPC."""
 
@@ -119,6 +124,7 @@ class JobManagerServices:
         master = self.dispatcher.submit_job(job_graph, tuple(user_artifacts))
         if connection is not None:  # the client prints each restart (its "jobclient" endpoint)
             master.add_failover_listener(partial(_tell_client, connection, job_graph.job_id))
+            master.add_notice_listener(partial(_tell_client_notice, connection, job_graph.job_id))
         return job_graph.job_id
 
     def job_result(self, job_id: str) -> Future[tuple[Any, ...]]:

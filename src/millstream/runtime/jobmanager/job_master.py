@@ -65,6 +65,7 @@ __all__ = ["JobMaster", "JobResult", "TaskManagerLostError"]
 log = logging.getLogger(__name__)
 
 EXCEPTION_HISTORY_SIZE = 16  # Flink's web.exception-history-size default
+SLOT_WAIT_NOTICE_S = 3.0  # a job still waiting for slots after this tells its client, once
 
 
 _DECLINE_KINDS = {
@@ -131,6 +132,7 @@ class JobMaster(RpcEndpoint):
         # web.exception-history-size: 16)
         self.exception_history: deque[ExceptionHistoryEntry] = deque(maxlen=EXCEPTION_HISTORY_SIZE)
         self._failover_listeners: list[Callable[[ExceptionHistoryEntry], None]] = []  # main thread
+        self._notice_listeners: list[Callable[[str], None]] = []  # main thread
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -145,12 +147,51 @@ class JobMaster(RpcEndpoint):
             self.execution_graph = build_execution_graph(self.job_graph)
             self._set_status(JobStatus.RUNNING)
             needed = self._needed = required_slots(self.job_graph)
-            requested = self._rm.request_slots(self.job_graph.job_id, len(needed))
+            requested = self._request_slots(len(needed))
             # Slots may come later (TaskManagers still registering): wait without blocking
             # this thread, so the job can be cancelled meanwhile.
             requested.add_done_callback(lambda f: self.run_async(self._slots_allocated, needed, f))
         except BaseException as err:
             self._fail_scheduling(err)
+
+    def _request_slots(self, count: int) -> Future[list[SlotOffer]]:
+        """Ask for ``count`` slots (with the job's own timeout, if its client set one); if they
+        are not there after ``SLOT_WAIT_NOTICE_S``, tell the notice listeners once."""
+        timeout_ms = self.job_graph.job_config.slot_request_timeout_ms
+        requested = self._rm.request_slots(
+            self.job_graph.job_id, count, None if timeout_ms is None else timeout_ms / 1000
+        )
+        self.schedule_run_async(SLOT_WAIT_NOTICE_S, self._notice_slot_wait, requested, count)
+        return requested
+
+    def _notice_slot_wait(self, requested: Future[list[SlotOffer]], count: int) -> None:
+        if requested.done() or self.result.done():
+            return
+        self._rm.slot_report().add_done_callback(
+            lambda report: self.run_async(self._tell_slot_wait, requested, count, report.result())
+        )
+
+    def _tell_slot_wait(
+        self, requested: Future[list[SlotOffer]], count: int, report: tuple[int, int, int]
+    ) -> None:
+        if requested.done() or self.result.done():
+            return
+        task_managers, slots, free = report
+        timeout_ms = self.job_graph.job_config.slot_request_timeout_ms
+        limit = f"{timeout_ms} ms" if timeout_ms is not None else "its slot.request.timeout"
+        text = (
+            f"Job '{self.job_graph.job_name}' is waiting for {count} task slots: {task_managers} "
+            f"TaskManager(s) registered {slots} slots, {free} free; it fails if they are not "
+            f"there within {limit} (slot.request.timeout)"
+        )
+        log.info("job %s: %s", self._job_label, text)
+        for listener in self._notice_listeners:
+            listener(text)
+
+    def add_notice_listener(self, listener: Callable[[str], None]) -> None:
+        """``listener(text)`` on the main thread for what the job's client should tell its user
+        (the job waits for slots) (any thread)."""
+        self.run_async(self._notice_listeners.append, listener)
 
     def _load_initial_state(self) -> None:
         """A job started from a retained checkpoint (``execution.state-recovery.path``)."""
@@ -351,7 +392,7 @@ class JobMaster(RpcEndpoint):
         if self.status is not JobStatus.RESTARTING:
             return  # cancelled while waiting
         self._rm.release_slots(self.job_graph.job_id)
-        requested = self._rm.request_slots(self.job_graph.job_id, len(self._needed))
+        requested = self._request_slots(len(self._needed))
         requested.add_done_callback(lambda f: self.run_async(self._redeploy, f))
 
     def _redeploy(self, requested: Future[list[SlotOffer]]) -> None:

@@ -32,6 +32,7 @@ class _SlotRequest:
     job_id: str
     count: int
     future: Future[list[SlotOffer]]
+    timeout_s: float
 
 
 class ResourceManager(RpcEndpoint):
@@ -100,15 +101,30 @@ class ResourceManager(RpcEndpoint):
         for listener in self._lost_listeners:
             listener(resource_id, reason)
 
-    def request_slots(self, job_id: str, count: int) -> Future[list[SlotOffer]]:
+    def request_slots(
+        self, job_id: str, count: int, timeout_s: float | None = None
+    ) -> Future[list[SlotOffer]]:
         """Allocate ``count`` slots to ``job_id`` once they are free (any thread).
 
         The future fails with ``NoResourceAvailableError`` when the slots are not there
-        within the slot request timeout; ``release_slots`` withdraws a waiting request.
+        within the slot request timeout (``timeout_s``, the job's; None: this cluster's);
+        ``release_slots`` withdraws a waiting request.
         """
         future: Future[list[SlotOffer]] = Future()
-        self.run_async(self._request_slots, _SlotRequest(job_id, count, future))
+        timeout = self._slot_request_timeout_s if timeout_s is None else timeout_s
+        self.run_async(self._request_slots, _SlotRequest(job_id, count, future, timeout))
         return future
+
+    def slot_report(self) -> Future[tuple[int, int, int]]:
+        """(TaskManagers, slots, free slots) registered now (any thread)."""
+        return self.call_async(
+            lambda: (len(self._executors), len(self._free) + self._allocated_count(), len(self._free))
+        )
+
+    def _allocated_count(self) -> int:
+        return sum(
+            1 for offers in self._allocated.values() for o in offers if o.resource_id in self._executors
+        )
 
     def _request_slots(self, request: _SlotRequest) -> None:
         self._pending.append(request)
@@ -116,7 +132,7 @@ class ResourceManager(RpcEndpoint):
         if not request.future.done():
             for listener in self._needed_listeners:
                 listener()
-            self.schedule_run_async(self._slot_request_timeout_s, self._expire, request)
+            self.schedule_run_async(request.timeout_s, self._expire, request)
 
     def _serve_pending(self) -> None:
         for request in list(self._pending):
@@ -128,11 +144,11 @@ class ResourceManager(RpcEndpoint):
         if request not in self._pending:
             return
         self._pending.remove(request)
-        registered = len(self._free) + sum(len(offers) for offers in self._allocated.values())
+        registered = len(self._free) + self._allocated_count()
         request.future.set_exception(
             NoResourceAvailableError(
                 "Could not acquire the minimum required resources within "
-                f"{opts.SLOT_REQUEST_TIMEOUT.key}={self._slot_request_timeout_s * 1000:.0f} ms: the job "
+                f"{opts.SLOT_REQUEST_TIMEOUT.key}={request.timeout_s * 1000:.0f} ms: the job "
                 f"needs {request.count} slots; {len(self._executors)} TaskManagers registered "
                 f"{registered} slots, {len(self._free)} of them free"
             )

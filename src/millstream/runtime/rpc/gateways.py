@@ -116,8 +116,15 @@ class ResourceManagerGateway(Protocol):
         """A TaskExecutor joins with its slots."""
         ...
 
-    def request_slots(self, job_id: str, count: int) -> Future[list[SlotOffer]]:
-        """``count`` slots for ``job_id`` once they are free."""
+    def request_slots(
+        self, job_id: str, count: int, timeout_s: float | None = None
+    ) -> Future[list[SlotOffer]]:
+        """``count`` slots for ``job_id`` once they are free (``timeout_s``: the job's own
+        slot request timeout; None: the cluster's)."""
+        ...
+
+    def slot_report(self) -> Future[tuple[int, int, int]]:
+        """(TaskManagers, slots, free slots) registered now."""
         ...
 
     def release_slots(self, job_id: str) -> None:

@@ -22,6 +22,7 @@ from millstream.runtime.io.network.buffer_pool import NetworkBufferPool
 from millstream.runtime.io.network.consumer.input_channel import LocalInputChannel
 from millstream.runtime.io.network.consumer.input_gate import SingleInputGate
 from millstream.runtime.io.network.consumer.remote_input_channel import RemoteInputChannel
+from millstream.runtime.io.network.output_flusher import OutputFlusher
 from millstream.runtime.io.network.partition.partition_manager import ResultPartitionManager
 from millstream.runtime.io.network.partition.result_partition import ResultPartition
 
@@ -56,6 +57,7 @@ class NetworkEnvironment:
         self._spill_dirs: list[str] = []  # created on first use, removed by close()
         self._spill_lock = threading.Lock()
         self._next_dir = itertools.count()
+        self.output_flusher = OutputFlusher(f"OutputFlusher {resource_id or ''}".strip())
 
     def create_result_partition(
         self,
@@ -91,7 +93,8 @@ class NetworkEnvironment:
             return self._spill_dirs[next(self._next_dir) % len(self._spill_dirs)]
 
     def close(self) -> None:
-        """Release every partition and delete the spill directories."""
+        """Stop the output flusher, release every partition and delete the spill directories."""
+        self.output_flusher.close()
         for partition_id in self.partition_manager.partition_ids():
             self.partition_manager.release(partition_id)
         with self._spill_lock:

@@ -112,6 +112,7 @@ class Task:
         self._state = ExecutionState.CREATED  # under _lock
         self._stream_task: StreamTask | None = None  # set on the task thread
         self._partitions: list[ResultPartition] = []
+        self._flusher_handle: int | None = None  # its writers registered with the output flusher
         self._input: StreamTaskNetworkInput | None = None
         self.location = TaskLocation(
             tdd.job_name, tdd.task_name, tdd.subtask_index, tdd.parallelism, tdd.attempt_number
@@ -166,6 +167,7 @@ class Task:
             if not self._transition(ExecutionState.RUNNING):
                 raise CancelTaskError()
             stream_task.invoke()
+            self._network.output_flusher.unregister(self._flusher_handle)
             if self._input is not None:
                 self._input.release()  # floating buffers go back to the TaskManager
             if not self._transition(ExecutionState.FINISHED):
@@ -216,6 +218,7 @@ class Task:
         if restored:
             chain.restore_state(restored)  # before open: Flink's initializeState
         record_writers = list(writers.values())
+        self._flusher_handle = self._network.output_flusher.register(record_writers, vertex.buffer_timeout)
         bundles = Bundles(
             job_config.bundle_size,
             job_config.bundle_time,
@@ -319,6 +322,7 @@ class Task:
         return self.state is ExecutionState.CANCELING
 
     def _release_on_failure(self) -> None:
+        self._network.output_flusher.unregister(self._flusher_handle)  # before the partitions go
         for partition in self._partitions:
             self._network.partition_manager.release(partition.partition_id)
             partition.release()

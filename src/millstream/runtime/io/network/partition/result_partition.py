@@ -100,6 +100,9 @@ class ResultPartition:
         self._max_queued_batches = max_queued_batches
         self._should_abort = should_abort
         self._on_consumable = on_consumable
+        # The writing side below is owned by the task thread, or by the output flusher while
+        # it holds the partition's RecordWriter lock (the task thread is then in user code).
+        self._reserved: list[bytearray] = []  # taken ahead by a write that must not wait
         self._segments: list[bytearray | None] = [None] * num_subpartitions  # owner: task thread
         self._positions = [0] * num_subpartitions  # owner: task thread
         self._consumable = False  # owner: task thread
@@ -149,7 +152,43 @@ class ResultPartition:
         segment = self._request_segment()
         self._add(subpartition, Buffer(segment, count, self.buffer_pool, DataType.OBJECTS, payload))
 
+    def try_emit_record(self, subpartition: int, payload: bytes) -> bool:
+        """``emit_record`` if every buffer it needs is free now, else nothing and False (the
+        output flusher never waits: a producer waiting for buffers is backpressured)."""
+        needed = HEADER_SIZE + len(payload)
+        segment = self._segments[subpartition]
+        room = len(segment) - self._positions[subpartition] if segment is not None else 0
+        missing = -(-(needed - room) // self.buffer_pool.segment_size) if needed > room else 0
+        if not self._reserve(missing):
+            return False
+        self.emit_record(subpartition, payload)
+        return True
+
+    def try_emit_objects(self, subpartition: int, payload: object, count: int) -> bool:
+        """``emit_objects`` if its consumer has room and a buffer is free now, else False."""
+        limit = self._max_queued_batches
+        if limit and count and self.subpartitions[subpartition].backlog() >= limit:
+            return False
+        if not self._reserve(1):
+            return False
+        self.emit_objects(subpartition, payload, count)
+        return True
+
+    def _reserve(self, count: int) -> bool:
+        """Take ``count`` segments now for the next write, or none and False."""
+        while len(self._reserved) < count:
+            segment = self.buffer_pool.request_segment()
+            if segment is None:
+                for taken in self._reserved:
+                    self.buffer_pool.recycle(taken)
+                self._reserved = []
+                return False
+            self._reserved.append(segment)
+        return True
+
     def _request_segment(self) -> bytearray:
+        if self._reserved:
+            return self._reserved.pop()
         segment = self.buffer_pool.request_segment()
         if segment is not None:
             return segment
@@ -191,6 +230,8 @@ class ResultPartition:
             self._notify_consumable()
 
     def _notify_consumable(self) -> None:
+        if self._consumable:
+            return
         self._consumable = True
         if self._on_consumable is not None:
             self._on_consumable(self.partition_id)
@@ -270,6 +311,9 @@ class ResultPartition:
 
     def release(self) -> None:
         """Drop unconsumed data and free the pool (failure, cancellation, or end of job)."""
+        reserved, self._reserved = self._reserved, []
+        for spare in reserved:
+            self.buffer_pool.recycle(spare)
         for sub, segment in enumerate(self._segments):
             if segment is not None:
                 self._segments[sub] = None

@@ -1,0 +1,169 @@
+"""How an error reaches a user who runs a program: one line, or the user's own frames.
+
+A failing job, a bad setting, a missing file or an unreachable cluster end a program with
+one line naming what is wrong (and what to do), not with pages of the engine's
+traceback. A user function's exception keeps what the user needs: a header (job,
+operator, subtask, record position) and the frames of the user's own code, ending with
+the exception. ``--verbose`` on the command line, or ``MILLSTREAM_LOG_LEVEL=DEBUG``, shows
+the whole traceback instead.
+
+``millstream run`` renders what a program raises with :func:`render`; a program run as
+``python job.py`` gets the same through :func:`install_excepthook` (installed when the
+program creates its environment), which changes nothing for exceptions that are not
+millstream's. Coordinating code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+import types
+from collections.abc import Callable
+from typing import Any
+
+import millstream
+
+__all__ = ["ONE_LINE_ERRORS", "install_excepthook", "render", "verbose_requested"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(millstream.__file__))
+# libraries whose frames are the engine's as much as millstream's own
+_ENGINE_MODULES = ("cloudpickle", "tblib", "concurrent", "threading", "runpy", "pyspark", "py4j")
+
+# Raised by millstream with a message that says it all: the traceback is noise to a user.
+ONE_LINE_ERRORS: tuple[str, ...] = (
+    "ConfigurationError",
+    "NoResourceAvailableError",
+    "InsufficientBuffersError",
+    "StateRestoreError",
+    "RescaleError",
+    "SavepointError",
+    "ClusterConnectionError",
+    "FileNotFoundError",
+    "NotADirectoryError",
+    "IsADirectoryError",
+    "PermissionError",
+    "FileExistsError",
+)
+
+VERBOSE_HINT = "(--verbose or MILLSTREAM_LOG_LEVEL=DEBUG shows the whole traceback)"
+
+
+def verbose_requested() -> bool:
+    """Whether the user asked for whole tracebacks."""
+    level = os.environ.get("MILLSTREAM_LOG_LEVEL", "").strip().upper()
+    return level == "DEBUG" or os.environ.get("MILLSTREAM_VERBOSE", "") not in ("", "0")
+
+
+def _is_engine_frame(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    if path.startswith(_PACKAGE_DIR + os.sep):
+        return True
+    parts = path.split(os.sep)
+    return any(f"{name}" in parts or f"{name}.py" in parts for name in _ENGINE_MODULES) or (
+        filename.startswith("<frozen ")
+    )
+
+
+def _raised_by_millstream(err: BaseException) -> bool:
+    tb = err.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and _is_engine_frame(last.tb_frame.f_code.co_filename)
+
+
+def _user_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """``tb`` without the engine's frames (a new chain of the user's own)."""
+    frames = []
+    while tb is not None:
+        if not _is_engine_frame(tb.tb_frame.f_code.co_filename):
+            frames.append(tb)
+        tb = tb.tb_next
+    result: types.TracebackType | None = None
+    for frame in reversed(frames):
+        result = types.TracebackType(result, frame.tb_frame, frame.tb_lasti, frame.tb_lineno)
+    return result
+
+
+def _user_function_failure(err: BaseException) -> BaseException | None:
+    """The UserFunctionError (as the runtime raises it: with its location) under ``err``."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if hasattr(current, "operator_name") and hasattr(current, "record_index"):
+            return current
+        current = current.__cause__
+    return None
+
+
+def _root(err: BaseException) -> BaseException:
+    seen = {id(err)}
+    while err.__cause__ is not None and id(err.__cause__) not in seen:
+        err = err.__cause__
+        seen.add(id(err))
+    return err
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    line = text.splitlines()[0] if text else ""
+    return f"{type(err).__name__}: {line}" if line else type(err).__name__
+
+
+def render(err: BaseException, verbose: bool | None = None) -> str:
+    """What to print for ``err`` ending a program (without a final newline)."""
+    if verbose is None:
+        verbose = verbose_requested()
+    if verbose:
+        return "".join(traceback.format_exception(err)).rstrip("\n")
+    if type(err).__name__ == "JobExecutionException":
+        return _render_job_failure(err)
+    if type(err).__name__ in ONE_LINE_ERRORS and _raised_by_millstream(err):
+        return f"millstream: {err}  {VERBOSE_HINT}"
+    return "".join(traceback.format_exception(err)).rstrip("\n")
+
+
+def _render_job_failure(err: BaseException) -> str:
+    """The header of a failed job and, for a user function, the user's own frames."""
+    failure = _user_function_failure(err)
+    if failure is None or failure.__cause__ is None:
+        cause = err.__cause__
+        detail = f": {_first_line(_root(cause))}" if cause is not None and _root(cause) is not cause else ""
+        return f"millstream: {err}{detail}  {VERBOSE_HINT}"
+    user_error = failure.__cause__
+    job = getattr(getattr(failure, "location", None), "job_name", "")
+    header = f"millstream: Job '{job}' failed: {failure}" if job else f"millstream: {err}"
+    frames = traceback.format_tb(_user_frames(user_error.__traceback__))
+    lines = [header]
+    if frames:
+        lines.append("Traceback of the user function (most recent call last):")
+        lines.extend(frame.rstrip("\n") for frame in frames)
+    lines.append("".join(traceback.format_exception_only(user_error)).rstrip("\n"))
+    lines.append(VERBOSE_HINT)
+    return "\n".join(lines)
+
+
+_installed = False
+
+
+def install_excepthook() -> None:
+    """Render millstream's errors that end a ``python job.py`` run as ``render`` does; any
+    other exception goes to the hook that was there before."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    previous: Callable[..., Any] = sys.excepthook
+
+    def hook(kind: type[BaseException], value: BaseException, tb: types.TracebackType | None) -> None:
+        name = kind.__name__
+        ours = name == "JobExecutionException" or (name in ONE_LINE_ERRORS and _raised_by_millstream(value))
+        if not ours or verbose_requested():
+            previous(kind, value, tb)
+            return
+        print(render(value, verbose=False), file=sys.stderr)
+
+    sys.excepthook = hook
