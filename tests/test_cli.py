@@ -56,7 +56,8 @@ def test_run_executes_with_settings(job):
     millstream = os.path.join(os.path.dirname(sys.executable), "millstream")
     result = subprocess.run([millstream, "run", "-p", "2", job], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    submitted, *lines = result.stdout.splitlines()
+    assert submitted.startswith("Job has been submitted with JobID ")  # as `flink run` prints it
     # -p 2 reached the job: the parallel print sink prefixes subtask numbers.
     assert len(lines) == 3 and {line[:3] for line in lines} <= {"1> ", "2> "}
     sums = sorted(int(line[3:]) for line in lines)

@@ -36,6 +36,10 @@ def _rss(pids: list[int]) -> int:
     return sum(psutil.Process(pid).memory_info().rss for pid in pids)
 
 
+def _sources(metrics: dict) -> list[dict]:
+    return [m for name, m in metrics.items() if name.startswith("Source")]
+
+
 def _sink_records(metrics: dict) -> int:
     return sum(m["numRecordsIn"] for name, m in metrics.items() if name.startswith("Sink"))
 
@@ -50,16 +54,23 @@ def test_a_throttled_sink_bounds_memory_reports_backpressure_and_recovers(tmp_pa
     )
     client = env.execute_async("throttled")
     try:
+        # the TaskManagers start and the pipeline fills its buffers: however long that takes
+        # on a loaded machine, every source ends up blocked with its pool used up
+        deadline = time.monotonic() + 90
+        while True:
+            sources = _sources(client.get_task_metrics())
+            if len(sources) == 2 and all(m["isBackPressured"] and m["outPoolUsage"] == 1.0 for m in sources):
+                break
+            assert time.monotonic() < deadline, f"the sources were never back-pressured: {sources}"
+            time.sleep(0.1)  # polling an observable condition, bounded by the deadline
         pids = [p.pid for p in client.cluster.task_manager_processes.processes]
-        time.sleep(2.0)  # measured interval: let the pipeline fill its buffers first
-        client.get_task_metrics()  # starts the back-pressure measurement interval
         rss_before = _rss(pids)
-        slow_before = _sink_records(client.get_task_metrics())
+        slow_before = _sink_records(client.get_task_metrics())  # starts the measured interval
         time.sleep(3.0)  # measured interval
         metrics = client.get_task_metrics()
         rss_after = _rss(pids)
         slow_rate = (_sink_records(metrics) - slow_before) / 3.0
-        sources = [m for name, m in metrics.items() if name.startswith("Source")]
+        sources = _sources(metrics)
         assert all(m["isBackPressured"] for m in sources)
         assert all(m["backPressuredTimeMsPerSecond"] > 800 for m in sources), sources
         assert all(m["outPoolUsage"] == 1.0 for m in sources)
