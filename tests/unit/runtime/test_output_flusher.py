@@ -84,8 +84,11 @@ def test_flusher_rounds_flush_what_is_due_and_unregistered_writers_are_left_alon
     flusher.unregister(other_handle)
     due.emit(["a"], None)
     other.emit(["b"], None)
-    now[0] = due._flushed_at + 0.06  # more than half the timeout since the last flush
-    assert flusher.run_step() == pytest.approx(0.05)
+    now[0] = due._flushed_at + 0.06  # not a whole timeout since the last flush: not yet
+    assert flusher.run_step() == pytest.approx(0.025)
+    assert received(due) == []
+    now[0] = due._flushed_at + 0.11
+    flusher.run_step()
     assert received(due) == ["a"] and received(other) == []
     flusher.unregister(handle)
     assert flusher.run_step() is None
