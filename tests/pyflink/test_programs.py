@@ -351,58 +351,51 @@ def test_union_min_by_keeps_the_first_minimal_element(tmp_path):
 
 LATE_DATA_WITH_PHASES = """
 import time
-from pyflink.common import Duration, Types, WatermarkStrategy
-from pyflink.common.time import Time
+from pyflink.datastream import StreamExecutionEnvironment, OutputTag
+from pyflink.common import Types, WatermarkStrategy, Duration
 from pyflink.common.watermark_strategy import TimestampAssigner
-from pyflink.datastream import OutputTag, StreamExecutionEnvironment
-from pyflink.datastream.functions import ProcessWindowFunction
 from pyflink.datastream.window import TumblingEventTimeWindows
+from pyflink.common.time import Time
+from pyflink.datastream.functions import ProcessWindowFunction
 
-
-class EventTime(TimestampAssigner):
+class TS(TimestampAssigner):
     def extract_timestamp(self, value, record_timestamp):
         return value[1]
 
-
-class Collect(ProcessWindowFunction):
+class Count(ProcessWindowFunction):
     def process(self, key, context, elements):
-        times = sorted(e[1] for e in elements)
-        yield f"window {context.window().start}-{context.window().end} {key}: {times}"
-
+        yield f"window {context.window().start}-{context.window().end} {key}: " + str(
+            sorted(e[1] for e in elements)
+        )
 
 def pause(v):
     if v[0] == "sleep":
         time.sleep(v[1] / 1000)
     return v
 
-
 env = StreamExecutionEnvironment.get_execution_environment()
 env.set_parallelism(1)
-row = Types.TUPLE([Types.STRING(), Types.LONG()])
-late = OutputTag("late", row)
-events = [("a", 1000), ("a", 2000), ("a", 12000), ("sleep", 1500), ("a", 3000), ("a", 13000),
-          ("sleep", 1500), ("a", 4000), ("a", 25000)]
-phased = env.from_collection(events, type_info=row).map(pause, output_type=row)
-phased = phased.filter(lambda v: v[0] != "sleep")
-timed = phased.assign_timestamps_and_watermarks(
-    WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)).with_timestamp_assigner(EventTime())
-)
-windows = (
-    timed.key_by(lambda v: v[0], key_type=Types.STRING())
-    .window(TumblingEventTimeWindows.of(Time.seconds(10)))
-    .side_output_late_data(late)
-    .process(Collect(), Types.STRING())
-)
-windows.print()
-windows.get_side_output(late).map(lambda v: f"LATE {v}", Types.STRING()).print()
-env.execute("late data in phases")
+late = OutputTag("late", Types.TUPLE([Types.STRING(), Types.LONG()]))
+events = [("a", 1000), ("a", 2000), ("a", 12000), ("sleep", 2000), ("a", 3000), ("a", 13000),
+          ("sleep", 2000), ("a", 4000), ("a", 25000)]
+ds = env.from_collection(events, type_info=Types.TUPLE([Types.STRING(), Types.LONG()]))
+ds = ds.map(pause, output_type=Types.TUPLE([Types.STRING(), Types.LONG()]))
+ds = ds.filter(lambda v: v[0] != "sleep")
+strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0))
+ds = ds.assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(TS()))
+keyed = ds.key_by(lambda v: v[0], key_type=Types.STRING())
+w = keyed.window(TumblingEventTimeWindows.of(Time.seconds(10))).side_output_late_data(late)
+w = w.process(Count(), Types.STRING())
+w.print()
+w.get_side_output(late).map(lambda v: f"LATE {v}", Types.STRING()).print()
+env.execute("late")
 """
 
 
 def test_a_late_data_program_with_phases_separated_by_sleeps_prints_what_pyflink_prints(tmp_path):
     """Issue 30, point 3: phases of input separated by sleeps in a map, the watermark
     assigner chained behind it. PyFlink 2.3 (apache-flink==2.3.0 beside the repo, 2026-11-26,
-    2 s sleeps) printed the three windows below and no late element: the assigner sees every
+    this program) printed the three windows below and no late element: the assigner sees every
     record before the watermark that follows it, as the periodic watermark of a task runs
     between its input batches, never inside a user function's call. (With the assigner in
     another task, after a rebalance, the two differ: README, Bundles.)"""
