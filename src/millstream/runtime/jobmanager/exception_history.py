@@ -85,8 +85,11 @@ def history_entry(
 
 def restart_line(job_name: str, entry: ExceptionHistoryEntry) -> str:
     """One line for a client's stderr: which restart, what failed where, the wait."""
+    wait = f"{(entry.backoff_ms or 0) / 1000:.1f} s"
+    if entry.exception_name.endswith("TaskManagerLostError"):
+        # its message names the TaskManager, a subtask it ran and why it is gone
+        return f"Job '{job_name}': {entry.message}; restart {entry.restart} in {wait}"
     where = entry.task_name or "the job"
     if entry.operator_name is not None:
         where = f"operator '{entry.operator_name}' in {where}"
-    wait = f"{(entry.backoff_ms or 0) / 1000:.1f} s"
     return f"Job '{job_name}': {where} failed: {entry.summary}; restart {entry.restart} in {wait}"
