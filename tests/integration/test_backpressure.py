@@ -24,6 +24,7 @@ from tests.conftest import make_env
 # tasks in this process see these objects.
 GENERATED = [0]
 RELEASE = threading.Event()
+STALLED = threading.Event()  # the sink is inside its first element, waiting for RELEASE
 ARRIVALS: list[tuple[int, float]] = []
 
 
@@ -33,6 +34,7 @@ def generate(i: int) -> int:
 
 
 def stalled_sink(value: int) -> None:
+    STALLED.set()
     RELEASE.wait(60)
 
 
@@ -56,6 +58,7 @@ def partitions_of(client):
 def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
     GENERATED[0] = 0
     RELEASE.clear()
+    STALLED.clear()
     total = 1_000_000
     env = make_env(1, minicluster__mode="threads")  # inspects buffer pools in this process
     source = DataGeneratorSource(generate, count=total)
@@ -65,9 +68,17 @@ def test_stalled_consumer_blocks_the_producer_with_bounded_buffers():
     ).disable_chaining()
     client = env.execute_async("backpressure")
     try:
-        wait_for(lambda: any(p.blocked_since for p in partitions_of(client)))
-        partition = partitions_of(client)[0]
         queued = LOCAL_EXCHANGE_QUEUED_BATCHES.default
+        # The steady state: the sink stalls inside a batch, the producer waits with the bound
+        # queued. (Waiting for "blocked" alone raced on a loaded machine: the sink had just
+        # taken a batch, and the producer had not refilled the queue yet: backlog 1.)
+        assert STALLED.wait(60), "the sink never got an element"
+        wait_for(
+            lambda: any(
+                p.blocked_since and p.subpartitions[0].backlog() == queued for p in partitions_of(client)
+            )
+        )
+        partition = partitions_of(client)[0]
         # The consumer is in this TaskManager: its queue, not the pool of 10, holds the producer.
         assert partition.subpartitions[0].backlog() == queued < partition.buffer_pool.max_segments
         assert partition.buffer_pool.blocked_requesters == 0
