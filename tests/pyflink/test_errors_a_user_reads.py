@@ -180,3 +180,16 @@ def test_run_prints_the_job_id_as_flink_run_does(job: Path, tmp_path: Path) -> N
     assert re.fullmatch(r"Job has been submitted with JobID [0-9a-f]{32}", result.stdout.splitlines()[0])
     plain = _run([sys.executable, str(job), str(tmp_path / "job.py")], tmp_path)
     assert "JobID" not in plain.stdout  # a program run by itself prints only its own output
+
+
+def test_a_mistake_in_the_program_itself_shows_its_traceback_as_python_would(tmp_path: Path) -> None:
+    """Not millstream's error: the program's own traceback, starting at the program (the
+    command line's and runpy's frames above it left out)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import millstream\nprint(undefined_name)\n")
+    result = _run([*MILLSTREAM, "run", str(bad)], tmp_path)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1] == f'  File "{bad}", line 2, in <module>'
+    assert lines[-1] == "NameError: name 'undefined_name' is not defined"
