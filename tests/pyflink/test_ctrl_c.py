@@ -72,7 +72,16 @@ def _interrupt(
     """Run ``command`` until the job is stuck, Ctrl-C its process group; (status, stderr, TMs)."""
     marker = tmp_path / "stuck"
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
+        # A terminal's foreground program has SIGINT's default action; a suite started in the
+        # background (`cmd &` in a script) passes SIGINT on ignored, and Python then installs
+        # no KeyboardInterrupt (seen: all three tests timed out in such a run).
+        preexec_fn=_default_sigint,
     )
     try:
         wait_until(lambda: marker.exists() or process.poll() is not None, 120, "the job gets stuck")
@@ -85,6 +94,10 @@ def _interrupt(
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _assert_nothing_committed(out: Path) -> None:
