@@ -24,7 +24,7 @@ from typing import Any
 
 import millstream
 
-__all__ = ["ONE_LINE_ERRORS", "install_excepthook", "render", "verbose_requested"]
+__all__ = ["ONE_LINE_ERRORS", "install_excepthook", "render", "root_cause", "verbose_requested"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(millstream.__file__))
 # libraries whose frames are the engine's as much as millstream's own
@@ -99,7 +99,8 @@ def _user_function_failure(err: BaseException) -> BaseException | None:
     return None
 
 
-def _root(err: BaseException) -> BaseException:
+def root_cause(err: BaseException) -> BaseException:
+    """The innermost cause: the user's own exception under the engine's wrappers."""
     seen = {id(err)}
     while err.__cause__ is not None and id(err.__cause__) not in seen:
         err = err.__cause__
@@ -130,8 +131,9 @@ def _render_job_failure(err: BaseException) -> str:
     """The header of a failed job and, for a user function, the user's own frames."""
     failure = _user_function_failure(err)
     if failure is None or failure.__cause__ is None:
-        cause = err.__cause__
-        detail = f": {_first_line(_root(cause))}" if cause is not None and _root(cause) is not cause else ""
+        # the innermost cause, when the job's own message does not already end with it
+        root = root_cause(err.__cause__) if err.__cause__ is not None else None
+        detail = f": {_first_line(root)}" if root is not None and root is not err.__cause__ else ""
         return f"millstream: {err}{detail}  {VERBOSE_HINT}"
     user_error = failure.__cause__
     job = getattr(getattr(failure, "location", None), "job_name", "")

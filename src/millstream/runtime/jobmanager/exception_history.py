@@ -13,6 +13,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass
 
+from millstream.common.error_report import root_cause
 from millstream.runtime.location import UserFunctionError
 
 __all__ = ["ExceptionHistoryEntry", "history_entry", "restart_line", "root_cause"]
@@ -39,15 +40,6 @@ class ExceptionHistoryEntry:
         """``ValueError: bad record`` (the type's plain name and the message)."""
         name = self.exception_name.rpartition(".")[2]
         return f"{name}: {self.message}" if self.message else name
-
-
-def root_cause(error: BaseException) -> BaseException:
-    """The innermost cause: the user's own exception under the engine's wrappers."""
-    seen = {id(error)}
-    while error.__cause__ is not None and id(error.__cause__) not in seen:
-        error = error.__cause__
-        seen.add(id(error))
-    return error
 
 
 def _first_line(text: str) -> str:

@@ -152,7 +152,7 @@ class JobMaster(RpcEndpoint):
             # this thread, so the job can be cancelled meanwhile.
             requested.add_done_callback(lambda f: self.run_async(self._slots_allocated, needed, f))
         except BaseException as err:
-            self._fail_scheduling(err)
+            self.fail_job(err)
 
     def _request_slots(self, count: int) -> Future[list[SlotOffer]]:
         """Ask for ``count`` slots (with the job's own timeout, if its client set one); if they
@@ -212,10 +212,7 @@ class JobMaster(RpcEndpoint):
             self._slots = dict(zip(needed, requested.result()))
             self._schedule()
         except BaseException as err:
-            self._fail_scheduling(err)
-
-    def _fail_scheduling(self, err: BaseException) -> None:
-        self.fail_job(err)
+            self.fail_job(err)
 
     def _schedule(self) -> None:
         """Create every subtask's execution in its shared slot; deploy the regions ready now."""
@@ -283,7 +280,7 @@ class JobMaster(RpcEndpoint):
         self.exception_history.append(entry)
         if not restarting:
             log.info("job %s: %s failed; no restart (%s)", self._job_label, entry.task_name, entry.summary)
-            self.fail_job(error)
+            self._fail(error)
             return
         log.info("job %s: %s", self._job_label, restart_line(self.job_graph.job_name, entry), exc_info=error)
         for listener in self._failover_listeners:
@@ -488,13 +485,16 @@ class JobMaster(RpcEndpoint):
         return True
 
     def fail_job(self, error: BaseException | None) -> None:
-        """Fail the job with ``error`` (main thread): every task is cancelled."""
+        """Fail the job with ``error``, a failure of the whole job (main thread): it goes into
+        the exception history, every task is cancelled."""
         if self._failure is None:
-            if not self.exception_history or self.exception_history[-1].restart is not None:
-                # a failure of the whole job (a task's failure is in the history already)
-                self.exception_history.append(
-                    history_entry(error, int(time.time() * 1000), None, None, None, None)
-                )
+            self.exception_history.append(
+                history_entry(error, int(time.time() * 1000), None, None, None, None)
+            )
+        self._fail(error)
+
+    def _fail(self, error: BaseException | None) -> None:
+        if self._failure is None:
             self._failure = error
             self._set_status(JobStatus.FAILING)
             self._cancel_all()
