@@ -69,6 +69,9 @@ class ReaderContext:
     operator_name: str = ""
     # asks the source's enumerator for a split (None: no coordinator; splits are static)
     send_split_request: Callable[[], None] | None = field(default=None, compare=False)
+    # wakes the task when a reader that returned [] with ``available_at`` = inf has data
+    # (a fetcher thread's batch arrived: Flink's SourceReader.isAvailable future)
+    signal_available: Callable[[], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,14 @@ class WriterContext:
 
 
 class SourceReader(Protocol):
-    """Reads this subtask's share of a source."""
+    """Reads this subtask's share of a source.
+
+    Optional, as Flink's ``SourceReader``: ``poll_timestamped(max_records)`` returns
+    ``(elements, timestamps)`` with each element's own timestamp (a Kafka record's), or None
+    at the end; ``snapshot_state(checkpoint_id)`` takes the checkpoint's id and
+    ``notify_checkpoint_complete(checkpoint_id)`` hears when it completed (commit offsets
+    for monitoring).
+    """
 
     available_at: float
 
@@ -179,6 +189,10 @@ class SplitEnumeratorContext(Protocol):
     ) -> None:
         """Run ``callable_`` on a worker thread (I/O such as listing new files), then
         ``handler(result, error)`` on the JobMaster thread; with ``period_ms``, repeatedly."""
+        ...
+
+    def fail_job(self, error: BaseException) -> None:
+        """The enumerator cannot go on: fail the job with ``error``."""
         ...
 
 

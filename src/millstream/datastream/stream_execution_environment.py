@@ -23,7 +23,6 @@ from millstream.common.pipeline_executor import get_executor
 from millstream.common.restart_strategy import RestartStrategyConfiguration
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.connectors.collection import CollectionSource
-from millstream.connectors.file.sink import FileSink
 from millstream.connectors.file.source import FileSource, StreamFormat
 from millstream.datastream.checkpoint_config import CheckpointConfig, CheckpointingMode
 from millstream.datastream.closeable_iterator import CloseableIterator
@@ -403,14 +402,19 @@ class StreamExecutionEnvironment:
         return mode
 
     def _validate_connectors(self) -> None:
-        """Before anything runs: each source and sink checks its paths (one-line OSError)."""
+        """Before anything runs: each source and sink checks its settings (one-line errors):
+        file paths, a Kafka sink's transaction timeout against the checkpoint interval."""
+        interval = self.get_checkpoint_interval()
         for transformation in self._job_transformations().values():
             if isinstance(transformation, (SourceTransformation, SinkTransformation)):
                 match transformation.operator:
-                    case SourceSpec(source=FileSource() as source):
-                        source.validate()
-                    case SinkWriterSpec(sink=FileSink() as sink):
-                        sink.validate()
+                    case SourceSpec(source=connector) | SinkWriterSpec(sink=connector):
+                        validate = getattr(connector, "validate", None)
+                        if validate is not None:
+                            validate()
+                        check = getattr(connector, "check_checkpoint_interval", None)
+                        if check is not None and interval > 0:
+                            check(interval)
 
     def _job_graph(self, job_name: str | None) -> JobGraph:
         if not _capture_plan:

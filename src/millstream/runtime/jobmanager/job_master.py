@@ -223,7 +223,7 @@ class JobMaster(RpcEndpoint):
         }
         self._create_executions()
         coordinators = create_source_coordinators(
-            self.job_graph, self._send_operator_event, self.schedule_run_async
+            self.job_graph, self._send_operator_event, self.schedule_run_async, self.fail_job
         )
         self.source_coordinators = {
             node_id: c for node_id, c in coordinators.items() if c.start(self._initial_checkpoint)

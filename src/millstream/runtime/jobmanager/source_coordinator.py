@@ -60,6 +60,7 @@ class SourceCoordinator:
         parallelism: int,
         send: SendEvent,
         schedule: Callable[[float, Callable[[], None]], None] | None = None,
+        fail: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.node_id = node_id
         self.state_id = state_id  # the operator's state id: the key of its state in checkpoints
@@ -68,6 +69,7 @@ class SourceCoordinator:
         self._parallelism = parallelism
         self._send = send
         self._schedule = schedule  # (delay s, callback) on the JobMaster thread
+        self._fail = fail  # fails the job (JobMaster thread)
         self._generation = 0  # asynchronous calls of an enumerator replaced by a reset stop
         self._worker: ThreadPoolExecutor | None = None  # runs call_async's callables
         self._enumerator: Any = None
@@ -131,12 +133,26 @@ class SourceCoordinator:
         else:
             call()
 
+    def fail_job(self, error: BaseException) -> None:
+        """Fail the job: the enumerator cannot go on (a topic that does not exist ...)."""
+        log.error("source %s: %s", self.name, error)
+        if self._fail is None:
+            raise error
+        self._fail(error)
+
     def close(self) -> None:
-        """Stop the enumerator's asynchronous calls (a listing under way finishes unheeded)."""
+        """Stop the enumerator's asynchronous calls (a listing under way finishes unheeded)
+        and release what it holds (clients: closed on the worker thread that used them)."""
         self._generation += 1
         worker, self._worker = self._worker, None
+        close = getattr(self._enumerator, "close", None)
+        if close is not None:
+            if worker is not None:
+                worker.submit(close)
+            else:
+                close()
         if worker is not None:
-            worker.shutdown(wait=False, cancel_futures=True)
+            worker.shutdown(wait=False, cancel_futures=False)
 
     def signal_no_more_splits(self, subtask: int) -> None:
         """``subtask``'s reader ends once it has read what it holds."""
@@ -201,10 +217,12 @@ def create_source_coordinators(
     job_graph: JobGraph,
     send: Callable[[Any, int, int, Any], bool],
     schedule: Callable[[float, Callable[[], None]], None],
+    fail: Callable[[BaseException], None] | None = None,
 ) -> dict[int, SourceCoordinator]:
     """A coordinator per source operator that hands out splits from an enumerator, by node id.
     ``send(job vertex id, node id, subtask, event)`` delivers an event to a running subtask;
-    ``schedule(delay s, callback)`` runs a callback later on the JobMaster thread."""
+    ``schedule(delay s, callback)`` runs a callback later on the JobMaster thread; ``fail``
+    fails the job."""
     coordinators = {}
     for vertex in job_graph.vertices:
         for op in vertex.operators:
@@ -218,6 +236,13 @@ def create_source_coordinators(
                 return send(vertex_id, node_id, subtask, event)
 
             coordinators[op.node_id] = SourceCoordinator(
-                op.node_id, operator_state_id(op), op.name, spec.source, vertex.parallelism, deliver, schedule
+                op.node_id,
+                operator_state_id(op),
+                op.name,
+                spec.source,
+                vertex.parallelism,
+                deliver,
+                schedule,
+                fail,
             )
     return coordinators

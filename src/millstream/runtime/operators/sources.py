@@ -10,6 +10,7 @@ elements under the emission lock, and the task thread flushes on the buffer time
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable
 from enum import Enum
@@ -76,6 +77,8 @@ class SourceOperator(_Source):
         self._strategy = watermark_strategy
         self._watermarks: TimestampsAndWatermarks | None = None
         self._ended = False  # the input was ended early (stop-with-savepoint --drain)
+        self._poll_timestamped: Callable[[int], Any] | None = None  # the reader's, if it has one
+        self._snapshot_takes_id = False  # the reader's snapshot_state(checkpoint_id)
 
     def open(self) -> None:
         """Create the reader for this subtask."""
@@ -84,6 +87,9 @@ class SourceOperator(_Source):
             self._reader = self._source.create_reader(self._reader_context)
             if self._restored_position is not None:
                 self._reader.restore_state(self._restored_position)
+            self._poll_timestamped = getattr(self._reader, "poll_timestamped", None)
+            snapshot = getattr(self._reader, "snapshot_state", None)
+            self._snapshot_takes_id = snapshot is not None and bool(inspect.signature(snapshot).parameters)
         except Exception as err:
             raise UserFunctionError(
                 self.name, self.context.location, None, message="creating the source reader failed"
@@ -104,8 +110,13 @@ class SourceOperator(_Source):
         """Poll one batch and emit it."""
         if self._ended:
             return InputStatus.END_OF_INPUT
+        timestamps = None
         try:
-            batch = self._reader.poll(SOURCE_BATCH)
+            if self._poll_timestamped is not None:
+                polled = self._poll_timestamped(SOURCE_BATCH)
+                batch, timestamps = (None, None) if polled is None else polled
+            else:
+                batch = self._reader.poll(SOURCE_BATCH)
         except Exception as err:
             raise UserFunctionError(
                 self.name,
@@ -124,9 +135,9 @@ class SourceOperator(_Source):
         watermarks = self._watermarks
         self.records_in += len(batch)
         if watermarks is None:
-            self._output(batch, None)
+            self._output(batch, timestamps)
         else:
-            watermarks.process(batch, None, self._output)
+            watermarks.process(batch, timestamps, self._output)
         return InputStatus.MORE_AVAILABLE
 
     def handle_operator_event(self, event: Any) -> None:
@@ -155,7 +166,16 @@ class SourceOperator(_Source):
                 f"operator '{self.name}': its source reader ({type(reader).__name__}) cannot "
                 "checkpoint its position"
             )
+        if self._snapshot_takes_id:
+            return reader.snapshot_state(checkpoint_id)  # type: ignore[call-arg]
         return reader.snapshot_state()
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """The reader hears of it (a Kafka reader commits its offsets to the group)."""
+        super().notify_checkpoint_complete(checkpoint_id)
+        notify = getattr(self._reader, "notify_checkpoint_complete", None)
+        if notify is not None:
+            notify(checkpoint_id)
 
     def restore_extra_state(self, extra: Any) -> None:
         """The reader starts at this position when it opens."""

@@ -117,6 +117,8 @@ class ChainEnvironment:
     # (node id, event) -> the operator's coordinator on the JobMaster; None: no coordinators
     # run (the Spark runner), so sources assign their splits statically
     operator_events: Callable[[int, Any], None] | None = None
+    # wakes the task thread (a source reader's fetcher has data); None: it polls
+    wake_task: Callable[[], None] | None = None
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -202,7 +204,7 @@ def create_operator(  # noqa: C901 - one case per operator kind
             if send is not None and has_enumerator(source):
                 node_id = op.node_id
                 request = lambda: send(node_id, REQUEST_SPLIT)  # noqa: E731
-            reader_ctx = ReaderContext(loc.subtask_index, loc.parallelism, op.name, request)
+            reader_ctx = ReaderContext(loc.subtask_index, loc.parallelism, op.name, request, env.wake_task)
             return SourceOperator(ctx, source, out, reader_ctx, strategy)
         case LegacySourceSpec(function=function):
             return LegacySourceOperator(ctx, function, out)
