@@ -7,7 +7,10 @@ user function raising once (``raise``). Every trial's committed output must be
 byte-identical to the failure-free run's, and no TaskManager process may be left behind.
 
     .venv/bin/python scripts/chaos.py [--trials 20] [--failure kill|raise|both] [--seed N] [--unaligned]
-                                  [--state-backend hashmap|rocksdb] [--incremental]
+                                  [--state-backend hashmap|rocksdb] [--incremental] [--kafka]
+
+``--kafka``: the numbers are read from a 4-partition Kafka topic (a Tansu broker started
+for the run) by a KafkaSource, its offsets in the checkpoints.
 
 Exit status 0 when every trial holds; each trial prints one line.
 """
@@ -38,10 +41,28 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="state.backend.incremental (RocksDB: incremental checkpoints)",
     )
+    parser.add_argument("--kafka", action="store_true", help="read the input from a Kafka topic")
     args = parser.parse_args(argv)
+    if args.kafka:
+        from millstream.testing.kafka_broker import KafkaBroker
+
+        with KafkaBroker() as broker:
+            return _run(args, broker.bootstrap_servers)
+    return _run(args, "")
+
+
+def _run(args: argparse.Namespace, kafka_servers: str) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     rng = random.Random(seed)
-    job = ChaosJob(unaligned=args.unaligned, state_backend=args.state_backend, incremental=args.incremental)
+    job = ChaosJob(
+        unaligned=args.unaligned,
+        state_backend=args.state_backend,
+        incremental=args.incremental,
+        source="kafka" if kafka_servers else "generator",
+        kafka_servers=kafka_servers,
+    )
+    if kafka_servers:
+        job.write_kafka_input()
     print(f"seed {seed}; job: {job}")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="millstream-chaos-") as work:

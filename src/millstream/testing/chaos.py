@@ -53,6 +53,11 @@ class _Timestamp(TimestampAssigner):
         return int(value[1]) * MS_PER_RECORD
 
 
+class _LineTimestamp(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value) * MS_PER_RECORD
+
+
 class _ToKeyed(MapFunction):
     """(key, number); raises once at ``raise_at`` when asked to (a marker file outlives the restart)."""
 
@@ -110,8 +115,12 @@ class ChaosJob:
     state_backend: str = "hashmap"  # state.backend.type: hashmap or rocksdb
     incremental: bool = False  # state.backend.incremental (RocksDB's incremental checkpoints)
     # "files": the same numbers read by a FileSource (a line each, small splits that the
-    # JobMaster's enumerator hands out on request), paced at ``records_per_second``
+    # JobMaster's enumerator hands out on request), paced at ``records_per_second``;
+    # "kafka": read from ``kafka_topic`` (4 partitions, written by ``write_kafka_input``) at
+    # ``kafka_servers`` by a bounded KafkaSource, paced the same way
     source: str = "generator"
+    kafka_servers: str = ""
+    kafka_topic: str = "chaos-numbers"
 
     def build(
         self, env: StreamExecutionEnvironment, out_dir: str, marker: str | None, raise_at: int | None
@@ -119,7 +128,15 @@ class ChaosJob:
         """The pipeline, from the generator (or the files) to the FileSink under ``out_dir``."""
         strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_Timestamp())
         sink = FileSink.for_row_format(out_dir, Encoder.simple_string_encoder()).build()
-        if self.source == "files":
+        if self.source == "kafka":
+            # watermarks per partition, in the source (partitions are read out of step)
+            by_partition = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                _LineTimestamp()
+            )
+            numbers = env.from_source(self._kafka_source(), by_partition, "kafka").map(
+                _Paced(self.records_per_second)
+            )
+        elif self.source == "files":
             numbers = env.from_source(
                 self._file_source(os.path.join(os.path.dirname(out_dir), "input")),
                 WatermarkStrategy.no_watermarks(),
@@ -128,15 +145,42 @@ class ChaosJob:
         else:
             generator = DataGeneratorSource(lambda i: i, self.records, self.records_per_second, Types.LONG())
             numbers = env.from_source(generator, WatermarkStrategy.no_watermarks(), "numbers")
+        keyed = numbers.map(_ToKeyed(marker, raise_at), Types.TUPLE([Types.INT(), Types.LONG()]))
+        if self.source != "kafka":
+            keyed = keyed.assign_timestamps_and_watermarks(strategy)
         (
-            numbers.map(_ToKeyed(marker, raise_at), Types.TUPLE([Types.INT(), Types.LONG()]))
-            .assign_timestamps_and_watermarks(strategy)
-            .key_by(lambda pair: pair[0], Types.INT())
+            keyed.key_by(lambda pair: pair[0], Types.INT())
             .window(TumblingEventTimeWindows.of(Time.seconds(1)))
             .aggregate(_CountAndSum(), _WithWindow())
             .key_by(lambda row: row[0], Types.INT())
             .process(_RunningTotal(), Types.STRING())
             .sink_to(sink)
+        )
+
+    def _kafka_source(self) -> Any:
+        from millstream.common.serialization import SimpleStringSchema
+        from millstream.datastream.connectors.kafka import KafkaOffsetsInitializer, KafkaSource
+
+        return (
+            KafkaSource.builder()
+            .set_bootstrap_servers(self.kafka_servers)
+            .set_topics(self.kafka_topic)
+            .set_group_id("chaos")
+            .set_starting_offsets(KafkaOffsetsInitializer.earliest())
+            .set_bounded(KafkaOffsetsInitializer.latest())
+            .set_value_only_deserializer(SimpleStringSchema())
+            .build()
+        )
+
+    def write_kafka_input(self) -> None:
+        """The numbers, spread over 4 partitions of ``kafka_topic`` (created here)."""
+        from millstream.testing.kafka_broker import create_topic, produce_records
+
+        create_topic(self.kafka_servers, self.kafka_topic, 4)
+        produce_records(
+            self.kafka_servers,
+            self.kafka_topic,
+            ((i % 4, None, str(i).encode(), None) for i in range(self.records)),
         )
 
     def _file_source(self, directory: str) -> FileSource:

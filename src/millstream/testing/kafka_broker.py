@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["KafkaBroker", "produce_records", "read_partition"]
+__all__ = ["KafkaBroker", "create_topic", "produce_records", "read_partition"]
 
 START_TIMEOUT_S = 30.0
 
@@ -114,16 +114,21 @@ class KafkaBroker:
 
     def create_topic(self, name: str, partitions: int = 1) -> None:
         """Create a topic (replication factor 1) and wait until it exists."""
-        from confluent_kafka.admin import NewTopic
-
-        admin = self.admin()  # referenced until the futures resolve (else destroyed at once)
-        futures = admin.create_topics([NewTopic(name, partitions, 1)], operation_timeout=30)
-        for future in futures.values():
-            future.result(timeout=30)
+        create_topic(self.bootstrap_servers, name, partitions)
 
     def config(self, **settings: Any) -> dict[str, Any]:
         """Client settings for this broker (librdkafka's), plus ``settings``."""
         return {"bootstrap.servers": self.bootstrap_servers, "log_level": 0, **settings}
+
+
+def create_topic(bootstrap_servers: str, name: str, partitions: int = 1) -> None:
+    """Create a topic (replication factor 1) and wait until it exists."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
+    futures = admin.create_topics([NewTopic(name, partitions, 1)], operation_timeout=30)
+    for future in futures.values():  # the admin client is referenced until they resolve
+        future.result(timeout=30)
 
 
 def produce_records(

@@ -173,6 +173,7 @@ class KafkaSourceReader:
         self._registered = False
         self._no_more = False
         self._commits: dict[int, dict[_TP, int]] = {}  # checkpoint id -> offsets to commit
+        self._added: list[str] = []  # split ids assigned since the last poll (for watermarks)
         self.available_at = 0.0
         self.current_file = ""  # named in errors: the partition being read
 
@@ -194,9 +195,14 @@ class KafkaSourceReader:
             if state.finished_at(state.next_offset):
                 continue  # nothing to read (a bounded split already at its end)
             self._splits[(split.topic, split.partition)] = state
+            self._added.append(str(split))
             fresh.append(split)
         if fresh:
-            log.info("KafkaSource %s: reading %s", self._name, ", ".join(map(str, fresh)))
+            log.info(
+                "KafkaSource %s: reading %s",
+                self._name,
+                ", ".join(f"{s} from {s.starting_offset}" for s in fresh),
+            )
             self._fetcher_now().command("assign", fresh)
         self.available_at = 0.0
 
@@ -215,30 +221,48 @@ class KafkaSourceReader:
     def poll_timestamped(self, max_records: int) -> tuple[list[Any], list[int]] | None:
         """The records of the next fetched batch with their Kafka timestamps; ([], []) while
         none is there; None once no split is left and none will come."""
+        polled = self.poll_splits(max_records)
+        if polled is None:
+            return None
+        groups, _finished = polled
+        if len(groups) == 1:
+            return groups[0][1], groups[0][2]
+        return [v for g in groups for v in g[1]], [t for g in groups for t in g[2]]
+
+    def poll_splits(
+        self, max_records: int
+    ) -> tuple[list[tuple[str, list[Any], list[int]]], list[str]] | None:
+        """The next fetched batch as (split id, records, timestamps) per partition, and the
+        splits it finished (for watermarks per split); None at the end."""
         if not self._registered and self._context.send_split_request is not None:
             self._registered = True
             self._context.send_split_request()  # Flink's reader registration: splits follow
+        added: list[tuple[str, list[Any], list[int]]] = [(split, [], []) for split in self._added]
+        self._added.clear()
         fetcher = self._fetcher
         taken = fetcher.take() if fetcher is not None else None
         if taken is None:
             if fetcher is not None and fetcher.error is not None:
                 raise KafkaConnectorError(f"KafkaSource {self._name}: {fetcher.error}") from fetcher.error
-            if self._no_more and not self._splits:
+            if self._no_more and not self._splits and not added:
                 return None
             self.available_at = float("inf") if self._context.signal_available else 0.0
-            return [], []
-        values, timestamps, finished = self._records(*taken)
+            return added, []
+        groups, finished = self._records(*taken)
         if finished:
             log.info("KafkaSource %s: finished %s", self._name, ", ".join(f"{t}-{p}" for t, p in finished))
             self._fetcher_now().command("unassign", finished)
-        return values, timestamps
+        return (
+            added + [(f"{t}-{p}", values, timestamps) for (t, p), (values, timestamps) in groups.items()],
+            [f"{t}-{p}" for t, p in finished],
+        )
 
     def _records(
         self, messages: list[Any], positions: dict[_TP, int]
-    ) -> tuple[list[Any], list[int], list[_TP]]:
-        """The records of fetched messages, their timestamps, and the splits they finished."""
-        values: list[Any] = []
-        timestamps: list[int] = []
+    ) -> tuple[dict[_TP, tuple[list[Any], list[int]]], list[_TP]]:
+        """The records of fetched messages with their timestamps, per partition in order, and
+        the splits they finished."""
+        groups: dict[_TP, tuple[list[Any], list[int]]] = {}
         finished: list[_TP] = []
         splits = self._splits
         deserialize = self._deserialize
@@ -262,8 +286,11 @@ class KafkaSourceReader:
                     ) from err
                 state.next_offset = offset + 1
                 if value is not None:  # a deserializer's None skips the record, as in Flink
-                    values.append(value)
-                    timestamps.append(message.timestamp()[1])
+                    group = groups.get(key)
+                    if group is None:
+                        group = groups[key] = ([], [])
+                    group[0].append(value)
+                    group[1].append(message.timestamp()[1])
             if state.finished_at(state.next_offset) or state.finished_at(offset):
                 finished.append(key)
                 del splits[key]
@@ -272,7 +299,7 @@ class KafkaSourceReader:
             if state is not None and state.finished_at(position):
                 finished.append(key)
                 del splits[key]
-        return values, timestamps, finished
+        return groups, finished
 
     def _fail_on(self, message: Any, error: Any) -> None:
         from confluent_kafka import KafkaError

@@ -20,7 +20,7 @@ from millstream.common.connector import AddSplitsEvent, CheckpointedSourceReader
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MAX_TIMESTAMP, MAX_WATERMARK, Watermark, WatermarkStatus
-from millstream.runtime.operators.watermarks import TimestampsAndWatermarks
+from millstream.runtime.operators.watermarks import SplitTimestampsAndWatermarks, TimestampsAndWatermarks
 from millstream.runtime.state.snapshot import OperatorSnapshot
 
 __all__ = ["CheckpointDeclinedError", "InputStatus", "LegacySourceOperator", "SourceOperator"]
@@ -76,6 +76,7 @@ class SourceOperator(_Source):
         self.available_at = 0.0
         self._strategy = watermark_strategy
         self._watermarks: TimestampsAndWatermarks | None = None
+        self._split_watermarks: SplitTimestampsAndWatermarks | None = None  # per split (Kafka)
         self._ended = False  # the input was ended early (stop-with-savepoint --drain)
         self._poll_timestamped: Callable[[int], Any] | None = None  # the reader's, if it has one
         self._snapshot_takes_id = False  # the reader's snapshot_state(checkpoint_id)
@@ -96,6 +97,16 @@ class SourceOperator(_Source):
             ) from err
         strategy = self._strategy
         if strategy is not None and (strategy.kind != "none" or strategy.timestamp_assigner is not None):
+            if hasattr(self._reader, "poll_splits"):
+                self._split_watermarks = SplitTimestampsAndWatermarks(
+                    strategy,
+                    self.context,
+                    lambda wm: self.emit_watermark(wm),
+                    lambda status: self.emit_watermark_status(status),
+                    self.name,
+                    progressive=not self.context.batch,
+                )
+                return
             self._watermarks = TimestampsAndWatermarks(
                 strategy,
                 self.context,
@@ -110,6 +121,8 @@ class SourceOperator(_Source):
         """Poll one batch and emit it."""
         if self._ended:
             return InputStatus.END_OF_INPUT
+        if self._split_watermarks is not None:
+            return self._emit_next_by_split(self._split_watermarks)
         timestamps = None
         try:
             if self._poll_timestamped is not None:
@@ -138,6 +151,34 @@ class SourceOperator(_Source):
             self._output(batch, timestamps)
         else:
             watermarks.process(batch, timestamps, self._output)
+        return InputStatus.MORE_AVAILABLE
+
+    def _emit_next_by_split(self, watermarks: SplitTimestampsAndWatermarks) -> InputStatus:
+        try:
+            polled = self._reader.poll_splits(SOURCE_BATCH)
+        except Exception as err:
+            raise UserFunctionError(
+                self.name,
+                self.context.location,
+                self.records_in,
+                None,
+                message="source reader failed",
+                detail=err,
+            ) from err
+        if polled is None:
+            self._emit_final_watermark()
+            return InputStatus.END_OF_INPUT
+        groups, finished = polled
+        emitted = False
+        for split, values, timestamps in groups:
+            self.records_in += len(values)
+            emitted = emitted or bool(values)
+            watermarks.process(split, values, timestamps, self._output)
+        for split in finished:
+            watermarks.release(split)
+        if not emitted and not finished:
+            self.available_at = getattr(self._reader, "available_at", 0.0)
+            return InputStatus.NOTHING_AVAILABLE
         return InputStatus.MORE_AVAILABLE
 
     def handle_operator_event(self, event: Any) -> None:
@@ -182,7 +223,9 @@ class SourceOperator(_Source):
         self._restored_position = extra
 
     def _emit_final_watermark(self) -> None:
-        if self._watermarks is not None:
+        if self._split_watermarks is not None:
+            self._split_watermarks.emit_final_watermark()
+        elif self._watermarks is not None:
             self._watermarks.emit_final_watermark()
         elif self.current_watermark != MAX_TIMESTAMP:
             self.current_watermark = MAX_TIMESTAMP
@@ -192,6 +235,8 @@ class SourceOperator(_Source):
         """Close the reader."""
         if self._watermarks is not None:
             self._watermarks.stop()
+        if self._split_watermarks is not None:
+            self._split_watermarks.stop()
         if self._reader is not None:
             self._reader.close()
             self._reader = None

@@ -290,3 +290,107 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         """A last periodic emission, as Flink's operator does at the end of input."""
         self._logic.stop()
         self._logic.on_periodic_emit()
+
+
+class SplitTimestampsAndWatermarks:
+    """Watermarks generated per source split and combined, as Flink's ``SourceOperator`` does
+    with a reader that reports its splits (Kafka partitions): each split has its own timestamp
+    assigner and watermark generator (idleness included); the source's watermark is the
+    minimum over the splits that are not idle, and a split that has not produced a watermark
+    yet holds it back. A finished split stops counting. Records of different partitions read
+    out of step therefore do not make each other late."""
+
+    def __init__(
+        self,
+        strategy: Any,
+        context: OperatorContext,
+        emit_watermark: Callable[[Watermark], None],
+        emit_status: Callable[[WatermarkStatus], None],
+        operator_name: str,
+        progressive: bool = True,
+    ) -> None:
+        self._strategy = strategy
+        self._context = context
+        self._emit_watermark = emit_watermark
+        self._emit_status = emit_status
+        self._name = operator_name
+        self._progressive = progressive
+        self._splits: dict[Any, TimestampsAndWatermarks] = {}
+        self._marks: dict[Any, int] = {}  # split -> its latest watermark
+        self._idle: set[Any] = set()
+        self.current = MIN_TIMESTAMP
+        self._idle_out = False
+
+    def process(self, split: Any, values: list[Any], timestamps: list[int] | None, emit: Emit) -> None:
+        """Assign timestamps and generate watermarks for one split's records (none: the split
+        was assigned; it holds the watermark back from now on)."""
+        generator = self._splits.get(split)
+        if generator is None:
+            generator = self._splits[split] = self._generator(split)
+            generator.start()
+        if values:
+            generator.process(values, timestamps, emit)
+
+    def _generator(self, split: Any) -> TimestampsAndWatermarks:
+        def on_watermark(watermark: Watermark) -> None:
+            self._on_watermark(split, watermark)
+
+        def on_status(status: WatermarkStatus) -> None:
+            self._on_status(split, status)
+
+        return TimestampsAndWatermarks(
+            self._strategy, self._context, on_watermark, on_status, self._name, self._progressive
+        )
+
+    def release(self, split: Any) -> None:
+        """A finished split stops holding the watermark back."""
+        generator = self._splits.pop(split, None)
+        if generator is not None:
+            generator.stop()
+        self._marks.pop(split, None)
+        self._idle.discard(split)
+        self._combine()
+
+    def _on_watermark(self, split: Any, watermark: Watermark) -> None:
+        self._marks[split] = watermark.timestamp
+        self._idle.discard(split)
+        self._combine()
+
+    def _on_status(self, split: Any, status: WatermarkStatus) -> None:
+        if status is WatermarkStatus.IDLE:
+            self._idle.add(split)
+        else:
+            self._idle.discard(split)
+        self._combine()
+
+    def _combine(self) -> None:
+        active = [s for s in self._splits if s not in self._idle]
+        if not active:
+            if self._splits and not self._idle_out:
+                self._idle_out = True
+                self._emit_status(WatermarkStatus.IDLE)
+            return
+        if self._idle_out:
+            self._idle_out = False
+            self._emit_status(WatermarkStatus.ACTIVE)
+        if any(s not in self._marks for s in active):
+            return
+        mark = min(self._marks[s] for s in active)
+        if mark > self.current:
+            self.current = mark
+            self._emit_watermark(Watermark(mark))
+
+    def stop(self) -> None:
+        """Stop every split's periodic emission."""
+        for generator in self._splits.values():
+            generator.stop()
+
+    def emit_final_watermark(self) -> None:
+        """End of input: the max watermark."""
+        self.stop()
+        if self._idle_out:
+            self._idle_out = False
+            self._emit_status(WatermarkStatus.ACTIVE)
+        if self.current != MAX_TIMESTAMP:
+            self.current = MAX_TIMESTAMP
+            self._emit_watermark(MAX_WATERMARK)
