@@ -32,6 +32,7 @@ JAVA_ONLY = frozenset(
         "register.consumer.metrics",
         "register.producer.metrics",
         "poll.timeout.ms",
+        "default.api.timeout.ms",
         "scan.topic-integrity-check.enabled",
         "transaction.naming.strategy",
         "transaction.abort.strategy",

@@ -67,6 +67,8 @@ class KafkaSource:
         self.commits_offsets = "group.id" in properties and _true(
             properties.get("commit.offsets.on.checkpoint", "true")
         )
+        # how long the enumerator waits for metadata and offsets (the Java client's setting)
+        self.api_timeout_s = int(properties.get("default.api.timeout.ms", METADATA_TIMEOUT_S * 1000)) / 1000.0
         self.client_id_prefix = (
             properties.get("client.id.prefix")
             or properties.get("group.id")
@@ -210,13 +212,13 @@ class KafkaSourceEnumerator:
             return list(source.partitions)
         try:
             if source.pattern is not None:
-                metadata = consumer.list_topics(timeout=METADATA_TIMEOUT_S)
+                metadata = consumer.list_topics(timeout=source.api_timeout_s)
                 pattern = re.compile(source.pattern)
                 topics = {name: t for name, t in metadata.topics.items() if pattern.fullmatch(name)}
             else:
                 topics = {}
                 for name in source.topics:
-                    topics.update(consumer.list_topics(name, timeout=METADATA_TIMEOUT_S).topics)
+                    topics.update(consumer.list_topics(name, timeout=source.api_timeout_s).topics)
         except KafkaConnectorError:
             raise
         except Exception as err:
