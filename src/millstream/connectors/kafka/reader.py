@@ -175,7 +175,6 @@ class KafkaSourceReader:
         self._commits: dict[int, dict[_TP, int]] = {}  # checkpoint id -> offsets to commit
         self._added: list[str] = []  # split ids assigned since the last poll (for watermarks)
         self.available_at = 0.0
-        self.current_file = ""  # named in errors: the partition being read
 
     def _fetcher_now(self) -> _Fetcher:
         if self._fetcher is None:

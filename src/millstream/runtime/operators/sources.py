@@ -131,14 +131,7 @@ class SourceOperator(_Source):
             else:
                 batch = self._reader.poll(SOURCE_BATCH)
         except Exception as err:
-            raise UserFunctionError(
-                self.name,
-                self.context.location,
-                self.records_in,
-                getattr(self._reader, "current_file", None),
-                message="source reader failed",
-                detail=err,
-            ) from err
+            raise self._reader_failed(err) from err
         if batch is None:
             self._emit_final_watermark()
             return InputStatus.END_OF_INPUT
@@ -153,18 +146,21 @@ class SourceOperator(_Source):
             watermarks.process(batch, timestamps, self._output)
         return InputStatus.MORE_AVAILABLE
 
+    def _reader_failed(self, err: Exception) -> UserFunctionError:
+        return UserFunctionError(
+            self.name,
+            self.context.location,
+            self.records_in,
+            getattr(self._reader, "current_file", None),
+            message="source reader failed",
+            detail=err,
+        )
+
     def _emit_next_by_split(self, watermarks: SplitTimestampsAndWatermarks) -> InputStatus:
         try:
             polled = self._reader.poll_splits(SOURCE_BATCH)
         except Exception as err:
-            raise UserFunctionError(
-                self.name,
-                self.context.location,
-                self.records_in,
-                None,
-                message="source reader failed",
-                detail=err,
-            ) from err
+            raise self._reader_failed(err) from err
         if polled is None:
             self._emit_final_watermark()
             return InputStatus.END_OF_INPUT
