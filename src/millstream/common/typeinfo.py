@@ -429,7 +429,15 @@ class BasicArrayTypeInfo(ListTypeInfo):
 
 
 class PrimitiveArrayTypeInfo(ListTypeInfo):
-    """An array of a primitive type."""
+    """An array of a primitive type (a ``byte[]`` is Python ``bytes``, as PyFlink hands it)."""
+
+    def from_python(self, value: Any) -> Any:
+        """bytes for a byte array; a list of the converted elements otherwise."""
+        if value is None:
+            return None
+        if isinstance(self.element_type, BasicTypeInfo) and self.element_type.name == "BYTE":
+            return bytes(value) if isinstance(value, bytes | bytearray) else bytes(v & 0xFF for v in value)
+        return ListTypeInfo.from_python(self, value)
 
     def java_hash_code(self, value: Any) -> int:
         """Java arrays hash by identity: no deterministic ``hashCode`` (inside a tuple)."""

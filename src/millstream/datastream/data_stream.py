@@ -411,7 +411,11 @@ class DataStream:
         return self._sink("Sink: Writer", spec)
 
     def add_sink(self, sink_func: Any) -> DataStreamSink:
-        """Call ``sink_func.invoke(value, context)`` (or ``sink_func(value)``) per element."""
+        """Call ``sink_func.invoke(value, context)`` (or ``sink_func(value)``) per element; a
+        legacy connector (``FlinkKafkaProducer``) runs as its Sink."""
+        as_sink = getattr(sink_func, "as_sink", None)
+        if as_sink is not None:
+            return self.sink_to(as_sink())
         fn, method = _function_ref(sink_func, SinkFunction, "invoke", "SinkFunction")
         spec = SinkFunctionSpec(fn, method)
         return self._sink("Sink: Unnamed", spec)

@@ -343,10 +343,32 @@ class StreamExecutionEnvironment:
             bounded=source.is_bounded(),
         )
 
+    def add_jars(self, *jars_path: str) -> None:
+        """Record jar files in ``pipeline.jars``. Nothing is loaded: millstream runs no JVM, and
+        its connectors (Kafka, files) are part of it, so a PyFlink program's
+        ``add_jars('file:///.../flink-sql-connector-kafka.jar')`` is not needed and does no harm."""
+        self._extend_list_option("pipeline.jars", jars_path)
+
+    def add_classpaths(self, *classpaths: str) -> None:
+        """Record classpath URLs in ``pipeline.classpaths`` (nothing is loaded; see add_jars)."""
+        self._extend_list_option("pipeline.classpaths", classpaths)
+
+    def _extend_list_option(self, key: str, values: tuple[str, ...]) -> None:
+        old = self._configuration.get_string(key, None)
+        items = [v for v in (old or "").split(";") if v] + [str(v) for v in values]
+        self._configuration.set_string(key, ";".join(items))
+
     def add_source(
         self, source_func: Any, source_name: str = "Custom Source", type_info: Any = None
     ) -> DataStream:
-        """A stream emitted by a user SourceFunction (non-parallel, as in Flink)."""
+        """A stream emitted by a user SourceFunction (non-parallel, as in Flink), or by a legacy
+        connector (``FlinkKafkaConsumer``) that runs as its FLIP-27 source (parallel)."""
+        as_source = getattr(source_func, "as_source", None)
+        if as_source is not None:
+            from millstream.common import WatermarkStrategy
+
+            strategy = source_func.watermark_strategy() or WatermarkStrategy.no_watermarks()
+            return self.from_source(as_source(), strategy, source_name, type_info)
         if not isinstance(source_func, SourceFunction):
             raise TypeError("add_source expects a SourceFunction")
         spec = LegacySourceSpec(source_func)

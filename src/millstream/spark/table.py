@@ -154,6 +154,8 @@ def _read_files(node: Any, spark: Any) -> Any:
 
     options = node.options
     table_format = _format_of(options)
+    if table_format not in ("csv", "json", "parquet"):
+        raise Untranslatable(f"the '{table_format}' format of files")
     reader = spark.read.schema(_schema(node.names, node.types))
     path = options["path"].removeprefix("file://")
     if table_format == "csv":

@@ -225,7 +225,7 @@ def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per nod
             f"fetch=[{node.fetch if node.fetch is not None else 'unlimited'}]",
         ]
         return _Line("Limit", terms, node, [exchange])
-    if isinstance(node, (p.Values, p.FromDataStream, p.DataGen)) or kind == "FileSystemSource":
+    if isinstance(node, (p.Values, p.FromDataStream, p.SourceScan)):
         return _Line(
             "TableSourceScan", [f"table=[{_source_name(node)}]", f"fields=[{', '.join(names)}]"], node, []
         )
@@ -318,7 +318,7 @@ def _logical(node: Any) -> _Line:
         return _Line("LogicalFilter", [f"condition=[{render(node.expression, ref, False)}]"], node, children)
     if isinstance(node, p.Aggregate):
         return _logical_aggregate(node, names, ref, children)
-    if isinstance(node, (p.Values, p.FromDataStream, p.DataGen)) or type(node).__name__ == "FileSystemSource":
+    if isinstance(node, (p.Values, p.FromDataStream, p.SourceScan)):
         return _Line("LogicalTableScan", [f"table=[{_source_name(node)}]"], node, [])
     if isinstance(node, p.Sort):
         return _Line(

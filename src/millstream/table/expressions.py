@@ -662,6 +662,8 @@ _CONVERT: dict[str, Callable[[Any], Any]] = {
     "DOUBLE": float,
     "DECIMAL": lambda v: decimal.Decimal(str(v)),
     "BOOLEAN": lambda v: v if isinstance(v, bool) else str(v).strip().lower() == "true",
+    # a string's UTF-8 bytes, as Flink's CAST(... AS BYTES)
+    "BYTES": lambda v: v.encode("utf-8") if isinstance(v, str) else bytes(v),
 }
 
 

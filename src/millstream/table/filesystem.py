@@ -28,26 +28,35 @@ from typing import Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.table.aggregates import to_float32
-from millstream.table.planner import INSERT, PlanNode, parse_duration_ms
+from millstream.table.factories import DynamicTableFactory, TableContext, TableSink, find_format_factory
+from millstream.table.planner import INSERT, PlanNode, SourceScan, parse_duration_ms
 from millstream.table.types import DataType
 
-__all__ = ["FileSystemSource", "write_filesystem"]
+__all__ = ["FILESYSTEM", "FileSystemSource", "write_filesystem"]
 
-_FORMATS = ("csv", "json", "parquet")
+_FORMATS = ("csv", "json", "parquet")  # read and written here; other formats through the registry
 DEFAULT_PARTITION = "__DEFAULT_PARTITION__"
 
 
 def _format_of(options: dict[str, str]) -> str:
+    """The table's format: csv, json, parquet, or a line format of the format registry
+    (``raw``, ``debezium-json``, ``canal-json`` ...: one record per line)."""
     name = options.get("format")
+    if name is None:
+        raise ValueError(f"the filesystem connector needs a 'format' ({', '.join(_FORMATS)}, raw, ...)")
     if name not in _FORMATS:
-        raise ValueError(
-            f"the filesystem connector needs 'format' = one of {', '.join(_FORMATS)}, got {name!r}"
-        )
+        if name == "avro":
+            raise ValueError("the filesystem connector does not read or write 'avro' files yet")
+        find_format_factory(name)  # fails naming the formats there are
     return name
 
 
+def _changelog(table_format: str) -> bool:
+    return table_format not in _FORMATS and find_format_factory(table_format).changelog
+
+
 @dataclass
-class FileSystemSource(PlanNode):
+class FileSystemSource(SourceScan):
     """The rows of a filesystem table: physical columns (``file_names``) from the files,
     partition columns from the directories."""
 
@@ -107,36 +116,41 @@ class _TableFileReader(FileReader):
         self.fmt = fmt
         partitions = set(fmt.partition_keys)
         self.physical = [(n, t) for n, t in zip(fmt.names, fmt.types, strict=True) if n not in partitions]
-        self.rows: list[tuple[Any, ...]] | None = None
+        self.changes: list[tuple[str, tuple[Any, ...]]] | None = None
         self.position = 0
 
     def _poll(self, max_records: int) -> list[Any] | None:
-        while self.rows is None or self.position >= len(self.rows):
+        while self.changes is None or self.position >= len(self.changes):
             split = self._next_split()
             if split is None:
                 return None
-            self.rows = self._decode(split.path)
+            self.changes = self._decode(split.path)
             self.position = 0
-        batch = self.rows[self.position : self.position + max_records]
+        batch = self.changes[self.position : self.position + max_records]
         self.position += len(batch)
-        return [(INSERT, row) for row in batch]
+        return batch
 
-    def _decode(self, path: str) -> list[tuple[Any, ...]]:
+    def _decode(self, path: str) -> list[tuple[str, tuple[Any, ...]]]:
         fmt = self.fmt
         if fmt.format == "parquet":
-            physical = _read_parquet(path, self.physical)
+            changes = [(INSERT, row) for row in _read_parquet(path, self.physical)]
         elif fmt.format == "json":
-            physical = _read_json(path, self.physical, fmt.options)
+            changes = [(INSERT, row) for row in _read_json(path, self.physical, fmt.options)]
+        elif fmt.format == "csv":
+            changes = [(INSERT, row) for row in _read_csv(path, self.physical, fmt.options)]
         else:
-            physical = _read_csv(path, self.physical, fmt.options)
+            changes = _read_lines(path, self.physical, fmt.format, fmt.options)
         if not fmt.partition_keys:
-            return physical
+            return changes
         values = _partition_values(path, fmt)
         positions = {n: i for i, (n, _) in enumerate(self.physical)}
-        return [tuple(values[n] if n in values else row[positions[n]] for n in fmt.names) for row in physical]
+        return [
+            (kind, tuple(values[n] if n in values else row[positions[n]] for n in fmt.names))
+            for kind, row in changes
+        ]
 
     def close(self) -> None:
-        self.rows = None
+        self.changes = None
 
 
 def _partition_values(path: str, fmt: _TableFileFormat) -> dict[str, Any]:
@@ -247,6 +261,29 @@ def _read_json(
     return rows
 
 
+def _read_lines(
+    path: str, columns: list[tuple[str, DataType]], table_format: str, options: dict[str, str]
+) -> list[tuple[str, tuple[Any, ...]]]:
+    """A file of one record per line in a format of the registry; errors name the line."""
+    factory = find_format_factory(table_format)
+    decode = factory.decoder([n for n, _ in columns], [t for _, t in columns], options, "")
+    changes: list[tuple[str, tuple[Any, ...]]] = []
+    with open(path, "rb") as file:
+        for line_number, line in enumerate(file, 1):
+            record = line.rstrip(b"\r\n")
+            if not record:
+                continue
+            try:
+                decoded = decode(record)
+            except ValueError as err:
+                raise _error(path, line_number, None, err) from err
+            if factory.changelog:
+                changes.extend(decoded)
+            elif decoded is not None:
+                changes.append((INSERT, decoded))
+    return changes
+
+
 def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[Any, ...]]:
     import pyarrow.parquet as pq
 
@@ -272,20 +309,26 @@ class _PartitionBuckets:
     """The FileSink bucket of each row: its partition directories (``dt=2024-01-01/``)."""
 
     def __init__(
-        self, indexes: list[tuple[str, int]], default_name: str, encode: Callable[[tuple[Any, ...]], Any]
+        self,
+        indexes: list[tuple[str, int]],
+        default_name: str,
+        encode: Callable[[Any], Any],
+        row_of: Callable[[Any], tuple[Any, ...]] | None = None,
     ) -> None:
         self.indexes, self.default_name, self.encode = indexes, default_name, encode
+        self.row_of = row_of
 
     def bucket_id(self, now: float) -> str:
         return ""
 
-    def bucket_of(self, row: tuple[Any, ...]) -> tuple[str, Any]:
+    def bucket_of(self, element: Any) -> tuple[str, Any]:
+        row = element if self.row_of is None else self.row_of(element)
         parts = []
         for name, index in self.indexes:
             value = row[index]
             text = self.default_name if value is None else _partition_text(value)
             parts.append(f"{name}={urllib.parse.quote(text, safe='')}")
-        return "/".join(parts), self.encode(row)
+        return "/".join(parts), self.encode(element)
 
 
 def _partition_text(value: Any) -> str:
@@ -309,6 +352,9 @@ def write_filesystem(
     partitions = [(n, names.index(n)) for n in partition_keys]
     physical = [i for i, n in enumerate(names) if n not in partition_keys]
     physical_types = [types[i] for i in physical]
+
+    if table_format not in _FORMATS:  # a line format of the registry (changelogs: each change)
+        return _write_lines(stream, names, types, options, partitions, physical, table_format)
 
     def rows(change: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
         if change[0] != INSERT:
@@ -335,6 +381,45 @@ def write_filesystem(
     config = OutputFileConfig.builder().with_part_prefix("part").with_part_suffix(suffix).build()
     sink = builder.with_bucket_assigner(assigner).with_output_file_config(config).build()
     return stream.map(rows).sink_to(sink)
+
+
+def _write_lines(
+    stream: Any,
+    names: list[str],
+    types: list[DataType],
+    options: dict[str, str],
+    partitions: list[tuple[str, int]],
+    physical: list[int],
+    table_format: str,
+) -> Any:
+    from millstream.common.serialization import Encoder
+    from millstream.connectors.file.sink import FileSink, OutputFileConfig
+
+    factory = find_format_factory(table_format)
+    encoder = factory.encoder([names[i] for i in physical], [types[i] for i in physical], options, "")
+
+    def encode(change: tuple[str, tuple[Any, ...]]) -> str:
+        data = encoder((change[0], tuple(change[1][i] for i in physical)))
+        return "" if data is None else data.decode("utf-8")
+
+    def checked(change: tuple[str, tuple[Any, ...]]) -> tuple[str, tuple[Any, ...]]:
+        if change[0] != INSERT and not factory.changelog:
+            raise ValueError(
+                f"Table sink 'filesystem' doesn't support consuming update and delete changes "
+                f"(got {change[0]}): the '{table_format}' format is insert-only"
+            )
+        return change
+
+    assigner: Any = _PartitionBuckets(
+        partitions,
+        options.get("partition.default-name", DEFAULT_PARTITION),
+        encode,
+        row_of=lambda change: change[1],
+    )
+    config = OutputFileConfig.builder().with_part_prefix("part").build()  # no suffix, as PyFlink 2.3 wrote
+    builder = FileSink.for_row_format(options["path"], Encoder.simple_string_encoder())
+    sink = builder.with_bucket_assigner(assigner).with_output_file_config(config).build()
+    return stream.map(checked).sink_to(sink)
 
 
 def _line_encoder(
@@ -375,3 +460,30 @@ def _json_value(data_type: DataType, value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return format_value(data_type, value)
+
+
+class _FileSystemSink(TableSink):
+    def __init__(self, context: TableContext) -> None:
+        self.options, self.partition_keys = dict(context.options), list(context.partition_keys)
+        self.changelog = "all" if _changelog(_format_of(self.options)) else "insert-only"
+
+    def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
+        return write_filesystem(stream, names, types, self.options, self.partition_keys)
+
+
+class FileSystemFactory(DynamicTableFactory):
+    """``'connector' = 'filesystem'``."""
+
+    identifier = "filesystem"
+
+    def create_source(self, context: TableContext) -> PlanNode:
+        names = [n for n, _ in context.physical]
+        types = [t for _, t in context.physical]
+        updating = _changelog(_format_of(context.options))
+        return FileSystemSource(names, types, updating, dict(context.options), list(context.partition_keys))
+
+    def create_sink(self, context: TableContext) -> TableSink:
+        return _FileSystemSink(context)
+
+
+FILESYSTEM = FileSystemFactory()

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.common.types import Row
-from millstream.datastream import KeyedProcessFunction, SinkFunction
+from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for, to_float32
 from millstream.table.expressions import AggregateCall, Expression
-from millstream.table.print_utils import row_to_string
 from millstream.table.timestamps import from_epoch_millis
 from millstream.table.types import DataType
 
@@ -43,6 +42,7 @@ __all__ = [
     "PlanNode",
     "Project",
     "Sink",
+    "SourceScan",
     "Values",
     "translate",
 ]
@@ -594,40 +594,26 @@ class FlatMap(PlanNode):
 
 @dataclass
 class Sink(PlanNode):
-    """A table sink: ``print`` (each change as ``+I[a, 1]`` on standard output, a subtask
-    prefix when parallel, as Flink's print connector) or ``blackhole`` (discards)."""
+    """A table sink: the connector's ``TableSink`` (from its factory) consuming the query's
+    changes. ``columns``: the sink table's persisted columns."""
 
     input: PlanNode | None = None
     connector: str = "print"
     options: dict[str, str] = field(default_factory=dict)
     partition_keys: list[str] = field(default_factory=list)
+    table_sink: Any = None  # the factory's TableSink
 
     def translate(self, env: Any) -> Any:
-        assert self.input is not None
-        stream = self.input.translate(env)
-        if self.connector == "filesystem":
-            from millstream.table.filesystem import write_filesystem
-
-            if self.input.updating:
-                raise ValueError(
-                    "Table sink 'filesystem' doesn't support consuming update and delete changes "
-                    "which is produced by the query (an aggregation or join): write it in batch mode"
-                )
-            return write_filesystem(
-                stream, list(self.names), list(self.types), self.options, self.partition_keys
+        assert self.input is not None and self.table_sink is not None
+        if self.input.updating and self.table_sink.changelog == "insert-only":
+            raise ValueError(
+                f"Table sink '{self.label or self.connector}' ({self.connector}) doesn't support consuming "
+                "update and delete changes which is produced by the query (an aggregation or join): "
+                "write it in batch mode, or to a connector or format that takes a changelog "
+                "(upsert-kafka, debezium-json, canal-json)"
             )
-        if self.connector == "blackhole":
-            return stream.add_sink(_Discard())
-        types = list(self.input.types)
-        identifier = self.options.get("print-identifier")  # "id> " / "id:2> ", as Flink's
-        return stream.map(lambda kv: row_to_string(kv[0], kv[1], types)).print(identifier or None)
-
-
-class _Discard(SinkFunction):
-    """The blackhole connector's sink."""
-
-    def invoke(self, value: Any, context: Any) -> None:
-        """Drop the change."""
+        stream = self.input.translate(env)
+        return self.table_sink.consume(stream, list(self.names), list(self.input.types))
 
 
 @dataclass
@@ -705,7 +691,12 @@ class _NormalizeFunction(KeyedProcessFunction):
 
 
 @dataclass
-class DataGen(PlanNode):
+class SourceScan(PlanNode):
+    """A connector table's source (explain prints it as a TableSourceScan)."""
+
+
+@dataclass
+class DataGen(SourceScan):
     """The ``datagen`` connector: ``number-of-rows`` rows (unbounded without it) at
     ``rows-per-second``, each field random (``fields.<f>.min/max/length``) or a sequence
     (``fields.<f>.kind = sequence``, ``start``/``end``), as Flink's."""

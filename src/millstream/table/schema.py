@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.table.factories import MetadataColumn
 from millstream.table.types import DataType
 
 __all__ = ["Schema"]
 
 
 class Schema:
-    """Physical columns, computed columns (SQL text), a watermark and a primary key."""
+    """Physical columns, computed columns (SQL text), metadata columns, a watermark and a
+    primary key."""
 
     def __init__(
         self,
@@ -20,13 +22,19 @@ class Schema:
         watermark: tuple[str, str] | None,
         primary_key: list[str],
         order: list[str] | None = None,
+        metadata: list[MetadataColumn] | None = None,
     ) -> None:
         self.columns = columns
         self.computed = computed
+        self.metadata_columns = list(metadata or [])
         self.watermark_spec = watermark
         self.primary_key_columns = primary_key
         # every column's name in declaration order (physical and computed mixed)
-        self.order = order if order is not None else [n for n, _ in columns] + [n for n, _ in computed]
+        self.order = (
+            order
+            if order is not None
+            else [n for n, _ in columns] + [c.name for c in self.metadata_columns] + [n for n, _ in computed]
+        )
 
     @staticmethod
     def new_builder() -> Schema.Builder:
@@ -41,6 +49,13 @@ class Schema:
         """The physical columns' types."""
         return [t for _, t in self.columns]
 
+    def persisted_columns(self) -> list[tuple[str, DataType]]:
+        """The columns an INSERT writes, in declaration order: the physical ones and the
+        metadata ones that are not VIRTUAL (computed columns are never written)."""
+        physical = dict(self.columns)
+        written = {c.name: c.data_type for c in self.metadata_columns if not c.virtual}
+        return [(n, physical.get(n) or written[n]) for n in self.order if n in physical or n in written]
+
     class Builder:
         """Builds a Schema column by column."""
 
@@ -50,6 +65,7 @@ class Schema:
             self._watermark: tuple[str, str] | None = None
             self._primary_key: list[str] = []
             self._order: list[str] = []
+            self._metadata: list[MetadataColumn] = []
 
         def column(self, column_name: str, data_type: Any) -> Schema.Builder:
             """A physical column."""
@@ -73,6 +89,24 @@ class Schema:
             self._order.append(column_name)
             return self
 
+        def column_by_metadata(
+            self,
+            column_name: str,
+            data_type: Any,
+            metadata_key: str | None = None,
+            is_virtual: bool = False,
+        ) -> Schema.Builder:
+            """A metadata column: a value the connector or format reads beside the record
+            (Kafka's ``timestamp``, ``partition`` ...), written too unless ``is_virtual``."""
+            if not isinstance(data_type, DataType):
+                from millstream.table.udf import _type
+
+                data_type = _type(data_type)
+            key = metadata_key or column_name
+            self._metadata.append(MetadataColumn(column_name, data_type, key, is_virtual))
+            self._order.append(column_name)
+            return self
+
         def watermark(self, column_name: str, watermark_expr: str) -> Schema.Builder:
             """The event-time column and its watermark (SQL)."""
             self._watermark = (column_name, str(watermark_expr))
@@ -91,4 +125,5 @@ class Schema:
                 self._watermark,
                 list(self._primary_key),
                 list(self._order),
+                list(self._metadata),
             )

@@ -83,6 +83,10 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:
             i += 1
         elif text == "WATERMARK" and nxt is not None and nxt.text.upper() == "FOR" and depth == 1:
             i = _watermark_clause(statement, tokens, i, edits, watermarks)
+        elif text == "METADATA" and depth == 1 and prev is not None and prev.text not in (",", "("):
+            i = _metadata_clause(tokens, i, edits)
+        elif text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
+            edits.append((tok.start, tok.end + 1, "BINARY"))  # Flink's BYTES is sqlglot's BINARY
         i += 1
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
@@ -102,6 +106,34 @@ def _partition_by(statement: str, tokens: list[Any], i: int, edits: list[tuple[i
         return close
     edits.append((tok.start, nxt.end + 1, f", MS_PARTITION_BY({nxt.text})"))
     return i + 1
+
+
+_METADATA_MARK = "\x00metadata "
+
+
+def _metadata_clause(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
+    """``METADATA [FROM 'key'] [VIRTUAL]`` after a column's type, rewritten into a column
+    comment sqlglot parses (read back by ``_metadata_of``); returns its last token's index."""
+    from sqlglot.tokens import TokenType
+
+    key, end = "", i
+    if end + 2 < len(tokens) and tokens[end + 1].token_type == TokenType.FROM:
+        key, end = tokens[end + 2].text, end + 2
+    virtual = end + 1 < len(tokens) and tokens[end + 1].text.upper() == "VIRTUAL"
+    end += 1 if virtual else 0
+    mark = f"{_METADATA_MARK}{'virtual' if virtual else 'persisted'} {key}".replace("'", "''")
+    edits.append((tokens[i].start, tokens[end].end + 1, f"COMMENT '{mark}'"))
+    return end
+
+
+def _metadata_of(column: exp.ColumnDef) -> tuple[str | None, bool] | None:
+    """(metadata key or None for the column's name, virtual) of a METADATA column."""
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.CommentColumnConstraint) and kind.this.this.startswith(_METADATA_MARK):
+            virtual, _, key = kind.this.this[len(_METADATA_MARK) :].partition(" ")
+            return key or None, virtual == "virtual"
+    return None
 
 
 def _watermark_clause(
@@ -229,6 +261,28 @@ def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
     return explain_text(plan, "CHANGELOG_MODE" in details)
 
 
+def _add_column(builder: Any, column: exp.Expression) -> None:
+    """One item of a CREATE TABLE's column list: a physical, computed or metadata column, or
+    the primary key."""
+    if isinstance(column, exp.PrimaryKey):
+        builder.primary_key(*(c.name for c in column.expressions))
+        return
+    if not isinstance(column, exp.ColumnDef):
+        raise SqlError(f"not supported yet in CREATE TABLE: {column.sql()}")
+    constraints = [c.args.get("kind") for c in column.args.get("constraints") or []]
+    computed = [c for c in constraints if isinstance(c, exp.ComputedColumnConstraint)]
+    if computed:
+        builder.column_by_expression(column.name, computed[0].this.sql(dialect=_DIALECT))
+        return
+    metadata = _metadata_of(column)
+    if metadata is not None:
+        builder.column_by_metadata(column.name, _data_type(column.args["kind"]), *metadata)
+        return
+    if any(isinstance(c, exp.PrimaryKeyColumnConstraint) for c in constraints):
+        builder.primary_key(column.name)
+    builder.column(column.name, _data_type(column.args["kind"]))
+
+
 def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tuple[str, TableDescriptor]:
     from millstream.table.schema import Schema
     from millstream.table.table_descriptor import TableDescriptor
@@ -238,25 +292,7 @@ def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tu
         raise SqlError("CREATE TABLE needs its columns")
     builder = Schema.new_builder()
     for column in target.expressions:
-        if isinstance(column, exp.PrimaryKey):
-            builder.primary_key(*(c.name for c in column.expressions))
-            continue
-        if not isinstance(column, exp.ColumnDef):
-            raise SqlError(f"not supported yet in CREATE TABLE: {column.sql()}")
-        computed = [
-            c.args["kind"]
-            for c in column.args.get("constraints") or []
-            if isinstance(c.args.get("kind"), exp.ComputedColumnConstraint)
-        ]
-        if computed:
-            builder.column_by_expression(column.name, computed[0].this.sql(dialect=_DIALECT))
-            continue
-        if any(
-            isinstance(c.args.get("kind"), exp.PrimaryKeyColumnConstraint)
-            for c in column.args.get("constraints") or []
-        ):
-            builder.primary_key(column.name)
-        builder.column(column.name, _data_type(column.args["kind"]))
+        _add_column(builder, column)
     for column_name, expression in watermarks:
         builder.watermark(column_name, expression)
     options: dict[str, str] = {}
@@ -926,6 +962,10 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "TIMESTAMPLTZ": lambda t: DataTypes.TIMESTAMP_LTZ(_params(t)[0] if _params(t) else 6),
     "TIME": lambda t: DataTypes.TIME(_params(t)[0] if _params(t) else 0),
     "DECIMAL": lambda t: _decimal(_params(t)),
+    "BINARY": lambda t: DataTypes.BYTES(),
+    "VARBINARY": lambda t: DataTypes.BYTES(),
+    "MAP": lambda t: DataTypes.MAP(_data_type(t.expressions[0]), _data_type(t.expressions[1])),
+    "ARRAY": lambda t: DataTypes.ARRAY(_data_type(t.expressions[0])),
 }
 
 

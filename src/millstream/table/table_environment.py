@@ -20,16 +20,14 @@ from millstream.common import Configuration
 from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
-from millstream.table.planner import DataGen, FromDataStream, PlanNode, Sink, Values
+from millstream.table.factories import TableContext, find_format_factory, find_table_factory
+from millstream.table.planner import FromDataStream, PlanNode, Sink, Values
 from millstream.table.table import Table
 from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
 from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = ["EnvironmentSettings", "StatementSet", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
-
-_SINK_CONNECTORS = {"print", "blackhole", "filesystem"}
-_SOURCE_CONNECTORS = {"datagen", "filesystem"}
 
 
 class EnvironmentSettings:
@@ -163,12 +161,13 @@ class TableEnvironment:
         return self._views.pop(view_path, None) is not None
 
     def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
-        """Name a connector table (``TableDescriptor.for_connector(...)``)."""
-        if descriptor.connector not in _SINK_CONNECTORS | _SOURCE_CONNECTORS:
-            raise ValueError(
-                f"connector '{descriptor.connector}' is not supported yet (sources: "
-                f"{', '.join(sorted(_SOURCE_CONNECTORS))}; sinks: {', '.join(sorted(_SINK_CONNECTORS))})"
-            )
+        """Name a connector table (``TableDescriptor.for_connector(...)``): its connector and
+        formats are looked up and its options checked now, as Flink's planner does."""
+        factory = find_table_factory(descriptor.connector)
+        formats = [(k, v) for k, v in descriptor.options.items() if k == "format" or k.endswith(".format")]
+        for _, identifier in formats:
+            find_format_factory(identifier)
+        factory.validate(_context(path, descriptor), formats)
         self._tables[path] = descriptor
 
     def from_path(self, path: str) -> Table:
@@ -177,19 +176,12 @@ class TableEnvironment:
             return self._views[path]
         descriptor = self._tables.get(path)
         if descriptor is not None:
-            if descriptor.connector not in _SOURCE_CONNECTORS or descriptor.schema is None:
-                raise ValueError(f"table '{path}' ({descriptor.connector}) can only be written to")
-            schema = descriptor.schema
-            names, types, options = schema.field_names(), schema.field_types(), dict(descriptor.options)
-            node: PlanNode
-            if descriptor.connector == "filesystem":
-                from millstream.table.filesystem import FileSystemSource
-
-                node = FileSystemSource(names, types, False, options, list(descriptor.partition_keys))
-            else:
-                node = DataGen(names, types, False, options)
+            if descriptor.schema is None:
+                raise ValueError(f"table '{path}' ({descriptor.connector}) has no schema to read")
+            context = _context(path, descriptor)
+            node = find_table_factory(descriptor.connector).create_source(context)
             node.label = f"default_catalog, default_database, {path}"
-            return Table(apply_schema(node, schema), self)
+            return Table(apply_schema(node, context.schema), self)
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
     def _insert(self, plan: PlanNode, path: str) -> TableResult:
@@ -199,17 +191,28 @@ class TableEnvironment:
         descriptor = self._tables.get(path)
         if descriptor is None:
             raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
-        schema = descriptor.schema
-        if schema is not None and len(schema.columns) != len(plan.names):
-            raise ValueError(
-                f"the query has {len(plan.names)} columns {plan.names}, sink '{path}' has "
-                f"{len(schema.columns)}: {schema.field_names()}"
-            )
-        if schema is not None:  # the query's columns implicitly cast to the sink's types
-            plan = _cast_to(plan, schema.field_names(), schema.field_types())
+        context = _context(path, descriptor)
+        if descriptor.schema is not None:
+            columns = descriptor.schema.persisted_columns()
+            if len(columns) != len(plan.names):
+                raise ValueError(
+                    f"the query has {len(plan.names)} columns {plan.names}, sink '{path}' has "
+                    f"{len(columns)}: {[n for n, _ in columns]}"
+                )
+            # the query's columns implicitly cast to the sink's types
+            plan = _cast_to(plan, [n for n, _ in columns], [t for _, t in columns])
+        table_sink = find_table_factory(descriptor.connector).create_sink(context)
         options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
         return Sink(
-            plan.names, plan.types, plan.updating, plan, descriptor.connector, options, partitions, label=path
+            plan.names,
+            plan.types,
+            plan.updating,
+            plan,
+            descriptor.connector,
+            options,
+            partitions,
+            table_sink,
+            label=path,
         )
 
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
@@ -543,6 +546,13 @@ def _stream_columns(data_stream: Any, fields: tuple[Any, ...]) -> tuple[list[str
     return names, types
 
 
+def _context(path: str, descriptor: TableDescriptor) -> TableContext:
+    from millstream.table.schema import Schema
+
+    schema = descriptor.schema if descriptor.schema is not None else Schema.new_builder().build()
+    return TableContext(path, schema, dict(descriptor.options), list(descriptor.partition_keys))
+
+
 def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
     """``node``'s physical columns arranged as ``schema`` declares them: declared physical
     columns (all of them if none is declared), computed columns, then the watermark."""
@@ -558,6 +568,7 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
         if name not in node.names:
             raise ValueError(f"Unable to find a field named '{name}' in the physical data type {node.names}")
     expressions = [parse_expression(computed[n]).alias(n) if n in computed else col(n) for n in order]
+    source = node
     if order != list(node.names):
         node = project(node, expressions, lambda i: f"_c{i}")
     if schema.watermark_spec is None:
@@ -574,7 +585,7 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
             f"{node.types[index]!r}"
         )
     watermark = parse_expression(watermark_sql).resolve(node.names, node.types)
-    return WatermarkAssigner(
+    assigner = WatermarkAssigner(
         list(node.names),
         list(node.types),
         False,
@@ -584,6 +595,16 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
         watermark_delay_ms(watermark_sql, column),
         rowtime=index,
     )
+    if getattr(source, "supports_watermark_push_down", False):
+        # Flink's SupportsWatermarkPushDown: the source generates watermarks per split (a Kafka
+        # partition each), on its rows with the computed columns evaluated
+        fns = [e.resolve(source.names, source.types).fn for e in expressions] if node is not source else None
+        source.watermark = (  # type: ignore[attr-defined]
+            assigner,
+            (lambda values: tuple([f(values) for f in fns])) if fns else None,
+        )
+        assigner.pushed_down = True
+    return assigner
 
 
 def _as_tuple(element: Any) -> tuple[Any, ...]:

@@ -121,26 +121,37 @@ class WatermarkAssigner(PlanNode):
     watermark_sql: str = ""
     delay_ms: int | None = None  # the expression is ``rowtime - INTERVAL delay`` (None: another one)
 
+    pushed_down: bool = False  # the source generates the watermarks (per partition) itself
+
     def translate(self, env: Any) -> Any:
+        assert self.input is not None
+        if self.pushed_down:
+            return self.input.translate(env)
+        return self.input.translate(env).assign_timestamps_and_watermarks(self.strategy(env))
+
+    def strategy(self, env: Any, row_of: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None) -> Any:
+        """The WatermarkStrategy of the expression; ``row_of``: the source's row -> this
+        node's row (the computed columns), for a strategy pushed into the source."""
         from millstream.common import WatermarkStrategy
 
-        assert self.input is not None and self.rowtime is not None and self.watermark is not None
+        assert self.rowtime is not None and self.watermark is not None
         index, root = self.rowtime, self.types[self.rowtime].root
         interval = env.get_config().get_auto_watermark_interval()
-        generator = _ExpressionWatermarks(self.watermark, root, interval, self.delay_ms)
+        expression = self.watermark
+        if row_of is not None:
+            watermark, expression = expression, lambda values: watermark(row_of(values))
 
         def timestamp_of(change: tuple[str, tuple[Any, ...]], record_timestamp: int) -> int:
-            value = change[1][index]
+            value = (change[1] if row_of is None else row_of(change[1]))[index]
             if value is None:
                 raise ValueError(
                     "RowTime field should not be null, please convert it to a non-null long value."
                 )
             return to_epoch_millis(value, root)
 
-        strategy = WatermarkStrategy.for_generator(lambda context: generator).with_timestamp_assigner(
-            _Assigner(timestamp_of)
-        )
-        return self.input.translate(env).assign_timestamps_and_watermarks(strategy)
+        return WatermarkStrategy.for_generator(
+            lambda context: _ExpressionWatermarks(expression, root, interval, self.delay_ms)
+        ).with_timestamp_assigner(_Assigner(timestamp_of))
 
 
 class _Assigner:

@@ -24,7 +24,7 @@ from millstream.connectors.file.source import LineDecoder, LineError
 from millstream.connectors.formats.common import _named_row, _nullable, _SchemaReaderFormat
 from millstream.table.types import DataType, DataTypes
 
-__all__ = ["JsonLinesReaderFormat", "JsonRowDeserializationSchema"]
+__all__ = ["JsonLinesReaderFormat", "JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
 
 
 class JsonRowDeserializationSchema:
@@ -201,3 +201,62 @@ _BASIC_SQL: dict[str, Callable[[], DataType]] = {
     "SQL_TIMESTAMP": DataTypes.TIMESTAMP,
     "INSTANT": DataTypes.TIMESTAMP_LTZ,
 }
+
+
+JsonRowDeserializationSchema.Builder = JsonRowDeserializationSchemaBuilder  # type: ignore[attr-defined]
+
+
+class JsonRowSerializationSchema:
+    """Turns a ``Row`` of a row type into JSON bytes (``pyflink.datastream.formats.json``):
+    an object of the row's field names, values as Flink's JSON format writes them."""
+
+    def __init__(self, type_info: TypeInformation) -> None:
+        self.type_info = type_info
+        self._encode: Callable[[Any], bytes] | None = None
+
+    @staticmethod
+    def builder() -> JsonRowSerializationSchemaBuilder:
+        """A builder."""
+        return JsonRowSerializationSchemaBuilder()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"type_info": self.type_info, "_encode": None}
+
+    def serialize(self, element: Any) -> bytes:
+        """The JSON of ``element`` (a Row, tuple or list in field order)."""
+        encode = self._encode
+        if encode is None:
+            encode = self._encode = _row_encoder(self.type_info)
+        return encode(element)
+
+
+def _row_encoder(type_info: TypeInformation) -> Callable[[Any], bytes]:
+    from millstream.connectors.formats.row_formats import dumps, json_object_encoder
+    from millstream.table.types import from_type_info
+
+    if not isinstance(type_info, RowTypeInfo):
+        raise TypeError(f"JsonRowSerializationSchema needs a row type (Types.ROW_NAMED), got {type_info}")
+    names = type_info.get_field_names()
+    to_object = json_object_encoder(names, [from_type_info(t) for t in type_info.get_field_types()])
+    return lambda element: dumps(to_object(tuple(element)))
+
+
+class JsonRowSerializationSchemaBuilder:
+    """Builds a ``JsonRowSerializationSchema``."""
+
+    def __init__(self) -> None:
+        self._type_info: TypeInformation | None = None
+
+    def with_type_info(self, type_info: TypeInformation) -> JsonRowSerializationSchemaBuilder:
+        """The row type of the elements (its field names name the JSON properties)."""
+        self._type_info = type_info
+        return self
+
+    def build(self) -> JsonRowSerializationSchema:
+        """The schema."""
+        if self._type_info is None:
+            raise TypeError("Typeinfo should be set.")
+        return JsonRowSerializationSchema(self._type_info)
+
+
+JsonRowSerializationSchema.Builder = JsonRowSerializationSchemaBuilder  # type: ignore[attr-defined]

@@ -12,9 +12,10 @@ from millstream.common.typeinfo import (
 from millstream.common.types import Row
 from millstream.connectors.file.source import BulkFormat, FileReader, _Split
 from millstream.connectors.formats.common import _fields_of, _named_row, _nullable
+from millstream.table.factories import Decoder, Encoder, FormatFactory
 from millstream.table.types import ArrayType, DataType, RowType
 
-__all__ = ["ParquetBulkWriters", "ParquetColumnarRowInputFormat"]
+__all__ = ["PARQUET", "ParquetBulkWriters", "ParquetColumnarRowInputFormat"]
 
 
 class ParquetColumnarRowInputFormat(BulkFormat):
@@ -206,3 +207,23 @@ def _arrow_value(data_type: DataType) -> Callable[[Any], Any]:
         value = _arrow_value(data_type.value_type)  # type: ignore[attr-defined]
         return lambda v: None if v is None else [(k, value(x)) for k, x in v.items()]
     return lambda v: v
+
+
+class ParquetFormatFactory(FormatFactory):
+    """``'format' = 'parquet'``: whole files (the filesystem connector reads and writes them
+    with pyarrow); a single record (a Kafka message) cannot be Parquet."""
+
+    identifier = "parquet"
+
+    def decoder(
+        self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
+    ) -> Decoder:
+        raise ValueError("'parquet' is a file format: only the filesystem connector reads it")
+
+    def encoder(
+        self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
+    ) -> Encoder:
+        raise ValueError("'parquet' is a file format: only the filesystem connector writes it")
+
+
+PARQUET = ParquetFormatFactory()

@@ -169,6 +169,8 @@ class KafkaSourceReader:
         )
         self._splits: dict[_TP, _Split] = {}
         self._deserialize = source.record_deserializer()
+        # a deserializer may turn one message into several records (a changelog format's update)
+        self._many = bool(getattr(source.deserializer, "produces_many", False))
         self._fetcher: _Fetcher | None = None
         self._registered = False
         self._no_more = False
@@ -264,7 +266,7 @@ class KafkaSourceReader:
         groups: dict[_TP, tuple[list[Any], list[int]]] = {}
         finished: list[_TP] = []
         splits = self._splits
-        deserialize = self._deserialize
+        deserialize, many = self._deserialize, self._many
         for message in messages:
             error = message.error()
             if error is not None:
@@ -288,8 +290,12 @@ class KafkaSourceReader:
                     group = groups.get(key)
                     if group is None:
                         group = groups[key] = ([], [])
-                    group[0].append(value)
-                    group[1].append(message.timestamp()[1])
+                    if many:
+                        group[0].extend(value)
+                        group[1].extend([message.timestamp()[1]] * len(value))
+                    else:
+                        group[0].append(value)
+                        group[1].append(message.timestamp()[1])
             if state.finished_at(state.next_offset) or state.finished_at(offset):
                 finished.append(key)
                 del splits[key]

@@ -142,7 +142,11 @@ class KafkaSink:
 
     def producer_config(self) -> dict[str, Any]:
         """The producer's settings: the user's; exactly-once producers are idempotent."""
-        return client_config(self.properties)
+        config = client_config(self.properties)
+        # the Java client's partitioner (murmur2 of the key), so keyed records land where Java
+        # producers put them; librdkafka's own default hashes with CRC32
+        config.setdefault("partitioner", "murmur2_random")
+        return config
 
     def transaction_timeout_ms(self) -> int:
         return int(self.properties.get("transaction.timeout.ms", DEFAULT_TRANSACTION_TIMEOUT_MS))
@@ -190,7 +194,12 @@ class KafkaWriter:
             f"{context.operator_name or 'KafkaSink'} ({context.subtask_index + 1}/{context.parallelism})"
         )
         self._config = sink.producer_config()
-        self._select, self._key, self._value = sink.serializer.serializers()
+        # a serializer may build whole records (partition, timestamp, headers: tables' metadata)
+        records = getattr(sink.serializer, "record_writer", None)
+        self._records = records(context.subtask_index, self._partitions_of) if records else None
+        if self._records is None:
+            self._select, self._key, self._value = sink.serializer.serializers()
+        self._partition_counts: dict[str, int] = {}
         self._errors: list[str] = []
         self._exactly_once = sink.guarantee is DeliveryGuarantee.EXACTLY_ONCE
         self._producer: Any = None
@@ -264,9 +273,45 @@ class KafkaWriter:
 
     # -- writing -------------------------------------------------------------------------------
 
+    def _partitions_of(self, topic: str) -> int:
+        count = self._partition_counts.get(topic)
+        if count is None:
+            metadata = self._open().list_topics(topic, timeout=FLUSH_TIMEOUT_S).topics.get(topic)
+            if metadata is None or metadata.error is not None or not metadata.partitions:
+                raise KafkaConnectorError(f"KafkaSink {self._name}: topic {topic} has no partitions")
+            count = self._partition_counts[topic] = len(metadata.partitions)
+        return count
+
+    def _write_records(self, producer: Any, values: list[Any]) -> None:
+        assert self._records is not None
+        to_record, report = self._records, self._report
+        for element in values:
+            record = to_record(element)
+            if record is None:
+                continue
+            topic, key, value, partition, timestamp, headers = record
+            extra: dict[str, Any] = {}
+            if partition is not None:
+                extra["partition"] = partition
+            if timestamp is not None:
+                extra["timestamp"] = timestamp
+            if headers:
+                extra["headers"] = headers
+            while True:
+                try:
+                    producer.produce(topic, value, key, on_delivery=report, **extra)
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+
     def write_batch(self, values: list[Any]) -> None:
         """Hand the records to the producer."""
         producer = self._open()
+        if self._records is not None:
+            self._write_records(producer, values)
+            producer.poll(0)
+            self._raise_errors()
+            return
         select, key, value = self._select, self._key, self._value
         report = self._report
         for element in values:

@@ -125,6 +125,9 @@ class KafkaSource:
     def record_deserializer(self) -> Any:
         """message -> record, from the value-only deserializer."""
         schema = self.deserializer
+        whole_message = getattr(schema, "deserialize_message", None)
+        if whole_message is not None:  # a record deserializer: the whole message (tables' metadata)
+            return whole_message
         deserialize = getattr(schema, "deserialize", None)
         if deserialize is None:  # SimpleStringSchema
             charset = getattr(schema, "charset", "UTF-8")

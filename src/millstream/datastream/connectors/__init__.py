@@ -16,6 +16,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "RollingPolicy",
         ),
         "millstream.connectors.file.source": ("FileSource", "StreamFormat"),
+        "millstream.connectors.kafka.legacy": ("FlinkKafkaConsumer", "FlinkKafkaProducer", "Semantic"),
         "millstream.connectors.kafka.sink": ("KafkaSink",),
         "millstream.connectors.kafka.source": ("KafkaSource",),
         "millstream.connectors.number_seq": ("NumberSequenceSource",),
@@ -33,6 +34,9 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.connectors.file.sink import RollingPolicy as RollingPolicy
     from millstream.connectors.file.source import FileSource as FileSource
     from millstream.connectors.file.source import StreamFormat as StreamFormat
+    from millstream.connectors.kafka.legacy import FlinkKafkaConsumer as FlinkKafkaConsumer
+    from millstream.connectors.kafka.legacy import FlinkKafkaProducer as FlinkKafkaProducer
+    from millstream.connectors.kafka.legacy import Semantic as Semantic
     from millstream.connectors.kafka.sink import KafkaSink as KafkaSink
     from millstream.connectors.kafka.source import KafkaSource as KafkaSource
     from millstream.connectors.number_seq import NumberSequenceSource as NumberSequenceSource

@@ -1,6 +1,7 @@
 """``pyflink.datastream.connectors.kafka`` names: KafkaSource, KafkaSink and their builders."""
 
 from millstream.common.connector import DeliveryGuarantee
+from millstream.connectors.kafka.legacy import FlinkKafkaConsumer, FlinkKafkaProducer, Semantic
 from millstream.connectors.kafka.offsets import (
     KafkaOffsetResetStrategy,
     KafkaOffsetsInitializer,
@@ -25,6 +26,8 @@ class KafkaTopicSelector:
 
 __all__ = [
     "DeliveryGuarantee",
+    "FlinkKafkaConsumer",
+    "FlinkKafkaProducer",
     "KafkaOffsetResetStrategy",
     "KafkaOffsetsInitializer",
     "KafkaRecordSerializationSchema",
@@ -35,4 +38,5 @@ __all__ = [
     "KafkaSourceBuilder",
     "KafkaTopicPartition",
     "KafkaTopicSelector",
+    "Semantic",
 ]

@@ -4,8 +4,18 @@ from millstream.connectors.formats.csv import (
     CsvBulkWriter,
     CsvBulkWriters,
     CsvReaderFormat,
+    CsvRowDeserializationSchema,
+    CsvRowSerializationSchema,
     CsvSchema,
     CsvSchemaBuilder,
 )
 
-__all__ = ["CsvBulkWriter", "CsvBulkWriters", "CsvReaderFormat", "CsvSchema", "CsvSchemaBuilder"]
+__all__ = [
+    "CsvBulkWriter",
+    "CsvBulkWriters",
+    "CsvReaderFormat",
+    "CsvRowDeserializationSchema",
+    "CsvRowSerializationSchema",
+    "CsvSchema",
+    "CsvSchemaBuilder",
+]
