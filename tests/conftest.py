@@ -13,12 +13,16 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from millstream.common import Configuration
 from millstream.datastream import StreamExecutionEnvironment
+
+if TYPE_CHECKING:
+    from millstream.testing.kafka_broker import KafkaBroker
 
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
@@ -46,6 +50,15 @@ def make_env(parallelism: int = 1, **config: object) -> StreamExecutionEnvironme
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     return env
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[KafkaBroker]:
+    """A Kafka-protocol broker (Tansu) on a free port for the module's tests."""
+    from millstream.testing.kafka_broker import KafkaBroker
+
+    with KafkaBroker() as started:
+        yield started
 
 
 @pytest.fixture(params=["objects", "serialized"])

@@ -31,12 +31,6 @@ from tests.conftest import make_env
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(scope="module")
-def broker() -> Iterator[KafkaBroker]:
-    with KafkaBroker() as started:
-        yield started
-
-
 def _topic(
     broker: KafkaBroker, name: str, partitions: int, records: list[tuple[int, bytes | None, bytes, int]]
 ) -> str:

@@ -138,3 +138,64 @@ def test_a_watched_directory_is_an_unbounded_table(tmp_path):
     _table(batch, "never", root, "csv", ", 'source.monitor-interval' = '0 ms'")
     with pytest.raises(ValueError, match=r"'source\.monitor-interval' must be greater than 0"):
         batch.execute_sql("SELECT * FROM never").collect()
+
+
+DEBEZIUM_LINES = [
+    '{"before":null,"after":{"id":1,"name":"a","price":1.50},"op":"c"}',
+    '{"before":null,"after":{"id":2,"name":"b","price":2.25},"op":"r"}',
+    '{"before":{"id":1,"name":"a","price":1.50},"after":{"id":1,"name":"a2","price":1.75},"op":"u"}',
+    '{"before":{"id":2,"name":"b","price":2.25},"after":null,"op":"d"}',
+]
+# PyFlink 2.3.0, the same program on the same file (its filesystem connector and flink-json's
+# debezium-json format), printed these changes and wrote these lines
+PYFLINK_SUM_CHANGES = [
+    "+I 1.50",
+    "-U 1.50",
+    "+U 3.75",
+    "-U 3.75",
+    "+U 2.25",
+    "-U 2.25",
+    "+U 4.00",
+    "-U 4.00",
+    "+U 1.75",
+]
+PYFLINK_DEBEZIUM_OUT = [
+    '{"before":null,"after":{"k":true,"total":1.5,"ts":"2024-01-02 03:04:05.6","b":"YWI="},"op":"c"}',
+    '{"before":{"k":true,"total":1.5,"ts":"2024-01-02 03:04:05.6","b":"YWI="},"after":null,"op":"d"}',
+    '{"before":null,"after":{"k":true,"total":3.75,"ts":"2024-01-02 03:04:05.6","b":"YWI="},"op":"c"}',
+]
+
+
+def test_changelog_files_read_and_written_as_pyflink_does(tmp_path):
+    source = tmp_path / "cdc"
+    source.mkdir()
+    (source / "a.json").write_text("\n".join(DEBEZIUM_LINES) + "\n")
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t_env.execute_sql(
+        "CREATE TABLE s (id INT, name STRING, price DECIMAL(10, 2)) WITH ("
+        f"'connector' = 'filesystem', 'path' = '{source}', 'format' = 'debezium-json')"
+    )
+    changes = [(str(r.get_row_kind()), tuple(r)) for r in t_env.execute_sql("SELECT * FROM s").collect()]
+    assert [(k, r[0], r[1], str(r[2])) for k, r in changes] == [
+        ("+I", 1, "a", "1.50"),
+        ("+I", 2, "b", "2.25"),
+        ("-U", 1, "a", "1.50"),
+        ("+U", 1, "a2", "1.75"),
+        ("-D", 2, "b", "2.25"),
+    ]
+    out = tmp_path / "out"
+    t_env.execute_sql(
+        "CREATE TABLE o (k BOOLEAN, total DECIMAL(10, 2), ts TIMESTAMP(3), b BYTES) WITH ("
+        f"'connector' = 'filesystem', 'path' = '{out}', 'format' = 'debezium-json')"
+    )
+    query = "SELECT name IS NOT NULL, SUM(price) FROM s GROUP BY name IS NOT NULL"
+    sums = [f"{r.get_row_kind()} {r[1]}" for r in t_env.execute_sql(query).collect()]
+    assert sums == PYFLINK_SUM_CHANGES
+    t_env.execute_sql(
+        "INSERT INTO o SELECT name IS NOT NULL, SUM(price), TIMESTAMP '2024-01-02 03:04:05.600', "
+        "CAST('ab' AS BYTES) FROM s GROUP BY name IS NOT NULL"
+    ).wait()
+    (written,) = [p for p in out.rglob("part-*")]
+    lines = written.read_text().splitlines()
+    assert len(lines) == len(PYFLINK_SUM_CHANGES) and lines[:3] == PYFLINK_DEBEZIUM_OUT

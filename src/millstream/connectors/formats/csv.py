@@ -448,7 +448,7 @@ class _CsvRowSchemaBuilder:
             "column_separator": ",",
             "quote_char": '"',
             "escape_char": None,
-            "null_value": "",
+            "null_value": None,  # none: an empty string field is "", an empty other field NULL
             "array_element_separator": ";",
             "line_separator": "\n",
             "allow_comments": False,
@@ -481,6 +481,12 @@ class _CsvRowSchemaBuilder:
         return self
 
 
+def _empty_is_null(data_type: DataType, parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    if data_type.root in ("STRING", "VARCHAR", "CHAR"):
+        return parse
+    return lambda text: None if text == "" else parse(text)
+
+
 class CsvRowDeserializationSchema:
     """CSV bytes (one record) -> a ``Row`` of a row type (``pyflink.datastream.formats.csv``)."""
 
@@ -505,7 +511,7 @@ class CsvRowDeserializationSchema:
     def _decoder(self) -> Callable[[bytes], Any]:
         names, types = _row_types(self.type_info, "CsvRowDeserializationSchema")
         options = self.options
-        fields = [_csv_field(t, None, options) for t in types]
+        fields = [_empty_is_null(t, _csv_field(t, None, options)) for t in types]
         dialect = _dialect(options)
 
         def decode(message: bytes) -> Any:
