@@ -71,7 +71,7 @@ def test_a_throttled_sink_bounds_memory_reports_backpressure_and_recovers(tmp_pa
         rss_after = _rss(pids)
         slow_rate = (_sink_records(metrics) - slow_before) / 3.0
         sources = _sources(metrics)
-        assert all(m["isBackPressured"] and m["outPoolUsage"] == 1.0 for m in sources), sources
+        # over the interval (not at its last instant, when a buffer may just have come back):
         # mostly waiting for buffers (on a loaded machine a source also waits for a core)
         assert all(m["backPressuredTimeMsPerSecond"] > 500 for m in sources), sources
         assert rss_after - rss_before < 20 * 1024 * 1024, (rss_before, rss_after)

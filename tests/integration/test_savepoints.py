@@ -34,6 +34,11 @@ pytestmark = pytest.mark.timeout(240)
 
 EVENTS = 6000
 KEYS = 7
+# A job stopped, cancelled or savepointed while it runs reads its input slowly, so it is still
+# running after its first checkpoints however loaded the machine is (at 300 events/s the input
+# lasts 20 s); the job resumed afterwards reads the rest at full speed. Event times come from
+# the index, so the rate changes no output.
+SLOW, FAST = 300.0, 1_000_000.0
 
 
 class RunningCount(KeyedProcessFunction):
@@ -46,10 +51,10 @@ class RunningCount(KeyedProcessFunction):
         yield f"c,{value[0]},{n}"
 
 
-def build(env: StreamExecutionEnvironment, out: str) -> None:
+def build(env: StreamExecutionEnvironment, out: str, rate: float = FAST) -> None:
     env.enable_checkpointing(100)
     source = DataGeneratorSource(
-        lambda i: (i % KEYS, i), EVENTS, 2000.0, Types.TUPLE([Types.INT(), Types.LONG()])
+        lambda i: (i % KEYS, i), EVENTS, rate, Types.TUPLE([Types.INT(), Types.LONG()])
     )
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda v, ts: v[1] * 10)
     events = env.from_source(source, strategy, "events").uid("events")
@@ -99,6 +104,17 @@ def wait_for_checkpoints(client: Any, count: int) -> None:
         time.sleep(0.05)  # polling an observable condition, bounded by the deadline
 
 
+def wait_for_state_in_checkpoints(client: Any, out: Path, more: int) -> None:
+    """Until a checkpoint committed output (so checkpoints hold state), then ``more`` after it."""
+    deadline = time.monotonic() + 60
+    while not committed_lines(out):
+        assert client.get_job_status() in (JobStatus.CREATED, JobStatus.RUNNING), "the job ended first"
+        assert time.monotonic() < deadline, "no checkpoint committed output"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    completed = client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0)
+    wait_for_checkpoints(client, completed + more)
+
+
 def stop_with_savepoint_after_a_checkpoint(client: Any, directory: Path) -> str:
     wait_for_checkpoints(client, 1)
     path = client.stop_with_savepoint(savepoint_directory=str(directory)).result(60)
@@ -120,7 +136,7 @@ def test_a_job_stopped_with_a_savepoint_resumes_at_another_parallelism_and_backe
 ) -> None:
     out = tmp_path / "out"
     env = env_for(2, first_backend)
-    build(env, str(out))
+    build(env, str(out), SLOW)
     client = env.execute_async("stopped")
     path = stop_with_savepoint_after_a_checkpoint(client, tmp_path / "savepoints")
     assert os.path.isfile(os.path.join(path, "_metadata"))
@@ -137,7 +153,7 @@ def test_a_job_stopped_with_a_savepoint_resumes_at_another_parallelism_and_backe
 def test_a_savepoint_of_a_running_job_leaves_it_running_and_can_be_restored(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = env_for(2, "hashmap")
-    build(env, str(out))
+    build(env, str(out), 2 * SLOW)  # runs to its end in this test: 10 s
     client = env.execute_async("running")
     wait_for_checkpoints(client, 1)
     path = client.trigger_savepoint(str(tmp_path / "savepoints")).result(60)
@@ -172,9 +188,9 @@ def test_a_retained_incremental_checkpoint_resumes_at_another_parallelism_and_ba
     )
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(2)
-    build(env, str(out))
+    build(env, str(out), SLOW)
     client = env.execute_async("cancelled")
-    wait_for_checkpoints(client, 4)
+    wait_for_state_in_checkpoints(client, out, 3)
     client.cancel()
     with pytest.raises(Exception, match="cancelled"):
         client.get_job_execution_result(60)
@@ -198,7 +214,7 @@ def test_stop_with_drain_fires_every_window_before_the_savepoint_and_ends_the_jo
     continues with the unread events, the running counts where they were."""
     out = tmp_path / "out"
     env = env_for(2, "rocksdb")
-    build(env, str(out))
+    build(env, str(out), SLOW)
     client = env.execute_async("drained")
     wait_for_checkpoints(client, 1)
     path = client.stop_with_savepoint(True, str(tmp_path / "savepoints")).result(60)
