@@ -94,3 +94,9 @@ def test_the_chaos_script_runs_a_trial():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1/1 trials held" in result.stdout
+
+
+def test_kafka_benchmark_runs_and_reads_every_record():
+    out = _run("kafka.py", "--records", "5000", "--repeat", "1")
+    assert "MISMATCH" not in out and "ratio to floor" in out
+    assert "millstream KafkaSource p2 whole job" in out and "millstream KafkaSink EXACTLY_ONCE" in out
