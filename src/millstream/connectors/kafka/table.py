@@ -80,8 +80,6 @@ _KAFKA_OPTIONS = frozenset(
         "sink.delivery-guarantee",
         "sink.transactional-id-prefix",
         "sink.parallelism",
-        "sink.buffer-flush.max-rows",
-        "sink.buffer-flush.interval",
     }
 )
 _READABLE = {
@@ -549,6 +547,12 @@ class UpsertKafkaTableFactory(KafkaTableFactory):
                 "message key. The PRIMARY KEY also defines records in the 'upsert-kafka' table should "
                 "update or delete on which keys."
             )
+        for key in ("sink.buffer-flush.max-rows", "sink.buffer-flush.interval"):
+            if context.options.get(key, "0") not in ("0", "0s", "0 ms", "0ms"):
+                raise ValueError(
+                    f"table '{context.name}': '{key}' (buffering upserts by key) is not supported yet; "
+                    "each change is written as it comes (leave it unset or 0)"
+                )
         for key in ("key.format", "value.format"):
             if key in context.options and find_format_factory(context.options[key]).changelog:
                 raise ValueError(
