@@ -20,7 +20,7 @@ import threading
 from collections import deque
 from typing import Any
 
-from millstream.connectors.kafka.client import KafkaConnectorError, create_client
+from millstream.connectors.kafka.client import KafkaConnectorError, create_client, split_owner
 from millstream.connectors.kafka.offsets import NO_STOPPING_OFFSET, KafkaPartitionSplit
 
 __all__ = ["KafkaSourceReader"]
@@ -206,6 +206,22 @@ class KafkaSourceReader:
             )
             self._fetcher_now().command("assign", fresh)
         self.available_at = 0.0
+
+    def assign_owned_partitions(self) -> None:
+        """Without an enumerator: discover the partitions, keep this subtask's (Flink's owner
+        rule) and expect no more (a bounded source)."""
+        from confluent_kafka import Consumer
+
+        from millstream.connectors.kafka.source import discover_splits
+
+        consumer = create_client(Consumer, self._source.consumer_config(None), f"KafkaSource {self._name}")
+        try:
+            splits = discover_splits(self._source, consumer, set())
+        finally:
+            consumer.close()
+        index, parallelism = self._context.subtask_index, self._context.parallelism
+        self.add_splits([s for s in splits if split_owner(s.topic, s.partition, parallelism) == index])
+        self.notify_no_more_splits()
 
     def notify_no_more_splits(self) -> None:
         """No partition will come any more: the reader ends when its bounded splits end."""

@@ -142,13 +142,18 @@ class KafkaSource:
     # -- FLIP-27 -------------------------------------------------------------------------------
 
     def create_reader(self, context: Any) -> KafkaSourceReader:
-        """A reader for one subtask (its partitions come from the enumerator)."""
+        """A reader for one subtask: its partitions come from the enumerator, or, where no
+        enumerator runs (the Spark runner's batch jobs), a bounded source's reader finds the
+        partitions it owns itself (Flink's owner rule) and ends when they are read."""
+        reader = KafkaSourceReader(self, context)
         if context.send_split_request is None:
-            raise KafkaConnectorError(
-                "KafkaSource needs a split enumerator: it runs on millstream's runtime "
-                "(the Spark runner reads Kafka through its own source)"
-            )
-        return KafkaSourceReader(self, context)
+            if not self.bounded:
+                raise KafkaConnectorError(
+                    "an unbounded KafkaSource needs a split enumerator (millstream's runtime) or "
+                    "the Spark runner's streaming Kafka source"
+                )
+            reader.assign_owned_partitions()
+        return reader
 
     def create_enumerator(self, context: Any) -> KafkaSourceEnumerator:
         """Discovers the partitions from scratch."""
@@ -168,6 +173,48 @@ class KafkaSource:
             for entry in state["splits"]:
                 out[split_owner(entry[0], entry[1], parallelism)]["splits"].append(tuple(entry))
         return out
+
+
+def discover_splits(
+    source: KafkaSource, consumer: Any, known: set[KafkaTopicPartition]
+) -> list[KafkaPartitionSplit]:
+    """The splits of the subscribed partitions not in ``known``, their starting and stopping
+    offsets resolved (the enumerator's discovery; a runner without one calls it per reader)."""
+    new = sorted(p for p in _subscribed(source, consumer) if p not in known)
+    if not new:
+        return []
+    starts = source.starting.resolve(consumer, new)
+    stops = source.stopping.resolve(consumer, new) if source.stopping is not None else {}
+    return [
+        KafkaPartitionSplit(p.topic, p.partition, starts[p], stops.get(p, NO_STOPPING_OFFSET)) for p in new
+    ]
+
+
+def _subscribed(source: KafkaSource, consumer: Any) -> list[KafkaTopicPartition]:
+    if source.partitions:
+        return list(source.partitions)
+    try:
+        if source.pattern is not None:
+            metadata = consumer.list_topics(timeout=source.api_timeout_s)
+            pattern = re.compile(source.pattern)
+            topics = {name: t for name, t in metadata.topics.items() if pattern.fullmatch(name)}
+        else:
+            topics = {}
+            for name in source.topics:
+                topics.update(consumer.list_topics(name, timeout=source.api_timeout_s).topics)
+    except KafkaConnectorError:
+        raise
+    except Exception as err:
+        servers = source.properties.get("bootstrap.servers")
+        raise KafkaConnectorError(
+            f"KafkaSource: cannot list the partitions of {source.describe()} at {servers}: {err}"
+        ) from err
+    out: list[KafkaTopicPartition] = []
+    for name, topic in sorted(topics.items()):
+        if topic.error is not None:
+            raise KafkaConnectorError(f"KafkaSource: topic {name!r} cannot be read: {topic.error.str()}")
+        out.extend(KafkaTopicPartition(name, p) for p in topic.partitions)
+    return out
 
 
 class KafkaSourceEnumerator:
@@ -194,47 +241,10 @@ class KafkaSourceEnumerator:
             self._consumer = create_client(
                 Consumer, self._source.consumer_config(None), "KafkaSource enumerator"
             )
-        partitions = self._subscribed(self._consumer)
         known = self._assigned | {
             KafkaTopicPartition(s.topic, s.partition) for q in self._pending.values() for s in q
         }
-        new = sorted(p for p in partitions if p not in known)
-        if not new:
-            return []
-        starts = self._source.starting.resolve(self._consumer, new)
-        stopping = self._source.stopping
-        stops = stopping.resolve(self._consumer, new) if stopping is not None else {}
-        return [
-            KafkaPartitionSplit(p.topic, p.partition, starts[p], stops.get(p, NO_STOPPING_OFFSET))
-            for p in new
-        ]
-
-    def _subscribed(self, consumer: Any) -> list[KafkaTopicPartition]:
-        source = self._source
-        if source.partitions:
-            return list(source.partitions)
-        try:
-            if source.pattern is not None:
-                metadata = consumer.list_topics(timeout=source.api_timeout_s)
-                pattern = re.compile(source.pattern)
-                topics = {name: t for name, t in metadata.topics.items() if pattern.fullmatch(name)}
-            else:
-                topics = {}
-                for name in source.topics:
-                    topics.update(consumer.list_topics(name, timeout=source.api_timeout_s).topics)
-        except KafkaConnectorError:
-            raise
-        except Exception as err:
-            servers = source.properties.get("bootstrap.servers")
-            raise KafkaConnectorError(
-                f"KafkaSource: cannot list the partitions of {source.describe()} at {servers}: {err}"
-            ) from err
-        out: list[KafkaTopicPartition] = []
-        for name, topic in sorted(topics.items()):
-            if topic.error is not None:
-                raise KafkaConnectorError(f"KafkaSource: topic {name!r} cannot be read: {topic.error.str()}")
-            out.extend(KafkaTopicPartition(name, p) for p in topic.partitions)
-        return out
+        return discover_splits(self._source, self._consumer, known)
 
     def close(self) -> None:
         """Close the enumerator's consumer (worker thread)."""

@@ -1,6 +1,7 @@
 """Unbounded translation: a JobGraph becomes one Spark Structured Streaming query.
 
-Modules: ``query`` (the translation), ``vertex_program`` (stateless vertices), ``keyed``
+Modules: ``query`` (the translation), ``vertex_program`` (stateless vertices), ``kafka``
+(the Kafka data source), ``keyed``
 (keyed vertices and their state), ``envelope`` (rows between stages), ``client`` (sinks in
 ``foreachBatch`` and the JobClient). This package imports none of them.
 
@@ -14,8 +15,11 @@ pickled value).
   ``readStream.text``, in any other format (CSV, JSON Lines, Parquet)
   ``readStream.format("binaryFile")`` of the new files' paths, each file read by the
   format's own reader (the same parsing and error positions as on the embedded runtime;
-  the files must be on a file system the executors mount). The rest of the source's
-  chain (its timestamp assigner included) runs in ``mapInPandas``.
+  the files must be on a file system the executors mount); a ``KafkaSource`` becomes
+  millstream's Python streaming data source ``millstream_kafka`` (``kafka``: offsets in the
+  query's checkpoint), each message deserialized by the source's own deserializer with its
+  Kafka timestamp. The rest of the source's chain (its timestamp assigner included) runs in
+  ``mapInPandas``.
 * Event time: the job's WatermarkStrategy becomes ``withWatermark("evt", bound + 1 ms)``
   (Flink's watermark is max - bound - 1); a table's ``WATERMARK FOR ts AS ts - INTERVAL d``
   ``withWatermark("evt", d)``. Spark's watermark comes from the rows reaching
@@ -48,7 +52,8 @@ rows to every subtask, broadcast rows of a micro-batch first.
 
 Rejected before the query starts, naming the operator: custom watermark generators,
 idleness, late-data side outputs, processing-time windows, and sources other than a
-monitored FileSource. Without a watermark, keyed process functions run in
-Spark's ProcessingTime mode (their processing-time timers become Spark timers); a
-processing-time timer in an event-time job fails the query.
+monitored FileSource, a KafkaSource or an unbounded DataGeneratorSource. Without a
+watermark, keyed process functions run in Spark's ProcessingTime mode (their
+processing-time timers become Spark timers); a processing-time timer in an event-time job
+fails the query.
 """

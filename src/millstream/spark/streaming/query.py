@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from millstream.connectors.file.source import StreamFormat
+from millstream.connectors.kafka.source import KafkaSource
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobGraph, JobVertex
 from millstream.graph.operator_specs import (
@@ -28,6 +29,7 @@ from millstream.graph.partitioning import KeyGroupStreamPartitioner
 from millstream.spark.batch import COLLECT_PREFIX
 from millstream.spark.streaming.client import FileSinkWrite, StreamingPlan
 from millstream.spark.streaming.envelope import _envelope_schema
+from millstream.spark.streaming.kafka import kafka_frame
 from millstream.spark.streaming.keyed import _broadcast_inputs, _keyed_processor
 from millstream.spark.streaming.vertex_program import StreamingVertexProgram
 from millstream.spark.support import check_streaming
@@ -205,17 +207,29 @@ def _source_frame(spark: Any, program: StreamingVertexProgram) -> tuple[Any, int
     source = head.operator.source
     paths = getattr(source, "paths", None)
     generator = getattr(source, "generator_function", None)
-    if (getattr(source, "discovery_interval_ms", None) is None or not paths) and generator is None:
+    kafka = isinstance(source, KafkaSource)
+    if (
+        (getattr(source, "discovery_interval_ms", None) is None or not paths)
+        and generator is None
+        and not kafka
+    ):
         raise _reject(
             head,
-            "only a monitored FileSource or an unbounded DataGeneratorSource can feed an unbounded "
-            "job on Spark",
+            "only a monitored FileSource, a KafkaSource or an unbounded DataGeneratorSource can feed "
+            "an unbounded job on Spark",
         )
     strategy = head.operator.watermark_strategy
     delay = _strategy_delay(head, strategy)
     # the source's own timestamp assignment runs as the first operator of the chain
     first: OperatorSpec = TimestampsWatermarksSpec(strategy) if strategy is not None else MapSpec(_identity)
     operators = (replace(head, operator=first), *vertex.operators[1:])
+    if kafka:
+        chain_program = replace(program, vertex=replace(vertex, operators=operators), kafka_source=source)
+        rows = kafka_frame(spark, source)
+        frame = rows.mapInPandas(
+            lambda batches: chain_program.map_batches(batches, "kafka"), _envelope_schema()
+        )
+        return frame, delay
     if generator is not None:
         return _generator_frame(
             spark, replace(program, vertex=replace(vertex, operators=operators)), source

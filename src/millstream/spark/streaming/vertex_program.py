@@ -41,6 +41,7 @@ class StreamingVertexProgram:
     outputs: dict[Any, tuple[Any, Any]]  # data set id -> (tag, key selector of its consumer or None)
     file_format: Any = None  # the source's format when files arrive as paths
     generator: Any = None  # an unbounded DataGeneratorSource's function of the index
+    kafka_source: Any = None  # a KafkaSource whose messages arrive as rows
 
     def host(
         self, pending: list[tuple[Any, ...]], subtask_index: int = 0, parallelism: int = 1
@@ -70,7 +71,7 @@ class StreamingVertexProgram:
         tags = [tag for tag, _ in self.outputs.values()]
         try:
             for frame in frames:
-                carried = None if column in ("value", "path", "index") else carried_timestamp(frame)
+                carried = None if column in ("value", "path", "index", "kafka") else carried_timestamp(frame)
                 if column == "value":
                     lines = list(frame["value"])
                     for start in range(0, len(lines), _BATCH):
@@ -80,6 +81,8 @@ class StreamingVertexProgram:
                         self._read_file(_local_path(path), handlers[0])
                 elif column == "index":
                     self._generate(list(frame["value"]), handlers[0])
+                elif column == "kafka":
+                    self._deserialize(frame, handlers[0])
                 else:
                     feed_envelopes(handlers, frame)
                 if tap is not None and tap.largest is not None:
@@ -107,6 +110,41 @@ class StreamingVertexProgram:
                         name, location, int(index), index, "generator function raised", err
                     ) from err
             handler.process_batch(values, None)
+
+    def _deserialize(self, frame: Any, handler: Any) -> None:
+        """Kafka messages (rows of the data source) through the source's deserializer into the
+        chain, each record with its Kafka timestamp."""
+        from millstream.spark.streaming.kafka import KafkaMessage
+
+        source = self.kafka_source
+        deserialize = source.record_deserializer()
+        many = bool(getattr(source.deserializer, "produces_many", False))
+        values: list[Any] = []
+        timestamps: list[int] = []
+        for row in frame.itertuples(index=False, name=None):
+            message = KafkaMessage(row)
+            try:
+                value = deserialize(message)
+            except Exception as err:
+                location = TaskLocation(self.job_name, self.vertex.name, 0, 1)
+                where = f"offset {message.offset()} of partition {message.topic()}-{message.partition()}"
+                name = self.vertex.operators[0].name
+                raise UserFunctionError(
+                    name, location, message.offset(), where, "the record cannot be deserialized", err
+                ) from err
+            if value is None:
+                continue
+            if many:
+                values.extend(value)
+                timestamps.extend([message.timestamp()[1]] * len(value))
+            else:
+                values.append(value)
+                timestamps.append(message.timestamp()[1])
+            if len(values) >= _BATCH:
+                handler.process_batch(values, timestamps)
+                values, timestamps = [], []
+        if values:
+            handler.process_batch(values, timestamps)
 
     def _read_file(self, path: str, handler: Any) -> None:
         """Every record of one file, read by the source format's own reader, into the chain."""
