@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.connectors.formats.row_formats import csv_field as _csv_value
 from millstream.table.aggregates import to_float32
 from millstream.table.factories import DynamicTableFactory, TableContext, TableSink, find_format_factory
 from millstream.table.planner import INSERT, PlanNode, SourceScan, parse_duration_ms
@@ -208,15 +209,6 @@ def _read_csv(
                 )
                 raise _error(path, reader.line_num, column, err) from err
     return rows
-
-
-def _csv_value(parser: tuple[str, str, Callable[[str], Any]], text: str, null_literal: str | None) -> Any:
-    _, root, parse = parser
-    if null_literal is not None and text == null_literal:
-        return None
-    if text == "" and root not in ("STRING", "VARCHAR", "CHAR"):
-        return None  # Flink's CSV reads an empty field of a non-string column as NULL
-    return parse(text)
 
 
 def _parses(root: str, parse: Callable[[str], Any], text: str, null_literal: str | None) -> bool:

@@ -43,6 +43,8 @@ from millstream.table.types import DataType
 
 __all__ = ["CANAL_JSON", "DEBEZIUM_JSON"]
 
+Changes = list[tuple[str, tuple[Any, ...]]]
+
 
 def _flag(options: dict[str, str], prefix: str, identifier: str, key: str) -> bool:
     return format_option(options, prefix, identifier, key, "false").lower() == "true"
@@ -62,24 +64,17 @@ class DebeziumJsonFormatFactory(FormatFactory):
         loads = json_loads_for(types)
         to_row = json_object_decoder(names, types, False)
 
-        def decode(data: bytes | None) -> list[tuple[str, tuple[Any, ...]]]:
-            if data is None:
-                return []  # a tombstone
-            try:
-                message = loads(data)
-                if schema_include:
-                    if not isinstance(message, dict) or "payload" not in message:
-                        raise FormatError(
-                            "'debezium-json.schema-include' is true but the message has no 'payload'"
-                        )
-                    message = message["payload"]
-                return _debezium_changes(message, to_row, data)
-            except ValueError as err:
-                if ignore:
-                    return []
-                raise FormatError(f"Corrupt Debezium JSON message '{_text(data)}': {err}") from err
+        def changes(data: bytes) -> Changes:
+            message = loads(data)
+            if schema_include:
+                if not isinstance(message, dict) or "payload" not in message:
+                    raise FormatError(
+                        "'debezium-json.schema-include' is true but the message has no 'payload'"
+                    )
+                message = message["payload"]
+            return _debezium_changes(message, to_row, data)
 
-        return decode
+        return _guarded(changes, ignore, "Debezium")
 
     def encoder(
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
@@ -112,24 +107,17 @@ class CanalJsonFormatFactory(FormatFactory):
         loads = json_loads_for(types)
         to_row = json_object_decoder(names, types, False)
 
-        def decode(data: bytes | None) -> list[tuple[str, tuple[Any, ...]]]:
-            if data is None:
+        def changes(data: bytes) -> Changes:
+            message = loads(data)
+            if not isinstance(message, dict):
+                raise FormatError("not a JSON object")
+            if database_re is not None and not database_re.fullmatch(str(message.get("database"))):
                 return []
-            try:
-                message = loads(data)
-                if not isinstance(message, dict):
-                    raise FormatError("not a JSON object")
-                if database_re is not None and not database_re.fullmatch(str(message.get("database"))):
-                    return []
-                if table_re is not None and not table_re.fullmatch(str(message.get("table"))):
-                    return []
-                return _canal_changes(message, to_row, data)
-            except ValueError as err:
-                if ignore:
-                    return []
-                raise FormatError(f"Corrupt Canal JSON message '{_text(data)}': {err}") from err
+            if table_re is not None and not table_re.fullmatch(str(message.get("table"))):
+                return []
+            return _canal_changes(message, to_row, data)
 
-        return decode
+        return _guarded(changes, ignore, "Canal")
 
     def encoder(
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
@@ -143,7 +131,21 @@ class CanalJsonFormatFactory(FormatFactory):
         return encode
 
 
-Changes = list[tuple[str, tuple[Any, ...]]]
+def _guarded(changes: Callable[[bytes], Changes], ignore: bool, what: str) -> Decoder:
+    """``changes`` of a message, none for a null one (a tombstone); a message that cannot be
+    read fails naming it, or is skipped with ``<format>.ignore-parse-errors``."""
+
+    def decode(data: bytes | None) -> Changes:
+        if data is None:
+            return []
+        try:
+            return changes(data)
+        except ValueError as err:
+            if ignore:
+                return []
+            raise FormatError(f"Corrupt {what} JSON message '{_text(data)}': {err}") from err
+
+    return decode
 
 
 def _debezium_changes(message: Any, to_row: Callable[[Any], tuple[Any, ...]], data: bytes) -> Changes:

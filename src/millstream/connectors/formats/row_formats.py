@@ -28,7 +28,7 @@ from typing import Any
 from millstream.table.factories import Decoder, Encoder, FormatFactory, format_option
 from millstream.table.types import DataType
 
-__all__ = ["CSV", "JSON", "RAW", "json_encoder_of"]
+__all__ = ["CSV", "JSON", "RAW", "csv_field", "json_encoder_of"]
 
 
 class FormatError(ValueError):
@@ -223,7 +223,7 @@ class CsvFormatFactory(FormatFactory):
                     raise FormatError(
                         f"Row length mismatch. {len(parsers)} fields expected but was {len(fields)}."
                     )
-                return tuple(_csv_field(p, f, null_literal) for p, f in zip(parsers, fields, strict=True))
+                return tuple(csv_field(p, f, null_literal) for p, f in zip(parsers, fields, strict=True))
             except (ValueError, csv.Error) as err:
                 if ignore:
                     return None
@@ -252,7 +252,9 @@ class CsvFormatFactory(FormatFactory):
         return encode
 
 
-def _csv_field(parser: tuple[str, str, Callable[[str], Any]], text: str, null_literal: str | None) -> Any:
+def csv_field(parser: tuple[str, str, Callable[[str], Any]], text: str, null_literal: str | None) -> Any:
+    """A CSV field's value by its (column name, type root, parser); raises FormatError naming
+    the column."""
     name, root, parse = parser
     if null_literal is not None and text == null_literal:
         return None

@@ -171,18 +171,7 @@ class _Reader(DataSourceStreamReader):
                         position = partition.end
                         break
                     position = message.offset() + 1
-                    kind, timestamp = message.timestamp()
-                    headers = [{"key": k, "value": v} for k, v in (message.headers() or ())]
-                    yield (
-                        message.topic(),
-                        message.partition(),
-                        message.offset(),
-                        timestamp,
-                        kind,
-                        message.key(),
-                        message.value(),
-                        headers,
-                    )
+                    yield _row_of(message)
         finally:
             consumer.close()
 
@@ -201,10 +190,12 @@ class KafkaDataSource(DataSource):
         return KAFKA_ROW_SCHEMA
 
     def streamReader(self, schema: Any) -> Any:
+        """The query's stream reader."""
         return _Reader(self.options)
 
 
 def _row_of(message: Any) -> tuple[Any, ...]:
+    """A confluent-kafka Message as a row of ``KAFKA_ROW_SCHEMA``."""
     kind, timestamp = message.timestamp()
     headers = [{"key": k, "value": v} for k, v in (message.headers() or ())]
     return (
