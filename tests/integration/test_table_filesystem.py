@@ -46,7 +46,7 @@ def _rows(t_env: TableEnvironment, sql: str) -> Counter[tuple[object, ...]]:
         return Counter(tuple(r) for r in rows)
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet", "avro"])
 def test_partitioned_tables_round_trip_through_each_format(tmp_path, fmt):
     source = str(tmp_path / "in")
     _write_input(source)

@@ -35,7 +35,7 @@ from millstream.table.types import DataType
 
 __all__ = ["FILESYSTEM", "FileSystemSource", "write_filesystem"]
 
-_FORMATS = ("csv", "json", "parquet")  # read and written here; other formats through the registry
+_FORMATS = ("csv", "json", "parquet", "avro")  # whole files here; other formats through the registry
 DEFAULT_PARTITION = "__DEFAULT_PARTITION__"
 
 
@@ -46,8 +46,6 @@ def _format_of(options: dict[str, str]) -> str:
     if name is None:
         raise ValueError(f"the filesystem connector needs a 'format' ({', '.join(_FORMATS)}, raw, ...)")
     if name not in _FORMATS:
-        if name == "avro":
-            raise ValueError("the filesystem connector does not read or write 'avro' files yet")
         find_format_factory(name)  # fails naming the formats there are
     return name
 
@@ -137,6 +135,11 @@ class _TableFileReader(FileReader):
             changes = [(INSERT, row) for row in _read_parquet(path, self.physical)]
         elif fmt.format == "json":
             changes = [(INSERT, row) for row in _read_json(path, self.physical, fmt.options)]
+        elif fmt.format == "avro":
+            from millstream.connectors.formats.avro import read_avro_file
+
+            names = [n for n, _ in self.physical]
+            changes = [(INSERT, row) for row in read_avro_file(path, names, [t for _, t in self.physical])]
         elif fmt.format == "csv":
             changes = [(INSERT, row) for row in _read_csv(path, self.physical, fmt.options)]
         else:
@@ -356,11 +359,18 @@ def write_filesystem(
             )
         return change[1]
 
-    if table_format == "parquet":
+    if table_format in ("parquet", "avro"):  # whole files of rows
+        from millstream.connectors.formats.avro import AvroFileWriterFactory
+
         row_type = DataTypes.ROW([DataTypes.FIELD(names[i], types[i]) for i in physical])
         encode: Callable[[tuple[Any, ...]], Any] = lambda row: tuple(row[i] for i in physical)  # noqa: E731
-        builder: Any = FileSink.for_bulk_format(path, ParquetBulkWriters.for_row_type(row_type))
-        suffix = ".parquet"
+        factory = (
+            ParquetBulkWriters.for_row_type(row_type)
+            if table_format == "parquet"
+            else AvroFileWriterFactory([names[i] for i in physical], physical_types)
+        )
+        builder: Any = FileSink.for_bulk_format(path, factory)
+        suffix = f".{table_format}"
     else:
         encode = _line_encoder(table_format, [names[i] for i in physical], physical_types, physical, options)
         from millstream.common.serialization import Encoder

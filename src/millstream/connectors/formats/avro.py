@@ -23,7 +23,14 @@ from millstream.connectors.formats.common import _named_row
 from millstream.table.factories import Decoder, Encoder, FormatFactory
 from millstream.table.types import ArrayType, DataType, MapType, RowType
 
-__all__ = ["AVRO", "AvroRowDeserializationSchema", "AvroRowSerializationSchema", "AvroSchema"]
+__all__ = [
+    "AVRO",
+    "AvroFileWriterFactory",
+    "AvroRowDeserializationSchema",
+    "AvroRowSerializationSchema",
+    "AvroSchema",
+    "read_avro_file",
+]
 
 _PRIMITIVES = {
     "BIGINT": "long",
@@ -285,3 +292,49 @@ class AvroRowSerializationSchema:
         out = io.BytesIO()
         fastavro.schemaless_writer(out, self._schema, dict(zip(self._names, element, strict=True)))
         return out.getvalue()
+
+
+# -- Avro container files (the filesystem connector's 'avro' format) --------------------------------------
+
+
+def read_avro_file(path: str, names: list[str], types: list[DataType]) -> list[tuple[Any, ...]]:
+    """The rows of an Avro container file (its own schema; fields by the columns' names)."""
+    import fastavro
+
+    converts = [_nullable(_from_avro(t)) for t in types]
+    with open(path, "rb") as file:
+        records: list[Any] = list(fastavro.reader(file))
+    return [tuple([c(record.get(n)) for c, n in zip(converts, names, strict=True)]) for record in records]
+
+
+class AvroFileWriterFactory:
+    """Bulk writer factory of Avro container files of a table's rows (a FileSink bulk format:
+    ``create(path)`` -> ``add_batch`` / ``finish``), the schema derived as the 'avro' format's."""
+
+    def __init__(self, names: list[str], types: list[DataType]) -> None:
+        self.names, self.types = list(names), list(types)
+
+    def create(self, path: str) -> _AvroFileWriter:
+        return _AvroFileWriter(path, self.names, self.types)
+
+
+class _AvroFileWriter:
+    def __init__(self, path: str, names: list[str], types: list[DataType]) -> None:
+        from fastavro.write import Writer
+
+        self._file = open(path, "wb")  # noqa: SIM115 - closed by finish/close
+        self._names = names
+        self._converts = [_nullable(_to_avro(t)) for t in types]
+        self._writer = Writer(self._file, AvroFormatFactory._parsed(names, types))
+
+    def add_batch(self, values: list[Any]) -> None:
+        names, converts, write = self._names, self._converts, self._writer.write
+        for row in values:
+            write({n: c(v) for n, c, v in zip(names, converts, row, strict=True)})
+
+    def finish(self) -> None:
+        self._writer.flush()
+        self._file.close()
+
+    def close(self) -> None:
+        self._file.close()
