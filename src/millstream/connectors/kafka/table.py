@@ -343,10 +343,10 @@ class KafkaScan(SourceScan):
             builder.set_topic_pattern(options["topic-pattern"])
         else:
             raise ValueError(f"table '{context.name}' needs 'topic' or 'topic-pattern'")
-        default_mode = "earliest-offset" if self.upsert else "group-offsets"
-        builder.set_starting_offsets(
-            _initializer(context, "scan.startup", options.get("scan.startup.mode", default_mode), topics)
-        )
+        # upsert-kafka always reads from the earliest offset ("to keep data integrity", as
+        # Flink's UpsertKafkaDynamicTableFactory says); kafka from the group's by default
+        mode = "earliest-offset" if self.upsert else options.get("scan.startup.mode", "group-offsets")
+        builder.set_starting_offsets(_initializer(context, "scan.startup", mode, topics))
         bounded = options.get("scan.bounded.mode", "unbounded")
         if bounded != "unbounded":
             builder.set_bounded(_initializer(context, "scan.bounded", bounded, topics))
@@ -529,6 +529,11 @@ class UpsertKafkaTableFactory(KafkaTableFactory):
             "value.format",
             "key.fields-prefix",
             "value.fields-include",
+            "scan.bounded.mode",
+            "scan.bounded.specific-offsets",
+            "scan.bounded.timestamp-millis",
+            "scan.topic-partition-discovery.interval",
+            "scan.parallelism",
             "sink.parallelism",
             "sink.buffer-flush.max-rows",
             "sink.buffer-flush.interval",
