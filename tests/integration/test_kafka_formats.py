@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from millstream.common import ByteArraySchema, RowFieldExtractorSchema, Types, WatermarkStrategy
+from millstream.common import ByteArraySchema, Types, WatermarkStrategy
+from millstream.common.serialization import RowFieldExtractorSchema
 from millstream.datastream.connectors.kafka import (
     FlinkKafkaConsumer,
     FlinkKafkaProducer,

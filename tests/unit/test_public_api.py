@@ -58,6 +58,7 @@ EXPECTED_DATASTREAM = sorted(
 )
 EXPECTED_COMMON = sorted(
     [
+        "ByteArraySchema",
         "ConfigOption",
         "ConfigOptions",
         "Configuration",

@@ -17,12 +17,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "JobStatus",
         ),
         "millstream.common.restart_strategy": ("RestartStrategies", "RestartStrategyConfiguration"),
-        "millstream.common.serialization": (
-            "ByteArraySchema",
-            "Encoder",
-            "RowFieldExtractorSchema",
-            "SimpleStringSchema",
-        ),
+        "millstream.common.serialization": ("ByteArraySchema", "Encoder", "SimpleStringSchema"),
         "millstream.common.time": ("Duration", "Instant", "Time"),
         "millstream.common.typeinfo": ("TypeInformation", "Types"),
         "millstream.common.types": ("Row", "RowKind"),
@@ -53,7 +48,6 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     )
     from millstream.common.serialization import ByteArraySchema as ByteArraySchema
     from millstream.common.serialization import Encoder as Encoder
-    from millstream.common.serialization import RowFieldExtractorSchema as RowFieldExtractorSchema
     from millstream.common.serialization import SimpleStringSchema as SimpleStringSchema
     from millstream.common.time import Duration as Duration
     from millstream.common.time import Instant as Instant
