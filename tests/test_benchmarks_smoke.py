@@ -99,4 +99,4 @@ def test_the_chaos_script_runs_a_trial():
 def test_kafka_benchmark_runs_and_reads_every_record():
     out = _run("kafka.py", "--records", "5000", "--repeat", "1")
     assert "MISMATCH" not in out and "ratio to floor" in out
-    assert "millstream KafkaSource p2 whole job" in out and "millstream KafkaSink EXACTLY_ONCE" in out
+    assert "millstream KafkaSource p2, whole job" in out and "millstream KafkaSink EXACTLY_ONCE" in out

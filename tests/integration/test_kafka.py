@@ -284,6 +284,30 @@ def test_an_unreachable_broker_fails_the_job_naming_the_servers():
     assert "127.0.0.1:1" in text and "KafkaSource" in text
 
 
+def test_a_record_the_broker_never_acknowledges_fails_the_sink_naming_it():
+    """Delivery reports come for failures only (none per record delivered): a failed one
+    still fails the job, naming the sink and the partition."""
+    env = make_env(1)
+    sink = (
+        KafkaSink.builder()
+        .set_bootstrap_servers("127.0.0.1:1")
+        .set_record_serializer(
+            KafkaRecordSerializationSchema.builder()
+            .set_topic("t")
+            .set_value_serialization_schema(SimpleStringSchema())
+            .build()
+        )
+        .set_delivery_guarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+        .set_property("message.timeout.ms", "1500")
+        .build()
+    )
+    env.from_collection(["a", "b"]).sink_to(sink)
+    with pytest.raises(Exception) as failure:
+        env.execute("undelivered")
+    text = "".join(str(e) for e in _chain(failure.value))
+    assert "KafkaSink" in text and "delivering to partition t-" in text and "timed out" in text
+
+
 def test_a_record_that_cannot_be_parsed_names_topic_partition_and_offset(broker):
     from millstream.datastream.formats.json import JsonRowDeserializationSchema
 

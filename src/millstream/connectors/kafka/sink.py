@@ -193,7 +193,12 @@ class KafkaWriter:
         self._name = (
             f"{context.operator_name or 'KafkaSink'} ({context.subtask_index + 1}/{context.parallelism})"
         )
-        self._config = sink.producer_config()
+        # failed deliveries only are reported (no Python call per record delivered)
+        self._config = {
+            **sink.producer_config(),
+            "on_delivery": self._report,
+            "delivery.report.only.error": True,
+        }
         # a serializer may build whole records (partition, timestamp, headers: tables' metadata)
         records = getattr(sink.serializer, "record_writer", None)
         self._records = records(context.subtask_index, self._partitions_of) if records else None
@@ -284,7 +289,7 @@ class KafkaWriter:
 
     def _write_records(self, producer: Any, values: list[Any]) -> None:
         assert self._records is not None
-        to_record, report = self._records, self._report
+        to_record = self._records
         for element in values:
             record = to_record(element)
             if record is None:
@@ -299,7 +304,7 @@ class KafkaWriter:
                 extra["headers"] = headers
             while True:
                 try:
-                    producer.produce(topic, value, key, on_delivery=report, **extra)
+                    producer.produce(topic, value, key, **extra)
                     break
                 except BufferError:
                     producer.poll(0.05)
@@ -313,14 +318,14 @@ class KafkaWriter:
             self._raise_errors()
             return
         select, key, value = self._select, self._key, self._value
-        report = self._report
+        produce = producer.produce
         for element in values:
             topic = select(element)
             record_key = key(element) if key is not None else None
             record_value = value(element)
             while True:
                 try:
-                    producer.produce(topic, record_value, record_key, on_delivery=report)
+                    produce(topic, record_value, record_key)
                     break
                 except BufferError:  # the producer's queue is full: wait for deliveries
                     producer.poll(0.05)

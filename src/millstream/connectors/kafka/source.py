@@ -32,6 +32,8 @@ from millstream.connectors.kafka.reader import KafkaSourceReader
 
 __all__ = ["KafkaSource", "KafkaSourceBuilder", "KafkaSourceEnumerator"]
 
+FETCH_QUEUE_BACKOFF_MS = 10  # librdkafka's default is 1000
+
 log = logging.getLogger(__name__)
 
 DEFAULT_DISCOVERY_INTERVAL_MS = 5 * 60 * 1000  # Flink's partition.discovery.interval.ms
@@ -120,6 +122,10 @@ class KafkaSource:
             overrides["auto.offset.reset"] = self.starting.reset.name.lower()
         config = client_config(self.properties, **overrides)
         config.setdefault("isolation.level", "read_uncommitted")  # the Java client's default
+        # librdkafka waits fetch.queue.backoff.ms (1 s) before fetching again once its queue
+        # holds queued.min.messages; a reader drains that queue in well under a second and
+        # then starves. The Java client fetches again as soon as its buffer is consumed.
+        config.setdefault("fetch.queue.backoff.ms", FETCH_QUEUE_BACKOFF_MS)
         return config
 
     def record_deserializer(self) -> Any:
