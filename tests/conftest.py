@@ -24,6 +24,11 @@ from millstream.datastream import StreamExecutionEnvironment
 if TYPE_CHECKING:
     from millstream.testing.kafka_broker import KafkaBroker
 
+# Token files of REST APIs the tests start go to a directory of the test run, not ~/.millstream.
+os.environ.setdefault(
+    "MILLSTREAM_HOME", os.path.join(os.environ.get("TMPDIR", "/tmp"), f"millstream-tests-{os.getpid()}")
+)
+
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

@@ -34,7 +34,7 @@ def _clean_env() -> dict[str, str]:
 
 
 def _start_cluster(cluster_dir, port, taskmanagers, env):  # type: ignore[no-untyped-def]
-    command = ["cluster", "start", "--dir", str(cluster_dir), "--port", str(port)]
+    command = ["cluster", "start", "--dir", str(cluster_dir), "--port", str(port), "--rest-port", "0"]
     return subprocess.run(
         [*MILLSTREAM, *command, "--taskmanagers", str(taskmanagers)],
         capture_output=True,

@@ -75,7 +75,19 @@ def test_the_readme_cluster_commands_work_as_written(tmp_path: Path) -> None:
     job = tmp_path / "job.py"
     job.write_text(JOB)
     port = _free_port()
-    started = _run("cluster", "start", "--taskmanagers", "2", "--slots", "1", "--port", str(port), env=env)
+    started = _run(
+        "cluster",
+        "start",
+        "--taskmanagers",
+        "2",
+        "--slots",
+        "1",
+        "--port",
+        str(port),
+        "--rest-port",
+        "0",
+        env=env,
+    )
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         assert (home / ".millstream" / "cluster" / "secret").exists()
@@ -107,7 +119,17 @@ def test_cluster_start_on_a_busy_port_fails_naming_it_and_leaves_nothing_behind(
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = _run("cluster", "start", "--port", str(port), "--dir", str(tmp_path / "cluster"), timeout=60)
+        result = _run(
+            "cluster",
+            "start",
+            "--port",
+            str(port),
+            "--rest-port",
+            "0",
+            "--dir",
+            str(tmp_path / "cluster"),
+            timeout=60,
+        )
     assert result.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr, result.stderr
     assert "Address already in use" in result.stderr

@@ -145,7 +145,16 @@ def test_ctrl_c_on_a_cluster_job_cancels_it_on_the_cluster(tmp_path: Path) -> No
     env = {k: v for k, v in os.environ.items() if k != "MILLSTREAM_SECRET"}
     with ProcessGroup() as cluster:
         jobmanager = cluster.start(
-            [MILLSTREAM, "jobmanager", "--port", str(port), "--secret-file", str(secret_file)]
+            [
+                MILLSTREAM,
+                "jobmanager",
+                "--port",
+                str(port),
+                "--secret-file",
+                str(secret_file),
+                "-D",
+                "rest.port=0",
+            ]
         )
         cluster.wait_for_port(port, jobmanager)
         taskmanager = cluster.start(

@@ -126,7 +126,16 @@ def test_an_unreachable_cluster_and_a_wrong_secret_are_one_line(job: Path, tmp_p
     cluster_secret.chmod(0o600)
     port = _free_port()
     jobmanager = subprocess.Popen(
-        [*MILLSTREAM, "jobmanager", "--port", str(port), "--secret-file", str(cluster_secret)],
+        [
+            *MILLSTREAM,
+            "jobmanager",
+            "--port",
+            str(port),
+            "--secret-file",
+            str(cluster_secret),
+            "-D",
+            "rest.port=0",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

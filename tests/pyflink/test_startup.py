@@ -83,7 +83,17 @@ def test_a_job_submitted_before_any_task_manager_registered_runs_when_one_does(t
     env = {k: v for k, v in os.environ.items() if k != "MILLSTREAM_SECRET"}
     with ProcessGroup() as processes:
         jobmanager = processes.start(
-            [*MILLSTREAM, "jobmanager", "--port", str(port), "--secret-file", str(secret)], env=env
+            [
+                *MILLSTREAM,
+                "jobmanager",
+                "--port",
+                str(port),
+                "--secret-file",
+                str(secret),
+                "-D",
+                "rest.port=0",
+            ],
+            env=env,
         )
         processes.wait_for_port(port, jobmanager)
         client = processes.start(

@@ -1,14 +1,16 @@
 """``millstream``: run a job file, or show its graphs without running it.
 
     millstream run [--target embedded|cluster://HOST:PORT] [-p N] [-D key=value ...] [-s PATH [-n]]
-                   JOB.py [ARGS ...]
+                   [--web-ui] [--detached] JOB.py [ARGS ...]
     millstream plan JOB.py [--format text|json|dot] [--level stream|job|execution] [ARGS ...]
-    millstream savepoint -m cluster://HOST:PORT JOB_ID [DIR]
-    millstream stop -m cluster://HOST:PORT [--savepoint-path DIR] JOB_ID
+    millstream list [-m HOST:PORT] [--all]
+    millstream cancel [-m HOST:PORT] JOB_ID
+    millstream savepoint [-m HOST:PORT] JOB_ID [DIR]
+    millstream stop [-m HOST:PORT] [--savepoint-path DIR] [--drain] JOB_ID
     millstream jobmanager | taskmanager | cluster start|stop ...   (standalone cluster)
 
-``savepoint`` takes a savepoint of a job running on a standalone cluster and prints its
-path; ``stop`` takes one and stops the job (Flink's ``flink savepoint`` / ``flink stop``).
+``list``, ``cancel``, ``savepoint`` and ``stop`` drive jobs through a JobManager's REST API
+(``-m``: its address, default 127.0.0.1:8081), as Flink's ``flink list/cancel/savepoint/stop``.
 ``run`` executes the program as ``__main__`` with every environment it creates reading
 the given settings (as Flink's ``flink run`` context environment). ``plan`` runs the
 program up to its ``execute()`` call and prints the StreamGraph, JobGraph or
@@ -25,8 +27,9 @@ import sys
 from collections.abc import Sequence
 
 from millstream import __version__
+from millstream.cli.job_commands import add_job_commands, savepoint_over_rest
 from millstream.common import config_options as opts
-from millstream.common import error_report
+from millstream.common import error_report, rest_options
 from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
 from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines_or_exit
 from millstream.datastream.stream_execution_environment import (
@@ -55,6 +58,10 @@ def _configuration(args: argparse.Namespace) -> Configuration:
         config.set_string(STATE_RECOVERY_PATH.key, args.restore_path)
     if getattr(args, "ignore_unclaimed", False):
         config.set_boolean(STATE_RECOVERY_IGNORE_UNCLAIMED.key, True)
+    if getattr(args, "web_ui", False):
+        config.set_boolean(rest_options.REST_ENABLED.key, True)
+    if getattr(args, "detached", False):
+        config.set_boolean(opts.EXECUTION_ATTACHED.key, False)
     return config
 
 
@@ -158,6 +165,8 @@ def _cmd_savepoint(args: argparse.Namespace) -> int:
     if not stop and args.directory is None and args.job_id and not _JOB_ID.fullmatch(args.job_id):
         args.job_id, args.directory = None, args.job_id  # ``savepoint DIR``: the one running job
     directory = args.savepoint_path if stop else args.directory
+    if not (args.jobmanager or "").startswith("cluster://"):
+        return savepoint_over_rest(args, stop, directory)
     from millstream.runtime.cluster_client import call_job_manager
 
     config = _configuration(args)
@@ -240,6 +249,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with -s: drop state that belongs to no operator of the job",
     )
+    run.add_argument(
+        "--web-ui",
+        action="store_true",
+        help="serve the REST API and web dashboard while the job runs (rest.enabled; rest.port, "
+        "default 8081; the address is printed)",
+    )
+    run.add_argument(
+        "-d",
+        "--detached",
+        action="store_true",
+        help="with --target cluster://HOST:PORT: submit the job, print its id and return",
+    )
     run.add_argument("job", help="the job's Python file")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
     run.set_defaults(func=_cmd_run)
@@ -254,28 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")
     plan.set_defaults(func=_cmd_plan)
 
-    savepoint = sub.add_parser("savepoint", help="take a savepoint of a job on a standalone cluster")
-    stop = sub.add_parser("stop", help="take a savepoint of a job on a standalone cluster and stop it")
-    for command in (savepoint, stop):
-        command.add_argument(
-            "-m",
-            "--jobmanager",
-            required=True,
-            metavar="cluster://HOST:PORT",
-            help="the cluster's JobManager",
-        )
-        command.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
-        command.add_argument("-v", "--verbose", action="store_true", help="show whole tracebacks of errors")
-        command.set_defaults(func=_cmd_savepoint)
-    stop.add_argument(
-        "-p", "--savepoint-path", dest="savepoint_path", metavar="DIR", help="savepoint directory"
-    )
-    stop.add_argument("-d", "--drain", action="store_true", help="advance to the end of event time first")
-    stop.add_argument("job_id", nargs="?", help="the job's id (default: the one job running)")
-    savepoint.add_argument("job_id", nargs="?", help="the job's id (default: the one job running)")
-    savepoint.add_argument(
-        "directory", nargs="?", help="savepoint directory (default: execution.checkpointing.savepoint-dir)"
-    )
+    add_job_commands(sub, _cmd_savepoint)
 
     for name, text in (
         ("jobmanager", "run a standalone JobManager (see: millstream jobmanager --help)"),

@@ -5,7 +5,9 @@
 TaskManagers register with it (``millstream taskmanager --jobmanager HOST:PORT``) and
 clients submit jobs to it (``millstream run --target cluster://HOST:PORT JOB.py``), all
 authenticated with the same shared secret (``--secret-file`` or MILLSTREAM_SECRET).
-It runs until SIGTERM or Ctrl-C; its TaskManagers then stop as well.
+It serves the REST API and web dashboard on ``rest.port`` (8081; ``-D rest.enabled=false``:
+not at all), as Flink's JobManager does. It runs until SIGTERM or Ctrl-C; its TaskManagers
+then stop as well.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import threading
 from collections.abc import Sequence
 
 from millstream.common.configuration import parse_defines_or_exit
+from millstream.common.rest_options import REST_ENABLED
 from millstream.runtime.jobmanager.collect import CollectChannels
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
 from millstream.runtime.rpc.wire import load_secret
@@ -42,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the JobManager until it is stopped."""
     args = build_parser().parse_args(argv)
     config = parse_defines_or_exit(args.define, "millstream jobmanager")
+    if not config.contains_key(REST_ENABLED.key):
+        config.set_boolean(REST_ENABLED.key, True)  # a standalone JobManager serves it, as Flink's
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # A JobManager's output is its log (the cluster's jobmanager.log): INFO, unless told otherwise.
     logging.getLogger("millstream").setLevel(os.environ.get("MILLSTREAM_LOG_LEVEL", "INFO").upper())
@@ -56,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         host, port = services.start(args.bind_host, args.port)
         print(f"JobManager listening on {host}:{port}", flush=True)
+        rest = services.plugins.get("rest")
+        if rest is not None:  # the token stays out of the log: it is in the token file
+            print(f"REST API and web dashboard at {rest.url}", flush=True)
         while not stopped.wait(1.0):
             pass
     except KeyboardInterrupt:

@@ -1,12 +1,13 @@
 """``millstream cluster start|stop``: a standalone cluster on this machine, in the background.
 
-    millstream cluster start [--taskmanagers 2] [--slots 1] [--port 6123] [--bind-host 127.0.0.1]
-                             [--secret-file FILE] [--dir DIR]
+    millstream cluster start [--taskmanagers 2] [--slots 1] [--port 6123] [--rest-port 8081]
+                             [--bind-host 127.0.0.1] [--secret-file FILE] [--dir DIR]
     millstream cluster stop [--dir DIR]
 
 ``start`` launches one JobManager and N TaskManager processes (detached, logs in DIR),
 waits until every TaskManager registered, and records the processes in
-``DIR/cluster.json``. Without ``--secret-file`` it writes a fresh secret to
+``DIR/cluster.json``; it prints the REST API's address and the dashboard's (with the token
+that lets the page cancel and stop jobs). Without ``--secret-file`` it writes a fresh secret to
 ``DIR/secret`` (readable by you only). Jobs are submitted with
 ``millstream run --target cluster://HOST:PORT -D security.secret-file=FILE JOB.py``. ``stop``
 terminates the recorded processes. DIR defaults to $MILLSTREAM_CLUSTER_DIR or
@@ -31,6 +32,7 @@ from millstream.common.configuration import exit_on_bad_setting
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcService
 from millstream.runtime.rpc.wire import generate_secret, load_secret
+from millstream.web.auth import rest_token
 
 __all__ = ["cluster_task_managers", "main"]
 
@@ -78,18 +80,22 @@ def _wait_for_port(host: str, port: int, process: subprocess.Popen[bytes], timeo
     raise SystemExit(f"millstream cluster: the JobManager did not listen on {host}:{port}")
 
 
-def cluster_task_managers(address: tuple[str, int], secret: str) -> dict[str, Any]:
-    """The TaskManagers registered with the JobManager at ``address``."""
+def _ask_job_manager(address: tuple[str, int], secret: str, method: str) -> Any:
     loop = EventLoopThread("cluster-cli-io")
     loop.start()
     rpc = RpcService(loop, secret)
     try:
         connection = rpc.connect(*address)
-        managers: dict[str, Any] = connection.call("jobmanager", "task_managers").result(10)
-        return managers
+        return connection.call("jobmanager", method).result(10)
     finally:
         rpc.close()
         loop.stop()
+
+
+def cluster_task_managers(address: tuple[str, int], secret: str) -> dict[str, Any]:
+    """The TaskManagers registered with the JobManager at ``address``."""
+    managers: dict[str, Any] = _ask_job_manager(address, secret, "task_managers")
+    return managers
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -136,6 +142,8 @@ def _start(args: argparse.Namespace) -> int:
             return 1
     host, port = args.bind_host, args.port
     _check_port_free(host, port)
+    if args.rest_port:
+        _check_port_free(host, args.rest_port)
     secret_file = _secret_file(args, directory)
     secret = load_secret(None, secret_file)
     processes: list[subprocess.Popen[bytes]] = []
@@ -160,7 +168,11 @@ def _launch(
     common = ["--secret-file", secret_file]
     processes.append(
         _spawn(
-            ["millstream.cluster.jobmanager", "--bind-host", host, "--port", str(port), *common],
+            [
+                "millstream.cluster.jobmanager",
+                *("--bind-host", host, "--port", str(port), *common),
+                *("-D", f"rest.port={args.rest_port}", "-D", f"rest.bind-address={host}"),
+            ],
             os.path.join(directory, "jobmanager.log"),
         )
     )
@@ -186,10 +198,19 @@ def _launch(
             )
         time.sleep(0.2)
     target = f"cluster://{host}:{port}"
+    rest = _ask_job_manager((host, port), secret, "rest_address")
+    if rest is not None:
+        state["rest"] = f"{rest[0]}:{rest[1]}"
+        with open(state_path, "w") as f:
+            json.dump(state, f, indent=2)
     print(
         f"cluster started: JobManager at {host}:{port}, {args.taskmanagers} TaskManagers x {args.slots} slots"
     )
     print(f"submit with: millstream run --target {target} -D security.secret-file={secret_file} JOB.py")
+    if rest is not None:
+        url = f"http://{rest[0]}:{rest[1]}"
+        print(f"REST API at {url} (millstream list -m {rest[0]}:{rest[1]})")
+        print(f"web dashboard: {url}/?token={rest_token(secret)}")
     return 0
 
 
@@ -225,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--taskmanagers", type=int, default=2)
     start.add_argument("--slots", type=int, default=1)
     start.add_argument("--port", type=int, default=DEFAULT_PORT)
+    start.add_argument(
+        "--rest-port", type=int, default=8081, help="the REST API's port (0: a free one; default 8081)"
+    )
     start.add_argument("--bind-host", default="127.0.0.1")
     start.add_argument("--secret-file")
     start.add_argument("--dir")

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from millstream.common import checkpointing_options, state_backend_options
+from millstream.common import checkpointing_options, rest_options, state_backend_options
 from millstream.common.config_option import ConfigOption, ConfigOptions, ConfigurationError
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "CLIENT_PRINT_JOB_ID",
     "CPU_AFFINITY",
     "DEFAULT_PARALLELISM",
+    "EXECUTION_ATTACHED",
     "EXECUTION_TARGET",
     "GC_THRESHOLD",
     "HEARTBEAT_INTERVAL",
@@ -128,6 +129,13 @@ SORTED_INPUTS_MEMORY_RECORDS: ConfigOption[int] = ConfigOption(
 )
 EXECUTION_TARGET: ConfigOption[str] = ConfigOption(
     "execution.target", "embedded", str, "Which runner executes the job."
+)
+EXECUTION_ATTACHED: ConfigOption[bool] = ConfigOption(
+    "execution.attached",
+    True,
+    bool,
+    "Whether execute() waits for the job (false: on a cluster, it submits the job and returns "
+    "at once, as 'millstream run --detached').",
 )
 MEMORY_SEGMENT_SIZE: ConfigOption[int] = ConfigOption(
     "taskmanager.memory.segment-size",
@@ -337,6 +345,7 @@ OPTIONS: Mapping[str, ConfigOption[Any]] = {
         *globals().values(),
         *vars(checkpointing_options).values(),
         *vars(state_backend_options).values(),
+        *vars(rest_options).values(),
     ]
     if isinstance(option, ConfigOption)
     for key in (option.key, *option.fallback_keys)

@@ -6,7 +6,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["JobExecutionException", "JobExecutionResult", "JobID", "JobStatus"]
+__all__ = [
+    "DetachedJobExecutionResult",
+    "JobExecutionException",
+    "JobExecutionResult",
+    "JobID",
+    "JobStatus",
+]
 
 
 class JobStatus(Enum):
@@ -81,6 +87,39 @@ class JobExecutionResult:
             f"JobExecutionResult(job_id={self.job_id}, net_runtime={self.net_runtime_ms} ms, "
             f"accumulators={self.accumulators})"
         )
+
+
+class DetachedJobExecutionResult(JobExecutionResult):
+    """What ``execute()`` returns in detached mode (``millstream run --detached``): the job's
+    id only; its runtime and accumulators are not known to the client, as in Flink."""
+
+    def __init__(self, job_id: JobID, job_name: str = "") -> None:
+        super().__init__(job_id, -1, {}, job_name)
+
+    def _detached(self) -> Any:
+        raise RuntimeError(
+            "Job was submitted in detached mode. Results of job execution, such as accumulators, "
+            "runtime, etc. are not available."
+        )
+
+    def get_net_runtime(self) -> int:
+        """Not available in detached mode."""
+        return int(self._detached())
+
+    def get_accumulator_result(self, accumulator_name: str) -> Any:
+        """Not available in detached mode."""
+        return self._detached()
+
+    def get_all_accumulator_results(self) -> dict[str, Any]:
+        """Not available in detached mode."""
+        return dict(self._detached())
+
+    def is_job_execution_result(self) -> bool:
+        """False: the job was only submitted."""
+        return False
+
+    def __str__(self) -> str:
+        return f"DetachedJobExecutionResult(job_id={self.job_id})"
 
 
 class JobExecutionException(Exception):

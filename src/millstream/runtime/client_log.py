@@ -18,7 +18,7 @@ from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry, restart_line
 
-__all__ = ["announce_submission", "client_log", "report_notice", "report_restart"]
+__all__ = ["announce_submission", "client_log", "report_notice", "report_restart", "report_web_ui"]
 
 
 class _StderrHandler(logging.Handler):
@@ -54,6 +54,11 @@ def report_restart(job_name: str, entry: ExceptionHistoryEntry) -> None:
 def report_notice(text: str) -> None:
     """One WARNING line on stderr about the job (it waits for slots ...)."""
     client_log.warning("%s", text)
+
+
+def report_web_ui(url: str) -> None:
+    """One INFO line on stderr: where the embedded cluster's dashboard and REST API are."""
+    client_log.info("Web dashboard and REST API at %s", url)
 
 
 def announce_submission(job_id: str, configuration: Configuration) -> None:

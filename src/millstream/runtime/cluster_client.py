@@ -15,7 +15,7 @@ from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
-from millstream.common.job_execution_result import JobExecutionResult, JobStatus
+from millstream.common.job_execution_result import DetachedJobExecutionResult, JobExecutionResult, JobStatus
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
@@ -182,5 +182,10 @@ class ClusterExecutor:
         )
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
-        """Run the job on the cluster to completion."""
-        return self.execute_async(job_graph, configuration).run_to_completion()
+        """Run the job on the cluster to completion; detached (``execution.attached`` false):
+        submit it and return at once, leaving it running."""
+        client = self.execute_async(job_graph, configuration)
+        if configuration.get(opts.EXECUTION_ATTACHED):
+            return client.run_to_completion()
+        client.detach()
+        return DetachedJobExecutionResult(client.get_job_id(), job_graph.job_name)

@@ -82,12 +82,16 @@ class TaskExecutionState:
     execution_attempt_id: str
     state: ExecutionState
     error: BaseException | None = None
+    # a terminal state's final task metrics (records and bytes in/out), as Flink's IOMetrics
+    metrics: dict[str, Any] | None = None
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # The error crosses processes with its traceback and cause chain.
         error = dumps_exception(self.error) if self.error is not None else None
-        return (_rebuild_state, (self.execution_attempt_id, self.state, error))
+        return (_rebuild_state, (self.execution_attempt_id, self.state, error, self.metrics))
 
 
-def _rebuild_state(attempt: str, state: ExecutionState, error: bytes | None) -> TaskExecutionState:
-    return TaskExecutionState(attempt, state, loads_exception(error) if error is not None else None)
+def _rebuild_state(
+    attempt: str, state: ExecutionState, error: bytes | None, metrics: dict[str, Any] | None = None
+) -> TaskExecutionState:
+    return TaskExecutionState(attempt, state, loads_exception(error) if error is not None else None, metrics)

@@ -23,7 +23,7 @@ from millstream.common.job_execution_result import (
     JobStatus,
 )
 from millstream.graph.job_graph import JobGraph
-from millstream.runtime.client_log import announce_submission, report_notice, report_restart
+from millstream.runtime.client_log import announce_submission, report_notice, report_restart, report_web_ui
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
 from millstream.runtime.jobmanager.collect import END, CollectChannels
@@ -309,6 +309,15 @@ class JobClient:
                 return
             yield from batch
 
+    def detach(self) -> None:
+        """Let go of the job without cancelling it (detached mode): only this client's
+        connection closes; the job runs on in its cluster."""
+        if self._closed:
+            return
+        self._closed = True
+        self._collect_channels.close_all()
+        self._shutdown(False)
+
     def close(self, interrupted: bool = False) -> None:
         """Cancel the job if it still runs; release what runs it.
 
@@ -392,6 +401,9 @@ class MiniClusterExecutor:
             cluster = MiniCluster(configuration, count, per_tm, processes=True)
         try:
             cluster.start()
+            rest = cluster.services.plugins.get("rest")
+            if rest is not None:
+                report_web_ui(rest.dashboard_url)
             master = cluster.submit(job_graph)
         except BaseException:
             cluster.close()
@@ -416,4 +428,10 @@ class MiniClusterExecutor:
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job to completion."""
+        if not configuration.get(opts.EXECUTION_ATTACHED):
+            raise ValueError(
+                "detached mode (millstream run --detached, execution.attached: false) needs a cluster "
+                "that outlives the client: --target cluster://HOST:PORT (the embedded cluster ends "
+                "with its program)"
+            )
         return self.execute_async(job_graph, configuration).run_to_completion()

@@ -37,6 +37,7 @@ from typing import Any
 
 from millstream.graph.checkpointing import CheckpointingSettings
 from millstream.runtime.checkpoint.shared_state import SharedStateRegistry
+from millstream.runtime.checkpoint.stats import CheckpointStatsTracker
 from millstream.runtime.checkpoint.storage import (
     CheckpointStorage,
     CompletedCheckpoint,
@@ -164,6 +165,7 @@ class CheckpointCoordinator:
         self.last_duration_ms: int | None = None
         self.last_size_bytes: int | None = None  # written for it (incremental: the new files)
         self.last_full_size_bytes: int | None = None  # everything it references
+        self.stats = CheckpointStatsTracker()  # counts, latest and history (the REST API's)
 
     # -- scheduling --------------------------------------------------------------------------
 
@@ -221,6 +223,7 @@ class CheckpointCoordinator:
         self._next_id += 1
         pending = PendingCheckpoint(checkpoint_id, now, set(tasks), dict(self._finished_states))
         self.pending[checkpoint_id] = pending
+        self.stats.triggered(checkpoint_id, now, len(pending.not_yet_acknowledged), savepoint=False)
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
             self.storage.initialize_location(self.job_id, checkpoint_id)
@@ -264,6 +267,7 @@ class CheckpointCoordinator:
             checkpoint_id, now, set(tasks), dict(self._finished_states), path, result, drain
         )
         self.pending[checkpoint_id] = pending
+        self.stats.triggered(checkpoint_id, now, len(pending.not_yet_acknowledged), savepoint=True)
         self._schedule(self.settings.timeout_ms, lambda: self._expire(checkpoint_id))
         try:
             pending.coordinator_states = self.snapshot_coordinators(checkpoint_id)
@@ -292,6 +296,7 @@ class CheckpointCoordinator:
             return False
         pending.not_yet_acknowledged.discard(attempt_id)
         pending.task_states[attempt_id] = task_state
+        self.stats.acknowledged(checkpoint_id, attempt_id, self._now())
         if pending.fully_acknowledged:
             self._complete(pending)
         return True
@@ -318,6 +323,9 @@ class CheckpointCoordinator:
         earlier run's: never discarded here (Flink's NO_CLAIM mode)."""
         self._next_id = max(self._next_id, checkpoint.checkpoint_id + 1)
         self._restored_checkpoint = checkpoint
+        self.stats.restored(
+            checkpoint.checkpoint_id, self._now(), checkpoint.external_pointer or "", checkpoint.is_savepoint
+        )
 
     def tasks_restarted(self, attempt_ids: Iterable[str] | None = None) -> None:
         """Tasks were redeployed (``attempt_ids``: these attempts' tasks; None: all): the
@@ -371,6 +379,7 @@ class CheckpointCoordinator:
         it referenced, go."""
         self.shared_state.release(checkpoint.task_states.values())
         self.storage.discard(checkpoint)
+        self.stats.discarded(checkpoint.checkpoint_id)
 
     # -- completion and abort ------------------------------------------------------------------
 
@@ -394,6 +403,9 @@ class CheckpointCoordinator:
             self.storage.write_metadata(completed)
         except Exception as err:
             self.shared_state.release(pending.task_states.values())
+            self.stats.failed(
+                pending.checkpoint_id, now, f"{CheckpointFailureReason.IO_EXCEPTION.message} {err}"
+            )
             self._count_failure(CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err)))
             self._notify_aborted(pending.checkpoint_id)
             self._after_end()
@@ -412,6 +424,7 @@ class CheckpointCoordinator:
             if p.checkpoint_id < pending.checkpoint_id and p.savepoint_dir is None
         ]:
             del self.pending[older.checkpoint_id]
+            self.stats.failed(older.checkpoint_id, now, "Checkpoint subsumed by a newer one")
             self.shared_state.release(older.task_states.values())
             self.storage.discard_location(self.job_id, older.checkpoint_id)
             self._notify_aborted(older.checkpoint_id)
@@ -428,6 +441,7 @@ class CheckpointCoordinator:
             pending.savepoint_result.set_exception(
                 CheckpointException(CheckpointFailureReason.IO_EXCEPTION, str(err))
             )
+            self.stats.failed(pending.checkpoint_id, self._now(), str(err))
             self._notify_aborted(pending.checkpoint_id)
             self._after_end()
             return
@@ -442,11 +456,19 @@ class CheckpointCoordinator:
         self.last_duration_ms = duration_ms
         self.last_size_bytes = sum(state_size(state) for state in states)
         self.last_full_size_bytes = sum(state_size(state, full=True) for state in states)
+        self.stats.completed(
+            completed.checkpoint_id,
+            completed.completion_timestamp,
+            self.last_size_bytes,
+            self.last_full_size_bytes,
+            completed.external_pointer or "",
+        )
 
     def _abort(self, pending: PendingCheckpoint, reason: CheckpointFailureReason, detail: str = "") -> None:
         if self.pending.pop(pending.checkpoint_id, None) is None:
             return
         self.shared_state.release(pending.task_states.values())
+        self.stats.failed(pending.checkpoint_id, self._now(), f"{reason.message} {detail}".strip())
         if pending.savepoint_dir is not None:
             shutil.rmtree(pending.savepoint_dir, ignore_errors=True)
             assert pending.savepoint_result is not None

@@ -7,7 +7,9 @@ subtask; ExecutionEdges connect consumer subtasks to the subpartitions they read
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from millstream.graph.job_graph import JobGraph, JobVertex, JobVertexID
 from millstream.runtime.execution_state import ExecutionState, check_transition
@@ -38,11 +40,17 @@ class Execution:
     state: ExecutionState = ExecutionState.CREATED
     assigned_resource: str | None = None
     failure: BaseException | None = None
+    final_metrics: dict[str, Any] | None = None  # reported with its terminal state
+    # when it entered each state (epoch ms; Flink's state timestamps, shown by the REST API)
+    timestamps: dict[ExecutionState, int] = field(
+        default_factory=lambda: {ExecutionState.CREATED: int(time.time() * 1000)}
+    )
 
     def transition(self, target: ExecutionState) -> None:
         """Move to ``target`` (checked against the state machine)."""
         check_transition(self.state, target)
         self.state = target
+        self.timestamps[target] = int(time.time() * 1000)
 
 
 @dataclass(eq=False)

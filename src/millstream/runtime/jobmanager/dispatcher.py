@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from concurrent.futures import Future
 from typing import Any
 
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.ids import ResourceID
+from millstream.runtime.jobmanager.job_details import JobDetails
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
 from millstream.runtime.jobmanager.resource_manager import ResourceManager
 from millstream.runtime.rpc.endpoint import RpcEndpoint
@@ -15,6 +17,9 @@ from millstream.runtime.rpc.endpoint import RpcEndpoint
 __all__ = ["JOB_MASTER_RPC_METHODS", "Dispatcher", "job_master_address"]
 
 log = logging.getLogger(__name__)
+
+ARCHIVED_JOBS = 100  # ended jobs whose details stay for the REST API
+ARCHIVE_TIMEOUT_S = 10.0
 
 # What a TaskManager may call on a job's JobMaster.
 JOB_MASTER_RPC_METHODS = frozenset(
@@ -41,6 +46,8 @@ class Dispatcher(RpcEndpoint):
         self._rm = resource_manager
         self._rpc = rpc  # RpcService exposing job masters to TaskManager processes, or None
         self.job_masters: dict[str, JobMaster] = {}  # owner: main thread
+        # main thread: the final details of ended jobs, oldest first (Flink's job store)
+        self.archived: OrderedDict[str, JobDetails] = OrderedDict()
         resource_manager.add_lost_listener(self._task_manager_lost)
 
     def submit_job(self, job_graph: JobGraph, user_artifacts: tuple[str, ...] = ()) -> JobMaster:
@@ -64,6 +71,12 @@ class Dispatcher(RpcEndpoint):
         master = self.job_masters.pop(job_id, None)
         if master is not None:
             result = master.result.result()
+            try:
+                self.archived[job_id] = master.details().result(ARCHIVE_TIMEOUT_S)
+                while len(self.archived) > ARCHIVED_JOBS:
+                    self.archived.popitem(last=False)
+            except Exception:
+                log.warning("the details of ended job %s could not be archived", job_id, exc_info=True)
             log.info(
                 "Job '%s' (%s) reached terminal state %s%s.",
                 result.job_name,
@@ -85,6 +98,10 @@ class Dispatcher(RpcEndpoint):
     def request_job_result(self, job_id: str) -> Future[JobResult]:
         """The result future of a running job."""
         return self.call_async(lambda: self.job_masters[job_id].result).result()
+
+    def jobs(self) -> Future[tuple[list[JobMaster], list[JobDetails]]]:
+        """The running jobs' masters and the ended jobs' details (any thread)."""
+        return self.call_async(lambda: (list(self.job_masters.values()), list(self.archived.values())))
 
     def cancel_job(self, job_id: str) -> None:
         """Cancel a running job."""

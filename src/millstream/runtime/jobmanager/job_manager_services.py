@@ -9,6 +9,7 @@
       "jobmanager"   -> this object (submit, result, cancel, list: the client API)
       "jobmaster/<job id>" -> each running JobMaster (task state updates)
     ResourceManager, Dispatcher
+    plugins: the REST API and dashboard (``millstream.web``), when enabled
 
 The embedded MiniCluster (with TaskManager processes) and the standalone
 ``millstream jobmanager`` process both run one of these. Coordinating code.
@@ -16,6 +17,7 @@ The embedded MiniCluster (with TaskManager processes) and the standalone
 
 from __future__ import annotations
 
+import importlib
 import logging
 import pickle
 import shutil
@@ -41,6 +43,11 @@ from millstream.runtime.rpc.service import RpcService, current_connection
 __all__ = ["JobManagerServices", "open_collect_channels"]
 
 log = logging.getLogger(__name__)
+
+# Services the operations tools add beside the RPC (``module:function(services)``, started
+# with the JobManager, returning an object with close() or None when switched off); named
+# here, imported when the JobManager starts, so the runtime never imports the tools.
+PLUGINS: dict[str, str] = {"rest": "millstream.web.rest_server:start_rest_endpoint"}
 
 
 def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[str]:
@@ -75,11 +82,13 @@ class JobManagerServices:
             "job_metrics",
             "trigger_savepoint",
             "job_exceptions",
+            "rest_address",
         }
     )
 
     def __init__(self, configuration: Configuration, secret: str, collect_channels: CollectChannels) -> None:
         self.configuration = configuration
+        self.secret = secret
         self.loop = EventLoopThread("jobmanager-io")
         self.rpc = RpcService(self.loop, secret)
         self.resource_manager = ResourceManager(configuration.get(opts.SLOT_REQUEST_TIMEOUT) / 1000)
@@ -97,6 +106,7 @@ class JobManagerServices:
         self._blobs = BlobCache(self.blob_server.get_blob, self._work_dir)
         self.address: tuple[str, int] | None = None
         self._listening = False
+        self.plugins: dict[str, Any] = {}  # name -> a started plugin (it has close())
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
         """Start the components and listen; returns the RPC address."""
@@ -109,7 +119,16 @@ class JobManagerServices:
         self.rpc.register("collect", self.collect_router, CollectRouter.RPC_METHODS)
         self.rpc.register("jobmanager", self, self.CLIENT_RPC_METHODS)
         self.address = self.rpc.listen(host, port)
+        self._start_plugins()
         return self.address
+
+    def _start_plugins(self) -> None:
+        """Start the plugins that are switched on (each reads its own options)."""
+        for name, target in PLUGINS.items():
+            module_name, _, attribute = target.partition(":")
+            started = getattr(importlib.import_module(module_name), attribute)(self)
+            if started is not None:
+                self.plugins[name] = started
 
     # -- client API (RPC) -------------------------------------------------------------------
 
@@ -180,6 +199,11 @@ class JobManagerServices:
         """RPC: cancel a running job."""
         self.dispatcher.cancel_job(job_id)
 
+    def rest_address(self) -> tuple[str, int] | None:
+        """RPC: where the REST API listens (None: it is off)."""
+        rest = self.plugins.get("rest")
+        return None if rest is None else tuple(rest.address)
+
     def list_jobs(self) -> list[tuple[str, str, str]]:
         """RPC: (job id, name, status) of every running job."""
         return [(jid, m.job_graph.job_name, m.status.name) for jid, m in self.dispatcher.job_masters.items()]
@@ -197,9 +221,16 @@ class JobManagerServices:
         """Start the components without listening: every TaskManager runs in this process."""
         self.resource_manager.start()
         self.dispatcher.start()
+        self._start_plugins()
 
     def close(self) -> None:
         """Stop TaskManagers' connections, the components and the loop."""
+        for plugin in self.plugins.values():
+            try:
+                plugin.close()
+            except Exception:
+                log.warning("closing a JobManager plugin failed", exc_info=True)
+        self.plugins.clear()
         self.dispatcher.stop()
         self.resource_manager.stop()
         if self._listening:

@@ -47,6 +47,7 @@ from millstream.runtime.jobmanager.exception_history import (
     restart_line,
 )
 from millstream.runtime.jobmanager.failover import attempts_ended, new_attempts, regions_to_restart
+from millstream.runtime.jobmanager.job_details import JobDetails, job_details
 from millstream.runtime.jobmanager.restart_backoff import create_restart_backoff
 from millstream.runtime.jobmanager.savepoints import trigger_savepoint
 from millstream.runtime.jobmanager.scheduler import (
@@ -106,6 +107,8 @@ class JobMaster(RpcEndpoint):
         self._rm = resource_manager
         self.result: Future[JobResult] = Future()
         self.status = JobStatus.CREATED  # owner: main thread
+        # main thread: when the job entered each status (epoch ms), as Flink's "timestamps"
+        self.status_timestamps: dict[JobStatus, int] = {JobStatus.CREATED: int(time.time() * 1000)}
         self.execution_graph: ExecutionGraph | None = None  # owner: main thread
         self._executions: dict[str, Execution] = {}  # attempt id -> execution, main thread
         self._slots: dict[SharedSlot, SlotOffer] = {}  # main thread
@@ -318,6 +321,7 @@ class JobMaster(RpcEndpoint):
         if status is not self.status:
             log.info("Job %s switched from state %s to %s.", self._job_label, self.status.name, status.name)
             self.status = status
+            self.status_timestamps[status] = int(time.time() * 1000)
 
     def _failover_regions(self, failed: Execution) -> list[SchedulingPipelinedRegion] | None:
         """The regions to restart for ``failed``; None: the whole job."""
@@ -594,6 +598,8 @@ class JobMaster(RpcEndpoint):
                 target.value,
             )
             return
+        if update.metrics is not None:
+            execution.final_metrics = update.metrics
         if target is ExecutionState.FAILED:
             execution.failure = update.error
             self._task_failed(update.error, execution)
@@ -740,6 +746,21 @@ class JobMaster(RpcEndpoint):
         """
         result: Future[dict[str, Any]] = Future()
 
+        def by_name(samples: Future[dict[str, Any]]) -> None:
+            if samples.exception() is not None:
+                result.set_exception(samples.exception())
+                return
+            merged = {sample["task"]: sample for sample in samples.result().values()}
+            result.set_result(dict(sorted(merged.items())))
+
+        self.request_attempt_metrics().add_done_callback(by_name)
+        return result
+
+    def request_attempt_metrics(self) -> Future[dict[str, Any]]:
+        """Metrics of every running task of the job, by execution attempt id (any thread); a
+        TaskManager that does not answer leaves its tasks out."""
+        result: Future[dict[str, Any]] = Future()
+
         def gather() -> None:
             executors = {offer.resource_id: offer.task_executor for offer in self._slots.values()}
             pending = [gateway.task_metrics(self.job_graph.job_id) for gateway in executors.values()]
@@ -748,11 +769,10 @@ class JobMaster(RpcEndpoint):
 
             def one_done(future: Future[dict[str, Any]]) -> None:
                 if future.exception() is None:
-                    for sample in future.result().values():
-                        merged[sample["task"]] = sample
+                    merged.update(future.result())
                 remaining[0] -= 1
                 if remaining[0] == 0:
-                    result.set_result(dict(sorted(merged.items())))
+                    result.set_result(merged)
 
             if not pending:
                 result.set_result({})
@@ -761,6 +781,11 @@ class JobMaster(RpcEndpoint):
 
         self.run_async(gather)
         return result
+
+    def details(self) -> Future[JobDetails]:
+        """The job's status, graph, subtasks, checkpoints and failures now (any thread): what
+        the REST API serves."""
+        return self.call_async(lambda: job_details(self))
 
     def execution_states(self) -> dict[str, ExecutionState]:
         """State of every subtask by name (any thread)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from millstream.common import config_options as opts
 from millstream.runtime.ids import AllocationID, ResourceID, new_id
@@ -120,6 +121,29 @@ class ResourceManager(RpcEndpoint):
         return self.call_async(
             lambda: (len(self._executors), len(self._free) + self._allocated_count(), len(self._free))
         )
+
+    def slots_by_task_manager(self) -> Future[dict[str, dict[str, Any]]]:
+        """Each registered TaskManager's slots now: total, free, and the job of each taken
+        slot (any thread)."""
+
+        def report() -> dict[str, dict[str, Any]]:
+            out: dict[str, dict[str, Any]] = {
+                str(rid): {"free": 0, "allocated": []} for rid in self._executors
+            }
+            for rid, _ in self._free:
+                if str(rid) in out:
+                    out[str(rid)]["free"] += 1
+            for job_id, offers in self._allocated.items():
+                for offer in offers:
+                    if str(offer.resource_id) in out:
+                        out[str(offer.resource_id)]["allocated"].append(
+                            {"index": offer.slot_index, "jobId": job_id}
+                        )
+            for info in out.values():
+                info["total"] = info["free"] + len(info["allocated"])
+            return out
+
+        return self.call_async(report)
 
     def _allocated_count(self) -> int:
         return sum(

@@ -72,7 +72,9 @@ class TaskManagerRegistry:
                 stopped: Future[None] = Future()
                 stopped.set_result(None)
                 return stopped
-            self._task_managers[resource_id] = _Registered(connection, dict(info), time.monotonic())
+            info = dict(info)
+            first_report = info.pop("report", None) or {}  # its process at registration
+            self._task_managers[resource_id] = _Registered(connection, info, time.monotonic(), first_report)
             self._registered.notify_all()
         connection.add_close_listener(lambda c: self._lost(resource_id, f"connection to {c.peer} closed"))
         if len(self._task_managers) == 1:
@@ -146,6 +148,18 @@ class TaskManagerRegistry:
         """Registered TaskManagers: their info and latest heartbeat report."""
         with self._lock:
             return {rid: {**tm.info, "report": tm.report} for rid, tm in self._task_managers.items()}
+
+    def call_task_manager(self, resource_id: str, method: str, *args: Any) -> Future[Any]:
+        """Call one of a registered TaskManager's process methods (``log_files``, ``read_log``).
+
+        Raises:
+            KeyError: no TaskManager of that id is registered.
+        """
+        with self._lock:
+            for rid, tm in self._task_managers.items():
+                if str(rid) == resource_id:
+                    return tm.connection.call("taskmanager", method, *args)
+        raise KeyError(resource_id)
 
     def shutdown_all(self, timeout: float = 10.0) -> None:
         """Ask every TaskManager to stop (they exit; their connections close)."""

@@ -141,8 +141,19 @@ class Task:
                 return False
             check_transition(self._state, target)
             self._state = target
-        self._on_state(TaskExecutionState(self.tdd.execution_attempt_id, target, error))
+        metrics = self._final_metrics() if target.is_terminal else None
+        self._on_state(TaskExecutionState(self.tdd.execution_attempt_id, target, error, metrics))
         return True
+
+    def _final_metrics(self) -> dict[str, Any] | None:
+        """The task's metrics as it ends (the JobMaster keeps them for the REST API)."""
+        try:
+            sample = self.metrics.sample()
+        except Exception:  # a task that failed while starting may lack what a sample reads
+            log.debug("no final metrics for %s", self.location.describe(), exc_info=True)
+            return None
+        sample.pop("channels", None)
+        return sample
 
     def _run(self) -> None:
         # Threads this one starts (a legacy source's) inherit the affinity.

@@ -34,6 +34,8 @@ from millstream.common.configuration import Configuration
 from millstream.runtime.blob import BlobCache
 from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.io.network.transport.connection_manager import ConnectionManager
+from millstream.runtime.log_files import process_log_files, read_log_file
+from millstream.runtime.process_metrics import process_report
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcConnection, RpcService
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
@@ -107,7 +109,7 @@ class _RemoteJobMaster:
 class TaskManagerRunner:
     """Starts, registers and stops one TaskManager process."""
 
-    RPC_METHODS = frozenset({"heartbeat_from_resource_manager", "shutdown"})
+    RPC_METHODS = frozenset({"heartbeat_from_resource_manager", "shutdown", "log_files", "read_log"})
 
     def __init__(
         self,
@@ -163,7 +165,12 @@ class TaskManagerRunner:
         connection.add_close_listener(
             lambda c: self._jobmanager_lost("the connection to the JobManager closed")
         )
-        info = {"host": socket.gethostname(), "pid": os.getpid(), "data_address": data_address}
+        info = {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "data_address": data_address,
+            "report": {"running_tasks": 0, **process_report()},
+        }
         connection.call(
             "taskmanagers", "register_task_manager", self.resource_id, self.num_slots, data_address, info
         ).result(30)
@@ -175,7 +182,18 @@ class TaskManagerRunner:
         """RPC: the JobManager is alive; answer with this TaskManager's report."""
         self._last_heartbeat = time.monotonic()
         te = self.task_executor
-        return {"running_tasks": te.running_tasks() if te is not None else 0}
+        return {
+            "running_tasks": te.running_tasks() if te is not None else 0,
+            **process_report(),
+        }
+
+    def log_files(self) -> list[dict[str, Any]]:
+        """RPC: this TaskManager's log files (name, size, mtime)."""
+        return process_log_files()
+
+    def read_log(self, name: str) -> str:
+        """RPC: the end of one of its log files."""
+        return read_log_file(name)
 
     def _watch_jobmanager(self, timeout_s: float) -> None:
         if self._stopped.is_set():

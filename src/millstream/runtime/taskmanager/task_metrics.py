@@ -11,7 +11,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from millstream.runtime.operators.elements import MIN_TIMESTAMP
+
 __all__ = ["TaskMetricsSampler"]
+
+RATE_WINDOW_S = 1.0
 
 
 class TaskMetricsSampler:
@@ -21,6 +25,7 @@ class TaskMetricsSampler:
         self._task = task
         self._last_time = time.monotonic()  # owner: caller of sample (TaskExecutor main thread)
         self._last_backpressured = 0.0
+        self._per_second: float | None = None  # over the last window of at least RATE_WINDOW_S
 
     def sample(self) -> dict[str, Any]:
         """The task's metrics now."""
@@ -32,8 +37,13 @@ class TaskMetricsSampler:
         now = time.monotonic()
         backpressured = sum(p.backpressured_time() for p in partitions)
         elapsed = max(1e-9, now - self._last_time)
-        per_second = min(1000.0, (backpressured - self._last_backpressured) * 1000 / elapsed)
-        self._last_time, self._last_backpressured = now, backpressured
+        per_second = self._per_second
+        # several readers sample (REST, progress view, Prometheus): the rate moves on windows
+        # of at least a second, so one reader's sample does not shorten another's window
+        if per_second is None or elapsed >= RATE_WINDOW_S:
+            per_second = min(1000.0, (backpressured - self._last_backpressured) * 1000 / elapsed)
+            self._per_second = per_second
+            self._last_time, self._last_backpressured = now, backpressured
         channels = [c for g in gates for c in g.channels]
         writers = stream_task.writers if stream_task is not None else []
         return {
@@ -50,6 +60,9 @@ class TaskMetricsSampler:
             "backPressuredTimeMsPerSecond": round(per_second, 1),
             # waiting for a pool buffer, or for a same-process consumer to take a queued batch
             "isBackPressured": any(p.blocked_since or p.buffer_pool.blocked_requesters for p in partitions),
+            # the head operator's watermark (what the task's inputs allow), and the last one's
+            "currentInputWatermark": operators[0].current_watermark if operators else MIN_TIMESTAMP,
+            "currentOutputWatermark": operators[-1].current_watermark if operators else MIN_TIMESTAMP,
             "channels": [_channel(c) for c in channels],
         }
 
