@@ -20,4 +20,13 @@ if ! command -v java >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null
 fi
+# The dashboard's browser test drives Debian's Chromium headless (Playwright with
+# executablePath /usr/bin/chromium): install it when missing.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "chromium not found: installing Debian's chromium (for the dashboard's browser test)" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'

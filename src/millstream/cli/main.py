@@ -1,7 +1,7 @@
 """``millstream``: run a job file, or show its graphs without running it.
 
     millstream run [--target embedded|cluster://HOST:PORT] [-p N] [-D key=value ...] [-s PATH [-n]]
-                   [--web-ui] [--detached] JOB.py [ARGS ...]
+                   [--web-ui] [--detached] [--progress|--no-progress] JOB.py [ARGS ...]
     millstream plan JOB.py [--format text|json|dot] [--level stream|job|execution] [ARGS ...]
     millstream list [-m HOST:PORT] [--all]
     millstream cancel [-m HOST:PORT] JOB_ID
@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from millstream import __version__
 from millstream.cli.job_commands import add_job_commands, savepoint_over_rest
+from millstream.cli.progress import ProgressListener, progress_wanted
 from millstream.common import config_options as opts
 from millstream.common import error_report, rest_options
 from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
@@ -38,6 +39,7 @@ from millstream.datastream.stream_execution_environment import (
 )
 from millstream.graph import plan_printer
 from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, build_execution_graph
+from millstream.runtime.job_listeners import register_job_listener, unregister_job_listener
 
 __all__ = ["main"]
 
@@ -82,6 +84,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = _configuration(args)
     config.set_boolean(opts.CLIENT_PRINT_JOB_ID.key, True)  # as ``flink run`` prints it
     set_context_configuration(config)
+    listener = ProgressListener() if progress_wanted(args.progress) else None
+    if listener is not None:
+        register_job_listener(listener)
     try:
         _run_script(args.job, args.args)
     except KeyboardInterrupt:
@@ -90,6 +95,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 130  # 128 + SIGINT, as a shell reports a program ended by Ctrl-C
     finally:
         set_context_configuration(None)
+        if listener is not None:
+            unregister_job_listener(listener)
+            listener.stop_all()
     return 0
 
 
@@ -260,6 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--detached",
         action="store_true",
         help="with --target cluster://HOST:PORT: submit the job, print its id and return",
+    )
+    run.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="draw the job's live progress on stderr (default: when stdout and stderr are terminals)",
     )
     run.add_argument("job", help="the job's Python file")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the job")

@@ -454,7 +454,8 @@ class StreamExecutionEnvironment:
         """Run the program and wait for it to finish."""
         job_graph = self._job_graph(job_name)
         result: JobExecutionResult = self._executor().execute(job_graph, self._configuration)
-        if _context_configuration is not None:  # ``millstream run``: say how checkpoints went
+        if _context_configuration is not None and result.is_job_execution_result():
+            # ``millstream run``: say how checkpoints went (a detached job's are not known here)
             summary = _checkpoint_summary(result.get_all_accumulator_results())
             if summary:
                 print(f"millstream: job '{job_graph.job_name}': {summary}", file=sys.stderr)

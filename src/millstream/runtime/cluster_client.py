@@ -20,6 +20,7 @@ from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
 from millstream.runtime.client_log import announce_submission, report_notice, report_restart
+from millstream.runtime.job_listeners import notify_job_submitted
 from millstream.runtime.jobmanager.collect import CollectChannels
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import open_collect_channels
@@ -167,7 +168,7 @@ class ClusterExecutor:
             status[0] = result.result().status
 
         connection.call("jobmanager", "job_result", job_id).add_done_callback(on_result)
-        return JobClient(
+        client = JobClient(
             job_id,
             result,
             lambda: connection.call("jobmanager", "cancel_job", job_id).result(30),
@@ -179,7 +180,11 @@ class ClusterExecutor:
                 "jobmanager", "trigger_savepoint", job_id, directory, stop, drain
             ),
             exceptions=lambda: connection.call("jobmanager", "job_exceptions", job_id),
+            details=lambda: connection.call("jobmanager", "job_details", job_id),
+            attempt_metrics=lambda: connection.call("jobmanager", "job_attempt_metrics", job_id),
         )
+        notify_job_submitted(client)
+        return client
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job on the cluster to completion; detached (``execution.attached`` false):

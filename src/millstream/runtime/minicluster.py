@@ -26,6 +26,7 @@ from millstream.graph.job_graph import JobGraph
 from millstream.runtime.client_log import announce_submission, report_notice, report_restart, report_web_ui
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
+from millstream.runtime.job_listeners import notify_job_finished, notify_job_submitted
 from millstream.runtime.jobmanager.collect import END, CollectChannels
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
@@ -189,8 +190,12 @@ class JobClient:
         checkpoint_statistics: Callable[[], Future[dict[str, Any]]] | None = None,
         savepoint: Callable[[str | None, bool, bool], Future[str]] | None = None,
         exceptions: Callable[[], Future[tuple[int, list[ExceptionHistoryEntry]]]] | None = None,
+        details: Callable[[], Future[Any]] | None = None,
+        attempt_metrics: Callable[[], Future[dict[str, Any]]] | None = None,
     ) -> None:
         self._job_id = job_id
+        self._details = details
+        self._attempt_metrics = attempt_metrics
         self._exceptions = exceptions
         self._savepoint = savepoint
         self._metrics = metrics
@@ -261,6 +266,21 @@ class JobClient:
             return {}
         return self._metrics().result(timeout)
 
+    def get_job_details(self, timeout: float = 30.0) -> tuple[Any, dict[str, Any]] | None:
+        """(JobDetails, task metrics by execution attempt) of the job, as the REST API serves
+        them (the progress view reads them); None when the runner has none. Once the job ended
+        its final details, where the runner still has them (the embedded one does until the
+        client lets go)."""
+        if self._details is None or self._attempt_metrics is None:
+            return None
+        ended = self._result.done()
+        details = self._details().result(timeout)
+        return details, {} if ended else self._attempt_metrics().result(timeout)
+
+    def result_done(self) -> bool:
+        """Whether the job reached a final state (its result is known)."""
+        return self._result.done()
+
     def get_checkpoint_statistics(self, timeout: float = 30.0) -> dict[str, Any]:
         """Checkpoint and restart metrics with Flink's names (numberOfCompletedCheckpoints,
         numberOfFailedCheckpoints, lastCheckpointDuration, lastCheckpointSize, numRestarts ...);
@@ -315,6 +335,7 @@ class JobClient:
         if self._closed:
             return
         self._closed = True
+        notify_job_finished(self)
         self._collect_channels.close_all()
         self._shutdown(False)
 
@@ -328,6 +349,7 @@ class JobClient:
         if self._closed:
             return
         self._closed = True
+        notify_job_finished(self)
         self._collect_channels.close_all()
         if not self._result.done():
             self._cancel()
@@ -422,8 +444,11 @@ class MiniClusterExecutor:
             master.checkpoint_statistics,
             master.trigger_savepoint,
             master.exceptions,
+            lambda: cluster.dispatcher.job_details(job_graph.job_id),
+            master.request_attempt_metrics,
         )
         client.cluster = cluster  # the embedded cluster, for inspection (tests, debugging)
+        notify_job_submitted(client)
         return client
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:

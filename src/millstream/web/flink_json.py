@@ -56,7 +56,13 @@ SUBTASK_METRICS = (
     "numBuffersOut",
     "inPoolUsage",
     "outPoolUsage",
+    "numRecordsInPerSecond",
+    "numRecordsOutPerSecond",
+    "numBytesInPerSecond",
+    "numBytesOutPerSecond",
     "backPressuredTimeMsPerSecond",
+    "idleTimeMsPerSecond",
+    "busyTimeMsPerSecond",
     "isBackPressured",
     "currentInputWatermark",
     "currentOutputWatermark",
@@ -126,6 +132,17 @@ def _vertex_io(vertex: VertexDetails, live: dict[str, Any], has_inputs: bool) ->
         "low-watermark": min(
             (s.get("currentInputWatermark", MIN_WATERMARK) for s in known), default=MIN_WATERMARK
         ),
+        "read-records-per-second": round(sum(s.get("numRecordsInPerSecond", 0) for s in known), 1)
+        if has_inputs
+        else 0.0,
+        "write-records-per-second": round(sum(s.get("numRecordsOutPerSecond", 0) for s in known), 1),
+        "busy-ratio": round(sum(s.get("busyTimeMsPerSecond", 0) for s in known) / 1000 / len(known), 3)
+        if known
+        else 0.0,
+        "source-bytes-read": int(sum(s.get("sourceBytesRead", 0) for s in known)),
+        # what a source vertex read from its source (its head operator's records), not in Flink's
+        # "read-records" (records received over the network)
+        "source-records": int(sum(s.get("numRecordsIn", 0) for s in known)) if not has_inputs else 0,
     }
 
 

@@ -166,6 +166,10 @@ class FileSource:
         """A static file set is bounded; a monitored one is not."""
         return self.discovery_interval_ms is None
 
+    def total_bytes(self) -> int | None:
+        """The size of every input file (the progress view's total); None when monitored."""
+        return sum(os.path.getsize(path) for path in self._files()) if self.is_bounded() else None
+
     def get_produced_type(self) -> Any:
         """The type of the records, from the format."""
         return self.stream_format.get_produced_type()
@@ -374,10 +378,23 @@ class FileReader:
         self._returned_in_current = 0
         self._skip = 0  # records of the current split to drop (restored from a checkpoint)
         self._skips: dict[_Split, int] = {}  # split -> records of it returned before the checkpoint
+        self._done_bytes = 0  # of the splits read to their end (progress)
+        self._counted: _Split | None = None  # the last split counted in _done_bytes
+
+    def bytes_read(self) -> int:
+        """Bytes of the input read so far (whole splits, and the current one's position)."""
+        return self._done_bytes + self._current_bytes()
+
+    def _current_bytes(self) -> int:
+        """Bytes read of the current split (a reader that knows its position says)."""
+        return 0
 
     def _next_split(self) -> _Split | None:
         """Close the current file and take the next split (None when all are read)."""
         self.close()
+        if self._current is not None and self._counted is not self._current:
+            self._counted = self._current
+            self._done_bytes += self._current.weight or max(0, self._current.end - self._current.start)
         if not self._splits:
             return None
         split = self._splits.pop(0)
@@ -465,6 +482,12 @@ class TextLineReader(FileReader):
         batch = self._pending[:max_records]
         del self._pending[:max_records]
         return batch
+
+    def _current_bytes(self) -> int:
+        current = self._current
+        if self._file is None or current is None or self._counted is current:
+            return 0
+        return max(0, min(self._pos, current.end) - current.start)
 
     def _open_next(self) -> bool:
         split = self._next_split()
@@ -622,6 +645,10 @@ class RequestingReader:
     def snapshot_state(self) -> dict[str, Any]:
         """The assigned splits not yet read, with the position in the current one."""
         return self._inner.snapshot_state()
+
+    def bytes_read(self) -> int:
+        """Bytes of the input read so far (progress)."""
+        return self._inner.bytes_read()
 
     def restore_state(self, state: dict[str, Any]) -> None:
         """Continue the splits held at the checkpoint (then ask for more); a monitoring reader's

@@ -103,6 +103,26 @@ class Dispatcher(RpcEndpoint):
         """The running jobs' masters and the ended jobs' details (any thread)."""
         return self.call_async(lambda: (list(self.job_masters.values()), list(self.archived.values())))
 
+    def job_details(self, job_id: str) -> Future[JobDetails]:
+        """A job's details: a running job's now, an ended one's as it ended (any thread).
+
+        Raises (in the future):
+            KeyError: no such job, running or archived.
+        """
+        result: Future[JobDetails] = Future()
+
+        def find() -> None:
+            master = self.job_masters.get(job_id)
+            if master is not None:  # its thread runs until _job_done (this thread) stops it
+                master.details().add_done_callback(lambda done: _forward(done, result))
+            elif job_id in self.archived:
+                result.set_result(self.archived[job_id])
+            else:
+                result.set_exception(KeyError(f"no job {job_id}"))
+
+        self.run_async(find)
+        return result
+
     def cancel_job(self, job_id: str) -> None:
         """Cancel a running job."""
         self.run_async(self._cancel_job, job_id)
@@ -112,3 +132,11 @@ class Dispatcher(RpcEndpoint):
         if master is not None:
             log.info("Cancelling job '%s' (%s).", master.job_graph.job_name, job_id)
             master.cancel()
+
+
+def _forward(done: Future[Any], result: Future[Any]) -> None:
+    error = done.exception()
+    if error is not None:
+        result.set_exception(error)
+    else:
+        result.set_result(done.result())

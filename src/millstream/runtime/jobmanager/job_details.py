@@ -65,6 +65,7 @@ class JobDetails:
     checkpoint_config: dict[str, Any]
     checkpoints: dict[str, Any] = field(default_factory=dict)
     stoppable: bool = True
+    source_bytes: dict[str, int] = field(default_factory=dict)  # vertex id -> its files' bytes
 
     @property
     def start_time(self) -> int:
@@ -145,6 +146,13 @@ def job_details(master: JobMaster) -> JobDetails:
     if master.execution_graph is not None:
         for ejv in master.execution_graph.job_vertices.values():
             current[ejv.job_vertex.id] = {ev.subtask_index: ev.current_execution for ev in ejv.task_vertices}
+    source_bytes: dict[str, int] = {}
+    for vertex in graph.vertices:
+        for op in vertex.operators:
+            coordinator = master.source_coordinators.get(op.node_id)
+            total = coordinator.total_bytes() if coordinator is not None else None
+            if total is not None:
+                source_bytes[str(vertex.id)] = source_bytes.get(str(vertex.id), 0) + total
     vertices = []
     for vertex in graph.vertices:
         subtasks = []
@@ -188,4 +196,5 @@ def job_details(master: JobMaster) -> JobDetails:
         checkpoint_config=_checkpoint_config(master),
         checkpoints=_checkpoint_statistics(master),
         stoppable=not graph.job_config.batch,
+        source_bytes=source_bytes,
     )

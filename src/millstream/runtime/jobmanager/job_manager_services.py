@@ -83,6 +83,8 @@ class JobManagerServices:
             "trigger_savepoint",
             "job_exceptions",
             "rest_address",
+            "job_details",
+            "job_attempt_metrics",
         }
     )
 
@@ -177,6 +179,21 @@ class JobManagerServices:
         if master is None:
             raise KeyError(f"no running job {job_id}")
         return master.request_task_metrics()
+
+    def job_details(self, job_id: str) -> Future[Any]:
+        """RPC: a job's JobDetails (what the REST API and the progress view show), also as it
+        ended."""
+        return self.dispatcher.job_details(job_id)
+
+    def job_attempt_metrics(self, job_id: str) -> Future[dict[str, Any]]:
+        """RPC: the running job's task metrics by execution attempt."""
+        return self._running(job_id).request_attempt_metrics()
+
+    def _running(self, job_id: str) -> JobMaster:
+        master = self.dispatcher.job_masters.get(job_id)
+        if master is None:
+            raise KeyError(f"no running job {job_id}")
+        return master
 
     def job_exceptions(self, job_id: str) -> Future[tuple[int, list[ExceptionHistoryEntry]]]:
         """RPC: the running job's restarts so far and its exception history."""

@@ -75,6 +75,19 @@ class SourceCoordinator:
         self._enumerator: Any = None
         self._uncheckpointed: dict[int, list[Any]] = {}  # subtask -> assigned since the last snapshot
         self._by_checkpoint: dict[int, dict[int, list[Any]]] = {}  # checkpoint -> subtask -> splits
+        self._total_bytes: int | None = None  # the source's input size, when it knows it
+
+    def total_bytes(self) -> int | None:
+        """The bytes a bounded file source reads in all (asked of the source once)."""
+        if self._total_bytes is None:
+            total = getattr(self._source, "total_bytes", None)
+            try:
+                self._total_bytes = total() if total is not None else None
+            except OSError:
+                return None
+            if self._total_bytes is None:
+                self._total_bytes = -1
+        return self._total_bytes if self._total_bytes >= 0 else None
 
     # -- SplitEnumeratorContext --------------------------------------------------------------
 

@@ -72,6 +72,7 @@ class MailboxProcessor:
         self.mailbox = mailbox
         self._default_action = default_action
         self._running = True  # owner: task thread
+        self.idle_time = 0.0  # seconds spent waiting with nothing to do (task thread writes)
 
     def stop(self) -> None:
         """End the loop after the current step (task thread)."""
@@ -92,7 +93,9 @@ class MailboxProcessor:
         if wait_until is None:
             return True
         if self._running:
+            started = time.monotonic()
             self.mailbox.wait(wait_until)
+            self.idle_time += time.monotonic() - started
         return False
 
     def run(self) -> None:

@@ -1,0 +1,215 @@
+"""The live progress view of ``millstream run`` in a terminal (rich).
+
+About once a second it redraws, on stderr: the job's state, time and restarts; per vertex
+its parallelism, status, records in and out with their rates, back-pressure, busy time and
+watermark lag; the checkpoints; and a bar of the bytes read for each bounded file source.
+Everything comes from what the REST API serves (``JobDetails`` and the tasks' metrics,
+through ``millstream.web.flink_json``), so the view and the dashboard agree. It draws only
+when stdout and stderr are terminals, unless ``--progress`` / ``--no-progress`` say
+otherwise; it never delays or fails the job (a failed read skips a frame).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from millstream.web import flink_json
+
+__all__ = ["ProgressView", "progress_wanted", "render_progress"]
+
+log = logging.getLogger(__name__)
+
+REFRESH_S = 1.0
+MIN_WATERMARK = -(2**62)
+
+
+def progress_wanted(choice: bool | None) -> bool:
+    """``--progress`` / ``--no-progress``, else whether stdout and stderr are terminals."""
+    if choice is not None:
+        return choice
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def _count(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def _lag(watermark: int, now_ms: int) -> str:
+    if watermark <= MIN_WATERMARK:
+        return "-"
+    if watermark >= 2**62:
+        return "end"  # the final watermark: event time is over
+    lag = now_ms - watermark
+    if lag < 0 or watermark < 10**11:  # not epoch milliseconds: show the watermark itself
+        return str(watermark)
+    return f"{lag / 1000:.1f} s"
+
+
+def render_progress(details: Any, live: dict[str, Any], now_ms: int, status: str | None = None) -> Group:
+    """One frame of the view (``status``: the job's final status, for the last frame)."""
+    job = flink_json.job_detail(details, live, now_ms)
+    if status is not None:
+        job["state"] = status
+    title = Text.assemble(
+        ("Job ", "bold"),
+        (f"'{job['name']}' ", "bold cyan"),
+        (job["state"], "bold green" if job["state"] == "RUNNING" else "bold yellow"),
+        f"  {job['duration'] / 1000:.1f} s",
+        f"  restarts {details.num_restarts}" if details.num_restarts else "",
+        ("  " + job["jid"], "dim"),
+    )
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("Vertex", "Par", "Status", "Records in", "In/s", "Records out", "Out/s"):
+        left = column in ("Vertex", "Status")
+        if column == "Vertex":  # a narrow terminal folds the name rather than drop it
+            table.add_column(column, min_width=16, overflow="fold")
+        else:
+            table.add_column(column, justify="left" if left else "right", no_wrap=True)
+    for column in ("Backpressured", "Busy", "Watermark lag"):
+        table.add_column(column, justify="right", no_wrap=True)
+    bars = []
+    for vertex in job["vertices"]:
+        m = vertex["metrics"]
+        ratio = m["backpressured-ratio"]
+        style = "green" if ratio <= 0.1 else "yellow" if ratio <= 0.5 else "red"
+        source = not any(node["id"] == vertex["id"] and node.get("inputs") for node in job["plan"]["nodes"])
+        table.add_row(
+            vertex["name"],
+            str(vertex["parallelism"]),
+            vertex["status"],
+            # a source's records in are those it read from its source
+            _count(m["source-records"] if source else m["read-records"]),
+            "" if source else _count(m["read-records-per-second"]),
+            _count(m["write-records"]),
+            _count(m["write-records-per-second"]),
+            Text(f"{ratio * 100:.0f}%", style=style),
+            f"{m['busy-ratio'] * 100:.0f}%",
+            _lag(m["low-watermark"], now_ms),
+        )
+        total = details.source_bytes.get(vertex["id"])
+        if total:
+            read = total if vertex["status"] == "FINISHED" else min(total, m["source-bytes-read"])
+            bars.append(_bar(vertex["name"], read, total))
+    stats = flink_json.checkpoints(details)
+    counts, latest = stats["counts"], stats["latest"]["completed"]
+    parts: list[Any] = [title, table]
+    if details.checkpoint_config.get("enabled"):
+        line = (
+            f"Checkpoints: {counts['completed']} completed, {counts['failed']} failed, "
+            f"{counts['in_progress']} in progress"
+        )
+        if latest is not None:
+            line += (
+                f" · last #{latest['id']}: {latest['end_to_end_duration']} ms, "
+                f"{_size(latest['checkpointed_size'])}"
+            )
+        parts.append(Text(line))
+    parts.extend(bars)
+    return Group(*parts)
+
+
+def _bar(name: str, read: int, total: int) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_row(
+        Text(f"{name}: read", style="bold"),
+        ProgressBar(total=total, completed=read, width=40),
+        Text(f"{_size(read)} / {_size(total)} ({read * 100 / total:.0f}%)"),
+    )
+    return grid
+
+
+class ProgressView:
+    """Redraws the progress of one job until it ends (a thread of the client)."""
+
+    def __init__(self, client: Any, console: Console | None = None) -> None:
+        self._client = client
+        self.client = client
+        # piped (--progress), the frames go out whole: no terminal width to fit
+        self._console = console or Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="millstream-progress", daemon=True)
+        self._last: Group | None = None
+        self._got: tuple[Any, dict[str, Any], int] | None = None  # the last details, metrics, time
+
+    def start(self) -> None:
+        """Start drawing."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop drawing (the last frame stays on the terminal)."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+
+    def _frame(self) -> Group | None:
+        try:
+            got = self._client.get_job_details(timeout=5.0)
+        except Exception:  # the job ending meanwhile, a slow TaskManager: skip this frame
+            log.debug("no progress this time", exc_info=True)
+            return self._last
+        if got is None:
+            return self._last
+        details, live = got
+        now = int(time.time() * 1000)
+        self._got = (details, live, now)
+        self._last = render_progress(details, live, now)
+        return self._last
+
+    def _run(self) -> None:
+        with Live(console=self._console, auto_refresh=False, transient=False) as display:
+            while not self._stop.is_set() and not self._client.result_done():
+                frame = self._frame()
+                if frame is not None:
+                    display.update(frame, refresh=True)
+                self._stop.wait(REFRESH_S)
+            frame = self._frame()  # the job's final details, where the runner still has them
+            if self._got is not None:  # the last frame says how the job ended
+                details, live, now = self._got
+                try:
+                    status = self._client.get_job_status().name
+                except Exception:
+                    status = None
+                frame = render_progress(details, live, now, status)
+            if frame is not None:
+                display.update(frame, refresh=True)
+
+
+class ProgressListener:
+    """The job listener ``millstream run`` registers: a view per submitted job."""
+
+    def __init__(self) -> None:
+        self.views: list[ProgressView] = []
+
+    def __call__(self, client: Any) -> None:
+        view = ProgressView(client)
+        self.views.append(view)
+        view.start()
+
+    def job_finished(self, client: Any) -> None:
+        """The job's client lets go of it: its view draws its last frame and stops."""
+        for view in self.views:
+            if view.client is client:
+                view.stop()
+
+    def stop_all(self) -> None:
+        """Stop every view (the program ended)."""
+        for view in self.views:
+            view.stop()
