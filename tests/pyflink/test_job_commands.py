@@ -160,6 +160,51 @@ def test_cancel_the_one_running_job_and_refuse_a_client_without_the_token(
     assert f"{job_id} : endless (CANCELED)" in cluster.run("list", "-m", cluster.rest, "-a").stdout
 
 
+PRINTING_JOB = ENDLESS_JOB.replace(
+    'numbers = env.from_source(source, WatermarkStrategy.no_watermarks(), "gen")',
+    'numbers = env.from_source(source, WatermarkStrategy.no_watermarks(), "gen")'
+    '.map(lambda v: print("hello from a task", v, flush=True) or v)',
+)
+
+
+def test_the_clusters_logs_and_what_tasks_print_are_served(cluster: Cluster) -> None:
+    cluster.job_file.write_text(PRINTING_JOB)
+    job_id = cluster.submit()
+
+    def get(path: str) -> Any:
+        with urllib.request.urlopen(f"http://{cluster.rest}{path}", timeout=30) as response:
+            body = response.read().decode()
+            return json.loads(body) if response.headers.get_content_type() == "application/json" else body
+
+    names = {log["name"] for log in get("/jobmanager/logs")["logs"]}
+    assert names == {"jobmanager.log", "jobmanager.out"}
+    assert f"Received JobGraph submission 'endless' ({job_id})" in get("/jobmanager/logs/jobmanager.log")
+    managers = [tm["id"] for tm in get("/taskmanagers")["taskmanagers"]]
+    assert len(managers) == 2
+    logs = {tm: {log["name"] for log in get(f"/taskmanagers/{tm}/logs")["logs"]} for tm in managers}
+    assert all(
+        any(n.endswith(".log") for n in files) and any(n.endswith(".out") for n in files)
+        for files in logs.values()
+    )
+    deadline = time.monotonic() + DEADLINE_S
+    while True:  # the task runs on one of them: what it prints is in that one's .out
+        printed = [
+            get(f"/taskmanagers/{tm}/logs/{name}")
+            for tm, files in logs.items()
+            for name in files
+            if name.endswith(".out")
+        ]
+        if any("hello from a task" in text for text in printed):
+            break
+        assert time.monotonic() < deadline, printed
+        time.sleep(0.2)  # polling an observable condition, bounded by the deadline
+    registered = [
+        get(f"/taskmanagers/{tm}/logs/{n}") for tm, files in logs.items() for n in files if n.endswith(".log")
+    ]
+    assert all("registered at" in text for text in registered)
+    cluster.run("cancel", "-m", cluster.rest, job_id)
+
+
 def test_detached_needs_a_cluster_and_an_absent_api_is_one_line(tmp_path: Path) -> None:
     job = tmp_path / "job.py"
     job.write_text(ENDLESS_JOB)

@@ -28,6 +28,8 @@ from millstream.runtime.rpc.wire import load_secret
 
 __all__ = ["DEFAULT_PORT", "main"]
 
+log = logging.getLogger("millstream.cluster.jobmanager")
+
 DEFAULT_PORT = 6123  # Flink's jobmanager.rpc.port
 
 
@@ -61,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         host, port = services.start(args.bind_host, args.port)
         print(f"JobManager listening on {host}:{port}", flush=True)
+        log.info("JobManager listening on %s:%d", host, port)
         rest = services.plugins.get("rest")
         if rest is not None:  # the token stays out of the log: it is in the token file
             print(f"REST API and web dashboard at {rest.url}", flush=True)

@@ -4,7 +4,8 @@
                              [--bind-host 127.0.0.1] [--secret-file FILE] [--dir DIR]
     millstream cluster stop [--dir DIR]
 
-``start`` launches one JobManager and N TaskManager processes (detached, logs in DIR),
+``start`` launches one JobManager and N TaskManager processes (detached; their logs in DIR:
+``jobmanager.log``, ``taskmanager-<n>.log``, and ``.out`` files with what they print),
 waits until every TaskManager registered, and records the processes in
 ``DIR/cluster.json``; it prints the REST API's address and the dashboard's (with the token
 that lets the page cancel and stop jobs). Without ``--secret-file`` it writes a fresh secret to
@@ -53,13 +54,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _spawn(args: list[str], log_path: str) -> subprocess.Popen[bytes]:
-    with open(log_path, "ab") as log:
+def _spawn(args: list[str], directory: str, name: str) -> subprocess.Popen[bytes]:
+    """Start a process whose log (stderr) goes to ``name.log`` and whose stdout (what tasks
+    print) goes to ``name.out``, as Flink's processes write them."""
+    with (
+        open(os.path.join(directory, f"{name}.log"), "ab") as log,
+        open(os.path.join(directory, f"{name}.out"), "ab") as out,
+    ):
         return subprocess.Popen(
             [sys.executable, "-m", *args],
             stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            stdout=out,
+            stderr=log,
             start_new_session=True,
         )
 
@@ -173,15 +179,14 @@ def _launch(
                 *("--bind-host", host, "--port", str(port), *common),
                 *("-D", f"rest.port={args.rest_port}", "-D", f"rest.bind-address={host}"),
             ],
-            os.path.join(directory, "jobmanager.log"),
+            directory,
+            "jobmanager",
         )
     )
     _wait_for_port(host, port, processes[0], 30)
     for i in range(args.taskmanagers):
         tm = ["--jobmanager", f"{host}:{port}", "--slots", str(args.slots), "--bind-host", host, *common]
-        processes.append(
-            _spawn(["millstream.cluster.taskmanager", *tm], os.path.join(directory, f"taskmanager-{i}.log"))
-        )
+        processes.append(_spawn(["millstream.cluster.taskmanager", *tm], directory, f"taskmanager-{i}"))
     state = {
         "jobmanager": f"{host}:{port}",
         "jobmanager_pid": processes[0].pid,
@@ -207,6 +212,7 @@ def _launch(
         f"cluster started: JobManager at {host}:{port}, {args.taskmanagers} TaskManagers x {args.slots} slots"
     )
     print(f"submit with: millstream run --target {target} -D security.secret-file={secret_file} JOB.py")
+    print(f"logs: {directory}/jobmanager.log, taskmanager-<n>.log (and .out: what they print)")
     if rest is not None:
         url = f"http://{rest[0]}:{rest[1]}"
         print(f"REST API at {url} (millstream list -m {rest[0]}:{rest[1]})")

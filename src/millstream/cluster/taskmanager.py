@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -55,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     config = configuration.parse_defines_or_exit(args.define, "millstream taskmanager")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not args.managed:  # a cluster's TaskManager: its output is its log (taskmanager-<n>.log), at INFO
+        logging.getLogger("millstream").setLevel(os.environ.get("MILLSTREAM_LOG_LEVEL", "INFO").upper())
     if args.managed:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from millstream.common import checkpointing_options, rest_options, state_backend_options
+from millstream.common import checkpointing_options, metrics_options, rest_options, state_backend_options
 from millstream.common.config_option import ConfigOption, ConfigOptions, ConfigurationError
 
 __all__ = [
@@ -346,6 +346,7 @@ OPTIONS: Mapping[str, ConfigOption[Any]] = {
         *vars(checkpointing_options).values(),
         *vars(state_backend_options).values(),
         *vars(rest_options).values(),
+        *vars(metrics_options).values(),
     ]
     if isinstance(option, ConfigOption)
     for key in (option.key, *option.fallback_keys)

@@ -492,6 +492,7 @@ def task_manager(resource_id: str, info: dict[str, Any], slots: dict[str, Any], 
         "pid": info.get("pid"),
         "host": info.get("host"),
         "runningTasks": report.get("running_tasks", 0),
+        "prometheus": (info.get("plugins") or {}).get("prometheus"),
         "metrics": {
             "rss": report.get("rss", 0),
             "cpuLoad": report.get("cpuLoad", 0.0),

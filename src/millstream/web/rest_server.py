@@ -32,6 +32,7 @@ from aiohttp import web
 from millstream import __version__
 from millstream.common import rest_options
 from millstream.common.configuration import Configuration
+from millstream.runtime.log_files import process_log_files, read_log_file
 from millstream.web import flink_json
 from millstream.web.auth import TOKEN_COOKIE, remove_token_file, rest_token, write_token_file
 
@@ -181,6 +182,8 @@ class RestEndpoint:
         get("/taskmanagers/{taskmanagerid}", self._task_manager)
         get("/taskmanagers/{taskmanagerid}/logs", self._task_manager_logs)
         get("/taskmanagers/{taskmanagerid}/logs/{logname}", self._task_manager_log)
+        get("/jobmanager/logs", self._job_manager_logs)
+        get("/jobmanager/logs/{logname}", self._job_manager_log)
         get("/openapi.json", self._openapi)
         get("/", self._index)
         app.router.add_static("/static/", Path(str(resources.files("millstream.web") / "static")))
@@ -437,6 +440,17 @@ class RestEndpoint:
             text = await self._call_task_manager(tm_id, "read_log", name)
         except FileNotFoundError:
             return _error(404, f"TaskManager {tm_id} has no log file {name}")
+        return web.Response(text=text, content_type="text/plain")
+
+    async def _job_manager_logs(self, request: web.Request) -> web.Response:
+        return _json({"logs": process_log_files()})
+
+    async def _job_manager_log(self, request: web.Request) -> web.Response:
+        name = request.match_info["logname"]
+        try:
+            text = read_log_file(name)
+        except FileNotFoundError:
+            return _error(404, f"the JobManager has no log file {name}")
         return web.Response(text=text, content_type="text/plain")
 
     # -- documents -----------------------------------------------------------------------------

@@ -17,7 +17,6 @@ The embedded MiniCluster (with TaskManager processes) and the standalone
 
 from __future__ import annotations
 
-import importlib
 import logging
 import pickle
 import shutil
@@ -36,6 +35,7 @@ from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntr
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
 from millstream.runtime.jobmanager.resource_manager import ResourceManager
 from millstream.runtime.jobmanager.task_manager_registry import TaskManagerRegistry
+from millstream.runtime.plugins import close_plugins, start_plugins
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.serialized_throwable import dumps_exception
 from millstream.runtime.rpc.service import RpcService, current_connection
@@ -47,7 +47,10 @@ log = logging.getLogger(__name__)
 # Services the operations tools add beside the RPC (``module:function(services)``, started
 # with the JobManager, returning an object with close() or None when switched off); named
 # here, imported when the JobManager starts, so the runtime never imports the tools.
-PLUGINS: dict[str, str] = {"rest": "millstream.web.rest_server:start_rest_endpoint"}
+PLUGINS: dict[str, str] = {
+    "rest": "millstream.web.rest_server:start_rest_endpoint",
+    "prometheus": "millstream.metrics.prometheus:start_job_manager_reporter",
+}
 
 
 def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[str]:
@@ -126,11 +129,7 @@ class JobManagerServices:
 
     def _start_plugins(self) -> None:
         """Start the plugins that are switched on (each reads its own options)."""
-        for name, target in PLUGINS.items():
-            module_name, _, attribute = target.partition(":")
-            started = getattr(importlib.import_module(module_name), attribute)(self)
-            if started is not None:
-                self.plugins[name] = started
+        self.plugins.update(start_plugins(PLUGINS, self))
 
     # -- client API (RPC) -------------------------------------------------------------------
 
@@ -242,12 +241,7 @@ class JobManagerServices:
 
     def close(self) -> None:
         """Stop TaskManagers' connections, the components and the loop."""
-        for plugin in self.plugins.values():
-            try:
-                plugin.close()
-            except Exception:
-                log.warning("closing a JobManager plugin failed", exc_info=True)
-        self.plugins.clear()
+        close_plugins(self.plugins)
         self.dispatcher.stop()
         self.resource_manager.stop()
         if self._listening:

@@ -782,6 +782,10 @@ class JobMaster(RpcEndpoint):
         self.run_async(gather)
         return result
 
+    def uptime_ms(self) -> int:
+        """Milliseconds since the job started running (any thread; Flink's ``uptime``)."""
+        return int((time.monotonic() - self._started_at) * 1000) if self._started_at else 0
+
     def details(self) -> Future[JobDetails]:
         """The job's status, graph, subtasks, checkpoints and failures now (any thread): what
         the REST API serves."""

@@ -189,6 +189,19 @@ class TaskExecutor(RpcEndpoint):
 
         return self.call_async(sample)
 
+    def task_samples(self) -> list[tuple[Any, dict[str, Any]]]:
+        """(deployment descriptor, metrics) of every task now (any thread: the counters are
+        read without locks, a moment stale at worst)."""
+        with self._lock:
+            tasks = list(self._tasks.values())
+        samples = []
+        for task in tasks:
+            try:
+                samples.append((task.tdd, task.metrics.sample()))
+            except Exception:  # a task starting or ending meanwhile: left out this time
+                continue
+        return samples
+
     def running_tasks(self) -> int:
         """Tasks not yet terminated."""
         with self._lock:

@@ -35,6 +35,7 @@ from millstream.runtime.blob import BlobCache
 from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.io.network.transport.connection_manager import ConnectionManager
 from millstream.runtime.log_files import process_log_files, read_log_file
+from millstream.runtime.plugins import close_plugins, start_plugins
 from millstream.runtime.process_metrics import process_report
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcConnection, RpcService
@@ -106,6 +107,10 @@ class _RemoteJobMaster:
         self._connection.tell(self._target, "send_operator_event_to_coordinator", attempt_id, node_id, event)
 
 
+# Plugins of the operations tools, started with the TaskManager (see runtime/plugins.py).
+PLUGINS: dict[str, str] = {"prometheus": "millstream.metrics.prometheus:start_task_manager_reporter"}
+
+
 class TaskManagerRunner:
     """Starts, registers and stops one TaskManager process."""
 
@@ -134,6 +139,7 @@ class TaskManagerRunner:
         self.connection: RpcConnection | None = None
         self.task_executor: TaskExecutor | None = None
         self.connection_manager: ConnectionManager | None = None
+        self.plugins: dict[str, Any] = {}  # started plugins (the Prometheus reporter)
         self.exit_reason = ""
 
     def start(self) -> None:
@@ -165,11 +171,13 @@ class TaskManagerRunner:
         connection.add_close_listener(
             lambda c: self._jobmanager_lost("the connection to the JobManager closed")
         )
+        self.plugins.update(start_plugins(PLUGINS, self))
         info = {
             "host": socket.gethostname(),
             "pid": os.getpid(),
             "data_address": data_address,
             "report": {"running_tasks": 0, **process_report()},
+            "plugins": {name: getattr(p, "address", None) for name, p in self.plugins.items()},
         }
         connection.call(
             "taskmanagers", "register_task_manager", self.resource_id, self.num_slots, data_address, info
@@ -222,6 +230,7 @@ class TaskManagerRunner:
     def close(self) -> None:
         """Cancel tasks and release everything (main thread, after ``wait``)."""
         self._stopped.set()
+        close_plugins(self.plugins)
         if self.task_executor is not None:
             self.task_executor.shutdown(timeout=10)
         if self.connection_manager is not None:

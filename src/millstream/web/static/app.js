@@ -323,15 +323,30 @@ async function jobPage(jobId, tab, vertexId) {
   }));
 }
 
+function logTable(id, logs, href) {
+  return `<table id="${id}"><thead><tr><th>File</th><th class="num">Size</th><th>Modified</th></tr></thead><tbody>
+    ${logs.map((l) => `<tr><td><a href="${href(l.name)}">${esc(l.name)}</a></td><td class="num">${bytes(l.size)}</td><td>${time(l.mtime)}</td></tr>`).join("") || `<tr><td colspan="3" class="muted">no log file (the output goes to the terminal that started the process)</td></tr>`}
+    </tbody></table>`;
+}
+
+async function jobManagerLogPage(name) {
+  const text = await api(`/jobmanager/logs/${encodeURIComponent(name)}`);
+  page.innerHTML = `<h1>JobManager: ${esc(name)}</h1><pre id="log-text">${esc(text)}</pre>`;
+}
+
 async function taskManagersPage() {
-  const managers = (await api("/taskmanagers")).taskmanagers;
+  const [managers, jmLogs] = await Promise.all([
+    api("/taskmanagers").then((b) => b.taskmanagers),
+    api("/jobmanager/logs").then((b) => b.logs).catch(() => []),
+  ]);
   const rows = managers.map((t) => `<tr class="link" data-href="#/taskmanager/${esc(t.id)}">
     <td><a href="#/taskmanager/${esc(t.id)}">${esc(t.id)}</a></td><td>${esc(t.path)}</td><td class="num">${t.dataPort}</td>
     <td class="num">${t.slotsNumber}</td><td class="num">${t.freeSlots}</td><td class="num">${t.hardware.cpuCores}</td>
     <td class="num">${bytes(t.hardware.physicalMemory)}</td><td>${time(t.timeSinceLastHeartbeat)}</td></tr>`).join("");
   page.innerHTML = `<h1>TaskManagers</h1><table id="taskmanagers"><thead><tr><th>Id</th><th>Host:pid</th><th class="num">Data port</th>
     <th class="num">Slots</th><th class="num">Free slots</th><th class="num">CPU cores</th><th class="num">Memory</th><th>Last report</th></tr></thead>
-    <tbody>${rows || `<tr><td colspan="8" class="muted">none registered</td></tr>`}</tbody></table>`;
+    <tbody>${rows || `<tr><td colspan="8" class="muted">none registered</td></tr>`}</tbody></table>
+    <h2>JobManager logs</h2>${logTable("jm-logs", jmLogs, (name) => `#/jobmanager/log/${encodeURIComponent(name)}`)}`;
 }
 
 async function taskManagerPage(id, logName) {
@@ -353,9 +368,7 @@ async function taskManagerPage(id, logName) {
     <div class="card"><div class="value">${tm.hardware.cpuCores} · ${bytes(tm.hardware.physicalMemory)}</div><div class="label">machine cores · memory</div></div></div>
     <h2>Slots</h2><table id="tm-slots"><thead><tr><th class="num">Slot</th><th>Job</th></tr></thead><tbody>
     ${tm.allocatedSlots.map((s) => `<tr><td class="num">${s.index}</td><td><a href="#/job/${esc(s.jobId)}">${esc(s.jobId)}</a></td></tr>`).join("") || `<tr><td colspan="2" class="muted">all free</td></tr>`}</tbody></table>
-    <h2>Logs</h2><table id="tm-logs"><thead><tr><th>File</th><th class="num">Size</th><th>Modified</th></tr></thead><tbody>
-    ${logs.map((l) => `<tr><td><a href="#/taskmanager/${esc(tm.id)}/log/${esc(l.name)}">${esc(l.name)}</a></td><td class="num">${bytes(l.size)}</td><td>${time(l.mtime)}</td></tr>`).join("") || `<tr><td colspan="3" class="muted">this TaskManager writes no log file (its output goes to the terminal that started it)</td></tr>`}
-    </tbody></table>${log}`;
+    <h2>Logs</h2>${logTable("tm-logs", logs, (name) => `#/taskmanager/${encodeURIComponent(tm.id)}/log/${encodeURIComponent(name)}`)}${log}`;
 }
 
 // -- routing and refresh ---------------------------------------------------------------------
@@ -366,6 +379,7 @@ const routes = [
   [/^#\/job\/([0-9a-f]+)\/vertex\/([0-9a-f]+)$/, (j, v) => jobPage(j, "vertex", v), "jobs"],
   [/^#\/job\/([0-9a-f]+)(?:\/(checkpoints|exceptions))?$/, (j, t) => jobPage(j, t), "jobs"],
   [/^#\/taskmanagers$/, taskManagersPage, "taskmanagers"],
+  [/^#\/jobmanager\/log\/(.+)$/, (name) => jobManagerLogPage(decodeURIComponent(name)), "taskmanagers"],
   [/^#\/taskmanager\/([^/]+)(?:\/log\/(.+))?$/, (id, log) => taskManagerPage(decodeURIComponent(id), log && decodeURIComponent(log)), "taskmanagers"],
 ];
 

@@ -1,0 +1,243 @@
+"""Prometheus endpoints of the JobManager and each TaskManager, with Flink's metric names.
+
+As Flink's ``PrometheusReporter``: a metric's name is ``flink_`` + its scope + its name
+(``flink_taskmanager_job_task_numRecordsIn``, ``flink_jobmanager_job_numRestarts``), its
+scope variables are labels (``job_id``, ``job_name``, ``task_name``, ``subtask_index``,
+``task_attempt_num``, ``tm_id``, ``host`` ...), and every value is a gauge (counters too:
+they restart with a task). Values are read when Prometheus scrapes, from what the REST API
+reads too (the tasks' samplers, the JobMasters' checkpoint statistics, the process report):
+nothing is counted twice and nothing runs between scrapes. Bytes are bytes.
+
+A process serves on the first port of ``metrics.reporter.prom.port`` it can bind (a range
+lets several TaskManagers share a machine) at ``metrics.reporter.prom.host``; a process that
+finds none logs one warning and runs on without the endpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
+from prometheus_client.exposition import start_http_server
+
+from millstream.common.configuration import Configuration
+from millstream.common.metrics_options import PROMETHEUS_HOST, PROMETHEUS_PORT
+from millstream.runtime.process_metrics import process_report
+
+__all__ = ["PrometheusReporter", "parse_ports", "start_job_manager_reporter", "start_task_manager_reporter"]
+
+log = logging.getLogger(__name__)
+
+CALL_TIMEOUT_S = 5.0
+# the task metrics exported, Flink's names (taskmanager.job.task scope)
+TASK_METRICS = (
+    "numRecordsIn",
+    "numRecordsOut",
+    "numRecordsInPerSecond",
+    "numRecordsOutPerSecond",
+    "numBytesIn",
+    "numBytesOut",
+    "numBytesInPerSecond",
+    "numBytesOutPerSecond",
+    "numBuffersIn",
+    "numBuffersOut",
+    "inPoolUsage",
+    "outPoolUsage",
+    "backPressuredTimeMsPerSecond",
+    "idleTimeMsPerSecond",
+    "busyTimeMsPerSecond",
+    "isBackPressured",
+    "currentInputWatermark",
+    "currentOutputWatermark",
+)
+JOB_METRICS = (
+    "numRestarts",
+    "lastCheckpointDuration",
+    "lastCheckpointSize",
+    "lastCheckpointFullSize",
+    "numberOfCompletedCheckpoints",
+    "numberOfFailedCheckpoints",
+    "numberOfInProgressCheckpoints",
+)
+TASK_LABELS = ("job_id", "job_name", "task_name", "subtask_index", "task_attempt_num", "task_attempt_id")
+
+
+def parse_ports(text: str) -> list[int]:
+    """``9249`` / ``9250-9260`` / ``0`` -> the ports to try, in order.
+
+    Raises:
+        ValueError: neither a port nor a range.
+    """
+    first, sep, last = text.strip().partition("-")
+    try:
+        low = int(first)
+        high = int(last) if sep else low
+    except ValueError:
+        raise ValueError(
+            f"{PROMETHEUS_PORT.key}: expected a port or a range like 9250-9260, got {text!r}"
+        ) from None
+    if not 0 <= low <= high <= 65535:
+        raise ValueError(f"{PROMETHEUS_PORT.key}: {text!r} is not a port range")
+    return list(range(low, high + 1))
+
+
+def _process_families(prefix: str, labels: dict[str, str]) -> Iterator[GaugeMetricFamily]:
+    report = process_report()
+    for name, key in (
+        ("CPU_Load", "cpuLoad"),
+        ("CPU_Time", "cpuTime"),
+        ("Memory_RSS", "rss"),
+        ("Threads", "threads"),
+    ):
+        family = GaugeMetricFamily(
+            f"{prefix}_Status_Process_{name}", f"this process: {key}", labels=list(labels)
+        )
+        family.add_metric(list(labels.values()), float(report[key]))
+        yield family
+
+
+class _TaskManagerCollector:
+    """The metrics of one TaskManager's tasks and process, read at each scrape."""
+
+    def __init__(self, runner: Any) -> None:
+        self._runner = runner
+        self._host = socket.gethostname()
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        tm = {"tm_id": str(self._runner.resource_id), "host": self._host}
+        families = {
+            name: GaugeMetricFamily(
+                f"flink_taskmanager_job_task_{name}",
+                f"Flink's task metric {name}",
+                labels=[*TASK_LABELS, *tm],
+            )
+            for name in TASK_METRICS
+        }
+        executor = self._runner.task_executor
+        for tdd, sample in executor.task_samples() if executor is not None else []:
+            values = [
+                tdd.job_id,
+                tdd.job_name,
+                tdd.task_name,
+                str(tdd.subtask_index),
+                str(tdd.attempt_number),
+                str(tdd.execution_attempt_id),
+                *tm.values(),
+            ]
+            for name, family in families.items():
+                if name in sample:
+                    family.add_metric(values, float(sample[name]))
+        yield from families.values()
+        yield from _process_families("flink_taskmanager", tm)
+
+
+class _JobManagerCollector:
+    """The JobManager's cluster and job metrics, read at each scrape."""
+
+    def __init__(self, services: Any) -> None:
+        self._services = services
+        self._host = socket.gethostname()
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        services = self._services
+        managers, slots, free = services.resource_manager.slot_report().result(CALL_TIMEOUT_S)
+        masters, _ended = services.dispatcher.jobs().result(CALL_TIMEOUT_S)
+        host = {"host": self._host}
+        for name, value in (
+            ("numRegisteredTaskManagers", managers),
+            ("taskSlotsTotal", slots),
+            ("taskSlotsAvailable", free),
+            ("numRunningJobs", len(masters)),
+        ):
+            family = GaugeMetricFamily(
+                f"flink_jobmanager_{name}", f"Flink's JobManager metric {name}", labels=["host"]
+            )
+            family.add_metric([self._host], float(value))
+            yield family
+        families = {
+            name: GaugeMetricFamily(
+                f"flink_jobmanager_job_{name}",
+                f"Flink's job metric {name}",
+                labels=["job_id", "job_name", "host"],
+            )
+            for name in (*JOB_METRICS, "uptime")
+        }
+        for master in masters:
+            try:
+                stats = master.checkpoint_statistics().result(CALL_TIMEOUT_S)
+            except Exception:  # the job ending meanwhile
+                continue
+            labels = [master.job_graph.job_id, master.job_graph.job_name, self._host]
+            for name in JOB_METRICS:
+                if name in stats:
+                    families[name].add_metric(labels, float(stats[name]))
+            families["uptime"].add_metric(labels, float(master.uptime_ms()))
+        yield from families.values()
+        yield from _process_families("flink_jobmanager", host)
+
+
+class PrometheusReporter:
+    """One process's Prometheus endpoint."""
+
+    def __init__(self, collector: Any, configuration: Configuration, what: str) -> None:
+        self._registry = CollectorRegistry(auto_describe=False)
+        self._registry.register(collector)
+        self._configuration = configuration
+        self._what = what
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self.address: tuple[str, int] | None = None
+
+    def start(self) -> PrometheusReporter | None:
+        """Listen on the first free port of the range; None (and one warning) if none is."""
+        host = self._configuration.get(PROMETHEUS_HOST)
+        ports = parse_ports(self._configuration.get(PROMETHEUS_PORT))
+        for port in ports:
+            try:
+                self._server, self._thread = start_http_server(port, host, self._registry)
+            except OSError:
+                continue
+            self.address = (host, int(self._server.server_address[1]))
+            log.info("%s: Prometheus metrics at http://%s:%d/metrics", self._what, *self.address)
+            return self
+        log.warning(
+            "%s: no Prometheus endpoint: no port of %s=%s is free on %s",
+            self._what,
+            PROMETHEUS_PORT.key,
+            self._configuration.get(PROMETHEUS_PORT),
+            host,
+        )
+        return None
+
+    def close(self) -> None:
+        """Stop serving."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+
+def _wanted(configuration: Configuration) -> bool:
+    return bool(configuration.get(PROMETHEUS_PORT).strip())
+
+
+def start_job_manager_reporter(services: Any) -> PrometheusReporter | None:
+    """The JobManager's endpoint, when ``metrics.reporter.prom.port`` is set (a plugin)."""
+    if not _wanted(services.configuration):
+        return None
+    return PrometheusReporter(_JobManagerCollector(services), services.configuration, "JobManager").start()
+
+
+def start_task_manager_reporter(runner: Any) -> PrometheusReporter | None:
+    """A TaskManager's endpoint, when ``metrics.reporter.prom.port`` is set (a plugin)."""
+    if not _wanted(runner.configuration):
+        return None
+    what = f"TaskManager {runner.resource_id}"
+    return PrometheusReporter(_TaskManagerCollector(runner), runner.configuration, what).start()
