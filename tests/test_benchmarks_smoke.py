@@ -100,3 +100,8 @@ def test_kafka_benchmark_runs_and_reads_every_record():
     out = _run("kafka.py", "--records", "5000", "--repeat", "1")
     assert "MISMATCH" not in out and "ratio to floor" in out
     assert "millstream KafkaSource p2, whole job" in out and "millstream KafkaSink EXACTLY_ONCE" in out
+
+
+def test_operations_benchmark_runs_both_kinds_of_window():
+    out = _run("operations.py", "--parallelism", "1", "--windows", "4", "--window-s", "1", "--lines", "200")
+    assert "watched/unwatched" in out and "p1: median watched/unwatched" in out

@@ -76,17 +76,16 @@ def test_every_process_serves_flinks_metrics_on_its_own_port(tmp_path: Path) -> 
     try:
         services = client.cluster.services
         job_manager = services.plugins["prometheus"].address
-        task_managers = _wait(
-            lambda: [
+
+        def endpoints() -> list[Any] | None:
+            found = [
                 info["plugins"]["prometheus"]
                 for info in services.registry.task_managers().values()
                 if info.get("plugins", {}).get("prometheus")
-            ],
-            "the TaskManagers reported no Prometheus endpoint",
-        )
-        task_managers = _wait(
-            lambda: task_managers if len(task_managers) == 2 else None, "not two TaskManagers"
-        )
+            ]
+            return found if len(found) == 2 else None
+
+        task_managers = _wait(endpoints, "the two TaskManagers did not report their Prometheus endpoints")
         ports = {job_manager[1], *(address[1] for address in task_managers)}
         assert len(ports) == 3 and all(low <= port <= high for port in ports), ports
 

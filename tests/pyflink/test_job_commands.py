@@ -108,11 +108,11 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         "--dir",
         str(running.dir),
     )
-    assert started.returncode == 0, started.stdout + started.stderr
-    running.rest = json.loads((running.dir / "cluster.json").read_text())["rest"]
-    assert f"REST API at http://{running.rest}" in started.stdout
-    assert re.search(rf"web dashboard: http://{running.rest}/\?token=[0-9a-f]{{64}}", started.stdout)
-    try:
+    try:  # whatever fails below, the cluster stops
+        assert started.returncode == 0, started.stdout + started.stderr
+        running.rest = json.loads((running.dir / "cluster.json").read_text())["rest"]
+        assert f"REST API at http://{running.rest}" in started.stdout
+        assert re.search(rf"web dashboard: http://{running.rest}/\?token=[0-9a-f]{{64}}", started.stdout)
         yield running
     finally:
         stopped = running.run("cluster", "stop", "--dir", str(running.dir))

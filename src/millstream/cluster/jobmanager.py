@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         host, port = services.start(args.bind_host, args.port)
         print(f"JobManager listening on {host}:{port}", flush=True)
         log.info("JobManager listening on %s:%d", host, port)
-        rest = services.plugins.get("rest")
+        rest = services.wait_for_plugins().get("rest")
         if rest is not None:  # the token stays out of the log: it is in the token file
             print(f"REST API and web dashboard at {rest.url}", flush=True)
         while not stopped.wait(1.0):

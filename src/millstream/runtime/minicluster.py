@@ -423,7 +423,7 @@ class MiniClusterExecutor:
             cluster = MiniCluster(configuration, count, per_tm, processes=True)
         try:
             cluster.start()
-            rest = cluster.services.plugins.get("rest")
+            rest = cluster.services.wait_for_plugins().get("rest")
             if rest is not None:
                 report_web_ui(rest.dashboard_url)
             master = cluster.submit(job_graph)

@@ -14,7 +14,6 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from millstream.graph.plan_printer import job_graph_plan
 from millstream.runtime.checkpoint.stats import CheckpointRecord
 
 if TYPE_CHECKING:
@@ -189,7 +188,7 @@ def job_details(master: JobMaster) -> JobDetails:
         job_type="BATCH" if graph.job_config.batch else "STREAMING",
         timestamps={status.name: ts for status, ts in master.status_timestamps.items()},
         max_parallelism=max((v.max_parallelism for v in graph.vertices), default=-1),
-        plan=job_graph_plan(graph),
+        plan=master.plan(),
         vertices=tuple(vertices),
         num_restarts=master.num_restarts,
         exception_history=tuple(master.exception_history),

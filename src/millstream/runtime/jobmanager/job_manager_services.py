@@ -21,6 +21,7 @@ import logging
 import pickle
 import shutil
 import tempfile
+import threading
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
@@ -111,7 +112,9 @@ class JobManagerServices:
         self._blobs = BlobCache(self.blob_server.get_blob, self._work_dir)
         self.address: tuple[str, int] | None = None
         self._listening = False
-        self.plugins: dict[str, Any] = {}  # name -> a started plugin (it has close())
+        self.plugins: dict[str, Any] = {}  # name -> a started plugin (it has close()); see wait_for_plugins
+        self._plugins_thread: threading.Thread | None = None
+        self._plugins_error: BaseException | None = None
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
         """Start the components and listen; returns the RPC address."""
@@ -124,12 +127,37 @@ class JobManagerServices:
         self.rpc.register("collect", self.collect_router, CollectRouter.RPC_METHODS)
         self.rpc.register("jobmanager", self, self.CLIENT_RPC_METHODS)
         self.address = self.rpc.listen(host, port)
-        self._start_plugins()
+        # the plugins start beside what follows (an embedded cluster spawns its TaskManagers):
+        # importing the HTTP server must not delay the job
+        self._plugins_thread = threading.Thread(
+            target=self._start_plugins, name="jobmanager-plugins", daemon=True
+        )
+        self._plugins_thread.start()
         return self.address
 
     def _start_plugins(self) -> None:
         """Start the plugins that are switched on (each reads its own options)."""
-        self.plugins.update(start_plugins(PLUGINS, self))
+        try:
+            self.plugins.update(start_plugins(PLUGINS, self))
+        except BaseException as err:  # raised by wait_for_plugins, on the starting thread
+            self._plugins_error = err
+
+    def wait_for_plugins(self, timeout: float = 60.0) -> dict[str, Any]:
+        """The started plugins, once they all started.
+
+        Raises:
+            OSError: a plugin could not start (its port is taken: one line naming it).
+        """
+        thread = self._plugins_thread
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                raise TimeoutError(f"the JobManager's plugins did not start within {timeout:.0f} s")
+            self._plugins_thread = None
+        if self._plugins_error is not None:
+            error, self._plugins_error = self._plugins_error, None
+            raise error
+        return self.plugins
 
     # -- client API (RPC) -------------------------------------------------------------------
 
@@ -217,7 +245,7 @@ class JobManagerServices:
 
     def rest_address(self) -> tuple[str, int] | None:
         """RPC: where the REST API listens (None: it is off)."""
-        rest = self.plugins.get("rest")
+        rest = self.wait_for_plugins().get("rest")
         return None if rest is None else tuple(rest.address)
 
     def list_jobs(self) -> list[tuple[str, str, str]]:
@@ -241,6 +269,10 @@ class JobManagerServices:
 
     def close(self) -> None:
         """Stop TaskManagers' connections, the components and the loop."""
+        try:
+            self.wait_for_plugins()
+        except Exception:  # it failed to start: nothing of it to close
+            pass
         close_plugins(self.plugins)
         self.dispatcher.stop()
         self.resource_manager.stop()

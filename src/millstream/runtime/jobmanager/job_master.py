@@ -24,6 +24,7 @@ from typing import Any
 from millstream.common.job_execution_result import JobStatus
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
+from millstream.graph.plan_printer import job_graph_plan
 from millstream.runtime.checkpoint.coordinator import CheckpointCoordinator, CheckpointFailureReason
 from millstream.runtime.checkpoint.restore import state_to_restore
 from millstream.runtime.checkpoint.storage import CompletedCheckpoint, load_completed_checkpoint
@@ -136,6 +137,7 @@ class JobMaster(RpcEndpoint):
         self.exception_history: deque[ExceptionHistoryEntry] = deque(maxlen=EXCEPTION_HISTORY_SIZE)
         self._failover_listeners: list[Callable[[ExceptionHistoryEntry], None]] = []  # main thread
         self._notice_listeners: list[Callable[[str], None]] = []  # main thread
+        self._plan: dict[str, Any] | None = None  # the JobGraph's plan, for the REST API
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -781,6 +783,12 @@ class JobMaster(RpcEndpoint):
 
         self.run_async(gather)
         return result
+
+    def plan(self) -> dict[str, Any]:
+        """The JobGraph as a plan (vertices, operators, inputs), built once (any thread)."""
+        if self._plan is None:
+            self._plan = job_graph_plan(self.job_graph)
+        return self._plan
 
     def uptime_ms(self) -> int:
         """Milliseconds since the job started running (any thread; Flink's ``uptime``)."""
