@@ -124,3 +124,35 @@ def test_piped_output_stays_quiet_unless_asked(tmp_path: Path) -> None:
     assert "Records in" in forced.stderr and "Job 'progress job' FINISHED" in forced.stderr
     code, text = _run_in_terminal([MILLSTREAM, "run", "--no-progress", job])
     assert code == 0 and "Records in" not in text and "the program's own output" in text
+
+
+SPARK_JOB = textwrap.dedent(
+    """
+    from millstream.datastream import StreamExecutionEnvironment
+
+    class Discard:
+        def create_writer(self, context, renderer):
+            return self
+        def write_batch(self, values):
+            pass
+        def finish(self):
+            pass
+        def close(self):
+            pass
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.from_collection(list(range(2000))).key_by(lambda x: x % 7).sum().sink_to(Discard())
+    env.execute("spark progress")
+    """
+)
+
+
+def test_a_spark_job_shows_its_stages_and_tasks_from_sparks_status_tracker(tmp_path: Path) -> None:
+    job = tmp_path / "job.py"
+    job.write_text(SPARK_JOB)
+    code, text = _run_in_terminal([MILLSTREAM, "run", "--target", "spark", str(job)], timeout=280)
+    assert code == 0, text
+    assert "Job 'spark progress' on Spark FINISHED" in text, text
+    assert re.search(r"Stage\s+Name\s+Tasks\s+Active\s+Failed", text), text
+    assert re.search(r"tasks .* (\d+)/\1 in \d+ Spark job\(s\)", text), text

@@ -33,13 +33,13 @@ from millstream.common import config_options as opts
 from millstream.common import error_report, rest_options
 from millstream.common.checkpointing_options import STATE_RECOVERY_IGNORE_UNCLAIMED, STATE_RECOVERY_PATH
 from millstream.common.configuration import Configuration, exit_on_bad_setting, parse_defines_or_exit
+from millstream.common.job_listeners import register_job_listener, unregister_job_listener
 from millstream.datastream.stream_execution_environment import (
     PlanCaptured,
     set_context_configuration,
 )
 from millstream.graph import plan_printer
 from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, build_execution_graph
-from millstream.runtime.job_listeners import register_job_listener, unregister_job_listener
 
 __all__ = ["main"]
 

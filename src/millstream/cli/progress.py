@@ -126,6 +126,62 @@ def render_progress(details: Any, live: dict[str, Any], now_ms: int, status: str
     return Group(*parts)
 
 
+def render_spark_progress(status: dict[str, Any], seconds: float, state: str) -> Group:
+    """One frame for a job on Spark, from Spark's status tracker (batch: its Spark jobs'
+    stages and tasks; streaming: the query's latest micro-batch)."""
+    title = Text.assemble(
+        ("Job ", "bold"),
+        (f"'{status['name']}' ", "bold cyan"),
+        ("on Spark ", "bold"),
+        (state, "bold green" if state == "RUNNING" else "bold yellow"),
+        f"  {seconds:.1f} s",
+        ("  " + status["id"], "dim"),
+    )
+    parts: list[Any] = [title]
+    streaming = status.get("streaming")
+    if streaming is not None:
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("Batch", "Input rows", "Input rows/s", "Processed rows/s", "State rows", "Watermark"):
+            table.add_column(column, justify="right", no_wrap=True)
+        table.add_row(
+            str(streaming["batch"]),
+            _count(streaming["input_rows"]),
+            _count(streaming["input_rows_per_second"] or 0),
+            _count(streaming["processed_rows_per_second"] or 0),
+            _count(streaming["state_rows"]),
+            str(streaming["watermark"] or "-"),
+        )
+        parts.append(table)
+        return Group(*parts)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("Stage", justify="right", no_wrap=True)
+    table.add_column("Name", min_width=16, overflow="fold")
+    for column in ("Tasks", "Active", "Failed"):
+        table.add_column(column, justify="right", no_wrap=True)
+    bars = []
+    for stage in status["stages"]:
+        table.add_row(
+            str(stage["id"]),
+            stage["name"],
+            f"{stage['completed']}/{stage['tasks']}",
+            str(stage["active"]),
+            Text(str(stage["failed"]), style="red" if stage["failed"] else ""),
+        )
+    done = sum(s["completed"] for s in status["stages"])
+    total = sum(s["tasks"] for s in status["stages"])
+    parts.append(table)
+    if total:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_row(
+            Text("tasks", style="bold"),
+            ProgressBar(total=total, completed=done, width=40),
+            Text(f"{done}/{total} in {len(status['jobs'])} Spark job(s)"),
+        )
+        bars.append(grid)
+    parts.extend(bars)
+    return Group(*parts)
+
+
 def _bar(name: str, read: int, total: int) -> Table:
     grid = Table.grid(padding=(0, 1))
     grid.add_row(
@@ -160,6 +216,17 @@ class ProgressView:
             self._thread.join(timeout=10)
 
     def _frame(self) -> Group | None:
+        spark_status = getattr(self._client, "spark_status", None)
+        if spark_status is not None:
+            try:
+                status = spark_status()
+                state = self._client.get_job_status().name
+            except Exception:  # the session stopping meanwhile: skip this frame
+                log.debug("no Spark progress this time", exc_info=True)
+                return self._last
+            started = getattr(self._client, "started", time.monotonic())
+            self._last = render_spark_progress(status, time.monotonic() - started, state)
+            return self._last
         try:
             got = self._client.get_job_details(timeout=5.0)
         except Exception:  # the job ending meanwhile, a slow TaskManager: skip this frame
@@ -181,7 +248,8 @@ class ProgressView:
                     display.update(frame, refresh=True)
                 self._stop.wait(REFRESH_S)
             frame = self._frame()  # the job's final details, where the runner still has them
-            if self._got is not None:  # the last frame says how the job ended
+            if self._got is not None and not hasattr(self._client, "spark_status"):
+                # the last frame says how the job ended
                 details, live, now = self._got
                 try:
                     status = self._client.get_job_status().name

@@ -16,11 +16,11 @@ from typing import Any
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import DetachedJobExecutionResult, JobExecutionResult, JobStatus
+from millstream.common.job_listeners import notify_job_submitted
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import package_job_files
 from millstream.runtime.client_log import announce_submission, report_notice, report_restart
-from millstream.runtime.job_listeners import notify_job_submitted
 from millstream.runtime.jobmanager.collect import CollectChannels
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import open_collect_channels

@@ -22,11 +22,11 @@ from millstream.common.job_execution_result import (
     JobID,
     JobStatus,
 )
+from millstream.common.job_listeners import notify_job_finished, notify_job_submitted
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.client_log import announce_submission, report_notice, report_restart, report_web_ui
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
-from millstream.runtime.job_listeners import notify_job_finished, notify_job_submitted
 from millstream.runtime.jobmanager.collect import END, CollectChannels
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices

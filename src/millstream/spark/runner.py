@@ -34,6 +34,7 @@ from typing import Any
 
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
+from millstream.common.job_listeners import notify_job_finished, notify_job_submitted
 from millstream.graph.job_graph import JobGraph
 from millstream.spark.streaming.client import StreamingJobClient
 from millstream.spark.streaming.query import translate_streaming
@@ -189,12 +190,13 @@ class SparkJobClient:
         self._error: BaseException | None = None
         self._result: JobExecutionResult | None = None
         self._cancelled = False
+        self.started = time.monotonic()
         self._thread = threading.Thread(target=self._run, name=f"spark job {job_graph.job_name}", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         sc = self._spark.sparkContext
-        started = time.monotonic()
+        started = self.started = time.monotonic()
         try:
             sc.setJobGroup(
                 self._group, f"millstream job '{self._job_graph.job_name}'", interruptOnCancel=True
@@ -242,6 +244,52 @@ class SparkJobClient:
         assert self._result is not None
         return self._result
 
+    def result_done(self) -> bool:
+        """Whether the job's Spark jobs ended."""
+        return self._done.is_set()
+
+    def get_job_status(self) -> Any:
+        """RUNNING, FINISHED, FAILED or CANCELED."""
+        from millstream.common.job_execution_result import JobStatus
+
+        if not self._done.is_set():
+            return JobStatus.RUNNING
+        if self._cancelled:
+            return JobStatus.CANCELED
+        return JobStatus.FAILED if self._error is not None else JobStatus.FINISHED
+
+    def spark_status(self) -> dict[str, Any]:
+        """The job's Spark jobs and stages now, from Spark's status tracker (the progress view)."""
+        tracker = self._spark.sparkContext.statusTracker()
+        jobs, stages = [], []
+        for job_id in sorted(tracker.getJobIdsForGroup(self._group)):
+            info = tracker.getJobInfo(job_id)
+            if info is None:
+                continue
+            jobs.append({"id": job_id, "status": str(info.status)})
+            for stage_id in info.stageIds:
+                if any(seen["id"] == stage_id for seen in stages):
+                    continue  # a stage of an earlier job (skipped: its output is reused)
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    stages.append(
+                        {
+                            "id": stage_id,
+                            "job": job_id,
+                            "name": stage.name,
+                            "tasks": stage.numTasks,
+                            "active": stage.numActiveTasks,
+                            "completed": stage.numCompletedTasks,
+                            "failed": stage.numFailedTasks,
+                        }
+                    )
+        return {
+            "name": self._job_graph.job_name,
+            "id": self._job_graph.job_id,
+            "jobs": jobs,
+            "stages": stages,
+        }
+
     def collect(self, collect_id: str) -> Iterator[Any]:
         """The elements reaching collect sink ``collect_id``."""
         q = self._queues[collect_id]
@@ -286,10 +334,13 @@ class SparkExecutor:
         spark = _session(configuration)
         _ship_code(spark.sparkContext, job_graph)
         _pickle_job_modules_by_value()  # before translating: naming an RDD pickles its function
+        client: Any
         if is_unbounded(job_graph):
-            return StreamingJobClient(job_graph, translate_streaming(job_graph, spark))
-        plan = translate(job_graph, spark.sparkContext)
-        return SparkJobClient(job_graph, spark, plan)
+            client = StreamingJobClient(job_graph, translate_streaming(job_graph, spark))
+        else:
+            client = SparkJobClient(job_graph, spark, translate(job_graph, spark.sparkContext))
+        notify_job_submitted(client)
+        return client
 
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job to completion on Spark."""
@@ -297,4 +348,5 @@ class SparkExecutor:
         try:
             return client.get_job_execution_result()
         finally:
+            notify_job_finished(client)
             client.close()

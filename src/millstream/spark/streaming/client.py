@@ -126,6 +126,7 @@ class StreamingJobClient:
         self._job_graph = job_graph
         self._queues: dict[str, queue.Queue[Any]] = {cid: queue.Queue() for cid in plan.collect_ids}
         self._cancelled = threading.Event()
+        self.started = time.monotonic()
         self.query = plan.start(self._deliver)
 
     def _deliver(self, collect_id: str, value: Any) -> None:
@@ -170,6 +171,39 @@ class StreamingJobClient:
             raise TimeoutError(f"job '{self._job_graph.job_name}' still runs on Spark")
         self._raise_if_failed()
         raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
+
+    def result_done(self) -> bool:
+        """Whether the query stopped."""
+        return not self.query.isActive
+
+    def get_job_status(self) -> Any:
+        """RUNNING, or how the query ended."""
+        from millstream.common.job_execution_result import JobStatus
+
+        if self.query.isActive:
+            return JobStatus.RUNNING
+        if self.query.exception() is not None:
+            return JobStatus.FAILED
+        return JobStatus.CANCELED
+
+    def spark_status(self) -> dict[str, Any]:
+        """The query's latest micro-batch (Structured Streaming's progress) for the view."""
+        progress = self.query.lastProgress or {}
+        return {
+            "name": self._job_graph.job_name,
+            "id": self._job_graph.job_id,
+            "streaming": {
+                "batch": progress.get("batchId", -1),
+                "input_rows": progress.get("numInputRows", 0),
+                "input_rows_per_second": progress.get("inputRowsPerSecond", 0.0),
+                "processed_rows_per_second": progress.get("processedRowsPerSecond", 0.0),
+                "watermark": (progress.get("eventTime") or {}).get("watermark", ""),
+                "state_rows": sum(op.get("numRowsTotal", 0) for op in progress.get("stateOperators", [])),
+                "trigger_active": bool(self.query.status.get("isTriggerActive")),
+            },
+            "jobs": [],
+            "stages": [],
+        }
 
     def cancel(self) -> None:
         """Stop the query, after the micro-batch in flight (if any) finished, within 10 s."""
