@@ -113,8 +113,18 @@ def test_the_dashboard_shows_the_job_and_cancels_it(tmp_path: Path) -> None:
                 expect(page.locator("#tm-slots")).to_contain_text(api.job_id)
                 page.screenshot(path=str(shots / "taskmanager.png"), full_page=True)
 
-                # cancel from the page (two clicks: the button asks to confirm)
+                # a savepoint from the page, into the directory typed in
                 page.goto(f"{api.base}/#/job/{api.job_id}")
+                page.locator("#savepoint-dir").fill(str(tmp_path / "savepoints"))
+                page.locator("#trigger-savepoint").click()
+                expect(page.locator("#notice")).to_contain_text(
+                    f"Savepoint completed: {tmp_path / 'savepoints'}"
+                )
+                saved = page.locator("#notice").text_content() or ""
+                assert (Path(saved.split(": ", 1)[1].strip()) / "_metadata").exists(), saved
+                page.screenshot(path=str(shots / "savepoint.png"), full_page=True)
+
+                # cancel from the page (two clicks: the button asks to confirm)
                 page.locator("#cancel-job").click()
                 expect(page.locator("#cancel-job")).to_have_text("Confirm: cancel the job")
                 page.locator("#cancel-job").click()

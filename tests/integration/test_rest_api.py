@@ -240,6 +240,11 @@ def test_task_managers_show_slots_memory_cpu_and_logs(api: Api) -> None:
     assert api.call("GET", "/taskmanagers/nosuch")[0] == 404
 
 
+def test_the_openapi_description_is_served(api: Api) -> None:
+    spec = api.get("/openapi.json")
+    assert spec["openapi"].startswith("3.") and "/jobs/{jobid}/stop" in spec["paths"]
+
+
 def test_unknown_jobs_are_404_with_flinks_error_shape(api: Api) -> None:
     status, body = api.call("GET", "/jobs/" + "0" * 32)
     assert status == 404 and body == {"errors": [f"Job {'0' * 32} not found"]}

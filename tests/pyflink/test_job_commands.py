@@ -153,6 +153,14 @@ def test_cancel_the_one_running_job_and_refuse_a_client_without_the_token(
     (line,) = refused.stderr.strip().splitlines()
     assert line.startswith("millstream cancel: PATCH ") and " 401 " in line and "token" in line
     assert cluster.job(job_id)["state"] == "RUNNING"
+    rpc = [
+        "-m",
+        f"cluster://127.0.0.1:{cluster.port}",
+        "-D",
+        f"security.secret-file={cluster.dir / 'secret'}",
+    ]
+    over_rpc = cluster.run("list", *rpc)  # the JobManager's RPC port, with the secret
+    assert over_rpc.returncode == 0 and f"- : {job_id} : endless (RUNNING)" in over_rpc.stdout, over_rpc
     cancelled = cluster.run("cancel", "-m", cluster.rest)  # no id: the one job running
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout.splitlines() == [f"Cancelling job {job_id}.", f"Cancelled job {job_id}."]

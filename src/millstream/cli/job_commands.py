@@ -1,8 +1,9 @@
 """``millstream list | cancel | stop | savepoint``: drive jobs through the JobManager's REST API.
 
 As Flink's ``flink list/cancel/stop/savepoint -m HOST:PORT``: the address is the REST
-API's (default 127.0.0.1:8081). ``-m cluster://HOST:PORT`` still reaches a standalone
-JobManager over its RPC port (``savepoint`` and ``stop`` only), as before the REST API.
+API's (default 127.0.0.1:8081). ``-m cluster://HOST:PORT`` reaches a standalone
+JobManager over its RPC port instead (with the cluster's secret: ``-D
+security.secret-file``); ``list`` then shows the running jobs only.
 """
 
 from __future__ import annotations
@@ -22,12 +23,7 @@ _TERMINAL = ("FINISHED", "CANCELED", "FAILED")
 
 
 def _client(args: argparse.Namespace) -> RestClient:
-    secret_file = None
-    for define in args.define or []:
-        key, _, value = define.partition("=")
-        if key.strip() == "security.secret-file":
-            secret_file = value.strip()
-    return RestClient(args.jobmanager, secret_file)
+    return RestClient(args.jobmanager, _secret_file(args))
 
 
 def _when(ms: int) -> str:
@@ -41,10 +37,31 @@ def _fail(args: argparse.Namespace, err: Exception) -> int:
     return 1
 
 
+def _secret_file(args: argparse.Namespace) -> str | None:
+    for define in args.define or []:
+        key, _, value = define.partition("=")
+        if key.strip() == "security.secret-file":
+            return value.strip()
+    return None
+
+
+def _rpc(args: argparse.Namespace, method: str, *call_args: Any) -> Any:
+    """Call the JobManager's RPC port (``-m cluster://HOST:PORT``; the shared secret)."""
+    from millstream.runtime.cluster_client import call_job_manager
+
+    return call_job_manager(args.jobmanager, _secret_file(args), method, *call_args, timeout=30)
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     try:
-        jobs = _client(args).call("GET", "/jobs/overview")["jobs"]
-    except (RestError, ValueError) as err:
+        if (args.jobmanager or "").startswith("cluster://"):  # running jobs only: the RPC's list
+            jobs = [
+                {"jid": jid, "name": name, "state": state, "start-time": 0}
+                for jid, name, state in _rpc(args, "list_jobs")
+            ]
+        else:
+            jobs = _client(args).call("GET", "/jobs/overview")["jobs"]
+    except (RestError, ValueError, OSError, LookupError) as err:
         return _fail(args, err)
     running = [j for j in jobs if j["state"] not in _TERMINAL and j["state"] != "CREATED"]
     scheduled = [j for j in jobs if j["state"] == "CREATED"]
@@ -56,7 +73,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
             return
         print(f"{f' {title} ':-^62}")
         for job in sorted(entries, key=lambda j: j["start-time"]):
-            print(f"{_when(job['start-time'])} : {job['jid']} : {job['name']} ({job['state']})")
+            when = _when(job["start-time"]) if job["start-time"] else "-"
+            print(f"{when} : {job['jid']} : {job['name']} ({job['state']})")
         print("-" * 62)
 
     show("Running/Restarting Jobs", running, "No running jobs.")
@@ -84,11 +102,19 @@ def the_running_job(client: RestClient) -> str:
 
 def _cmd_cancel(args: argparse.Namespace) -> int:
     try:
-        client = _client(args)
-        job_id = args.job_id or the_running_job(client)
-        print(f"Cancelling job {job_id}.")
-        client.call("PATCH", f"/jobs/{job_id}?mode=cancel")
-    except (RestError, LookupError, ValueError) as err:
+        if (args.jobmanager or "").startswith("cluster://"):
+            running = _rpc(args, "list_jobs")
+            if args.job_id is None and len(running) != 1:
+                raise LookupError(f"{len(running)} jobs run at {args.jobmanager}: name one of them")
+            job_id = args.job_id or running[0][0]
+            print(f"Cancelling job {job_id}.")
+            _rpc(args, "cancel_job", job_id)
+        else:
+            client = _client(args)
+            job_id = args.job_id or the_running_job(client)
+            print(f"Cancelling job {job_id}.")
+            client.call("PATCH", f"/jobs/{job_id}?mode=cancel")
+    except (RestError, LookupError, ValueError, OSError) as err:
         return _fail(args, err)
     print(f"Cancelled job {job_id}.")
     return 0
@@ -148,8 +174,8 @@ def add_job_commands(sub: Any, savepoint_command: Any) -> None:
             "-m",
             "--jobmanager",
             metavar="HOST:PORT",
-            help="the JobManager's REST address (default 127.0.0.1:8081; cluster://HOST:PORT: its "
-            "RPC port, savepoint and stop only)",
+            help="the JobManager's REST address (default 127.0.0.1:8081), or cluster://HOST:PORT: its RPC "
+            "port (with -D security.secret-file=FILE)",
         )
         command.add_argument("-D", dest="define", action="append", metavar="KEY=VALUE", help="configuration")
         command.add_argument("-v", "--verbose", action="store_true", help="show whole tracebacks of errors")

@@ -261,7 +261,8 @@ class SparkJobClient:
     def spark_status(self) -> dict[str, Any]:
         """The job's Spark jobs and stages now, from Spark's status tracker (the progress view)."""
         tracker = self._spark.sparkContext.statusTracker()
-        jobs, stages = [], []
+        jobs: list[dict[str, Any]] = []
+        stages: list[dict[str, Any]] = []
         for job_id in sorted(tracker.getJobIdsForGroup(self._group)):
             info = tracker.getJobInfo(job_id)
             if info is None:
