@@ -333,3 +333,40 @@ def test_cancel_over_rest_cancels_the_job(tmp_path: Path) -> None:
             time.sleep(0.1)  # polling an observable condition, bounded by the deadline
     finally:
         client.close()
+
+
+def test_the_cli_in_another_process_drives_an_embedded_job_without_flags(tmp_path: Path) -> None:
+    """The embedded cluster's token file lets ``millstream list/cancel -m HOST:PORT`` of the
+    same user work from another terminal (here: another process) with no flag."""
+    import subprocess
+    import sys
+
+    client = _start_job(tmp_path, "embedded, driven by the CLI")
+    try:
+        api = Api(client)
+        host, port = api.rest.address
+        millstream = os.path.join(os.path.dirname(sys.executable), "millstream")
+        env = {k: v for k, v in os.environ.items() if k not in ("MILLSTREAM_SECRET", "PYTHONPATH")}
+
+        def cli(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [millstream, *args, "-m", f"{host}:{port}"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=env,
+            )
+
+        listed = cli("list")
+        assert (
+            listed.returncode == 0
+            and f"{api.job_id} : embedded, driven by the CLI (RUNNING)" in listed.stdout
+        )
+        cancelled = cli("cancel")
+        assert cancelled.returncode == 0, cancelled.stderr
+        deadline = time.monotonic() + DEADLINE_S
+        while client.get_job_status().name != "CANCELED":
+            assert time.monotonic() < deadline, client.get_job_status()
+            time.sleep(0.1)  # polling an observable condition, bounded by the deadline
+    finally:
+        client.close()
