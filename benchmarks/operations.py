@@ -46,6 +46,7 @@ from millstream.cli.progress import ProgressView
 from millstream.common import Configuration, WatermarkStrategy
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.testing.sinks import DiscardingSink
 
 POLL_S = 1.0
 
@@ -57,20 +58,6 @@ def _get(url: str) -> Any:
         return json.loads(body) if body[:1] in (b"{", b"[") else body
     except OSError:
         return None
-
-
-class _Discard:
-    def create_writer(self, context: Any, renderer: Any) -> _Discard:
-        return self
-
-    def write_batch(self, values: list[Any]) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 class _Lines:
@@ -144,7 +131,7 @@ def measure(lines: list[str], parallelism: int, windows: int, window_s: float) -
     env.set_parallelism(parallelism)
     source = DataGeneratorSource(_Lines(lines), None)
     ds = env.from_source(source, WatermarkStrategy.no_watermarks(), "lines")
-    wc.lean_pipeline(env, ds).sink_to(_Discard())
+    wc.lean_pipeline(env, ds).sink_to(DiscardingSink())
     client = env.execute_async("word count, watched or not")
     watcher = Watcher(client)
     try:

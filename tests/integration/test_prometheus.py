@@ -15,7 +15,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from millstream.common import Configuration, WatermarkStrategy
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.datastream.connectors.datagen import DataGeneratorSource
-from tests.integration.test_rest_api import _Discard, _Stamp
+from millstream.testing.sinks import DiscardingSink
+from tests.integration.test_rest_api import _Stamp
 
 DEADLINE_S = 90.0
 
@@ -71,7 +72,7 @@ def test_every_process_serves_flinks_metrics_on_its_own_port(tmp_path: Path) -> 
     env.enable_checkpointing(300)
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_Stamp())
     source = env.from_source(DataGeneratorSource(lambda i: i, None, records_per_second=400), strategy, "gen")
-    source.key_by(lambda v: v % 5).reduce(lambda a, b: a + b).name("sum").sink_to(_Discard())
+    source.key_by(lambda v: v % 5).reduce(lambda a, b: a + b).name("sum").sink_to(DiscardingSink())
     client = env.execute_async("prometheus job")
     try:
         services = client.cluster.services

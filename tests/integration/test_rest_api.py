@@ -21,6 +21,7 @@ from millstream.common import Configuration, WatermarkStrategy
 from millstream.common.watermark_strategy import TimestampAssigner
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.testing.sinks import DiscardingSink
 from millstream.web.auth import read_token_file
 
 DEADLINE_S = 90.0
@@ -61,22 +62,15 @@ def _start_job(tmp: Path, name: str, fail_once: bool = False) -> Any:
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_Stamp())
     source = env.from_source(DataGeneratorSource(lambda i: i, None, records_per_second=400), strategy, "gen")
     mapped = source.map(_FailOnce(str(tmp / f"failed-{name}"))) if fail_once else source.map(lambda v: v)
-    mapped.key_by(lambda v: v % 5).reduce(lambda a, b: a + b).name("sum").sink_to(_Discard())
+    mapped.key_by(lambda v: v % 5).reduce(lambda a, b: a + b).name("sum").sink_to(DiscardingSink())
     return env.execute_async(name)
 
 
-class _Discard:
-    def create_writer(self, context: Any, renderer: Any) -> Any:
-        return self
-
-    def write_batch(self, values: list[Any]) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+def _wait_until_cancelled(client: Any) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while client.get_job_status().name != "CANCELED":
+        assert time.monotonic() < deadline, client.get_job_status()
+        time.sleep(0.1)  # polling an observable condition, bounded by the deadline
 
 
 class Api:
@@ -327,10 +321,7 @@ def test_cancel_over_rest_cancels_the_job(tmp_path: Path) -> None:
         api = Api(client)
         status, _ = api.call("PATCH", f"/jobs/{api.job_id}?mode=cancel", token=api.token)
         assert status == 202
-        deadline = time.monotonic() + DEADLINE_S
-        while client.get_job_status().name != "CANCELED":
-            assert time.monotonic() < deadline, client.get_job_status()
-            time.sleep(0.1)  # polling an observable condition, bounded by the deadline
+        _wait_until_cancelled(client)
     finally:
         client.close()
 
@@ -364,9 +355,6 @@ def test_the_cli_in_another_process_drives_an_embedded_job_without_flags(tmp_pat
         )
         cancelled = cli("cancel")
         assert cancelled.returncode == 0, cancelled.stderr
-        deadline = time.monotonic() + DEADLINE_S
-        while client.get_job_status().name != "CANCELED":
-            assert time.monotonic() < deadline, client.get_job_status()
-            time.sleep(0.1)  # polling an observable condition, bounded by the deadline
+        _wait_until_cancelled(client)
     finally:
         client.close()

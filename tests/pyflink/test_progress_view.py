@@ -30,16 +30,7 @@ JOB = textwrap.dedent(
     from millstream.datastream import StreamExecutionEnvironment
     from millstream.datastream.connectors.datagen import DataGeneratorSource
     from millstream.datastream.connectors.file_system import FileSource, StreamFormat
-
-    class Discard:
-        def create_writer(self, context, renderer):
-            return self
-        def write_batch(self, values):
-            pass
-        def finish(self):
-            pass
-        def close(self):
-            pass
+    from millstream.testing.sinks import DiscardingSink as Discard
 
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
@@ -129,16 +120,7 @@ def test_piped_output_stays_quiet_unless_asked(tmp_path: Path) -> None:
 SPARK_JOB = textwrap.dedent(
     """
     from millstream.datastream import StreamExecutionEnvironment
-
-    class Discard:
-        def create_writer(self, context, renderer):
-            return self
-        def write_batch(self, values):
-            pass
-        def finish(self):
-            pass
-        def close(self):
-            pass
+    from millstream.testing.sinks import DiscardingSink as Discard
 
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)

@@ -27,33 +27,14 @@ from prometheus_client.exposition import start_http_server
 from millstream.common.configuration import Configuration
 from millstream.common.metrics_options import PROMETHEUS_HOST, PROMETHEUS_PORT
 from millstream.runtime.process_metrics import process_report
+from millstream.runtime.taskmanager.task_metrics import TASK_METRIC_NAMES
 
 __all__ = ["PrometheusReporter", "parse_ports", "start_job_manager_reporter", "start_task_manager_reporter"]
 
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT_S = 5.0
-# the task metrics exported, Flink's names (taskmanager.job.task scope)
-TASK_METRICS = (
-    "numRecordsIn",
-    "numRecordsOut",
-    "numRecordsInPerSecond",
-    "numRecordsOutPerSecond",
-    "numBytesIn",
-    "numBytesOut",
-    "numBytesInPerSecond",
-    "numBytesOutPerSecond",
-    "numBuffersIn",
-    "numBuffersOut",
-    "inPoolUsage",
-    "outPoolUsage",
-    "backPressuredTimeMsPerSecond",
-    "idleTimeMsPerSecond",
-    "busyTimeMsPerSecond",
-    "isBackPressured",
-    "currentInputWatermark",
-    "currentOutputWatermark",
-)
+TASK_METRICS = TASK_METRIC_NAMES  # the task metrics exported, Flink's names
 JOB_METRICS = (
     "numRestarts",
     "lastCheckpointDuration",

@@ -16,6 +16,7 @@ from typing import Any
 
 from millstream import __version__
 from millstream.runtime.jobmanager.job_details import JobDetails, SubtaskDetails, VertexDetails
+from millstream.runtime.taskmanager.task_metrics import TASK_METRIC_NAMES
 
 __all__ = [
     "backpressure",
@@ -47,26 +48,7 @@ _TASK_STATES = (
     "INITIALIZING",
 )
 # the subtask metrics the REST API names (``/metrics`` of a vertex), Flink's names
-SUBTASK_METRICS = (
-    "numRecordsIn",
-    "numRecordsOut",
-    "numBytesIn",
-    "numBytesOut",
-    "numBuffersIn",
-    "numBuffersOut",
-    "inPoolUsage",
-    "outPoolUsage",
-    "numRecordsInPerSecond",
-    "numRecordsOutPerSecond",
-    "numBytesInPerSecond",
-    "numBytesOutPerSecond",
-    "backPressuredTimeMsPerSecond",
-    "idleTimeMsPerSecond",
-    "busyTimeMsPerSecond",
-    "isBackPressured",
-    "currentInputWatermark",
-    "currentOutputWatermark",
-)
+SUBTASK_METRICS = TASK_METRIC_NAMES
 
 
 def subtask_metrics(subtask: SubtaskDetails, live: dict[str, Any]) -> dict[str, Any] | None:

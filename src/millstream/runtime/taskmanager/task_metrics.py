@@ -13,7 +13,29 @@ from typing import Any
 
 from millstream.runtime.operators.elements import MIN_TIMESTAMP
 
-__all__ = ["TaskMetricsSampler"]
+__all__ = ["TASK_METRIC_NAMES", "TaskMetricsSampler"]
+
+# the numeric metrics of a sample, Flink's names (the REST API's and Prometheus' task metrics)
+TASK_METRIC_NAMES = (
+    "numRecordsIn",
+    "numRecordsOut",
+    "numBytesIn",
+    "numBytesOut",
+    "numBuffersIn",
+    "numBuffersOut",
+    "inPoolUsage",
+    "outPoolUsage",
+    "numRecordsInPerSecond",
+    "numRecordsOutPerSecond",
+    "numBytesInPerSecond",
+    "numBytesOutPerSecond",
+    "backPressuredTimeMsPerSecond",
+    "idleTimeMsPerSecond",
+    "busyTimeMsPerSecond",
+    "isBackPressured",
+    "currentInputWatermark",
+    "currentOutputWatermark",
+)
 
 RATE_WINDOW_S = 1.0
 
