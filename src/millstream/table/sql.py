@@ -333,6 +333,12 @@ def _from_item(t_env: TableEnvironment, node: exp.Expression) -> tuple[Table, _W
     ):
         return _window_tvf(t_env, node.this.expressions[0])
     if isinstance(node, exp.Table):
+        if node.args.get("version") is not None:
+            # never run as a regular join: that would join every version, not the one valid then
+            raise SqlError(
+                f"FOR SYSTEM_TIME AS OF on table '{node.name}' (a temporal join) is not supported "
+                "yet; millstream refuses it rather than join every version of the table"
+            )
         return t_env.from_path(node.name), None
     raise SqlError(f"unsupported FROM: {node.sql()}")
 
