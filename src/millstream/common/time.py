@@ -150,20 +150,56 @@ class TimestampedValue:
         return f"TimestampedValue({self.value!r}, {self.timestamp})"
 
 
-_JAVA_PATTERN_LETTERS = (
-    ("yyyy", "%Y"),
-    ("MM", "%m"),
-    ("dd", "%d"),
-    ("HH", "%H"),
-    ("mm", "%M"),
-    ("ss", "%S"),
-    ("SSS", "%f"),
-)
+# (letter, run length) of Java's DateTimeFormatter -> strftime; a run not listed stays as written
+_JAVA_PATTERN_LETTERS = {
+    ("y", 4): "%Y",
+    ("y", 2): "%y",
+    ("M", 2): "%m",
+    ("M", 3): "%b",
+    ("M", 4): "%B",
+    ("d", 2): "%d",
+    ("D", 3): "%j",
+    ("H", 2): "%H",
+    ("h", 2): "%I",
+    ("m", 2): "%M",
+    ("s", 2): "%S",
+    ("S", 3): "%f",
+    ("E", 3): "%a",
+    ("E", 4): "%A",
+    ("a", 1): "%p",
+}
 
 
 def java_pattern_to_strftime(pattern: str) -> str:
     """A Java ``DateTimeFormatter`` pattern as a ``strftime`` one (the common letters;
-    ``SSS`` becomes ``%f``, microseconds, which the caller cuts to milliseconds)."""
-    for java, python in _JAVA_PATTERN_LETTERS:
-        pattern = pattern.replace(java, python)
-    return pattern
+    ``SSS`` becomes ``%f``, microseconds, which the caller cuts to milliseconds; text in
+    single quotes is literal, ``''`` a quote)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "'":
+            if pattern.startswith("''", i):  # a quote outside quoted text
+                out.append("'")
+                i += 2
+                continue
+            literal, i = [], i + 1
+            while i < len(pattern):
+                if pattern.startswith("''", i):  # a quote inside quoted text
+                    literal.append("'")
+                    i += 2
+                elif pattern[i] == "'":
+                    i += 1
+                    break
+                else:
+                    literal.append(pattern[i])
+                    i += 1
+            out.append("".join(literal).replace("%", "%%"))
+            continue
+        run = 1
+        while i + run < len(pattern) and pattern[i + run] == char:
+            run += 1
+        text = pattern[i : i + run]
+        out.append(_JAVA_PATTERN_LETTERS.get((char, run), text.replace("%", "%%")))
+        i += run
+    return "".join(out)

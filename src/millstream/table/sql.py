@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.spark import Spark
 
 from millstream.table.expressions import AggregateCall, Expression, and_, col, if_then_else, lit, not_, or_
 from millstream.table.types import DataType, DataTypes
@@ -35,7 +36,18 @@ if TYPE_CHECKING:
 
 __all__ = ["SqlError", "execute_statement", "parse_query"]
 
-_DIALECT = "spark"  # backquoted identifiers and Flink's operators; CAST arrives as TryCast
+
+class _FlinkSql(Spark):
+    """Spark's dialect (backquoted identifiers and Flink's operators; CAST arrives as TryCast),
+    with DATE_FORMAT left a plain call: Flink's pattern (Java's ``yyyy-MM-dd``) reaches the
+    built-in as written. sqlglot's Spark mapping of the pattern turned ``yyyy-MM-dd`` into
+    ``%Y-%mstrict-%dstrict`` (sqlglot 30)."""
+
+    class Parser(Spark.Parser):  # type: ignore[misc,valid-type]
+        FUNCTIONS = {name: f for name, f in Spark.Parser.FUNCTIONS.items() if name != "DATE_FORMAT"}
+
+
+_DIALECT = _FlinkSql
 
 
 class SqlError(ValueError):

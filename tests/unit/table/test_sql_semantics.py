@@ -1,0 +1,57 @@
+"""SQL that must mean what Flink means: what millstream cannot run yet fails at once, naming
+it, instead of running as something else (a temporal join ran as a regular join); DATE_FORMAT
+takes Java's pattern letters as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from millstream.table import EnvironmentSettings, TableEnvironment
+from millstream.table.sql import SqlError
+
+
+def test_a_temporal_join_is_refused_not_run_as_a_regular_join() -> None:
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql(
+        "CREATE TABLE orders (id INT, cur STRING, ts TIMESTAMP(3)) "
+        "WITH ('connector' = 'datagen', 'number-of-rows' = '3')"
+    )
+    t_env.execute_sql(
+        "CREATE TABLE rates (cur STRING, rate INT, ts TIMESTAMP(3)) "
+        "WITH ('connector' = 'datagen', 'number-of-rows' = '3')"
+    )
+    with pytest.raises(SqlError, match=r"FOR SYSTEM_TIME AS OF on table 'rates' \(a temporal join\)"):
+        t_env.sql_query(
+            "SELECT o.id, r.rate FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.cur = r.cur"
+        )
+    # the same join without the clause is a regular join, and runs as one
+    plan = t_env.sql_query("SELECT o.id, r.rate FROM orders AS o JOIN rates AS r ON o.cur = r.cur").explain()
+    assert "Join" in plan
+
+
+def test_date_format_takes_flinks_java_pattern_as_written() -> None:
+    """DATE_FORMAT(ts, 'yyyy-MM-dd') gave '2015-07strict-15strict': sqlglot's Spark dialect
+    rewrote the pattern (sqlglot 30). Flink formats with Java's DateTimeFormatter letters."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql("CREATE TABLE one_row (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
+    patterns = {
+        "yyyy-MM-dd": "2015-07-15",
+        "yyyy-MM-dd HH:mm:ss": "2015-07-15 13:45:06",
+        "yyyyMMdd": "20150715",
+        "dd/MM/yyyy HH:mm": "15/07/2015 13:45",
+        "MM-dd HH:mm:ss.SSS": "07-15 13:45:06.123",
+        "EEE, dd MMM yyyy": "Wed, 15 Jul 2015",
+    }
+    columns = ", ".join(
+        f"DATE_FORMAT(TIMESTAMP '2015-07-15 13:45:06.123', '{p}') AS c{i}" for i, p in enumerate(patterns)
+    )
+    (row,) = list(t_env.sql_query(f"SELECT {columns} FROM one_row").execute().collect())
+    assert list(row) == list(patterns.values())
+
+
+def test_java_patterns_become_strftime_with_quoted_literals() -> None:
+    from millstream.common.time import java_pattern_to_strftime
+
+    assert java_pattern_to_strftime("yyyy-MM-dd'T'HH:mm:ss.SSS") == "%Y-%m-%dT%H:%M:%S.%f"
+    assert java_pattern_to_strftime("h 'o''clock' a") == "h o'clock %p"
+    assert java_pattern_to_strftime("100%") == "100%%"
