@@ -165,7 +165,9 @@ def _read_files(node: Any, spark: Any) -> Any:
         if "csv.null-literal" in options:
             reader = reader.option("nullValue", options["csv.null-literal"])
         ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
-        reader = reader.option("mode", "DROPMALFORMED" if ignore else "FAILFAST")
+        # Flink's lenient CSV keeps a row with its bad fields NULL and a short row padded, as
+        # Spark's PERMISSIVE mode does (a row with extra fields: Flink skips it, Spark cuts it)
+        reader = reader.option("mode", "PERMISSIVE" if ignore else "FAILFAST")
     elif table_format == "json":
         ignore = options.get("json.ignore-parse-errors", "false").lower() == "true"
         reader = reader.option("mode", "DROPMALFORMED" if ignore else "FAILFAST")

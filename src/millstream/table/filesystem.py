@@ -28,6 +28,7 @@ from typing import Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.connectors.formats.row_formats import csv_field as _csv_value
+from millstream.connectors.formats.row_formats import lenient_csv_row
 from millstream.table.aggregates import to_float32
 from millstream.table.factories import DynamicTableFactory, TableContext, TableSink, find_format_factory
 from millstream.table.planner import INSERT, PlanNode, SourceScan, parse_duration_ms
@@ -186,10 +187,15 @@ def _read_csv(
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
     parsers = [(n, t.root, t.from_text()) for n, t in columns]
     rows = []
-    with open(path, encoding="utf-8", newline="") as file:
+    with open(path, encoding="utf-8-sig", newline="") as file:  # a leading UTF-8 BOM is not data
         reader = csv.reader(file, delimiter=delimiter, quotechar=quote or None, strict=False)
         for record in reader:
             if not record or (comments and record[0].startswith("#")):
+                continue
+            if ignore:
+                lenient = lenient_csv_row(parsers, record, null_literal)
+                if lenient is not None:
+                    rows.append(lenient)
                 continue
             try:
                 if len(record) != len(parsers):

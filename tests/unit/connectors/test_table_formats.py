@@ -158,3 +158,12 @@ def test_the_registry_names_what_it_has_and_takes_new_connectors():
     )
     with pytest.raises(ValueError, match="Unsupported options found for 'custom-test' in table 't': pth"):
         factory.validate(context, [])
+
+
+def test_a_lenient_csv_record_keeps_its_row_with_nulls_as_flinks_format() -> None:
+    from millstream.connectors.formats.row_formats import lenient_csv_row
+
+    parsers = [("a", "INT", int), ("b", "STRING", str), ("c", "DOUBLE", float)]
+    assert lenient_csv_row(parsers, ["oops", "y", "2.5"], None) == (None, "y", 2.5)
+    assert lenient_csv_row(parsers, ["3", "z"], None) == (3, "z", None)
+    assert lenient_csv_row(parsers, ["4", "w", "5.5", "extra"], None) is None

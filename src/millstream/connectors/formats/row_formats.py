@@ -219,6 +219,8 @@ class CsvFormatFactory(FormatFactory):
                 return None
             try:
                 fields = next(csv.reader([text.rstrip("\r\n")], strict=True, **dialect), [])
+                if ignore:
+                    return lenient_csv_row(parsers, fields, null_literal)
                 if len(fields) != len(parsers):
                     raise FormatError(
                         f"Row length mismatch. {len(parsers)} fields expected but was {len(fields)}."
@@ -250,6 +252,28 @@ class CsvFormatFactory(FormatFactory):
             return out.getvalue().encode("utf-8")
 
         return encode
+
+
+def lenient_csv_row(
+    parsers: list[tuple[str, str, Callable[[str], Any]]], fields: list[str], null_literal: str | None
+) -> tuple[Any, ...] | None:
+    """A CSV row read as Flink's ``csv.ignore-parse-errors`` reads it: a field that does not
+    parse is NULL, missing trailing fields are NULL, and a row with more fields than columns
+    is skipped (None). Seen in PyFlink 2.3: ``1,x,1.5 / oops,y,2.5 / 3,z / 4,w,5.5,extra /
+    5,v,notadouble`` into (INT, STRING, DOUBLE) gave (1,x,1.5), (NULL,y,2.5), (3,z,NULL),
+    (5,v,NULL)."""
+    if len(fields) > len(parsers):
+        return None
+    values: list[Any] = []
+    for index, parser in enumerate(parsers):
+        if index >= len(fields):
+            values.append(None)
+            continue
+        try:
+            values.append(csv_field(parser, fields[index], null_literal))
+        except ValueError:
+            values.append(None)
+    return tuple(values)
 
 
 def csv_field(parser: tuple[str, str, Callable[[str], Any]], text: str, null_literal: str | None) -> Any:
