@@ -227,6 +227,11 @@ class Expression:
 
     # -- functions ---------------------------------------------------------------------------------------
 
+    def get(self, name_or_index: str | int) -> Expression:
+        """A field of this ROW value, by name or 1-based position (SQL's ``person.name``);
+        NULL when the row is NULL."""
+        return _FieldAccess(self, name_or_index)
+
     def json_value(self, path: str, returning_type: DataType | None = None, *args: Any) -> Expression:
         """The scalar at JSON ``path`` (``$.a.b[0]``) of this JSON text, as ``returning_type``
         (STRING by default); NULL when the path is missing or the text is not JSON."""
@@ -588,6 +593,59 @@ class WindowProperty(Expression):
 
     def __repr__(self) -> str:
         return f"{self.window!r}.{self.prop}"
+
+
+class _FieldAccess(Expression):
+    """``row.field``: one field of a ROW value (Flink's GET); the field's type, made
+    nullable when the row may be NULL. Named as Flink names it: ``p$name`` in the Table API,
+    ``name`` in SQL (``sql_name``)."""
+
+    def __init__(self, operand: Expression, field: str | int, sql_name: bool = False) -> None:
+        self.operand, self.field, self.sql_name = operand, field, sql_name
+
+    def aggregates(self) -> list[AggregateCall]:
+        return self.operand.aggregates()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        inner = self.operand.resolve(names, types)
+        row_type = inner.data_type
+        fields = getattr(row_type, "fields", None)
+        if row_type.root != "ROW" or fields is None:
+            raise ValueError(
+                f"Cannot access field '{self.field}' of {inner.name or self.operand!r}: "
+                f"{row_type!r} is not a ROW"
+            )
+        if isinstance(self.field, int):
+            if not 1 <= self.field <= len(fields):
+                raise ValueError(f"Field index {self.field} is out of range for {row_type!r}")
+            index = self.field - 1
+        else:
+            matches = [i for i, f in enumerate(fields) if f.name == self.field]
+            if not matches:
+                raise ValueError(
+                    f"Cannot resolve field [{self.field}] of {inner.name or self.operand!r}, "
+                    f"its fields:[{', '.join(f.name for f in fields)}]."
+                )
+            index = matches[0]
+        field_type = fields[index].data_type
+        if row_type.is_nullable() and not field_type.is_nullable():
+            field_type = field_type.nullable()
+        value = inner.fn
+
+        def get(row: tuple[Any, ...]) -> Any:
+            outer = value(row)
+            return None if outer is None else outer[index]
+
+        field_name = fields[index].name
+        name = field_name if self.sql_name or inner.name is None else f"{inner.name}${field_name}"
+        return Compiled(get, field_type, name)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.operand!r}.{self.field}"
+            if isinstance(self.field, str)
+            else f"{self.operand!r}.get({self.field})"
+        )
 
 
 class _Logic(Expression):

@@ -58,6 +58,17 @@ def _first_non_null(args: list[DataType]) -> DataType:
     return result.not_null() if any(not a.is_nullable() for a in typed) else result.nullable()
 
 
+def _mod(a: Any, b: Any) -> Any:
+    """Java's ``%``: the remainder takes the dividend's sign; exact for integers of any size
+    (``a - b * int(a / b)`` went through a float)."""
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise ZeroDivisionError("/ by zero")
+        remainder = abs(a) % abs(b)
+        return -remainder if a < 0 else remainder
+    return math.fmod(a, b)
+
+
 def _json_value(text: str, path: str) -> Any:
     try:
         value = json.loads(text)
@@ -167,7 +178,7 @@ _FUNCTIONS: dict[str, _Function] = {
     "REGEXP_REPLACE": _Function(lambda s, pattern, r: re.sub(pattern, r, s), _string),
     "JSON_VALUE": _Function(_json_value, lambda args: DataTypes.STRING()),
     "ABS": _Function(abs, _same_as_first),
-    "MOD": _Function(lambda a, b: a - b * int(a / b), lambda args: args[1]),
+    "MOD": _Function(lambda a, b: _mod(a, b), lambda args: args[1]),
     "POWER": _Function(lambda a, b: float(a) ** float(b), _double),
     "SQRT": _Function(lambda a: math.sqrt(a), _double),
     "LN": _Function(math.log, _double),

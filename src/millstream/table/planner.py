@@ -96,6 +96,9 @@ class Project(PlanNode):
         if self.expressions is None:
             fns = self.functions
             return source.translate(env).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+        scanned = columnar_scan(self, env)
+        if scanned is not None:
+            return scanned
 
         condition = None
         if isinstance(source, Filter) and source.expression is not None and source.input is not None:
@@ -114,7 +117,7 @@ class Filter(PlanNode):
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.condition is not None
         if self.expression is not None:
-            return calc_stream(self.input, env, self.expression, None)
+            return columnar_scan(self, env) or calc_stream(self.input, env, self.expression, None)
         condition = self.condition
         return self.input.translate(env).filter(lambda kv: condition(kv[1]) is True)
 
@@ -191,6 +194,24 @@ def calc_stream(
     if all(vectorizable(e, names, types) for e in expressions):
         return source.translate(env)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
     return source.translate(env).flat_map(calc)
+
+
+def columnar_enabled(env: Any) -> bool:
+    """``table.exec.columnar.enabled`` (default true): scans and the Calcs above them may run on
+    Arrow batches (``columnar_scan``); false keeps every row a Python tuple from the source on."""
+    config = getattr(env, "_table_config", None)
+    value = config.get("table.exec.columnar.enabled", None) if config is not None else None
+    return value is None or str(value).lower() != "false"
+
+
+def columnar_scan(node: PlanNode, env: Any) -> Any:
+    """The stream of ``node`` computed by a columnar scan, or None when it cannot be."""
+    if not columnar_enabled(env):
+        return None
+    from millstream.table.columnar_scan import fuse
+
+    scan = fuse(node)
+    return scan.translate(env) if scan is not None else None
 
 
 def single_subtask_changelog(stream: Any) -> Any:

@@ -23,7 +23,17 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 
-from millstream.table.expressions import AggregateCall, Expression, and_, col, if_then_else, lit, not_, or_
+from millstream.table.expressions import (
+    AggregateCall,
+    Expression,
+    _FieldAccess,
+    and_,
+    col,
+    if_then_else,
+    lit,
+    not_,
+    or_,
+)
 from millstream.table.types import DataType, DataTypes
 from millstream.table.window_agg import WindowSpec
 
@@ -61,8 +71,9 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:
     """Flink SQL's own syntax rewritten into what sqlglot parses, by token positions:
     ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY TUMBLE(ts, ...)``
     -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t, MS_PARTITION_BY(k)``,
-    ``NOT ENFORCED`` dropped, and ``WATERMARK FOR c AS expr`` taken out of a CREATE TABLE
-    (returned as (column, expression text) pairs)."""
+    ``NOT ENFORCED`` dropped, Flink's type names as sqlglot's (``_type_name``), and
+    ``WATERMARK FOR c AS expr`` taken out of a CREATE TABLE (returned as (column, expression
+    text) pairs)."""
     from sqlglot.dialects.spark import Spark
     from sqlglot.tokens import TokenType
 
@@ -97,12 +108,25 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:
             i = _watermark_clause(statement, tokens, i, edits, watermarks)
         elif text == "METADATA" and depth == 1 and prev is not None and prev.text not in (",", "("):
             i = _metadata_clause(tokens, i, edits)
-        elif text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
-            edits.append((tok.start, tok.end + 1, "BINARY"))  # Flink's BYTES is sqlglot's BINARY
+        elif _type_name(tok, nxt, depth) is not None:
+            edits.append((tok.start, tok.end + 1, str(_type_name(tok, nxt, depth))))
         i += 1
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
     return statement, watermarks
+
+
+def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
+    """sqlglot's name of a Flink type name: BYTES is BINARY, ``ROW<f type, ...>`` is
+    ``STRUCT<f type, ...>``; None for any other token."""
+    from sqlglot.tokens import TokenType
+
+    text = tok.text.upper()
+    if text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
+        return "BINARY"
+    if text == "ROW" and nxt is not None and nxt.token_type == TokenType.LT:
+        return "STRUCT"
+    return None
 
 
 def _partition_by(statement: str, tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
@@ -248,7 +272,54 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "TABLE":
         t_env.create_temporary_table(*_table_definition(tree, watermarks))
         return TableResult.ok()
+    if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
+        _create_view(t_env, tree)
+        return TableResult.ok()
+    if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() in ("VIEW", "TABLE"):
+        _drop(t_env, tree)
+        return TableResult.ok()
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
+
+
+def _create_view(t_env: TableEnvironment, tree: exp.Create) -> None:
+    """``CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(columns)] AS query``: the query named,
+    its columns renamed when listed. The name must be new unless IF NOT EXISTS, as Flink's."""
+    target = tree.this
+    columns = [c.name for c in target.expressions] if isinstance(target, exp.Schema) else []
+    name = (target.this if isinstance(target, exp.Schema) else target).name
+    if t_env._has_table(name):
+        if tree.args.get("exists"):
+            return
+        raise SqlError(
+            f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`: "
+            f"Table (or view) default_database.{name} already exists in Catalog default_catalog."
+        )
+    query = tree.expression
+    if not isinstance(query, (exp.Select, exp.Subquery)):
+        raise SqlError(f"CREATE VIEW needs AS SELECT ..., got: {tree.sql()[:80]}")
+    table = _select(t_env, query.this if isinstance(query, exp.Subquery) else query)
+    if columns:
+        if len(columns) != len(table._plan.names):
+            raise SqlError(
+                f"view '{name}' lists {len(columns)} columns, its query has {len(table._plan.names)}: "
+                f"{table._plan.names}"
+            )
+        table = table.alias(*columns)
+    t_env.create_temporary_view(name, table)
+
+
+def _drop(t_env: TableEnvironment, tree: exp.Drop) -> None:
+    """``DROP [TEMPORARY] VIEW|TABLE [IF EXISTS] name``."""
+    kind = str(tree.args["kind"]).lower()
+    for target in tree.args.get("tables") or [tree.this]:
+        dropped = (
+            t_env.drop_temporary_view(target.name)
+            if kind == "view"
+            else t_env.drop_temporary_table(target.name)
+        )
+        if not dropped and not tree.args.get("exists"):
+            identifier = f"default_catalog.default_database.{target.name}"
+            raise SqlError(f"{kind.capitalize()} with identifier '{identifier}' does not exist.")
 
 
 _EXPLAIN = re.compile(
@@ -418,6 +489,25 @@ def _column_name(node: exp.Column) -> str:
     if qualifier is not None:
         raise SqlError(f"Column '{qualifier}.{name}' not found in any table")
     return name
+
+
+def _column_ref(node: exp.Column) -> Expression:
+    """A column, ``alias.column``, or a field of a ROW column: ``person.name``,
+    ``P.person.name`` (a qualifier that names no table but a column of ROW type)."""
+    parts = [p.name for p in node.parts]
+    if len(parts) == 1:
+        return col(_column_name(node))
+    scope = _SCOPES[-1] if _SCOPES else None
+    if scope is not None and (parts[0], parts[1]) in scope:  # alias.column[.field ...]
+        base, fields = scope[(parts[0], parts[1])], parts[2:]
+    elif scope is None or (None, parts[0]) in scope:  # column.field[.field ...]
+        base, fields = scope[(None, parts[0])] if scope is not None else parts[0], parts[1:]
+    else:
+        raise SqlError(f"Column '{parts[0]}.{parts[1]}' not found in any table")
+    result = col(base)
+    for name in fields:
+        result = _FieldAccess(result, name, sql_name=True)
+    return result
 
 
 def _scope_of(table: Table, alias: str | None) -> dict[tuple[str | None, str], str]:
@@ -608,20 +698,35 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     limit, rest = limited
     without = inner.copy()
     without.set("expressions", [e for i, e in enumerate(inner.expressions) if i != position])
-    base = _select(t_env, without)
+    order = window.args.get("order")
+    partition = list(window.args.get("partition_by") or [])
+    ordering = list(order.expressions if order is not None else [])
+    base = _select(t_env, without.copy())  # a copy: planning a FROM a, b WHERE moves the WHERE
+    # a key or ordering over the FROM's columns that the select list does not have (A.id of
+    # ``SELECT A.*, B.price``): computed as hidden columns of the ranked rows, dropped after
+    hidden = [n for n in partition + [o.this for o in ordering] if not _resolves(base, n)]
+    if hidden:
+        without.set(
+            "expressions",
+            without.expressions + [exp.alias_(n.copy(), f"$rank{i}") for i, n in enumerate(hidden)],
+        )
+        base = _select(t_env, without)
     plan = base._plan
+
+    def key(node: exp.Expression) -> Any:
+        if node in hidden:
+            return col(f"$rank{hidden.index(node)}").resolve(plan.names, plan.types)
+        return _expression(node).resolve(plan.names, plan.types)
+
     _SCOPES.append(_scope_of(base, None))
     try:
-        keys = [
-            _expression(p).resolve(plan.names, plan.types).fn for p in window.args.get("partition_by") or []
-        ]
-        order = window.args.get("order")
-        sort = [(_expression(o.this).resolve(plan.names, plan.types).fn, bool(o.args.get("desc")))
-                for o in (order.expressions if order is not None else [])]  # fmt: skip
+        keys = [key(p).fn for p in partition]
+        sort = [(key(o.this).fn, bool(o.args.get("desc"))) for o in ordering]
     finally:
         _SCOPES.pop()
     names, types = list(plan.names), list(plan.types)
     after = inner.expressions[position + 1 :]  # the row number's column: before the items after it
+    after = after + [exp.column(f"$rank{i}") for i in range(len(hidden))]
     if any(
         isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)) for e in after
     ):
@@ -640,6 +745,7 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
         and not outputs_rank
         and order is not None
         and len(order.expressions) == 1
+        and not hidden
         and _expression(order.expressions[0].this).resolve(plan.names, plan.types).name == time_name
     )
     rank_at = position if outputs_rank else None
@@ -657,10 +763,24 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     else:
         node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=by_time)
     ranked = TableClass(node, t_env)
+    if hidden:
+        ranked = ranked.select(*(col(n) for n in names if not n.startswith("$rank")))
     outer = select.copy()
     outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(str(ranked)))))
     outer.set("where", exp.Where(this=rest) if rest is not None else None)
     return _select(t_env, outer)
+
+
+def _resolves(table: Table, node: exp.Expression) -> bool:
+    """Whether ``node`` is an expression over ``table``'s own columns."""
+    _SCOPES.append(_scope_of(table, None))
+    try:
+        _expression(node).resolve(table._plan.names, table._plan.types)
+        return True
+    except (SqlError, ValueError):
+        return False
+    finally:
+        _SCOPES.pop()
 
 
 def _subquery_predicates(
@@ -984,6 +1104,9 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "VARBINARY": lambda t: DataTypes.BYTES(),
     "MAP": lambda t: DataTypes.MAP(_data_type(t.expressions[0]), _data_type(t.expressions[1])),
     "ARRAY": lambda t: DataTypes.ARRAY(_data_type(t.expressions[0])),
+    "STRUCT": lambda t: DataTypes.ROW(
+        [DataTypes.FIELD(f.name, _data_type(f.args["kind"])) for f in t.expressions]
+    ),
 }
 
 
@@ -1009,7 +1132,9 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
     if isinstance(node, exp.Paren):
         return _expression(node.this)
     if isinstance(node, exp.Column):
-        return col(_column_name(node))
+        return _column_ref(node)
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+        return _FieldAccess(_expression(node.this), node.expression.name, sql_name=True)  # a.b.c.d.e
     if isinstance(node, exp.Literal):
         if node.is_string:
             return lit(node.this)

@@ -160,6 +160,13 @@ class TableEnvironment:
         """Forget a view; whether it existed."""
         return self._views.pop(view_path, None) is not None
 
+    def drop_temporary_table(self, path: str) -> bool:
+        """Forget a connector table; whether it existed."""
+        return self._tables.pop(path, None) is not None
+
+    def _has_table(self, path: str) -> bool:
+        return path in self._views or path in self._tables
+
     def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
         """Name a connector table (``TableDescriptor.for_connector(...)``): its connector and
         formats are looked up and its options checked now, as Flink's planner does."""

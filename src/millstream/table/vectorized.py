@@ -38,6 +38,9 @@ _FUNCTIONS = {
     "RTRIM": "utf8_rtrim_whitespace",
 }
 _ARROW_ROOTS = {
+    "DATE",
+    "TIMESTAMP",
+    "DECIMAL",
     "TINYINT",
     "SMALLINT",
     "INT",
@@ -51,20 +54,46 @@ _ARROW_ROOTS = {
 }
 
 
-def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bool:
+def arrow_type_exact(data_type: DataType) -> bool:
+    """Whether values of this type come out of Arrow (``to_pylist``) as the row path holds them:
+    flat types of ``_ARROW_ROOTS`` (TIMESTAMP up to precision 3) and ROWs of them."""
+    fields = getattr(data_type, "fields", None)
+    if data_type.root == "ROW" and fields is not None:
+        return all(arrow_type_exact(f.data_type) for f in fields)
+    if data_type.root == "TIMESTAMP":
+        return not data_type.params or data_type.params[0] <= 3
+    return data_type.root in _ARROW_ROOTS
+
+
+def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bool:  # noqa: C901
     """Whether ``expression`` has an exact Arrow compute equal over these columns."""
+    import datetime
+    import decimal
+
     from millstream.table import expressions as e
     from millstream.table.functions import _Call
 
     kind = type(expression)
     if kind is e._Column:
-        return expression.name in names and types[names.index(expression.name)].root in _ARROW_ROOTS
+        return expression.name in names and arrow_type_exact(types[names.index(expression.name)])
     if kind is e._Literal:
-        return expression.value is None or isinstance(expression.value, (bool, int, float, str))
+        value = expression.value
+        if isinstance(value, decimal.Decimal):
+            return expression.data_type.root == "DECIMAL"
+        return value is None or isinstance(value, (bool, int, float, str, datetime.timedelta))
+    if kind is e._FieldAccess:
+        return vectorizable(expression.operand, names, types)
     if kind in (e._Alias, e._Not, e._IsNull):
         return vectorizable(expression.operand, names, types)
     if kind is e._Logic:
         return all(vectorizable(o, names, types) for o in expression.operands)
+    if kind is e._Binary and expression.op == "%":  # MOD of integers
+        integral = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
+        operands = (expression.left, expression.right)
+        return all(
+            vectorizable(o, names, types) and o.resolve(names, types).data_type.root in integral
+            for o in operands
+        )
     if kind is e._Binary and (expression.op in _COMPARE or expression.op in _ARITHMETIC):
         if not (vectorizable(expression.left, names, types) and vectorizable(expression.right, names, types)):
             return False
@@ -73,20 +102,37 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
         numeric = {"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "NULL"}
         text = {"STRING", "VARCHAR", "CHAR", "NULL"}
         if expression.op in _ARITHMETIC:
+            if "TIMESTAMP" in (left, right) or "DATE" in (left, right):
+                return expression.op != "*" and "INTERVAL_DAY_TIME" in (left, right)  # ts -/+ interval
+            if "DECIMAL" in (left, right):  # exact: both decimal or integral, the result typed as Flink's
+                return {left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"}
             return left in numeric and right in numeric and "FLOAT" not in (left, right)
-        return (left in numeric and right in numeric) or (left in text and right in text)
+        ordered = {"TIMESTAMP", "DATE", "DECIMAL"}
+        return (
+            (left in numeric and right in numeric)
+            or (left in text and right in text)
+            or (left == right and left in ordered)
+            or ({left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"})
+        )
     if kind is e._IfThenElse:
         return all(
             vectorizable(x, names, types)
             for x in (expression.condition, expression.then, expression.otherwise)
+        )
+    if kind is _Call and expression.name_ == "MOD":
+        integral = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
+        roots = [a.resolve(names, types).data_type.root for a in expression.args]
+        return all(r in integral for r in roots) and all(
+            vectorizable(a, names, types) for a in expression.args
         )
     if kind is _Call and expression.name_ in _FUNCTIONS:
         return all(vectorizable(a, names, types) for a in expression.args)
     return False
 
 
-def _evaluate(expression: Any, names: list[str], columns: Callable[[int], Any], size: int) -> Any:
-    import pyarrow as pa
+def _evaluate(
+    expression: Any, names: list[str], columns: Callable[[int], Any], size: int, types: list[DataType]
+) -> Any:
     import pyarrow.compute as pc
 
     from millstream.table import expressions as e
@@ -95,37 +141,116 @@ def _evaluate(expression: Any, names: list[str], columns: Callable[[int], Any], 
     if kind is e._Column:
         return columns(names.index(expression.name))
     if kind is e._Literal:
-        return pa.scalar(expression.value)
+        return _literal(expression)
+    if kind is e._FieldAccess:
+        inner = _evaluate(expression.operand, names, columns, size, types)
+        fields = [inner.type.field(i).name for i in range(inner.type.num_fields)]
+        index = expression.field - 1 if isinstance(expression.field, int) else fields.index(expression.field)
+        return pc.struct_field(inner, [index])
     if kind is e._Alias:
-        return _evaluate(expression.operand, names, columns, size)
+        return _evaluate(expression.operand, names, columns, size, types)
     if kind is e._IsNull:
-        inner = _evaluate(expression.operand, names, columns, size)
+        inner = _evaluate(expression.operand, names, columns, size, types)
         return pc.is_null(inner) if expression.null else pc.is_valid(inner)
     if kind is e._Not:
-        return pc.invert(_evaluate(expression.operand, names, columns, size))
+        return pc.invert(_evaluate(expression.operand, names, columns, size, types))
     if kind is e._Logic:
-        values = [_evaluate(o, names, columns, size) for o in expression.operands]
+        values = [_evaluate(o, names, columns, size, types) for o in expression.operands]
         combine = pc.or_kleene if expression.op == "OR" else pc.and_kleene
         result = values[0]
         for v in values[1:]:
             result = combine(result, v)
         return result
     if kind is e._Binary:
-        left = _evaluate(expression.left, names, columns, size)
-        right = _evaluate(expression.right, names, columns, size)
-        if expression.op in _COMPARE:
-            return getattr(pc, _COMPARE[expression.op])(left, right)
-        return getattr(pc, _ARITHMETIC[expression.op])(left, right)
+        left = _evaluate(expression.left, names, columns, size, types)
+        right = _evaluate(expression.right, names, columns, size, types)
+        return _binary(expression, left, right, names, types)
     if kind is e._IfThenElse:
-        condition = pc.fill_null(_evaluate(expression.condition, names, columns, size), False)
-        then = _evaluate(expression.then, names, columns, size)
-        otherwise = _evaluate(expression.otherwise, names, columns, size)
+        condition = pc.fill_null(_evaluate(expression.condition, names, columns, size, types), False)
+        then = _evaluate(expression.then, names, columns, size, types)
+        otherwise = _evaluate(expression.otherwise, names, columns, size, types)
         return pc.if_else(condition, then, otherwise)
-    args = [_evaluate(a, names, columns, size) for a in expression.args]
+    args = [_evaluate(a, names, columns, size, types) for a in expression.args]
+    if expression.name_ == "MOD":  # Java's %: the sign of the dividend (Arrow divides toward zero)
+        return pc.subtract(args[0], pc.multiply(pc.divide(args[0], args[1]), args[1]))
     return getattr(pc, _FUNCTIONS[expression.name_])(*args)
 
 
-class VectorizedCalc:
+def arrow_output(data_type: DataType) -> Callable[[list[Any]], list[Any]] | None:
+    """Arrow's Python values of a column -> the row path's (a ROW column's dicts -> ``Row``);
+    None: the same values."""
+    if data_type.root != "ROW":
+        return None
+    convert = data_type.from_arrow()
+    return lambda values: [None if v is None else convert(v) for v in values]
+
+
+def _arrow_input(data_type: DataType) -> Callable[[Any], Any] | None:
+    """A ROW value (a ``Row``, a tuple) as the dict Arrow builds a struct from; None: as is."""
+    fields = getattr(data_type, "fields", None)
+    if data_type.root != "ROW" or fields is None:
+        return None
+    names = [f.name for f in fields]
+    inner = [_arrow_input(f.data_type) for f in fields]
+
+    def convert(value: Any) -> dict[str, Any]:
+        return {
+            n: (v if c is None or v is None else c(v)) for n, c, v in zip(names, inner, value, strict=True)
+        }
+
+    return convert
+
+
+def _literal(expression: Any) -> Any:
+    import pyarrow as pa
+
+    root = expression.data_type.root
+    if root == "DECIMAL":
+        return pa.scalar(expression.value, type=expression.data_type.to_arrow())
+    if root == "INTERVAL_DAY_TIME":
+        return pa.scalar(expression.value, type=pa.duration("ms"))
+    return pa.scalar(expression.value)
+
+
+def _binary(expression: Any, left: Any, right: Any, names: list[str], types: list[DataType]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if expression.op in _COMPARE:
+        return getattr(pc, _COMPARE[expression.op])(left, right)
+    if expression.op == "%":  # Java's %: the dividend's sign (Arrow divides toward zero)
+        return pc.subtract(left, pc.multiply(pc.divide(left, right), right))
+    result = getattr(pc, _ARITHMETIC[expression.op])(left, right)
+    if pa.types.is_decimal(result.type):  # Flink's result precision and scale, the same value
+        result = result.cast(expression.resolve(names, types).data_type.to_arrow())
+    return result
+
+
+class _Projection:
+    """The projection of a vectorized Calc, computed on Arrow and returned as Python columns."""
+
+    names: list[str]
+    types: list[DataType]
+    projection: list[Any] | None
+    from_arrow: list[Callable[[list[Any]], list[Any]] | None] | None
+
+    def _projected(self, column: Callable[[int], Any], size: int) -> list[list[Any]]:
+        import pyarrow as pa
+
+        assert self.projection is not None
+        if self.from_arrow is None:
+            self.from_arrow = [
+                arrow_output(e.resolve(self.names, self.types).data_type) for e in self.projection
+            ]
+        results = []
+        for expression, convert in zip(self.projection, self.from_arrow, strict=True):
+            result = _evaluate(expression, self.names, column, size, self.types)
+            python = [result.as_py()] * size if isinstance(result, pa.Scalar) else result.to_pylist()
+            results.append(python if convert is None else convert(python))
+        return results
+
+
+class VectorizedCalc(_Projection):
     """``fn(values) -> (outputs, kept)`` for the batch operator: the filter and projection of a
     Calc over a batch; ``fallback``: the generated row-at-a-time calc (same meaning)."""
 
@@ -141,6 +266,8 @@ class VectorizedCalc:
         self.condition, self.projection = condition, projection
         self.fallback = fallback
         self.arrow_types: list[Any] | None = None
+        self.to_arrow: list[Callable[[Any], Any] | None] = []
+        self.from_arrow: list[Callable[[list[Any]], list[Any]] | None] | None = None
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:
         import pyarrow as pa
@@ -165,22 +292,25 @@ class VectorizedCalc:
         import pyarrow.compute as pc
 
         if self.arrow_types is None:
-            self.arrow_types = [t.to_arrow() if t.root in _ARROW_ROOTS else None for t in self.types]
+            self.arrow_types = [t.to_arrow() if arrow_type_exact(t) else None for t in self.types]
+            self.to_arrow = [_arrow_input(t) for t in self.types]
         size = len(values)
         cache: dict[int, Any] = {}
-        arrow_types = self.arrow_types
+        arrow_types, to_arrow = self.arrow_types, self.to_arrow
 
         def column(index: int) -> Any:
             array = cache.get(index)
             if array is None:
-                array = cache[index] = pa.array(
-                    [change[1][index] for change in values], type=arrow_types[index]
-                )
+                convert = to_arrow[index]
+                column_values = [change[1][index] for change in values]
+                if convert is not None:
+                    column_values = [None if v is None else convert(v) for v in column_values]
+                array = cache[index] = pa.array(column_values, type=arrow_types[index])
             return array
 
         kept: list[int] | None = None
         if self.condition is not None:
-            mask = pc.fill_null(_evaluate(self.condition, self.names, column, size), False)
+            mask = pc.fill_null(_evaluate(self.condition, self.names, column, size, self.types), False)
             if isinstance(mask, pa.Scalar):
                 if not mask.as_py():
                     return [], []
@@ -196,9 +326,6 @@ class VectorizedCalc:
                         return [], kept
         if self.projection is None:
             return values, kept
-        results = []
-        for expression in self.projection:
-            result = _evaluate(expression, self.names, column, size)
-            results.append([result.as_py()] * size if isinstance(result, pa.Scalar) else result.to_pylist())
+        results = self._projected(column, size)
         rows = list(zip(*results, strict=True))
         return [(change[0], row) for change, row in zip(values, rows, strict=True)], kept

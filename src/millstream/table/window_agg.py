@@ -127,6 +127,11 @@ class WatermarkAssigner(PlanNode):
         assert self.input is not None
         if self.pushed_down:
             return self.input.translate(env)
+        from millstream.table.planner import columnar_scan
+
+        scanned = columnar_scan(self, env)
+        if scanned is not None:
+            return scanned
         return self.input.translate(env).assign_timestamps_and_watermarks(self.strategy(env))
 
     def strategy(self, env: Any, row_of: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None) -> Any:
@@ -184,6 +189,17 @@ class _ExpressionWatermarks:
             millis = to_epoch_millis(value, self.root)
             if millis > self.current:
                 self.current = millis
+        if self.current - self.emitted > self.interval:
+            self.emitted = self.current
+            output.emit_watermark(self.current)
+
+    def on_marks(self, values: list[int], output: Any) -> None:
+        """The watermark expression's values (epoch millis) of rows a columnar scan read; the
+        scan cuts its output where ``on_event`` would have emitted inline, so this emits at
+        the same places."""
+        largest = max(values, default=self.current)
+        if largest > self.current:
+            self.current = largest
         if self.current - self.emitted > self.interval:
             self.emitted = self.current
             output.emit_watermark(self.current)

@@ -634,6 +634,24 @@ class RequestingReader:
         self.current_file = self._inner.current_file
         if batch is not None:
             return batch
+        return self._between_splits()
+
+    def poll_timestamped(self, max_records: int) -> Any:
+        """``poll`` with the records' timestamps (None: none) and, from a reader that reports
+        them, the watermark values of the rows it read (a columnar scan's)."""
+        inner = getattr(self._inner, "poll_timestamped", None)
+        if inner is None:
+            batch = self.poll(max_records)
+            return None if batch is None else (batch, None)
+        polled = inner(max_records)
+        self.current_file = self._inner.current_file
+        if polled is not None:
+            return polled
+        waiting = self._between_splits()
+        return None if waiting is None else (waiting, None)
+
+    def _between_splits(self) -> list[Any] | None:
+        """Every held split is read: [] after asking for more, None when none will come."""
         if self._no_more:
             return None
         if not self._requested:

@@ -123,11 +123,14 @@ class SourceOperator(_Source):
             return InputStatus.END_OF_INPUT
         if self._split_watermarks is not None:
             return self._emit_next_by_split(self._split_watermarks)
-        timestamps = None
+        timestamps = marks = None
         try:
             if self._poll_timestamped is not None:
                 polled = self._poll_timestamped(SOURCE_BATCH)
-                batch, timestamps = (None, None) if polled is None else polled
+                if polled is not None and len(polled) == 3:  # and the watermark events of the rows read
+                    batch, timestamps, marks = polled
+                else:
+                    batch, timestamps = (None, None) if polled is None else polled
             else:
                 batch = self._reader.poll(SOURCE_BATCH)
         except Exception as err:
@@ -143,7 +146,7 @@ class SourceOperator(_Source):
         if watermarks is None:
             self._output(batch, timestamps)
         else:
-            watermarks.process(batch, timestamps, self._output)
+            watermarks.process(batch, timestamps, self._output, marks)
         return InputStatus.MORE_AVAILABLE
 
     def _reader_failed(self, err: Exception) -> UserFunctionError:

@@ -162,12 +162,21 @@ class TimestampsAndWatermarks:
             self._timer.cancel()
             self._timer = None
 
-    def process(self, values: list[Any], timestamps: list[int] | None, emit: Emit) -> None:
+    def process(
+        self, values: list[Any], timestamps: list[int] | None, emit: Emit, marks: list[Any] | None = None
+    ) -> None:
         """Assign timestamps, feed the generator and ``emit`` the records.
 
         As in Flink, a record goes out before the watermark its ``on_event`` produces:
-        a watermark emitted in the middle of a batch splits it.
+        a watermark emitted in the middle of a batch splits it. ``marks``: a reader that
+        filters inside the source (a columnar scan) reports the watermark values of the rows it
+        read, all of them, after the records they follow; a generator with ``on_marks`` takes
+        them instead of an event per record.
         """
+        on_marks = getattr(self._generator, "on_marks", None) if marks is not None else None
+        if on_marks is not None and marks is not None and self._assigner is None:
+            self._process_marked(values, timestamps, emit, marks, on_marks)
+            return
         assigner = self._assigner
         index = 0
         n = len(values)
@@ -204,6 +213,23 @@ class TimestampsAndWatermarks:
         self.records += n
         if values:
             emit(values, timestamps)
+
+    def _process_marked(
+        self,
+        values: list[Any],
+        timestamps: list[int] | None,
+        emit: Emit,
+        marks: list[Any],
+        on_marks: Callable[[list[Any], Any], None],
+    ) -> None:
+        """The records, then the watermark values of the rows read with them."""
+        self.records += len(values)
+        if values:
+            emit(values, timestamps)
+        if self._progressive:
+            on_marks(marks, self.output)
+            if self._idleness is not None:
+                self._idleness.counter += 1
 
     def _per_event(self, values: list[Any], timestamps: list[int] | None, emit: Emit) -> None:
         """``on_event`` per element; records up to the current one go out before a watermark."""

@@ -1,0 +1,529 @@
+"""A columnar scan: a filesystem table read with Arrow, with the projections, filters and
+watermark above it evaluated on Arrow record batches inside the source (Flink's projection,
+filter and watermark push-down into a scan, on Arrow instead of generated Java).
+
+``fuse(node)`` looks down from a plan node through Calc nodes (``Project`` / ``Filter`` with
+their expressions) and a ``WatermarkAssigner`` to a ``FileSystemSource`` of JSON lines or
+Parquet. When every expression on the way has an exact Arrow compute equal
+(``vectorized.vectorizable``), the chain runs as one ``ColumnarScan``:
+
+* only the columns (and the fields of ROW columns) some expression reads are parsed: the JSON
+  reader skips the rest of every object, Parquet reads only those columns;
+* JSON-lines files are read in byte ranges cut at line starts, so several subtasks share one
+  file, each range in chunks of a few MiB;
+* each chunk becomes one Arrow record batch; projections are Arrow kernels, a filter keeps the
+  rows whose condition is TRUE (NULL drops), field access is ``struct_field``;
+* only the rows that pass become Python tuples (``(INSERT, row)``, as every other operator
+  takes them), each with its rowtime as the record timestamp;
+* the watermark expression is evaluated for every row read (before the filter, as Flink's
+  watermark assigner sits below it), and the reader cuts its output where Flink's assigner
+  would emit a watermark inline (the running maximum more than the interval ahead of the last
+  one), so records and watermarks interleave as they would row by row.
+
+A chunk Arrow cannot read (a value of another JSON type than the column's) is read by the row
+path's parser instead (``filesystem._read_json``), which either converts the value as it
+always has or fails naming the file, line and column; the rows then go through the same Arrow
+steps. ``explain`` names the fused scan and its steps.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.table.planner import INSERT, Filter, PlanNode, Project
+from millstream.table.types import DataType
+from millstream.table.vectorized import _arrow_input, _evaluate, arrow_output, arrow_type_exact, vectorizable
+
+__all__ = ["ColumnarScan", "fuse"]
+
+CHUNK_BYTES = 4 << 20  # JSON bytes parsed per Arrow call
+_JSON_OPTIONS = {"format", "path", "json.fail-on-missing-field", "json.timestamp-format.standard"}
+_PARQUET_OPTIONS = {"format", "path"}
+
+
+@dataclass
+class _Step:
+    """One operation of the fused chain over rows with columns ``names`` / ``types``."""
+
+    kind: str  # "project", "filter" or "watermark"
+    names: list[str]
+    types: list[DataType]
+    expressions: list[Any]  # project: one per output column; filter: [condition]; watermark: [expr]
+    rowtime: int | None = None  # watermark: the rowtime column
+    names_out: list[str] = field(default_factory=list)  # the columns after this step
+    live: list[bool] = field(default_factory=list)  # project: which outputs a later step reads
+
+
+@dataclass
+class ColumnarScan(PlanNode):
+    """A filesystem source and the Calc / watermark nodes above it, run on Arrow batches."""
+
+    source: Any = None  # the FileSystemSource
+    steps: list[_Step] = field(default_factory=list)
+    watermark: Any = None  # the WatermarkAssigner fused (its strategy's interval and delay)
+
+    def translate(self, env: Any) -> Any:
+        from millstream.common import WatermarkStrategy
+        from millstream.connectors.file.source import FileSource
+
+        path = self.source.options["path"]
+        interval = env.get_config().get_auto_watermark_interval()
+        fmt = _ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
+        strategy = WatermarkStrategy.no_watermarks()
+        if self.watermark is not None:
+            strategy = _watermark_strategy(self.watermark, env)
+        return env.from_source(
+            FileSource.for_record_stream_format(fmt, path).build(), strategy, self.describe()
+        )
+
+    def describe(self) -> str:
+        """The scan as ``explain`` and the job graph name it."""
+        kinds = {"project": "Calc", "filter": "Filter", "watermark": "WatermarkAssigner"}
+        steps = ", ".join(kinds[s.kind] for s in self.steps)
+        return f"ColumnarScan(filesystem: {self.source.options['path']}, arrow: {steps or 'scan'})"
+
+
+def fuse(node: PlanNode) -> ColumnarScan | None:
+    """The columnar scan that computes ``node``, or None when its chain cannot run on Arrow."""
+    from millstream.table.filesystem import FileSystemSource
+    from millstream.table.window_agg import WatermarkAssigner
+
+    chain: list[PlanNode] = []
+    current: PlanNode | None = node
+    while current is not None and not isinstance(current, FileSystemSource):
+        if (isinstance(current, Project) and current.expressions is not None) or (
+            isinstance(current, Filter) and current.expression is not None
+        ):
+            chain.append(current)
+        elif isinstance(current, WatermarkAssigner) and not current.pushed_down and current.watermark_sql:
+            if any(isinstance(c, WatermarkAssigner) for c in chain):
+                return None
+            chain.append(current)
+        else:
+            return None
+        current = getattr(current, "input", None)
+    if current is None or not _readable(current) or not chain:
+        return None
+    steps: list[_Step] = []
+    watermark = None
+    for plan in reversed(chain):  # from the source up
+        below = plan.input  # type: ignore[attr-defined]
+        names, types = list(below.names), list(below.types)
+        if isinstance(plan, WatermarkAssigner):
+            from millstream.table.sql import parse_expression
+
+            step = _Step("watermark", names, types, [parse_expression(plan.watermark_sql)], plan.rowtime)
+            watermark = plan
+        elif isinstance(plan, Filter):
+            step = _Step("filter", names, types, [plan.expression])
+        else:
+            assert isinstance(plan, Project) and plan.expressions is not None
+            step = _Step("project", names, types, list(plan.expressions))
+        if not all(vectorizable(e, names, types) for e in step.expressions):
+            return None
+        step.names_out = list(plan.names)
+        steps.append(step)
+    if not all(arrow_type_exact(t) for t in node.types):
+        return None
+    scan = ColumnarScan(list(node.names), list(node.types), node.updating, source=current, steps=steps)
+    scan.rowtime, scan.watermark = node.rowtime, watermark
+    return scan
+
+
+def _readable(source: Any) -> bool:
+    """JSON lines or Parquet with the default parsing options, no partitions, not watched."""
+    options = source.options
+    fmt = options.get("format")
+    allowed = _JSON_OPTIONS if fmt == "json" else _PARQUET_OPTIONS if fmt == "parquet" else None
+    if allowed is None or source.partition_keys or set(options) - allowed:
+        return False
+    if options.get("json.fail-on-missing-field", "false").lower() != "false":
+        return False
+    if options.get("json.timestamp-format.standard", "SQL").upper() != "SQL":
+        return False
+    return all(arrow_type_exact(t) for t in source.types)
+
+
+def _watermark_strategy(assigner: Any, env: Any) -> Any:
+    from millstream.common import WatermarkStrategy
+    from millstream.table.window_agg import _ExpressionWatermarks
+
+    root = assigner.types[assigner.rowtime].root
+    interval = env.get_config().get_auto_watermark_interval()
+    delay = assigner.delay_ms
+    # the reader hands each record its rowtime, and the watermark expression's values as events
+    return WatermarkStrategy.for_generator(
+        lambda context: _ExpressionWatermarks(assigner.watermark, root, interval, delay)
+    )
+
+
+# -- reading ------------------------------------------------------------------------------------------------
+
+
+def _needed(steps: list[_Step], top: list[str]) -> dict[str, set[str] | None]:
+    """The source columns the chain reads, each with the fields of it read (None: the whole
+    value; a ROW column passed through a projection and only read as ``bid.price`` above is
+    read with that field alone)."""
+    from millstream.table import expressions as e
+
+    needed: dict[str, set[str] | None] = dict.fromkeys(top)
+    for step in reversed(steps):
+        below: dict[str, set[str] | None] = {} if step.kind == "project" else dict(needed)
+        if step.kind == "project":
+            step.live = [name in needed for name in step.names_out]
+            for name, expression in zip(step.names_out, step.expressions, strict=True):
+                if name not in needed:
+                    continue
+                inner = expression.operand if type(expression) is e._Alias else expression
+                if type(inner) is e._Column:
+                    _merge(below, inner.name, needed[name])
+                else:
+                    _references(expression, below, e)
+        else:
+            for expression in step.expressions:
+                _references(expression, below, e)
+            if step.rowtime is not None:
+                _merge(below, step.names[step.rowtime], None)
+        needed = below
+    return needed
+
+
+def _merge(paths: dict[str, set[str] | None], name: str, fields: set[str] | None) -> None:
+    if name in paths and (paths[name] is None or fields is None):
+        paths[name] = None
+    elif name in paths:
+        paths[name] = paths[name] | fields  # type: ignore[operator]
+    else:
+        paths[name] = None if fields is None else set(fields)
+
+
+def _references(expression: Any, paths: dict[str, set[str] | None], e: Any) -> None:
+    """Record into ``paths`` the columns ``expression`` reads, and the fields of a ROW column
+    when only some are read (``person.name``)."""
+    if type(expression) is e._FieldAccess and type(expression.operand) is e._Column:
+        field_name = expression.field
+        _merge(paths, expression.operand.name, {field_name} if isinstance(field_name, str) else None)
+        return
+    if type(expression) is e._Column:
+        _merge(paths, expression.name, None)
+        return
+    for child in _children(expression):
+        _references(child, paths, e)
+
+
+def _children(expression: Any) -> list[Any]:
+    found = []
+    for attr in ("operand", "left", "right", "condition", "then", "otherwise"):
+        child = getattr(expression, attr, None)
+        if child is not None and hasattr(child, "resolve"):
+            found.append(child)
+    found.extend(getattr(expression, "operands", None) or [])
+    found.extend(getattr(expression, "args", None) or [])
+    return found
+
+
+class _ColumnarFormat(StreamFormat):
+    """The files of a fused scan: byte ranges of JSON lines, or whole Parquet files."""
+
+    def __init__(
+        self, source: Any, steps: list[_Step], names: list[str], types: list[DataType], interval: int
+    ) -> None:
+        super().__init__()
+        self.source, self.steps, self.names, self.types = source, steps, names, types
+        self.interval = interval
+        self.format = source.options["format"]
+
+    def is_splittable(self) -> bool:
+        return self.format == "json"
+
+    def create_reader(self, splits: list[_Split]) -> FileReader:
+        return _ColumnarReader(splits, self)
+
+
+class _ColumnarReader(FileReader):
+    """Reads Arrow batches of its splits, runs the steps on them and hands out the rows that
+    pass, cut where a watermark would be emitted inline."""
+
+    def __init__(self, splits: list[_Split], fmt: _ColumnarFormat) -> None:
+        super().__init__(splits)
+        self.fmt = fmt
+        self.physical = list(zip(fmt.source.names, fmt.source.types, strict=True))
+        self.read_schema, self.full_schema = _schemas(self.physical, _needed(fmt.steps, fmt.names))
+        self.converters = [arrow_output(t) for t in fmt.types]
+        self.watermark_step = next((s for s in fmt.steps if s.kind == "watermark"), None)
+        self.rows: list[Any] = []
+        self.stamps: list[int] | None = None
+        self.cuts: list[tuple[int, int]] = []  # (end row, watermark value): the output in slices
+        self.position = 0
+        self._file: Any = None
+        self._pos = self._end = 0
+        self._parquet: Any = None
+        self._last_stamps: list[int] | None = None
+        self._last_marks: list[int] | None = None
+        self.emitted_mark = 0  # the reader's view of the last watermark emitted inline
+
+    def poll_timestamped(self, max_records: int) -> Any:
+        batch = self.poll(max_records)
+        if batch is None:
+            return None
+        stamps = self._last_stamps
+        if stamps is not None and len(stamps) != len(batch):
+            stamps = stamps[len(stamps) - len(batch) :]  # rows skipped after a restore
+        return batch, stamps, self._last_marks or []
+
+    def _poll(self, max_records: int) -> list[Any] | None:
+        while self.position >= len(self.rows):
+            if not self._read_batch():
+                return None
+        end = min(len(self.rows), self.position + max_records)
+        mark = None
+        while self.cuts and self.cuts[0][0] <= self.position:
+            self.cuts.pop(0)
+        if self.cuts and self.cuts[0][0] <= end:
+            end, mark = self.cuts.pop(0)
+        start, self.position = self.position, end
+        self._last_stamps = None if self.stamps is None else self.stamps[start:end]
+        self._last_marks = None if mark is None else [mark]
+        return self.rows[start:end]
+
+    # -- reading batches -----------------------------------------------------------------------------------
+
+    def _read_batch(self) -> bool:
+        """Read, compute and convert the next batch of the current split (or the next split's);
+        False when every split is read."""
+        while True:
+            table = self._next_table()
+            if table is None:
+                return False
+            if table.num_rows:
+                self._compute(table)
+                if self.rows or self.cuts:
+                    return True
+
+    def _next_table(self) -> Any:
+        import pyarrow as pa
+
+        while True:
+            if self.fmt.format == "parquet":
+                if self._parquet is None and not self._open_next():
+                    return None
+                try:
+                    return pa.Table.from_batches([next(self._parquet)])
+                except StopIteration:
+                    self._parquet = None
+                    continue
+            if self._file is None and not self._open_next():
+                return None
+            data = self._read_lines()
+            if data is None:
+                self.close()
+                continue
+            return self._parse_json(data)
+
+    def _open_next(self) -> bool:
+        split = self._next_split()
+        if split is None:
+            return False
+        if self.fmt.format == "parquet":
+            import pyarrow.parquet as pq
+
+            reader = pq.ParquetFile(split.path)
+            columns = [f.name for f in self.read_schema]
+            self._parquet = reader.iter_batches(batch_size=65536, columns=columns)
+            return True
+        self._file = open(split.path, "rb")  # noqa: SIM115 - closed by close()
+        self._end, self._pos = split.end, split.start
+        if split.start > 0:  # the line that starts before the split is the previous split's
+            self._file.seek(split.start - 1)
+            self._pos = split.start - 1 + len(self._file.readline())
+        return True
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._parquet = None
+
+    def _read_lines(self) -> bytes | None:
+        """The next chunk of whole lines that start before the split's end (None: done)."""
+        if self._pos >= self._end:
+            return None
+        data = self._file.read(CHUNK_BYTES)
+        if not data:
+            return None
+        last = data.rfind(b"\n", 0, max(0, self._end - self._pos))
+        if len(data) >= self._end - self._pos or last == -1:  # the split ends in this chunk
+            stop = data.find(b"\n", max(0, self._end - 1 - self._pos))
+            data = data[: stop + 1] if stop != -1 else data + self._file.readline()
+        else:
+            data = data[: last + 1]
+        self._pos += len(data)
+        self._file.seek(self._pos)
+        return data
+
+    def _parse_json(self, data: bytes) -> Any:
+        import pyarrow as pa
+        import pyarrow.json as pj
+
+        try:
+            table = pj.read_json(
+                io.BytesIO(data),
+                read_options=pj.ReadOptions(block_size=max(1 << 20, len(data) + 1)),
+                parse_options=pj.ParseOptions(
+                    explicit_schema=self.read_schema, unexpected_field_behavior="ignore"
+                ),
+            )
+            return table.cast(self.read_schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            return self._parse_by_rows(data)
+
+    def _parse_by_rows(self, data: bytes) -> Any:
+        """A chunk Arrow refused, read by the row path (its conversions and its errors, naming
+        the file and line), then as Arrow arrays."""
+        import os
+        import tempfile
+
+        import pyarrow as pa
+
+        from millstream.table.filesystem import _read_json
+
+        handle, scratch = tempfile.mkstemp(suffix=".json")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            try:
+                rows = _read_json(scratch, self.physical, self.fmt.source.options)
+            except ValueError as err:
+                raise ValueError(
+                    str(err).replace(
+                        scratch, f"{self.current_file} (the chunk at byte {self._pos - len(data)})"
+                    )
+                ) from None
+        finally:
+            os.unlink(scratch)
+        columns = {n: i for i, (n, _) in enumerate(self.physical)}
+        arrays = []
+        for f in self.read_schema:
+            index = columns[f.name]
+            convert = _arrow_input(self.physical[index][1])
+            values = [r[index] for r in rows]
+            if convert is not None:
+                values = [None if v is None else convert(v) for v in values]
+            arrays.append(pa.array(values, type=self.full_schema.field(f.name).type))
+        return pa.Table.from_arrays(
+            arrays, schema=pa.schema([self.full_schema.field(f.name) for f in self.read_schema])
+        )
+
+    def _compute(self, table: Any) -> None:
+        """Run the steps on one batch; the rows that pass, their timestamps and the cuts."""
+        import pyarrow.compute as pc
+
+        batch = table.combine_chunks()
+        arrays = {f.name: batch.column(i) for i, f in enumerate(batch.schema)}
+        columns: list[Any] = [arrays.get(n) for n, _ in self.physical]
+        size = batch.num_rows
+        stamps = marks = positions = None  # positions: of each row among the rows the marks are of
+        for step in self.fmt.steps:
+
+            def column(index: int, columns: list[Any] = columns) -> Any:
+                return columns[index]
+
+            def evaluate(expression: Any, step: _Step = step, column: Any = column, size: int = size) -> Any:
+                return _as_array(_evaluate(expression, step.names, column, size, step.types), size)
+
+            if step.kind == "project":
+                columns = [
+                    evaluate(x) if live else None for x, live in zip(step.expressions, step.live, strict=True)
+                ]
+            elif step.kind == "filter":
+                mask = pc.fill_null(evaluate(step.expressions[0]), False)
+                columns = [None if c is None else pc.filter(c, mask) for c in columns]
+                stamps = None if stamps is None else pc.filter(stamps, mask)
+                positions = pc.indices_nonzero(mask) if positions is None else pc.filter(positions, mask)
+                size = len(positions)
+            else:  # the watermark: every row's rowtime and watermark value, before later filters
+                assert step.rowtime is not None
+                stamps = _millis(columns[step.rowtime])
+                marks = _millis(evaluate(step.expressions[0]))
+                positions = None
+        missing = [n for n, c in zip(self.fmt.names, columns, strict=True) if c is None]
+        if missing:
+            raise AssertionError(f"columnar scan: the columns {missing} were not read")
+        self._convert(columns, size, stamps, marks, positions)
+
+    def _convert(self, columns: list[Any], size: int, stamps: Any, marks: Any, positions: Any) -> None:
+        python = [
+            conv(c.to_pylist()) if conv is not None else c.to_pylist()
+            for c, conv in zip(columns, self.converters, strict=True)
+        ]
+        self.rows = [(INSERT, row) for row in zip(*python, strict=True)] if python else [(INSERT, ())] * size
+        self.stamps = stamps.to_pylist() if stamps is not None else None
+        self.position = 0
+        self.cuts = _cuts(marks, positions, self) if marks is not None else []
+
+
+def _millis(array: Any) -> Any:
+    import pyarrow as pa
+
+    return array.cast(pa.timestamp("ms")).cast(pa.int64())
+
+
+def _as_array(value: Any, size: int) -> Any:
+    import pyarrow as pa
+
+    if isinstance(value, pa.ChunkedArray):
+        return value.combine_chunks()
+    if isinstance(value, pa.Scalar):
+        return pa.array([value.as_py()] * size, type=value.type)
+    return value
+
+
+def _cuts(marks: Any, positions: Any, reader: _ColumnarReader) -> list[tuple[int, int]]:
+    """Where the output is cut so each watermark the expression's running maximum would emit
+    inline (more than the interval past the last one) follows its record: (end row, value)."""
+    import numpy as np
+
+    values = np.maximum.accumulate(
+        np.nan_to_num(marks.to_numpy(zero_copy_only=False), nan=0).astype(np.int64)
+    )
+    if not len(values):
+        return []
+    interval = reader.fmt.interval
+    out_positions = positions.to_numpy() if positions is not None else None
+    cuts: list[tuple[int, int]] = []
+    emitted = reader.emitted_mark
+    while True:
+        index = int(np.searchsorted(values, emitted + interval, side="right"))
+        if index >= len(values):
+            break
+        emitted = int(values[index])
+        end = index + 1 if out_positions is None else int(np.searchsorted(out_positions, index, side="right"))
+        cuts.append((end, emitted))
+    final = int(values[-1])
+    total = len(reader.rows) if out_positions is None else len(out_positions)
+    cuts.append((total, final))
+    reader.emitted_mark = emitted
+    return cuts
+
+
+def _schemas(physical: list[tuple[str, DataType]], needed: dict[str, set[str] | None]) -> tuple[Any, Any]:
+    """The Arrow schema to parse (needed columns, ROW columns cut to the fields read) and the
+    full one."""
+    import pyarrow as pa
+
+    full = pa.schema([pa.field(n, t.to_arrow()) for n, t in physical])
+    read = []
+    for name, data_type in physical:
+        if name not in needed:
+            continue
+        arrow = data_type.to_arrow()
+        wanted = needed[name]
+        if wanted is not None and pa.types.is_struct(arrow):
+            arrow = pa.struct(
+                [arrow.field(i) for i in range(arrow.num_fields) if arrow.field(i).name in wanted]
+            )
+        read.append(pa.field(name, arrow))
+    return pa.schema(read), full
