@@ -33,6 +33,9 @@ from millstream.table.planner import INSERT, PlanNode
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
 
+# a window aggregation's calls: (built-in name or AggregateFunction, argument of a row, result type)
+CallSpecs = list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]]
+
 __all__ = ["WatermarkAssigner", "WindowAggregate", "WindowSpec", "WindowTVF", "window_time_type"]
 
 _MIN_WATERMARK = -(2**63)
@@ -279,12 +282,73 @@ class WindowAggregate(PlanNode):
             )
         keys = self.keys
         root = self.input.types[self.time_column].root
+        stream = self.input.translate(env)
+        if self.spec.kind != "SESSION" and two_phase(env, self.calls):
+            # Flink's local-global window aggregation: each subtask folds its batch into
+            # per-(key, slice) accumulators, the keyed operator merges them
+            local = _LocalSlices(self.spec, self.time_column, root, self.calls, keys)
+            return (
+                stream._map_batches(local)
+                .key_by(_partial_key)
+                .process(_SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True))
+            )
         if self.spec.kind == "SESSION":
             function: KeyedProcessFunction = _SessionAggregate(self.spec, self.time_column, root, self.calls)
         else:
             function = _SlicingAggregate(self.spec, self.time_column, root, self.calls)
-        stream = self.input.translate(env)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+
+
+def two_phase(env: Any, calls: CallSpecs) -> bool:
+    """Whether a window aggregation runs in two phases: ``table.optimizer.agg-phase-strategy``
+    AUTO (the default) or TWO_PHASE, and every aggregate a built-in one (their accumulators
+    merge; a Python UDAF's ``merge`` is optional)."""
+    config = getattr(env, "_table_config", None)
+    strategy = config.get("table.optimizer.agg-phase-strategy", None) if config is not None else None
+    if str(strategy or "AUTO").upper() == "ONE_PHASE":
+        return False
+    return all(isinstance(f, str) for f, _, _ in calls)
+
+
+def _partial_key(change: tuple[str, tuple[Any, ...]]) -> Any:
+    return change[1][0]
+
+
+class _LocalSlices:
+    """The local phase (Flink's ``LocalSlicingWindowAggOperator``): a batch of rows folded into
+    one ``(key, slice end, rows, accumulators)`` partial per key and slice. A batch holds no
+    watermark, so every row of a partial meets the same watermark downstream as it would have
+    alone (the same rows are late); nothing is kept between batches."""
+
+    def __init__(
+        self, spec: WindowSpec, column: int, root: str, calls: CallSpecs, keys: list[Callable[..., Any]]
+    ) -> None:
+        self.fold = _SlicingAggregate(spec, column, root, calls)  # its accumulators, no state
+        self.keys = keys
+        self.opened = False
+
+    def __call__(self, values: list[Any]) -> tuple[list[Any], list[int]]:
+        fold = self.fold
+        if not self.opened:
+            _WindowFunctionBase.open(fold, None)
+            self.opened = True
+        keys, column, root, slice_end = self.keys, fold.column, fold.root, fold.spec.slice_end
+        fresh, add = fold._fresh, fold._add
+        groups: dict[tuple[Any, int], list[Any]] = {}
+        first: list[int] = []
+        for i, change in enumerate(values):
+            row = change[1]
+            time = row[column]
+            if time is None:
+                continue
+            group = (tuple([k(row) for k in keys]), slice_end(to_epoch_millis(time, root)))
+            held = groups.get(group)
+            if held is None:
+                held = groups[group] = [0, fresh()]
+                first.append(i)
+            held[0] += 1
+            add(held[1], row)
+        return [(INSERT, (key, end, held[0], held[1])) for (key, end), held in groups.items()], first
 
 
 def window_output_columns(rowtime_type: DataType) -> tuple[list[str], list[DataType]]:
@@ -294,13 +358,7 @@ def window_output_columns(rowtime_type: DataType) -> tuple[list[str], list[DataT
 
 
 class _WindowFunctionBase(KeyedProcessFunction):
-    def __init__(
-        self,
-        spec: WindowSpec,
-        column: int,
-        root: str,
-        calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]],
-    ) -> None:
+    def __init__(self, spec: WindowSpec, column: int, root: str, calls: CallSpecs) -> None:
         self.spec, self.column, self.root = spec, column, root
         self.calls = calls
 
@@ -335,7 +393,14 @@ class _WindowFunctionBase(KeyedProcessFunction):
 
 
 class _SlicingAggregate(_WindowFunctionBase):
-    """TUMBLE, HOP and CUMULATE aggregation over slices (Flink's SlicingWindowOperator)."""
+    """TUMBLE, HOP and CUMULATE aggregation over slices (Flink's SlicingWindowOperator);
+    ``partial``: its input is the local phase's ``(key, slice end, rows, accumulators)``."""
+
+    def __init__(
+        self, spec: WindowSpec, column: int, root: str, calls: CallSpecs, partial: bool = False
+    ) -> None:
+        super().__init__(spec, column, root, calls)
+        self.partial = partial
 
     def open(self, runtime_context: Any) -> None:
         super().open(runtime_context)
@@ -343,11 +408,14 @@ class _SlicingAggregate(_WindowFunctionBase):
 
     def process_element(self, value: Any, ctx: Any) -> Any:
         row = value[1]
-        time = row[self.column]
-        if time is None:
-            return None
         spec = self.spec
-        slice_end = spec.slice_end(to_epoch_millis(time, self.root))
+        if self.partial:
+            slice_end = row[1]
+        else:
+            time = row[self.column]
+            if time is None:
+                return None
+            slice_end = spec.slice_end(to_epoch_millis(time, self.root))
         ends = spec.window_ends(slice_end)
         watermark = ctx.timer_service().current_watermark()
         if not ends or ends[-1] - 1 <= watermark:
@@ -355,8 +423,12 @@ class _SlicingAggregate(_WindowFunctionBase):
         held = self.slices.get(slice_end)
         if held is None:
             held = [0, self._fresh()]
-        held[0] += 1
-        self._add(held[1], row)
+        if self.partial:
+            held[0] += row[2]
+            self._merge(held[1], row[3])
+        else:
+            held[0] += 1
+            self._add(held[1], row)
         self.slices.put(slice_end, held)
         timers = ctx.timer_service()
         for end in ends:
