@@ -183,8 +183,34 @@ def _read_files(node: Any, spark: Any) -> Any:
 _SPARK_AGGREGATES = {"COUNT": "count", "SUM": "sum", "AVG": "avg", "MIN": "min", "MAX": "max"}
 
 
-def _aggregate_columns(node: Any, names: list[str], types: list[DataType]) -> list[Any]:
+def _spark_aggregate(function: str, argument: Any, names: list[str], types: list[DataType]) -> Any:
+    """One built-in aggregate as a Spark column: ``FILTER (WHERE c)`` as ``when(c, x)`` (NULL
+    elsewhere, which every aggregate skips), ``DISTINCT`` as Spark's distinct aggregates."""
     from pyspark.sql import functions as F
+
+    from millstream.table.aggregates import DISTINCT, FILTERED
+    from millstream.table.expressions import _Filtered
+
+    name = function.removeprefix(FILTERED)
+    distinct = name.startswith(DISTINCT)
+    name = name.removeprefix(DISTINCT)
+    if isinstance(argument, _Filtered):
+        condition = expression_column(argument.condition, names, types)
+        column = F.when(condition, expression_column(argument.operand, names, types))
+    else:
+        column = expression_column(argument, names, types)
+    if distinct and name in ("MIN", "MAX"):
+        distinct = False  # the same result
+    if not distinct:
+        return getattr(F, _SPARK_AGGREGATES[name])(column)
+    if name == "COUNT":
+        return F.count_distinct(column)
+    if name == "SUM":
+        return F.sum_distinct(column)
+    raise Untranslatable(f"{name}(DISTINCT ...)")
+
+
+def _aggregate_columns(node: Any, names: list[str], types: list[DataType]) -> list[Any]:
 
     columns = []
     first, end = len(node.key_expressions), len(node.key_expressions) + len(node.calls)
@@ -193,8 +219,8 @@ def _aggregate_columns(node: Any, names: list[str], types: list[DataType]) -> li
     ):
         if not isinstance(function, str):
             raise Untranslatable("a user-defined aggregate function")
-        value = getattr(F, _SPARK_AGGREGATES[function])(expression_column(argument, names, types))
-        if function in ("SUM", "AVG"):  # Flink keeps the argument's type (AVG of integers truncates)
+        value = _spark_aggregate(function, argument, names, types)
+        if function.split()[-1] in ("SUM", "AVG"):  # Flink keeps the argument's type (AVG of ints truncates)
             value = value.cast(spark_type(result_type))
         columns.append(value.alias(slot))
     return columns

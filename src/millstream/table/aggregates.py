@@ -32,9 +32,23 @@ def to_float32(value: float) -> float:
     return _FLOAT.unpack(_FLOAT.pack(value))[0]
 
 
+class SKIP:  # a sentinel: the argument of a row an aggregate's FILTER (WHERE ...) leaves out
+    """Passed to an accumulator for a row ``FILTER (WHERE ...)`` leaves out. A class, so that
+    a pickled closure refers to this one in every process (an ``object()`` would be copied)."""
+
+
+FILTERED = "FILTERED "  # prefixes of a built-in's name: ``COUNT(DISTINCT x) FILTER (WHERE c)``
+DISTINCT = "DISTINCT "  # is "FILTERED DISTINCT COUNT"
+
+
 def accumulator_for(function: str, data_type: DataType, retracting: bool) -> Accumulator:
-    """The accumulator of ``function`` (COUNT, SUM, AVG, MIN, MAX) over values of ``data_type``;
-    ``retracting``: the input is an updating changelog (MIN/MAX then keep every value)."""
+    """The accumulator of ``function`` (COUNT, SUM, AVG, MIN, MAX, each maybe ``DISTINCT`` and
+    ``FILTERED``) over values of ``data_type``; ``retracting``: the input is an updating
+    changelog (MIN/MAX then keep every value)."""
+    if function.startswith(FILTERED):
+        return _Filtered(accumulator_for(function[len(FILTERED) :], data_type, retracting))
+    if function.startswith(DISTINCT):
+        return _Distinct(accumulator_for(function[len(DISTINCT) :], data_type, False))
     if function == "COUNT":
         return _Count()
     if function == "SUM":
@@ -71,6 +85,61 @@ class Accumulator:
     def result(self, acc: Any) -> Any:
         """The aggregate's value."""
         raise NotImplementedError
+
+
+class _Filtered(Accumulator):
+    """``agg(x) FILTER (WHERE c)``: the rows whose condition is not TRUE arrive as ``SKIP``."""
+
+    def __init__(self, inner: Accumulator) -> None:
+        self.inner = inner
+
+    def create(self) -> Any:
+        return self.inner.create()
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return acc if value is SKIP else self.inner.add(acc, value)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return acc if value is SKIP else self.inner.retract(acc, value)
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return self.inner.merge(acc, other)
+
+    def result(self, acc: Any) -> Any:
+        return self.inner.result(acc)
+
+
+class _Distinct(Accumulator):
+    """``agg(DISTINCT x)``: each value with how many rows hold it (Flink keeps a MapView of the
+    same); the result is the inner aggregate over the distinct values, so a value retracted
+    from every row leaves it."""
+
+    def __init__(self, inner: Accumulator) -> None:
+        self.inner = inner
+
+    def create(self) -> Any:
+        return Counter()
+
+    def add(self, acc: Any, value: Any) -> Any:
+        acc[value] += 1
+        return acc
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        acc[value] -= 1
+        if acc[value] <= 0:
+            del acc[value]
+        return acc
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        acc.update(other)
+        return acc
+
+    def result(self, acc: Any) -> Any:
+        inner = self.inner
+        folded = inner.create()
+        for value in acc:
+            folded = inner.add(folded, value)
+        return inner.result(folded)
 
 
 class _Count(Accumulator):

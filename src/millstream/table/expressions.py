@@ -793,15 +793,31 @@ def if_then_else(condition: Any, if_true: Any, if_false: Any) -> Expression:
 class AggregateCall(Expression):
     """An aggregate function over a group's rows (``col('x').sum``)."""
 
-    def __init__(self, function: str, operand: Expression) -> None:
-        self.function, self.operand = function, operand
+    def __init__(
+        self, function: str, operand: Expression, distinct: bool = False, where: Expression | None = None
+    ) -> None:
+        self.function, self.is_distinct, self.where = function, distinct, where
+        self.operand = operand if where is None else _Filtered(operand, where)
 
     def aggregates(self) -> list[AggregateCall]:
         return [self]
 
+    @property
+    def distinct(self) -> AggregateCall:
+        """This aggregate over distinct values (``col('x').count.distinct`` in PyFlink)."""
+        operand = self.operand.operand if isinstance(self.operand, _Filtered) else self.operand
+        return AggregateCall(self.function, operand, True, self.where)
+
     def accumulator_spec(self, operand_type: DataType) -> Any:
-        """What the aggregation runs: the built-in's name, or a user function's accumulator."""
-        return self.function
+        """What the aggregation runs: the built-in's name (``DISTINCT``, ``FILTERED``
+        prefixed: ``aggregates.accumulator_for``), or a user function's accumulator."""
+        from millstream.table.aggregates import DISTINCT, FILTERED
+
+        return (
+            (FILTERED if self.where is not None else "")
+            + (DISTINCT if self.is_distinct else "")
+            + self.function
+        )
 
     def result_type(self, operand_type: DataType) -> DataType:
         """Flink's result type: COUNT BIGINT NOT NULL; SUM, AVG, MIN, MAX the operand's type."""
@@ -821,7 +837,28 @@ class AggregateCall(Expression):
         return Compiled(operator.itemgetter(index), types[index], None)
 
     def __repr__(self) -> str:
-        return f"{self.function}({self.operand!r})"
+        operand = self.operand.operand if isinstance(self.operand, _Filtered) else self.operand
+        text = f"{self.function}({'DISTINCT ' if self.is_distinct else ''}{operand!r})"
+        return text if self.where is None else f"{text} FILTER (WHERE {self.where!r})"
+
+
+class _Filtered(Expression):
+    """An aggregate's argument under ``FILTER (WHERE condition)``: the value where the
+    condition is TRUE, else ``aggregates.SKIP`` (the accumulator leaves the row out)."""
+
+    def __init__(self, operand: Expression, condition: Expression) -> None:
+        self.operand, self.condition = operand, condition
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        from millstream.table.aggregates import SKIP
+
+        value = self.operand.resolve(names, types)
+        condition = self.condition.resolve(names, types).fn
+        fn = value.fn
+        return Compiled(lambda row: fn(row) if condition(row) is True else SKIP, value.data_type, value.name)
+
+    def __repr__(self) -> str:
+        return repr(self.operand)
 
 
 class Ordering(Expression):

@@ -58,6 +58,36 @@ def _first_non_null(args: list[DataType]) -> DataType:
     return result.not_null() if any(not a.is_nullable() for a in typed) else result.nullable()
 
 
+def _nullable_string(args: list[DataType]) -> DataType:
+    return DataTypes.STRING()
+
+
+def _regexp_extract(text: str, pattern: str, group: int) -> str | None:
+    """Flink's REGEXP_EXTRACT: group ``group`` (0: the whole match) of the first match; NULL
+    when nothing matches or the group does not exist."""
+    match = re.search(pattern, text)
+    if match is None:
+        return None
+    try:
+        return match.group(group)
+    except IndexError:
+        return None
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """Flink's SPLIT (commons-lang's ``splitByWholeSeparatorPreserveAllTokens``): every token,
+    empty ones kept; an empty string has none."""
+    if text == "":
+        return []
+    return text.split(separator) if separator else text.split()
+
+
+def _split_index(text: str, separator: str, index: int) -> str | None:
+    """Flink's SPLIT_INDEX: token ``index`` (from 0) of ``SPLIT``; NULL when out of range."""
+    tokens = _split(text, separator)
+    return tokens[index] if 0 <= index < len(tokens) else None
+
+
 def _mod(a: Any, b: Any) -> Any:
     """Java's ``%``: the remainder takes the dividend's sign; exact for integers of any size
     (``a - b * int(a / b)`` went through a float)."""
@@ -176,6 +206,14 @@ _FUNCTIONS: dict[str, _Function] = {
     "LPAD": _Function(lambda s, n, p: (p * n + s)[-n:] if len(s) < n else s[:n], _string),
     "RPAD": _Function(lambda s, n, p: (s + p * n)[:n], _string),
     "REGEXP_REPLACE": _Function(lambda s, pattern, r: re.sub(pattern, r, s), _string),
+    "REGEXP_EXTRACT": _Function(
+        lambda s, pattern, group=0: _regexp_extract(s, pattern, group), _nullable_string
+    ),
+    "SPLIT_INDEX": _Function(lambda s, separator, index: _split_index(s, separator, index), _nullable_string),
+    "SPLIT": _Function(
+        lambda s, separator: _split(s, separator),
+        lambda args: _nullable(DataTypes.ARRAY(DataTypes.STRING()), *args),
+    ),
     "JSON_VALUE": _Function(_json_value, lambda args: DataTypes.STRING()),
     "ABS": _Function(abs, _same_as_first),
     "MOD": _Function(lambda a, b: _mod(a, b), lambda args: args[1]),

@@ -554,7 +554,8 @@ def _aggregate_removed(
     if not unique <= {k.name for k in keys}:  # type: ignore[attr-defined]
         return None
     calls = distinct_calls(selected)
-    if not all(type(c) is AggregateCall and c.function in ("SUM", "MIN", "MAX") for c in calls):
+    plain = [type(c) is AggregateCall and c.where is None and not c.is_distinct for c in calls]
+    if not all(p and c.function in ("SUM", "MIN", "MAX") for p, c in zip(plain, calls, strict=True)):
         return None
     operands = [c.operand.resolve(node.names, node.types) for c in calls]
     if any(o.data_type.root == "DECIMAL" for o in operands):  # SUM widens DECIMAL precision

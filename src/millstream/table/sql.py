@@ -47,14 +47,19 @@ if TYPE_CHECKING:
 __all__ = ["SqlError", "execute_statement", "parse_query"]
 
 
+# calls whose Spark meaning differs from Flink's: parsed as plain calls of the built-ins
+# (Spark's REGEXP_EXTRACT defaults to group 1, Flink's to 0, the whole match)
+_PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"}
+
+
 class _FlinkSql(Spark):
     """Spark's dialect (backquoted identifiers and Flink's operators; CAST arrives as TryCast),
     with DATE_FORMAT left a plain call: Flink's pattern (Java's ``yyyy-MM-dd``) reaches the
     built-in as written. sqlglot's Spark mapping of the pattern turned ``yyyy-MM-dd`` into
-    ``%Y-%mstrict-%dstrict`` (sqlglot 30)."""
+    ``%Y-%mstrict-%dstrict`` (sqlglot 30). REGEXP_EXTRACT likewise (``_PLAIN_CALLS``)."""
 
     class Parser(Spark.Parser):  # type: ignore[misc,valid-type]
-        FUNCTIONS = {name: f for name, f in Spark.Parser.FUNCTIONS.items() if name != "DATE_FORMAT"}
+        FUNCTIONS = {name: f for name, f in Spark.Parser.FUNCTIONS.items() if name not in _PLAIN_CALLS}
 
 
 _DIALECT = _FlinkSql
@@ -535,8 +540,8 @@ def _source(t_env: TableEnvironment, select: exp.Select) -> tuple[Table, _Window
     joins = select.args.get("joins") or []
     for i, join in enumerate(joins):
         where = select.args.get("where")
-        if isinstance(join.this, exp.Lateral):
-            table = _lateral(t_env, table, join.this, scope)
+        if isinstance(join.this, (exp.Lateral, exp.Unnest)):
+            table = _lateral(t_env, table, join, scope)
         else:
             implicit = join.args.get("on") is None and i == len(joins) - 1 and where is not None
             table = _join(t_env, table, join, scope, where.this if implicit and where is not None else None)
@@ -584,40 +589,96 @@ def _join(
 
 
 def _lateral(
-    t_env: TableEnvironment, left: Table, lateral: exp.Lateral, scope: dict[tuple[str | None, str], str]
+    t_env: TableEnvironment, left: Table, join: exp.Join, scope: dict[tuple[str | None, str], str]
 ) -> Table:
-    """``, LATERAL TABLE(udtf(args)) [AS] t(a, b)``: each row with every row the function
-    yields for it."""
+    """``[CROSS | LEFT] JOIN LATERAL TABLE(udtf(args)) [AS] t(a, b) [ON TRUE]`` (each row with
+    every row the function yields for it) or ``CROSS JOIN UNNEST(array) [AS] t(x)`` (each row
+    with every element; a ROW element's fields are columns). LEFT keeps a row the function
+    yields nothing for, padded with NULLs, as Flink's; its condition must be ``ON TRUE``."""
     from millstream.table.planner import FlatMap
     from millstream.table.table import Table as TableClass
-    from millstream.table.udf import registered_function
 
-    call = lateral.this
-    if isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE":
-        call = call.expressions[0]
-    if not isinstance(call, exp.Anonymous):
-        raise SqlError(f"LATERAL TABLE expects a table function call, got {call.sql()}")
-    function = registered_function(call.name)
+    node = join.this
+    outer = str(join.args.get("side") or "").upper() == "LEFT"
+    condition = join.args.get("on")
+    if outer and not (isinstance(condition, exp.Boolean) and condition.this):
+        raise SqlError("LEFT JOIN LATERAL TABLE(...) supports the condition ON TRUE only, as Flink's")
     plan = left._plan
-    args = [_expression(a).resolve(plan.names, plan.types).fn for a in call.expressions]
-    rows_of = function.rows_of()
+    if isinstance(node, exp.Unnest):
+        rows_of, columns, types = _unnest(node, plan)
+    else:
+        rows_of, columns, types = _table_function(node, plan)
+    alias = node.args.get("alias")
+    if alias is not None and alias.columns:
+        if len(alias.columns) != len(columns):
+            raise SqlError(
+                f"{node.sql()[:60]} has {len(columns)} columns, its alias names {len(alias.columns)}"
+            )
+        columns = [c.name for c in alias.columns]
+    padding = (None,) * len(columns)
 
     def joined(row: Any) -> list[tuple[Any, ...]]:
         values = tuple(row)
-        return [values + tuple(r) for r in rows_of(*[a(values) for a in args])]
+        produced = [values + tuple(r) for r in rows_of(values)]
+        return produced if produced or not outer else [values + padding]
 
-    alias = lateral.args.get("alias")
-    columns = (
-        [c.name for c in alias.columns] if alias is not None and alias.columns else function.result_names()
-    )
-    names = list(plan.names) + columns
     for c in columns:
         scope[(None, c)] = c
         if alias is not None and alias.name:
             scope[(alias.name, c)] = c
+    if outer:
+        types = [t.nullable() for t in types]
     return TableClass(
-        FlatMap(names, list(plan.types) + function.result_types, plan.updating, plan, joined), t_env
+        FlatMap(list(plan.names) + columns, list(plan.types) + types, plan.updating, plan, joined), t_env
     )
+
+
+def _table_function(
+    node: exp.Lateral, plan: PlanNode
+) -> tuple[Callable[..., Any], list[str], list[DataType]]:
+    """A registered table function's call: its rows of an input row, its columns and types."""
+    from millstream.table.udf import registered_function
+
+    call = node.this
+    if isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE":
+        call = call.expressions[0]
+    if isinstance(call, exp.Anonymous):
+        name, arguments = call.name, list(call.expressions)
+    elif isinstance(call, exp.Func):  # a name sqlglot knows (EXPLODE ...) registered as a UDTF
+        name, arguments = call.sql_name(), [v for v in call.args.values() if isinstance(v, exp.Expression)]
+    else:
+        raise SqlError(f"LATERAL TABLE expects a table function call, got {call.sql()}")
+    function = registered_function(name)
+    args = [_expression(a).resolve(plan.names, plan.types).fn for a in arguments]
+    rows = function.rows_of()
+    return (
+        (lambda values: rows(*[a(values) for a in args])),
+        function.result_names(),
+        list(function.result_types),
+    )
+
+
+def _unnest(node: exp.Unnest, plan: PlanNode) -> tuple[Callable[..., Any], list[str], list[DataType]]:
+    """UNNEST(array): one row per element (a ROW element's fields as columns, a MAP's entries as
+    key and value); NULL or empty: no row."""
+    if len(node.expressions) != 1:
+        raise SqlError(f"UNNEST takes one array here, got: {node.sql()}")
+    compiled = _expression(node.expressions[0]).resolve(plan.names, plan.types)
+    value, data_type = compiled.fn, compiled.data_type
+    if data_type.root == "MAP":
+        key_type, value_type = data_type.key_type, data_type.value_type  # type: ignore[attr-defined]
+        return (lambda row: list((value(row) or {}).items())), ["f0", "f1"], [key_type, value_type]
+    if data_type.root != "ARRAY":
+        raise SqlError(f"UNNEST needs an ARRAY or MAP, got {data_type!r}: {node.sql()}")
+    element = data_type.element_type  # type: ignore[attr-defined]
+    fields = getattr(element, "fields", None)
+    if element.root == "ROW" and fields is not None:
+        return (
+            (lambda row: [tuple(e) if e is not None else (None,) * len(fields) for e in value(row) or []]),
+            [f.name for f in fields],
+            [f.data_type for f in fields],
+        )
+    return (lambda row: [(e,) for e in value(row) or []]), ["f0"], [element]
 
 
 _GROUP_WINDOWS = {"MS_GW_TUMBLE": "TUMBLE", "MS_GW_HOP": "HOP", "MS_GW_SESSION": "SESSION"}
@@ -1166,17 +1227,27 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         return -_expression(node.this)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return _expression(node.this).cast(_data_type(node.to))
+    if isinstance(node, exp.Filter) and type(node.this) in _AGGREGATES:  # agg(x) FILTER (WHERE c)
+        return _aggregate(node.this, _expression(node.expression.this))
     if type(node) in _AGGREGATES:
-        operand = node.this
-        if isinstance(node, exp.Count) and (operand is None or isinstance(operand, exp.Star)):
-            return AggregateCall("COUNT", lit(1))
-        if isinstance(operand, exp.Distinct):
-            raise SqlError("aggregates over DISTINCT are not supported yet")
-        call: Expression = getattr(_expression(operand), _AGGREGATES[type(node)])
-        return call
+        return _aggregate(node, None)
     if isinstance(node, exp.Case):
         return _case(node)
     return _function(node)
+
+
+def _aggregate(node: exp.Expression, where: Expression | None) -> AggregateCall:
+    """COUNT, SUM, AVG, MIN, MAX, over ``*``, a value or ``DISTINCT`` values, maybe with a
+    FILTER (WHERE ...) condition."""
+    operand = node.this
+    function = _AGGREGATES[type(node)].upper()
+    if isinstance(node, exp.Count) and (operand is None or isinstance(operand, exp.Star)):
+        return AggregateCall("COUNT", lit(1), where=where)
+    if isinstance(operand, exp.Distinct):
+        if len(operand.expressions) != 1:
+            raise SqlError(f"{function}(DISTINCT ...) takes one expression, got: {operand.sql()}")
+        return AggregateCall(function, _expression(operand.expressions[0]), True, where)
+    return AggregateCall(function, _expression(operand), where=where)
 
 
 _INTERVAL_UNITS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
@@ -1205,6 +1276,7 @@ _SQLGLOT_FUNCTIONS: dict[type, tuple[str, tuple[str, ...]]] = {
     exp.Concat: ("CONCAT", ("expressions",)),
     exp.ConcatWs: ("CONCAT_WS", ("expressions",)),
     exp.Nullif: ("NULLIF", ("this", "expression")),
+    exp.RegexpSplit: ("SPLIT", ("this", "expression")),
 }
 
 
