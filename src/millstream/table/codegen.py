@@ -51,6 +51,8 @@ class _Writer:
 
 def _null_safe(w: _Writer, operands: list[str], body: Callable[[list[str]], str]) -> str:
     """``body`` over the operands' values, NULL if any is NULL."""
+    if not operands:  # a function of no arguments (PI(), UUID())
+        return f"({body([])})"
     names = [w.name("v") for _ in operands]
     checks = " or ".join(f"({n} := {o}) is None" for n, o in zip(names, operands, strict=True))
     return f"(None if {checks} else {body(names)})"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.common.time import java_pattern_to_strftime
+from millstream.table.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
 from millstream.table.expressions import Compiled, Expression, _nullable, _wrap
 from millstream.table.types import DataType, DataTypes
 
@@ -246,6 +247,8 @@ _FUNCTIONS: dict[str, _Function] = {
     "DAYOFMONTH": _Function(lambda v: v.day, lambda args: _nullable(DataTypes.BIGINT(), *args)),
 }
 
+_FUNCTIONS.update({name: _Function(*spec) for name, spec in SCALARS.items()})
+
 # SQL spellings of the same functions
 _ALIASES = {
     "CHARACTER_LENGTH": "CHAR_LENGTH",
@@ -253,14 +256,17 @@ _ALIASES = {
     "SUBSTR": "SUBSTRING",
     "UPPER_CASE": "UPPER",
     "LOWER_CASE": "LOWER",
-    "LOG": "LN",
+    "CURRENT_ROW_TIMESTAMP": "CURRENT_TIMESTAMP",
+    "POW": "POWER",
+    "LCASE": "LOWER",
+    "UCASE": "UPPER",
 }
 
 
 def is_builtin(name: str) -> bool:
     """Whether ``name`` (any case) is a built-in scalar function."""
     upper = name.upper()
-    return _ALIASES.get(upper, upper) in _FUNCTIONS
+    return _ALIASES.get(upper, upper) in _FUNCTIONS or upper in STATEFUL
 
 
 class _Call(Expression):
@@ -278,13 +284,15 @@ class _Call(Expression):
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         spec = _FUNCTIONS.get(self.name_)
+        if spec is None and self.name_ in STATEFUL:  # a generator of its own per call site
+            spec = _Function(STATEFUL[self.name_](), STATEFUL_TYPES[self.name_])
         if spec is None:
             raise ValueError(f"No match found for function signature {self.name_}()")
         compiled = [a.resolve(names, types) for a in self.args]
         fns = [c.fn for c in compiled]
         impl = spec.impl
         result_type = spec.result([c.data_type for c in compiled])
-        if self.name_ == "ROUND":
+        if self.name_ in ("ROUND", "TRUNCATE"):
             places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
             result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
         if spec.null_aware:

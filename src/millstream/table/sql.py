@@ -34,6 +34,7 @@ from millstream.table.expressions import (
     not_,
     or_,
 )
+from millstream.table.functions import call_builtin
 from millstream.table.types import DataType, DataTypes
 from millstream.table.window_agg import WindowSpec
 
@@ -49,7 +50,14 @@ __all__ = ["SqlError", "execute_statement", "parse_query"]
 
 # calls whose Spark meaning differs from Flink's: parsed as plain calls of the built-ins
 # (Spark's REGEXP_EXTRACT defaults to group 1, Flink's to 0, the whole match)
-_PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"}
+_PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"} | {
+    # Flink built-ins sqlglot would turn into its own nodes (with Spark's argument orders and
+    # defaults): their names as written, their arguments in order
+    "TRUNCATE", "TRUNC", "LOCATE", "INSTR", "LEFT", "RIGHT", "REGEXP", "TO_DATE", "IF",
+    "CARDINALITY", "ELEMENT", "LOG", "LOG2", "ATAN2", "HEX", "BIN", "MD5", "SHA1", "SHA256",
+    "TO_BASE64", "FROM_BASE64", "UUID", "ASCII", "DAYOFWEEK", "DAYOFYEAR", "WEEK", "QUARTER",
+    "RAND", "RAND_INTEGER", "DEGREES", "RADIANS", "COT", "SINH", "COSH", "TANH", "NOW",
+}  # fmt: skip
 
 
 class _FlinkSql(Spark):
@@ -496,10 +504,24 @@ def _column_name(node: exp.Column) -> str:
     return name
 
 
+# Flink's functions written without parentheses that sqlglot reads as column names
+_NILADIC = {"LOCALTIMESTAMP": "LOCALTIMESTAMP", "LOCALTIME": "CURRENT_TIME", "CURRENT_ROW_TIMESTAMP": "NOW"}
+
+
+def _is_map_constructor(node: exp.Expression) -> bool:
+    """``MAP`` before ``[...]``: the constructor, unless a column of that name is in scope."""
+    if not (isinstance(node, exp.Column) and not node.table and node.name.upper() == "MAP"):
+        return False
+    return not node.this.quoted and (None, node.name) not in (_SCOPES[-1] if _SCOPES else {})
+
+
 def _column_ref(node: exp.Column) -> Expression:
     """A column, ``alias.column``, or a field of a ROW column: ``person.name``,
     ``P.person.name`` (a qualifier that names no table but a column of ROW type)."""
     parts = [p.name for p in node.parts]
+    niladic = len(parts) == 1 and parts[0].upper() in _NILADIC and not node.this.quoted
+    if niladic and (None, parts[0]) not in (_SCOPES[-1] if _SCOPES else {}):  # LOCALTIMESTAMP: a call
+        return call_builtin(_NILADIC[parts[0].upper()])
     if len(parts) == 1:
         return col(_column_name(node))
     scope = _SCOPES[-1] if _SCOPES else None
@@ -1194,16 +1216,21 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         return _expression(node.this)
     if isinstance(node, exp.Column):
         return _column_ref(node)
+    if isinstance(node, exp.Bracket) and _is_map_constructor(node.this):  # MAP[k1, v1, k2, v2]
+        return call_builtin("MAP", *(_expression(e) for e in node.expressions))
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1:  # array[i], map[k]
+        return call_builtin("AT", _expression(node.this), _expression(node.expressions[0]))
     if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
         return _FieldAccess(_expression(node.this), node.expression.name, sql_name=True)  # a.b.c.d.e
     if isinstance(node, exp.Literal):
         if node.is_string:
             return lit(node.this)
         text = node.this
+        digits_text = text.lstrip("-")
         if any(c in text for c in "eE"):
             return lit(float(text))  # an approximate literal: DOUBLE
         if "." in text:  # an exact literal: DECIMAL(digits written, digits after the point), as Calcite's
-            digits = sum(c.isdigit() for c in text)
+            digits = sum(c.isdigit() for c in digits_text)
             return lit(decimal.Decimal(text), DataTypes.DECIMAL(digits, len(text.split(".")[1]), False))
         return lit(int(text))
     if isinstance(node, exp.Boolean):
@@ -1224,6 +1251,8 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         return _expression(node.this).is_null
     if isinstance(node, exp.Neg):
+        if isinstance(node.this, exp.Literal) and not node.this.is_string:  # -7.89: DECIMAL(3, 2), as written
+            return _expression(exp.Literal(this=f"-{node.this.this}", is_string=False))
         return -_expression(node.this)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return _expression(node.this).cast(_data_type(node.to))
@@ -1277,6 +1306,10 @@ _SQLGLOT_FUNCTIONS: dict[type, tuple[str, tuple[str, ...]]] = {
     exp.ConcatWs: ("CONCAT_WS", ("expressions",)),
     exp.Nullif: ("NULLIF", ("this", "expression")),
     exp.RegexpSplit: ("SPLIT", ("this", "expression")),
+    exp.CurrentTimestamp: ("CURRENT_TIMESTAMP", ()),
+    exp.CurrentDate: ("CURRENT_DATE", ()),
+    exp.CurrentTime: ("CURRENT_TIME", ()),
+    exp.Array: ("ARRAY", ("expressions",)),
 }
 
 

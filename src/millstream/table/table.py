@@ -56,11 +56,20 @@ class TableSchema:
         return print_schema(self._names, self._types)
 
 
-def _expressions(fields: tuple[Any, ...]) -> list[Expression]:
-    """Expressions given as such or as column names (``select('a', 'b')``)."""
+def _expressions(fields: tuple[Any, ...], names: list[str] | None = None) -> list[Expression]:
+    """Expressions given as such or as column names (``select('a', 'b')``); ``with_columns``
+    / ``without_columns`` expand to the columns of ``names`` they choose."""
+    from millstream.table.expression_functions import ColumnSelection
+
     result: list[Expression] = []
     for f in fields:
-        if isinstance(f, Expression):
+        if isinstance(f, ColumnSelection):
+            if names is None:
+                raise ValueError(
+                    "with_columns / without_columns choose among a table's columns: use them in select"
+                )
+            result.extend(col(n) for n in f.names(names))
+        elif isinstance(f, Expression):
             result.append(f)
         elif isinstance(f, str):
             result.extend(col(name.strip()) for name in f.split(","))
@@ -123,7 +132,7 @@ class Table:
 
     def select(self, *fields: Any) -> Table:
         """Computed columns; with aggregates, one row over the whole table."""
-        expressions = _expressions(fields)
+        expressions = _expressions(fields, list(self._plan.names))
         if any(e.aggregates() for e in expressions):
             return GroupedTable(self, []).select(*expressions)
         return self._with(project(self._plan, expressions, lambda i: f"_c{i}"))
