@@ -222,3 +222,21 @@ def test_window_aggregation_runs_two_phase_unless_told_or_a_udaf() -> None:
     assert two_phase(Env(None), builtins) and two_phase(Env("TWO_PHASE"), builtins)
     assert not two_phase(Env("ONE_PHASE"), builtins)
     assert not two_phase(Env(None), [*builtins, (object(), None, None)])  # a Python UDAF
+
+
+def test_explain_marks_what_runs_columnar(tmp_path: Path) -> None:
+    from millstream.testing.nexmark import QUERIES, ddl
+
+    for columnar in (True, False):
+        t_env = _environment(columnar)
+        for statement in ddl(str(tmp_path / "events.json")):
+            t_env.execute_sql(statement)
+        execution = t_env.explain_sql(QUERIES["q2"].sql).split("== Optimized Execution Plan ==")[1]
+        lines = execution.strip().splitlines()
+        if columnar:
+            assert all(line.endswith("columnar=[arrow])") for line in lines[:-1])
+            assert lines[-1].endswith(
+                "columnar=[arrow], read=[event_type, person.dateTime, auction.dateTime, bid.auction, bid.dateTime, bid.price])"
+            )
+        else:
+            assert "columnar" not in execution

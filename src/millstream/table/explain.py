@@ -380,14 +380,49 @@ def _exchange_modes(line: _Line) -> None:
         line.node = line.children[0].node
 
 
-def explain_text(plan: Any, changelog_mode: bool = False) -> str:
-    """The three sections of Flink's explain output for ``plan``."""
+def explain_text(plan: Any, changelog_mode: bool = False, columnar: bool = True) -> str:
+    """The three sections of Flink's explain output for ``plan``; in the execution plan, the
+    operators a columnar scan runs on Arrow batches (``columnar_scan.py``; ``columnar``:
+    ``table.exec.columnar.enabled``) say ``columnar=[arrow]``, and its source the columns
+    (and ROW fields) it reads."""
     physical = _physical(plan, infix=False)
     _exchange_modes(physical)
     execution = _physical(plan, infix=True)
     _exchange_modes(execution)
+    if columnar:
+        _mark_columnar(execution)
     return (
         f"== Abstract Syntax Tree ==\n{_tree(_logical(plan), False)}\n\n"
         f"== Optimized Physical Plan ==\n{_tree(physical, changelog_mode)}\n\n"
         f"== Optimized Execution Plan ==\n{_tree(execution, False)}\n"
     )
+
+
+def _mark_columnar(line: _Line, inside: bool = False) -> None:
+    """Mark the execution plan's lines whose operators a columnar scan fuses."""
+    from millstream.table.columnar_scan import _ColumnarFormat, _needed, fuse
+
+    if not inside:
+        scan = fuse(line.node)
+        if scan is not None:
+            fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
+            needed = _needed(fmt.steps, fmt.names)
+            read = [  # in the table's order
+                name if needed[name] is None else ", ".join(f"{name}.{f}" for f in sorted(needed[name] or ()))
+                for name in scan.source.names
+                if name in needed
+            ]
+            _mark_chain(line, f"columnar=[arrow], read=[{', '.join(read)}]")
+            return
+    for child in line.children:
+        _mark_columnar(child)
+
+
+def _mark_chain(line: _Line, source_terms: str) -> None:
+    """A fused chain: every line down to the source scan (the source lists what it reads)."""
+    if not line.children:
+        line.terms.append(source_terms)
+        return
+    line.terms.append("columnar=[arrow]")
+    for child in line.children:
+        _mark_chain(child, source_terms)

@@ -294,6 +294,11 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
 
 
+def _columnar(t_env: TableEnvironment) -> bool:
+    value = t_env.get_config().get("table.exec.columnar.enabled", None)
+    return value is None or str(value).lower() != "false"
+
+
 def _create_view(t_env: TableEnvironment, tree: exp.Create) -> None:
     """``CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(columns)] AS query``: the query named,
     its columns renamed when listed. The name must be new unless IF NOT EXISTS, as Flink's."""
@@ -354,7 +359,7 @@ def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
         plan = _insert(t_env, tree)
     else:
         raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {match.group(2).strip()[:80]}")
-    return explain_text(plan, "CHANGELOG_MODE" in details)
+    return explain_text(plan, "CHANGELOG_MODE" in details, _columnar(t_env))
 
 
 def _add_column(builder: Any, column: exp.Expression) -> None:

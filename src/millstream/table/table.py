@@ -356,7 +356,9 @@ class Table:
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
         from millstream.table.explain import explain_text
 
-        return explain_text(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details)
+        columnar = self._t_env.get_config().get("table.exec.columnar.enabled", None)
+        enabled = columnar is None or str(columnar).lower() != "false"
+        return explain_text(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details, enabled)
 
 
 class GroupedTable:
