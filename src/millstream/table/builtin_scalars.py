@@ -178,9 +178,9 @@ def _is_decimal(text: str) -> bool:
 
 
 def _now_ltz() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC).replace(
-        microsecond=datetime.datetime.now().microsecond // 1000 * 1000
-    )
+    """Now as a TIMESTAMP_LTZ(3) value: the local wall clock, as the row path holds them
+    (``timestamps.from_epoch_millis``)."""
+    return _local_now()
 
 
 def _local_now() -> datetime.datetime:
@@ -300,6 +300,7 @@ SCALARS: dict[str, tuple[Callable[..., Any], TypeRule, bool]] = {
     "IS_DECIMAL": (_is_decimal, _always(DataTypes.BOOLEAN(False)), False),
     # time
     "CURRENT_TIMESTAMP": (_now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False)), False),
+    "PROCTIME": (_now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False)), False),
     "NOW": (_now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False)), False),
     "LOCALTIMESTAMP": (_local_now, _always(DataTypes.TIMESTAMP(3, False)), False),
     "CURRENT_DATE": (lambda: datetime.date.today(), _always(DataTypes.DATE(False)), False),

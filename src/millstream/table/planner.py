@@ -59,6 +59,7 @@ class PlanNode:
     types: list[DataType]
     updating: bool = False  # produces retractions (-U / -D)
     rowtime: int | None = field(default=None, kw_only=True)  # the event-time attribute column
+    proctime: int | None = field(default=None, kw_only=True)  # the processing-time attribute column
     label: str = field(default="", kw_only=True)  # a source's table name in explain output
 
     def translate(self, env: Any) -> Any:
@@ -418,13 +419,21 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
     compiled = [e.resolve(node.names, node.types) for e in expressions]
     names = [c.name if c.name is not None else unnamed(i) for i, c in enumerate(compiled)]
     _check_unique(names)
-    rowtime = None
+    rowtime = proctime = None
     if node.rowtime is not None:
         time_name = node.names[node.rowtime]
         for i, e in enumerate(expressions):
             if referenced_column(e) == time_name:
                 rowtime = i
                 break
+    # the processing-time attribute: a PROCTIME() call, else the input's passed through (one per
+    # table here; Flink marks every such column)
+    calls = [i for i, e in enumerate(expressions) if is_proctime_call(e)]
+    if calls:
+        proctime = calls[-1]
+    elif node.proctime is not None:
+        proctime_name = node.names[node.proctime]
+        proctime = next((i for i, e in enumerate(expressions) if referenced_column(e) == proctime_name), None)
     return Project(
         names,
         [c.data_type for c in compiled],
@@ -433,7 +442,15 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
         [c.fn for c in compiled],
         list(expressions),
         rowtime=rowtime,
+        proctime=proctime,
     )
+
+
+def is_proctime_call(expression: Expression) -> bool:
+    """Whether ``expression`` is ``PROCTIME()`` (under any alias): a processing-time attribute."""
+    while type(expression).__name__ == "_Alias":
+        expression = expression.operand  # type: ignore[attr-defined]
+    return type(expression).__name__ == "_Call" and getattr(expression, "name_", None) == "PROCTIME"
 
 
 def referenced_column(expression: Expression) -> str | None:

@@ -89,13 +89,18 @@ def _sql(t: DataType) -> str:
 
 
 def print_schema(
-    names: Sequence[str], types: Sequence[DataType], rowtime: int | None = None, watermark: str | None = None
+    names: Sequence[str],
+    types: Sequence[DataType],
+    rowtime: int | None = None,
+    watermark: str | None = None,
+    proctime: int | None = None,
 ) -> str:
     """``Table.print_schema``'s text (without the final newline); ``rowtime``: the index of the
-    event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression."""
+    event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression;
+    ``proctime``: the processing-time attribute's (``*PROCTIME*``)."""
     lines = []
     for i, (name, t) in enumerate(zip(names, types, strict=True)):
-        marker = " *ROWTIME*" if i == rowtime else ""
+        marker = " *ROWTIME*" if i == rowtime else " *PROCTIME*" if i == proctime else ""
         lines.append(f"  `{name}` {summary_string(t)}{marker}")
     if watermark is not None and rowtime is not None:
         lines.append(f"  WATERMARK FOR `{names[rowtime]}`: {summary_string(types[rowtime])} AS {watermark}")

@@ -97,7 +97,9 @@ class Table:
 
     def print_schema(self) -> None:
         """Print the columns as Flink does (``*ROWTIME*`` marks the event-time attribute)."""
-        print(print_schema(self._plan.names, self._plan.types, self._plan.rowtime))
+        print(
+            print_schema(self._plan.names, self._plan.types, self._plan.rowtime, proctime=self._plan.proctime)
+        )
 
     def __getattr__(self, name: str) -> Expression:
         if name.startswith("_"):
@@ -148,7 +150,14 @@ class Table:
         if compiled.data_type.root != "BOOLEAN":
             raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
         node = Filter(
-            plan.names, plan.types, plan.updating, plan, compiled.fn, predicate, rowtime=plan.rowtime
+            plan.names,
+            plan.types,
+            plan.updating,
+            plan,
+            compiled.fn,
+            predicate,
+            rowtime=plan.rowtime,
+            proctime=plan.proctime,
         )
         return self._with(node)
 
