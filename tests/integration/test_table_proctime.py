@@ -24,7 +24,7 @@ def test_processing_time_windows_count_every_row(capsys: pytest.CaptureFixture[s
         "'rows-per-second' = '40', 'number-of-rows' = '60', 'fields.k.min' = '1', 'fields.k.max' = '2')"
     )
     t_env.from_path("src").print_schema()
-    assert "  `p` TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*" in capsys.readouterr().out.splitlines()
+    assert "  `p` TIMESTAMP_LTZ(3) NOT NULL *PROCTIME* AS PROCTIME()" in capsys.readouterr().out.splitlines()
     sql = (
         "SELECT k, COUNT(*) AS n, window_start, window_end FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(p), "
         "INTERVAL '500' MILLISECOND)) GROUP BY k, window_start, window_end"
@@ -55,3 +55,45 @@ def test_nexmark_q12_shape_a_view_with_proctime(tmp_path: Path) -> None:
     with t_env.execute_sql(sql).collect() as rows:
         counted = sum(r[1] for r in rows)
     assert counted == 3000 - 3000 // 50 * 4  # every bid (46 of each 50 events)
+
+
+def test_a_catalog_tables_schema_prints_as_pyflinks(capsys: pytest.CaptureFixture[str]) -> None:
+    """What PyFlink 2.3 printed for the same DDL: computed columns with their expressions,
+    the time attributes marked, the watermark; a projection of it without expressions."""
+    from millstream.table.expressions import col
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql(
+        "CREATE TABLE s (a INT, b AS a + 1, ts TIMESTAMP(3), p AS PROCTIME(), "
+        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen')"
+    )
+    table = t_env.from_path("s")
+    table.print_schema()
+    print(table.get_schema())
+    table.select(col("a"), col("ts"), col("p")).print_schema()
+    assert capsys.readouterr().out.splitlines() == [
+        "(",
+        "  `a` INT,",
+        "  `b` INT AS `a` + 1,",
+        "  `ts` TIMESTAMP(3) *ROWTIME*,",
+        "  `p` TIMESTAMP_LTZ(3) NOT NULL *PROCTIME* AS PROCTIME(),",
+        "  WATERMARK FOR `ts`: TIMESTAMP(3) AS `ts` - INTERVAL '1' SECOND",
+        ")",
+        "root",
+        " |-- a: INT",
+        " |-- b: INT AS `a` + 1",
+        " |-- ts: TIMESTAMP(3) *ROWTIME*",
+        " |-- p: TIMESTAMP_LTZ(3) NOT NULL *PROCTIME* AS PROCTIME()",
+        " |-- WATERMARK FOR ts: TIMESTAMP(3) AS `ts` - INTERVAL '1' SECOND",
+        "",
+        "(",
+        "  `a` INT,",
+        "  `ts` TIMESTAMP(3) *ROWTIME*,",
+        "  `p` TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*",
+        ")",
+    ]
+    schema = table.get_schema()
+    assert (
+        schema.get_field_data_type("b") == schema.get_field_data_type(1)
+        and schema.get_field_data_type("x") is None
+    )

@@ -1,3 +1,4 @@
+# ruff: noqa: F822 - some names of __all__ come from expression_functions through __getattr__
 """The Table API's expressions, as ``pyflink.table.expressions`` (``col``, ``lit``, ``and_`` ...).
 
 An ``Expression`` is a tree the user builds (``col('k') + 1 > lit(3)``, ``col('x').max``);
@@ -1175,30 +1176,12 @@ def _atom(value: Any) -> Any:
     return ("id", id(value))
 
 
-from millstream.table.expression_functions import (  # noqa: E402 - they build on this module
-    array,
-    atan2,
-    call_sql,
-    current_database,
-    current_date,
-    current_time,
-    current_timestamp,
-    e,
-    json_string,
-    local_time,
-    local_timestamp,
-    log,
-    map_,
-    negative,
-    null_of,
-    pi,
-    rand,
-    rand_integer,
-    range_,
-    row,
-    to_date,
-    to_timestamp,
-    uuid,
-    with_columns,
-    without_columns,
-)
+def __getattr__(name: str) -> Any:
+    """The functions of ``expression_functions`` (``pi``, ``array``, ``with_columns`` ...) under
+    this module's name, as PyFlink's ``pyflink.table.expressions`` has them; imported when first
+    asked for (that module builds on this one)."""
+    from millstream.table import expression_functions
+
+    if name in expression_functions.__all__:
+        return getattr(expression_functions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

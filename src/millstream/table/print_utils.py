@@ -94,6 +94,7 @@ def print_schema(
     rowtime: int | None = None,
     watermark: str | None = None,
     proctime: int | None = None,
+    computed: dict[str, str] | None = None,
 ) -> str:
     """``Table.print_schema``'s text (without the final newline); ``rowtime``: the index of the
     event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression;
@@ -101,7 +102,8 @@ def print_schema(
     lines = []
     for i, (name, t) in enumerate(zip(names, types, strict=True)):
         marker = " *ROWTIME*" if i == rowtime else " *PROCTIME*" if i == proctime else ""
-        lines.append(f"  `{name}` {summary_string(t)}{marker}")
+        expression = f" AS {computed[name]}" if computed and name in computed else ""
+        lines.append(f"  `{name}` {summary_string(t)}{marker}{expression}")
     if watermark is not None and rowtime is not None:
         lines.append(f"  WATERMARK FOR `{names[rowtime]}`: {summary_string(types[rowtime])} AS {watermark}")
     columns = ",\n".join(lines)

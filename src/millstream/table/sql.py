@@ -236,6 +236,13 @@ def insert_plan(t_env: TableEnvironment, statement: str) -> Any:
     return _insert(t_env, tree)
 
 
+def flink_text(text: str) -> str:
+    """An SQL expression as Flink prints it in a schema (identifiers quoted)."""
+    tree, _ = _parse(f"SELECT {text}")
+    assert isinstance(tree, exp.Select)
+    return str(tree.expressions[0].sql(dialect=_DIALECT, identify=True))
+
+
 def parse_expression(text: str) -> Expression:
     """An SQL scalar expression (computed columns, watermark expressions)."""
     tree, _ = _parse(f"SELECT {text}")

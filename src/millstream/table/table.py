@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.table.expressions import Expression, col
 from millstream.table.planner import Filter, Limit, PlanNode, aggregate, project
-from millstream.table.print_utils import print_schema
+from millstream.table.print_utils import print_schema, summary_string
 from millstream.table.types import DataType
 
 if TYPE_CHECKING:
@@ -35,10 +35,29 @@ class ExplainDetail(enum.Enum):
 
 
 class TableSchema:
-    """The columns of a table: names and data types."""
+    """The columns of a table: names and data types (and, for ``str``, its time attributes,
+    and a catalog table's computed columns and watermark, printed as PyFlink prints them)."""
 
-    def __init__(self, names: list[str], types: list[DataType]) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        types: list[DataType],
+        rowtime: int | None = None,
+        proctime: int | None = None,
+        declared: dict[str, Any] | None = None,
+    ) -> None:
         self._names, self._types = list(names), list(types)
+        self._rowtime, self._proctime, self._declared = rowtime, proctime, declared or {}
+
+    def get_field_data_type(self, field: str | int) -> DataType | None:
+        """The data type of a column, by name or position (None when there is no such column)."""
+        if isinstance(field, int):
+            return self._types[field] if 0 <= field < len(self._types) else None
+        return self._types[self._names.index(field)] if field in self._names else None
+
+    def get_field_name(self, index: int) -> str | None:
+        """The name of the column at ``index``."""
+        return self._names[index] if 0 <= index < len(self._names) else None
 
     def get_field_names(self) -> list[str]:
         """The columns' names."""
@@ -53,7 +72,18 @@ class TableSchema:
         return len(self._names)
 
     def __str__(self) -> str:
-        return print_schema(self._names, self._types)
+        computed = self._declared.get("computed", {})
+        lines = ["root"]
+        for i, (name, data_type) in enumerate(zip(self._names, self._types, strict=True)):
+            marker = " *ROWTIME*" if i == self._rowtime else " *PROCTIME*" if i == self._proctime else ""
+            expression = f" AS {computed[name]}" if name in computed else ""
+            lines.append(f" |-- {name}: {summary_string(data_type)}{marker}{expression}")
+        watermark = self._declared.get("watermark")
+        if watermark is not None:
+            column, expression = watermark
+            column_type = summary_string(self._types[self._names.index(column)])
+            lines.append(f" |-- WATERMARK FOR {column}: {column_type} AS {expression}")
+        return "\n".join(lines) + "\n"
 
 
 def _expressions(fields: tuple[Any, ...], names: list[str] | None = None) -> list[Expression]:
@@ -84,12 +114,14 @@ class Table:
     def __init__(self, plan: PlanNode, t_env: TableEnvironment) -> None:
         self._plan = plan
         self._t_env = t_env
+        self._declared: dict[str, Any] = {}  # a catalog table's computed columns and watermark
 
     # -- columns -------------------------------------------------------------------------------------------
 
     def get_schema(self) -> TableSchema:
         """The table's columns."""
-        return TableSchema(self._plan.names, self._plan.types)
+        plan = self._plan
+        return TableSchema(plan.names, plan.types, plan.rowtime, plan.proctime, self._declared)
 
     def get_resolved_schema(self) -> TableSchema:
         """The table's columns (resolved)."""
@@ -97,8 +129,17 @@ class Table:
 
     def print_schema(self) -> None:
         """Print the columns as Flink does (``*ROWTIME*`` marks the event-time attribute)."""
+        plan, declared = self._plan, self._declared
+        watermark = declared.get("watermark")
         print(
-            print_schema(self._plan.names, self._plan.types, self._plan.rowtime, proctime=self._plan.proctime)
+            print_schema(
+                plan.names,
+                plan.types,
+                plan.rowtime,
+                watermark[1] if watermark is not None else None,
+                plan.proctime,
+                declared.get("computed"),
+            )
         )
 
     def __getattr__(self, name: str) -> Expression:

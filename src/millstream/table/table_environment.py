@@ -188,7 +188,9 @@ class TableEnvironment:
             context = _context(path, descriptor)
             node = find_table_factory(descriptor.connector).create_source(context)
             node.label = f"default_catalog, default_database, {path}"
-            return Table(apply_schema(node, context.schema), self)
+            table = Table(apply_schema(node, context.schema), self)
+            table._declared = declared_columns(context.schema)  # print_schema shows them as Flink does
+            return table
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
     def _insert(self, plan: PlanNode, path: str) -> TableResult:
@@ -560,6 +562,18 @@ def _context(path: str, descriptor: TableDescriptor) -> TableContext:
     return TableContext(path, schema, dict(descriptor.options), list(descriptor.partition_keys))
 
 
+def declared_columns(schema: Any) -> dict[str, Any]:
+    """A catalog table's computed columns (name -> expression) and watermark (column,
+    expression), in the text Flink prints them with (identifiers quoted: ```a` + 1``)."""
+    from millstream.table.sql import flink_text
+
+    declared: dict[str, Any] = {"computed": {name: flink_text(expr) for name, expr in schema.computed}}
+    if schema.watermark_spec is not None:
+        column, expression = schema.watermark_spec
+        declared["watermark"] = (column, flink_text(expression))
+    return declared
+
+
 def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
     """``node``'s physical columns arranged as ``schema`` declares them: declared physical
     columns (all of them if none is declared), computed columns, then the watermark."""
@@ -601,6 +615,7 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
         watermark_sql,
         watermark_delay_ms(watermark_sql, column),
         rowtime=index,
+        proctime=node.proctime,
     )
     if getattr(source, "supports_watermark_push_down", False):
         # Flink's SupportsWatermarkPushDown: the source generates watermarks per split (a Kafka
