@@ -240,3 +240,20 @@ def test_explain_marks_what_runs_columnar(tmp_path: Path) -> None:
             )
         else:
             assert "columnar" not in execution
+
+
+def test_a_null_rowtime_fails_on_both_paths(tmp_path: Path) -> None:
+    path = tmp_path / "nulls.json"
+    path.write_text(
+        '{"id": 1, "key": "a", "amount": 1, "ts": "2024-01-01 00:00:00.000"}\n{"id": 2, "key": "b", "amount": 2}\n'
+    )
+    for columnar in (True, False):
+        t_env = _environment(columnar)
+        t_env.execute_sql(_DDL.format(path=path))
+        with pytest.raises(Exception) as failure:  # the message is checked below
+            _changes(t_env, "SELECT id FROM events")
+        messages, cause = [], failure.value
+        while cause is not None:
+            messages.append(str(cause))
+            cause = cause.__cause__  # type: ignore[assignment]
+        assert any("RowTime field should not be null" in m for m in messages), messages

@@ -446,6 +446,11 @@ class _ColumnarReader(FileReader):
                 size = len(positions)
             else:  # the watermark: every row's rowtime and watermark value, before later filters
                 assert step.rowtime is not None
+                if columns[step.rowtime].null_count:  # as the row path's timestamp assigner
+                    raise ValueError(
+                        f"{self.current_file}: RowTime field should not be null, please convert it to a "
+                        "non-null long value."
+                    )
                 stamps = _millis(columns[step.rowtime])
                 marks = _millis(evaluate(step.expressions[0]))
                 positions = None
