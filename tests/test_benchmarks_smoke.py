@@ -105,3 +105,17 @@ def test_kafka_benchmark_runs_and_reads_every_record():
 def test_operations_benchmark_runs_both_kinds_of_window():
     out = _run("operations.py", "--parallelism", "1", "--windows", "4", "--window-s", "1", "--lines", "200")
     assert "watched/unwatched" in out and "p1: median watched/unwatched" in out
+
+
+def test_nexmark_sql_benchmark_runs_every_engine(tmp_path: object) -> None:
+    figures = os.path.join(str(tmp_path), "nexmark.json")
+    out = _run(
+        "nexmark_sql.py", "--events", "3000", "--parallelism", "1", "--query", "q0", "--query", "q5",
+        "--row-path", "--json", figures,
+    )  # fmt: skip
+    assert "q0 p=1: SQL" in out and "SQL / DuckDB" in out and "SQL / DataStream" in out
+    assert "q5 p=1: SQL" in out and "columnar / row path" in out
+    import json
+
+    with open(figures) as f:
+        assert [r["query"] for r in json.load(f)["results"]] == ["q0", "q5"]
