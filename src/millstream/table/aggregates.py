@@ -109,30 +109,40 @@ class _Filtered(Accumulator):
         return self.inner.result(acc)
 
 
-class _Distinct(Accumulator):
-    """``agg(DISTINCT x)``: each value with how many rows hold it (Flink keeps a MapView of the
-    same); the result is the inner aggregate over the distinct values, so a value retracted
-    from every row leaves it."""
+class _ValueCounts(Accumulator):
+    """An accumulator of values with the number of rows holding each (Flink's MapView of the
+    same); a value retracted from every row leaves. ``keep_nulls``: NULL is a value too."""
 
-    def __init__(self, inner: Accumulator) -> None:
-        self.inner = inner
+    keep_nulls = False
 
     def create(self) -> Any:
         return Counter()
 
     def add(self, acc: Any, value: Any) -> Any:
-        acc[value] += 1
+        if value is not None or self.keep_nulls:
+            acc[value] += 1
         return acc
 
     def retract(self, acc: Any, value: Any) -> Any:
-        acc[value] -= 1
-        if acc[value] <= 0:
-            del acc[value]
+        if value is not None or self.keep_nulls:
+            acc[value] -= 1
+            if acc[value] <= 0:
+                del acc[value]
         return acc
 
     def merge(self, acc: Any, other: Any) -> Any:
         acc.update(other)
         return acc
+
+
+class _Distinct(_ValueCounts):
+    """``agg(DISTINCT x)``: the inner aggregate over the distinct values (NULL among them:
+    the inner aggregate skips it as it always does)."""
+
+    keep_nulls = True
+
+    def __init__(self, inner: Accumulator) -> None:
+        self.inner = inner
 
     def result(self, acc: Any) -> Any:
         inner = self.inner
@@ -241,30 +251,11 @@ class _Extreme(Accumulator):
         return acc
 
 
-class _RetractingExtreme(Accumulator):
+class _RetractingExtreme(_ValueCounts):
     """MIN / MAX of an updating input: the values with their counts (Flink's MapView)."""
 
     def __init__(self, pick: Callable[..., Any]) -> None:
         self.pick = pick
-
-    def create(self) -> Any:
-        return Counter()
-
-    def add(self, acc: Any, value: Any) -> Any:
-        if value is not None:
-            acc[value] += 1
-        return acc
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        if value is not None:
-            acc[value] -= 1
-            if acc[value] <= 0:
-                del acc[value]
-        return acc
-
-    def merge(self, acc: Any, other: Any) -> Any:
-        acc.update(other)
-        return acc
 
     def result(self, acc: Any) -> Any:
         return self.pick(acc) if acc else None
