@@ -121,10 +121,18 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     client = _start_job(tmp, "rest reads", fail_once=True)
     try:
         started = Api(client)
-        started.wait_for(  # its TaskManager processes start and register: however long that takes
+        # the job fails once (element 50) and restarts: wait for that, then for every task to
+        # run again, however long a loaded machine takes (its tasks may all run before the
+        # failure, and the job be RESTARTING when a test looks)
+        started.wait_for(
+            f"/jobs/{started.job_id}/exceptions",
+            lambda body: body["exceptionHistory"]["entries"],
+            "the job's planned failure never happened",
+        )
+        started.wait_for(
             f"/jobs/{started.job_id}",
-            lambda job: all(v["status"] == "RUNNING" for v in job["vertices"]),
-            "the job's tasks never all ran",
+            lambda job: job["state"] == "RUNNING" and all(v["status"] == "RUNNING" for v in job["vertices"]),
+            "the job's tasks never all ran after its restart",
         )
         yield started
     finally:
