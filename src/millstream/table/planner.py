@@ -60,6 +60,10 @@ class PlanNode:
     updating: bool = False  # produces retractions (-U / -D)
     rowtime: int | None = field(default=None, kw_only=True)  # the event-time attribute column
     proctime: int | None = field(default=None, kw_only=True)  # the processing-time attribute column
+    # window_start and window_end of a window aggregation or window TVF, still marked as the
+    # window after projections: a GROUP BY on both is a window aggregation too (Flink's
+    # window property propagation), emitting each group once, when its window ends
+    window: tuple[int, int] | None = field(default=None, kw_only=True)
     label: str = field(default="", kw_only=True)  # a source's table name in explain output
 
     def translate(self, env: Any) -> Any:
@@ -133,10 +137,18 @@ class Aggregate(PlanNode):
     batch: bool = False
     key_expressions: list[Expression] | None = None  # the same keys and call arguments, as expressions
     argument_expressions: list[Expression] | None = None
+    attached: tuple[int, int] | None = None  # keys that are the input's window_start / window_end
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
         keys = self.keys
+        if self.attached is not None:  # a window aggregation over the window the rows carry
+            from millstream.table.window_agg import AttachedWindowAggregate
+
+            root = self.types[self.attached[1]].root
+            attached = AttachedWindowAggregate(self.calls, self.attached[1], root)
+            stream = self.input.translate(env)
+            return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(attached)
         function = GroupAggregateFunction(
             self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
         )
@@ -434,6 +446,14 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
     elif node.proctime is not None:
         proctime_name = node.names[node.proctime]
         proctime = next((i for i, e in enumerate(expressions) if referenced_column(e) == proctime_name), None)
+    window = None
+    if node.window is not None:
+        positions = [
+            next((i for i, e in enumerate(expressions) if referenced_column(e) == node.names[w]), None)
+            for w in node.window
+        ]
+        if None not in positions:
+            window = (positions[0], positions[1])
     return Project(
         names,
         [c.data_type for c in compiled],
@@ -443,6 +463,7 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
         list(expressions),
         rowtime=rowtime,
         proctime=proctime,
+        window=window,  # type: ignore[arg-type]
     )
 
 
@@ -514,18 +535,34 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     removed = _aggregate_removed(node, keys, key_compiled, key_names, selected, slot_names, slot_types)
     if removed is not None:
         return project(removed, selected, expr_names(selected))
+    attached = _attached_window(node, keys, batch)
     grouped = Aggregate(
         key_names + slot_names,
         [c.data_type for c in key_compiled] + slot_types,
-        not batch,
+        not batch and attached is None,
         node,
         [c.fn for c in key_compiled],
         call_specs,
         batch,
         list(keys),
         [c.operand for c in distinct_calls(selected)],
+        attached,
+        window=attached,
     )
     return project(grouped, selected, expr_names(selected))
+
+
+def _attached_window(node: PlanNode, keys: list[Expression], batch: bool) -> tuple[int, int] | None:
+    """The positions among ``keys`` of the input's window_start and window_end, when a
+    streaming GROUP BY has both (and the input is insert-only): then it aggregates per window,
+    as Flink's planner makes it a window aggregation, instead of an updating one."""
+    if batch or node.window is None or node.updating:
+        return None
+    names = [referenced_column(k) for k in keys]
+    start, end = (node.names[w] for w in node.window)
+    if start in names and end in names:
+        return names.index(start), names.index(end)
+    return None
 
 
 def unique_columns(node: PlanNode) -> set[str] | None:

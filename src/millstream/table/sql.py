@@ -494,7 +494,16 @@ def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _
             f"{plan.types[time_column]!r}"
         )
     names, types = tvf_columns(plan, time_column)
-    node = WindowTVF(names, types, False, plan, spec, time_column, rowtime=len(names) - 1)
+    node = WindowTVF(
+        names,
+        types,
+        False,
+        plan,
+        spec,
+        time_column,
+        rowtime=len(names) - 1,
+        window=(len(names) - 3, len(names) - 2),
+    )
     return Table(node, t_env), _Windowed(table, spec, time_column)
 
 

@@ -199,6 +199,7 @@ class Table:
             predicate,
             rowtime=plan.rowtime,
             proctime=plan.proctime,
+            window=plan.window,
         )
         return self._with(node)
 

@@ -522,6 +522,48 @@ class _ProcessingTimeSlices(_SlicingAggregate):
         return out
 
 
+class AttachedWindowAggregate(KeyedProcessFunction):
+    """Aggregation per group of a GROUP BY that has the input's window_start and window_end
+    among its keys (the window is attached to the rows): each group is emitted once, when the
+    watermark passes its window's end; rows of a window already emitted are late (dropped)."""
+
+    def __init__(self, calls: CallSpecs, end_key: int, root: str) -> None:
+        self.calls, self.end_key, self.root = calls, end_key, root
+
+    def open(self, runtime_context: Any) -> None:
+        self.accumulators = [
+            f if not isinstance(f, str) else accumulator_for(f, t, False) for f, _, t in self.calls
+        ]
+        self.arguments = [fn for _, fn, _ in self.calls]
+        self.state = runtime_context.get_state(ValueStateDescriptor("window-group", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        end = ctx.get_current_key()[self.end_key]
+        if end is None:
+            return None
+        fire = to_epoch_millis(end, self.root) - 1
+        timers = ctx.timer_service()
+        if fire <= timers.current_watermark():
+            return None  # its window has been emitted: late
+        held = self.state.value()
+        if held is None:
+            held = [a.create() for a in self.accumulators]
+            timers.register_event_time_timer(fire)
+        row = value[1]
+        for i, (acc, argument) in enumerate(zip(self.accumulators, self.arguments, strict=True)):
+            held[i] = acc.add(held[i], argument(row))
+        self.state.update(held)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        held = self.state.value()
+        self.state.clear()
+        if held is None:
+            return None
+        results = tuple(a.result(acc) for a, acc in zip(self.accumulators, held, strict=True))
+        return [(INSERT, tuple(ctx.get_current_key()) + results)]
+
+
 class _SessionAggregate(_WindowFunctionBase):
     """SESSION windows of each key: sessions [start, end) merge when they touch."""
 
@@ -629,5 +671,6 @@ def window_aggregate(
         rowtime=None if processing else len(names) - 1,
         proctime=len(names) - 1 if processing else None,
         processing_time=processing,
+        window=(len(names) - 3, len(names) - 2),
     )
     return project(grouped, selected, expr_names(selected))
