@@ -7,6 +7,7 @@ LATERAL TABLE(...) ON TRUE (a table function named like a built-in, ``explode``)
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,40 @@ def test_unnest_and_left_lateral_join(capsys: pytest.CaptureFixture[str]) -> Non
     ]
     with pytest.raises(ValueError, match="ON TRUE only"):
         t_env.sql_query("SELECT id FROM orders LEFT JOIN LATERAL TABLE(explode(tags)) AS T(tag) ON id > 1")
+
+
+def test_create_function_language_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PyFlink's ``CREATE TEMPORARY FUNCTION f AS 'module.udf' LANGUAGE PYTHON``: the udf
+    object is imported by its qualified name (here from a module on the path, which the
+    TaskManagers inherit), then callable from SQL; DROP FUNCTION forgets it."""
+    import os
+
+    (tmp_path / "shop_udfs.py").write_text(
+        "from millstream.table import DataTypes\n"
+        "from millstream.table.udf import udf\n\n"
+        "@udf(result_type=DataTypes.BIGINT())\n"
+        "def doubled(x):\n"
+        "    return None if x is None else 2 * x\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    t_env = _environment()
+    t_env.execute_sql("CREATE TEMPORARY SYSTEM FUNCTION doubled AS 'shop_udfs.doubled' LANGUAGE PYTHON")
+    t_env.execute_sql(
+        "CREATE TEMPORARY FUNCTION IF NOT EXISTS doubled AS 'shop_udfs.doubled' LANGUAGE PYTHON"
+    )
+    assert _printed(t_env, "SELECT id, doubled(amount) AS d FROM orders WHERE id < 4", capsys)[1:] == [
+        ["1", "20"],
+        ["2", "20"],
+        ["3", "10"],
+    ]
+    with pytest.raises(ValueError, match="only LANGUAGE PYTHON"):
+        t_env.execute_sql("CREATE FUNCTION j AS 'com.example.Udf'")
+    with pytest.raises(ValueError, match=r"cannot import 'shop_udfs\.nothing'"):
+        t_env.execute_sql("CREATE FUNCTION n AS 'shop_udfs.nothing' LANGUAGE PYTHON")
+    t_env.execute_sql("DROP TEMPORARY SYSTEM FUNCTION doubled")
+    t_env.execute_sql("DROP FUNCTION IF EXISTS doubled")
+    with pytest.raises(ValueError, match="No match found for function signature doubled"):
+        t_env.sql_query("SELECT doubled(amount) FROM orders")

@@ -284,6 +284,10 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     explain = _EXPLAIN.match(statement)
     if explain is not None:
         return TableResult.raw(_explain(t_env, explain))
+    function = _CREATE_FUNCTION.match(statement) or _DROP_FUNCTION.match(statement)
+    if function is not None:
+        _function_statement(t_env, function)
+        return TableResult.ok()
     tree, watermarks = _parse(statement)
     if isinstance(tree, exp.Select):
         return _select(t_env, tree).execute()
@@ -345,6 +349,48 @@ def _drop(t_env: TableEnvironment, tree: exp.Drop) -> None:
         if not dropped and not tree.args.get("exists"):
             identifier = f"default_catalog.default_database.{target.name}"
             raise SqlError(f"{kind.capitalize()} with identifier '{identifier}' does not exist.")
+
+
+_CREATE_FUNCTION = re.compile(
+    r"\s*CREATE\s+(?:TEMPORARY\s+(?:SYSTEM\s+)?)?FUNCTION\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?"
+    r"(?P<name>[\w.`]+)\s+AS\s+'(?P<identifier>[^']+)'(?:\s+LANGUAGE\s+(?P<language>\w+))?\s*;?\s*$",
+    re.IGNORECASE,
+)
+_DROP_FUNCTION = re.compile(
+    r"\s*DROP\s+(?:TEMPORARY\s+(?:SYSTEM\s+)?)?FUNCTION\s+(?P<exists>IF\s+EXISTS\s+)?"
+    r"(?P<name>[\w.`]+)\s*;?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _function_statement(t_env: TableEnvironment, match: re.Match[str]) -> None:
+    """``CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] f AS 'module.udf' LANGUAGE
+    PYTHON`` (the udf, udtf or udaf object of that module, imported as PyFlink imports it) and
+    ``DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] f``."""
+    import importlib
+
+    from millstream.table.udf import _REGISTERED
+
+    name = match.group("name").replace("`", "").split(".")[-1]
+    if "identifier" not in match.groupdict():  # DROP
+        if not t_env.drop_temporary_function(name) and not match.group("exists"):
+            raise SqlError(f"Function '{name}' does not exist (DROP FUNCTION IF EXISTS ignores it)")
+        return
+    language = (match.group("language") or "JAVA").upper()
+    if language != "PYTHON":
+        raise SqlError(
+            f"CREATE FUNCTION {name} is LANGUAGE {language}: only LANGUAGE PYTHON functions run here (no JVM)"
+        )
+    if name.lower() in _REGISTERED:
+        if match.group("exists"):
+            return
+        raise SqlError(f"Could not register function '{name}': a function of that name already exists")
+    module_name, _, attribute = match.group("identifier").rpartition(".")
+    try:
+        function = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise SqlError(f"CREATE FUNCTION {name}: cannot import '{match.group('identifier')}': {err}") from err
+    t_env.create_temporary_function(name, function)
 
 
 _EXPLAIN = re.compile(

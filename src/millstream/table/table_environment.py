@@ -246,6 +246,16 @@ class TableEnvironment:
         """Register a function under ``name`` (as create_temporary_function)."""
         self.create_temporary_function(name, function)
 
+    def drop_temporary_function(self, path: str) -> bool:
+        """Forget a function registered with create_temporary_function; whether it existed."""
+        from millstream.table.udf import unregister_function
+
+        return unregister_function(path)
+
+    def drop_temporary_system_function(self, name: str) -> bool:
+        """Forget a function registered with create_temporary_system_function."""
+        return self.drop_temporary_function(name)
+
     def create_java_temporary_function(self, path: str, function_class_name: str) -> None:
         """Java functions cannot run here."""
         raise ValueError(f"Java functions are not supported (no JVM): {function_class_name}")

@@ -46,6 +46,11 @@ def register_function(name: str, function: Any) -> None:
     _REGISTERED[name.lower()] = function
 
 
+def unregister_function(name: str) -> bool:
+    """Forget the function registered as ``name``; whether there was one."""
+    return _REGISTERED.pop(name.lower(), None) is not None
+
+
 def registered_function(name: str) -> Any:
     """The function registered as ``name`` (any case)."""
     function = _REGISTERED.get(name.lower())
