@@ -481,8 +481,8 @@ def _as_array(value: Any, size: int) -> Any:
 
     if isinstance(value, pa.ChunkedArray):
         return value.combine_chunks()
-    if isinstance(value, pa.Scalar):
-        return pa.array([value.as_py()] * size, type=value.type)
+    if isinstance(value, pa.Scalar):  # a constant: repeated without a Python list
+        return pa.repeat(value, size)
     return value
 
 
