@@ -19,9 +19,18 @@ from typing import Any
 
 import cloudpickle
 
-__all__ = ["dumps_user_code", "subscript_as_itemgetter"]
+__all__ = ["ElementError", "dumps_user_code", "subscript_as_itemgetter"]
 
 _DYNAMIC = "<dynamic-code>"
+
+
+class ElementError(Exception):
+    """A function of a whole batch failed on one element: ``offset`` is its index in the
+    batch, the user's exception the ``__cause__``. The operator names that record."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"failed at element {offset} of the batch")
+        self.offset = offset
 
 
 def _code_in_file(code: types.CodeType, filename: str) -> types.CodeType:

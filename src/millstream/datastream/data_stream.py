@@ -228,10 +228,13 @@ class DataStream:
         spec = FlatMapSpec(fn, method)
         return self._one_input("FlatMap", spec, output_type, self._keyed_selector())
 
-    def _map_batches(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
+    def _map_batches(
+        self, func: Any, output_type: TypeInformation | None = None, method: str | None = None
+    ) -> DataStream:
         """millstream-internal: ``func(values) -> (outputs, kept indexes or None)`` over each
-        batch of elements (vectorized operators such as the Table API's Calc)."""
-        spec = BatchMapSpec(func, None)
+        batch of elements (vectorized operators such as the Table API's Calc). With ``method``
+        (``"__call__"``) the task calls ``func.open(runtime_context)`` and ``func.close()``."""
+        spec = BatchMapSpec(func, method)
         return self._one_input("Calc", spec, output_type, self._keyed_selector())
 
     def filter(self, func: Any) -> DataStream:

@@ -35,6 +35,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "millstream.table.table_descriptor": ("FormatDescriptor", "TableDescriptor"),
         "millstream.table.udf": (
             "AggregateFunction",
+            "AsyncScalarFunction",
             "FunctionContext",
             "ScalarFunction",
             "TableAggregateFunction",
@@ -73,6 +74,7 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.table.types import DataTypes as DataTypes
     from millstream.table.types import RowType as RowType
     from millstream.table.udf import AggregateFunction as AggregateFunction
+    from millstream.table.udf import AsyncScalarFunction as AsyncScalarFunction
     from millstream.table.udf import FunctionContext as FunctionContext
     from millstream.table.udf import ScalarFunction as ScalarFunction
     from millstream.table.udf import TableAggregateFunction as TableAggregateFunction

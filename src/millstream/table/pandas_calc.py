@@ -1,4 +1,5 @@
-"""Vectorized Python scalar functions (``udf(..., func_type="pandas")``) in a Calc.
+"""Vectorized Python scalar functions (``udf(..., func_type="pandas")``) and async scalar
+functions (``async_calc.py``) in a Calc: calls evaluated once per chunk of rows.
 
 Flink runs a Calc whose expressions call pandas UDFs in its Arrow Python operator: the
 arguments of up to ``python.fn-execution.arrow.batch.size`` rows (default 1000) go to the
@@ -8,10 +9,11 @@ NaN), and the Series it returns (of the same length) comes back through
 ``pa.Array.from_pandas(s, mask=s.isnull(), type=t)``. The same happens here over each batch of
 rows the operator receives:
 
-1. a condition without pandas calls filters the batch first (row-at-a-time generated code);
-2. every pandas call is evaluated once per chunk of rows, innermost calls first; its result
-   becomes an extra column of the rows (``$pandas0``, ``$pandas1`` ...);
-3. the condition (if it has pandas calls) and the projection run as generated code over the
+1. a condition without pandas (or async) calls filters the batch first (row-at-a-time
+   generated code), so the functions see only the rows kept;
+2. every pandas or async call is evaluated once per chunk of rows, innermost calls first; its
+   result becomes an extra column of the rows (``$batched0``, ``$batched1`` ...);
+3. the condition (if it has such calls) and the projection run as generated code over the
    rows with those columns, the calls replaced by references to them.
 
 A pandas call anywhere else (an aggregate's argument, a join condition) is evaluated with
@@ -24,12 +26,14 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common.user_code import ElementError
+from millstream.table.async_calc import AsyncColumn, AsyncOptions, CallFailed, is_async_call
 from millstream.table.codegen import calc_function
 from millstream.table.expressions import _Column, children, replaced
 from millstream.table.types import DataType, RowType
-from millstream.table.udf import _PandasScalar, _ScalarCall
+from millstream.table.udf import FunctionContext, _PandasScalar, _ScalarCall
 
-__all__ = ["PandasCalc", "evaluate_one_row", "has_pandas_call", "series_of"]
+__all__ = ["BatchedCallCalc", "bound_calls", "evaluate_one_row", "has_batched_call", "series_of"]
 
 DEFAULT_ARROW_BATCH_SIZE = 1000  # Flink's python.fn-execution.arrow.batch.size
 
@@ -38,9 +42,28 @@ def _is_pandas_call(expression: Any) -> bool:
     return type(expression) is _ScalarCall and isinstance(expression.wrapper._function, _PandasScalar)
 
 
-def has_pandas_call(expression: Any) -> bool:
-    """Whether ``expression`` calls a pandas scalar function anywhere."""
-    return _is_pandas_call(expression) or any(has_pandas_call(c) for c in children(expression))
+def bound_calls(expression: Any) -> Any:
+    """``expression`` with its calls of functions registered by name (SQL's ``f(x)``) bound
+    to the function, so that pandas and async calls are seen as such."""
+    from millstream.table.expressions import _NamedCall
+    from millstream.table.udf import UserDefinedScalarFunctionWrapper, registered_function
+
+    def bind(node: Any) -> Any:
+        if type(node) is not _NamedCall:
+            return None
+        function = registered_function(node.function_name)
+        return function(*node.args) if isinstance(function, UserDefinedScalarFunctionWrapper) else None
+
+    return replaced(expression, bind)
+
+
+def _is_batched_call(expression: Any) -> bool:
+    return _is_pandas_call(expression) or is_async_call(expression)
+
+
+def has_batched_call(expression: Any) -> bool:
+    """Whether ``expression`` calls a pandas or an async scalar function anywhere."""
+    return _is_batched_call(expression) or any(has_batched_call(c) for c in children(expression))
 
 
 class _PandasColumn:
@@ -151,9 +174,10 @@ def evaluate_one_row(
     return _values(result, result_type)[0]
 
 
-class PandasCalc:
-    """``fn(values) -> (outputs, kept)`` for the batch operator: a Calc calling pandas UDFs,
-    each call evaluated once per chunk of at most ``batch_size`` rows."""
+class BatchedCallCalc:
+    """``fn(values) -> (outputs, kept)`` for the batch operator: a Calc calling pandas or
+    async UDFs, each call evaluated once per chunk of at most ``batch_size`` rows. The task
+    calls ``open`` and ``close`` (the async functions' own, and their event loop)."""
 
     def __init__(
         self,
@@ -162,22 +186,27 @@ class PandasCalc:
         condition: Any | None,
         projection: list[Any] | None,
         batch_size: int = DEFAULT_ARROW_BATCH_SIZE,
+        async_options: AsyncOptions | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"python.fn-execution.arrow.batch.size must be positive, got {batch_size}")
         self.batch_size = batch_size
         names, types = list(names), list(types)
-        pre_filter = condition is not None and not has_pandas_call(condition)
-        # a condition without pandas calls filters first, so the functions see only kept rows
+        pre_filter = condition is not None and not has_batched_call(condition)
+        # a condition without such calls filters first, so the functions see only kept rows
         self._filter = calc_function(names, types, condition, None) if pre_filter else None
-        self.columns: list[_PandasColumn] = []
+        self.columns: list[_PandasColumn | AsyncColumn] = []
         extended_names, extended_types = list(names), list(types)
 
         def extract(node: Any) -> Any:
-            if not _is_pandas_call(node):
+            if not _is_batched_call(node):
                 return None
-            column = _PandasColumn(node, extended_names, extended_types)
-            name = f"$pandas{len(self.columns)}"
+            column: _PandasColumn | AsyncColumn
+            if _is_pandas_call(node):
+                column = _PandasColumn(node, extended_names, extended_types)
+            else:
+                column = AsyncColumn(node, extended_names, extended_types, async_options or AsyncOptions())
+            name = f"$batched{len(self.columns)}"
             self.columns.append(column)
             extended_names.append(name)
             extended_types.append(column.result_type)
@@ -186,6 +215,18 @@ class PandasCalc:
         late_condition = None if pre_filter or condition is None else replaced(condition, extract)
         late_projection = None if projection is None else [replaced(p, extract) for p in projection]
         self._calc = calc_function(extended_names, extended_types, late_condition, late_projection)
+
+    def open(self, runtime_context: Any) -> None:
+        """Open the async functions (each on its own event loop)."""
+        for column in self.columns:
+            if isinstance(column, AsyncColumn):
+                column.open(FunctionContext())
+
+    def close(self) -> None:
+        """Close the async functions."""
+        for column in self.columns:
+            if isinstance(column, AsyncColumn):
+                column.close()
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:
         kept: list[int] | None = None
@@ -204,7 +245,11 @@ class PandasCalc:
             chunk = values[start : start + step]
             rows = [change[1] for change in chunk]
             for column in self.columns:
-                results = column.evaluate(rows)
+                try:
+                    results = column.evaluate(rows)
+                except CallFailed as failed:  # name the row whose call failed
+                    offset = start + failed.offset
+                    raise ElementError(kept[offset] if kept is not None else offset) from failed.__cause__
                 rows = [r + (v,) for r, v in zip(rows, results, strict=True)]
             for offset, (change, row) in enumerate(zip(chunk, rows, strict=True)):
                 produced = calc((change[0], row))

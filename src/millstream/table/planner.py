@@ -29,6 +29,7 @@ from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for, to_float32
 from millstream.table.expressions import AggregateCall, Expression
+from millstream.table.table_options import ARROW_BATCH_SIZE, COLUMNAR_ENABLED, option_value
 from millstream.table.timestamps import from_epoch_millis
 from millstream.table.types import DataType
 
@@ -192,17 +193,19 @@ def calc_stream(
 ) -> Any:
     """``source``'s rows filtered by ``condition`` and projected to ``projection``: vectorized on
     Arrow batches when every expression has an Arrow equal, else generated row-at-a-time code."""
+    from millstream.table.async_calc import AsyncOptions
     from millstream.table.codegen import calc_function
-    from millstream.table.pandas_calc import DEFAULT_ARROW_BATCH_SIZE, PandasCalc, has_pandas_call
+    from millstream.table.pandas_calc import BatchedCallCalc, bound_calls, has_batched_call
     from millstream.table.vectorized import VectorizedCalc, vectorizable
 
     names, types = list(source.names), list(source.types)
     expressions = ([condition] if condition is not None else []) + list(projection or [])
-    if any(has_pandas_call(e) for e in expressions):
-        config = getattr(env, "_table_config", None)
-        size = config.get("python.fn-execution.arrow.batch.size", None) if config is not None else None
-        pandas_calc = PandasCalc(names, types, condition, projection, int(size or DEFAULT_ARROW_BATCH_SIZE))
-        return source.translate(env)._map_batches(pandas_calc)
+    if any(has_batched_call(bound_calls(e)) for e in expressions):  # pandas or async UDFs: per chunk of rows
+        condition = None if condition is None else bound_calls(condition)
+        projection = None if projection is None else [bound_calls(p) for p in projection]
+        size = option_value(env, ARROW_BATCH_SIZE)
+        batched = BatchedCallCalc(names, types, condition, projection, size, AsyncOptions.of(env))
+        return source.translate(env)._map_batches(batched, method="__call__")
     calc = calc_function(names, types, condition, projection)
     if all(vectorizable(e, names, types) for e in expressions):
         return source.translate(env)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
@@ -212,9 +215,7 @@ def calc_stream(
 def columnar_enabled(env: Any) -> bool:
     """``table.exec.columnar.enabled`` (default true): scans and the Calcs above them may run on
     Arrow batches (``columnar_scan``); false keeps every row a Python tuple from the source on."""
-    config = getattr(env, "_table_config", None)
-    value = config.get("table.exec.columnar.enabled", None) if config is not None else None
-    return value is None or str(value).lower() != "false"
+    return option_value(env, COLUMNAR_ENABLED)
 
 
 def columnar_scan(node: PlanNode, env: Any) -> Any:

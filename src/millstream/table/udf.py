@@ -11,6 +11,7 @@ once per task before the first call.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -20,10 +21,12 @@ from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = [
     "AggregateFunction",
+    "AsyncScalarFunction",
     "FunctionContext",
     "ScalarFunction",
     "TableAggregateFunction",
     "TableFunction",
+    "UserDefinedAsyncScalarFunctionWrapper",
     "UserDefinedScalarFunctionWrapper",
     "UserDefinedTableFunctionWrapper",
     "register_function",
@@ -80,6 +83,22 @@ class ScalarFunction:
         """After the last call."""
 
     def eval(self, *args: Any) -> Any:
+        """The value for the arguments."""
+        raise NotImplementedError
+
+
+class AsyncScalarFunction:
+    """A scalar function whose ``eval(*args)`` is a coroutine (``async def``): a Calc calls it
+    for many rows at once, at most ``table.exec.async-scalar.max-concurrent-operations`` in
+    flight, and emits the results in the rows' order (``async_calc.py``)."""
+
+    def open(self, function_context: FunctionContext) -> None:
+        """Before the first call."""
+
+    def close(self) -> None:
+        """After the last call."""
+
+    async def eval(self, *args: Any) -> Any:
         """The value for the arguments."""
         raise NotImplementedError
 
@@ -154,6 +173,11 @@ class UserDefinedScalarFunctionWrapper:
         return "pandas" if isinstance(self._function, _PandasScalar) else "general"
 
 
+class UserDefinedAsyncScalarFunctionWrapper(UserDefinedScalarFunctionWrapper):
+    """An async scalar function (an ``AsyncScalarFunction`` or an ``async def``) with its
+    result type."""
+
+
 class _ScalarCall(Expression):
     def __init__(self, wrapper: UserDefinedScalarFunctionWrapper, args: list[Expression]) -> None:
         self.wrapper, self.args = wrapper, args
@@ -168,6 +192,11 @@ class _ScalarCall(Expression):
         compiled = [a.resolve(names, types) for a in self.args]
         fns = [c.fn for c in compiled]
         function = self.wrapper._function
+        if isinstance(self.wrapper, UserDefinedAsyncScalarFunctionWrapper):  # a Calc runs it on batches
+            from millstream.table.async_calc import one_row_evaluator
+
+            awaited = one_row_evaluator(self.wrapper)
+            return Compiled(lambda row: awaited(tuple(f(row) for f in fns)), self.wrapper.result_type, None)
         if isinstance(function, _PandasScalar):  # Series of one row (a Calc runs it on batches)
             from millstream.table.pandas_calc import evaluate_one_row
 
@@ -264,6 +293,13 @@ def udf(
         )
     if result_type is None:
         raise ValueError("udf needs its result_type")
+    if isinstance(f, AsyncScalarFunction) or inspect.iscoroutinefunction(f):
+        if func_type == "pandas":
+            raise ValueError(
+                "Async scalar functions do not support pandas func_type. "
+                "Please use func_type='general' (default) for async functions."
+            )
+        return UserDefinedAsyncScalarFunctionWrapper(f, _type(result_type), name)
     if func_type == "pandas":
         f = _PandasScalar(f, _input_types(input_types))
     return UserDefinedScalarFunctionWrapper(f, _type(result_type), name)

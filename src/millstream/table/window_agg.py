@@ -30,6 +30,7 @@ from millstream.datastream import KeyedProcessFunction, ProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
 from millstream.table.planner import INSERT, PlanNode
+from millstream.table.table_options import AGG_PHASE_STRATEGY, option_value
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
 
@@ -309,9 +310,7 @@ def two_phase(env: Any, calls: CallSpecs) -> bool:
     """Whether a window aggregation runs in two phases: ``table.optimizer.agg-phase-strategy``
     AUTO (the default) or TWO_PHASE, and every aggregate a built-in one (their accumulators
     merge; a Python UDAF's ``merge`` is optional)."""
-    config = getattr(env, "_table_config", None)
-    strategy = config.get("table.optimizer.agg-phase-strategy", None) if config is not None else None
-    if str(strategy or "AUTO").upper() == "ONE_PHASE":
+    if option_value(env, AGG_PHASE_STRATEGY) == "ONE_PHASE":
         return False
     return all(isinstance(f, str) for f, _, _ in calls)
 

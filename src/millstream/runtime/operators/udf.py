@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import chain
 from typing import Any
 
+from millstream.common.user_code import ElementError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 
 __all__ = ["StreamBatchMap", "StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator", "failed_at"]
@@ -77,6 +78,8 @@ class StreamBatchMap(UdfOperator):
         """The batch's outputs, each with the timestamp of the input it comes from."""
         try:
             out, kept = self._fn(values)
+        except ElementError as err:  # the function says which element failed
+            raise self.error(err.offset, values) from err.__cause__
         except Exception as err:
             raise self.error(0, values) from err
         self.records_in += len(values)
