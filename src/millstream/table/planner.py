@@ -28,6 +28,7 @@ from millstream.common.types import Row
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for, to_float32
+from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.expressions import AggregateCall, Expression
 from millstream.table.table_options import ARROW_BATCH_SIZE, COLUMNAR_ENABLED, option_value
 from millstream.table.timestamps import from_epoch_millis
@@ -149,7 +150,9 @@ class Aggregate(PlanNode):
             root = self.types[self.attached[1]].root
             attached = AttachedWindowAggregate(self.calls, self.attached[1], root)
             stream = self.input.translate(env)
-            return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(attached)
+            others = [i for i in range(len(keys)) if i not in self.attached]  # Flink's window agg key
+            key_type = BinaryRowKeyType.of(self.types[: len(keys)], others)
+            return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(attached)
         function = GroupAggregateFunction(
             self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
         )
@@ -167,7 +170,8 @@ class Aggregate(PlanNode):
             # buffers each bundle by key and emits once per key at the bundle's end
             function.key_group_size, function.key_group_latency_ms = python_bundle(env)
         stream = self.input.translate(env)
-        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+        key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
+        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
 
 
 @dataclass
@@ -740,7 +744,8 @@ class ChangelogNormalize(PlanNode):
         function = _NormalizeFunction()
         function.ttl_ms = state_ttl_ms(env)
         stream = self.input.translate(env)
-        return stream.key_by(lambda kv: tuple([kv[1][i] for i in indexes])).process(function)
+        key_type = BinaryRowKeyType.of([self.input.types[i] for i in indexes])
+        return stream.key_by(lambda kv: tuple([kv[1][i] for i in indexes]), key_type).process(function)
 
 
 class _NormalizeFunction(KeyedProcessFunction):

@@ -29,6 +29,7 @@ from typing import Any
 from millstream.datastream import KeyedProcessFunction, ProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
+from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.planner import INSERT, PlanNode
 from millstream.table.table_options import AGG_PHASE_STRATEGY, option_value
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
@@ -285,25 +286,26 @@ class WindowAggregate(PlanNode):
         keys = self.keys
         root = self.input.types[self.time_column].root
         stream = self.input.translate(env)
+        key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
         if self.processing_time:
             if self.spec.kind == "SESSION":
                 raise ValueError("SESSION windows over a processing-time attribute are not supported yet")
             clocked = _ProcessingTimeSlices(self.spec, self.time_column, root, self.calls)
-            return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(clocked)
+            return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(clocked)
         if self.spec.kind != "SESSION" and two_phase(env, self.calls):
             # Flink's local-global window aggregation: each subtask folds its batch into
             # per-(key, slice) accumulators, the keyed operator merges them
             local = _LocalSlices(self.spec, self.time_column, root, self.calls, keys)
             return (
                 stream._map_batches(local)
-                .key_by(_partial_key)
+                .key_by(_partial_key, key_type)
                 .process(_SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True))
             )
         if self.spec.kind == "SESSION":
             function: KeyedProcessFunction = _SessionAggregate(self.spec, self.time_column, root, self.calls)
         else:
             function = _SlicingAggregate(self.spec, self.time_column, root, self.calls)
-        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
 
 
 def two_phase(env: Any, calls: CallSpecs) -> bool:

@@ -37,8 +37,14 @@ def flink_key_hash(key: Any, key_type: TypeInformation | None) -> int:
 
     PyFlink's Java side keys by ``KeyByKeySelector``, which wraps the key in a one-field
     ``Row``: its hash is ``31 + deep(key)``. An undeclared key (``key_type=None``) reaches
-    Java as its pickled bytes (``Types.PICKLED_BYTE_ARRAY()``).
+    Java as its pickled bytes (``Types.PICKLED_BYTE_ARRAY()``). A key type with a
+    ``key_hash(key)`` method gives the hash itself (the Table runtime's keys hash as Flink's
+    ``BinaryRowData``).
     """
+    direct = getattr(key_type, "key_hash", None)
+    if direct is not None:  # a key type hashing keys itself (the Table runtime's binary rows)
+        code: int = direct(key)
+        return code
     kind = key_type if key_type is not None else _PICKLED
     return int32(31 + kind.deep_hash_code(key))
 
