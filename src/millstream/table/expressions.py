@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from millstream.table.types import DataType, DataTypes
+from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = [
     "CURRENT_RANGE",
@@ -939,17 +939,28 @@ def whole_row(names: list[str]) -> Expression:
 class UserAggregateCall(AggregateCall):
     """A call of a user-defined aggregate function (``udaf``) on argument expressions."""
 
-    def __init__(self, wrapper: Any, args: list[Expression]) -> None:
-        super().__init__(wrapper._name, _Tuple(args))
+    def __init__(self, wrapper: Any, args: list[Expression], where: Expression | None = None) -> None:
+        super().__init__(wrapper._name, _Tuple(args), where=where)
         self.wrapper = wrapper
+
+    def filtered(self, where: Expression) -> UserAggregateCall:
+        """This call with a ``FILTER (WHERE where)`` condition."""
+        assert self.where is None
+        return UserAggregateCall(self.wrapper, list(self.operand.items), where)  # type: ignore[attr-defined]
 
     def accumulator_spec(self, operand_type: DataType) -> Any:
         from millstream.table.udf import _UserAccumulator
 
         function = self.wrapper._function
         if hasattr(function, "with_types"):  # a pandas aggregate builds Series of the argument types
-            function = function.with_types(operand_type.field_types())  # type: ignore[attr-defined]
-        return _UserAccumulator(function)
+            types = operand_type.field_types() if isinstance(operand_type, RowType) else []
+            function = function.with_types(types)
+        accumulator = _UserAccumulator(function)
+        if self.where is not None:  # the rows the condition leaves out arrive as SKIP
+            from millstream.table.aggregates import _Filtered
+
+            return _Filtered(accumulator)  # type: ignore[arg-type]
+        return accumulator
 
     def result_type(self, operand_type: DataType) -> DataType:
         return self.wrapper.result_type
@@ -1068,6 +1079,11 @@ def call(f: Any, *args: Any) -> Expression:
 
         if is_builtin(f):
             return _builtin(f, *args)
+        from millstream.table.udf import _REGISTERED, UserDefinedAggregateFunctionWrapper
+
+        registered = _REGISTERED.get(f.lower())
+        if isinstance(registered, UserDefinedAggregateFunctionWrapper):  # an aggregate: planned as one
+            return registered(*args)
         return _NamedCall(f, [_wrap(a) for a in args])
     return f(*args)
 

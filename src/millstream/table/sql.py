@@ -26,6 +26,7 @@ from sqlglot.dialects.spark import Spark
 from millstream.table.expressions import (
     AggregateCall,
     Expression,
+    UserAggregateCall,
     _FieldAccess,
     and_,
     col,
@@ -1325,6 +1326,11 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         return _expression(node.this).cast(_data_type(node.to))
     if isinstance(node, exp.Filter) and type(node.this) in _AGGREGATES:  # agg(x) FILTER (WHERE c)
         return _aggregate(node.this, _expression(node.expression.this))
+    if isinstance(node, exp.Filter):  # a Python UDAF's call FILTER (WHERE c)
+        call = _expression(node.this)
+        if not isinstance(call, UserAggregateCall):
+            raise SqlError(f"FILTER (WHERE ...) follows an aggregate function's call, not: {node.this.sql()}")
+        return call.filtered(_expression(node.expression.this))
     if type(node) in _AGGREGATES:
         return _aggregate(node, None)
     if isinstance(node, exp.Case):
