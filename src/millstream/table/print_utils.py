@@ -246,11 +246,19 @@ def tableau(
     types: Sequence[DataType],
     rows: Iterable[Any],
     with_kinds: bool = False,
+    content_widths: bool = False,
 ) -> Iterable[str]:
     """The lines of a result in tableau form, as the rows come (``with_kinds``: the rows are
     ``(kind, values)`` pairs of a streaming result, ``kind`` being ``+I``/``-U``/``+U``/``-D``;
-    otherwise plain values and no ``op`` column)."""
-    widths = [max(len(name), column_width(t), len(NULL_COLUMN)) for name, t in zip(names, types, strict=True)]
+    otherwise plain values and no ``op`` column). ``content_widths``: each column as wide as
+    its name and widest cell (Flink's widths for a SHOW statement's few rows, read first)."""
+    if content_widths:
+        rows = list(rows)
+        shown = [r[1] if with_kinds else r for r in rows]
+        texts = [[format_value(t, v) for t, v in zip(types, r, strict=True)] for r in shown]
+        widths = [max([len(name), *(_display_width(c[i]) for c in texts)]) for i, name in enumerate(names)]
+    else:
+        widths = [max(len(n), column_width(t), len(NULL_COLUMN)) for n, t in zip(names, types, strict=True)]
     header = list(names)
     if with_kinds:
         widths.insert(0, len(ROW_KIND_COLUMN))

@@ -23,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 
+from millstream.table.catalog import show_statement
 from millstream.table.expressions import (
     AggregateCall,
     Expression,
@@ -289,13 +290,21 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     if function is not None:
         _function_statement(t_env, function)
         return TableResult.ok()
+    shown = show_statement(t_env, statement)
+    if shown is not None:
+        return shown
     tree, watermarks = _parse(statement)
     if isinstance(tree, exp.Select):
         return _select(t_env, tree).execute()
     if isinstance(tree, exp.Insert):
         return t_env._run_many([_insert(t_env, tree)])
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "TABLE":
-        t_env.create_temporary_table(*_table_definition(tree, watermarks))
+        properties = tree.args.get("properties")
+        temporary = properties is not None and any(
+            isinstance(p, exp.TemporaryProperty) for p in properties.expressions
+        )
+        name, descriptor = _table_definition(tree, watermarks)
+        (t_env.create_temporary_table if temporary else t_env.create_table)(name, descriptor)
         return TableResult.ok()
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
         _create_view(t_env, tree)

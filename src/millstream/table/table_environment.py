@@ -20,6 +20,7 @@ from millstream.common import Configuration
 from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
+from millstream.table.catalog import CatalogMethods
 from millstream.table.factories import TableContext, find_format_factory, find_table_factory
 from millstream.table.planner import FromDataStream, PlanNode, Sink, Values
 from millstream.table.table import Table
@@ -102,7 +103,7 @@ class TableConfig:
         return self._configuration
 
 
-class TableEnvironment:
+class TableEnvironment(CatalogMethods):
     """Creates, names and runs tables."""
 
     def __init__(self, settings: EnvironmentSettings, configuration: Configuration | None = None) -> None:
@@ -114,6 +115,7 @@ class TableEnvironment:
         self._config = TableConfig(config)
         self._views: dict[str, Table] = {}
         self._tables: dict[str, TableDescriptor] = {}  # connector tables
+        self._permanent: set[str] = set()  # of them, the ones created without TEMPORARY
 
     @staticmethod
     def create(environment_settings: EnvironmentSettings | Configuration) -> TableEnvironment:
@@ -162,7 +164,13 @@ class TableEnvironment:
 
     def drop_temporary_table(self, path: str) -> bool:
         """Forget a connector table; whether it existed."""
+        self._permanent.discard(path)
         return self._tables.pop(path, None) is not None
+
+    def create_table(self, path: str, descriptor: TableDescriptor) -> None:
+        """Name a connector table in the catalog (``list_temporary_tables`` leaves it out)."""
+        self.create_temporary_table(path, descriptor)
+        self._permanent.add(path)
 
     def _has_table(self, path: str) -> bool:
         return path in self._views or path in self._tables
@@ -277,10 +285,6 @@ class TableEnvironment:
             return self.from_elements(rows, schema)
         names = list(schema) if schema is not None else [str(c) for c in pdf.columns]
         return self.from_elements(rows, names)
-
-    def list_temporary_views(self) -> list[str]:
-        """The names of the views."""
-        return sorted(self._views)
 
     # -- SQL -----------------------------------------------------------------------------------------------
 

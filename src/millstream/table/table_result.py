@@ -52,6 +52,7 @@ class TableResult:
         return result
 
     _raw: str | None = None
+    _content_widths = False  # columns as wide as their cells (a SHOW statement's result)
 
     def get_job_client(self) -> Any:
         """The job of an INSERT (None for a query)."""
@@ -84,7 +85,8 @@ class TableResult:
         if self._streaming:
             lines = tableau(self._names, self._types, self._changes, with_kinds=True)
         else:
-            lines = tableau(self._names, self._types, (values for _, values in self._changes))
+            rows = (values for _, values in self._changes)
+            lines = tableau(self._names, self._types, rows, content_widths=self._content_widths)
         for line in lines:
             print(line, flush=True)
 
