@@ -93,21 +93,21 @@ def test_sql_joins_name_and_join_as_pyflink_does() -> None:
 @pytest.mark.parametrize(("ttl", "matches"), [(None, 1), ("200 ms", 0)])
 def test_state_ttl_forgets_rows_idle_longer_than_it(ttl, matches):
     """``table.exec.state.ttl``: the left row (key 1) arrives at once, its match on the right
-    about two seconds later (the third row of a 1-row-per-second source); kept forever they
-    join, with a 200 ms retention the left row has expired by then (Flink's idle state
-    retention)."""
+    about four seconds later (the fifth row of a 1-row-per-second source: a margin for a
+    loaded machine starting the sources apart); kept forever they join, with a 200 ms
+    retention the left row has expired by then (Flink's idle state retention)."""
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("parallelism.default", "1")
     if ttl is not None:
         t_env.get_config().set("table.exec.state.ttl", ttl)
-    for name, rows, key in (("l", 1, "MOD(seq, 3)"), ("r", 3, "MOD(seq + 1, 3)")):
+    for name, rows, key in (("l", 1, "MOD(seq, 3)"), ("r", 5, "MOD(seq + 1, 5)")):
         t_env.execute_sql(
             f"CREATE TABLE {name} (seq BIGINT, k AS {key}) WITH ('connector' = 'datagen', "
             f"'fields.seq.kind' = 'sequence', 'fields.seq.start' = '1', 'fields.seq.end' = '{rows}', "
             "'rows-per-second' = '1')"
         )
     joined = _changes(t_env.sql_query("SELECT l.k, r.seq FROM l JOIN r ON l.k = r.k"))
-    assert joined == [("+I", (1, 3))] * matches
+    assert joined == [("+I", (1, 5))] * matches
 
 
 def test_interval_joins_give_what_pyflink_gives():

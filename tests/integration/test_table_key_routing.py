@@ -94,3 +94,49 @@ def test_window_aggregation_keys_reach_the_subtask_flinks_would(
         "TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY w, window_start, window_end"
     ).wait()
     assert _prefixes(capfd.readouterr().out, "tumble_w", 1) == {(w,): {n} for w, n in TUMBLE_W.items()}
+
+
+# Top-N partitions by its input's fields in their order there (n before k in ``src``, whatever
+# the PARTITION BY order); a join by its keys in the condition's order. PyFlink 2.3.0 printed
+# the same 107 lines for this program.
+RANK_K_N = {("k0", "0"): 2, ("k0", "1"): 2, ("k0", "2"): 3, ("k0", "3"): 1, ("k0", "4"): 1, ("k1", "0"): 4,
+            ("k1", "1"): 2, ("k1", "2"): 1, ("k1", "3"): 3, ("k1", "4"): 3, ("k2", "0"): 1, ("k2", "1"): 1,
+            ("k2", "2"): 3, ("k2", "3"): 2, ("k2", "4"): 4}  # fmt: skip
+JOIN_K = {"d0": 1, "d1": 1, "d2": 4}
+
+
+def test_top_n_and_join_keys_reach_the_subtask_flinks_would(capfd: pytest.CaptureFixture[str]) -> None:
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "4")
+    rows = [(w, i % 5, i * 1.5, f"k{i % 3}") for i, w in enumerate(TEXT.split())]
+    t_env.create_temporary_view("src", t_env.from_elements(rows, ["word", "n", "x", "k"]))
+    dim = [(f"k{i}", i % 5, f"d{i}") for i in range(3)] * 2
+    t_env.create_temporary_view("dim", t_env.from_elements(dim, ["dk", "dn", "label"]))
+    sinks = {"rank_k_n": "word STRING, n BIGINT, k STRING, rn BIGINT",
+             "join_k_n": "word STRING, k STRING, label STRING",
+             "rank_word": "word STRING, rn BIGINT"}  # fmt: skip
+    for name, columns in sinks.items():
+        t_env.execute_sql(
+            f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'print', 'print-identifier' = '{name}')"
+        )
+    statements = t_env.create_statement_set()
+    statements.add_insert_sql(
+        "INSERT INTO rank_k_n SELECT word, n, k, rn FROM (SELECT *, ROW_NUMBER() OVER "
+        "(PARTITION BY k, n ORDER BY x DESC) AS rn FROM src) WHERE rn <= 2"
+    )
+    statements.add_insert_sql(
+        "INSERT INTO join_k_n SELECT word, k, label FROM src JOIN dim ON k = dk AND n = dn"
+    )
+    statements.add_insert_sql(
+        "INSERT INTO rank_word SELECT word, rn FROM (SELECT *, ROW_NUMBER() OVER "
+        "(PARTITION BY word ORDER BY x DESC) AS rn FROM src) WHERE rn <= 1"
+    )
+    statements.execute().wait()
+    output = capfd.readouterr().out
+    ranked = _prefixes(output, "rank_k_n", 3)
+    assert {(k, n): subtasks for (_, n, k), subtasks in ranked.items()} == {
+        k: {n} for k, n in RANK_K_N.items()
+    }
+    joined = {labels[-1]: subtasks for labels, subtasks in _prefixes(output, "join_k_n", 3).items()}
+    assert joined == {label: {n} for label, n in JOIN_K.items()}
+    assert _prefixes(output, "rank_word", 1) == {(w,): {n} for w, n in BY_WORD.items()}

@@ -25,6 +25,7 @@ from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
+from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.planner import (
     DELETE,
     INSERT,
@@ -34,6 +35,7 @@ from millstream.table.planner import (
     state_ttl_ms,
     with_ttl,
 )
+from millstream.table.types import DataType
 
 __all__ = ["Join", "NullAwareAntiJoin", "split_condition"]
 
@@ -287,6 +289,24 @@ class _NullAwareAntiJoinFunction(KeyedProcessFunction):
         return out or None
 
 
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _join_key_type(left: list[Any], right: list[Any]) -> BinaryRowKeyType | None:
+    """The key row of an equi-join's exchange, the keys in the condition's order and each of
+    the type both sides are cast to (the wider integer); None when the sides' types differ
+    otherwise (the keys then hash as Python values)."""
+    types: list[DataType] = []
+    for lc, rc in zip(left, right, strict=True):
+        a, b = lc.data_type, rc.data_type
+        if a.root != b.root:
+            if a.root not in _INTEGERS or b.root not in _INTEGERS:
+                return None
+            a = a if _INTEGERS.index(a.root) > _INTEGERS.index(b.root) else b
+        types.append(a)
+    return BinaryRowKeyType.of(types)
+
+
 def keyed_sides(join: Any, env: Any) -> Any:
     """Both inputs of a join node as one stream of ``(side, kind, row)``, keyed by each side's
     join keys (no keys: one key, so every row meets every row in one subtask)."""
@@ -298,7 +318,7 @@ def keyed_sides(join: Any, env: Any) -> Any:
         keys = left_keys if tagged[0] == _LEFT else right_keys
         return tuple([k(tagged[2]) for k in keys])
 
-    return left.union(right).key_by(key_of)
+    return left.union(right).key_by(key_of, join.key_type)
 
 
 def split_condition(
@@ -358,12 +378,15 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         from millstream.table.expressions import and_
 
         residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
+    left_compiled = [k.resolve(left.names, left.types) for k in left_keys]
+    right_compiled = [k.resolve(right.names, right.types) for k in right_keys]
     common: dict[str, Any] = {
         "left": left,
         "right": right,
         "join_type": join_type,
-        "left_keys": [k.resolve(left.names, left.types).fn for k in left_keys],
-        "right_keys": [k.resolve(right.names, right.types).fn for k in right_keys],
+        "left_keys": [c.fn for c in left_compiled],
+        "right_keys": [c.fn for c in right_compiled],
+        "key_type": _join_key_type(left_compiled, right_compiled),
     }
     if join_type in ("SEMI", "ANTI"):  # the left rows only
         updating = left.updating or right.updating or join_type == "ANTI"

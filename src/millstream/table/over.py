@@ -268,7 +268,9 @@ class Rank(PlanNode):
         else:
             function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
         result = (
-            self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+            self.input.translate(env)
+            .key_by(lambda kv: tuple([k(kv[1]) for k in keys]), self.key_type)
+            .process(function)
         )
         if not keys:
             result.set_parallelism(1)

@@ -67,6 +67,10 @@ class PlanNode:
     # window property propagation), emitting each group once, when its window ends
     window: tuple[int, int] | None = field(default=None, kw_only=True)
     label: str = field(default="", kw_only=True)  # a source's table name in explain output
+    # how the keys of this node's keyed exchange hash: as Flink's BinaryRowData key row
+    # (``binary_row.BinaryRowKeyType``), so each key reaches the subtask Flink's would; None:
+    # as Python values
+    key_type: Any = field(default=None, kw_only=True)
 
     def translate(self, env: Any) -> Any:
         """The DataStream of ``(kind, values)`` this node produces on ``env``."""

@@ -23,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 
+from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.catalog import show_statement
 from millstream.table.expressions import (
     AggregateCall,
@@ -880,10 +881,16 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
 
     _SCOPES.append(_scope_of(base, None))
     try:
-        keys = [key(p).fn for p in partition]
+        partition_keys = [key(p) for p in partition]
         sort = [(key(o.this).fn, bool(o.args.get("desc"))) for o in ordering]
     finally:
         _SCOPES.pop()
+    keys = [c.fn for c in partition_keys]
+    # Flink's Rank partitions by its input's fields in their order there (a computed key after them)
+    at = [plan.names.index(c.name) if c.name in plan.names else len(plan.names) + i
+          for i, c in enumerate(partition_keys)]  # fmt: skip
+    in_input_order = sorted(range(len(at)), key=at.__getitem__)
+    key_type = BinaryRowKeyType.of([c.data_type for c in partition_keys], in_input_order)
     names, types = list(plan.names), list(plan.types)
     after = inner.expressions[position + 1 :]  # the row number's column: before the items after it
     after = after + [exp.column(f"$rank{i}") for i in range(len(hidden))]
@@ -921,7 +928,7 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
         end_column = plan.names.index("window_end")
         node = WindowRank(names, types, False, plan, keys, sort, limit, rank_at, end_column, rowtime=rowtime)
     else:
-        node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=by_time)
+        node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=by_time, key_type=key_type)
     ranked = TableClass(node, t_env)
     if hidden:
         ranked = ranked.select(*(col(n) for n in names if not n.startswith("$rank")))
