@@ -632,8 +632,13 @@ def _source(t_env: TableEnvironment, select: exp.Select) -> tuple[Table, _Window
     """The FROM clause: a table, view, subquery or window TVF, joined with the JOINs and
     LATERAL TABLEs after it. Sets the column scope for the rest of the query."""
     source = select.args.get("from_") or select.args.get("from")
-    if source is None:
-        raise SqlError("a query needs FROM")
+    if source is None:  # SELECT 1 + 1: over one row of no columns, as Flink's VALUES
+        from millstream.table.planner import Values
+        from millstream.table.table import Table as TableClass
+
+        table, windowed = TableClass(Values([], [], False, [()], label="Values"), t_env), None
+        _SCOPES.append(_scope_of(table, None))
+        return table, windowed
     table, windowed = _from_item(t_env, source.this)
     scope = _scope_of(table, _alias_of(source.this))
     _SCOPES.append(scope)
