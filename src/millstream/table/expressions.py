@@ -170,6 +170,10 @@ class Expression:
         """The value converted to ``data_type``."""
         return _Cast(self, data_type)
 
+    def try_cast(self, data_type: DataType) -> Expression:
+        """The value converted to ``data_type``, NULL when it cannot be (SQL's TRY_CAST)."""
+        return _Cast(self, data_type, safe=True)
+
     @property
     def is_null(self) -> Expression:
         """TRUE where the value is NULL."""
@@ -752,8 +756,10 @@ _CONVERT: dict[str, Callable[[Any], Any]] = {
 
 
 class _Cast(Expression):
-    def __init__(self, operand: Expression, data_type: DataType) -> None:
-        self.operand, self.data_type = operand, data_type
+    """CAST (a value that cannot convert fails the job), or TRY_CAST (``safe``: it is NULL)."""
+
+    def __init__(self, operand: Expression, data_type: DataType, safe: bool = False) -> None:
+        self.operand, self.data_type, self.safe = operand, data_type, safe
 
     def aggregates(self) -> list[AggregateCall]:
         return self.operand.aggregates()
@@ -777,6 +783,18 @@ class _Cast(Expression):
             convert = (lambda v: int(str(v).strip())) if source.root in ("STRING", "VARCHAR", "CHAR") else int
         else:
             convert = _CONVERT.get(root, lambda v: v)
+        if self.safe:
+            strict = convert
+
+            def convert(value: Any) -> Any:
+                try:
+                    return strict(value)
+                except (ValueError, TypeError, ArithmeticError):
+                    return None
+
+            return Compiled(
+                lambda row: None if (v := fn(row)) is None else convert(v), self.data_type.nullable(), None
+            )
         target = self.data_type if inner.data_type.is_nullable() else self.data_type.not_null()
         return Compiled(lambda row: None if (v := fn(row)) is None else convert(v), target, None)
 

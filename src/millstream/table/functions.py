@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.common.time import java_pattern_to_strftime
+from millstream.table.builtin_more import MORE
 from millstream.table.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
 from millstream.table.expressions import Compiled, Expression, _nullable, _wrap
 from millstream.table.types import DataType, DataTypes
@@ -248,6 +249,7 @@ _FUNCTIONS: dict[str, _Function] = {
 }
 
 _FUNCTIONS.update({name: _Function(*spec) for name, spec in SCALARS.items()})
+_FUNCTIONS.update({name: _Function(*spec) for name, spec in MORE.items()})
 
 # SQL spellings of the same functions
 _ALIASES = {

@@ -38,6 +38,7 @@ from millstream.table.expressions import (
     or_,
 )
 from millstream.table.functions import call_builtin
+from millstream.table.sql_forms import special_form
 from millstream.table.types import DataType, DataTypes
 from millstream.table.window_agg import WindowSpec
 
@@ -60,6 +61,9 @@ _PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"} | {
     "CARDINALITY", "ELEMENT", "LOG", "LOG2", "ATAN2", "HEX", "BIN", "MD5", "SHA1", "SHA256",
     "TO_BASE64", "FROM_BASE64", "UUID", "ASCII", "DAYOFWEEK", "DAYOFYEAR", "WEEK", "QUARTER",
     "RAND", "RAND_INTEGER", "DEGREES", "RADIANS", "COT", "SINH", "COSH", "TANH", "NOW",
+    "STARTSWITH", "ENDSWITH", "FROM_UNIXTIME", "UNIX_TIMESTAMP", "ARRAY_APPEND", "ARRAY_PREPEND",
+    "ARRAY_CONCAT", "ARRAY_REMOVE", "ARRAY_SORT", "ARRAY_JOIN", "STR_TO_MAP", "YEAR", "MONTH",
+    "DAYOFMONTH", "MAP_FROM_ARRAYS",
 }  # fmt: skip
 
 
@@ -83,7 +87,7 @@ class SqlError(ValueError):
 _TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
 
 
-def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:
+def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa: C901 - one case per form
     """Flink SQL's own syntax rewritten into what sqlglot parses, by token positions:
     ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY TUMBLE(ts, ...)``
     -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t, MS_PARTITION_BY(k)``,
@@ -124,12 +128,22 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:
             i = _watermark_clause(statement, tokens, i, edits, watermarks)
         elif text == "METADATA" and depth == 1 and prev is not None and prev.text not in (",", "("):
             i = _metadata_clause(tokens, i, edits)
+        elif text in ("TIMESTAMPADD", "TIMESTAMPDIFF") and i + 2 < len(tokens):
+            i = _timestamp_unit(tokens, i, edits)
         elif _type_name(tok, nxt, depth) is not None:
             edits.append((tok.start, tok.end + 1, str(_type_name(tok, nxt, depth))))
         i += 1
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
     return statement, watermarks
+
+
+def _timestamp_unit(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
+    """``TIMESTAMPADD(DAY, ...)`` / ``TIMESTAMPDIFF(HOUR, ...)`` -> ``__TIMESTAMPADD('DAY', ...)``
+    (sqlglot reads Flink's argument order otherwise); returns the index of the unit token."""
+    tok, unit = tokens[i], tokens[i + 2]
+    edits.append((tok.start, unit.end + 1, f"__{tok.text.upper()}('{unit.text.upper()}'"))
+    return i + 2
 
 
 def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
@@ -505,7 +519,36 @@ def _from_item(t_env: TableEnvironment, node: exp.Expression) -> tuple[Table, _W
                 "yet; millstream refuses it rather than join every version of the table"
             )
         return t_env.from_path(node.name), None
+    if isinstance(node, exp.Values):
+        return _values(t_env, node), None
     raise SqlError(f"unsupported FROM: {node.sql()}")
+
+
+def _values(t_env: TableEnvironment, node: exp.Values) -> Table:
+    """``(VALUES (1, 'a'), (2, 'b')) AS t(x, y)``: the rows as a table (columns ``EXPR$0`` ...
+    unless named); a column's type is its first non-NULL value's, nullable when one is NULL."""
+    from millstream.table.planner import Values
+    from millstream.table.table import Table as TableClass
+
+    rows: list[tuple[Any, ...]] = []
+    typed: list[list[DataType]] = []
+    for row in node.expressions:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        compiled = [_expression(item).resolve([], []) for item in items]
+        rows.append(tuple(c.fn(()) for c in compiled))
+        typed.append([c.data_type for c in compiled])
+    width = len(rows[0]) if rows else 0
+    if any(len(r) != width for r in rows):
+        raise SqlError(f"the rows of VALUES differ in length: {node.sql()[:80]}")
+    alias = node.args.get("alias")
+    names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+    names = names or [f"EXPR${i}" for i in range(width)]
+    types = []
+    for i in range(width):
+        known = [t[i] for t in typed if t[i].root != "NULL"]
+        column = known[0] if known else DataTypes.NULL()
+        types.append(column.nullable() if any(r[i] is None for r in rows) else column)
+    return TableClass(Values(names, types, False, rows, label="Values"), t_env)
 
 
 def _interval_ms(node: exp.Expression) -> int:
@@ -1303,6 +1346,9 @@ def _data_type(node: exp.DataType) -> DataType:
 def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case per node kind
     if isinstance(node, exp.Paren):
         return _expression(node.this)
+    special = special_form(node, _expression)  # NOT LIKE, CASE x WHEN, TRIM(LEADING ...), EXTRACT ...
+    if special is not None:
+        return special
     if isinstance(node, exp.Column):
         return _column_ref(node)
     if isinstance(node, exp.Bracket) and _is_map_constructor(node.this):  # MAP[k1, v1, k2, v2]
