@@ -60,7 +60,12 @@ def accumulator_for(function: str, data_type: DataType, retracting: bool) -> Acc
     if function in ("MIN", "MAX"):
         pick = min if function == "MIN" else max
         return _RetractingExtreme(pick) if retracting else _Extreme(pick)
-    raise ValueError(f"unknown aggregate function {function}")
+    from millstream.table.aggregates_more import more_accumulator
+
+    more = more_accumulator(function, data_type)
+    if more is None:
+        raise ValueError(f"unknown aggregate function {function}")
+    return more
 
 
 class Accumulator:

@@ -326,6 +326,56 @@ def _json_unquote(text: str) -> str:
     return value if isinstance(value, str) else text
 
 
+def _json_value_of(value: Any, raw: bool) -> Any:
+    """A value as JSON holds it; ``raw``: it is the text of a nested JSON_OBJECT/JSON_ARRAY."""
+    if raw and value is not None:
+        return json.loads(value)
+    if isinstance(value, decimal.Decimal):
+        return float(value) if value != value.to_integral_value() else int(value)
+    if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
+        return value.isoformat(sep=" ") if isinstance(value, datetime.datetime) else value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        import base64
+
+        return base64.b64encode(bytes(value)).decode()
+    return value
+
+
+def _json_object(on_null: str, raw: str, *pairs: Any) -> str:
+    """JSON_OBJECT(KEY k VALUE v ... [NULL | ABSENT ON NULL]) (NULL ON NULL by default)."""
+    out: dict[str, Any] = {}
+    for i in range(0, len(pairs), 2):
+        key, value = pairs[i], pairs[i + 1]
+        if key is None:
+            raise ValueError("JSON_OBJECT: a key is NULL")
+        if value is None and on_null == "ABSENT":
+            continue
+        out[str(key)] = _json_value_of(value, raw[i // 2] == "1")
+    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_array(on_null: str, raw: str, *values: Any) -> str:
+    """JSON_ARRAY(v ... [NULL | ABSENT ON NULL]) (ABSENT ON NULL by default)."""
+    items = [
+        _json_value_of(v, raw[i] == "1") for i, v in enumerate(values) if v is not None or on_null == "NULL"
+    ]
+    return json.dumps(items, separators=(",", ":"), ensure_ascii=False)
+
+
+def _is_json(text: str, kind: str = "VALUE") -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    if kind == "OBJECT":
+        return isinstance(value, dict)
+    if kind == "ARRAY":
+        return isinstance(value, list)
+    if kind == "SCALAR":
+        return not isinstance(value, (dict, list))
+    return True
+
+
 def _same_array(args: list[DataType]) -> DataType:
     return args[0]
 
@@ -433,4 +483,7 @@ MORE: dict[str, tuple[Callable[..., Any], TypeRule, bool]] = {
     "JSON_QUERY": (_json_query, _STRINGS, False),
     "JSON_QUOTE": (lambda text: json.dumps(text, ensure_ascii=False), _STRING, False),
     "JSON_UNQUOTE": (_json_unquote, _STRING, False),
+    "JSON_OBJECT": (_json_object, _always(DataTypes.STRING(False)), True),
+    "JSON_ARRAY": (_json_array, _always(DataTypes.STRING(False)), True),
+    "IS_JSON": (_is_json, _always(DataTypes.BOOLEAN(False)), False),
 }

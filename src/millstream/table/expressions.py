@@ -307,6 +307,54 @@ class Expression:
         """The greatest value."""
         return AggregateCall("MAX", self)
 
+    @property
+    def stddev_pop(self) -> Expression:
+        """The population standard deviation of the values."""
+        return AggregateCall("STDDEV_POP", self)
+
+    @property
+    def stddev_samp(self) -> Expression:
+        """The sample standard deviation of the values."""
+        return AggregateCall("STDDEV_SAMP", self)
+
+    @property
+    def var_pop(self) -> Expression:
+        """The population variance of the values."""
+        return AggregateCall("VAR_POP", self)
+
+    @property
+    def var_samp(self) -> Expression:
+        """The sample variance of the values."""
+        return AggregateCall("VAR_SAMP", self)
+
+    @property
+    def first_value(self) -> Expression:
+        """The first non-NULL value."""
+        return AggregateCall("FIRST_VALUE", self)
+
+    @property
+    def last_value(self) -> Expression:
+        """The last non-NULL value."""
+        return AggregateCall("LAST_VALUE", self)
+
+    @property
+    def collect(self) -> Expression:
+        """The multiset of the non-NULL values (a map of each value to its count)."""
+        return AggregateCall("COLLECT", self)
+
+    @property
+    def array_agg(self) -> Expression:
+        """The values (NULLs too) as an array, in arrival order."""
+        return AggregateCall("ARRAY_AGG", self)
+
+    def list_agg(self, separator: str | None = None) -> Expression:
+        """The non-NULL values joined by ``separator`` (``,`` by default)."""
+        import json
+
+        from millstream.table.aggregates_more import LISTAGG
+
+        return AggregateCall(LISTAGG + json.dumps("," if separator is None else separator), self)
+
 
 def _wrap(value: Any) -> Expression:
     return value if isinstance(value, Expression) else lit(value)
@@ -867,6 +915,11 @@ class AggregateCall(Expression):
         """Flink's result type: COUNT BIGINT NOT NULL; SUM, AVG, MIN, MAX the operand's type."""
         if self.function == "COUNT":
             return DataTypes.BIGINT(False)
+        from millstream.table.aggregates_more import more_result_type
+
+        more = more_result_type(self.function, operand_type)
+        if more is not None:
+            return more
         if operand_type.root == "DECIMAL" and self.function in ("SUM", "AVG"):
             scale = int(operand_type.params[1])  # Flink: SUM DECIMAL(38, s), AVG DECIMAL(38, max(6, s))
             return DataTypes.DECIMAL(38, scale if self.function == "SUM" else max(6, scale))

@@ -1293,6 +1293,14 @@ _AGGREGATES: dict[type, str] = {
     exp.Avg: "avg",
     exp.Min: "min",
     exp.Max: "max",
+    exp.StddevPop: "stddev_pop",
+    exp.StddevSamp: "stddev_samp",
+    exp.Stddev: "stddev_samp",
+    exp.VariancePop: "var_pop",
+    exp.Variance: "var_samp",
+    exp.FirstValue: "first_value",
+    exp.LastValue: "last_value",
+    exp.ArrayAgg: "array_agg",
 }
 
 _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {

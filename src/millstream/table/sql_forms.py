@@ -157,4 +157,50 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         return call_builtin(
             name, lit(_unit(unit.this if isinstance(unit, exp.Literal) else unit)), *map(expression, rest)
         )
+    return _json_form(node, expression) or _aggregate_form(node, expression)
+
+
+def _is_json_constructor(node: exp.Expression) -> bool:
+    return isinstance(node, exp.JSONObject) or (
+        isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY"
+    )
+
+
+def _json_form(node: exp.Expression, expression: Convert) -> Expression | None:
+    """JSON_OBJECT(KEY k VALUE v ...), JSON_ARRAY(v ...), ``s IS [NOT] JSON [type]``: a nested
+    constructor's value goes in as JSON, not as a string (decided here, by the syntax)."""
+    if isinstance(node, exp.JSONObject):
+        pairs = list(node.expressions or [])
+        on_null = "ABSENT" if "ABSENT" in str(node.args.get("null_handling") or "").upper() else "NULL"
+        raw = "".join("1" if _is_json_constructor(p.expression) else "0" for p in pairs)
+        args = [expression(part) for p in pairs for part in (p.this, p.expression)]
+        return call_builtin("JSON_OBJECT", lit(on_null), lit(raw), *args)
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY":
+        raw = "".join("1" if _is_json_constructor(e) else "0" for e in node.expressions)
+        return call_builtin("JSON_ARRAY", lit("ABSENT"), lit(raw), *(expression(e) for e in node.expressions))
+    is_node = node.this if isinstance(node, exp.Not) else node
+    if isinstance(is_node, exp.Is) and isinstance(is_node.expression, exp.JSON):
+        kind = is_node.expression.this
+        test = call_builtin("IS_JSON", expression(is_node.this), lit(str(kind).upper() if kind else "VALUE"))
+        test = if_then_else(expression(is_node.this).is_null, lit(False), test)
+        return not_(test) if is_node is not node else test
+    return None
+
+
+def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | None:
+    """LISTAGG(x [, sep]), COLLECT(x), JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY k VALUE v)."""
+    import json
+
+    from millstream.table.aggregates_more import LISTAGG
+    from millstream.table.expressions import AggregateCall, _Tuple
+
+    if isinstance(node, exp.GroupConcat):
+        separator = node.args.get("separator")
+        text = "," if separator is None else str(separator.this)
+        return AggregateCall(LISTAGG + json.dumps(text), expression(node.this))
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() in ("COLLECT", "JSON_ARRAYAGG"):
+        return AggregateCall(str(node.this).upper(), expression(node.expressions[0]))
+    if isinstance(node, exp.JSONObjectAgg):
+        pair = node.expressions[0]
+        return AggregateCall("JSON_OBJECTAGG", _Tuple([expression(pair.this), expression(pair.expression)]))
     return None
