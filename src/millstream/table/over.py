@@ -256,12 +256,15 @@ class Rank(PlanNode):
     limit: int = 1
     rank_column: int | None = None  # where the row number goes in the output, None: not output
     dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
+    rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
         keys = self.partition_keys
         function: KeyedProcessFunction
-        if self.input.updating:
+        if self.rank_type != "ROW_NUMBER":
+            function = _BatchRankFunction(self.sort_keys, self.limit, self.rank_column, self.rank_type)
+        elif self.input.updating:
             if self.dedup:
                 raise ValueError("Deduplicate doesn't support consuming update and delete changes")
             function = _RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
@@ -353,6 +356,53 @@ class _TopNFunction(KeyedProcessFunction):
                 out.append(("+U", self._with_rank(new[rank - 1], rank)))
             else:
                 out.append((INSERT, self._with_rank(new[rank - 1], rank)))
+        return out
+
+
+_END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
+
+
+class _BatchRankFunction(_TopNFunction):
+    """RANK / DENSE_RANK Top-N of a bounded input (Flink runs them in batch mode only): a
+    partition's rows are ranked once all have arrived, ties sharing a rank (RANK leaves gaps
+    after ties, DENSE_RANK does not); the rows ranked at most N are emitted."""
+
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+        rank_type: str,
+    ) -> None:
+        super().__init__(sort_keys, limit, rank_column)
+        self.dense = rank_type == "DENSE_RANK"
+
+    def open(self, runtime_context: Any) -> None:
+        self.top = runtime_context.get_state(ValueStateDescriptor("partition_rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        rows = self.top.value()
+        if rows is None:
+            rows = []
+            ctx.timer_service().register_event_time_timer(_END_OF_INPUT)
+        rows.append(value[1])
+        self.top.update(rows)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = sorted(self.top.value() or [], key=self._sort_key)  # stable: ties in arrival order
+        self.top.clear()
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        rank, distinct, previous = 0, 0, None
+        for i, row in enumerate(rows):
+            key = self._sort_key(row)
+            if previous is None or previous < key:
+                rank, distinct = i + 1, distinct + 1
+            previous = key
+            shown = distinct if self.dense else rank
+            if shown > self.limit:
+                break
+            out.append((INSERT, self._with_rank(row, shown)))
         return out
 
 

@@ -851,7 +851,7 @@ def _row_number_item(select: exp.Select) -> tuple[int, exp.Window, str] | None:
     """The ``ROW_NUMBER() OVER (...) AS rn`` item of a select list: position, window, name."""
     for position, item in enumerate(select.expressions):
         node = item.this if isinstance(item, exp.Alias) else item
-        if isinstance(node, exp.Window) and isinstance(node.this, exp.RowNumber):
+        if isinstance(node, exp.Window) and isinstance(node.this, (exp.RowNumber, exp.Rank, exp.DenseRank)):
             return position, node, item.alias if isinstance(item, exp.Alias) else f"EXPR${position}"
     return None
 
@@ -884,6 +884,14 @@ def _rank_limit(condition: Any, name: str) -> tuple[int, Any] | None:
     return limit, remaining
 
 
+def _rank_type(t_env: TableEnvironment, window: exp.Window) -> str:
+    """ROW_NUMBER, RANK or DENSE_RANK; the last two in batch mode only, as Flink's."""
+    rank_type = {exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK"}.get(type(window.this), "ROW_NUMBER")
+    if rank_type != "ROW_NUMBER" and not t_env._batch:  # Flink's Top-N streams ROW_NUMBER only
+        raise SqlError(f"{rank_type}() on streaming table is not supported currently")
+    return rank_type
+
+
 def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     """``SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) AS rn FROM t)
     WHERE rn <= N``: Flink's Top-N (deduplication when ordered by the time attribute, N = 1)."""
@@ -900,10 +908,11 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     if found is None:
         return None
     position, window, name = found
+    rank_type = _rank_type(t_env, window)
     where = select.args.get("where")
     limited = _rank_limit(where.this if where is not None else None, name)
     if limited is None:
-        raise SqlError("ROW_NUMBER() is supported in Top-N queries only (WHERE rn <= N)")
+        raise SqlError(f"{rank_type}() is supported in Top-N queries only (WHERE rn <= N)")
     limit, rest = limited
     without = inner.copy()
     without.set("expressions", [e for i, e in enumerate(inner.expressions) if i != position])
@@ -976,7 +985,9 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
         end_column = plan.names.index("window_end")
         node = WindowRank(names, types, False, plan, keys, sort, limit, rank_at, end_column, rowtime=rowtime)
     else:
-        node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=by_time, key_type=key_type)
+        dedup = by_time and rank_type == "ROW_NUMBER"
+        node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=dedup, rank_type=rank_type)
+        node.key_type = key_type
     ranked = TableClass(node, t_env)
     if hidden:
         ranked = ranked.select(*(col(n) for n in names if not n.startswith("$rank")))
