@@ -151,3 +151,31 @@ def test_create_function_language_python(
     t_env.execute_sql("DROP FUNCTION IF EXISTS doubled")
     with pytest.raises(ValueError, match="No match found for function signature doubled"):
         t_env.sql_query("SELECT doubled(amount) FROM orders")
+
+
+JSON_RETURNING = """\
++-------------+--------+--------------------------------+-------------+
+|           a |      b |                              d |     missing |
++-------------+--------+--------------------------------+-------------+
+|           2 |   TRUE |                          0.998 |      <NULL> |
++-------------+--------+--------------------------------+-------------+
+1 row in set
+"""
+
+
+def test_json_value_returning_a_type_prints_what_pyflink_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """PyFlink 2.3.0 printed this table for the same statement (2026-11-27). (With
+    ``RETURNING INT NULL ON ERROR`` over a non-number Flink 2.3 fails with a
+    ClassCastException; millstream gives NULL, as the clause asks.)"""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql(
+        """SELECT JSON_VALUE('{"a": 2}', '$.a' RETURNING INT) AS a,
+        JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN) AS b,
+        JSON_VALUE('{"a": [0.998, 0.996]}', '$.a[0]' RETURNING DOUBLE) AS d,
+        JSON_VALUE('{"a": 1}', '$.b' RETURNING INT NULL ON EMPTY) AS missing"""
+    ).print()
+    assert capsys.readouterr().out == JSON_RETURNING
+    with t_env.execute_sql(
+        """SELECT JSON_VALUE('{"a": "x"}', '$.a' RETURNING INT NULL ON ERROR)"""
+    ).collect() as rows:
+        assert [tuple(r) for r in rows] == [(None,)]

@@ -130,12 +130,43 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa:
             i = _metadata_clause(tokens, i, edits)
         elif text in ("TIMESTAMPADD", "TIMESTAMPDIFF") and i + 2 < len(tokens):
             i = _timestamp_unit(tokens, i, edits)
+        elif text == "JSON_VALUE" and nxt is not None and nxt.token_type == TokenType.L_PAREN:
+            _json_value_returning(statement, tokens, i, edits)
         elif _type_name(tok, nxt, depth) is not None:
             edits.append((tok.start, tok.end + 1, str(_type_name(tok, nxt, depth))))
         i += 1
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
     return statement, watermarks
+
+
+def _json_value_returning(
+    statement: str, tokens: list[Any], i: int, edits: list[tuple[int, int, str]]
+) -> None:
+    """``JSON_VALUE(j, path RETURNING t [NULL ON EMPTY] [NULL ON ERROR])`` ->
+    ``TRY_CAST(JSON_VALUE(j, path) AS t)``: the value converted, NULL when it is missing or does
+    not convert (Flink's defaults, NULL ON EMPTY and NULL ON ERROR)."""
+    from sqlglot.tokens import TokenType
+
+    depth, returning = 0, None
+    for j in range(i + 1, len(tokens)):
+        kind = tokens[j].token_type
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
+        if depth == 1 and tokens[j].text.upper() == "RETURNING":
+            returning = j
+        if depth == 0:
+            if returning is None:
+                return
+            rest = statement[tokens[returning].end + 1 : tokens[j].start]
+            on = re.search(r"\b(NULL|ERROR|DEFAULT)\s+ON\b", rest, re.IGNORECASE)
+            type_text = (rest[: on.start()] if on else rest).strip()
+            tail = rest[on.start() :] if on else ""
+            if re.sub(r"NULL\s+ON\s+(EMPTY|ERROR)", "", tail, flags=re.IGNORECASE).strip():
+                raise SqlError(f"JSON_VALUE(... {tail.strip()}) is not supported: only NULL ON EMPTY / ERROR")
+            edits.append((tokens[i].start, tokens[i].end + 1, "TRY_CAST(JSON_VALUE"))
+            edits.append((tokens[returning].start, tokens[j].start, ""))
+            edits.append((tokens[j].end + 1, tokens[j].end + 1, f" AS {type_text})"))
+            return
 
 
 def _timestamp_unit(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
