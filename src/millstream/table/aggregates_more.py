@@ -14,10 +14,9 @@ from __future__ import annotations
 import decimal
 import json
 import math
-from collections import Counter
 from typing import Any
 
-from millstream.table.aggregates import Accumulator
+from millstream.table.aggregates import Accumulator, _ValueCounts
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["LISTAGG", "more_accumulator", "more_result_type"]
@@ -170,27 +169,8 @@ class _JsonObjectAgg(_Values):
         return json.dumps(out, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-class _Collect(Accumulator):
+class _Collect(_ValueCounts):
     """COLLECT: the multiset of the non-NULL values (a map of each value to its count)."""
-
-    def create(self) -> Any:
-        return Counter()
-
-    def add(self, acc: Any, value: Any) -> Any:
-        if value is not None:
-            acc[value] += 1
-        return acc
-
-    def retract(self, acc: Any, value: Any) -> Any:
-        if value is not None:
-            acc[value] -= 1
-            if acc[value] <= 0:
-                del acc[value]
-        return acc
-
-    def merge(self, acc: Any, other: Any) -> Any:
-        acc.update(other)
-        return acc
 
     def result(self, acc: Any) -> Any:
         return dict(acc)
