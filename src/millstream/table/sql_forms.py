@@ -146,7 +146,7 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
             return call_builtin("LOG2", expression(value))
         return call_builtin("LOG", expression(base), expression(value))
     if isinstance(node, (exp.Cast, exp.TryCast)) and node.args.get("safe"):  # TRY_CAST (CAST: not safe)
-        from millstream.table.sql import _data_type
+        from millstream.table.sql_expressions import _data_type
 
         return expression(node.this).try_cast(_data_type(node.to))
     if isinstance(node, exp.Chr):

@@ -1,0 +1,232 @@
+"""SQL text to sqlglot's tree: Flink's dialect (Spark's, with the calls whose Spark meaning
+differs from Flink's kept plain) and the token-level rewrites of Flink syntax sqlglot does
+not parse (window TVFs, ``WATERMARK FOR``, ``METADATA`` columns, ``TIMESTAMPADD`` units,
+``JSON_VALUE ... RETURNING``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+
+__all__ = ["SqlError"]  # and the parser internals the other sql_* modules use
+
+
+# calls whose Spark meaning differs from Flink's: parsed as plain calls of the built-ins
+# (Spark's REGEXP_EXTRACT defaults to group 1, Flink's to 0, the whole match)
+_PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"} | {
+    # Flink built-ins sqlglot would turn into its own nodes (with Spark's argument orders and
+    # defaults): their names as written, their arguments in order
+    "TRUNCATE", "TRUNC", "LOCATE", "INSTR", "LEFT", "RIGHT", "REGEXP", "TO_DATE", "IF",
+    "CARDINALITY", "ELEMENT", "LOG", "LOG2", "ATAN2", "HEX", "BIN", "MD5", "SHA1", "SHA256",
+    "TO_BASE64", "FROM_BASE64", "UUID", "ASCII", "DAYOFWEEK", "DAYOFYEAR", "WEEK", "QUARTER",
+    "RAND", "RAND_INTEGER", "DEGREES", "RADIANS", "COT", "SINH", "COSH", "TANH", "NOW",
+    "STARTSWITH", "ENDSWITH", "FROM_UNIXTIME", "UNIX_TIMESTAMP", "ARRAY_APPEND", "ARRAY_PREPEND",
+    "ARRAY_CONCAT", "ARRAY_REMOVE", "ARRAY_SORT", "ARRAY_JOIN", "STR_TO_MAP", "YEAR", "MONTH",
+    "DAYOFMONTH", "MAP_FROM_ARRAYS",
+}  # fmt: skip
+
+
+class _FlinkSql(Spark):
+    """Spark's dialect (backquoted identifiers and Flink's operators; CAST arrives as TryCast),
+    with DATE_FORMAT left a plain call: Flink's pattern (Java's ``yyyy-MM-dd``) reaches the
+    built-in as written. sqlglot's Spark mapping of the pattern turned ``yyyy-MM-dd`` into
+    ``%Y-%mstrict-%dstrict`` (sqlglot 30). REGEXP_EXTRACT likewise (``_PLAIN_CALLS``)."""
+
+    class Parser(Spark.Parser):  # type: ignore[misc,valid-type]
+        FUNCTIONS = {name: f for name, f in Spark.Parser.FUNCTIONS.items() if name not in _PLAIN_CALLS}
+
+
+_DIALECT = _FlinkSql
+
+
+class SqlError(ValueError):
+    """A statement that could not be parsed or is not supported (yet)."""
+
+
+_TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
+
+
+def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa: C901 - one case per form
+    """Flink SQL's own syntax rewritten into what sqlglot parses, by token positions:
+    ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY TUMBLE(ts, ...)``
+    -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t, MS_PARTITION_BY(k)``,
+    ``NOT ENFORCED`` dropped, Flink's type names as sqlglot's (``_type_name``), and
+    ``WATERMARK FOR c AS expr`` taken out of a CREATE TABLE (returned as (column, expression
+    text) pairs)."""
+    from sqlglot.dialects.spark import Spark
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = Spark().tokenize(statement)
+    except sqlglot.errors.TokenError as err:
+        raise SqlError(f"SQL parse failed: {err}") from err
+    edits: list[tuple[int, int, str]] = []  # (start, end exclusive, replacement)
+    watermarks: list[tuple[str, str]] = []
+    depth = 0
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        text = tok.text.upper()
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tok.token_type, 0)
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        prev = tokens[i - 1] if i else None
+        after_table = i >= 2 and tokens[i - 2].token_type == TokenType.TABLE
+        if text in _TVFS and nxt is not None and nxt.token_type == TokenType.L_PAREN:
+            # TABLE(TUMBLE(...)) is a window TVF; GROUP BY TUMBLE(ts, ...) a legacy group window
+            table_function = prev is not None and prev.token_type == TokenType.L_PAREN and after_table
+            edits.append((tok.start, tok.end + 1, f"MS_{text}" if table_function else f"MS_GW_{text}"))
+        elif tok.token_type == TokenType.TABLE and prev is not None and prev.text in ("(", ","):
+            if nxt is not None and nxt.token_type != TokenType.L_PAREN:
+                edits.append((tok.start, nxt.start, ""))
+        elif tok.token_type == TokenType.PARTITION_BY and after_table:
+            i = _partition_by(statement, tokens, i, edits)
+        elif text == "NOT" and nxt is not None and nxt.text.upper() == "ENFORCED":
+            edits.append((tok.start, nxt.end + 1, ""))
+            i += 1
+        elif text == "WATERMARK" and nxt is not None and nxt.text.upper() == "FOR" and depth == 1:
+            i = _watermark_clause(statement, tokens, i, edits, watermarks)
+        elif text == "METADATA" and depth == 1 and prev is not None and prev.text not in (",", "("):
+            i = _metadata_clause(tokens, i, edits)
+        elif text in ("TIMESTAMPADD", "TIMESTAMPDIFF") and i + 2 < len(tokens):
+            i = _timestamp_unit(tokens, i, edits)
+        elif text == "JSON_VALUE" and nxt is not None and nxt.token_type == TokenType.L_PAREN:
+            _json_value_returning(statement, tokens, i, edits)
+        elif _type_name(tok, nxt, depth) is not None:
+            edits.append((tok.start, tok.end + 1, str(_type_name(tok, nxt, depth))))
+        i += 1
+    for start, end, replacement in sorted(edits, reverse=True):
+        statement = statement[:start] + replacement + statement[end:]
+    return statement, watermarks
+
+
+def _json_value_returning(
+    statement: str, tokens: list[Any], i: int, edits: list[tuple[int, int, str]]
+) -> None:
+    """``JSON_VALUE(j, path RETURNING t [NULL ON EMPTY] [NULL ON ERROR])`` ->
+    ``TRY_CAST(JSON_VALUE(j, path) AS t)``: the value converted, NULL when it is missing or does
+    not convert (Flink's defaults, NULL ON EMPTY and NULL ON ERROR)."""
+    from sqlglot.tokens import TokenType
+
+    depth, returning = 0, None
+    for j in range(i + 1, len(tokens)):
+        kind = tokens[j].token_type
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
+        if depth == 1 and tokens[j].text.upper() == "RETURNING":
+            returning = j
+        if depth == 0:
+            if returning is None:
+                return
+            rest = statement[tokens[returning].end + 1 : tokens[j].start]
+            on = re.search(r"\b(NULL|ERROR|DEFAULT)\s+ON\b", rest, re.IGNORECASE)
+            type_text = (rest[: on.start()] if on else rest).strip()
+            tail = rest[on.start() :] if on else ""
+            if re.sub(r"NULL\s+ON\s+(EMPTY|ERROR)", "", tail, flags=re.IGNORECASE).strip():
+                raise SqlError(f"JSON_VALUE(... {tail.strip()}) is not supported: only NULL ON EMPTY / ERROR")
+            edits.append((tokens[i].start, tokens[i].end + 1, "TRY_CAST(JSON_VALUE"))
+            edits.append((tokens[returning].start, tokens[j].start, ""))
+            edits.append((tokens[j].end + 1, tokens[j].end + 1, f" AS {type_text})"))
+            return
+
+
+def _timestamp_unit(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
+    """``TIMESTAMPADD(DAY, ...)`` / ``TIMESTAMPDIFF(HOUR, ...)`` -> ``__TIMESTAMPADD('DAY', ...)``
+    (sqlglot reads Flink's argument order otherwise); returns the index of the unit token."""
+    tok, unit = tokens[i], tokens[i + 2]
+    edits.append((tok.start, unit.end + 1, f"__{tok.text.upper()}('{unit.text.upper()}'"))
+    return i + 2
+
+
+def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
+    """sqlglot's name of a Flink type name: BYTES is BINARY, ``ROW<f type, ...>`` is
+    ``STRUCT<f type, ...>``; None for any other token."""
+    from sqlglot.tokens import TokenType
+
+    text = tok.text.upper()
+    if text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
+        return "BINARY"
+    if text == "ROW" and nxt is not None and nxt.token_type == TokenType.LT:
+        return "STRUCT"
+    return None
+
+
+def _partition_by(statement: str, tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
+    """``PARTITION BY k`` / ``PARTITION BY (k1, k2)`` of a TVF's table argument; returns the
+    index of its last token."""
+    from sqlglot.tokens import TokenType
+
+    tok, nxt = tokens[i], tokens[i + 1]
+    if nxt.token_type == TokenType.L_PAREN:
+        close = next(j for j in range(i + 1, len(tokens)) if tokens[j].token_type == TokenType.R_PAREN)
+        inner = statement[tokens[i + 2].start : tokens[close - 1].end + 1]
+        edits.append((tok.start, tokens[close].end + 1, f", MS_PARTITION_BY({inner})"))
+        return close
+    edits.append((tok.start, nxt.end + 1, f", MS_PARTITION_BY({nxt.text})"))
+    return i + 1
+
+
+_METADATA_MARK = "\x00metadata "
+
+
+def _metadata_clause(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
+    """``METADATA [FROM 'key'] [VIRTUAL]`` after a column's type, rewritten into a column
+    comment sqlglot parses (read back by ``_metadata_of``); returns its last token's index."""
+    from sqlglot.tokens import TokenType
+
+    key, end = "", i
+    if end + 2 < len(tokens) and tokens[end + 1].token_type == TokenType.FROM:
+        key, end = tokens[end + 2].text, end + 2
+    virtual = end + 1 < len(tokens) and tokens[end + 1].text.upper() == "VIRTUAL"
+    end += 1 if virtual else 0
+    mark = f"{_METADATA_MARK}{'virtual' if virtual else 'persisted'} {key}".replace("'", "''")
+    edits.append((tokens[i].start, tokens[end].end + 1, f"COMMENT '{mark}'"))
+    return end
+
+
+def _metadata_of(column: exp.ColumnDef) -> tuple[str | None, bool] | None:
+    """(metadata key or None for the column's name, virtual) of a METADATA column."""
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.CommentColumnConstraint) and kind.this.this.startswith(_METADATA_MARK):
+            virtual, _, key = kind.this.this[len(_METADATA_MARK) :].partition(" ")
+            return key or None, virtual == "virtual"
+    return None
+
+
+def _watermark_clause(
+    statement: str,
+    tokens: list[Any],
+    i: int,
+    edits: list[tuple[int, int, str]],
+    watermarks: list[tuple[str, str]],
+) -> int:
+    """Take ``WATERMARK FOR column AS expression`` out of a column list; returns the index of
+    the token before the comma or parenthesis that ends it."""
+    from sqlglot.tokens import TokenType
+
+    column = tokens[i + 2].text
+    j = i + 4  # after AS
+    level = 0
+    while j < len(tokens):
+        kind = tokens[j].token_type
+        if (kind == TokenType.R_PAREN and level == 0) or (kind == TokenType.COMMA and level == 0):
+            break
+        level += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
+        j += 1
+    watermarks.append((column, statement[tokens[i + 4].start : tokens[j - 1].end + 1]))
+    prev = tokens[i - 1]
+    start = prev.start if prev.token_type == TokenType.COMMA else tokens[i].start
+    end = tokens[j].start if tokens[j].token_type == TokenType.R_PAREN else tokens[j].end + 1
+    edits.append((start, end, ""))
+    return j - 1
+
+
+def _parse(statement: str) -> tuple[Any, list[tuple[str, str]]]:
+    text, watermarks = _flink_syntax(statement)
+    try:
+        return sqlglot.parse_one(text, read=_DIALECT), watermarks
+    except sqlglot.errors.ParseError as err:
+        raise SqlError(f"SQL parse failed: {err}") from err
