@@ -179,3 +179,24 @@ def test_json_value_returning_a_type_prints_what_pyflink_prints(capsys: pytest.C
         """SELECT JSON_VALUE('{"a": "x"}', '$.a' RETURNING INT NULL ON ERROR)"""
     ).collect() as rows:
         assert [tuple(r) for r in rows] == [(None,)]
+
+
+TYPEOF_OVERLAPS = """\
++--------------------------------+--------------------------------+--------------------------------+--------+--------+
+|                         EXPR$0 |                         EXPR$1 |                         EXPR$2 |     o1 |     o2 |
++--------------------------------+--------------------------------+--------------------------------+--------+--------+
+|                   INT NOT NULL |                         STRING |         DECIMAL(2, 1) NOT NULL |   TRUE |  FALSE |
++--------------------------------+--------------------------------+--------------------------------+--------+--------+
+1 row in set
+"""
+
+
+def test_typeof_and_overlaps_print_what_pyflink_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """PyFlink 2.3.0 printed this table for the same statement (2026-11-27)."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql(
+        "SELECT TYPEOF(1), TYPEOF(CAST(NULL AS STRING)), TYPEOF(2.5), "
+        "(TIME '02:55:00', INTERVAL '1' HOUR) OVERLAPS (TIME '03:30:00', INTERVAL '2' HOUR) AS o1, "
+        "(TIME '09:00:00', TIME '10:00:00') OVERLAPS (TIME '10:15:00', INTERVAL '3' HOUR) AS o2"
+    ).print()
+    assert capsys.readouterr().out == TYPEOF_OVERLAPS

@@ -135,6 +135,14 @@ def _timestamp_diff(unit: str, start: Any, end: Any) -> int:
     return int(millis / step)
 
 
+def _plus_interval(value: Any, interval: Any) -> Any:
+    """A date, time or timestamp plus a day-time interval (a TIME wraps at midnight)."""
+    step = interval if isinstance(interval, datetime.timedelta) else datetime.timedelta(milliseconds=interval)
+    if isinstance(value, datetime.time):
+        return (datetime.datetime.combine(datetime.date(2000, 1, 1), value) + step).time()
+    return value + step
+
+
 def _similar(text: str, pattern: str) -> bool:
     """SQL's SIMILAR TO: a regular expression where ``%`` is any text and ``_`` any character,
     matching the whole text."""
@@ -445,6 +453,7 @@ MORE: dict[str, tuple[Callable[..., Any], TypeRule, bool]] = {
     "SIGN": (_sign, _first, False),
     # time
     "FLOOR_TO": (_floor_to, _DATE_TIME, False),
+    "PLUS_INTERVAL": (_plus_interval, _DATE_TIME, False),
     "CEIL_TO": (_ceil_to, _DATE_TIME, False),
     "TIMESTAMPADD": (
         lambda unit, amount, value: _timestamp_add(unit, amount, value),

@@ -157,13 +157,44 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         return call_builtin(
             name, lit(_unit(unit.this if isinstance(unit, exp.Literal) else unit)), *map(expression, rest)
         )
-    return _json_form(node, expression) or _aggregate_form(node, expression)
+    if isinstance(node, exp.Typeof):
+        return _TypeOf(expression(node.this))
+    return _json_form(node, expression) or _aggregate_form(node, expression) or _overlaps(node, expression)
 
 
 def _is_json_constructor(node: exp.Expression) -> bool:
     return isinstance(node, exp.JSONObject) or (
         isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY"
     )
+
+
+class _TypeOf(Expression):
+    """TYPEOF(x): the summary string of ``x``'s type (known when the query is planned)."""
+
+    def __init__(self, operand: Expression) -> None:
+        self.operand = operand
+
+    def resolve(self, names: list[str], types: list[Any]) -> Any:
+        from millstream.table.print_utils import summary_string
+
+        return lit(summary_string(self.operand.resolve(names, types).data_type)).resolve(names, types)
+
+
+def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
+    """``(start1, end1 | length1) OVERLAPS (start2, end2 | length2)``: the two periods share a
+    point (Calcite's rule: each period ordered first, then ``s1 <= e2 AND s2 <= e1``)."""
+    if not isinstance(node, exp.Overlaps):
+        return None
+    periods = []
+    for side in (node.this, node.expression):
+        items = side.expressions if isinstance(side, exp.Tuple) else []
+        if len(items) != 2:
+            raise ValueError(f"OVERLAPS compares two periods (start, end or length), got: {side.sql()}")
+        start, other = expression(items[0]), expression(items[1])
+        end = call_builtin("PLUS_INTERVAL", start, other) if isinstance(items[1], exp.Interval) else other
+        periods.append((call_builtin("LEAST", start, end), call_builtin("GREATEST", start, end)))
+    (s1, e1), (s2, e2) = periods
+    return and_(s1 <= e2, s2 <= e1)
 
 
 def _json_form(node: exp.Expression, expression: Convert) -> Expression | None:
