@@ -1053,6 +1053,8 @@ _METHODS = {
     "trim": "TRIM",
     "ltrim": "LTRIM",
     "rtrim": "RTRIM",
+    "trim_leading": "LTRIM",
+    "trim_trailing": "RTRIM",
     "char_length": "CHAR_LENGTH",
     "substring": "SUBSTRING",
     "substr": "SUBSTRING",
