@@ -94,3 +94,19 @@ def test_plans_outside_the_translation_run_through_the_datastream_path(spark: An
         ours = Counter(tuple(_normalize(v) for v in r) for r in rows)
     assert t_env.last_runtime == "datastream"
     assert ours == _duckdb(data, "SELECT status, round(SUM(amount), 6) FROM orders GROUP BY status")
+
+
+def test_statistical_aggregates_on_spark_equal_duckdb(spark: Any, data: Path) -> None:
+    """STDDEV_POP / VAR_SAMP have no Spark SQL translation of Flink's typing: the plan runs
+    through the DataStream translation on Spark, and equals DuckDB's."""
+    t_env = _environment(data)
+    sql = "SELECT status, STDDEV_POP(amount), VAR_SAMP(amount), COUNT(*) FROM orders GROUP BY status"
+    ours = Counter(
+        (s, round(a, 6), None if b is None else round(b, 6), c) for s, a, b, c in _rows(t_env, sql)
+    )
+    assert t_env.last_runtime == "datastream"
+    duck = (
+        "SELECT status, round(STDDEV_POP(amount), 6), round(VAR_SAMP(amount), 6), COUNT(*) "
+        "FROM orders GROUP BY status"
+    )
+    assert ours == _duckdb(data, duck)

@@ -201,6 +201,8 @@ def _spark_aggregate(function: str, argument: Any, names: list[str], types: list
         column = expression_column(argument, names, types)
     if distinct and name in ("MIN", "MAX"):
         distinct = False  # the same result
+    if name not in _SPARK_AGGREGATES:  # STDDEV, LISTAGG ...: the DataStream translation runs them
+        raise Untranslatable(f"the aggregate {name.split()[0]}")
     if not distinct:
         return getattr(F, _SPARK_AGGREGATES[name])(column)
     if name == "COUNT":
