@@ -19,9 +19,10 @@ from typing import Any
 from millstream.table.aggregates import Accumulator, _ValueCounts
 from millstream.table.types import DataType, DataTypes
 
-__all__ = ["LISTAGG", "more_accumulator", "more_result_type"]
+__all__ = ["LAG", "LISTAGG", "more_accumulator", "more_result_type"]
 
 LISTAGG = "LISTAGG "  # the spec of LISTAGG(x, sep) is "LISTAGG " + the separator as JSON
+LAG = "LAG "  # LAG(x, offset, default): "LAG " + [offset, default] as JSON
 _VARIANCES = ("STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP")
 _INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 _SIX = decimal.Decimal("0.000001")
@@ -169,6 +170,32 @@ class _JsonObjectAgg(_Values):
         return json.dumps(out, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+class _Lag(Accumulator):
+    """LAG(x, offset, default) in an OVER window: the value ``offset`` rows before the current
+    one in the partition's order (the current row is the last added), else ``default`` (Flink's
+    ``LagAggFunction``); the accumulator holds the last ``offset + 1`` values."""
+
+    def __init__(self, offset: int, default: Any) -> None:
+        self.offset, self.default = offset, default
+
+    def create(self) -> Any:
+        return []
+
+    def add(self, acc: Any, value: Any) -> Any:
+        acc.append(value)
+        del acc[: -(self.offset + 1)]
+        return acc
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        raise ValueError("LAG runs over an insert-only input")
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        raise ValueError("LAG runs in one phase")
+
+    def result(self, acc: Any) -> Any:
+        return acc[-(self.offset + 1)] if len(acc) > self.offset else self.default
+
+
 class _Collect(_ValueCounts):
     """COLLECT: the multiset of the non-NULL values (a map of each value to its count)."""
 
@@ -182,6 +209,9 @@ def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
         return _Variance(function, data_type.root)
     if function.startswith(LISTAGG):
         return _ListAgg(json.loads(function[len(LISTAGG) :]))
+    if function.startswith(LAG):
+        offset, default = json.loads(function[len(LAG) :])
+        return _Lag(offset, default)
     simple: dict[str, type[Accumulator]] = {
         "FIRST_VALUE": _First,
         "LAST_VALUE": _Last,
@@ -202,6 +232,8 @@ def more_result_type(function: str, operand_type: DataType) -> DataType | None:
         return operand_type.nullable()
     if function.startswith(LISTAGG):
         return DataTypes.STRING()
+    if function.startswith(LAG):
+        return operand_type.nullable()
     if function in ("FIRST_VALUE", "LAST_VALUE"):
         return operand_type.nullable()
     if function == "ARRAY_AGG":

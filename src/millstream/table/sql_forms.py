@@ -225,6 +225,18 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
     from millstream.table.aggregates_more import LISTAGG
     from millstream.table.expressions import AggregateCall, _Tuple
 
+    if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
+        from millstream.table.aggregates_more import LAG
+
+        offset = node.args.get("offset")
+        default = node.args.get("default")
+        count = 1 if offset is None else int(offset.this)
+        fallback = None if default is None else expression(default).resolve([], []).fn(())
+        return AggregateCall(LAG + json.dumps([count, fallback]), expression(node.this))
+    if isinstance(node, exp.Lead):
+        raise ValueError(
+            "LEAD Function is not supported in stream mode (millstream runs it in neither mode yet)"
+        )
     if isinstance(node, exp.GroupConcat):
         separator = node.args.get("separator")
         text = "," if separator is None else str(separator.this)
