@@ -18,7 +18,7 @@ ROWS = ", ".join(f"('k{i % 3}', {i % 7}, CAST({i} * 0.5 AS DOUBLE), 'w{i % 4}')"
 AGGREGATES = (
     "STDDEV_POP(n) AS sp, VAR_SAMP(n) AS vs, STDDEV_SAMP(d) AS sd, VAR_POP(d) AS vp, "
     "LISTAGG(w, '|') AS la, ARRAY_AGG(n) AS aa, FIRST_VALUE(w) AS fv, LAST_VALUE(n) AS lv, "
-    "JSON_ARRAYAGG(n) AS ja, COUNT(*) AS c"
+    "JSON_ARRAYAGG(n) AS ja, PERCENTILE(d, 0.3) AS pc, COUNT(*) AS c"
 )
 
 

@@ -19,10 +19,11 @@ from typing import Any
 from millstream.table.aggregates import Accumulator, _ValueCounts
 from millstream.table.types import DataType, DataTypes
 
-__all__ = ["LAG", "LISTAGG", "more_accumulator", "more_result_type"]
+__all__ = ["LAG", "LISTAGG", "PERCENTILE", "more_accumulator", "more_result_type"]
 
 LISTAGG = "LISTAGG "  # the spec of LISTAGG(x, sep) is "LISTAGG " + the separator as JSON
 LAG = "LAG "  # LAG(x, offset, default): "LAG " + [offset, default] as JSON
+PERCENTILE = "PERCENTILE "  # PERCENTILE(x, p): "PERCENTILE " + p as JSON
 _VARIANCES = ("STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP")
 _INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 _SIX = decimal.Decimal("0.000001")
@@ -196,6 +197,24 @@ class _Lag(Accumulator):
         return acc[-(self.offset + 1)] if len(acc) > self.offset else self.default
 
 
+class _Percentile(_ValueCounts):
+    """PERCENTILE(x, p): the exact percentile of the non-NULL values, interpolated linearly
+    between the two values around position ``p * (n - 1)`` of the sorted values (Flink's
+    ``PercentileAggFunction``), as a DOUBLE."""
+
+    def __init__(self, percentage: float) -> None:
+        self.percentage = percentage
+
+    def result(self, acc: Any) -> Any:
+        values = sorted(v for v, n in acc.items() for _ in range(n))
+        if not values:
+            return None
+        position = self.percentage * (len(values) - 1)
+        low = math.floor(position)
+        high = min(low + 1, len(values) - 1)
+        return float(values[low]) + (position - low) * (float(values[high]) - float(values[low]))
+
+
 class _Collect(_ValueCounts):
     """COLLECT: the multiset of the non-NULL values (a map of each value to its count)."""
 
@@ -212,6 +231,8 @@ def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
     if function.startswith(LAG):
         offset, default = json.loads(function[len(LAG) :])
         return _Lag(offset, default)
+    if function.startswith(PERCENTILE):
+        return _Percentile(float(json.loads(function[len(PERCENTILE) :])))
     simple: dict[str, type[Accumulator]] = {
         "FIRST_VALUE": _First,
         "LAST_VALUE": _Last,
@@ -234,6 +255,8 @@ def more_result_type(function: str, operand_type: DataType) -> DataType | None:
         return DataTypes.STRING()
     if function.startswith(LAG):
         return operand_type.nullable()
+    if function.startswith(PERCENTILE):
+        return DataTypes.DOUBLE()
     if function in ("FIRST_VALUE", "LAST_VALUE"):
         return operand_type.nullable()
     if function == "ARRAY_AGG":

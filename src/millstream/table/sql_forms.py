@@ -233,6 +233,13 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
         count = 1 if offset is None else int(offset.this)
         fallback = None if default is None else expression(default).resolve([], []).fn(())
         return AggregateCall(LAG + json.dumps([count, fallback]), expression(node.this))
+    if isinstance(node, exp.Quantile):  # PERCENTILE(x, p), p a literal in [0, 1]
+        from millstream.table.aggregates_more import PERCENTILE
+
+        percentage = expression(node.args["quantile"]).resolve([], []).fn(())
+        if percentage is None or not 0 <= float(percentage) <= 1:
+            raise ValueError(f"PERCENTILE's percentage must be a literal between 0 and 1, got {percentage}")
+        return AggregateCall(PERCENTILE + json.dumps(float(percentage)), expression(node.this))
     if isinstance(node, exp.Lead):
         raise ValueError(
             "LEAD Function is not supported in stream mode (millstream runs it in neither mode yet)"
