@@ -306,3 +306,25 @@ PYFLINK_PANDAS_UDFS = """\
 
 def test_pandas_udfs_print_what_pyflink_prints():
     assert _run("pandas_udfs.py") == PYFLINK_PANDAS_UDFS
+
+
+# examples/table/async_lookup.py: each row's tier from its own customer, in the rows' order.
+# PyFlink 2.3.0 ran the same program (imports swapped, 2026-11-27) and printed the same rows
+# with other rows' tiers (c3 "gold", c1 "silver", c4 "silver"): its Python worker reuses the
+# input row while calls are in flight. This is Flink's documented result instead.
+ASYNC_LOOKUP = """\
++----+----------------------+--------------------------------+--------------------------------+----------------------+
+| op |                   id |                       customer |                           tier |               amount |
++----+----------------------+--------------------------------+--------------------------------+----------------------+
+| +I |                    1 |                             c1 |                           gold |                   30 |
+| +I |                    2 |                             c3 |                         bronze |                   12 |
+| +I |                    4 |                             c1 |                           gold |                   55 |
+| +I |                    5 |                             c4 |                           none |                   20 |
+| +I |                    6 |                             c2 |                         silver |                   41 |
++----+----------------------+--------------------------------+--------------------------------+----------------------+
+5 rows in set
+"""  # noqa: E501
+
+
+def test_async_lookup_prints_each_rows_own_result_in_order():
+    assert _run("async_lookup.py") == ASYNC_LOOKUP
