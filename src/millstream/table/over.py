@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
-from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
 from millstream.table.expressions import AggregateCall, Compiled, Expression
-from millstream.table.planner import INSERT, PlanNode, single_subtask_changelog
+from millstream.table.planner import END_OF_INPUT, INSERT, PlanNode, single_subtask_changelog
 from millstream.table.timestamps import to_epoch_millis
 from millstream.table.types import DataType
 
@@ -359,9 +359,6 @@ class _TopNFunction(KeyedProcessFunction):
         return out
 
 
-_END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
-
-
 class _BatchRankFunction(_TopNFunction):
     """RANK / DENSE_RANK Top-N of a bounded input (Flink runs them in batch mode only): a
     partition's rows are ranked once all have arrived, ties sharing a rank (RANK leaves gaps
@@ -378,20 +375,16 @@ class _BatchRankFunction(_TopNFunction):
         self.dense = rank_type == "DENSE_RANK"
 
     def open(self, runtime_context: Any) -> None:
-        self.top = runtime_context.get_state(ValueStateDescriptor("partition_rows", None))
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("partition_rows", None))
 
     def process_element(self, value: Any, ctx: Any) -> Any:
-        rows = self.top.value()
-        if rows is None:
-            rows = []
-            ctx.timer_service().register_event_time_timer(_END_OF_INPUT)
-        rows.append(value[1])
-        self.top.update(rows)
+        self.rows.add(value[1])
+        ctx.timer_service().register_event_time_timer(END_OF_INPUT)  # once per key (a set)
         return None
 
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
-        rows = sorted(self.top.value() or [], key=self._sort_key)  # stable: ties in arrival order
-        self.top.clear()
+        rows = sorted(self.rows.get() or [], key=self._sort_key)  # stable: ties in arrival order
+        self.rows.clear()
         out: list[tuple[str, tuple[Any, ...]]] = []
         rank, distinct, previous = 0, 0, None
         for i, row in enumerate(rows):

@@ -35,6 +35,7 @@ from millstream.table.timestamps import from_epoch_millis
 from millstream.table.types import DataType
 
 __all__ = [
+    "END_OF_INPUT",
     "Aggregate",
     "DataGen",
     "Filter",
@@ -51,6 +52,9 @@ __all__ = [
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
 _MAX_TIMESTAMP = 2**63 - 1
+
+
+END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
 
 
 @dataclass
@@ -208,11 +212,12 @@ def calc_stream(
 
     names, types = list(source.names), list(source.types)
     expressions = ([condition] if condition is not None else []) + list(projection or [])
-    if any(has_batched_call(bound_calls(e)) for e in expressions):  # pandas or async UDFs: per chunk of rows
-        condition = None if condition is None else bound_calls(condition)
-        projection = None if projection is None else [bound_calls(p) for p in projection]
+    bound = [bound_calls(e) for e in expressions]  # SQL's f(x) as the function it names
+    if any(has_batched_call(e) for e in bound):  # pandas or async UDFs: per chunk of rows
+        bound_condition = bound.pop(0) if condition is not None else None
+        bound_projection = bound if projection is not None else None
         size = option_value(env, ARROW_BATCH_SIZE)
-        batched = BatchedCallCalc(names, types, condition, projection, size, AsyncOptions.of(env))
+        batched = BatchedCallCalc(names, types, bound_condition, bound_projection, size, AsyncOptions.of(env))
         return source.translate(env)._map_batches(batched, method="__call__")
     calc = calc_function(names, types, condition, projection)
     if all(vectorizable(e, names, types) for e in expressions):

@@ -123,8 +123,9 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
 
 
 def _columnar(t_env: TableEnvironment) -> bool:
-    value = t_env.get_config().get("table.exec.columnar.enabled", None)
-    return value is None or str(value).lower() != "false"
+    from millstream.table.table_options import COLUMNAR_ENABLED, option_value
+
+    return option_value(t_env.get_config(), COLUMNAR_ENABLED)
 
 
 def _create_view(t_env: TableEnvironment, tree: exp.Create) -> None:

@@ -92,12 +92,13 @@ ASYNC_SCALAR_MAX_ATTEMPTS: ConfigOption[int] = ConfigOption(
 
 
 def option_value(env: Any, option: ConfigOption[T]) -> T:
-    """``option``'s value in the table configuration ``env`` carries (its default if unset).
+    """``option``'s value in ``env``'s table configuration (``env`` a TableConfig, or a planning
+    environment carrying one) or its default when unset.
 
     Raises:
         ConfigurationError: the value is malformed (one line naming the key and the value).
     """
-    config = getattr(env, "_table_config", None)
+    config = env if hasattr(env, "get_configuration") else getattr(env, "_table_config", None)
     raw = None
     if config is not None:
         for key in (option.key, *option.fallback_keys):

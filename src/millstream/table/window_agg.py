@@ -30,7 +30,7 @@ from millstream.datastream import KeyedProcessFunction, ProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
 from millstream.table.binary_row import BinaryRowKeyType
-from millstream.table.planner import INSERT, PlanNode
+from millstream.table.planner import END_OF_INPUT, INSERT, PlanNode
 from millstream.table.table_options import AGG_PHASE_STRATEGY, option_value
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
@@ -479,9 +479,6 @@ class _SlicingAggregate(_WindowFunctionBase):
                 self.slices.remove(slice_end)
 
 
-_END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
-
-
 class _ProcessingTimeSlices(_SlicingAggregate):
     """TUMBLE, HOP and CUMULATE over a processing-time attribute (Flink's slicing window
     operator on processing time): a row goes to the slice of the operator's clock when it
@@ -502,7 +499,7 @@ class _ProcessingTimeSlices(_SlicingAggregate):
         self.slices.put(slice_end, held)
         for end in spec.window_ends(slice_end):
             timers.register_processing_time_timer(end - 1)
-        timers.register_event_time_timer(_END_OF_INPUT)  # the final watermark: flush (see below)
+        timers.register_event_time_timer(END_OF_INPUT)  # the final watermark: flush (see below)
         return None
 
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
