@@ -49,13 +49,17 @@ class _Discard(SinkFunction):
     """The blackhole connector's sink."""
 
     def invoke(self, value: Any, context: Any) -> None:
-        """Drop the change."""
+        """Drop the change (or a ``ChangeBatch`` of them)."""
 
 
 class _BlackholeSink(TableSink):
     changelog = "all"
+    takes_batches = True  # Flink's blackhole drops its rows unconverted: so does this one
 
     def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
+        return stream.add_sink(_Discard())
+
+    def consume_batches(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
         return stream.add_sink(_Discard())
 
 

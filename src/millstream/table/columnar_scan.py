@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.table.change_batch import ChangeBatch
 from millstream.table.planner import INSERT, Filter, PlanNode, Project
 from millstream.table.types import DataType
 from millstream.table.vectorized import _arrow_input, _evaluate, arrow_output, arrow_type_exact, vectorizable
@@ -64,6 +65,7 @@ class ColumnarScan(PlanNode):
     source: Any = None  # the FileSystemSource
     steps: list[_Step] = field(default_factory=list)
     watermark: Any = None  # the WatermarkAssigner fused (its strategy's interval and delay)
+    batches: bool = False  # emit ChangeBatch elements (for a sink that writes Arrow) instead of rows
 
     def translate(self, env: Any) -> Any:
         from millstream.common import WatermarkStrategy
@@ -72,6 +74,7 @@ class ColumnarScan(PlanNode):
         path = self.source.options["path"]
         interval = env.get_config().get_auto_watermark_interval()
         fmt = _ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
+        fmt.batches = self.batches
         strategy = WatermarkStrategy.no_watermarks()
         if self.watermark is not None:
             strategy = _watermark_strategy(self.watermark, env)
@@ -235,6 +238,7 @@ class _ColumnarFormat(StreamFormat):
         self.source, self.steps, self.names, self.types = source, steps, names, types
         self.interval = interval
         self.format = source.options["format"]
+        self.batches = False  # hand out ChangeBatch elements (one per slice between watermarks)
 
     def is_splittable(self) -> bool:
         return self.format == "json"
@@ -254,8 +258,10 @@ class _ColumnarReader(FileReader):
         self.read_schema, self.full_schema = _schemas(self.physical, _needed(fmt.steps, fmt.names))
         self.converters = [arrow_output(t) for t in fmt.types]
         self.watermark_step = next((s for s in fmt.steps if s.kind == "watermark"), None)
-        self.rows: list[Any] = []
-        self.stamps: list[int] | None = None
+        self.rows: list[Any] = []  # the batch read as rows, or (batch mode) as ``out``
+        self.out: Any = None
+        self.size = 0  # rows in the batch read
+        self.stamps: Any = None  # their timestamps (a list; an Arrow array in batch mode)
         self.cuts: list[tuple[int, int]] = []  # (end row, watermark value): the output in slices
         self.position = 0
         self._file: Any = None
@@ -274,19 +280,43 @@ class _ColumnarReader(FileReader):
             stamps = stamps[len(stamps) - len(batch) :]  # rows skipped after a restore
         return batch, stamps, self._last_marks or []
 
+    def poll(self, max_records: int) -> list[Any] | None:
+        """Rows as ``FileReader.poll`` hands them out; in batch mode one ``ChangeBatch``, the
+        split's position counted in rows (a restored reader skips rows, not elements)."""
+        if not self.fmt.batches:
+            return super().poll(max_records)
+        while True:
+            polled = self._poll(max_records)
+            if not polled:
+                return polled
+            rows: ChangeBatch = polled[0]
+            if self._skip:
+                dropped = min(self._skip, len(rows))
+                self._skip -= dropped
+                self._returned_in_current += dropped
+                rows = ChangeBatch(rows.batch.slice(dropped))
+                if not len(rows):
+                    continue
+            self._returned_in_current += len(rows)
+            return [rows]
+
     def _poll(self, max_records: int) -> list[Any] | None:
-        while self.position >= len(self.rows):
+        while self.position >= self.size:
             if not self._read_batch():
                 return None
-        end = min(len(self.rows), self.position + max_records)
+        # one ChangeBatch carries everything up to the next watermark cut
+        end = min(self.size, self.position + (self.size if self.fmt.batches else max_records))
         mark = None
         while self.cuts and self.cuts[0][0] <= self.position:
             self.cuts.pop(0)
         if self.cuts and self.cuts[0][0] <= end:
             end, mark = self.cuts.pop(0)
         start, self.position = self.position, end
-        self._last_stamps = None if self.stamps is None else self.stamps[start:end]
         self._last_marks = None if mark is None else [mark]
+        if self.fmt.batches:
+            self._last_stamps = None if self.stamps is None else [self.stamps[end - 1].as_py()]
+            return [ChangeBatch(self.out.slice(start, end - start))]
+        self._last_stamps = None if self.stamps is None else self.stamps[start:end]
         return self.rows[start:end]
 
     # -- reading batches -----------------------------------------------------------------------------------
@@ -300,7 +330,7 @@ class _ColumnarReader(FileReader):
                 return False
             if table.num_rows:
                 self._compute(table)
-                if self.rows or self.cuts:
+                if self.size or self.cuts:
                     return True
 
     def _next_table(self) -> Any:
@@ -460,14 +490,30 @@ class _ColumnarReader(FileReader):
         self._convert(columns, size, stamps, marks, positions)
 
     def _convert(self, columns: list[Any], size: int, stamps: Any, marks: Any, positions: Any) -> None:
-        python = [
-            conv(c.to_pylist()) if conv is not None else c.to_pylist()
-            for c, conv in zip(columns, self.converters, strict=True)
-        ]
-        self.rows = [(INSERT, row) for row in zip(*python, strict=True)] if python else [(INSERT, ())] * size
-        self.stamps = stamps.to_pylist() if stamps is not None else None
-        self.position = 0
+        self.size, self.position = size, 0
+        if self.fmt.batches:
+            import pyarrow as pa
+
+            names = [f"f{i}" for i in range(len(columns))]  # output names may repeat
+            self.out = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
+            self.stamps = stamps
+        else:
+            python = [
+                conv(c.to_pylist()) if conv is not None else c.to_pylist()
+                for c, conv in zip(columns, self.converters, strict=True)
+            ]
+            self.rows = (
+                [(INSERT, row) for row in zip(*python, strict=True)] if python else [(INSERT, ())] * size
+            )
+            self.stamps = stamps.to_pylist() if stamps is not None else None
         self.cuts = _cuts(marks, positions, self) if marks is not None else []
+
+
+def _empty_batch(size: int) -> Any:
+    """A batch of ``size`` rows without columns (``SELECT 1`` above a scan reads none)."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays([pa.nulls(size)], names=["_"]).select([])
 
 
 def _millis(array: Any) -> Any:
@@ -508,7 +554,7 @@ def _cuts(marks: Any, positions: Any, reader: _ColumnarReader) -> list[tuple[int
         end = index + 1 if out_positions is None else int(np.searchsorted(out_positions, index, side="right"))
         cuts.append((end, emitted))
     final = int(values[-1])
-    total = len(reader.rows) if out_positions is None else len(out_positions)
+    total = reader.size if out_positions is None else len(out_positions)
     cuts.append((total, final))
     reader.emitted_mark = emitted
     return cuts

@@ -414,6 +414,10 @@ def _mark_columnar(line: _Line, inside: bool = False) -> None:
             ]
             _mark_chain(line, f"columnar=[arrow], read=[{', '.join(read)}]")
             return
+        node = line.node
+        takes_batches = getattr(getattr(node, "table_sink", None), "takes_batches", False)
+        if takes_batches and fuse(node.input) is not None:
+            line.terms.append("columnar=[arrow]")  # the sink takes the scan's Arrow batches
     for child in line.children:
         _mark_columnar(child)
 

@@ -120,9 +120,16 @@ class TableSink:
     ``upsert``: +I/+U/-D by key, ``all``)."""
 
     changelog: str = "insert-only"
+    takes_batches: bool = False  # consume_batches is implemented
 
     def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
         """Add the sink to ``stream``; the DataStreamSink."""
+        raise NotImplementedError
+
+    def consume_batches(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
+        """Add the sink to a stream of ``ChangeBatch`` elements (inserted rows as Arrow record
+        batches, ``change_batch.py``); the planner calls it, instead of ``consume``, when the
+        query is a columnar scan and ``takes_batches`` is true."""
         raise NotImplementedError
 
 

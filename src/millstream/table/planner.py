@@ -702,8 +702,25 @@ class Sink(PlanNode):
                 "write it in batch mode, or to a connector or format that takes a changelog "
                 "(upsert-kafka, debezium-json, canal-json)"
             )
+        batches = self.batch_scan(env)
+        if batches is not None:  # inserted rows as Arrow batches, straight from the scan
+            return self.table_sink.consume_batches(batches, list(self.names), list(self.input.types))
         stream = self.input.translate(env)
         return self.table_sink.consume(stream, list(self.names), list(self.input.types))
+
+    def batch_scan(self, env: Any) -> Any:
+        """The stream of ``ChangeBatch`` elements of a columnar scan computing the input, when
+        the sink takes them (None: rows)."""
+        if not getattr(self.table_sink, "takes_batches", False) or not columnar_enabled(env):
+            return None
+        from millstream.table.columnar_scan import fuse
+
+        assert self.input is not None
+        scan = fuse(self.input)
+        if scan is None:
+            return None
+        scan.batches = True
+        return scan.translate(env)
 
 
 @dataclass

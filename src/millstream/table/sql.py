@@ -222,17 +222,22 @@ _EXPLAIN = re.compile(
 
 def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
     """``EXPLAIN [PLAN FOR] [CHANGELOG_MODE, ...] <SELECT or INSERT>``: the statement's plan."""
+    details = {d.strip().upper() for d in match.group(1).split(",") if d.strip()}
+    return explain_statement(t_env, match.group(2), "CHANGELOG_MODE" in details)
+
+
+def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: bool) -> str:
+    """The plan of a SELECT or INSERT statement, as Flink's ``explainSql`` prints it."""
     from millstream.table.explain import explain_text
 
-    details = {d.strip().upper() for d in match.group(1).split(",") if d.strip()}
-    tree, _ = _parse(match.group(2))
+    tree, _ = _parse(statement)
     if isinstance(tree, exp.Select):
         plan = _select(t_env, tree)._plan
     elif isinstance(tree, exp.Insert):
         plan = _insert(t_env, tree)
     else:
-        raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {match.group(2).strip()[:80]}")
-    return explain_text(plan, "CHANGELOG_MODE" in details, _columnar(t_env))
+        raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {statement.strip()[:80]}")
+    return explain_text(plan, changelog_mode, _columnar(t_env))
 
 
 def _add_column(builder: Any, column: exp.Expression) -> None:

@@ -406,9 +406,9 @@ class Table:
         """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
         from millstream.table.explain import explain_text
+        from millstream.table.table_options import COLUMNAR_ENABLED, option_value
 
-        columnar = self._t_env.get_config().get("table.exec.columnar.enabled", None)
-        enabled = columnar is None or str(columnar).lower() != "false"
+        enabled = option_value(self._t_env.get_config(), COLUMNAR_ENABLED)
         return explain_text(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details, enabled)
 
 

@@ -23,7 +23,7 @@ from millstream.common.types import Row, RowKind
 from millstream.table.catalog import CatalogMethods
 from millstream.table.factories import TableContext, find_format_factory, find_table_factory
 from millstream.table.planner import FromDataStream, PlanNode, Sink, Values
-from millstream.table.table import Table
+from millstream.table.table import ExplainDetail, Table
 from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
 from millstream.table.types import DataType, DataTypes, RowType
@@ -295,8 +295,10 @@ class TableEnvironment(CatalogMethods):
         return parse_query(self, query)
 
     def explain_sql(self, stmt: str, *extra_details: Any) -> str:
-        """The plan of a SELECT (see ``Table.explain``)."""
-        return self.sql_query(stmt).explain(*extra_details)
+        """The plan of a SELECT or an INSERT statement (see ``Table.explain``)."""
+        from millstream.table.sql import explain_statement
+
+        return explain_statement(self, stmt, ExplainDetail.CHANGELOG_MODE in extra_details)
 
     def execute_sql(self, stmt: str) -> TableResult:
         """Run a statement: a SELECT (its rows), ``CREATE TABLE ... WITH (...)`` (datagen,
