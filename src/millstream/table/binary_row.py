@@ -212,6 +212,10 @@ class BinaryRowKeyType:
         self.fields = None if fields is None else list(fields)
         self._writers: list[_Write] | None = None
 
+    def reuse_digest(self) -> tuple[Any, ...]:
+        """What makes two key types hash alike (sub-plan reuse compares plan nodes by it)."""
+        return ("BinaryRowKeyType", tuple(repr(t) for t in self.types), self.fields)
+
     @staticmethod
     def of(types: Sequence[DataType], fields: Sequence[int] | None = None) -> BinaryRowKeyType | None:
         """The key type of keys of ``types`` whose positions ``fields`` (all when None) make

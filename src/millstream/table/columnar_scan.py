@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.table.change_batch import ChangeBatch
@@ -66,6 +66,7 @@ class ColumnarScan(PlanNode):
     steps: list[_Step] = field(default_factory=list)
     watermark: Any = None  # the WatermarkAssigner fused (its strategy's interval and delay)
     batches: bool = False  # emit ChangeBatch elements (for a sink that writes Arrow) instead of rows
+    reads_source: ClassVar[bool] = True
 
     def translate(self, env: Any) -> Any:
         from millstream.common import WatermarkStrategy

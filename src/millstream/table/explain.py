@@ -114,6 +114,7 @@ def _named(expression: Any, name: str, ref: Callable[[str], str], infix: bool) -
 class _Line:
     def __init__(self, name: str, terms: list[str], node: Any, children: list[Any]) -> None:
         self.name, self.terms, self.node, self.children = name, terms, node, children
+        self.reuse_id: int | None = None  # computed once, used again (sub-plan reuse)
 
 
 def _children(node: Any) -> list[Any]:
@@ -357,7 +358,8 @@ def _tree(root: _Line, changelog: bool) -> str:
         mode = _changelog_mode(line.node) if line.node is not None else below_mode
         if changelog:
             terms.append(f"changelogMode=[{mode}]")
-        lines.append(f"{prefix}{line.name}({', '.join(terms)})")
+        reused = f"(reuse_id=[{line.reuse_id}])" if line.reuse_id is not None else ""
+        lines.append(f"{prefix}{line.name}({', '.join(terms)}){reused}")
         for i, child in enumerate(line.children):
             last = i == len(line.children) - 1
             child_mode = _changelog_mode(child.node) if child.node is not None else mode
@@ -380,17 +382,21 @@ def _exchange_modes(line: _Line) -> None:
         line.node = line.children[0].node
 
 
-def explain_text(plan: Any, changelog_mode: bool = False, columnar: bool = True) -> str:
+def explain_text(plan: Any, changelog_mode: bool = False, columnar: bool = True, reuse: Any = None) -> str:
     """The three sections of Flink's explain output for ``plan``; in the execution plan, the
     operators a columnar scan runs on Arrow batches (``columnar_scan.py``; ``columnar``:
     ``table.exec.columnar.enabled``) say ``columnar=[arrow]``, and its source the columns
-    (and ROW fields) it reads."""
+    (and ROW fields) it reads. ``reuse``: the ``PlanReuse`` of sub-plan reuse (None: off); a
+    part computed once for two consumers is printed once, marked ``(reuse_id=[n])``, and as
+    ``Reused(reference_id=[n])`` where it is used again, as Flink prints it."""
     physical = _physical(plan, infix=False)
     _exchange_modes(physical)
     execution = _physical(plan, infix=True)
     _exchange_modes(execution)
     if columnar:
         _mark_columnar(execution)
+    if reuse is not None:
+        _mark_reuse(execution, reuse, {}, [0])
     return (
         f"== Abstract Syntax Tree ==\n{_tree(_logical(plan), False)}\n\n"
         f"== Optimized Physical Plan ==\n{_tree(physical, changelog_mode)}\n\n"
@@ -420,6 +426,26 @@ def _mark_columnar(line: _Line, inside: bool = False) -> None:
             line.terms.append("columnar=[arrow]")  # the sink takes the scan's Arrow batches
     for child in line.children:
         _mark_columnar(child)
+
+
+def _mark_reuse(line: _Line, reuse: Any, seen: dict[Any, _Line], ids: list[int]) -> None:
+    """Print a sub-plan the translation computes once (``plan_reuse.py``) once: its first line
+    ends ``(reuse_id=[n])``, each later use is a ``Reused(reference_id=[n])`` line, as Flink
+    prints them (Flink marks the Exchange above when the shuffle is shared too; here each
+    consumer repartitions the shared operator's output, so the operator is marked)."""
+    for index, child in enumerate(line.children):
+        operator = child.node is not None and not (child.children and child.children[0].node is child.node)
+        key = reuse.key(child.node) if operator else None  # an Exchange line carries its input's node
+        first = seen.get(key) if key is not None else None
+        if first is None:
+            if key is not None:
+                seen[key] = child
+            _mark_reuse(child, reuse, seen, ids)
+            continue
+        if first.reuse_id is None:
+            ids[0] += 1
+            first.reuse_id = ids[0]
+        line.children[index] = _Line("Reused", [f"reference_id=[{first.reuse_id}]"], child.node, [])
 
 
 def _mark_chain(line: _Line, source_terms: str) -> None:

@@ -22,7 +22,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from millstream.common.types import Row
 from millstream.datastream import KeyedProcessFunction
@@ -30,6 +30,7 @@ from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for, to_float32
 from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.expressions import AggregateCall, Expression
+from millstream.table.plan_reuse import reusing
 from millstream.table.table_options import ARROW_BATCH_SIZE, COLUMNAR_ENABLED, option_value
 from millstream.table.timestamps import from_epoch_millis
 from millstream.table.types import DataType
@@ -76,6 +77,16 @@ class PlanNode:
     # as Python values
     key_type: Any = field(default=None, kw_only=True)
 
+    # fields holding functions compiled from an expression field (name -> that field's name):
+    # when the expression is there, sub-plan reuse compares it instead (``plan_reuse.py``)
+    compiled: ClassVar[dict[str, str]] = {}
+    reads_source: ClassVar[bool] = False  # a scan of a connector table (table.optimizer.reuse-source-enabled)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "translate" in cls.__dict__:  # a part of the plan met twice is translated once
+            cls.translate = reusing(cls.__dict__["translate"])  # type: ignore[method-assign,assignment]
+
     def translate(self, env: Any) -> Any:
         """The DataStream of ``(kind, values)`` this node produces on ``env``."""
         raise NotImplementedError
@@ -104,6 +115,7 @@ class Project(PlanNode):
     input: PlanNode | None = None
     functions: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     expressions: list[Expression] | None = None  # the same as expressions: generated into one function
+    compiled: ClassVar[dict[str, str]] = {"functions": "expressions"}
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
@@ -128,6 +140,7 @@ class Filter(PlanNode):
     input: PlanNode | None = None
     condition: Callable[[tuple[Any, ...]], Any] | None = None
     expression: Expression | None = None  # the condition as an expression: generated code
+    compiled: ClassVar[dict[str, str]] = {"condition": "expression"}
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.condition is not None
@@ -148,6 +161,7 @@ class Aggregate(PlanNode):
     key_expressions: list[Expression] | None = None  # the same keys and call arguments, as expressions
     argument_expressions: list[Expression] | None = None
     attached: tuple[int, int] | None = None  # keys that are the input's window_start / window_end
+    compiled: ClassVar[dict[str, str]] = {"keys": "key_expressions", "calls": "argument_expressions"}
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None
@@ -801,6 +815,8 @@ class _NormalizeFunction(KeyedProcessFunction):
 @dataclass
 class SourceScan(PlanNode):
     """A connector table's source (explain prints it as a TableSourceScan)."""
+
+    reads_source: ClassVar[bool] = True
 
 
 @dataclass

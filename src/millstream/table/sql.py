@@ -122,6 +122,16 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
 
 
+def explain_reuse(config: Any) -> Any:
+    """The ``PlanReuse`` explain marks reused parts with (None: sub-plan reuse is off)."""
+    from millstream.table.plan_reuse import PlanReuse
+    from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
+
+    if not option_value(config, REUSE_SUB_PLAN):
+        return None
+    return PlanReuse(sources=option_value(config, REUSE_SOURCE))
+
+
 def _columnar(t_env: TableEnvironment) -> bool:
     from millstream.table.table_options import COLUMNAR_ENABLED, option_value
 
@@ -237,7 +247,7 @@ def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: b
         plan = _insert(t_env, tree)
     else:
         raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {statement.strip()[:80]}")
-    return explain_text(plan, changelog_mode, _columnar(t_env))
+    return explain_text(plan, changelog_mode, _columnar(t_env), explain_reuse(t_env.get_config()))
 
 
 def _add_column(builder: Any, column: exp.Expression) -> None:

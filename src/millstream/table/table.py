@@ -406,10 +406,13 @@ class Table:
         """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
         from millstream.table.explain import explain_text
+        from millstream.table.sql import explain_reuse
         from millstream.table.table_options import COLUMNAR_ENABLED, option_value
 
-        enabled = option_value(self._t_env.get_config(), COLUMNAR_ENABLED)
-        return explain_text(self._plan, ExplainDetail.CHANGELOG_MODE in extra_details, enabled)
+        config = self._t_env.get_config()
+        enabled = option_value(config, COLUMNAR_ENABLED)
+        changelog_mode = ExplainDetail.CHANGELOG_MODE in extra_details
+        return explain_text(self._plan, changelog_mode, enabled, explain_reuse(config))
 
 
 class GroupedTable:

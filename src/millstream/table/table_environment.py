@@ -11,9 +11,10 @@ configuration.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from millstream.common import Configuration
@@ -236,8 +237,9 @@ class TableEnvironment(CatalogMethods):
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
         env._table_config = self._config
-        for sink in sinks:
-            sink.translate(env)
+        with plan_reuse(env):
+            for sink in sinks:
+                sink.translate(env)
         client = env.execute_async("insert-into")
         names = [f"default_catalog.default_database.{s.label or 'sink'}" for s in sinks]
         return TableResult(
@@ -334,7 +336,8 @@ class TableEnvironment(CatalogMethods):
         self.last_runtime = "datastream"
         env = self._environment()
         env._table_config = self._config  # the plan reads table.exec.* options from it
-        stream = plan.translate(env)
+        with plan_reuse(env):
+            stream = plan.translate(env)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             client = env.execute_async("insert-into")
             return TableResult(["result"], [DataTypes.BIGINT()], iter([("+I", (-1,))]), False, client)
@@ -369,6 +372,23 @@ class StatementSet:
             raise ValueError("No operators defined in the statement set: add_insert_sql / add_insert first")
         sinks, self._sinks = self._sinks, []
         return self._t_env._run_many(sinks)
+
+
+@contextlib.contextmanager
+def plan_reuse(env: Any) -> Iterator[None]:
+    """While a job's plans translate on ``env``: identical parts are translated once
+    (``plan_reuse.py``; ``table.optimizer.reuse-sub-plan-enabled``)."""
+    from millstream.table.plan_reuse import PlanReuse
+    from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
+
+    if not option_value(env, REUSE_SUB_PLAN):
+        yield
+        return
+    env._plan_reuse = PlanReuse(sources=option_value(env, REUSE_SOURCE))
+    try:
+        yield
+    finally:
+        env._plan_reuse = None
 
 
 def _from_pandas_value(value: Any) -> Any:

@@ -22,6 +22,8 @@ __all__ = [
     "ASYNC_SCALAR_RETRY_STRATEGY",
     "ASYNC_SCALAR_TIMEOUT",
     "COLUMNAR_ENABLED",
+    "REUSE_SOURCE",
+    "REUSE_SUB_PLAN",
     "option_value",
 ]
 
@@ -42,6 +44,20 @@ COLUMNAR_ENABLED: ConfigOption[bool] = ConfigOption(
     bool,
     "Scan JSON and Parquet filesystem tables with Arrow and run the projections, filters and "
     "watermark assigner above the scan on Arrow batches; false keeps every row a Python tuple.",
+)
+REUSE_SUB_PLAN: ConfigOption[bool] = ConfigOption(
+    "table.optimizer.reuse-sub-plan-enabled",
+    True,
+    bool,
+    "Compute identical parts of a job's plans once and hand their rows to every consumer "
+    "(a view or subquery used twice, the same aggregation in two branches).",
+)
+REUSE_SOURCE: ConfigOption[bool] = ConfigOption(
+    "table.optimizer.reuse-source-enabled",
+    True,
+    bool,
+    "Read a table once when a job scans it identically twice; only with "
+    "table.optimizer.reuse-sub-plan-enabled.",
 )
 ARROW_BATCH_SIZE: ConfigOption[int] = ConfigOption(
     "python.fn-execution.arrow.batch.size",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from millstream.datastream import KeyedProcessFunction, ProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
@@ -125,6 +125,7 @@ class WatermarkAssigner(PlanNode):
     watermark: Callable[[tuple[Any, ...]], Any] | None = None  # the watermark expression
     watermark_sql: str = ""
     delay_ms: int | None = None  # the expression is ``rowtime - INTERVAL delay`` (None: another one)
+    compiled: ClassVar[dict[str, str]] = {"watermark": "watermark_sql"}
 
     pushed_down: bool = False  # the source generates the watermarks (per partition) itself
 
@@ -276,6 +277,7 @@ class WindowAggregate(PlanNode):
     key_expressions: list[Any] | None = None  # the same keys and call arguments, as expressions
     argument_expressions: list[Any] | None = None
     processing_time: bool = False  # windows of the operator's clock (a PROCTIME() attribute)
+    compiled: ClassVar[dict[str, str]] = {"keys": "key_expressions", "calls": "argument_expressions"}
 
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.spec is not None

@@ -1,0 +1,102 @@
+"""Sub-plan reuse (``table.optimizer.reuse-sub-plan-enabled`` / ``reuse-source-enabled``): a
+part of a job's plan met twice is computed once and feeds both consumers, as in Flink; the
+results are those of computing it twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from millstream.table import DataTypes, EnvironmentSettings, TableEnvironment
+from millstream.table.udf import udf
+from millstream.testing.tables import fold_changelog
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _environment(tmp_path: Path, reuse: bool = True, sources: bool = True) -> TableEnvironment:
+    (tmp_path / "in.csv").write_text("".join(f"{i},k{i % 2},{i * 10}\n" for i in range(6)))
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t_env.get_config().set("table.optimizer.reuse-sub-plan-enabled", str(reuse).lower())
+    t_env.get_config().set("table.optimizer.reuse-source-enabled", str(sources).lower())
+    t_env.execute_sql(
+        f"CREATE TABLE src (id INT, k STRING, v INT) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 'in.csv'}', 'format' = 'csv')"
+    )
+    return t_env
+
+
+def _rows(t_env: TableEnvironment, sql: str) -> list[tuple[object, ...]]:
+    with t_env.execute_sql(sql).collect() as rows:
+        return sorted(tuple(r) for r in rows)
+
+
+_SELF_JOIN = "SELECT a.id, a.tv, b.tv FROM w a JOIN w b ON a.id = b.id"
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_a_view_used_twice_is_computed_once(tmp_path: Path, reuse: bool) -> None:
+    """A view joined with itself: with reuse, its scan and its Python UDF run once per row and
+    feed both sides of the join; without, each side computes them again. Flink 2.3 plans the
+    same query as ``Exchange(...)(reuse_id=[1])`` ... ``Reused(reference_id=[1])`` (PyFlink's
+    ``explain_sql``), and its UDF then ran once per row; the rows are the same either way."""
+    t_env = _environment(tmp_path, reuse)
+    calls = tmp_path / "calls"
+
+    @udf(result_type=DataTypes.INT())
+    def tag(x: int) -> int:
+        with open(calls, "a") as out:
+            out.write(f"{x}\n")
+        return x * 2
+
+    t_env.create_temporary_function("tag", tag)
+    t_env.execute_sql("CREATE VIEW w AS SELECT id, k, tag(v) AS tv FROM src")
+    assert _rows(t_env, _SELF_JOIN) == [(i, i * 20, i * 20) for i in range(6)]
+    called = sorted(int(x) for x in calls.read_text().split())
+    assert called == sorted([i * 10 for i in range(6)] * (1 if reuse else 2))
+    plan = t_env.explain_sql(_SELF_JOIN).split("== Optimized Execution Plan ==")[1]
+    assert ("Reused(reference_id=[1])" in plan) == reuse
+    assert plan.count("TableSourceScan") == (1 if reuse else 2)
+
+
+_SAME = (
+    "SELECT x.k, x.n, y.n FROM (SELECT k, COUNT(*) AS n FROM src GROUP BY k) x "
+    "JOIN (SELECT k, COUNT(*) AS n FROM src GROUP BY k) y ON x.k = y.k"
+)
+_DIFFERENT = (
+    "SELECT x.k, x.n, y.n FROM (SELECT k, COUNT(v) AS n FROM src GROUP BY k) x "
+    "JOIN (SELECT k, SUM(CAST(v AS BIGINT)) AS n FROM src GROUP BY k) y ON x.k = y.k"
+)
+
+
+def test_two_identical_subqueries_share_one_aggregation_and_different_ones_do_not(tmp_path: Path) -> None:
+    """Planned apart, two equal aggregations are still one (their structure is compared); two
+    with the same columns, types and names but other aggregate functions stay two (COUNT and
+    SUM, both BIGINT ``n``), and each gives its own result. PyFlink 2.3's plans of the same two
+    queries: ``GroupAggregate(...)`` ``(reuse_id=[1])`` then ``Reused``; and for the second,
+    two aggregations over one reused scan."""
+    t_env = _environment(tmp_path)
+    same = t_env.explain_sql(_SAME).split("== Optimized Execution Plan ==")[1]
+    assert "GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS n])(reuse_id=[1])" in same
+    assert same.count("GroupAggregate") == 1 and "Reused(reference_id=[1])" in same
+    different = t_env.explain_sql(_DIFFERENT).split("== Optimized Execution Plan ==")[1]
+    assert different.count("GroupAggregate") == 2 and "Reused" not in different.split("TableSourceScan")[0]
+    assert _folded(t_env, _SAME) == {("k0", 3, 3): 1, ("k1", 3, 3): 1}
+    assert _folded(t_env, _DIFFERENT) == {("k0", 3, 60): 1, ("k1", 3, 90): 1}
+
+
+def _folded(t_env: TableEnvironment, sql: str) -> dict[tuple[object, ...], int]:
+    with t_env.execute_sql(sql).collect() as rows:
+        return dict(fold_changelog((str(r.get_row_kind()), tuple(r)) for r in rows))
+
+
+def test_without_source_reuse_each_scan_reads_on_its_own(tmp_path: Path) -> None:
+    """``reuse-source-enabled`` false: the view's scan (and so everything above it) is not
+    shared; sub-plans without a source underneath would still be."""
+    t_env = _environment(tmp_path, sources=False)
+    t_env.execute_sql("CREATE VIEW w AS SELECT id, k, v * 2 AS tv FROM src")
+    plan = t_env.explain_sql(_SELF_JOIN).split("== Optimized Execution Plan ==")[1]
+    assert "Reused" not in plan and plan.count("TableSourceScan") == 2
+    assert _rows(t_env, _SELF_JOIN) == [(i, i * 20, i * 20) for i in range(6)]
