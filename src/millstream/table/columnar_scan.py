@@ -13,8 +13,10 @@ Parquet. When every expression on the way has an exact Arrow compute equal
   file, each range in chunks of a few MiB;
 * each chunk becomes one Arrow record batch; projections are Arrow kernels, a filter keeps the
   rows whose condition is TRUE (NULL drops), field access is ``struct_field``;
-* only the rows that pass become Python tuples (``(INSERT, row)``, as every other operator
-  takes them), each with its rowtime as the record timestamp;
+* the rows that pass leave as Arrow batches (``ChangeBatch``, each row's rowtime beside it):
+  an operator that takes batches reads them so (a sink, a window aggregation's local phase);
+  for any other, ``planner.columnar_scan`` turns them into ``(INSERT, row)`` tuples, each with
+  its rowtime as the record timestamp;
 * the watermark expression is evaluated for every row read (before the filter, as Flink's
   watermark assigner sits below it), and the reader cuts its output where Flink's assigner
   would emit a watermark inline (the running maximum more than the interval ahead of the last
@@ -34,9 +36,9 @@ from typing import Any, ClassVar
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.table.change_batch import ChangeBatch
-from millstream.table.planner import INSERT, Filter, PlanNode, Project
+from millstream.table.planner import Filter, PlanNode, Project
 from millstream.table.types import DataType
-from millstream.table.vectorized import _arrow_input, _evaluate, arrow_output, arrow_type_exact, vectorizable
+from millstream.table.vectorized import _arrow_input, _evaluate, arrow_type_exact, vectorizable
 
 __all__ = ["ColumnarScan", "fuse"]
 
@@ -65,7 +67,6 @@ class ColumnarScan(PlanNode):
     source: Any = None  # the FileSystemSource
     steps: list[_Step] = field(default_factory=list)
     watermark: Any = None  # the WatermarkAssigner fused (its strategy's interval and delay)
-    batches: bool = False  # emit ChangeBatch elements (for a sink that writes Arrow) instead of rows
     reads_source: ClassVar[bool] = True
 
     def translate(self, env: Any) -> Any:
@@ -75,7 +76,6 @@ class ColumnarScan(PlanNode):
         path = self.source.options["path"]
         interval = env.get_config().get_auto_watermark_interval()
         fmt = _ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
-        fmt.batches = self.batches
         strategy = WatermarkStrategy.no_watermarks()
         if self.watermark is not None:
             strategy = _watermark_strategy(self.watermark, env)
@@ -239,7 +239,6 @@ class _ColumnarFormat(StreamFormat):
         self.source, self.steps, self.names, self.types = source, steps, names, types
         self.interval = interval
         self.format = source.options["format"]
-        self.batches = False  # hand out ChangeBatch elements (one per slice between watermarks)
 
     def is_splittable(self) -> bool:
         return self.format == "json"
@@ -257,18 +256,14 @@ class _ColumnarReader(FileReader):
         self.fmt = fmt
         self.physical = list(zip(fmt.source.names, fmt.source.types, strict=True))
         self.read_schema, self.full_schema = _schemas(self.physical, _needed(fmt.steps, fmt.names))
-        self.converters = [arrow_output(t) for t in fmt.types]
         self.watermark_step = next((s for s in fmt.steps if s.kind == "watermark"), None)
-        self.rows: list[Any] = []  # the batch read as rows, or (batch mode) as ``out``
-        self.out: Any = None
-        self.size = 0  # rows in the batch read
-        self.stamps: Any = None  # their timestamps (a list; an Arrow array in batch mode)
+        self.out: ChangeBatch | None = None  # the rows of the batch read that pass
+        self.size = 0
         self.cuts: list[tuple[int, int]] = []  # (end row, watermark value): the output in slices
         self.position = 0
         self._file: Any = None
         self._pos = self._end = 0
         self._parquet: Any = None
-        self._last_stamps: list[int] | None = None
         self._last_marks: list[int] | None = None
         self.emitted_mark = 0  # the reader's view of the last watermark emitted inline
 
@@ -276,16 +271,14 @@ class _ColumnarReader(FileReader):
         batch = self.poll(max_records)
         if batch is None:
             return None
-        stamps = self._last_stamps
-        if stamps is not None and len(stamps) != len(batch):
-            stamps = stamps[len(stamps) - len(batch) :]  # rows skipped after a restore
+        stamps = (
+            None if not batch or batch[0].stamps is None or not len(batch[0]) else [int(batch[0].stamps[-1])]
+        )
         return batch, stamps, self._last_marks or []
 
     def poll(self, max_records: int) -> list[Any] | None:
-        """Rows as ``FileReader.poll`` hands them out; in batch mode one ``ChangeBatch``, the
-        split's position counted in rows (a restored reader skips rows, not elements)."""
-        if not self.fmt.batches:
-            return super().poll(max_records)
+        """One ``ChangeBatch`` (the rows up to the next watermark cut), the split's position
+        counted in rows: a restored reader skips rows, not elements."""
         while True:
             polled = self._poll(max_records)
             if not polled:
@@ -295,30 +288,28 @@ class _ColumnarReader(FileReader):
                 dropped = min(self._skip, len(rows))
                 self._skip -= dropped
                 self._returned_in_current += dropped
-                rows = ChangeBatch(rows.batch.slice(dropped))
-                if not len(rows):
+                rows = rows.slice(dropped)
+                if not len(rows) and not self._last_marks:
                     continue
             self._returned_in_current += len(rows)
             return [rows]
 
     def _poll(self, max_records: int) -> list[Any] | None:
-        while self.position >= self.size:
+        while self.position >= self.size and not self.cuts:
             if not self._read_batch():
                 return None
-        # one ChangeBatch carries everything up to the next watermark cut
-        end = min(self.size, self.position + (self.size if self.fmt.batches else max_records))
+        end = self.size  # a batch carries everything up to the next watermark cut
         mark = None
-        while self.cuts and self.cuts[0][0] <= self.position:
-            self.cuts.pop(0)
-        if self.cuts and self.cuts[0][0] <= end:
+        if self.cuts:
             end, mark = self.cuts.pop(0)
+            # rows the filter dropped raised the watermark again before the next row that
+            # passes: the last of those watermarks follows these rows (it may follow none)
+            while self.cuts and self.cuts[0][0] <= end:
+                mark = self.cuts.pop(0)[1]
         start, self.position = self.position, end
         self._last_marks = None if mark is None else [mark]
-        if self.fmt.batches:
-            self._last_stamps = None if self.stamps is None else [self.stamps[end - 1].as_py()]
-            return [ChangeBatch(self.out.slice(start, end - start))]
-        self._last_stamps = None if self.stamps is None else self.stamps[start:end]
-        return self.rows[start:end]
+        assert self.out is not None
+        return [self.out.slice(start, end - start)]
 
     # -- reading batches -----------------------------------------------------------------------------------
 
@@ -491,22 +482,12 @@ class _ColumnarReader(FileReader):
         self._convert(columns, size, stamps, marks, positions)
 
     def _convert(self, columns: list[Any], size: int, stamps: Any, marks: Any, positions: Any) -> None:
-        self.size, self.position = size, 0
-        if self.fmt.batches:
-            import pyarrow as pa
+        import pyarrow as pa
 
-            names = [f"f{i}" for i in range(len(columns))]  # output names may repeat
-            self.out = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
-            self.stamps = stamps
-        else:
-            python = [
-                conv(c.to_pylist()) if conv is not None else c.to_pylist()
-                for c, conv in zip(columns, self.converters, strict=True)
-            ]
-            self.rows = (
-                [(INSERT, row) for row in zip(*python, strict=True)] if python else [(INSERT, ())] * size
-            )
-            self.stamps = stamps.to_pylist() if stamps is not None else None
+        self.size, self.position = size, 0
+        names = [f"f{i}" for i in range(len(columns))]  # output names may repeat
+        batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
+        self.out = ChangeBatch(batch, None if stamps is None else stamps.to_numpy())
         self.cuts = _cuts(marks, positions, self) if marks is not None else []
 
 

@@ -246,7 +246,18 @@ def columnar_enabled(env: Any) -> bool:
 
 
 def columnar_scan(node: PlanNode, env: Any) -> Any:
-    """The stream of ``node`` computed by a columnar scan, or None when it cannot be."""
+    """The stream of ``node``'s rows computed by a columnar scan, or None when it cannot be."""
+    batches = columnar_batches(node, env)
+    if batches is None:
+        return None
+    from millstream.table.change_batch import BatchRows
+
+    return batches._map_batches(BatchRows(list(node.types))).name("Rows")
+
+
+def columnar_batches(node: PlanNode, env: Any) -> Any:
+    """The stream of ``ChangeBatch`` elements of a columnar scan computing ``node`` (a scan of
+    the same table and steps is translated once, ``plan_reuse.py``), or None."""
     if not columnar_enabled(env):
         return None
     from millstream.table.columnar_scan import fuse
@@ -725,16 +736,10 @@ class Sink(PlanNode):
     def batch_scan(self, env: Any) -> Any:
         """The stream of ``ChangeBatch`` elements of a columnar scan computing the input, when
         the sink takes them (None: rows)."""
-        if not getattr(self.table_sink, "takes_batches", False) or not columnar_enabled(env):
+        if not getattr(self.table_sink, "takes_batches", False):
             return None
-        from millstream.table.columnar_scan import fuse
-
         assert self.input is not None
-        scan = fuse(self.input)
-        if scan is None:
-            return None
-        scan.batches = True
-        return scan.translate(env)
+        return columnar_batches(self.input, env)
 
 
 @dataclass

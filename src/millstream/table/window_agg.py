@@ -287,8 +287,13 @@ class WindowAggregate(PlanNode):
             )
         keys = self.keys
         root = self.input.types[self.time_column].root
-        stream = self.input.translate(env)
         key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
+        arrow = self._arrow_local_phase(env)
+        if arrow is not None:  # the local phase folds the scan's Arrow batches (arrow_window.py)
+            return arrow.key_by(_partial_key, key_type).process(
+                _SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True)
+            )
+        stream = self.input.translate(env)
         if self.processing_time:
             if self.spec.kind == "SESSION":
                 raise ValueError("SESSION windows over a processing-time attribute are not supported yet")
@@ -308,6 +313,22 @@ class WindowAggregate(PlanNode):
         else:
             function = _SlicingAggregate(self.spec, self.time_column, root, self.calls)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
+
+    def _arrow_local_phase(self, env: Any) -> Any:
+        """The partials of the local phase on the input scan's Arrow batches, or None (one
+        phase, processing time, no columnar scan below, or a part Arrow does not compute as the
+        row path)."""
+        from millstream.table.arrow_window import arrow_local_phase
+        from millstream.table.planner import columnar_batches, columnar_enabled
+
+        if self.processing_time or not columnar_enabled(env) or not two_phase(env, self.calls):
+            return None
+        assert self.input is not None
+        local = arrow_local_phase(self)
+        if local is None:
+            return None
+        batches = columnar_batches(self.input, env)
+        return None if batches is None else batches._map_batches(local).name("LocalWindowAggregate")
 
 
 def two_phase(env: Any, calls: CallSpecs) -> bool:
@@ -641,7 +662,13 @@ def window_aggregate(
 ) -> PlanNode:
     """A window aggregation of ``node`` grouped by ``keys`` and the window, then ``selected``
     over it; the window's start, end and time are the columns ``window_names``."""
-    from millstream.table.planner import aggregate_calls, distinct_calls, expr_names, project
+    from millstream.table.planner import (
+        aggregate_calls,
+        distinct_calls,
+        expr_names,
+        grouped_expression,
+        project,
+    )
 
     if not window_time_column(node, time_column, batch):
         name = node.names[time_column]
@@ -650,11 +677,15 @@ def window_aggregate(
             "not an event-time attribute (declare a watermark for it)"
         )
     key_compiled = [k.resolve(node.names, node.types) for k in keys]
+    key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
+    selected = [
+        grouped_expression(e, keys, key_names) for e in selected
+    ]  # SELECT MOD(a, 3) ... GROUP BY MOD(a, 3)
     call_specs, slot_names, slot_types = aggregate_calls(node, selected)
     _, window_types = window_output_columns(node.types[time_column])
     if window_names[0] != "window_start":  # group window properties are nullable, TVF columns not
         window_types = [t.nullable() for t in window_types]
-    names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)] + slot_names + list(window_names)
+    names = key_names + slot_names + list(window_names)
     types = [c.data_type for c in key_compiled] + slot_types + window_types
     processing = not batch and node.proctime is not None and node.proctime == time_column
     grouped = WindowAggregate(

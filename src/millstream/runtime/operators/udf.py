@@ -75,17 +75,21 @@ class StreamBatchMap(UdfOperator):
     vectorized = True  # its task hands it whole bundles from the start (bundles.py)
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """The batch's outputs, each with the timestamp of the input it comes from."""
+        """The batch's outputs, each with the timestamp of the input it comes from (or, when
+        the function returns a third item, the timestamps it gives)."""
         try:
-            out, kept = self._fn(values)
+            result = self._fn(values)
         except ElementError as err:  # the function says which element failed
             raise self.error(err.offset, values) from err.__cause__
         except Exception as err:
             raise self.error(0, values) from err
         self.records_in += len(values)
+        out, kept = result[0], result[1]
         if not out:
             return
-        if timestamps is not None and kept is not None:
+        if len(result) > 2:
+            timestamps = result[2]
+        elif timestamps is not None and kept is not None:
             timestamps = [timestamps[i] for i in kept]
         self._output(out, timestamps)
 
