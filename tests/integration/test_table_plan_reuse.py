@@ -100,3 +100,40 @@ def test_without_source_reuse_each_scan_reads_on_its_own(tmp_path: Path) -> None
     plan = t_env.explain_sql(_SELF_JOIN).split("== Optimized Execution Plan ==")[1]
     assert "Reused" not in plan and plan.count("TableSourceScan") == 2
     assert _rows(t_env, _SELF_JOIN) == [(i, i * 20, i * 20) for i in range(6)]
+
+
+def _job_nodes(t_env: TableEnvironment, insert: str) -> list[str]:
+    """The operator names of the job ``insert`` would run (its stream graph, not run)."""
+    import json
+
+    from millstream.table.sql import insert_plan
+    from millstream.table.table_environment import plan_reuse
+
+    plan = insert_plan(t_env, insert)
+    env = t_env._environment()
+    env._table_config = t_env.get_config()
+    with plan_reuse(env, [plan]):
+        plan.translate(env)
+    graph = json.loads(env.get_execution_plan())
+    env._transformations.clear()
+    env._pending.clear()
+    return [node["contents"] for node in graph["nodes"]]
+
+
+def test_a_scan_feeding_rows_elsewhere_is_not_split_off_for_the_arrow_local_phase(tmp_path: Path) -> None:
+    """A window aggregation folds the scan's Arrow batches itself (its local phase) unless a
+    part of its input also feeds another consumer (Nexmark q7: the bids are joined with their
+    own window maxima): then both take rows from one scan instead of reading the file twice."""
+    from millstream.testing.nexmark import QUERIES, ddl, write_events
+
+    write_events(str(tmp_path / "events.json"), 200)
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    for statement in ddl(str(tmp_path / "events.json")):
+        t_env.execute_sql(statement)
+    for query in ("q5", "q7"):
+        spec = QUERIES[query]
+        t_env.execute_sql(f"CREATE TABLE sink_{query} ({spec.columns}) WITH ('connector' = 'blackhole')")
+    q5 = _job_nodes(t_env, f"INSERT INTO sink_q5 {QUERIES['q5'].sql}")
+    q7 = _job_nodes(t_env, f"INSERT INTO sink_q7 {QUERIES['q7'].sql}")
+    assert sum(n.startswith("Source: ColumnarScan") for n in q5) == 1 and "LocalWindowAggregate" in q5
+    assert sum(n.startswith("Source: ColumnarScan") for n in q7) == 1 and "LocalWindowAggregate" not in q7

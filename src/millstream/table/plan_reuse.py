@@ -55,8 +55,29 @@ class PlanReuse:
         self.sources = sources  # table.optimizer.reuse-source-enabled
         self.streams: dict[Any, Any] = {}
         self.reused: dict[Any, int] = {}  # key -> times a translation was handed a stream again
+        self.uses: dict[Any, int] = {}  # key -> consumers in the job's plans (count_uses)
         self._keys: dict[int, Any] = {}  # id(node) -> its key (None: not shared)
         self._keep: list[Any] = []  # the nodes keyed so far, kept alive so their ids stay theirs
+
+    def count_uses(self, roots: list[Any]) -> None:
+        """Count, over the plans of a job, the consumers of each sub-plan (a sub-plan computed
+        once counts its inputs once)."""
+        seen: set[Any] = set()
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            key = self.key(node)
+            marker = key if key is not None else ("node", id(node))
+            self.uses[marker] = self.uses.get(marker, 0) + 1
+            if marker in seen:
+                continue
+            seen.add(marker)
+            stack.extend(_inputs(node))
+
+    def shared(self, node: Any) -> bool:
+        """Whether ``node`` (the same or an equal sub-plan) feeds more than one consumer."""
+        key = self.key(node)
+        return self.uses.get(key if key is not None else ("node", id(node)), 0) > 1
 
     def key(self, node: Any) -> Any:
         """``node``'s key (None: it is never shared)."""
@@ -115,6 +136,15 @@ class PlanReuse:
             inner = [self._value(getattr(value, f.name), skip_functions) for f in dataclasses.fields(value)]
             return None if any(i is None for i in inner) else (type(value).__qualname__, tuple(inner))
         return _OPAQUE
+
+
+def _inputs(node: Any) -> list[Any]:
+    """The plan nodes ``node`` reads."""
+    return [
+        child
+        for child in (getattr(node, name, None) for name in ("input", "left", "right"))
+        if child is not None and hasattr(child, "translate")
+    ]
 
 
 def _flatten(parts: Any) -> list[Any]:

@@ -237,7 +237,7 @@ class TableEnvironment(CatalogMethods):
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
         env._table_config = self._config
-        with plan_reuse(env):
+        with plan_reuse(env, sinks):
             for sink in sinks:
                 sink.translate(env)
         client = env.execute_async("insert-into")
@@ -336,7 +336,7 @@ class TableEnvironment(CatalogMethods):
         self.last_runtime = "datastream"
         env = self._environment()
         env._table_config = self._config  # the plan reads table.exec.* options from it
-        with plan_reuse(env):
+        with plan_reuse(env, [plan]):
             stream = plan.translate(env)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             client = env.execute_async("insert-into")
@@ -375,8 +375,8 @@ class StatementSet:
 
 
 @contextlib.contextmanager
-def plan_reuse(env: Any) -> Iterator[None]:
-    """While a job's plans translate on ``env``: identical parts are translated once
+def plan_reuse(env: Any, plans: list[PlanNode]) -> Iterator[None]:
+    """While a job's ``plans`` translate on ``env``: identical parts are translated once
     (``plan_reuse.py``; ``table.optimizer.reuse-sub-plan-enabled``)."""
     from millstream.table.plan_reuse import PlanReuse
     from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
@@ -385,6 +385,7 @@ def plan_reuse(env: Any) -> Iterator[None]:
         yield
         return
     env._plan_reuse = PlanReuse(sources=option_value(env, REUSE_SOURCE))
+    env._plan_reuse.count_uses(plans)
     try:
         yield
     finally:

@@ -325,10 +325,23 @@ class WindowAggregate(PlanNode):
             return None
         assert self.input is not None
         local = arrow_local_phase(self)
-        if local is None:
+        if local is None or _scan_shared(self.input, env):
             return None
         batches = columnar_batches(self.input, env)
         return None if batches is None else batches._map_batches(local).name("LocalWindowAggregate")
+
+
+def _scan_shared(node: PlanNode, env: Any) -> bool:
+    """Whether a part of the Calc chain down to ``node``'s scan also feeds another consumer:
+    that one takes rows, so both take rows from one scan (reading the file once matters more
+    than folding on Arrow)."""
+    reuse = getattr(env, "_plan_reuse", None)
+    current: Any = node
+    while reuse is not None and current is not None:
+        if reuse.shared(current):
+            return True
+        current = getattr(current, "input", None)
+    return False
 
 
 def two_phase(env: Any, calls: CallSpecs) -> bool:
@@ -397,6 +410,7 @@ class _WindowFunctionBase(KeyedProcessFunction):
             f if not isinstance(f, str) else accumulator_for(f, t, False) for f, _, t in self.calls
         ]
         self.arguments = [fn for _, fn, _ in self.calls]
+        self._bounds: dict[tuple[int, int], tuple[Any, ...]] = {}  # (start, end) -> window columns
 
     def _add(self, accs: list[Any], row: tuple[Any, ...]) -> None:
         for i, (acc, argument) in enumerate(zip(self.accumulators, self.arguments, strict=True)):
@@ -412,13 +426,17 @@ class _WindowFunctionBase(KeyedProcessFunction):
     def _row(
         self, key: tuple[Any, ...], accs: list[Any], start: int, end: int
     ) -> tuple[str, tuple[Any, ...]]:
-        root = self.root
-        results = tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
-        bounds = (
-            from_epoch_millis(start, root),
-            from_epoch_millis(end, root),
-            from_epoch_millis(end - 1, root),
-        )
+        results = tuple([a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True)])
+        bounds = self._bounds.get((start, end))
+        if bounds is None:  # every key's window fired by one watermark has the same bounds
+            if len(self._bounds) > 1024:
+                self._bounds.clear()
+            root = self.root
+            bounds = self._bounds[(start, end)] = (
+                from_epoch_millis(start, root),
+                from_epoch_millis(end, root),
+                from_epoch_millis(end - 1, root),
+            )
         return (INSERT, tuple(key) + results + bounds)
 
 
@@ -556,6 +574,7 @@ class AttachedWindowAggregate(KeyedProcessFunction):
             f if not isinstance(f, str) else accumulator_for(f, t, False) for f, _, t in self.calls
         ]
         self.arguments = [fn for _, fn, _ in self.calls]
+        self._bounds: dict[tuple[int, int], tuple[Any, ...]] = {}  # (start, end) -> window columns
         self.state = runtime_context.get_state(ValueStateDescriptor("window-group", None))
 
     def process_element(self, value: Any, ctx: Any) -> Any:
