@@ -34,6 +34,11 @@ class ChangeBatch:
     def __len__(self) -> int:
         return int(self.batch.num_rows)
 
+    @property
+    def record_count(self) -> int:
+        """The rows this element stands for (the runtime counts them in numRecordsIn)."""
+        return int(self.batch.num_rows)
+
     def slice(self, offset: int, length: int | None = None) -> ChangeBatch:
         """Rows ``offset`` to ``offset + length`` (to the end without ``length``)."""
         end = len(self) if length is None else offset + length

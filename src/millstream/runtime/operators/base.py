@@ -41,6 +41,7 @@ __all__ = [
     "StreamOperator",
     "StreamingRuntimeContext",
     "bind_user_function",
+    "record_count",
 ]
 
 Emit = Callable[[list[Any], "list[int] | None"], None]
@@ -186,6 +187,17 @@ class FunctionSnapshotContext:
     def get_checkpoint_timestamp(self) -> int:
         """When the JobManager triggered the checkpoint (epoch milliseconds)."""
         return self._timestamp
+
+
+def record_count(values: list[Any]) -> int:
+    """The records ``values`` stand for: one per element, except elements that carry several
+    (a columnar scan's Arrow batch says how many with ``record_count``), as Flink counts the
+    rows of a batch in ``numRecordsIn``."""
+    if not values:
+        return 0
+    if getattr(values[0], "record_count", None) is None:
+        return len(values)
+    return sum(getattr(v, "record_count", 1) for v in values)
 
 
 def _drop(element: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from millstream.common.connector import TextRenderer, TwoPhaseCommittingSinkWriter
 from millstream.runtime.location import UserFunctionError
-from millstream.runtime.operators.base import OperatorContext, StreamOperator
+from millstream.runtime.operators.base import OperatorContext, StreamOperator, record_count
 
 __all__ = [
     "CollectChannel",
@@ -221,7 +221,7 @@ class SinkFunctionOperator(StreamOperator):
                     fn(v)
         except Exception as err:
             raise self.error(index, values) from err
-        self.records_in += len(values)
+        self.records_in += record_count(values)
 
     def snapshot_extra_state(self, checkpoint_id: int) -> Any:
         """Pre-commit the open transaction (pending for this checkpoint) and begin a new one."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from millstream.common.connector import AddSplitsEvent, CheckpointedSourceReader, NoMoreSplitsEvent
 from millstream.runtime.location import UserFunctionError
-from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator, record_count
 from millstream.runtime.operators.elements import MAX_TIMESTAMP, MAX_WATERMARK, Watermark, WatermarkStatus
 from millstream.runtime.operators.watermarks import SplitTimestampsAndWatermarks, TimestampsAndWatermarks
 from millstream.runtime.state.snapshot import OperatorSnapshot
@@ -142,7 +142,7 @@ class SourceOperator(_Source):
             self.available_at = getattr(self._reader, "available_at", 0.0)
             return InputStatus.NOTHING_AVAILABLE
         watermarks = self._watermarks
-        self.records_in += len(batch)
+        self.records_in += record_count(batch)
         if watermarks is None:
             self._output(batch, timestamps)
         else:

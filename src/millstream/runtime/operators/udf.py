@@ -12,7 +12,7 @@ from itertools import chain
 from typing import Any
 
 from millstream.common.user_code import ElementError
-from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
+from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator, record_count
 
 __all__ = ["StreamBatchMap", "StreamFilter", "StreamFlatMap", "StreamMap", "UdfOperator", "failed_at"]
 
@@ -83,7 +83,7 @@ class StreamBatchMap(UdfOperator):
             raise self.error(err.offset, values) from err.__cause__
         except Exception as err:
             raise self.error(0, values) from err
-        self.records_in += len(values)
+        self.records_in += record_count(values)
         out, kept = result[0], result[1]
         if not out:
             return
