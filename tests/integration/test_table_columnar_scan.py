@@ -458,3 +458,35 @@ def test_rows_from_a_columnar_scan_carry_their_own_rowtime(tmp_path: Path) -> No
             stamps[columnar] = sorted(results)
     assert stamps[True] == stamps[False] and len(stamps[True]) > 500
     assert len({stamp for _, stamp in stamps[True]}) > 500
+
+
+def test_explain_prints_a_window_aggregation_in_its_phases(tmp_path: Path) -> None:
+    """As PyFlink 2.3 printed the same HOP query (AUTO strategy):
+    ``GlobalWindowAggregate(groupBy=[k], window=[HOP(slice_end=[$slice_end], size=[10 s],
+    slide=[2 s])], ...)`` over ``Exchange(distribution=[hash[k]])`` over
+    ``LocalWindowAggregate(groupBy=[k], window=[HOP(time_col=[ts], size=[10 s], slide=[2 s])],
+    select=[k, COUNT(*) AS count1$0, SUM(v) AS sum$1, slice_end('w$) AS $slice_end])``; with
+    ONE_PHASE one ``WindowAggregate(groupBy=[k], window=[TUMBLE(time_col=[ts], size=[2 s])]``.
+    The local phase here folds the scan's Arrow batches: it says ``columnar=[arrow]``."""
+    sql = (
+        "SELECT key, window_start, window_end, COUNT(*) AS n, SUM(amount) AS s FROM TABLE({window}) "
+        "GROUP BY key, window_start, window_end"
+    )
+    hop = "HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)"
+    t_env = _environment(True)
+    t_env.execute_sql(_DDL.format(path=tmp_path / "events.json"))
+    plan = t_env.explain_sql(sql.format(window=hop)).split("== Optimized Execution Plan ==")[1]
+    names = [line.strip(" :+-").split("(")[0] for line in plan.strip().splitlines()]
+    assert names[1:4] == ["GlobalWindowAggregate", "Exchange", "LocalWindowAggregate"]
+    lines = plan.strip().splitlines()
+    assert "groupBy=[key], window=[HOP(slice_end=[$slice_end], size=[10 s], slide=[2 s])]" in lines[1]
+    assert "distribution=[hash[key]]" in lines[2]
+    assert (
+        "LocalWindowAggregate(groupBy=[key], window=[HOP(time_col=[ts], size=[10 s], slide=[2 s])], "
+        "select=[key, COUNT(*) AS count0$0, SUM(amount) AS sum1$0, slice_end('w$) AS $slice_end], columnar=[arrow])"
+    ) in lines[3]
+    t_env.get_config().set("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    tumble = "TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND)"
+    one = t_env.explain_sql(sql.format(window=tumble)).split("== Optimized Execution Plan ==")[1]
+    assert "WindowAggregate(groupBy=[key], window=[TUMBLE(time_col=[ts], size=[2 s])]" in one
+    assert "LocalWindowAggregate" not in one

@@ -158,9 +158,10 @@ def _over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
     return items
 
 
-def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per node kind
+def _physical(node: Any, infix: bool, two_phase: bool = False) -> _Line:  # noqa: C901 - one case per node kind
     """``node`` as Flink's physical / execution plan node (an Exchange inserted where the
-    rows move by key)."""
+    rows move by key); ``two_phase``: window aggregations of built-in functions run in two
+    phases (``table.optimizer.agg-phase-strategy``)."""
     from millstream.table import planner as p
 
     names = list(node.names)
@@ -174,7 +175,7 @@ def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per nod
     kind = type(node).__name__
     merged = _over_aggregate(node)
     if merged is not None:  # the aggregate prints the select list
-        aggregate = _physical(node.input, infix)
+        aggregate = _physical(node.input, infix, two_phase)
         select = ", ".join(_named(x, n, ref, infix) for x, n in merged)
         aggregate.terms = [t for t in aggregate.terms if not t.startswith("select=")] + [f"select=[{select}]"]
         aggregate.node = node
@@ -187,11 +188,11 @@ def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per nod
         terms = [f"select=[{', '.join(items)}]"]
         if condition is not None:
             terms.append(f"where=[{render(condition, ref, infix)}]")
-        return _Line("Calc", terms, node, [_physical(source, infix)])
+        return _Line("Calc", terms, node, [_physical(source, infix, two_phase)])
     if isinstance(node, p.Filter) and node.expression is not None:
         terms = [f"select=[{', '.join(names)}]", f"where=[{render(node.expression, ref, infix)}]"]
-        return _Line("Calc", terms, node, [_physical(node.input, infix)])
-    children = [_physical(c, infix) for c in below]
+        return _Line("Calc", terms, node, [_physical(node.input, infix, two_phase)])
+    children = [_physical(c, infix, two_phase) for c in below]
     if isinstance(node, (p.Project, p.Filter)):  # computed by functions the plan holds
         return _Line("Calc", [f"select=[{', '.join(names)}]"], node, children)
     if isinstance(node, p.Aggregate):
@@ -240,6 +241,15 @@ def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per nod
         exchanges = [_Line("Exchange", ["distribution=[hash]"], None, [c]) for c in children]
         join_type = getattr(node, "join_type", None) or getattr(node, "kind", None) or "InnerJoin"
         return _Line(kind, [f"joinType=[{join_type}]", f"select=[{', '.join(names)}]"], node, exchanges)
+    if (
+        kind == "WindowAggregate"
+        and node.key_expressions is not None
+        and node.argument_expressions is not None
+    ):
+        split = (
+            two_phase and node.spec.kind != "SESSION" and all(isinstance(f, str) for f, _, _ in node.calls)
+        )
+        return _window_aggregate(node, children, ref, infix, split)
     if kind in ("OverAggregate", "Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
         exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
         return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])
@@ -247,6 +257,67 @@ def _physical(node: Any, infix: bool) -> _Line:  # noqa: C901 - one case per nod
         watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
         return _Line(kind, [f"rowtime=[{names[node.rowtime]}]", watermark], node, children)
     return _Line(kind, [f"select=[{', '.join(names)}]"], node, children)
+
+
+def _window_aggregate(
+    node: Any, children: list[_Line], ref: Callable[[str], str], infix: bool, two_phase: bool
+) -> _Line:
+    """A window aggregation as Flink prints it: in two phases a LocalWindowAggregate per input
+    subtask, folding rows into slices, an Exchange by key and a GlobalWindowAggregate merging
+    the slices; else one WindowAggregate."""
+    from millstream.table import expressions as e
+
+    spec, time_name = node.spec, node.input.names[node.time_column]
+    keys = [render(k, ref, infix) for k in node.key_expressions]
+    key_names = list(node.names[: len(keys)])
+    slots = list(node.names[len(keys) : len(keys) + len(node.calls)])
+    calls = [
+        (f if isinstance(f, str) else type(f).__name__, a)
+        for (f, _, _), a in zip(node.calls, node.argument_expressions, strict=True)
+    ]
+    arguments = ["*" if f == "COUNT" and type(a) is e._Literal else render(a, ref, infix) for f, a in calls]
+    functions = [f for f, _ in calls]
+    bounds = ["start('w$) AS window_start", "end('w$) AS window_end", "rowtime('w$) AS window_time"]
+    group = [f"groupBy=[{', '.join(keys)}]"] if keys else []
+    exchange_terms = [f"distribution=[hash[{', '.join(key_names)}]]" if keys else "distribution=[single]"]
+    by_time = f"window=[{_window(spec, f'time_col=[{time_name}]')}]"
+
+    def select(items: list[str]) -> str:
+        return f"select=[{', '.join(items)}]"
+
+    def applied(inputs: list[str], outputs: list[str]) -> list[str]:
+        return [f"{f}({a}) AS {o}" for f, a, o in zip(functions, inputs, outputs, strict=True)]
+
+    if not two_phase:
+        terms = [*group, by_time, select(key_names + applied(arguments, slots) + bounds)]
+        return _Line("WindowAggregate", terms, node, [_Line("Exchange", exchange_terms, None, children)])
+    partials = [f"{f.lower()}{i}$0" for i, f in enumerate(functions)]
+    local_terms = [
+        *group,
+        by_time,
+        select(keys + applied(arguments, partials) + ["slice_end('w$) AS $slice_end"]),
+    ]
+    local = _Line("LocalWindowAggregate", local_terms, node, children)
+    by_slice = f"window=[{_window(spec, 'slice_end=[$slice_end]')}]"
+    global_terms = [*group, by_slice, select(key_names + applied(partials, slots) + bounds)]
+    return _Line(
+        "GlobalWindowAggregate", global_terms, node, [_Line("Exchange", exchange_terms, None, [local])]
+    )
+
+
+def _window(spec: Any, time: str) -> str:
+    """A window spec as Flink prints it (sizes in seconds or milliseconds)."""
+
+    def size(ms: int) -> str:
+        return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
+
+    if spec.kind == "TUMBLE":
+        return f"TUMBLE({time}, size=[{size(spec.size)}])"
+    if spec.kind == "HOP":
+        return f"HOP({time}, size=[{size(spec.size)}], slide=[{size(spec.slide)}])"
+    if spec.kind == "CUMULATE":
+        return f"CUMULATE({time}, max_size=[{size(spec.size)}], step=[{size(spec.slide)}])"
+    return f"SESSION({time}, gap=[{size(spec.size)}])"
 
 
 def _logical_aggregate(
@@ -382,19 +453,26 @@ def _exchange_modes(line: _Line) -> None:
         line.node = line.children[0].node
 
 
-def explain_text(plan: Any, changelog_mode: bool = False, columnar: bool = True, reuse: Any = None) -> str:
+def explain_text(
+    plan: Any, changelog_mode: bool = False, columnar: bool = True, reuse: Any = None, two_phase: bool = True
+) -> str:
     """The three sections of Flink's explain output for ``plan``; in the execution plan, the
     operators a columnar scan runs on Arrow batches (``columnar_scan.py``; ``columnar``:
     ``table.exec.columnar.enabled``) say ``columnar=[arrow]``, and its source the columns
     (and ROW fields) it reads. ``reuse``: the ``PlanReuse`` of sub-plan reuse (None: off); a
     part computed once for two consumers is printed once, marked ``(reuse_id=[n])``, and as
-    ``Reused(reference_id=[n])`` where it is used again, as Flink prints it."""
-    physical = _physical(plan, infix=False)
+    ``Reused(reference_id=[n])`` where it is used again, as Flink prints it. ``two_phase``:
+    window aggregations run in two phases (``table.optimizer.agg-phase-strategy`` not
+    ONE_PHASE), their local phase on the scan's Arrow batches where ``arrow_window.py`` takes
+    it (``columnar=[arrow]``)."""
+    physical = _physical(plan, infix=False, two_phase=two_phase)
     _exchange_modes(physical)
-    execution = _physical(plan, infix=True)
+    execution = _physical(plan, infix=True, two_phase=two_phase)
     _exchange_modes(execution)
+    if reuse is not None:
+        reuse.count_uses([plan])
     if columnar:
-        _mark_columnar(execution)
+        _mark_columnar(execution, reuse)
     if reuse is not None:
         _mark_reuse(execution, reuse, {}, [0])
     return (
@@ -404,13 +482,15 @@ def explain_text(plan: Any, changelog_mode: bool = False, columnar: bool = True,
     )
 
 
-def _mark_columnar(line: _Line, inside: bool = False) -> None:
-    """Mark the execution plan's lines whose operators a columnar scan fuses."""
+def _mark_columnar(line: _Line, reuse: Any, inside: bool = False) -> None:
+    """Mark the execution plan's lines whose operators a columnar scan fuses, a sink that
+    takes its Arrow batches, and a window aggregation's local phase on them."""
+    from millstream.table.arrow_window import arrow_local_phase
     from millstream.table.columnar_scan import _ColumnarFormat, _needed, fuse
 
     if not inside:
         scan = fuse(line.node)
-        if scan is not None:
+        if scan is not None and line.name != "LocalWindowAggregate":
             fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
             needed = _needed(fmt.steps, fmt.names)
             read = [  # in the table's order
@@ -424,23 +504,35 @@ def _mark_columnar(line: _Line, inside: bool = False) -> None:
         takes_batches = getattr(getattr(node, "table_sink", None), "takes_batches", False)
         if takes_batches and fuse(node.input) is not None:
             line.terms.append("columnar=[arrow]")  # the sink takes the scan's Arrow batches
+        if (
+            line.name == "LocalWindowAggregate"
+            and arrow_local_phase(node) is not None
+            and fuse(node.input) is not None
+            and (reuse is None or not reuse.chain_shared(node.input))
+        ):
+            line.terms.append("columnar=[arrow]")  # it folds the scan's Arrow batches
     for child in line.children:
-        _mark_columnar(child)
+        _mark_columnar(child, reuse)
 
 
-def _mark_reuse(line: _Line, reuse: Any, seen: dict[Any, _Line], ids: list[int]) -> None:
+def _mark_reuse(line: _Line, reuse: Any, seen: dict[Any, _Line], ids: list[int], owner: Any = None) -> None:
     """Print a sub-plan the translation computes once (``plan_reuse.py``) once: its first line
     ends ``(reuse_id=[n])``, each later use is a ``Reused(reference_id=[n])`` line, as Flink
     prints them (Flink marks the Exchange above when the shuffle is shared too; here each
-    consumer repartitions the shared operator's output, so the operator is marked)."""
+    consumer repartitions the shared operator's output, so the operator is marked).
+    ``owner``: the node of the nearest line above that is not an Exchange."""
+    if line.name != "Exchange":
+        owner = line.node
     for index, child in enumerate(line.children):
-        operator = child.node is not None and not (child.children and child.children[0].node is child.node)
-        key = reuse.key(child.node) if operator else None  # an Exchange line carries its input's node
+        # a node's topmost line (a two-phase aggregation prints several; an Exchange line
+        # carries its input's node but is not shared: each consumer repartitions)
+        operator = child.node is not None and child.name != "Exchange" and child.node is not owner
+        key = reuse.key(child.node) if operator else None
         first = seen.get(key) if key is not None else None
         if first is None:
             if key is not None:
                 seen[key] = child
-            _mark_reuse(child, reuse, seen, ids)
+            _mark_reuse(child, reuse, seen, ids, owner)
             continue
         if first.reuse_id is None:
             ids[0] += 1

@@ -122,14 +122,22 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
 
 
-def explain_reuse(config: Any) -> Any:
-    """The ``PlanReuse`` explain marks reused parts with (None: sub-plan reuse is off)."""
+def explain_plan(plan: Any, config: Any, changelog_mode: bool) -> str:
+    """``plan`` as Flink's explain prints it, as the options in ``config`` (a TableConfig) plan
+    it: columnar scans, sub-plan reuse, window aggregations in two phases."""
+    from millstream.table.explain import explain_text
     from millstream.table.plan_reuse import PlanReuse
-    from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
+    from millstream.table.table_options import (
+        AGG_PHASE_STRATEGY,
+        COLUMNAR_ENABLED,
+        REUSE_SOURCE,
+        REUSE_SUB_PLAN,
+        option_value,
+    )
 
-    if not option_value(config, REUSE_SUB_PLAN):
-        return None
-    return PlanReuse(sources=option_value(config, REUSE_SOURCE))
+    reuse = PlanReuse(option_value(config, REUSE_SOURCE)) if option_value(config, REUSE_SUB_PLAN) else None
+    two_phase = option_value(config, AGG_PHASE_STRATEGY) != "ONE_PHASE"
+    return explain_text(plan, changelog_mode, option_value(config, COLUMNAR_ENABLED), reuse, two_phase)
 
 
 def _columnar(t_env: TableEnvironment) -> bool:
@@ -238,8 +246,6 @@ def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
 
 def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: bool) -> str:
     """The plan of a SELECT or INSERT statement, as Flink's ``explainSql`` prints it."""
-    from millstream.table.explain import explain_text
-
     tree, _ = _parse(statement)
     if isinstance(tree, exp.Select):
         plan = _select(t_env, tree)._plan
@@ -247,7 +253,7 @@ def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: b
         plan = _insert(t_env, tree)
     else:
         raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {statement.strip()[:80]}")
-    return explain_text(plan, changelog_mode, _columnar(t_env), explain_reuse(t_env.get_config()))
+    return explain_plan(plan, t_env.get_config(), changelog_mode)
 
 
 def _add_column(builder: Any, column: exp.Expression) -> None:

@@ -405,14 +405,10 @@ class Table:
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
-        from millstream.table.explain import explain_text
-        from millstream.table.sql import explain_reuse
-        from millstream.table.table_options import COLUMNAR_ENABLED, option_value
+        from millstream.table.sql import explain_plan
 
-        config = self._t_env.get_config()
-        enabled = option_value(config, COLUMNAR_ENABLED)
         changelog_mode = ExplainDetail.CHANGELOG_MODE in extra_details
-        return explain_text(self._plan, changelog_mode, enabled, explain_reuse(config))
+        return explain_plan(self._plan, self._t_env.get_config(), changelog_mode)
 
 
 class GroupedTable:

@@ -325,23 +325,13 @@ class WindowAggregate(PlanNode):
             return None
         assert self.input is not None
         local = arrow_local_phase(self)
-        if local is None or _scan_shared(self.input, env):
+        reuse = getattr(env, "_plan_reuse", None)
+        # a part of the input chain that also feeds another consumer takes rows: both then
+        # take them from one scan (reading the file once matters more than folding on Arrow)
+        if local is None or (reuse is not None and reuse.chain_shared(self.input)):
             return None
         batches = columnar_batches(self.input, env)
         return None if batches is None else batches._map_batches(local).name("LocalWindowAggregate")
-
-
-def _scan_shared(node: PlanNode, env: Any) -> bool:
-    """Whether a part of the Calc chain down to ``node``'s scan also feeds another consumer:
-    that one takes rows, so both take rows from one scan (reading the file once matters more
-    than folding on Arrow)."""
-    reuse = getattr(env, "_plan_reuse", None)
-    current: Any = node
-    while reuse is not None and current is not None:
-        if reuse.shared(current):
-            return True
-        current = getattr(current, "input", None)
-    return False
 
 
 def two_phase(env: Any, calls: CallSpecs) -> bool:
