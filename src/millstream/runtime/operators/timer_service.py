@@ -92,12 +92,17 @@ class ProcessingTimeService:
 
 
 def _in_firing_order(heap: list[tuple[int, int, Any, Any]], live: set[Any]) -> list[tuple[int, Any, Any]]:
-    """The live timers of ``heap`` in the order ``_fire_until`` would fire them (a deleted and
-    registered-again timer fires at its first live entry)."""
+    """The live timers of ``heap`` in the order ``_fire_until`` would fire them."""
+    ordered = sorted(heap, key=lambda entry: entry[:2])
+    return _first_live([(timestamp, key, namespace) for timestamp, _, key, namespace in ordered], live)
+
+
+def _first_live(timers: list[tuple[int, Any, Any]], live: set[Any]) -> list[tuple[int, Any, Any]]:
+    """The live ones of ``timers`` (in firing order), each once: a deleted and registered-again
+    timer fires at its first live entry."""
     out: list[tuple[int, Any, Any]] = []
     seen: set[Any] = set()
-    for timestamp, _, key, namespace in sorted(heap, key=lambda entry: entry[:2]):
-        timer = (timestamp, key, namespace)
+    for timer in timers:
         if timer in live and timer not in seen:
             seen.add(timer)
             out.append(timer)
@@ -126,7 +131,10 @@ class InternalTimerService:
         self._keys = key_context  # the keyed state backend: current_key, set_current_key
         self._pts = processing_time_service
         self._triggerable = triggerable
-        self._event_heap: list[tuple[int, int, Any, Any]] = []  # owner: task thread
+        # event-time timers by timestamp (many keys' windows end at the same time): each
+        # timestamp's (key, namespace) in registration order, and a heap of the timestamps
+        self._event_buckets: dict[int, list[tuple[Any, Any]]] = {}  # owner: task thread
+        self._event_times: list[int] = []
         self._event_timers: set[tuple[int, Any, Any]] = set()
         self._proc_heap: list[tuple[int, int, Any, Any]] = []
         self._proc_timers: set[tuple[int, Any, Any]] = set()
@@ -138,11 +146,16 @@ class InternalTimerService:
 
     def register_event_time_timer(self, namespace: Any, timestamp: int) -> None:
         """Fire ``on_event_time`` when the watermark reaches ``timestamp``."""
-        timer = (timestamp, self._keys.current_key, namespace)
+        key = self._keys.current_key
+        timer = (timestamp, key, namespace)
         if timer not in self._event_timers:
             self._event_timers.add(timer)
-            self._seq += 1
-            heapq.heappush(self._event_heap, (timestamp, self._seq, timer[1], namespace))
+            bucket = self._event_buckets.get(timestamp)
+            if bucket is None:
+                self._event_buckets[timestamp] = [(key, namespace)]
+                heapq.heappush(self._event_times, timestamp)
+            else:
+                bucket.append((key, namespace))
 
     def delete_event_time_timer(self, namespace: Any, timestamp: int) -> None:
         """Forget an event-time timer of the current key."""
@@ -181,9 +194,25 @@ class InternalTimerService:
                 fire(timestamp, key, namespace)
 
     def advance_watermark(self, watermark: int) -> None:
-        """Fire every event-time timer with timestamp <= ``watermark``, in order."""
+        """Fire every event-time timer with timestamp <= ``watermark``, in order (a timer
+        registered while firing, at a time already reached, fires after those registered
+        before it, as in a heap by (timestamp, registration))."""
         self.current_watermark = watermark
-        self._fire_until(self._event_heap, self._event_timers, self._triggerable.on_event_time, watermark)
+        times, buckets, timers = self._event_times, self._event_buckets, self._event_timers
+        keys, fire = self._keys, self._triggerable.on_event_time
+        while times and times[0] <= watermark:
+            timestamp = heapq.heappop(times)
+            bucket = buckets.pop(timestamp)
+            for index, (key, namespace) in enumerate(bucket):
+                timer = (timestamp, key, namespace)
+                if timer not in timers:  # deleted timers stay in their bucket until their time
+                    continue
+                timers.discard(timer)
+                keys.set_current_key(key)
+                fire(timestamp, key, namespace)
+                if times and times[0] < timestamp:  # it registered an earlier timer: that one first
+                    self._put_back(timestamp, bucket[index + 1 :])
+                    break
 
     def _schedule(self, timestamp: int) -> None:
         if self._scheduled is not None:
@@ -211,13 +240,27 @@ class InternalTimerService:
         )
         self.current_watermark = MIN_TIMESTAMP
 
+    def _put_back(self, timestamp: int, rest: list[tuple[Any, Any]]) -> None:
+        """Timers of ``timestamp`` not fired yet, ahead of any registered for it meanwhile."""
+        if not rest:
+            return
+        later = self._event_buckets.get(timestamp)
+        if later is None:
+            self._event_buckets[timestamp] = rest
+            heapq.heappush(self._event_times, timestamp)
+        else:
+            later[:0] = rest
+
     def snapshot_timers(self) -> tuple[list[tuple[int, Any, Any]], list[tuple[int, Any, Any]]]:
         """(event-time, processing-time) timers as (timestamp, key, namespace), for a snapshot, in
         the order they would fire (timestamp, then registration): restoring registers them in
         this order, so timers of equal timestamp fire as they would have without the failure."""
-        return _in_firing_order(self._event_heap, self._event_timers), _in_firing_order(
-            self._proc_heap, self._proc_timers
-        )
+        event = [
+            (timestamp, key, namespace)
+            for timestamp in sorted(self._event_buckets)
+            for key, namespace in self._event_buckets[timestamp]
+        ]
+        return _first_live(event, self._event_timers), _in_firing_order(self._proc_heap, self._proc_timers)
 
     def restore_timers(
         self, event: list[tuple[int, Any, Any]], processing: list[tuple[int, Any, Any]]
@@ -240,7 +283,8 @@ class InternalTimerService:
 
     def clear(self) -> None:
         """Drop every timer."""
-        self._event_heap.clear()
+        self._event_buckets.clear()
+        self._event_times.clear()
         self._event_timers.clear()
         self._proc_heap.clear()
         self._proc_timers.clear()
