@@ -58,8 +58,16 @@ def _committed_counts(directory: Any) -> dict[str, int]:
     return counts
 
 
-def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
+def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path, monkeypatch):
+    """Also: the query's checkpoint location, a temporary directory when none is configured,
+    is removed when the job is cancelled (it held Spark's offsets and state)."""
+    import tempfile
+
     from millstream.datastream.connectors.file_system import BucketAssigner
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # this driver's temporary directories
 
     out_dir = tmp_path / "out"
     sink = (
@@ -87,6 +95,7 @@ def test_the_file_sink_writes_each_micro_batch_once_with_stable_names(tmp_path):
     assert names and all("-batch" in n for n in names)  # part-<job>-batch<id>-<partition>-<n>
     with open(calls) as f:  # each element went through the user function once
         assert len(f.read().split()) == sum(expected.values())
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("millstream-spark-checkpoint-")]
 
 
 def test_a_restarted_job_resumes_from_its_checkpoint(tmp_path):

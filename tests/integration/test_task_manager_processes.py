@@ -50,6 +50,44 @@ def test_killing_a_task_manager_fails_the_job_promptly_and_leaves_no_process():
     assert all(p.poll() is not None for p in processes)
 
 
+def test_a_killed_task_managers_temporary_files_are_removed_with_its_cluster(tmp_path):
+    """A TaskManager killed mid-run cannot remove its work directory: every temporary file of
+    the cluster's TaskManagers (theirs and their tasks') lives under one directory the client
+    removes when the cluster stops."""
+    seen = tmp_path / "seen"
+    env = make_env(2)
+    generator = DataGeneratorSource(lambda i: i, None)
+    endless = env.from_source(generator, WatermarkStrategy.no_watermarks(), "endless")
+
+    def note_tempdir(x: int) -> int:
+        import tempfile
+
+        if x < 4:  # a task's temporary directory, and a file in it, as user code makes them
+            handle, path = tempfile.mkstemp()
+            os.close(handle)
+            with open(seen, "a") as out:
+                out.write(path + "\n")
+        return x
+
+    endless.map(note_tempdir).add_sink(lambda x: None)
+    client = env.execute_async("temporary files")
+    try:
+        processes = client.cluster.task_manager_processes.processes
+        deadline = time.monotonic() + 60
+        while not seen.exists() or len(client.get_task_metrics()) < 2:  # both chained subtasks run
+            assert time.monotonic() < deadline, "the job's tasks did not start"
+            time.sleep(0.05)  # polling the job's progress against a deadline
+        os.kill(processes[0].pid, signal.SIGKILL)
+        with pytest.raises(JobExecutionException):
+            client.get_job_execution_result(timeout=30)
+    finally:
+        client.close()
+    paths = seen.read_text().split()
+    parents = {os.path.basename(os.path.dirname(p)) for p in paths}
+    assert paths and all(parent.startswith("millstream-cluster-") for parent in parents)
+    assert not any(os.path.exists(p) or os.path.exists(os.path.dirname(p)) for p in paths)
+
+
 def test_task_managers_exit_when_their_client_is_killed(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from millstream.common import config_options as opts
@@ -43,6 +45,7 @@ class TaskManagerProcesses:
         self._env: dict[str, str] = {}
         self._jobmanager: tuple[str, int] = ("127.0.0.1", 0)
         self._cpu_list: list[int] = []
+        self._tmp: str | None = None  # the children's TMPDIR, removed with them
 
     def start(self, jobmanager: tuple[str, int], secret: str) -> None:
         """Spawn every TaskManager (they register with the JobManager at ``jobmanager``)."""
@@ -54,6 +57,11 @@ class TaskManagerProcesses:
         job_dir = os.path.dirname(os.path.abspath(main_file)) if main_file else None
         paths = [p for p in sys.path if p and os.path.abspath(p) != job_dir]
         env["PYTHONPATH"] = os.pathsep.join(paths)
+        # every temporary file of the children (work directories, spills, user code's) lives
+        # under one directory this process removes when they are gone: a TaskManager killed
+        # mid-run cannot clean up after itself
+        self._tmp = tempfile.mkdtemp(prefix="millstream-cluster-")
+        env["TMPDIR"] = self._tmp
         self._env = env
         self._jobmanager = jobmanager
         self._cpu_list = self._cpus()
@@ -138,9 +146,12 @@ class TaskManagerProcesses:
                 process.wait()
 
     def kill(self) -> None:
-        """Kill every child at once."""
+        """Kill every child at once, and remove their temporary files."""
         for process in [*self.processes, *self._retired]:
             if process.poll() is None:
                 process.kill()
         for process in [*self.processes, *self._retired]:
             process.wait()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None

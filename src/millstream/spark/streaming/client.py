@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pickle
 import queue
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -68,6 +69,7 @@ class StreamingPlan:
     # micro-batch trigger: each micro-batch commits offsets and state to the checkpoint
     # location, so the job's checkpoint interval is the trigger interval (100 ms without)
     trigger_ms: int = 100
+    temporary: bool = False  # the checkpoint location is a temporary directory: removed at the end
 
     def start(self, on_record: Any) -> Any:
         """Start the query; ``on_record(collect_id, value)`` for every collected element (driver)."""
@@ -127,6 +129,7 @@ class StreamingJobClient:
         self._queues: dict[str, queue.Queue[Any]] = {cid: queue.Queue() for cid in plan.collect_ids}
         self._cancelled = threading.Event()
         self.started = time.monotonic()
+        self._temporary = plan.checkpoint_location if plan.temporary else None
         self.query = plan.start(self._deliver)
 
     def _deliver(self, collect_id: str, value: Any) -> None:
@@ -169,6 +172,7 @@ class StreamingJobClient:
                 break
         if not finished:
             raise TimeoutError(f"job '{self._job_graph.job_name}' still runs on Spark")
+        self._remove_temporary()
         self._raise_if_failed()
         raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
 
@@ -215,7 +219,15 @@ class StreamingJobClient:
             time.sleep(0.05)  # let the batch commit: a stopped batch is replayed on restart
         if self.query.isActive:
             self.query.stop()
+        self._remove_temporary()
 
     def close(self, interrupted: bool = False) -> None:
         """Stop the query if it still runs (``interrupted``: after Ctrl-C, the same)."""
         self.cancel()
+
+    def _remove_temporary(self) -> None:
+        """Remove a temporary checkpoint location once the query stopped (no later run can
+        resume from a directory named at random)."""
+        if self._temporary is not None and not self.query.isActive:
+            shutil.rmtree(self._temporary, ignore_errors=True)
+            self._temporary = None

@@ -122,7 +122,9 @@ def translate_streaming(job_graph: JobGraph, spark: Any) -> StreamingPlan:
     for other in terminal[1:]:
         result = result.unionByName(other)
     trigger_ms = micro_batch_interval_ms(job_graph.job_config)
-    return StreamingPlan(result, collect_ids, _checkpoint_location(job_graph), file_sinks, trigger_ms)
+    location = _checkpoint_location(job_graph)
+    temporary = not job_graph.job_config.checkpointing_dir
+    return StreamingPlan(result, collect_ids, location, file_sinks, trigger_ms, temporary)
 
 
 def micro_batch_interval_ms(job_config: JobConfig) -> int:
