@@ -109,6 +109,9 @@ def test_cluster_start_run_stop(tmp_path):
 
         run = submit(secret_file)
         assert run.returncode == 0, run.stdout + run.stderr
+        # the cluster's processes keep their temporary files (TaskManager work directories)
+        # in the cluster's directory, which `cluster stop` removes, even of a killed process
+        assert [p.name for p in (cluster_dir / "tmp").iterdir() if p.name.startswith("millstream-")]
         submitted, total = run.stdout.strip().splitlines()
         assert submitted.startswith("Job has been submitted with JobID ") and total == str(
             2 * sum(range(100))
@@ -122,7 +125,7 @@ def test_cluster_start_run_stop(tmp_path):
     assert stop.returncode == 0, stop.stderr
     pids = [state["jobmanager_pid"], *state["taskmanager_pids"]]
     assert not [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
-    assert not state_path.exists()
+    assert not state_path.exists() and not (cluster_dir / "tmp").exists()
 
 
 RECOVERING_JOB = """

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -57,6 +58,10 @@ def _alive(pid: int) -> bool:
 def _spawn(args: list[str], directory: str, name: str) -> subprocess.Popen[bytes]:
     """Start a process whose log (stderr) goes to ``name.log`` and whose stdout (what tasks
     print) goes to ``name.out``, as Flink's processes write them."""
+    # the cluster's temporary files (work directories, spills) under its own directory:
+    # removed by ``cluster stop``, also those of a process that was killed
+    scratch = os.path.join(directory, "tmp")
+    os.makedirs(scratch, exist_ok=True)
     with (
         open(os.path.join(directory, f"{name}.log"), "ab") as log,
         open(os.path.join(directory, f"{name}.out"), "ab") as out,
@@ -67,6 +72,7 @@ def _spawn(args: list[str], directory: str, name: str) -> subprocess.Popen[bytes
             stdout=out,
             stderr=log,
             start_new_session=True,
+            env={**os.environ, "TMPDIR": scratch},
         )
 
 
@@ -238,6 +244,7 @@ def _stop(args: argparse.Namespace) -> int:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
     os.remove(state_path)
+    shutil.rmtree(os.path.join(_dir(args.dir), "tmp"), ignore_errors=True)
     print("cluster stopped")
     return 0
 
