@@ -490,3 +490,18 @@ def test_explain_prints_a_window_aggregation_in_its_phases(tmp_path: Path) -> No
     one = t_env.explain_sql(sql.format(window=tumble)).split("== Optimized Execution Plan ==")[1]
     assert "WindowAggregate(groupBy=[key], window=[TUMBLE(time_col=[ts], size=[2 s])]" in one
     assert "LocalWindowAggregate" not in one
+
+
+def test_explain_prints_a_processing_time_window_in_one_phase_as_it_runs() -> None:
+    """A processing-time window runs in one phase (its windows are the operator's clock), and
+    explain asks the aggregation the same question the translation does."""
+    t_env = _environment(True)
+    t_env.execute_sql(
+        "CREATE TABLE clicks (k STRING, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '5')"
+    )
+    plan = t_env.explain_sql(
+        "SELECT k, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), "
+        "INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end"
+    ).split("== Optimized Execution Plan ==")[1]
+    assert "WindowAggregate(groupBy=[k], window=[TUMBLE(time_col=[pt], size=[1 s])]" in plan
+    assert "LocalWindowAggregate" not in plan and "GlobalWindowAggregate" not in plan

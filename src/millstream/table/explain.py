@@ -158,10 +158,10 @@ def _over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
     return items
 
 
-def _physical(node: Any, infix: bool, two_phase: bool = False) -> _Line:  # noqa: C901 - one case per node kind
+def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C901 - one case per node kind
     """``node`` as Flink's physical / execution plan node (an Exchange inserted where the
-    rows move by key); ``two_phase``: window aggregations of built-in functions run in two
-    phases (``table.optimizer.agg-phase-strategy``)."""
+    rows move by key); ``config``: the TableConfig the plan runs with (None: defaults), which
+    decides, as for the translation, whether a window aggregation runs in two phases."""
     from millstream.table import planner as p
 
     names = list(node.names)
@@ -175,7 +175,7 @@ def _physical(node: Any, infix: bool, two_phase: bool = False) -> _Line:  # noqa
     kind = type(node).__name__
     merged = _over_aggregate(node)
     if merged is not None:  # the aggregate prints the select list
-        aggregate = _physical(node.input, infix, two_phase)
+        aggregate = _physical(node.input, infix, config)
         select = ", ".join(_named(x, n, ref, infix) for x, n in merged)
         aggregate.terms = [t for t in aggregate.terms if not t.startswith("select=")] + [f"select=[{select}]"]
         aggregate.node = node
@@ -188,11 +188,11 @@ def _physical(node: Any, infix: bool, two_phase: bool = False) -> _Line:  # noqa
         terms = [f"select=[{', '.join(items)}]"]
         if condition is not None:
             terms.append(f"where=[{render(condition, ref, infix)}]")
-        return _Line("Calc", terms, node, [_physical(source, infix, two_phase)])
+        return _Line("Calc", terms, node, [_physical(source, infix, config)])
     if isinstance(node, p.Filter) and node.expression is not None:
         terms = [f"select=[{', '.join(names)}]", f"where=[{render(node.expression, ref, infix)}]"]
-        return _Line("Calc", terms, node, [_physical(node.input, infix, two_phase)])
-    children = [_physical(c, infix, two_phase) for c in below]
+        return _Line("Calc", terms, node, [_physical(node.input, infix, config)])
+    children = [_physical(c, infix, config) for c in below]
     if isinstance(node, (p.Project, p.Filter)):  # computed by functions the plan holds
         return _Line("Calc", [f"select=[{', '.join(names)}]"], node, children)
     if isinstance(node, p.Aggregate):
@@ -246,9 +246,7 @@ def _physical(node: Any, infix: bool, two_phase: bool = False) -> _Line:  # noqa
         and node.key_expressions is not None
         and node.argument_expressions is not None
     ):
-        split = (
-            two_phase and node.spec.kind != "SESSION" and all(isinstance(f, str) for f, _, _ in node.calls)
-        )
+        split = node.in_two_phases(config)
         return _window_aggregate(node, children, ref, infix, split)
     if kind in ("OverAggregate", "Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
         exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
@@ -454,20 +452,20 @@ def _exchange_modes(line: _Line) -> None:
 
 
 def explain_text(
-    plan: Any, changelog_mode: bool = False, columnar: bool = True, reuse: Any = None, two_phase: bool = True
+    plan: Any, changelog_mode: bool = False, columnar: bool = True, reuse: Any = None, config: Any = None
 ) -> str:
     """The three sections of Flink's explain output for ``plan``; in the execution plan, the
     operators a columnar scan runs on Arrow batches (``columnar_scan.py``; ``columnar``:
     ``table.exec.columnar.enabled``) say ``columnar=[arrow]``, and its source the columns
     (and ROW fields) it reads. ``reuse``: the ``PlanReuse`` of sub-plan reuse (None: off); a
     part computed once for two consumers is printed once, marked ``(reuse_id=[n])``, and as
-    ``Reused(reference_id=[n])`` where it is used again, as Flink prints it. ``two_phase``:
-    window aggregations run in two phases (``table.optimizer.agg-phase-strategy`` not
-    ONE_PHASE), their local phase on the scan's Arrow batches where ``arrow_window.py`` takes
-    it (``columnar=[arrow]``)."""
-    physical = _physical(plan, infix=False, two_phase=two_phase)
+    ``Reused(reference_id=[n])`` where it is used again, as Flink prints it. ``config``: the
+    TableConfig (None: defaults); window aggregations run in two phases as it says, their
+    local phase on the scan's Arrow batches where ``arrow_window.py`` takes it
+    (``columnar=[arrow]``)."""
+    physical = _physical(plan, infix=False, config=config)
     _exchange_modes(physical)
-    execution = _physical(plan, infix=True, two_phase=two_phase)
+    execution = _physical(plan, infix=True, config=config)
     _exchange_modes(execution)
     if reuse is not None:
         reuse.count_uses([plan])

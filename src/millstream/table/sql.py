@@ -127,23 +127,10 @@ def explain_plan(plan: Any, config: Any, changelog_mode: bool) -> str:
     it: columnar scans, sub-plan reuse, window aggregations in two phases."""
     from millstream.table.explain import explain_text
     from millstream.table.plan_reuse import PlanReuse
-    from millstream.table.table_options import (
-        AGG_PHASE_STRATEGY,
-        COLUMNAR_ENABLED,
-        REUSE_SOURCE,
-        REUSE_SUB_PLAN,
-        option_value,
-    )
+    from millstream.table.table_options import COLUMNAR_ENABLED, REUSE_SOURCE, REUSE_SUB_PLAN, option_value
 
     reuse = PlanReuse(option_value(config, REUSE_SOURCE)) if option_value(config, REUSE_SUB_PLAN) else None
-    two_phase = option_value(config, AGG_PHASE_STRATEGY) != "ONE_PHASE"
-    return explain_text(plan, changelog_mode, option_value(config, COLUMNAR_ENABLED), reuse, two_phase)
-
-
-def _columnar(t_env: TableEnvironment) -> bool:
-    from millstream.table.table_options import COLUMNAR_ENABLED, option_value
-
-    return option_value(t_env.get_config(), COLUMNAR_ENABLED)
+    return explain_text(plan, changelog_mode, option_value(config, COLUMNAR_ENABLED), reuse, config)
 
 
 def _create_view(t_env: TableEnvironment, tree: exp.Create) -> None:

@@ -299,7 +299,7 @@ class WindowAggregate(PlanNode):
                 raise ValueError("SESSION windows over a processing-time attribute are not supported yet")
             clocked = _ProcessingTimeSlices(self.spec, self.time_column, root, self.calls)
             return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(clocked)
-        if self.spec.kind != "SESSION" and two_phase(env, self.calls):
+        if self.in_two_phases(env):
             # Flink's local-global window aggregation: each subtask folds its batch into
             # per-(key, slice) accumulators, the keyed operator merges them
             local = _LocalSlices(self.spec, self.time_column, root, self.calls, keys)
@@ -314,6 +314,16 @@ class WindowAggregate(PlanNode):
             function = _SlicingAggregate(self.spec, self.time_column, root, self.calls)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
 
+    def in_two_phases(self, env: Any) -> bool:
+        """Whether this aggregation runs as a local and a global phase on ``env`` (a planning
+        environment or a TableConfig): the translation and ``explain`` ask the same question."""
+        return (
+            not self.processing_time
+            and self.spec is not None
+            and self.spec.kind != "SESSION"
+            and two_phase(env, self.calls)
+        )
+
     def _arrow_local_phase(self, env: Any) -> Any:
         """The partials of the local phase on the input scan's Arrow batches, or None (one
         phase, processing time, no columnar scan below, or a part Arrow does not compute as the
@@ -321,7 +331,7 @@ class WindowAggregate(PlanNode):
         from millstream.table.arrow_window import arrow_local_phase
         from millstream.table.planner import columnar_batches, columnar_enabled
 
-        if self.processing_time or not columnar_enabled(env) or not two_phase(env, self.calls):
+        if not columnar_enabled(env) or not self.in_two_phases(env):
             return None
         assert self.input is not None
         local = arrow_local_phase(self)
