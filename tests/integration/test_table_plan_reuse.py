@@ -106,8 +106,8 @@ def _job_nodes(t_env: TableEnvironment, insert: str) -> list[str]:
     """The operator names of the job ``insert`` would run (its stream graph, not run)."""
     import json
 
+    from millstream.table.plan_reuse import plan_reuse
     from millstream.table.sql import insert_plan
-    from millstream.table.table_environment import plan_reuse
 
     plan = insert_plan(t_env, insert)
     env = t_env._environment()

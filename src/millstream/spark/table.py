@@ -96,6 +96,7 @@ def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per nod
     """The DataFrame of a plan node (columns named as the node's)."""
     from millstream.table import planner as p
     from millstream.table.filesystem import FileSystemSource
+    from millstream.table.group_agg import Aggregate
     from millstream.table.join import Join
     from millstream.table.window_agg import WatermarkAssigner, WindowAggregate
 
@@ -119,7 +120,7 @@ def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per nod
         frame = to_dataframe(node.input, spark)
         condition = expression_column(node.expression, node.input.names, node.input.types)
         return frame.where(condition.isNotNull() & condition)
-    if kind is p.Aggregate and node.key_expressions is not None and node.argument_expressions is not None:
+    if kind is Aggregate and node.key_expressions is not None and node.argument_expressions is not None:
         return _aggregate(node, spark)
     if kind is Join and node.condition is not None:
         left, right = to_dataframe(node.left, spark), to_dataframe(node.right, spark)
@@ -189,7 +190,7 @@ def _spark_aggregate(function: str, argument: Any, names: list[str], types: list
     from pyspark.sql import functions as F
 
     from millstream.table.aggregates import DISTINCT, FILTERED
-    from millstream.table.expressions import _Filtered
+    from millstream.table.expression import _Filtered
 
     name = function.removeprefix(FILTERED)
     distinct = name.startswith(DISTINCT)
@@ -299,7 +300,8 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
     """A Spark Column computing ``expression`` over columns ``names``."""
     from pyspark.sql import functions as F
 
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
+    from millstream.table.expression_calls import _IfThenElse
     from millstream.table.functions import _Call
 
     kind = type(expression)
@@ -350,7 +352,7 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
             return (left / right).cast("long").cast(spark_type(result_type))  # Java's: toward zero
         if op == "/":
             return (left / right).cast(spark_type(result_type))
-    if kind is e._IfThenElse:
+    if kind is _IfThenElse:
         condition = expression_column(expression.condition, names, types)
         return F.when(condition, expression_column(expression.then, names, types)).otherwise(
             expression_column(expression.otherwise, names, types)

@@ -23,13 +23,10 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "TableSchema",
             "WindowGroupedTable",
         ),
-        "millstream.table.table_environment": (
-            "EnvironmentSettings",
-            "StatementSet",
-            "StreamTableEnvironment",
-            "TableConfig",
-            "TableEnvironment",
-        ),
+        "millstream.table.environment_settings": ("EnvironmentSettings",),
+        "millstream.table.statement_set": ("StatementSet",),
+        "millstream.table.table_config": ("TableConfig",),
+        "millstream.table.table_environment": ("StreamTableEnvironment", "TableEnvironment"),
         "millstream.table.table_result": ("ResultKind", "TableResult"),
         "millstream.table.schema": ("Schema",),
         "millstream.table.table_descriptor": ("FormatDescriptor", "TableDescriptor"),
@@ -51,9 +48,11 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.table.data_view import DataView as DataView
     from millstream.table.data_view import ListView as ListView
     from millstream.table.data_view import MapView as MapView
-    from millstream.table.expressions import Expression as Expression
+    from millstream.table.environment_settings import EnvironmentSettings as EnvironmentSettings
+    from millstream.table.expression import Expression as Expression
     from millstream.table.schema import Schema as Schema
     from millstream.table.sql_dialect import SqlDialect as SqlDialect
+    from millstream.table.statement_set import StatementSet as StatementSet
     from millstream.table.table import ExplainDetail as ExplainDetail
     from millstream.table.table import GroupedTable as GroupedTable
     from millstream.table.table import GroupWindowedTable as GroupWindowedTable
@@ -61,12 +60,10 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.table.table import Table as Table
     from millstream.table.table import TableSchema as TableSchema
     from millstream.table.table import WindowGroupedTable as WindowGroupedTable
+    from millstream.table.table_config import TableConfig as TableConfig
     from millstream.table.table_descriptor import FormatDescriptor as FormatDescriptor
     from millstream.table.table_descriptor import TableDescriptor as TableDescriptor
-    from millstream.table.table_environment import EnvironmentSettings as EnvironmentSettings
-    from millstream.table.table_environment import StatementSet as StatementSet
     from millstream.table.table_environment import StreamTableEnvironment as StreamTableEnvironment
-    from millstream.table.table_environment import TableConfig as TableConfig
     from millstream.table.table_environment import TableEnvironment as TableEnvironment
     from millstream.table.table_result import ResultKind as ResultKind
     from millstream.table.table_result import TableResult as TableResult

@@ -12,7 +12,7 @@ per row:
 * the batch is grouped by (keys, slice end): COUNT counts the non-NULL arguments, SUM adds the
   integral ones (and counts them: the accumulator is (sum, count)), MIN / MAX pick;
 * each group leaves as the row path's partial ``(key, slice end, rows, accumulators)``, so the
-  global phase (``_SlicingAggregate(partial=True)``), its state, timers and late-row handling
+  global phase (``SlicingAggregate(partial=True)``), its state, timers and late-row handling
   are the same.
 
 Only what Arrow computes exactly as the row path is taken here: built-in COUNT, SUM of an

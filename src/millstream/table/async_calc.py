@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from millstream.table.expressions import _Column
+from millstream.table.expression import _Column
 from millstream.table.table_options import (
     ASYNC_SCALAR_MAX_ATTEMPTS,
     ASYNC_SCALAR_MAX_CONCURRENT_OPERATIONS,

@@ -7,7 +7,8 @@ from typing import Any
 
 from millstream.datastream import SinkFunction
 from millstream.table.factories import DynamicTableFactory, TableContext, TableSink
-from millstream.table.planner import DataGen, PlanNode
+from millstream.table.plan_sources import DataGen
+from millstream.table.planner import PlanNode
 from millstream.table.print_utils import row_to_string
 from millstream.table.types import DataType
 

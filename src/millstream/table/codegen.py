@@ -72,7 +72,8 @@ _PYTHON_OPERATORS = {
 
 
 def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) -> str:  # noqa: C901
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
+    from millstream.table.expression_calls import _IfThenElse
     from millstream.table.functions import _FUNCTIONS, _Call
 
     kind = type(expression)
@@ -112,7 +113,7 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
             left = _code(expression.left, names, types, w)
             right = _code(expression.right, names, types, w)
             return _null_safe(w, [left, right], lambda v: f"{v[0]} {op} {v[1]}")
-    elif kind is e._IfThenElse:
+    elif kind is _IfThenElse:
         condition = _code(expression.condition, names, types, w)
         then = _code(expression.then, names, types, w)
         otherwise = _code(expression.otherwise, names, types, w)

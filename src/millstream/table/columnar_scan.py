@@ -117,7 +117,7 @@ def fuse(node: PlanNode) -> ColumnarScan | None:
         below = plan.input  # type: ignore[attr-defined]
         names, types = list(below.names), list(below.types)
         if isinstance(plan, WatermarkAssigner):
-            from millstream.table.sql import parse_expression
+            from millstream.table.sql_expressions import parse_expression
 
             step = _Step("watermark", names, types, [parse_expression(plan.watermark_sql)], plan.rowtime)
             watermark = plan
@@ -171,7 +171,7 @@ def _needed(steps: list[_Step], top: list[str]) -> dict[str, set[str] | None]:
     """The source columns the chain reads, each with the fields of it read (None: the whole
     value; a ROW column passed through a projection and only read as ``bid.price`` above is
     read with that field alone)."""
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
 
     needed: dict[str, set[str] | None] = dict.fromkeys(top)
     for step in reversed(steps):

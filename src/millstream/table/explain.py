@@ -50,7 +50,8 @@ def _literal(value: Any) -> str:
 def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # noqa: C901
     """``expression`` as Flink prints it: prefix (``>(x, 1)``) or infix (``(x > 1)``);
     ``ref(name)`` prints a column."""
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
+    from millstream.table.expression_calls import _IfThenElse, _NamedCall, _Tuple
     from millstream.table.functions import _Call
     from millstream.table.udf import _ScalarCall
 
@@ -79,11 +80,11 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
         return f"{go(expression.operand)} {test}" if infix else f"{test}({go(expression.operand)})"
     if kind is e._Cast:
         return f"CAST({go(expression.operand)} AS {expression.data_type!r})"
-    if kind is e._IfThenElse:
+    if kind is _IfThenElse:
         return f"CASE({go(expression.condition)}, {go(expression.then)}, {go(expression.otherwise)})"
     if isinstance(expression, e.AggregateCall):
         operand = expression.operand
-        if type(operand) is e._Tuple:
+        if type(operand) is _Tuple:
             args = ", ".join(go(i) for i in operand.items)
         elif type(operand) is e._Literal and expression.function == "COUNT":
             args = "*"
@@ -94,7 +95,7 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
         return f"{expression.name_}({', '.join(go(a) for a in expression.args)})"
     if kind is _ScalarCall:
         return f"{expression.wrapper._name}({', '.join(go(a) for a in expression.args)})"
-    if kind is e._NamedCall:
+    if kind is _NamedCall:
         return f"{expression.function_name}({', '.join(go(a) for a in expression.args)})"
     if kind is e.WindowProperty:
         return expression.column_name()
@@ -102,7 +103,7 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
 
 
 def _named(expression: Any, name: str, ref: Callable[[str], str], infix: bool) -> str:
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
 
     text = render(expression, ref, infix)
     inner = expression.operand if type(expression) is e._Alias else expression
@@ -141,11 +142,12 @@ def _sink_terms(node: Any) -> list[str]:
 def _over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
     """A projection that only names an aggregation's keys and calls (``SELECT s, SUM(x) AS
     total ... GROUP BY s``): its items, which Flink prints inside the aggregate node."""
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
     from millstream.table import planner as p
+    from millstream.table.group_agg import Aggregate
 
     if not (
-        isinstance(node, p.Project) and node.expressions is not None and isinstance(node.input, p.Aggregate)
+        isinstance(node, p.Project) and node.expressions is not None and isinstance(node.input, Aggregate)
     ):
         return None
     keys = {getattr(k, "name", None) for k in node.input.key_expressions or []}
@@ -163,6 +165,8 @@ def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C90
     rows move by key); ``config``: the TableConfig the plan runs with (None: defaults), which
     decides, as for the translation, whether a window aggregation runs in two phases."""
     from millstream.table import planner as p
+    from millstream.table.group_agg import Aggregate
+    from millstream.table.plan_sources import FromDataStream
 
     names = list(node.names)
     below = _children(node)
@@ -195,7 +199,7 @@ def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C90
     children = [_physical(c, infix, config) for c in below]
     if isinstance(node, (p.Project, p.Filter)):  # computed by functions the plan holds
         return _Line("Calc", [f"select=[{', '.join(names)}]"], node, children)
-    if isinstance(node, p.Aggregate):
+    if isinstance(node, Aggregate):
         keys = node.key_expressions or []
         key_names = names[: len(keys)]
         arguments: list[Any] = list(node.argument_expressions or [])
@@ -227,7 +231,7 @@ def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C90
             f"fetch=[{node.fetch if node.fetch is not None else 'unlimited'}]",
         ]
         return _Line("Limit", terms, node, [exchange])
-    if isinstance(node, (p.Values, p.FromDataStream, p.SourceScan)):
+    if isinstance(node, (p.Values, FromDataStream, p.SourceScan)):
         return _Line(
             "TableSourceScan", [f"table=[{_source_name(node)}]", f"fields=[{', '.join(names)}]"], node, []
         )
@@ -263,7 +267,7 @@ def _window_aggregate(
     """A window aggregation as Flink prints it: in two phases a LocalWindowAggregate per input
     subtask, folding rows into slices, an Exchange by key and a GlobalWindowAggregate merging
     the slices; else one WindowAggregate."""
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
 
     spec, time_name = node.spec, node.input.names[node.time_column]
     keys = [render(k, ref, infix) for k in node.key_expressions]
@@ -323,7 +327,8 @@ def _logical_aggregate(
 ) -> _Line:
     """Calcite's aggregate: a LogicalProject of the group keys then the calls' arguments
     below it, the group ``{0, 1 ...}`` and each call over ``$i`` of that projection."""
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
+    from millstream.table.expression_calls import _Tuple
 
     keys = node.key_expressions or []
     items: list[tuple[str, str]] = []  # (name, rendered expression) of the projection
@@ -345,7 +350,7 @@ def _logical_aggregate(
         label = fn if isinstance(fn, str) else type(fn).__name__
         if argument is None or (type(argument) is e._Literal and label == "COUNT"):
             calls.append((name, f"{label}()"))
-        elif type(argument) is e._Tuple:
+        elif type(argument) is _Tuple:
             calls.append((name, f"{label}({', '.join(f'${position(a)}' for a in argument.items)})"))
         else:
             calls.append((name, f"{label}(${position(argument)})"))
@@ -364,6 +369,8 @@ def _input_ref(node: Any) -> Callable[[str], str]:
 def _logical(node: Any) -> _Line:
     """``node`` as Calcite's logical node, with ``$i`` references to its input's columns."""
     from millstream.table import planner as p
+    from millstream.table.group_agg import Aggregate
+    from millstream.table.plan_sources import FromDataStream
 
     below = _children(node)
     inputs = list(below[0].names) if below else []
@@ -386,9 +393,9 @@ def _logical(node: Any) -> _Line:
         return _Line("LogicalProject", terms, node, children)
     if isinstance(node, p.Filter) and node.expression is not None:
         return _Line("LogicalFilter", [f"condition=[{render(node.expression, ref, False)}]"], node, children)
-    if isinstance(node, p.Aggregate):
+    if isinstance(node, Aggregate):
         return _logical_aggregate(node, names, ref, children)
-    if isinstance(node, (p.Values, p.FromDataStream, p.SourceScan)):
+    if isinstance(node, (p.Values, FromDataStream, p.SourceScan)):
         return _Line("LogicalTableScan", [f"table=[{_source_name(node)}]"], node, [])
     if isinstance(node, p.Sort):
         return _Line(
@@ -408,13 +415,14 @@ def _logical(node: Any) -> _Line:
 def _changelog_mode(node: Any) -> str:
     """The changes ``node`` emits: an aggregation of an insert-only input never deletes a group."""
     from millstream.table import planner as p
+    from millstream.table.group_agg import Aggregate
 
     if node is None or not node.updating:
         return "I"
     below = node
     while isinstance(below, (p.Project, p.Filter)) and below.input is not None and below.input.updating:
         below = below.input
-    if isinstance(below, p.Aggregate) and below.input is not None and not below.input.updating:
+    if isinstance(below, Aggregate) and below.input is not None and not below.input.updating:
         return "I,UB,UA"
     return "I,UB,UA,D"
 
@@ -546,3 +554,13 @@ def _mark_chain(line: _Line, source_terms: str) -> None:
     line.terms.append("columnar=[arrow]")
     for child in line.children:
         _mark_chain(child, source_terms)
+
+
+def explain_plan(plan: Any, config: Any, changelog_mode: bool) -> str:
+    """``plan`` as Flink's explain prints it, as the options in ``config`` (a TableConfig) plan
+    it: columnar scans, sub-plan reuse, window aggregations in two phases."""
+    from millstream.table.plan_reuse import PlanReuse
+    from millstream.table.table_options import COLUMNAR_ENABLED, REUSE_SOURCE, REUSE_SUB_PLAN, option_value
+
+    reuse = PlanReuse(option_value(config, REUSE_SOURCE)) if option_value(config, REUSE_SUB_PLAN) else None
+    return explain_text(plan, changelog_mode, option_value(config, COLUMNAR_ENABLED), reuse, config)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.table.expressions import Expression, _builtin, _Column, _Literal, _wrap
+from millstream.table.expression import Expression, _Column, _Literal, _wrap
+from millstream.table.expression_calls import _builtin
 from millstream.table.types import DataType
 
 __all__ = [
@@ -151,7 +152,7 @@ def json_string(value: Any) -> Expression:
 
 def call_sql(sql_expression: str) -> Expression:
     """An SQL expression over the table's columns (``call_sql("UPPER(name)")``)."""
-    from millstream.table.sql import parse_expression
+    from millstream.table.sql_expressions import parse_expression
 
     return parse_expression(sql_expression)
 

@@ -31,7 +31,8 @@ from millstream.connectors.formats.row_formats import csv_field as _csv_value
 from millstream.connectors.formats.row_formats import lenient_csv_row
 from millstream.table.aggregates import to_float32
 from millstream.table.factories import DynamicTableFactory, TableContext, TableSink, find_format_factory
-from millstream.table.planner import INSERT, PlanNode, SourceScan, parse_duration_ms
+from millstream.table.planner import INSERT, PlanNode, SourceScan
+from millstream.table.table_options import parse_duration_ms
 from millstream.table.types import DataType
 
 __all__ = ["FILESYSTEM", "FileSystemSource", "write_filesystem"]

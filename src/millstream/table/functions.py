@@ -19,7 +19,8 @@ from typing import Any
 from millstream.common.time import java_pattern_to_strftime
 from millstream.table.builtin_more import MORE
 from millstream.table.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
-from millstream.table.expressions import Compiled, Expression, _nullable, _wrap
+from millstream.table.compiled import Compiled, nullable_if_any
+from millstream.table.expression import Expression, _wrap
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["call_builtin", "is_builtin", "temporal_cast"]
@@ -35,7 +36,7 @@ class _Function:
 
 
 def _string(args: list[DataType]) -> DataType:
-    return _nullable(DataTypes.STRING(), *args)
+    return nullable_if_any(DataTypes.STRING(), *args)
 
 
 def _same_as_first(args: list[DataType]) -> DataType:
@@ -43,15 +44,15 @@ def _same_as_first(args: list[DataType]) -> DataType:
 
 
 def _int(args: list[DataType]) -> DataType:
-    return _nullable(DataTypes.INT(), *args)
+    return nullable_if_any(DataTypes.INT(), *args)
 
 
 def _double(args: list[DataType]) -> DataType:
-    return _nullable(DataTypes.DOUBLE(), *args)
+    return nullable_if_any(DataTypes.DOUBLE(), *args)
 
 
 def _boolean(args: list[DataType]) -> DataType:
-    return _nullable(DataTypes.BOOLEAN(), *args)
+    return nullable_if_any(DataTypes.BOOLEAN(), *args)
 
 
 def _first_non_null(args: list[DataType]) -> DataType:
@@ -156,8 +157,8 @@ def _round_type(first: DataType, places: int | None) -> DataType:
     if places is None or places >= scale:
         return first
     if places < 0:
-        return _nullable(DataTypes.DECIMAL(min(38, 1 + precision - scale), 0), first)
-    return _nullable(DataTypes.DECIMAL(1 + precision - scale + places, places), first)
+        return nullable_if_any(DataTypes.DECIMAL(min(38, 1 + precision - scale), 0), first)
+    return nullable_if_any(DataTypes.DECIMAL(1 + precision - scale + places, places), first)
 
 
 def _to_timestamp_ltz(value: Any, precision: int = 3) -> datetime.datetime:
@@ -199,7 +200,7 @@ _FUNCTIONS: dict[str, _Function] = {
     "SUBSTRING": _Function(_substring, _string),
     "REPLACE": _Function(lambda s, a, b: s.replace(a, b), _string),
     "CONCAT": _Function(lambda *parts: "".join(parts), _string),
-    "CONCAT_WS": _Function(_concat_ws, lambda args: _nullable(DataTypes.STRING(), args[0]), True),
+    "CONCAT_WS": _Function(_concat_ws, lambda args: nullable_if_any(DataTypes.STRING(), args[0]), True),
     "LIKE": _Function(_like, _boolean),
     "POSITION": _Function(lambda needle, text: text.find(needle) + 1, _int),
     "INITCAP": _Function(lambda s: re.sub(r"\w+", lambda m: m.group(0).capitalize(), s), _string),
@@ -214,7 +215,7 @@ _FUNCTIONS: dict[str, _Function] = {
     "SPLIT_INDEX": _Function(lambda s, separator, index: _split_index(s, separator, index), _nullable_string),
     "SPLIT": _Function(
         lambda s, separator: _split(s, separator),
-        lambda args: _nullable(DataTypes.ARRAY(DataTypes.STRING()), *args),
+        lambda args: nullable_if_any(DataTypes.ARRAY(DataTypes.STRING()), *args),
     ),
     "JSON_VALUE": _Function(_json_value, lambda args: DataTypes.STRING()),
     "ABS": _Function(abs, _same_as_first),
@@ -234,18 +235,18 @@ _FUNCTIONS: dict[str, _Function] = {
     "GREATEST": _Function(max, _same_as_first),
     "LEAST": _Function(min, _same_as_first),
     "TO_TIMESTAMP_LTZ": _Function(
-        _to_timestamp_ltz, lambda args: _nullable(DataTypes.TIMESTAMP_LTZ(3), args[0])
+        _to_timestamp_ltz, lambda args: nullable_if_any(DataTypes.TIMESTAMP_LTZ(3), args[0])
     ),
     "TO_TIMESTAMP": _Function(_to_timestamp, lambda args: DataTypes.TIMESTAMP(3)),
     "DATE_FORMAT": _Function(_date_format, _string),
     "DATE_FORMAT_PY": _Function(lambda v, fmt: v.strftime(fmt), _string),  # SQL's, format already strftime
-    "EXTRACT_YEAR": _Function(lambda v: v.year, lambda args: _nullable(DataTypes.BIGINT(), *args)),
-    "HOUR": _Function(lambda v: v.hour, lambda args: _nullable(DataTypes.BIGINT(), *args)),
-    "MINUTE": _Function(lambda v: v.minute, lambda args: _nullable(DataTypes.BIGINT(), *args)),
-    "SECOND": _Function(lambda v: v.second, lambda args: _nullable(DataTypes.BIGINT(), *args)),
-    "YEAR": _Function(lambda v: v.year, lambda args: _nullable(DataTypes.BIGINT(), *args)),
-    "MONTH": _Function(lambda v: v.month, lambda args: _nullable(DataTypes.BIGINT(), *args)),
-    "DAYOFMONTH": _Function(lambda v: v.day, lambda args: _nullable(DataTypes.BIGINT(), *args)),
+    "EXTRACT_YEAR": _Function(lambda v: v.year, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
+    "HOUR": _Function(lambda v: v.hour, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
+    "MINUTE": _Function(lambda v: v.minute, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
+    "SECOND": _Function(lambda v: v.second, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
+    "YEAR": _Function(lambda v: v.year, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
+    "MONTH": _Function(lambda v: v.month, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
+    "DAYOFMONTH": _Function(lambda v: v.day, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
 }
 
 _FUNCTIONS.update({name: _Function(*spec) for name, spec in SCALARS.items()})

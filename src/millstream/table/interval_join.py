@@ -16,7 +16,7 @@ from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
-from millstream.table.expressions import interval_millis
+from millstream.table.expression import interval_millis
 from millstream.table.join import keyed_sides
 from millstream.table.planner import INSERT, PlanNode
 from millstream.table.timestamps import to_epoch_millis

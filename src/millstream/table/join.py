@@ -26,15 +26,8 @@ from typing import Any
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
 from millstream.table.binary_row import BinaryRowKeyType
-from millstream.table.planner import (
-    DELETE,
-    INSERT,
-    UPDATE_AFTER,
-    PlanNode,
-    single_subtask_changelog,
-    state_ttl_ms,
-    with_ttl,
-)
+from millstream.table.planner import DELETE, INSERT, UPDATE_AFTER, PlanNode, single_subtask_changelog
+from millstream.table.table_options import state_ttl_ms, with_ttl
 from millstream.table.types import DataType
 
 __all__ = ["Join", "NullAwareAntiJoin", "split_condition"]
@@ -356,7 +349,7 @@ def _column(expression: Any) -> str | None:
 def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> PlanNode:
     """The plan of ``left <join_type> JOIN right ON condition`` (None: every pair): a window
     join, an interval join, or a regular (or semi / anti) join, as the condition says."""
-    from millstream.table.planner import _check_unique
+    from millstream.table.projection import _check_unique
 
     names = list(left.names) + list(right.names)
     _check_unique(names)

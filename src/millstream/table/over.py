@@ -20,42 +20,12 @@ from typing import Any
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
-from millstream.table.expressions import AggregateCall, Compiled, Expression
+from millstream.table.expression import Expression, OverCall, OverFrame
 from millstream.table.planner import END_OF_INPUT, INSERT, PlanNode, single_subtask_changelog
 from millstream.table.timestamps import to_epoch_millis
 from millstream.table.types import DataType
 
 __all__ = ["OverAggregate", "OverCall", "OverFrame", "over_aggregate"]
-
-
-@dataclass(frozen=True)
-class OverFrame:
-    """An over window: partition keys, the time column it is ordered by, and its frame
-    (``rows``: a count of preceding rows, or a time range in ms; None: unbounded)."""
-
-    partition_by: tuple[Any, ...]
-    order_by: Any
-    rows: bool
-    preceding: int | None
-
-
-class OverCall(Expression):
-    """``col('x').max.over(col('w'))``: an aggregate over the over window aliased ``w``."""
-
-    def __init__(self, call: AggregateCall, window: Any) -> None:
-        self.call, self.window = call, window
-
-    def over_calls(self) -> list[OverCall]:
-        return [self]
-
-    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        slot = getattr(self, "slot", None)
-        if slot is None or slot not in names:
-            raise ValueError("an over aggregate is only valid in the select of over_window(...)")
-        index = names.index(slot)
-        import operator
-
-        return Compiled(operator.itemgetter(index), types[index], None)
 
 
 @dataclass
@@ -175,7 +145,7 @@ class _OverFunction(KeyedProcessFunction):
 def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
     """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
     named in ``frames``) computed by over aggregations, one per window."""
-    from millstream.table.planner import project
+    from millstream.table.projection import project
 
     calls: list[OverCall] = []
     for expression in selected:

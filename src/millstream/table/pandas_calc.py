@@ -29,7 +29,8 @@ from typing import Any
 from millstream.common.user_code import ElementError
 from millstream.table.async_calc import AsyncColumn, AsyncOptions, CallFailed, is_async_call
 from millstream.table.codegen import calc_function
-from millstream.table.expressions import _Column, children, replaced
+from millstream.table.expression import _Column
+from millstream.table.expression_tree import children, replaced
 from millstream.table.types import DataType, RowType
 from millstream.table.udf import FunctionContext, _PandasScalar, _ScalarCall
 
@@ -45,7 +46,7 @@ def _is_pandas_call(expression: Any) -> bool:
 def bound_calls(expression: Any) -> Any:
     """``expression`` with its calls of functions registered by name (SQL's ``f(x)``) bound
     to the function, so that pandas and async calls are seen as such."""
-    from millstream.table.expressions import _NamedCall
+    from millstream.table.expression_calls import _NamedCall
     from millstream.table.udf import UserDefinedScalarFunctionWrapper, registered_function
 
     def bind(node: Any) -> Any:

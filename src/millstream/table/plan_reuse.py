@@ -23,12 +23,13 @@ is shared: each scan reads its input on its own.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import decimal
 import functools
 import operator
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from millstream.table.types import DataType
@@ -133,7 +134,7 @@ class PlanReuse:
             key = self.key(value)
             return None if key is None else ("input", key)
         if hasattr(value, "resolve"):  # an expression
-            from millstream.table.expressions import fingerprint
+            from millstream.table.expression_tree import fingerprint
 
             return ("expression", fingerprint(value))
         if isinstance(value, (list, tuple)):
@@ -193,3 +194,20 @@ def reusing(translate: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         return stream
 
     return reused
+
+
+@contextlib.contextmanager
+def plan_reuse(env: Any, plans: list[Any]) -> Iterator[None]:
+    """While a job's ``plans`` translate on ``env``: identical parts are translated once
+    (``plan_reuse.py``; ``table.optimizer.reuse-sub-plan-enabled``)."""
+    from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
+
+    if not option_value(env, REUSE_SUB_PLAN):
+        yield
+        return
+    env._plan_reuse = PlanReuse(sources=option_value(env, REUSE_SOURCE))
+    env._plan_reuse.count_uses(plans)
+    try:
+        yield
+    finally:
+        env._plan_reuse = None

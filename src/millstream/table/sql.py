@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from millstream.table.catalog import show_statement
-from millstream.table.expressions import (
-    Expression,
-)
-from millstream.table.sql_expressions import _data_type, _expression, _interval_ms
+from millstream.table.explain import explain_plan
+from millstream.table.sql_expressions import _data_type
 from millstream.table.sql_query import _select
 from millstream.table.sql_syntax import _DIALECT, SqlError, _metadata_of, _parse
 
@@ -43,38 +41,6 @@ def insert_plan(t_env: TableEnvironment, statement: str) -> Any:
     if not isinstance(tree, exp.Insert):
         raise SqlError(f"add_insert_sql expects an INSERT statement, got: {statement.strip()[:80]}")
     return _insert(t_env, tree)
-
-
-def flink_text(text: str) -> str:
-    """An SQL expression as Flink prints it in a schema (identifiers quoted)."""
-    tree, _ = _parse(f"SELECT {text}")
-    assert isinstance(tree, exp.Select)
-    return str(tree.expressions[0].sql(dialect=_DIALECT, identify=True))
-
-
-def parse_expression(text: str) -> Expression:
-    """An SQL scalar expression (computed columns, watermark expressions)."""
-    tree, _ = _parse(f"SELECT {text}")
-    assert isinstance(tree, exp.Select)
-    return _expression(tree.expressions[0])
-
-
-def watermark_delay_ms(text: str, rowtime: str) -> int | None:
-    """``d`` when the watermark expression is ``rowtime - INTERVAL d`` (or ``rowtime``, 0): a
-    bounded out-of-orderness watermark; None for any other expression."""
-    tree, _ = _parse(f"SELECT {text}")
-    assert isinstance(tree, exp.Select)
-    node = tree.expressions[0]
-    if isinstance(node, exp.Column) and node.name.lower() == rowtime.lower():
-        return 0
-    if (
-        isinstance(node, exp.Sub)
-        and isinstance(node.this, exp.Column)
-        and node.this.name.lower() == rowtime.lower()
-        and isinstance(node.expression, exp.Interval)
-    ):
-        return _interval_ms(node.expression)
-    return None
 
 
 def parse_query(t_env: TableEnvironment, statement: str) -> Table:
@@ -120,17 +86,6 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
         _drop(t_env, tree)
         return TableResult.ok()
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
-
-
-def explain_plan(plan: Any, config: Any, changelog_mode: bool) -> str:
-    """``plan`` as Flink's explain prints it, as the options in ``config`` (a TableConfig) plan
-    it: columnar scans, sub-plan reuse, window aggregations in two phases."""
-    from millstream.table.explain import explain_text
-    from millstream.table.plan_reuse import PlanReuse
-    from millstream.table.table_options import COLUMNAR_ENABLED, REUSE_SOURCE, REUSE_SUB_PLAN, option_value
-
-    reuse = PlanReuse(option_value(config, REUSE_SOURCE)) if option_value(config, REUSE_SUB_PLAN) else None
-    return explain_text(plan, changelog_mode, option_value(config, COLUMNAR_ENABLED), reuse, config)
 
 
 def _create_view(t_env: TableEnvironment, tree: exp.Create) -> None:

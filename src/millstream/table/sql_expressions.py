@@ -10,21 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from millstream.table.expressions import (
-    AggregateCall,
-    Expression,
-    UserAggregateCall,
-    _FieldAccess,
-    and_,
-    col,
-    if_then_else,
-    lit,
-    not_,
-    or_,
-)
+from millstream.table.expression import AggregateCall, Expression, _FieldAccess
+from millstream.table.expression_calls import UserAggregateCall
+from millstream.table.expressions import and_, col, if_then_else, lit, not_, or_
 from millstream.table.functions import call_builtin
 from millstream.table.sql_forms import special_form
-from millstream.table.sql_syntax import SqlError
+from millstream.table.sql_syntax import _DIALECT, SqlError, _parse
 from millstream.table.types import DataType, DataTypes
 
 if TYPE_CHECKING:
@@ -34,7 +25,7 @@ __all__: list[str] = []  # internal to the SQL translation (sql.py is its entry)
 
 
 def _interval_ms(node: exp.Expression) -> int:
-    from millstream.table.expressions import interval_millis
+    from millstream.table.expression import interval_millis
 
     return interval_millis(_expression(node))
 
@@ -319,7 +310,7 @@ _OVER: list[dict[str, Any]] = []
 
 def _over(node: exp.Window) -> Expression:
     """``agg(x) OVER (PARTITION BY k ORDER BY ts ROWS|RANGE BETWEEN ... AND CURRENT ROW)``."""
-    from millstream.table.over import OverCall
+    from millstream.table.expression import OverCall
 
     if not _OVER:
         raise SqlError("OVER is only valid in a SELECT list")
@@ -338,7 +329,7 @@ def _over(node: exp.Window) -> Expression:
 
 
 def _frame(node: exp.Window) -> Any:
-    from millstream.table.over import OverFrame
+    from millstream.table.expression import OverFrame
 
     partition = tuple(_expression(p) for p in node.args.get("partition_by") or [])
     order = node.args.get("order")
@@ -360,7 +351,8 @@ def _frame(node: exp.Window) -> Any:
 
 
 def _function(node: exp.Expression) -> Expression:  # noqa: C901 - one case per function family
-    from millstream.table.expressions import WindowProperty, call
+    from millstream.table.expression import WindowProperty
+    from millstream.table.expressions import call
     from millstream.table.functions import call_builtin, is_builtin
 
     if isinstance(node, exp.Window):
@@ -407,3 +399,35 @@ def _case(node: exp.Case) -> Expression:
     for branch in reversed(node.args.get("ifs") or []):
         result = if_then_else(_expression(branch.this), _expression(branch.args["true"]), result)
     return result
+
+
+def flink_text(text: str) -> str:
+    """An SQL expression as Flink prints it in a schema (identifiers quoted)."""
+    tree, _ = _parse(f"SELECT {text}")
+    assert isinstance(tree, exp.Select)
+    return str(tree.expressions[0].sql(dialect=_DIALECT, identify=True))
+
+
+def parse_expression(text: str) -> Expression:
+    """An SQL scalar expression (computed columns, watermark expressions)."""
+    tree, _ = _parse(f"SELECT {text}")
+    assert isinstance(tree, exp.Select)
+    return _expression(tree.expressions[0])
+
+
+def watermark_delay_ms(text: str, rowtime: str) -> int | None:
+    """``d`` when the watermark expression is ``rowtime - INTERVAL d`` (or ``rowtime``, 0): a
+    bounded out-of-orderness watermark; None for any other expression."""
+    tree, _ = _parse(f"SELECT {text}")
+    assert isinstance(tree, exp.Select)
+    node = tree.expressions[0]
+    if isinstance(node, exp.Column) and node.name.lower() == rowtime.lower():
+        return 0
+    if (
+        isinstance(node, exp.Sub)
+        and isinstance(node.this, exp.Column)
+        and node.this.name.lower() == rowtime.lower()
+        and isinstance(node.expression, exp.Interval)
+    ):
+        return _interval_ms(node.expression)
+    return None

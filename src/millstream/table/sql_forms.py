@@ -17,7 +17,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.expressions import Expression, and_, if_then_else, lit, not_, or_
+from millstream.table.expression import Expression
+from millstream.table.expressions import and_, if_then_else, lit, not_, or_
 from millstream.table.functions import call_builtin
 
 __all__ = ["TIME_UNITS", "special_form"]
@@ -223,7 +224,8 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
     import json
 
     from millstream.table.aggregates_more import LISTAGG
-    from millstream.table.expressions import AggregateCall, _Tuple
+    from millstream.table.expression import AggregateCall
+    from millstream.table.expression_calls import _Tuple
 
     if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
         from millstream.table.aggregates_more import LAG

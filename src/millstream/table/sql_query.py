@@ -1,6 +1,6 @@
 """SQL queries to Table API plans: FROM (tables, views, subqueries, VALUES, window TVFs,
 joins, LATERAL TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
-group windows), HAVING, select lists, ORDER BY / LIMIT.
+group windows), HAVING, select lists; ORDER BY / LIMIT is ``sql_order.py``, Top-N ``sql_top_n.py``.
 
 Unaliased computed items are named ``EXPR$<position>`` as Flink's SQL names them (a column
 keeps its name)."""
@@ -13,11 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from millstream.table.expressions import (
-    Expression,
-    and_,
-    col,
-)
+from millstream.table.expression import Expression
+from millstream.table.expressions import and_, col
 from millstream.table.sql_expressions import (
     _GROUP_WINDOWS,
     _LEGACY_WINDOW,
@@ -29,9 +26,10 @@ from millstream.table.sql_expressions import (
     _interval_ms,
     _scope_of,
 )
+from millstream.table.sql_order import order_and_limit
 from millstream.table.sql_syntax import _TVFS, SqlError
 from millstream.table.types import DataType, DataTypes
-from millstream.table.window_agg import WindowSpec
+from millstream.table.window_spec import WindowSpec
 
 if TYPE_CHECKING:
     from millstream.table.planner import PlanNode
@@ -488,40 +486,7 @@ def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
         table = table.select(*items)
     if select.args.get("distinct") is not None:
         table = table.distinct()
-    return _order_and_limit(t_env, table, select)
-
-
-def _order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select) -> Table:
-    """ORDER BY (batch mode: a sort; streaming: refused as Flink refuses sorting on anything
-    but time) and LIMIT / OFFSET."""
-    from millstream.table.planner import Sort
-    from millstream.table.table import Table as TableClass
-
-    order = select.args.get("order")
-    limit = select.args.get("limit")
-    offset = select.args.get("offset")
-    fetch = int(limit.expression.this) if limit is not None else None
-    skip = int(offset.expression.this) if offset is not None else 0
-    if order is None:
-        return table.limit(fetch, skip) if fetch is not None or skip else table
-    if not t_env._batch:
-        raise SqlError(
-            "Sort on a non-time-attribute field is not supported: ORDER BY runs in batch mode "
-            "(EnvironmentSettings.in_batch_mode())"
-        )
-    plan = table._plan
-    keys = []
-    key_expressions = []
-    for ordered in order.expressions:
-        expression = _expression(ordered.this)
-        try:
-            compiled = expression.resolve(plan.names, plan.types)
-        except ValueError as err:
-            raise SqlError(f"ORDER BY {ordered.this.sql()}: {err}") from err
-        keys.append((compiled.fn, bool(ordered.args.get("desc"))))
-        key_expressions.append((expression, bool(ordered.args.get("desc"))))
-    node = Sort(plan.names, plan.types, False, plan, keys, skip, fetch, key_expressions)
-    return TableClass(node, t_env)
+    return order_and_limit(t_env, table, select)
 
 
 def _window_grouping(

@@ -13,9 +13,11 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from millstream.table.expressions import Expression, col
-from millstream.table.planner import Filter, Limit, PlanNode, aggregate, project
+from millstream.table.expression import Expression
+from millstream.table.expressions import col
+from millstream.table.planner import Filter, Limit, PlanNode
 from millstream.table.print_utils import print_schema, summary_string
+from millstream.table.projection import aggregate, project
 from millstream.table.types import DataType
 
 if TYPE_CHECKING:
@@ -310,7 +312,7 @@ class Table:
     def order_by(self, *fields: Any) -> Table:
         """The rows sorted (``col('x').desc``; batch mode, as Flink's streaming mode sorts only
         on time); ``fetch`` / ``offset`` / ``limit`` after it cut the sorted rows."""
-        from millstream.table.expressions import Ordering
+        from millstream.table.expression import Ordering
         from millstream.table.planner import Sort
 
         if not self._t_env._batch:
@@ -363,7 +365,7 @@ class Table:
         names = list(plan.names)
         result = func.result_type
         if func.func_type == "pandas":  # the rows go to it as DataFrames, a batch at a time
-            from millstream.table.expressions import whole_row
+            from millstream.table.expression_calls import whole_row
 
             expression = func(whole_row(names))
             compiled = expression.resolve(names, list(plan.types))
@@ -405,7 +407,7 @@ class Table:
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
-        from millstream.table.sql import explain_plan
+        from millstream.table.explain import explain_plan
 
         changelog_mode = ExplainDetail.CHANGELOG_MODE in extra_details
         return explain_plan(self._plan, self._t_env.get_config(), changelog_mode)
@@ -427,7 +429,7 @@ class GroupedTable:
     def aggregate(self, func: Any) -> Table:
         """A udaf with a ROW result (called with each whole row unless called with columns):
         the keys and the result's fields as columns (``.select(...)`` next)."""
-        from millstream.table.expressions import UserAggregateCall, whole_row
+        from millstream.table.expression_calls import UserAggregateCall, whole_row
         from millstream.table.types import RowType
 
         table = self._table
@@ -459,7 +461,7 @@ class GroupedTable:
     def flat_aggregate(self, func: Any) -> Table:
         """A table aggregate (``udtaf``): the keys and every row it emits for the group; each
         update of a group retracts the rows it emitted before (``.select(...)`` next)."""
-        from millstream.table.planner import TableAggregate
+        from millstream.table.group_agg import TableAggregate
 
         table = self._table
         plan = table._plan
@@ -548,8 +550,7 @@ class OverWindowedTable:
 
 def over_frame(window: Any) -> Any:
     """The frame of a Table API over window (default: UNBOUNDED RANGE, as Flink's)."""
-    from millstream.table.expressions import RowInterval, interval_millis
-    from millstream.table.over import OverFrame
+    from millstream.table.expression import OverFrame, RowInterval, interval_millis
 
     if window.order_by_field is None:
         raise ValueError("an over window needs order_by(time attribute)")

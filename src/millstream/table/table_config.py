@@ -1,6 +1,30 @@
-"""``pyflink.table.table_config``'s name: ``TableConfig``
-(defined in ``millstream.table.table_environment``)."""
+"""``TableConfig``, as ``pyflink.table.table_config``: the options of a TableEnvironment's
+queries (``table_options.py`` declares the planner's), over its configuration."""
 
-from millstream.table.table_environment import TableConfig
+from __future__ import annotations
+
+from typing import Any
+
+from millstream.common import Configuration
 
 __all__ = ["TableConfig"]
+
+
+class TableConfig:
+    """Configuration of a TableEnvironment (``get_config().set(key, value)``)."""
+
+    def __init__(self, configuration: Configuration) -> None:
+        self._configuration = configuration
+
+    def set(self, key: str, value: str) -> TableConfig:
+        """Set an option (``parallelism.default``, ``table.exec.state.ttl`` ...)."""
+        self._configuration.set_string(key, str(value))
+        return self
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An option's value."""
+        return self._configuration.get_string(key, default)
+
+    def get_configuration(self) -> Configuration:
+        """The options."""
+        return self._configuration

@@ -11,10 +11,7 @@ configuration.
 
 from __future__ import annotations
 
-import contextlib
-import datetime
-import decimal
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from millstream.common import Configuration
@@ -22,86 +19,29 @@ from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
 from millstream.table.catalog import CatalogMethods
-from millstream.table.factories import TableContext, find_format_factory, find_table_factory
-from millstream.table.planner import FromDataStream, PlanNode, Sink, Values
+from millstream.table.environment_settings import EnvironmentSettings
+from millstream.table.factories import find_format_factory, find_table_factory
+from millstream.table.plan_reuse import plan_reuse
+from millstream.table.plan_sources import FromDataStream
+from millstream.table.planner import PlanNode, Sink, Values
+from millstream.table.schema_planning import (
+    apply_schema,
+    as_tuple,
+    cast_to,
+    declared_columns,
+    has_type_info,
+    infer_type,
+    stream_columns,
+    table_context,
+)
+from millstream.table.statement_set import StatementSet
 from millstream.table.table import ExplainDetail, Table
+from millstream.table.table_config import TableConfig
 from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
-from millstream.table.types import DataType, DataTypes, RowType
+from millstream.table.types import DataTypes, RowType
 
 __all__ = ["EnvironmentSettings", "StatementSet", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
-
-
-class EnvironmentSettings:
-    """Streaming or batch mode (``in_streaming_mode()``, ``in_batch_mode()``)."""
-
-    def __init__(self, streaming: bool = True, configuration: Configuration | None = None) -> None:
-        self._streaming = streaming
-        self._configuration = configuration or Configuration()
-
-    @staticmethod
-    def in_streaming_mode() -> EnvironmentSettings:
-        """Settings of a streaming TableEnvironment (changelogs, unbounded sources)."""
-        return EnvironmentSettings(True)
-
-    @staticmethod
-    def in_batch_mode() -> EnvironmentSettings:
-        """Settings of a batch TableEnvironment (bounded input, final results)."""
-        return EnvironmentSettings(False)
-
-    @staticmethod
-    def new_instance() -> _SettingsBuilder:
-        """A builder (``.in_batch_mode().build()``)."""
-        return _SettingsBuilder()
-
-    def is_streaming_mode(self) -> bool:
-        """Whether the environment is in streaming mode."""
-        return self._streaming
-
-    def get_configuration(self) -> Configuration:
-        """The settings' configuration."""
-        return self._configuration
-
-
-class _SettingsBuilder:
-    def __init__(self) -> None:
-        self._streaming = True
-        self._configuration = Configuration()
-
-    def in_streaming_mode(self) -> _SettingsBuilder:
-        self._streaming = True
-        return self
-
-    def in_batch_mode(self) -> _SettingsBuilder:
-        self._streaming = False
-        return self
-
-    def with_configuration(self, configuration: Configuration) -> _SettingsBuilder:
-        self._configuration = configuration
-        return self
-
-    def build(self) -> EnvironmentSettings:
-        return EnvironmentSettings(self._streaming, self._configuration)
-
-
-class TableConfig:
-    """Configuration of a TableEnvironment (``get_config().set(key, value)``)."""
-
-    def __init__(self, configuration: Configuration) -> None:
-        self._configuration = configuration
-
-    def set(self, key: str, value: str) -> TableConfig:
-        """Set an option (``parallelism.default``, ``table.exec.state.ttl`` ...)."""
-        self._configuration.set_string(key, str(value))
-        return self
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """An option's value."""
-        return self._configuration.get_string(key, default)
-
-    def get_configuration(self) -> Configuration:
-        """The options."""
-        return self._configuration
 
 
 class TableEnvironment(CatalogMethods):
@@ -140,13 +80,13 @@ class TableEnvironment(CatalogMethods):
         """A table of the given rows (tuples, lists, Rows or single values). ``schema``: column
         names (types inferred, as PyFlink: int BIGINT, float DOUBLE, str STRING ...) or a
         ``DataTypes.ROW`` (names and types)."""
-        rows = [_as_tuple(e) for e in elements]
+        rows = [as_tuple(e) for e in elements]
         width = len(rows[0]) if rows else (len(schema) if schema is not None else 0)
         if isinstance(schema, RowType):
             names, types = schema.field_names(), schema.field_types()
         else:
             names = list(schema) if schema is not None else [f"_{i + 1}" for i in range(width)]
-            types = [_infer([row[i] for row in rows]) for i in range(len(names))]
+            types = [infer_type([row[i] for row in rows]) for i in range(len(names))]
         if verify_schema:
             for row in rows:
                 if len(row) != len(names):
@@ -183,7 +123,7 @@ class TableEnvironment(CatalogMethods):
         formats = [(k, v) for k, v in descriptor.options.items() if k == "format" or k.endswith(".format")]
         for _, identifier in formats:
             find_format_factory(identifier)
-        factory.validate(_context(path, descriptor), formats)
+        factory.validate(table_context(path, descriptor), formats)
         self._tables[path] = descriptor
 
     def from_path(self, path: str) -> Table:
@@ -194,7 +134,7 @@ class TableEnvironment(CatalogMethods):
         if descriptor is not None:
             if descriptor.schema is None:
                 raise ValueError(f"table '{path}' ({descriptor.connector}) has no schema to read")
-            context = _context(path, descriptor)
+            context = table_context(path, descriptor)
             node = find_table_factory(descriptor.connector).create_source(context)
             node.label = f"default_catalog, default_database, {path}"
             table = Table(apply_schema(node, context.schema), self)
@@ -209,7 +149,7 @@ class TableEnvironment(CatalogMethods):
         descriptor = self._tables.get(path)
         if descriptor is None:
             raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
-        context = _context(path, descriptor)
+        context = table_context(path, descriptor)
         if descriptor.schema is not None:
             columns = descriptor.schema.persisted_columns()
             if len(columns) != len(plan.names):
@@ -218,7 +158,7 @@ class TableEnvironment(CatalogMethods):
                     f"{len(columns)}: {[n for n, _ in columns]}"
                 )
             # the query's columns implicitly cast to the sink's types
-            plan = _cast_to(plan, [n for n, _ in columns], [t for _, t in columns])
+            plan = cast_to(plan, [n for n, _ in columns], [t for _, t in columns])
         table_sink = find_table_factory(descriptor.connector).create_sink(context)
         options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
         return Sink(
@@ -347,51 +287,6 @@ class TableEnvironment(CatalogMethods):
         return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
 
 
-class StatementSet:
-    """INSERT statements run together as one job (``TableEnvironment.create_statement_set``)."""
-
-    def __init__(self, t_env: TableEnvironment) -> None:
-        self._t_env = t_env
-        self._sinks: list[PlanNode] = []
-
-    def add_insert_sql(self, stmt: str) -> StatementSet:
-        """Add ``INSERT INTO sink SELECT ...``."""
-        from millstream.table.sql import insert_plan
-
-        self._sinks.append(insert_plan(self._t_env, stmt))
-        return self
-
-    def add_insert(self, target_path: str, table: Table, overwrite: bool = False) -> StatementSet:
-        """Add writing ``table`` into the sink table ``target_path``."""
-        self._sinks.append(self._t_env._sink_plan(table._plan, target_path))
-        return self
-
-    def execute(self) -> TableResult:
-        """Run every added INSERT in one job (``.wait()`` for it)."""
-        if not self._sinks:
-            raise ValueError("No operators defined in the statement set: add_insert_sql / add_insert first")
-        sinks, self._sinks = self._sinks, []
-        return self._t_env._run_many(sinks)
-
-
-@contextlib.contextmanager
-def plan_reuse(env: Any, plans: list[PlanNode]) -> Iterator[None]:
-    """While a job's ``plans`` translate on ``env``: identical parts are translated once
-    (``plan_reuse.py``; ``table.optimizer.reuse-sub-plan-enabled``)."""
-    from millstream.table.plan_reuse import PlanReuse
-    from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
-
-    if not option_value(env, REUSE_SUB_PLAN):
-        yield
-        return
-    env._plan_reuse = PlanReuse(sources=option_value(env, REUSE_SOURCE))
-    env._plan_reuse.count_uses(plans)
-    try:
-        yield
-    finally:
-        env._plan_reuse = None
-
-
 def _from_pandas_value(value: Any) -> Any:
     """A pandas/numpy cell as a plain Python value."""
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
@@ -427,8 +322,8 @@ class StreamTableEnvironment(TableEnvironment):
         from millstream.table.schema import Schema
 
         schema = fields_or_schema[0] if fields_or_schema and isinstance(fields_or_schema[0], Schema) else None
-        names, types = _stream_columns(data_stream, () if schema is not None else fields_or_schema)
-        if schema is not None and schema.columns and not _has_type_info(data_stream):
+        names, types = stream_columns(data_stream, () if schema is not None else fields_or_schema)
+        if schema is not None and schema.columns and not has_type_info(data_stream):
             names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
         self._anonymous = getattr(self, "_anonymous", 0) + 1
         node: PlanNode = FromDataStream(names, types, False, data_stream)
@@ -447,8 +342,8 @@ class StreamTableEnvironment(TableEnvironment):
         from millstream.table.planner import ChangelogNormalize
 
         mode = changelog_mode or ChangelogMode.all()
-        names, types = _stream_columns(data_stream, ())
-        if schema is not None and schema.columns and not _has_type_info(data_stream):
+        names, types = stream_columns(data_stream, ())
+        if schema is not None and schema.columns and not has_type_info(data_stream):
             names, types = schema.field_names(), schema.field_types()
         node: PlanNode = FromDataStream(names, types, not mode.contains_only("+I"), data_stream)
         if schema is not None:
@@ -548,161 +443,3 @@ def _final_rows(changes: Any) -> Any:
     for row in order:
         for _ in range(max(held[row], 0)):
             yield ("+I", row)
-
-
-def _cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNode:
-    """``plan``'s columns as a sink's: renamed, and cast where the type differs."""
-    from millstream.table.expressions import col
-    from millstream.table.planner import project
-
-    expressions = []
-    for name, source, target, sink_name in zip(plan.names, plan.types, types, names, strict=True):
-        e = col(name)
-        if source.root != target.root and source.root != "NULL":
-            e = e.cast(target if source.is_nullable() else target.not_null())
-        expressions.append(e.alias(sink_name) if sink_name != name else e)
-    casted = project(plan, expressions, lambda i: f"_c{i}")
-    casted.types = [t if t.root != "NULL" else s for t, s in zip(casted.types, types, strict=True)]
-    return casted
-
-
-def _has_type_info(data_stream: Any) -> bool:
-    from millstream.common.typeinfo import PickledBytesTypeInfo
-
-    type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
-    return type_info is not None and not isinstance(type_info, PickledBytesTypeInfo)
-
-
-def _stream_columns(data_stream: Any, fields: tuple[Any, ...]) -> tuple[list[str], list[DataType]]:
-    """The physical columns of a table made of a DataStream: its declared type's fields (or
-    ``f0`` for an atomic type), renamed by ``fields`` if given."""
-    from millstream.table.types import RowType, from_type_info
-
-    type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
-    data_type = from_type_info(type_info) if type_info is not None else DataTypes.NULL()
-    if isinstance(data_type, RowType):
-        names, types = data_type.field_names(), data_type.field_types()
-    else:
-        names, types = ["f0"], [data_type]
-    if fields:
-        renamed = [getattr(f, "name", str(f)) for f in fields]
-        if len(renamed) != len(names):
-            types = [DataTypes.NULL()] * len(renamed)
-        names = renamed
-    return names, types
-
-
-def _context(path: str, descriptor: TableDescriptor) -> TableContext:
-    from millstream.table.schema import Schema
-
-    schema = descriptor.schema if descriptor.schema is not None else Schema.new_builder().build()
-    return TableContext(path, schema, dict(descriptor.options), list(descriptor.partition_keys))
-
-
-def declared_columns(schema: Any) -> dict[str, Any]:
-    """A catalog table's computed columns (name -> expression) and watermark (column,
-    expression), in the text Flink prints them with (identifiers quoted: ```a` + 1``)."""
-    from millstream.table.sql import flink_text
-
-    declared: dict[str, Any] = {"computed": {name: flink_text(expr) for name, expr in schema.computed}}
-    if schema.watermark_spec is not None:
-        column, expression = schema.watermark_spec
-        declared["watermark"] = (column, flink_text(expression))
-    return declared
-
-
-def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
-    """``node``'s physical columns arranged as ``schema`` declares them: declared physical
-    columns (all of them if none is declared), computed columns, then the watermark."""
-    from millstream.table.expressions import col
-    from millstream.table.planner import project
-    from millstream.table.sql import parse_expression, watermark_delay_ms
-    from millstream.table.window_agg import WatermarkAssigner
-
-    computed = dict(schema.computed)
-    declared = [n for n in schema.order if n not in computed]
-    order = schema.order if declared else list(node.names) + [n for n in schema.order if n in computed]
-    for name in declared:
-        if name not in node.names:
-            raise ValueError(f"Unable to find a field named '{name}' in the physical data type {node.names}")
-    expressions = [parse_expression(computed[n]).alias(n) if n in computed else col(n) for n in order]
-    source = node
-    if order != list(node.names):
-        node = project(node, expressions, lambda i: f"_c{i}")
-    if schema.watermark_spec is None:
-        return node
-    column, watermark_sql = schema.watermark_spec
-    if column not in node.names:
-        raise ValueError(f"Invalid column name '{column}' for rowtime attribute in watermark declaration")
-    index = node.names.index(column)
-    if node.types[index].root not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        raise ValueError(
-            "Invalid data type of time field for watermark definition. The field must be of type "
-            "TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time "
-            "field type is "
-            f"{node.types[index]!r}"
-        )
-    watermark = parse_expression(watermark_sql).resolve(node.names, node.types)
-    assigner = WatermarkAssigner(
-        list(node.names),
-        list(node.types),
-        False,
-        node,
-        watermark.fn,
-        watermark_sql,
-        watermark_delay_ms(watermark_sql, column),
-        rowtime=index,
-        proctime=node.proctime,
-    )
-    if getattr(source, "supports_watermark_push_down", False):
-        # Flink's SupportsWatermarkPushDown: the source generates watermarks per split (a Kafka
-        # partition each), on its rows with the computed columns evaluated
-        fns = [e.resolve(source.names, source.types).fn for e in expressions] if node is not source else None
-        source.watermark = (  # type: ignore[attr-defined]
-            assigner,
-            (lambda values: tuple([f(values) for f in fns])) if fns else None,
-        )
-        assigner.pushed_down = True
-    return assigner
-
-
-def _as_tuple(element: Any) -> tuple[Any, ...]:
-    if isinstance(element, Row):
-        return tuple(element)
-    if isinstance(element, (tuple, list)):
-        return tuple(element)
-    return (element,)
-
-
-def _infer(values: list[Any]) -> DataType:
-    """The type PyFlink infers for a column of Python values (the first non-null one decides)."""
-    for value in values:
-        if value is not None:
-            return _type_of(value)
-    return DataTypes.NULL()
-
-
-def _type_of(value: Any) -> DataType:
-    if isinstance(value, bool):
-        return DataTypes.BOOLEAN()
-    if isinstance(value, int):
-        return DataTypes.BIGINT()
-    if isinstance(value, float):
-        return DataTypes.DOUBLE()
-    if isinstance(value, str):
-        return DataTypes.STRING()
-    if isinstance(value, decimal.Decimal):
-        return DataTypes.DECIMAL(38, 18)
-    if isinstance(value, datetime.datetime):
-        return DataTypes.TIMESTAMP(6)
-    if isinstance(value, datetime.date):
-        return DataTypes.DATE()
-    if isinstance(value, datetime.time):
-        return DataTypes.TIME(0)
-    if isinstance(value, (bytes, bytearray)):
-        return DataTypes.BYTES()
-    if isinstance(value, list):
-        return DataTypes.ARRAY(_infer(value))
-    if isinstance(value, dict):
-        return DataTypes.MAP(_infer(list(value)), _infer(list(value.values())))
-    raise TypeError(f"cannot infer the SQL type of {value!r} ({type(value).__name__}): give a schema")

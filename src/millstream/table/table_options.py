@@ -24,7 +24,13 @@ __all__ = [
     "COLUMNAR_ENABLED",
     "REUSE_SOURCE",
     "REUSE_SUB_PLAN",
+    "mini_batch_latency_ms",
+    "mini_batch_size",
     "option_value",
+    "parse_duration_ms",
+    "python_bundle",
+    "state_ttl_ms",
+    "with_ttl",
 ]
 
 T = TypeVar("T")
@@ -127,3 +133,85 @@ def option_value(env: Any, option: ConfigOption[T]) -> T:
     if option.choices and isinstance(value, str):
         return value.strip().upper()  # type: ignore[return-value]
     return value
+
+
+# -- options read from the TableConfig ------------------------------------------------------------------
+
+_DURATION_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "secs": 1000,
+                   "second": 1000, "seconds": 1000, "min": 60_000, "m": 60_000, "minute": 60_000,
+                   "minutes": 60_000, "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+                   "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}  # fmt: skip
+
+
+def mini_batch_size(env: Any) -> int:
+    """``table.exec.mini-batch.size`` when ``table.exec.mini-batch.enabled`` (else 0). As in
+    Flink both ``allow-latency`` and ``size`` must then be set: a mini-batch ends when it holds
+    ``size`` records or ``allow-latency`` after its first, and before watermarks and
+    checkpoints."""
+    config = getattr(env, "_table_config", None)
+    if config is None or str(config.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
+        return 0
+    latency = config.get("table.exec.mini-batch.allow-latency", None)
+    size = config.get("table.exec.mini-batch.size", None)
+    if latency in (None, "") or parse_duration_ms(latency) <= 0:
+        raise ValueError(
+            "table.exec.mini-batch.allow-latency must be a positive duration when "
+            "table.exec.mini-batch.enabled is true (e.g. '5 s')"
+        )
+    try:
+        count = int(size) if size not in (None, "") else 0
+    except ValueError:
+        count = 0
+    if count <= 0:
+        raise ValueError(
+            "table.exec.mini-batch.size must be a positive number of records when "
+            f"table.exec.mini-batch.enabled is true (got {size!r})"
+        )
+    return count
+
+
+def python_bundle(env: Any) -> tuple[int, int]:
+    """``python.fn-execution.bundle.size`` and ``.time`` (ms) of the job (PyFlink 2.3's
+    defaults: 1000 records, 1000 ms)."""
+    config = getattr(env, "_table_config", None)
+    size = config.get("python.fn-execution.bundle.size", None) if config is not None else None
+    time_ms = config.get("python.fn-execution.bundle.time", None) if config is not None else None
+    return (
+        int(size) if size not in (None, "") else 1000,
+        int(time_ms) if time_ms not in (None, "") else 1000,
+    )
+
+
+def mini_batch_latency_ms(env: Any) -> int:
+    """``table.exec.mini-batch.allow-latency`` in ms (checked by ``mini_batch_size``)."""
+    config = getattr(env, "_table_config", None)
+    value = config.get("table.exec.mini-batch.allow-latency", None) if config is not None else None
+    return parse_duration_ms(value) if value not in (None, "") else 0
+
+
+def parse_duration_ms(text: str) -> int:
+    """Flink's duration text (``3600000``, ``500 ms``, ``10 min``, ``1 h``, ``1d``) in ms."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
+    if match is None or match.group(2).lower() not in _DURATION_UNITS:
+        raise ValueError(f"not a duration: {text!r} (e.g. '1 h', '10 min', '5000 ms')")
+    return int(match.group(1)) * _DURATION_UNITS[match.group(2).lower()]
+
+
+def state_ttl_ms(env: Any) -> int:
+    """``table.exec.state.ttl`` of the table job on ``env`` (0: state kept forever)."""
+    config = getattr(env, "_table_config", None)
+    value = config.get("table.exec.state.ttl", None) if config is not None else None
+    return parse_duration_ms(value) if value not in (None, "", "0") else 0
+
+
+def with_ttl(descriptor: Any, ttl_ms: int) -> Any:
+    """``descriptor`` expiring entries ``ttl_ms`` after their last write (Flink's idle state
+    retention for SQL operators), when ``ttl_ms`` is set."""
+    if ttl_ms > 0:
+        from millstream.common.time import Time
+        from millstream.datastream.state import StateTtlConfig
+
+        descriptor.enable_time_to_live(StateTtlConfig.new_builder(Time.milliseconds(ttl_ms)).build())
+    return descriptor

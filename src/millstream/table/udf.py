@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from millstream.common.types import Row
-from millstream.table.expressions import Compiled, Expression, lit
+from millstream.table.compiled import Compiled
+from millstream.table.expression import Expression
+from millstream.table.expressions import lit
 from millstream.table.types import DataType, DataTypes, RowType
 
 __all__ = [
@@ -471,7 +473,7 @@ class UserDefinedAggregateFunctionWrapper:
         return twin
 
     def __call__(self, *args: Any) -> Any:
-        from millstream.table.expressions import UserAggregateCall
+        from millstream.table.expression_calls import UserAggregateCall
 
         return UserAggregateCall(self, [a if isinstance(a, Expression) else lit(a) for a in args])
 

@@ -70,7 +70,8 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
     import datetime
     import decimal
 
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
+    from millstream.table.expression_calls import _IfThenElse
     from millstream.table.functions import _Call
 
     kind = type(expression)
@@ -114,7 +115,7 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
             or (left == right and left in ordered)
             or ({left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"})
         )
-    if kind is e._IfThenElse:
+    if kind is _IfThenElse:
         return all(
             vectorizable(x, names, types)
             for x in (expression.condition, expression.then, expression.otherwise)
@@ -135,7 +136,8 @@ def _evaluate(
 ) -> Any:
     import pyarrow.compute as pc
 
-    from millstream.table import expressions as e
+    from millstream.table import expression as e
+    from millstream.table.expression_calls import _IfThenElse
 
     kind = type(expression)
     if kind is e._Column:
@@ -165,7 +167,7 @@ def _evaluate(
         left = _evaluate(expression.left, names, columns, size, types)
         right = _evaluate(expression.right, names, columns, size, types)
         return _binary(expression, left, right, names, types)
-    if kind is e._IfThenElse:
+    if kind is _IfThenElse:
         condition = pc.fill_null(_evaluate(expression.condition, names, columns, size, types), False)
         then = _evaluate(expression.then, names, columns, size, types)
         otherwise = _evaluate(expression.otherwise, names, columns, size, types)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.table.expressions import Expression, col, interval_millis
+from millstream.table.expression import Expression, interval_millis
+from millstream.table.expressions import col
 
 __all__ = ["GroupWindow", "Over", "OverWindow", "Session", "Slide", "Tumble"]
 
@@ -49,7 +50,7 @@ class GroupWindow:
 
     def spec(self) -> Any:
         """The window's definition in ms."""
-        from millstream.table.window_agg import WindowSpec
+        from millstream.table.window_spec import WindowSpec
 
         size = interval_millis(self.size)
         if self.kind == "HOP":

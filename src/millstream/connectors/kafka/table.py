@@ -52,7 +52,8 @@ from millstream.table.factories import (
     TableSink,
     find_format_factory,
 )
-from millstream.table.planner import ChangelogNormalize, PlanNode, SourceScan, parse_duration_ms
+from millstream.table.planner import ChangelogNormalize, PlanNode, SourceScan
+from millstream.table.table_options import parse_duration_ms
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
 
