@@ -82,3 +82,52 @@ def test_window_columns_keep_the_window_insert_only(
         rows = [(str(r.get_row_kind()), tuple(_normalize(v) for v in r)) for r in changes]
     assert {kind for kind, _ in rows} == {"+I"}
     assert Counter(row for _, row in rows) == expected[name]
+
+
+# PyFlink 2.3.0's explain of the same INSERTs over the same DDL, 2026-11-27 (its optimized
+# execution plan): q5 and q8 join their windows, whose bounds the queries rename (Flink's
+# planner follows them through projections); q7 pairs rows with a window's end only, a regular
+# join. Each: the join line (less the terms millstream does not print: the windows, the input
+# specs) and its inputs' exchanges.
+PYFLINK_JOINS = {
+    "q5": (
+        "WindowJoin(joinType=[InnerJoin], where=[(num >= maxn)], ",
+        ["Exchange(distribution=[single])", "Exchange(distribution=[single])"],
+    ),
+    "q8": (
+        "WindowJoin(joinType=[InnerJoin], where=[(id = seller)], ",
+        ["Exchange(distribution=[hash[id]])", "Exchange(distribution=[hash[seller]])"],
+    ),
+    "q7": (
+        "Join(joinType=[InnerJoin], where=[((price = maxprice) AND (dateTime >= (dateTime0 - "
+        "10000:INTERVAL SECOND)) AND (dateTime <= dateTime0))], select=[auction, bidder, price, "
+        "dateTime, extra, maxprice, dateTime0]",
+        ["Exchange(distribution=[hash[price]]", "Exchange(distribution=[hash[maxprice]])"],
+    ),
+    # the WHERE's conjuncts pushed into each input, the inputs narrowed to the columns read
+    # (Flink's right input names its key id, ours id0 as the join does)
+    "q3": (
+        "Join(joinType=[InnerJoin], where=[(seller = id0)], select=[id, seller, id0, name, city, state]",
+        ["Exchange(distribution=[hash[seller]]", "Exchange(distribution=[hash[id"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ["q5", "q8", "q7", "q3"])
+def test_joins_are_planned_as_pyflink_plans_them(events: Path, name: str) -> None:
+    t_env = nexmark_environment(events, batch=False)
+    t_env.execute_sql(f"CREATE TABLE sink_{name} ({QUERIES[name].columns}) WITH ('connector' = 'blackhole')")
+    explained = t_env.explain_sql(f"INSERT INTO sink_{name} {QUERIES[name].sql}")
+    lines = explained.split("== Optimized Execution Plan ==")[1].splitlines()
+    at = next(i for i, line in enumerate(lines) if "Join(" in line)
+    join, depth = lines[at].lstrip(" :+-|"), len(lines[at]) - len(lines[at].lstrip(" :+-|"))
+    inputs = [
+        line.lstrip(" :+-|") for line in lines[at + 1 :] if len(line) - len(line.lstrip(" :+-|")) == depth + 3
+    ]
+    want_join, want_inputs = PYFLINK_JOINS[name]
+    assert join.startswith(want_join), join
+    assert [i[: len(w)] for i, w in zip(inputs, want_inputs, strict=True)] == want_inputs
+    if name == "q3":  # each input filtered before it is shuffled: WHERE A.category = 10 AND P.state ...
+        below = [line.lstrip(" :+-|") for line in lines[at + 1 :] if "Calc(" in line]
+        assert "where=[(category = 10)]" in below[0], below[0]
+        assert any("where=[(((state = " in line for line in below), below

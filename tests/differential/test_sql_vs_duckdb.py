@@ -108,6 +108,34 @@ QUERIES: list[tuple[str, str, str | None]] = [
         "SELECT o.id, c.name FROM orders o, customers c WHERE o.customer = c.id AND o.amount > 95",
         None,
     ),
+    # the planner's rewrites (optimizer.py): WHERE conjuncts of one input pushed below a join
+    # only where that keeps the result (never into the side an outer join pads), the inputs
+    # narrowed to the columns read, a computed equi-key
+    (
+        "where_over_left_join",
+        "SELECT c.name, o.id, o.amount FROM customers c LEFT JOIN orders o ON c.id = o.customer WHERE c.region = 'north' AND (o.amount IS NULL OR o.amount > 98)",
+        None,
+    ),
+    (
+        "where_over_right_join",
+        "SELECT c.name, o.id FROM customers c RIGHT JOIN orders o ON c.id = o.customer AND c.id < 20 WHERE o.amount > 90 AND c.name IS NULL",
+        None,
+    ),
+    (
+        "where_over_full_join",
+        "SELECT c.id, o.id AS oid FROM customers c FULL JOIN orders o ON c.id = o.customer AND o.amount < 10 WHERE c.region = 'south'",
+        None,
+    ),
+    (
+        "where_over_inner_join",
+        "SELECT c.name, o.amount * 2 AS a FROM orders o JOIN customers c ON o.customer = c.id WHERE o.status = 'paid' AND c.region <> 'west' AND o.amount + c.id > 60",
+        None,
+    ),
+    (
+        "computed_join_key",
+        "SELECT o.id, c.name FROM orders o JOIN customers c ON MOD(o.id, 30) + 1 = c.id WHERE o.amount > 80",
+        None,
+    ),
     (
         "tumble",
         "SELECT window_start, window_end, status, COUNT(*) AS c, SUM(amount) AS s FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' MINUTE)) GROUP BY window_start, window_end, status",

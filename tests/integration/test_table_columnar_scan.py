@@ -505,3 +505,21 @@ def test_explain_prints_a_processing_time_window_in_one_phase_as_it_runs() -> No
     ).split("== Optimized Execution Plan ==")[1]
     assert "WindowAggregate(groupBy=[k], window=[TUMBLE(time_col=[pt], size=[1 s])]" in plan
     assert "LocalWindowAggregate" not in plan and "GlobalWindowAggregate" not in plan
+
+
+def test_a_scan_with_a_watermark_and_no_projection_reads_its_rows(tmp_path: Path) -> None:
+    """A table read as declared (``from_path``: the watermark above the scan, no projection)
+    gives its rows. The scan's columns stayed pyarrow ChunkedArrays there, and the job failed:
+    "Cannot convert pyarrow.lib.ChunkedArray to pyarrow.lib.Array"."""
+    (tmp_path / "a.json").write_text(
+        "".join(f'{{"k": {i}, "ts": "2024-01-01 00:00:0{i}.000"}}\n' for i in range(4))
+    )
+    t_env = _environment(columnar=True)
+    t_env.execute_sql(
+        "CREATE TABLE a (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'a.json'}', 'format' = 'json')"
+    )
+    assert "columnar=[arrow]" in t_env.from_path("a").explain()
+    with t_env.from_path("a").execute().collect() as rows:
+        got = sorted(tuple(r) for r in rows)
+    assert got == [(i, datetime.datetime(2024, 1, 1, 0, 0, i)) for i in range(4)]

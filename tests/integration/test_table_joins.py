@@ -5,7 +5,9 @@ match arrives) folds into the join of the final tables, whatever order the input
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -161,6 +163,47 @@ def test_interval_joins_give_what_pyflink_gives():
     assert Counter(r for _, r in _changes(mirrored)) == Counter([(1, 10), (3, 30)])
 
 
+def test_time_bounds_in_a_where_make_an_interval_join_as_in_pyflink(tmp_path: Path) -> None:
+    """``JOIN ... ON a.k = b.k WHERE a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts``: the
+    WHERE's conjuncts over both inputs join the condition, which makes an interval join (a
+    regular join would keep every row forever). PyFlink 2.3.0, 2026-11-27, planned
+    ``IntervalJoin(joinType=[InnerJoin], windowBounds=[isRowTime=true, leftLowerBound=-2000,
+    leftUpperBound=0, leftTimeIndex=1, rightTimeIndex=1], where=[((k = k0) AND (ts >= (ts0 -
+    2000:INTERVAL SECOND)) AND (ts <= ts0))], select=[k, ts, k0, ts0])`` over ``hash[k]``
+    exchanges, and printed the six rows below."""
+    for name, offset in (("a", 0), ("b", 1)):
+        lines = [
+            f'{{"k": {i % 3}, "ts": "2024-01-01 00:00:{i * 3 + offset:02d}.{offset * 500:03d}"}}\n'
+            for i in range(6)
+        ]
+        (tmp_path / f"{name}.json").write_text("".join(lines))
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    for name in "ab":
+        t_env.execute_sql(
+            f"CREATE TABLE {name} (k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+            f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / name}.json', 'format' = 'json')"
+        )
+    query = (
+        "SELECT a.k, a.ts, b.ts AS bts FROM a JOIN b ON a.k = b.k "
+        "WHERE a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts"
+    )
+    plan = t_env.explain_sql(query).split("== Optimized Execution Plan ==")[1]
+    assert (
+        "IntervalJoin(joinType=[InnerJoin], windowBounds=[isRowTime=true, leftLowerBound=-2000, "
+        "leftUpperBound=0, leftTimeIndex=1, rightTimeIndex=1], where=[((k = k0) AND (ts >= (ts0 - "
+        "2000:INTERVAL SECOND)) AND (ts <= ts0))], select=[k, ts, k0, ts0])"
+    ) in plan
+    assert plan.count("Exchange(distribution=[hash[k") == 2
+    changes = _changes(t_env.sql_query(query))
+    assert {kind for kind, _ in changes} == {"+I"}
+    at = datetime.datetime(2024, 1, 1)
+    second = datetime.timedelta(seconds=1)
+    assert Counter(row for _, row in changes) == Counter(
+        (i % 3, at + i * 3 * second, at + (i * 3 + 1.5) * second) for i in range(6)
+    )
+
+
 def window_join_program() -> None:
     from millstream.common import Types
     from millstream.common.time import Instant
@@ -263,6 +306,111 @@ def test_window_joins_give_what_pyflink_gives(capfd: pytest.CaptureFixture[str])
     want, got = printed_parts(PYFLINK_WINDOW_JOINS), printed_parts(printed)
     assert [w[:3] for w in want] == [g[:3] for g in got]  # headers
     assert [Counter(w) for w in want] == [Counter(g) for g in got]  # rows, up to the keys' order
+
+
+def renamed_window_join_program() -> None:
+    """Joins of two window aggregations whose window bounds are renamed (``window_start AS
+    ws``), as Nexmark q5 and q8 write them."""
+    from millstream.common import Types
+    from millstream.common.time import Instant
+    from millstream.datastream import StreamExecutionEnvironment
+    from millstream.table import DataTypes, Schema, StreamTableEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    t_env = StreamTableEnvironment.create(env)
+
+    def table(name: str, rows: list[tuple[int, str]]) -> None:
+        ds = env.from_collection(
+            [(Instant.of_epoch_milli(t), k) for t, k in rows],
+            type_info=Types.ROW_NAMED(["t", "k"], [Types.INSTANT(), Types.STRING()]),
+        )
+        schema = (
+            Schema.new_builder()
+            .column_by_expression("ts", "CAST(t AS TIMESTAMP(3))")
+            .column("k", DataTypes.STRING())
+            .watermark("ts", "ts - INTERVAL '1' SECOND")
+            .build()
+        )
+        t_env.create_temporary_view(name, t_env.from_data_stream(ds, schema))
+
+    table("l", [(1000, "a"), (1500, "a"), (2000, "b"), (6000, "a"), (7000, "c"), (12000, "b")])
+    table("r", [(1200, "a"), (3000, "c"), (6500, "a"), (6600, "a"), (13000, "b")])
+    for how in ("JOIN", "LEFT JOIN", "FULL JOIN"):
+        t_env.execute_sql(f"""
+        SELECT L.k AS lk, L.n, R.k AS rk, R.m, L.ws FROM
+         (SELECT k, COUNT(*) AS n, window_start AS ws, window_end AS we
+            FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end) L
+         {how}
+         (SELECT k, COUNT(*) AS m, window_start AS ws, window_end AS we
+            FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end) R
+         ON L.k = R.k AND L.ws = R.ws AND L.we = R.we""").print()
+
+
+# PyFlink 2.3.0 (parallelism 1), 2026-11-27: the same program. A window join, each window's
+# rows once it ends, inserts only (a regular join would have emitted the padded rows of the
+# outer joins and withdrawn them when their match came: 11 changes for the LEFT JOIN)
+PYFLINK_RENAMED_WINDOW_JOINS = """\
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+| op |                             lk |                    n |                             rk |                    m |                      ws |
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+| +I |                              a |                    2 |                              a |                    1 | 1970-01-01 00:00:00.000 |
+| +I |                              a |                    1 |                              a |                    2 | 1970-01-01 00:00:05.000 |
+| +I |                              b |                    1 |                              b |                    1 | 1970-01-01 00:00:10.000 |
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+3 rows in set
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+| op |                             lk |                    n |                             rk |                    m |                      ws |
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+| +I |                              a |                    2 |                              a |                    1 | 1970-01-01 00:00:00.000 |
+| +I |                              b |                    1 |                         <NULL> |               <NULL> | 1970-01-01 00:00:00.000 |
+| +I |                              a |                    1 |                              a |                    2 | 1970-01-01 00:00:05.000 |
+| +I |                              c |                    1 |                         <NULL> |               <NULL> | 1970-01-01 00:00:05.000 |
+| +I |                              b |                    1 |                              b |                    1 | 1970-01-01 00:00:10.000 |
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+5 rows in set
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+| op |                             lk |                    n |                             rk |                    m |                      ws |
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+| +I |                              a |                    2 |                              a |                    1 | 1970-01-01 00:00:00.000 |
+| +I |                              b |                    1 |                         <NULL> |               <NULL> | 1970-01-01 00:00:00.000 |
+| +I |                         <NULL> |               <NULL> |                              c |                    1 |                  <NULL> |
+| +I |                              c |                    1 |                         <NULL> |               <NULL> | 1970-01-01 00:00:05.000 |
+| +I |                              a |                    1 |                              a |                    2 | 1970-01-01 00:00:05.000 |
+| +I |                              b |                    1 |                              b |                    1 | 1970-01-01 00:00:10.000 |
++----+--------------------------------+----------------------+--------------------------------+----------------------+-------------------------+
+6 rows in set
+"""
+
+
+def test_a_join_on_renamed_window_bounds_is_a_window_join_as_in_pyflink(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    renamed_window_join_program()
+    printed = capfd.readouterr().out
+    want, got = printed_parts(PYFLINK_RENAMED_WINDOW_JOINS), printed_parts(printed)
+    assert [w[:3] + w[-2:] for w in want] == [g[:3] + g[-2:] for g in got]  # headers, row counts
+    assert [Counter(w) for w in want] == [Counter(g) for g in got]  # rows, up to the keys' order
+
+
+def test_a_join_on_a_computed_key_partitions_both_inputs_by_it() -> None:
+    """``ON MOD(a.id, 3) = b.k``: the left input is partitioned by the computed key, not joined
+    as every pair in one subtask. PyFlink 2.3.0 (2026-11-27) computes it in a Calc below the
+    join: ``Exchange(distribution=[hash[$f2]])`` over ``Calc(select=[id, CAST(MOD(id, 3) AS
+    BIGINT) AS $f2], where=[(id > 10)])``, and ``Exchange(distribution=[hash[k]])``."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "2")
+    t_env.create_temporary_view("a", t_env.from_elements([(i, f"s{i}") for i in range(60)], ["id", "s"]))
+    t_env.create_temporary_view("b", t_env.from_elements([(0, "zero"), (1, "one"), (2, "two")], ["k", "v"]))
+    query = "SELECT a.id, b.v FROM a JOIN b ON MOD(a.id, 3) = b.k AND a.id > 10"
+    plan = t_env.explain_sql(query)
+    assert "Join(joinType=[InnerJoin], where=[((MOD(id, 3) = k) AND (id > 10))]" in plan
+    assert "Exchange(distribution=[hash[MOD(id, 3)]])" in plan
+    assert "Exchange(distribution=[hash[k]])" in plan
+    changes = _changes(t_env.sql_query(query))
+    assert {kind for kind, _ in changes} == {"+I"}
+    names = ["zero", "one", "two"]
+    assert Counter(row for _, row in changes) == Counter((i, names[i % 3]) for i in range(11, 60))
 
 
 def test_in_and_exists_subqueries_are_semi_and_anti_joins():

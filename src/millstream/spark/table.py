@@ -97,7 +97,7 @@ def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per nod
     from millstream.table import planner as p
     from millstream.table.filesystem import FileSystemSource
     from millstream.table.group_agg import Aggregate
-    from millstream.table.join import Join
+    from millstream.table.join import Join, WindowJoin
     from millstream.table.window_agg import WatermarkAssigner, WindowAggregate
 
     kind = type(node)
@@ -122,7 +122,7 @@ def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per nod
         return frame.where(condition.isNotNull() & condition)
     if kind is Aggregate and node.key_expressions is not None and node.argument_expressions is not None:
         return _aggregate(node, spark)
-    if kind is Join and node.condition is not None:
+    if kind in (Join, WindowJoin) and node.condition is not None:  # batch: a window join is a join
         left, right = to_dataframe(node.left, spark), to_dataframe(node.right, spark)
         names = list(node.left.names) + list(node.right.names)
         types = list(node.left.types) + list(node.right.types)

@@ -443,8 +443,8 @@ class _ColumnarReader(FileReader):
         """Run the steps on one batch; the rows that pass, their timestamps and the cuts."""
         import pyarrow.compute as pc
 
-        batch = table.combine_chunks()
-        arrays = {f.name: batch.column(i) for i, f in enumerate(batch.schema)}
+        batch = table.combine_chunks()  # a Table still: its columns are ChunkedArrays of one chunk
+        arrays = {f.name: _as_array(batch.column(i), batch.num_rows) for i, f in enumerate(batch.schema)}
         columns: list[Any] = [arrays.get(n) for n, _ in self.physical]
         size = batch.num_rows
         stamps = marks = positions = None  # positions: of each row among the rows the marks are of

@@ -20,96 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["explain_text"]
+from millstream.table.explain_expressions import _named, render
 
-_PREFIX_OPS = {
-    "=": "=",
-    "<>": "<>",
-    "<": "<",
-    "<=": "<=",
-    ">": ">",
-    ">=": ">=",
-    "+": "+",
-    "-": "-",
-    "*": "*",
-    "/": "/",
-    "%": "MOD",
-}
-
-
-def _literal(value: Any) -> str:
-    if value is None:
-        return "null:NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"_UTF-16LE'{value}'"
-    return str(value)
-
-
-def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # noqa: C901
-    """``expression`` as Flink prints it: prefix (``>(x, 1)``) or infix (``(x > 1)``);
-    ``ref(name)`` prints a column."""
-    from millstream.table import expression as e
-    from millstream.table.expression_calls import _IfThenElse, _NamedCall, _Tuple
-    from millstream.table.functions import _Call
-    from millstream.table.udf import _ScalarCall
-
-    def go(x: Any) -> str:
-        return render(x, ref, infix)
-
-    kind = type(expression)
-    if kind is e._Column:
-        return ref(expression.name)
-    if kind is e._Literal:
-        return _literal(expression.value)
-    if kind is e._Alias:
-        return go(expression.operand)
-    if kind is e._Binary:
-        op = _PREFIX_OPS.get(expression.op, expression.op)
-        if infix:
-            return f"({go(expression.left)} {expression.op} {go(expression.right)})"
-        return f"{op}({go(expression.left)}, {go(expression.right)})"
-    if kind is e._Logic:
-        parts = [go(o) for o in expression.operands]
-        return f"({f' {expression.op} '.join(parts)})" if infix else f"{expression.op}({', '.join(parts)})"
-    if kind is e._Not:
-        return f"NOT({go(expression.operand)})"
-    if kind is e._IsNull:
-        test = "IS NULL" if expression.null else "IS NOT NULL"
-        return f"{go(expression.operand)} {test}" if infix else f"{test}({go(expression.operand)})"
-    if kind is e._Cast:
-        return f"CAST({go(expression.operand)} AS {expression.data_type!r})"
-    if kind is _IfThenElse:
-        return f"CASE({go(expression.condition)}, {go(expression.then)}, {go(expression.otherwise)})"
-    if isinstance(expression, e.AggregateCall):
-        operand = expression.operand
-        if type(operand) is _Tuple:
-            args = ", ".join(go(i) for i in operand.items)
-        elif type(operand) is e._Literal and expression.function == "COUNT":
-            args = "*"
-        else:
-            args = go(operand)
-        return f"{expression.function}({args})"
-    if kind is _Call:
-        return f"{expression.name_}({', '.join(go(a) for a in expression.args)})"
-    if kind is _ScalarCall:
-        return f"{expression.wrapper._name}({', '.join(go(a) for a in expression.args)})"
-    if kind is _NamedCall:
-        return f"{expression.function_name}({', '.join(go(a) for a in expression.args)})"
-    if kind is e.WindowProperty:
-        return expression.column_name()
-    return repr(expression)
-
-
-def _named(expression: Any, name: str, ref: Callable[[str], str], infix: bool) -> str:
-    from millstream.table import expression as e
-
-    text = render(expression, ref, infix)
-    inner = expression.operand if type(expression) is e._Alias else expression
-    if type(inner) is e._Column and inner.name == name:
-        return text
-    return f"{text} AS {name}"
+__all__ = ["explain_plan", "explain_text"]
 
 
 class _Line:
@@ -212,6 +125,10 @@ def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C90
         select = ", ".join(key_names + calls)
         name = "HashAggregate" if node.batch else "GroupAggregate"
         terms = ([f"groupBy=[{', '.join(key_names)}]"] if keys else []) + [f"select=[{select}]"]
+        if node.attached is not None:  # per window the rows carry, emitted when it ends
+            start, end = (key_names[i] for i in node.attached)
+            name = "WindowAggregate"
+            terms.insert(-1, f"window=[win_start=[{start}], win_end=[{end}]]")
         distribution = f"hash[{', '.join(key_names)}]" if keys else "single"
         return _Line(
             name, terms, node, [_Line("Exchange", [f"distribution=[{distribution}]"], None, children)]
@@ -242,9 +159,7 @@ def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C90
         exchange = _Line("Exchange", [f"distribution=[hash[{', '.join(key)}]]"], None, children)
         return _Line("ChangelogNormalize", [f"key=[{', '.join(key)}]"], node, [exchange])
     if kind in ("Join", "IntervalJoin", "WindowJoin"):
-        exchanges = [_Line("Exchange", ["distribution=[hash]"], None, [c]) for c in children]
-        join_type = getattr(node, "join_type", None) or getattr(node, "kind", None) or "InnerJoin"
-        return _Line(kind, [f"joinType=[{join_type}]", f"select=[{', '.join(names)}]"], node, exchanges)
+        return _join(node, kind, children, ref, infix)
     if (
         kind == "WindowAggregate"
         and node.key_expressions is not None
@@ -259,6 +174,44 @@ def _physical(node: Any, infix: bool, config: Any = None) -> _Line:  # noqa: C90
         watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
         return _Line(kind, [f"rowtime=[{names[node.rowtime]}]", watermark], node, children)
     return _Line(kind, [f"select=[{', '.join(names)}]"], node, children)
+
+
+_JOIN_TYPES = {
+    "INNER": "InnerJoin",
+    "LEFT": "LeftOuterJoin",
+    "RIGHT": "RightOuterJoin",
+    "FULL": "FullOuterJoin",
+    "SEMI": "LeftSemiJoin",
+    "ANTI": "LeftAntiJoin",
+}
+
+
+def _join(node: Any, kind: str, children: list[_Line], ref: Callable[[str], str], infix: bool) -> _Line:
+    """A join as Flink prints it: its type, its condition (a window join's without the window
+    bounds), each input's Exchange by its equi-keys (none: a single subtask)."""
+    from millstream.table.join import split_condition
+
+    condition = node.where if kind in ("WindowJoin", "IntervalJoin") else node.condition
+    sides: tuple[list[Any], list[Any]] = ([], [])
+    if condition is not None:
+        left_keys, right_keys, _ = split_condition(condition, list(node.left.names), list(node.right.names))
+        sides = (left_keys, right_keys)
+    exchanges = []
+    for keys, child in zip(sides, children, strict=True):
+        distribution = f"hash[{', '.join(render(k, ref, infix) for k in keys)}]" if keys else "single"
+        exchanges.append(_Line("Exchange", [f"distribution=[{distribution}]"], None, [child]))
+    terms = [f"joinType=[{_JOIN_TYPES.get(node.join_type, node.join_type)}]"]
+    if kind == "IntervalJoin":  # Flink's: the left time within [right time + lower, + upper]
+        lower, upper = node.bounds
+        left_time, right_time = node.times
+        terms.append(
+            f"windowBounds=[isRowTime=true, leftLowerBound={lower}, leftUpperBound={upper}, "
+            f"leftTimeIndex={left_time}, rightTimeIndex={right_time}]"
+        )
+    if condition is not None:
+        terms.append(f"where=[{render(condition, ref, infix)}]")
+    terms.append(f"select=[{', '.join(node.names)}]")
+    return _Line(kind, terms, node, exchanges)
 
 
 def _window_aggregate(
@@ -559,8 +512,10 @@ def _mark_chain(line: _Line, source_terms: str) -> None:
 def explain_plan(plan: Any, config: Any, changelog_mode: bool) -> str:
     """``plan`` as Flink's explain prints it, as the options in ``config`` (a TableConfig) plan
     it: columnar scans, sub-plan reuse, window aggregations in two phases."""
+    from millstream.table.optimizer import optimize
     from millstream.table.plan_reuse import PlanReuse
     from millstream.table.table_options import COLUMNAR_ENABLED, REUSE_SOURCE, REUSE_SUB_PLAN, option_value
 
+    [plan] = optimize([plan])  # what runs
     reuse = PlanReuse(option_value(config, REUSE_SOURCE)) if option_value(config, REUSE_SUB_PLAN) else None
     return explain_text(plan, changelog_mode, option_value(config, COLUMNAR_ENABLED), reuse, config)

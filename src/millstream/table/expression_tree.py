@@ -10,7 +10,7 @@ from typing import Any
 from millstream.table.expression import Expression
 from millstream.table.types import DataType
 
-__all__ = ["children", "fingerprint", "replaced"]
+__all__ = ["children", "columns_of", "conjuncts", "fingerprint", "replaced"]
 
 
 def children(expression: Any) -> list[Expression]:
@@ -83,3 +83,20 @@ def _atom(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str, decimal.Decimal, DataType)):
         return (type(value).__name__, repr(value))
     return ("id", id(value))
+
+
+def conjuncts(condition: Any) -> list[Any]:
+    """The operands of a condition's top-level ANDs (the condition itself if it is none)."""
+    if getattr(condition, "op", None) == "AND" and hasattr(condition, "operands"):
+        return [c for o in condition.operands for c in conjuncts(o)]
+    return [condition]
+
+
+def columns_of(expression: Any) -> set[str]:
+    """The names of the columns an expression reads."""
+    if type(expression).__name__ == "_Column":
+        return {expression.name}
+    found: set[str] = set()
+    for child in children(expression):
+        found |= columns_of(child)
+    return found

@@ -86,6 +86,7 @@ class IntervalJoin(PlanNode):
     condition: Callable[[tuple[Any, ...]], Any] | None = None  # the whole condition
     bounds: tuple[int, int] = (0, 0)
     times: tuple[int, int] = (0, 0)  # the time columns of the left and the right input
+    where: Any = None  # the condition as an expression (explain prints it)
 
     def translate(self, env: Any) -> Any:
         assert self.left is not None and self.right is not None

@@ -15,6 +15,13 @@ and for a row of an outer side how many rows of the other side it matches. As Fl
 A join's output is updating whenever an outer side exists or an input is updating.
 ``table.exec.state.ttl`` bounds the state: a held row not written for that long expires (a
 later match no longer finds it), as Flink's idle state retention.
+
+Which join a condition makes (``join_plans``), as Flink's planner decides: equalities whose
+sides read one input each are the keys both inputs are partitioned by (computed keys too:
+``MOD(a.id, 4) = b.k``); when the keys equate both inputs' window_start and window_end (also
+renamed, as Nexmark q5 and q8 do) and both insert only, a window join (``WindowJoin``), keyed
+by the other keys, whose state goes when its window ends; when the time attributes bound each
+other, an interval join (``interval_join.py``); else a regular join.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
 from millstream.table.binary_row import BinaryRowKeyType
+from millstream.table.expression_tree import columns_of, conjuncts
 from millstream.table.planner import DELETE, INSERT, UPDATE_AFTER, PlanNode, single_subtask_changelog
 from millstream.table.table_options import state_ttl_ms, with_ttl
 from millstream.table.types import DataType
@@ -317,18 +325,20 @@ def keyed_sides(join: Any, env: Any) -> Any:
 def split_condition(
     condition: Any, left_names: list[str], right_names: list[str]
 ) -> tuple[list[Any], list[Any], list[Any]]:
-    """The equality conjuncts of a join condition between a left and a right column, as
-    (left key expressions, right key expressions), and the remaining conjuncts."""
-    conjuncts = _conjuncts(condition)
+    """The equality conjuncts of a join condition whose one side reads only the left input's
+    columns and the other only the right's, as (left key expressions, right key expressions),
+    and the remaining conjuncts. A key may be computed (``MOD(a.id, 4) = b.k``: Flink's
+    planner computes it below the join), so the rows are partitioned by it either way."""
+    left_set, right_set = set(left_names), set(right_names)
     left_keys, right_keys, rest = [], [], []
-    for c in conjuncts:
+    for c in conjuncts(condition):
         if getattr(c, "op", None) == "=":
-            a, b = _column(c.left), _column(c.right)
-            if a in left_names and b in right_names:
+            a, b = columns_of(c.left), columns_of(c.right)
+            if a and b and a <= left_set and b <= right_set:
                 left_keys.append(c.left)
                 right_keys.append(c.right)
                 continue
-            if b in left_names and a in right_names:
+            if a and b and b <= left_set and a <= right_set:
                 left_keys.append(c.right)
                 right_keys.append(c.left)
                 continue
@@ -336,14 +346,19 @@ def split_condition(
     return left_keys, right_keys, rest
 
 
-def _conjuncts(condition: Any) -> list[Any]:
-    if getattr(condition, "op", None) == "AND" and hasattr(condition, "operands"):
-        return [c for o in condition.operands for c in _conjuncts(o)]
-    return [condition]
-
-
 def _column(expression: Any) -> str | None:
     return expression.name if type(expression).__name__ == "_Column" else None
+
+
+def _joined_columns(left: PlanNode, right: PlanNode, join_type: str) -> tuple[list[str], list[DataType]]:
+    """A join's columns: the left's then the right's; an outer join's other side nullable."""
+    names = list(left.names) + list(right.names)
+    types = list(left.types) + list(right.types)
+    if join_type in ("LEFT", "FULL"):
+        types[len(left.names) :] = [t.nullable() for t in types[len(left.names) :]]
+    if join_type in ("RIGHT", "FULL"):
+        types[: len(left.names)] = [t.nullable() for t in types[: len(left.names)]]
+    return names, types
 
 
 def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> PlanNode:
@@ -351,13 +366,8 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
     join, an interval join, or a regular (or semi / anti) join, as the condition says."""
     from millstream.table.projection import _check_unique
 
-    names = list(left.names) + list(right.names)
+    names, types = _joined_columns(left, right, join_type)
     _check_unique(names)
-    types = list(left.types) + list(right.types)
-    if join_type in ("LEFT", "FULL"):
-        types[len(left.names) :] = [t.nullable() for t in types[len(left.names) :]]
-    if join_type in ("RIGHT", "FULL"):
-        types[: len(left.names)] = [t.nullable() for t in types[: len(left.names)]]
     left_keys: list[Any] = []
     right_keys: list[Any] = []
     rest: list[Any] = []
@@ -386,9 +396,18 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         return Join(
             list(left.names), list(left.types), updating, residual=residual, condition=condition, **common
         )
-    ends = _window_ends(left, right, left_keys, right_keys)
-    if ends is not None:
-        return WindowJoin(names, types, False, residual=residual, ends=ends, **common)
+    windows = _window_bounds(left, right, left_keys, right_keys)
+    if windows is not None:
+        return _window_join(
+            left,
+            right,
+            join_type,
+            windows,
+            condition,
+            (left_keys, right_keys),
+            (left_compiled, right_compiled),
+            rest,
+        )
     if condition is not None and left.rowtime is not None and right.rowtime is not None:
         from millstream.table.interval_join import IntervalJoin, time_bounds
 
@@ -403,6 +422,7 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
                 condition=full,
                 bounds=bounds,
                 times=times,
+                where=condition,
                 rowtime=left.rowtime,
                 **common,
             )
@@ -424,6 +444,8 @@ class WindowJoin(PlanNode):
     right_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     residual: Callable[[tuple[Any, ...]], Any] | None = None
     ends: tuple[int, int] = (0, 0)  # the window_end columns of the left and the right input
+    condition: Any = None  # the whole ON condition, as an expression
+    where: Any = None  # the ON condition but the window bounds' equalities (explain prints it)
 
     def translate(self, env: Any) -> Any:
         assert self.left is not None and self.right is not None
@@ -494,16 +516,72 @@ class _WindowJoinFunction(KeyedProcessFunction):
         return out or None
 
 
-def _window_ends(
+def _window_bounds(
     left: PlanNode, right: PlanNode, left_keys: list[Any], right_keys: list[Any]
-) -> tuple[int, int] | None:
-    """The window_end columns of both sides if the keys equate their window_start and
-    window_end (a window join), else None."""
-    pairs = {(_column(lk), _column(rk)) for lk, rk in zip(left_keys, right_keys, strict=True)}
-    window = {}
-    for bound in ("window_start", "window_end"):
-        match = [r for lname, r in pairs if lname == bound and r is not None and r.startswith(bound)]
-        if not match or bound not in left.names:
-            return None
-        window[bound] = match[0]
-    return list(left.names).index("window_end"), list(right.names).index(window["window_end"])
+) -> tuple[list[int], tuple[int, int], tuple[int, int]] | None:
+    """When the equi-keys equate both sides' window_start and window_end (wherever a
+    projection moved or renamed them: Flink's window property propagation) and both sides
+    insert only, a window join: the positions of the other key pairs, and each side's
+    (window_start, window_end) columns. Else None."""
+    if left.window is None or right.window is None or left.updating or right.updating:
+        return None
+    pairs = [(_column(lk), _column(rk)) for lk, rk in zip(left_keys, right_keys, strict=True)]
+    bounds = [(left.names[lw], right.names[rw]) for lw, rw in zip(left.window, right.window, strict=True)]
+    if any(bound not in pairs for bound in bounds):
+        return None
+    others = [i for i, pair in enumerate(pairs) if pair not in bounds]
+    return others, left.window, right.window
+
+
+def _window_join(
+    left: PlanNode,
+    right: PlanNode,
+    join_type: str,
+    bounds: tuple[list[int], tuple[int, int], tuple[int, int]],
+    condition: Any,
+    keys: tuple[list[Any], list[Any]],
+    compiled: tuple[list[Any], list[Any]],
+    rest: list[Any],
+) -> PlanNode:
+    """A window join keyed, as Flink's, by the equi-keys other than the window bounds (none:
+    one subtask joins every window); a window's rows pair when their window_start is equal
+    too, and the rest of the condition holds."""
+    from millstream.table.expressions import and_
+
+    others, left_window, right_window = bounds
+    names, types = _joined_columns(left, right, join_type)
+    left_keys = [compiled[0][i] for i in others]
+    right_keys = [compiled[1][i] for i in others]
+    rest_fn = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn if rest else None
+    where = [keys[0][i] == keys[1][i] for i in others] + rest  # as Flink prints a window join's
+    return WindowJoin(
+        names,
+        types,
+        False,
+        left=left,
+        right=right,
+        join_type=join_type,
+        left_keys=[c.fn for c in left_keys],
+        right_keys=[c.fn for c in right_keys],
+        key_type=_join_key_type(left_keys, right_keys),
+        residual=_SameWindow(left_window[0], len(left.names) + right_window[0], rest_fn),
+        ends=(left_window[1], right_window[1]),
+        condition=condition,
+        where=(where[0] if len(where) == 1 else and_(*where)) if where else None,
+        window=left_window if join_type == "INNER" else None,
+    )
+
+
+class _SameWindow:
+    """A window join's residual condition: both rows of the same window (equal window_start;
+    the window_end is the join's), and the rest of the ON condition TRUE."""
+
+    def __init__(
+        self, left_start: int, right_start: int, rest: Callable[[tuple[Any, ...]], Any] | None
+    ) -> None:
+        self.left_start, self.right_start, self.rest = left_start, right_start, rest
+
+    def __call__(self, row: tuple[Any, ...]) -> Any:
+        if row[self.left_start] != row[self.right_start]:
+            return False
+        return True if self.rest is None else self.rest(row)

@@ -140,6 +140,24 @@ class Filter(PlanNode):
     expression: Expression | None = None  # the condition as an expression: generated code
     compiled: ClassVar[dict[str, str]] = {"condition": "expression"}
 
+    @classmethod
+    def over(cls, node: PlanNode, condition: Expression) -> Filter:
+        """``node``'s rows where ``condition`` is TRUE; its time attributes and window kept."""
+        compiled = condition.resolve(list(node.names), list(node.types))
+        if compiled.data_type.root not in ("BOOLEAN", "NULL"):
+            raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
+        return cls(
+            list(node.names),
+            list(node.types),
+            node.updating,
+            node,
+            compiled.fn,
+            condition,
+            rowtime=node.rowtime,
+            proctime=node.proctime,
+            window=node.window,
+        )
+
     def translate(self, env: Any) -> Any:
         assert self.input is not None and self.condition is not None
         if self.expression is not None:

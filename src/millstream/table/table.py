@@ -188,22 +188,7 @@ class Table:
 
     def filter(self, predicate: Expression) -> Table:
         """The rows for which ``predicate`` is TRUE."""
-        plan = self._plan
-        compiled = predicate.resolve(plan.names, plan.types)
-        if compiled.data_type.root != "BOOLEAN":
-            raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
-        node = Filter(
-            plan.names,
-            plan.types,
-            plan.updating,
-            plan,
-            compiled.fn,
-            predicate,
-            rowtime=plan.rowtime,
-            proctime=plan.proctime,
-            window=plan.window,
-        )
-        return self._with(node)
+        return self._with(Filter.over(self._plan, predicate))
 
     def group_by(self, *fields: Any) -> GroupedTable:
         """Groups for an aggregation (``.select(...)``)."""

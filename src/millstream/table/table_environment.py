@@ -21,6 +21,7 @@ from millstream.common.types import Row, RowKind
 from millstream.table.catalog import CatalogMethods
 from millstream.table.environment_settings import EnvironmentSettings
 from millstream.table.factories import find_format_factory, find_table_factory
+from millstream.table.optimizer import optimize
 from millstream.table.plan_reuse import plan_reuse
 from millstream.table.plan_sources import FromDataStream
 from millstream.table.planner import PlanNode, Sink, Values
@@ -177,6 +178,7 @@ class TableEnvironment(CatalogMethods):
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
         env._table_config = self._config
+        sinks = optimize(sinks)
         with plan_reuse(env, sinks):
             for sink in sinks:
                 sink.translate(env)
@@ -266,6 +268,7 @@ class TableEnvironment(CatalogMethods):
         return env
 
     def _run(self, plan: PlanNode, insert: bool) -> TableResult:
+        [plan] = optimize([plan])
         if not insert and self._batch:
             target = self._config.get("execution.target", None) or ""
             runner = get_table_runner(target) if target else None
@@ -423,6 +426,7 @@ class StreamTableEnvironment(TableEnvironment):
 
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
         self._stream_env._table_config = self._config
+        [plan] = optimize([plan])
         return plan.translate(self._stream_env).map(to_row, output_type=type_info)
 
 

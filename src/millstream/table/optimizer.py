@@ -1,0 +1,255 @@
+"""Rewrite phases a plan goes through before it runs, and before ``explain`` prints it (so
+explain prints what runs), as the logical rule phases of Flink's planner.
+
+Each phase is a named function from plan node to plan node, applied bottom-up to every node.
+A phase never changes a node in place: a node whose input changed is copied, and a node met
+twice (a view used twice) is rewritten once, so sub-plan reuse still finds it shared.
+
+Phases:
+
+- **filter push-down into join inputs** (Flink's ``FlinkFilterJoinRule``): the conjuncts of a
+  filter above a join that read one input's columns only are applied to that input (below an
+  INNER join, to either; below a LEFT join, to the left; below a RIGHT join, to the right),
+  where they reach the scan (a columnar scan filters on Arrow) and the join keeps fewer rows
+  in its state; over a regular INNER join, the conjuncts reading both inputs become part of
+  its condition (so time bounds in a WHERE make it an interval join, as in Flink). Conjuncts
+  that are not deterministic (``RAND()``, the clock, user functions) stay where they are.
+- **projection push-down into join inputs** (Flink's ``ProjectJoinTransposeRule``): below a
+  projection over a join, each input keeps the columns the projection and the join condition
+  read only, so the join holds narrower rows and a columnar scan reads fewer fields.
+- **Calc merging** (Flink's ``FlinkCalcMergeRule``): a projection over a projection is one,
+  its expressions over the lower one's input (one function per row instead of two), unless
+  that would compute a non-trivial expression of the lower one twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, cast
+
+from millstream.table.expression import Expression, _Column, col
+from millstream.table.expression_tree import children, columns_of, conjuncts, replaced
+from millstream.table.planner import Filter, PlanNode, Project
+
+__all__ = ["PHASES", "optimize"]
+
+_INPUTS = ("input", "left", "right")
+# built-in functions whose value is not a function of their arguments
+_NOT_DETERMINISTIC = {
+    "RAND",
+    "RAND_INTEGER",
+    "UUID",
+    "NOW",
+    "CURRENT_TIMESTAMP",
+    "CURRENT_TIME",
+    "CURRENT_DATE",
+    "CURRENT_ROW_TIMESTAMP",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "PROCTIME",
+    "UNIX_TIMESTAMP",
+}
+
+
+def optimize(plans: list[PlanNode]) -> list[PlanNode]:
+    """``plans`` (one job's: they may share nodes) after every phase."""
+    for _, phase in PHASES:
+        done: dict[int, PlanNode] = {}
+        plans = [_bottom_up(plan, phase, done) for plan in plans]
+    return plans
+
+
+def _bottom_up(node: PlanNode, phase: Callable[[PlanNode], PlanNode], done: dict[int, PlanNode]) -> PlanNode:
+    key = id(node)
+    if key in done:
+        return done[key]
+    done[key] = node  # a node reached again through itself stays as it is
+    changed = {}
+    for name in _INPUTS:
+        child = getattr(node, name, None)
+        if isinstance(child, PlanNode):
+            new = _bottom_up(child, phase, done)
+            if new is not child:
+                changed[name] = new
+    current: PlanNode = dataclasses.replace(cast(Any, node), **changed) if changed else node
+    result = phase(current)
+    done[key] = result
+    return result
+
+
+# -- filter push-down into join inputs --------------------------------------------------------------------
+
+_PUSHABLE_SIDES = {"INNER": (0, 1), "LEFT": (0,), "RIGHT": (1,)}
+
+
+def push_filters_into_joins(node: PlanNode) -> PlanNode:
+    """A filter over a join, its conjuncts of one input's columns applied to that input; over
+    a regular INNER join, the conjuncts reading both inputs join its condition, which may then
+    make it an interval join (``a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts`` in a WHERE)."""
+    from millstream.table.expressions import and_
+    from millstream.table.join import join_plans
+
+    join = getattr(node, "input", None)
+    if not isinstance(node, Filter) or node.expression is None or join is None:
+        return node
+    if type(join).__name__ not in ("Join", "WindowJoin", "IntervalJoin"):
+        return node
+    sides = _PUSHABLE_SIDES.get(join.join_type, ())
+    inputs = (join.left, join.right)
+    names = (set(inputs[0].names), set(inputs[1].names))
+    pushed: tuple[list[Expression], list[Expression]] = ([], [])
+    kept: list[Expression] = []
+    across: list[Expression] = []
+    into_condition = type(join).__name__ == "Join" and join.join_type == "INNER"
+    for conjunct in conjuncts(node.expression):
+        read = columns_of(conjunct)
+        side = next((s for s in sides if read and read <= names[s]), None)
+        if not _deterministic(conjunct):
+            kept.append(conjunct)
+        elif side is not None:
+            pushed[side].append(conjunct)
+        elif into_condition and read & names[0] and read & names[1]:
+            across.append(conjunct)
+        else:
+            kept.append(conjunct)
+    if not pushed[0] and not pushed[1] and not across:
+        return node
+    new_inputs = [_filtered(inputs[s], pushed[s]) for s in (0, 1)]
+    new_join = dataclasses.replace(join, left=new_inputs[0], right=new_inputs[1])
+    if across:
+        parts = ([join.condition] if join.condition is not None else []) + across
+        condition = parts[0] if len(parts) == 1 else and_(*parts)
+        replanned = join_plans(new_inputs[0], new_inputs[1], "INNER", condition)
+        if replanned.updating == join.updating and list(replanned.names) == list(join.names):
+            new_join = replanned
+        else:
+            kept += across
+    return _filtered(new_join, kept)
+
+
+def _filtered(node: PlanNode, conjuncts: list[Expression]) -> PlanNode:
+    """``node``'s rows where every conjunct is TRUE (``node`` itself when there are none)."""
+    from millstream.table.expressions import and_
+
+    if not conjuncts:
+        return node
+    return Filter.over(node, conjuncts[0] if len(conjuncts) == 1 else and_(*conjuncts))
+
+
+def _deterministic(expression: Any) -> bool:
+    """Built-in operators and functions other than the clock and random numbers (a user
+    function may count its calls: it is evaluated where the query put it)."""
+    from millstream.table.functions import _Call
+
+    kind = type(expression).__module__
+    if isinstance(expression, _Call):
+        if expression.name_.upper() in _NOT_DETERMINISTIC:
+            return False
+    elif kind not in ("millstream.table.expression", "millstream.table.expression_calls") or type(
+        expression
+    ).__name__ in ("_NamedCall", "UserAggregateCall", "AggregateCall", "OverCall"):
+        return False
+    return all(_deterministic(c) for c in children(expression))
+
+
+# -- Calc merging -------------------------------------------------------------------------------------------
+
+# expressions that read a value the input holds: computing them twice costs nothing
+_TRIVIAL = {"_Column", "_Literal", "AggregateCall", "WindowProperty", "OverCall"}
+
+
+def merge_projections(node: PlanNode) -> PlanNode:
+    """A projection over a projection as one projection over the lower one's input."""
+    below = getattr(node, "input", None)
+    if not isinstance(node, Project) or not isinstance(below, Project):
+        return node
+    if node.expressions is None or below.expressions is None or below.input is None:
+        return node
+    if type(node) is not Project or type(below) is not Project:
+        return node
+    inner = dict(zip(below.names, below.expressions, strict=True))
+    uses: dict[str, int] = {}
+    for expression in node.expressions:
+        for name in _column_uses(expression):
+            uses[name] = uses.get(name, 0) + 1
+    for name, count in uses.items():
+        if name not in inner:
+            return node
+        value = _unaliased(inner[name])
+        if count > 1 and type(value).__name__ not in _TRIVIAL:
+            return node
+        if not _deterministic(value):
+            return node
+    merged = [
+        replaced(e, lambda x: _unaliased(inner[x.name]) if isinstance(x, _Column) else None, top_down=True)
+        for e in node.expressions
+    ]
+    source = below.input
+    compiled = [e.resolve(list(source.names), list(source.types)) for e in merged]
+    if [c.data_type for c in compiled] != list(node.types):
+        return node  # a cast the lower projection made would be lost
+    return dataclasses.replace(node, input=source, functions=[c.fn for c in compiled], expressions=merged)
+
+
+def _column_uses(expression: Any) -> list[str]:
+    if isinstance(expression, _Column):
+        return [expression.name]
+    return [name for child in children(expression) for name in _column_uses(child)]
+
+
+def _unaliased(expression: Any) -> Any:
+    while type(expression).__name__ == "_Alias":
+        expression = expression.operand
+    return expression
+
+
+# -- projection push-down into join inputs ------------------------------------------------------------------
+
+
+def prune_join_inputs(node: PlanNode) -> PlanNode:
+    """A projection over a join (and a filter between them), the join's inputs narrowed to the
+    columns the projection, the filter and the join condition read."""
+    from millstream.table.join import join_plans
+    from millstream.table.projection import project
+
+    if not isinstance(node, Project) or node.expressions is None or node.input is None:
+        return node
+    middle = node.input if isinstance(node.input, Filter) and node.input.expression is not None else None
+    join: Any = middle.input if middle is not None else node.input
+    if type(join).__name__ not in ("Join", "WindowJoin", "IntervalJoin") or join is None:
+        return node
+    condition = join.condition
+    if condition is not None and not isinstance(condition, Expression):
+        return node  # an interval join's compiled condition: only its expression could be read
+    read: set[str] = set()
+    for expression in [*node.expressions, *([middle.expression] if middle is not None else [])]:
+        read |= columns_of(expression)
+    assert middle is None or middle.expression is not None
+    if condition is not None:
+        read |= columns_of(condition)
+    inputs = [join.left, join.right]
+    kept = [[n for n in side.names if n in read] for side in inputs]
+    if all(len(k) == len(side.names) for k, side in zip(kept, inputs, strict=True)) or not all(kept):
+        return node  # nothing to drop, or an input of no columns (a count of pairs)
+    narrowed = [
+        side if len(k) == len(side.names) else project(side, [col(n) for n in k], lambda i: f"EXPR${i}")
+        for k, side in zip(kept, inputs, strict=True)
+    ]
+    new_join = join_plans(narrowed[0], narrowed[1], join.join_type, condition)
+    if type(new_join) is not type(join) or new_join.updating != join.updating:
+        return node
+    top = (
+        new_join if middle is None or middle.expression is None else _filtered(new_join, [middle.expression])
+    )
+    compiled = [e.resolve(list(top.names), list(top.types)) for e in node.expressions]
+    if [c.data_type for c in compiled] != list(node.types):
+        return node
+    return dataclasses.replace(node, input=top, functions=[c.fn for c in compiled])
+
+
+PHASES: list[tuple[str, Callable[[PlanNode], PlanNode]]] = [
+    ("filter push-down into join inputs", push_filters_into_joins),
+    ("projection push-down into join inputs", prune_join_inputs),
+    ("Calc merging", merge_projections),
+]
