@@ -1,7 +1,8 @@
 """Rewrite phases a plan goes through before it runs, and before ``explain`` prints it (so
 explain prints what runs), as the logical rule phases of Flink's planner.
 
-Each phase is a named function from plan node to plan node, applied bottom-up to every node.
+Each phase is a named function of a plan node (and of the set of nodes that feed more than
+one consumer) to a plan node, applied bottom-up to every node.
 A phase never changes a node in place: a node whose input changed is copied, and a node met
 twice (a view used twice) is rewritten once, so sub-plan reuse still finds it shared.
 
@@ -25,6 +26,7 @@ Phases:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -55,9 +57,33 @@ _NOT_DETERMINISTIC = {
 def optimize(plans: list[PlanNode]) -> list[PlanNode]:
     """``plans`` (one job's: they may share nodes) after every phase."""
     for _, phase in PHASES:
+        rewrite = functools.partial(_flipped, phase, _shared(plans))
         done: dict[int, PlanNode] = {}
-        plans = [_bottom_up(plan, phase, done) for plan in plans]
+        plans = [_bottom_up(plan, rewrite, done) for plan in plans]
     return plans
+
+
+def _flipped(phase: Callable[[PlanNode, set[int]], PlanNode], shared: set[int], node: PlanNode) -> PlanNode:
+    return phase(node, shared)
+
+
+def _shared(plans: list[PlanNode]) -> set[int]:
+    """The nodes with more than one consumer (by id): translated once, their stream feeding
+    each (``plan_reuse.py``)."""
+    parents: dict[int, int] = {}
+    seen: set[int] = set()
+    stack = list(plans)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for name in _INPUTS:
+            child = getattr(node, name, None)
+            if isinstance(child, PlanNode):
+                parents[id(child)] = parents.get(id(child), 0) + 1
+                stack.append(child)
+    return {key for key, count in parents.items() if count > 1}
 
 
 def _bottom_up(node: PlanNode, phase: Callable[[PlanNode], PlanNode], done: dict[int, PlanNode]) -> PlanNode:
@@ -83,7 +109,7 @@ def _bottom_up(node: PlanNode, phase: Callable[[PlanNode], PlanNode], done: dict
 _PUSHABLE_SIDES = {"INNER": (0, 1), "LEFT": (0,), "RIGHT": (1,)}
 
 
-def push_filters_into_joins(node: PlanNode) -> PlanNode:
+def push_filters_into_joins(node: PlanNode, shared: set[int]) -> PlanNode:
     """A filter over a join, its conjuncts of one input's columns applied to that input; over
     a regular INNER join, the conjuncts reading both inputs join its condition, which may then
     make it an interval join (``a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts`` in a WHERE)."""
@@ -159,10 +185,12 @@ def _deterministic(expression: Any) -> bool:
 _TRIVIAL = {"_Column", "_Literal", "AggregateCall", "WindowProperty", "OverCall"}
 
 
-def merge_projections(node: PlanNode) -> PlanNode:
-    """A projection over a projection as one projection over the lower one's input."""
+def merge_projections(node: PlanNode, shared: set[int]) -> PlanNode:
+    """A projection over a projection as one projection over the lower one's input (not when
+    the lower one feeds other consumers too: it is computed once for all of them, and a scan
+    read once)."""
     below = getattr(node, "input", None)
-    if not isinstance(node, Project) or not isinstance(below, Project):
+    if not isinstance(node, Project) or not isinstance(below, Project) or id(below) in shared:
         return node
     if node.expressions is None or below.expressions is None or below.input is None:
         return node
@@ -207,9 +235,10 @@ def _unaliased(expression: Any) -> Any:
 # -- projection push-down into join inputs ------------------------------------------------------------------
 
 
-def prune_join_inputs(node: PlanNode) -> PlanNode:
+def prune_join_inputs(node: PlanNode, shared: set[int]) -> PlanNode:
     """A projection over a join (and a filter between them), the join's inputs narrowed to the
-    columns the projection, the filter and the join condition read."""
+    columns the projection, the filter and the join condition read (an input that feeds other
+    consumers too is left whole: narrowing it would cost a projection of every row)."""
     from millstream.table.join import join_plans
     from millstream.table.projection import project
 
@@ -229,7 +258,9 @@ def prune_join_inputs(node: PlanNode) -> PlanNode:
     if condition is not None:
         read |= columns_of(condition)
     inputs = [join.left, join.right]
-    kept = [[n for n in side.names if n in read] for side in inputs]
+    kept = [
+        list(side.names) if id(side) in shared else [n for n in side.names if n in read] for side in inputs
+    ]
     if all(len(k) == len(side.names) for k, side in zip(kept, inputs, strict=True)) or not all(kept):
         return node  # nothing to drop, or an input of no columns (a count of pairs)
     narrowed = [
@@ -248,7 +279,7 @@ def prune_join_inputs(node: PlanNode) -> PlanNode:
     return dataclasses.replace(node, input=top, functions=[c.fn for c in compiled])
 
 
-PHASES: list[tuple[str, Callable[[PlanNode], PlanNode]]] = [
+PHASES: list[tuple[str, Callable[[PlanNode, set[int]], PlanNode]]] = [
     ("filter push-down into join inputs", push_filters_into_joins),
     ("projection push-down into join inputs", prune_join_inputs),
     ("Calc merging", merge_projections),
