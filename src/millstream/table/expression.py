@@ -4,7 +4,9 @@ An ``Expression`` is a tree the user builds (``col('k') + 1 > lit(3)``, ``col('x
 ``resolve`` turns it, against a table's columns, into a ``Compiled`` (``compiled.py``: the
 typing rules live there). Aggregates (``.count``, ``.sum``, ``.avg``, ``.min``, ``.max``)
 are resolved by the aggregation (``projection.py``). The functions users call to build trees
-(``col``, ``lit``, ``and_`` ...) are ``expressions.py``, PyFlink's ``pyflink.table.expressions``.
+(``col``, ``lit``, ``and_`` ...) are ``expressions.py``, PyFlink's ``pyflink.table.expressions``;
+importing it also installs the methods that call built-in functions (``upper_case``,
+``substring`` ...: ``expression_calls.py``), so build expressions from there.
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ __all__ = [
     "Ordering",
     "RowInterval",
     "WindowProperty",
-    "col",
-    "lit",
 ]
 
 

@@ -30,8 +30,9 @@ import functools
 from collections.abc import Callable
 from typing import Any, cast
 
-from millstream.table.expression import Expression, _Column, col
+from millstream.table.expression import Expression, _Column
 from millstream.table.expression_tree import children, columns_of, conjuncts, replaced
+from millstream.table.expressions import col
 from millstream.table.planner import Filter, PlanNode, Project
 
 __all__ = ["PHASES", "optimize"]
