@@ -50,7 +50,9 @@ class BlobServer:
 class BlobCache:
     """A TaskManager's unpacked blobs, importable once prepared."""
 
-    def __init__(self, fetch: Callable[[str], bytes], directory: str) -> None:
+    def __init__(self, fetch: Callable[[str], bytes], directory: str | Callable[[], str]) -> None:
+        """``directory``: where blobs unpack, or a function making it when the first blob
+        arrives (a process that never gets one leaves no directory behind)."""
         self._fetch = fetch
         self._directory = directory
         self._lock = threading.Lock()
@@ -65,6 +67,8 @@ class BlobCache:
                 data = self._fetch(key)
                 if hashlib.sha256(data).hexdigest() != key:
                     raise ValueError(f"blob {key} arrived corrupted")
+                if callable(self._directory):
+                    self._directory = self._directory()
                 target = os.path.join(self._directory, key)
                 with zipfile.ZipFile(io.BytesIO(data)) as archive:
                     for name in archive.namelist():

@@ -108,13 +108,19 @@ class JobManagerServices:
             configuration.get(opts.HEARTBEAT_INTERVAL) / 1000,
             configuration.get(opts.HEARTBEAT_TIMEOUT) / 1000,
         )
-        self._work_dir = tempfile.mkdtemp(prefix="millstream-jobmanager-")
-        self._blobs = BlobCache(self.blob_server.get_blob, self._work_dir)
+        # made when the first job with user code arrives: a job manager killed before that
+        # (or never given one) leaves nothing in the temporary directory
+        self._work_dir: str | None = None
+        self._blobs = BlobCache(self.blob_server.get_blob, self._make_work_dir)
         self.address: tuple[str, int] | None = None
         self._listening = False
         self.plugins: dict[str, Any] = {}  # name -> a started plugin (it has close()); see wait_for_plugins
         self._plugins_thread: threading.Thread | None = None
         self._plugins_error: BaseException | None = None
+
+    def _make_work_dir(self) -> str:
+        self._work_dir = tempfile.mkdtemp(prefix="millstream-jobmanager-")
+        return self._work_dir
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
         """Start the components and listen; returns the RPC address."""
@@ -279,4 +285,5 @@ class JobManagerServices:
         if self._listening:
             self.rpc.close()
         self.loop.stop()
-        shutil.rmtree(self._work_dir, ignore_errors=True)
+        if self._work_dir is not None:
+            shutil.rmtree(self._work_dir, ignore_errors=True)
