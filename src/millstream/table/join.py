@@ -399,14 +399,15 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
     windows = _window_bounds(left, right, left_keys, right_keys)
     if windows is not None:
         return _window_join(
-            left,
-            right,
+            (left, right),
             join_type,
+            (names, types),
             windows,
             condition,
             (left_keys, right_keys),
             (left_compiled, right_compiled),
             rest,
+            residual,
         )
     if condition is not None and left.rowtime is not None and right.rowtime is not None:
         from millstream.table.interval_join import IntervalJoin, time_bounds
@@ -534,25 +535,26 @@ def _window_bounds(
 
 
 def _window_join(
-    left: PlanNode,
-    right: PlanNode,
+    inputs: tuple[PlanNode, PlanNode],
     join_type: str,
+    columns: tuple[list[str], list[DataType]],
     bounds: tuple[list[int], tuple[int, int], tuple[int, int]],
     condition: Any,
     keys: tuple[list[Any], list[Any]],
     compiled: tuple[list[Any], list[Any]],
     rest: list[Any],
+    residual: Callable[[tuple[Any, ...]], Any] | None,
 ) -> PlanNode:
     """A window join keyed, as Flink's, by the equi-keys other than the window bounds (none:
     one subtask joins every window); a window's rows pair when their window_start is equal
-    too, and the rest of the condition holds."""
+    too, and the rest of the condition (``residual``) holds."""
     from millstream.table.expressions import and_
 
+    left, right = inputs
+    names, types = columns
     others, left_window, right_window = bounds
-    names, types = _joined_columns(left, right, join_type)
     left_keys = [compiled[0][i] for i in others]
     right_keys = [compiled[1][i] for i in others]
-    rest_fn = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn if rest else None
     where = [keys[0][i] == keys[1][i] for i in others] + rest  # as Flink prints a window join's
     return WindowJoin(
         names,
@@ -564,7 +566,7 @@ def _window_join(
         left_keys=[c.fn for c in left_keys],
         right_keys=[c.fn for c in right_keys],
         key_type=_join_key_type(left_keys, right_keys),
-        residual=_SameWindow(left_window[0], len(left.names) + right_window[0], rest_fn),
+        residual=_SameWindow(left_window[0], len(left.names) + right_window[0], residual),
         ends=(left_window[1], right_window[1]),
         condition=condition,
         where=(where[0] if len(where) == 1 else and_(*where)) if where else None,

@@ -26,7 +26,6 @@ Phases:
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -58,14 +57,10 @@ _NOT_DETERMINISTIC = {
 def optimize(plans: list[PlanNode]) -> list[PlanNode]:
     """``plans`` (one job's: they may share nodes) after every phase."""
     for _, phase in PHASES:
-        rewrite = functools.partial(_flipped, phase, _shared(plans))
+        shared = _shared(plans)
         done: dict[int, PlanNode] = {}
-        plans = [_bottom_up(plan, rewrite, done) for plan in plans]
+        plans = [_bottom_up(plan, phase, shared, done) for plan in plans]
     return plans
-
-
-def _flipped(phase: Callable[[PlanNode, set[int]], PlanNode], shared: set[int], node: PlanNode) -> PlanNode:
-    return phase(node, shared)
 
 
 def _shared(plans: list[PlanNode]) -> set[int]:
@@ -87,7 +82,12 @@ def _shared(plans: list[PlanNode]) -> set[int]:
     return {key for key, count in parents.items() if count > 1}
 
 
-def _bottom_up(node: PlanNode, phase: Callable[[PlanNode], PlanNode], done: dict[int, PlanNode]) -> PlanNode:
+def _bottom_up(
+    node: PlanNode,
+    phase: Callable[[PlanNode, set[int]], PlanNode],
+    shared: set[int],
+    done: dict[int, PlanNode],
+) -> PlanNode:
     key = id(node)
     if key in done:
         return done[key]
@@ -96,11 +96,11 @@ def _bottom_up(node: PlanNode, phase: Callable[[PlanNode], PlanNode], done: dict
     for name in _INPUTS:
         child = getattr(node, name, None)
         if isinstance(child, PlanNode):
-            new = _bottom_up(child, phase, done)
+            new = _bottom_up(child, phase, shared, done)
             if new is not child:
                 changed[name] = new
     current: PlanNode = dataclasses.replace(cast(Any, node), **changed) if changed else node
-    result = phase(current)
+    result = phase(current, shared)
     done[key] = result
     return result
 

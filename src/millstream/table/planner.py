@@ -144,8 +144,6 @@ class Filter(PlanNode):
     def over(cls, node: PlanNode, condition: Expression) -> Filter:
         """``node``'s rows where ``condition`` is TRUE; its time attributes and window kept."""
         compiled = condition.resolve(list(node.names), list(node.types))
-        if compiled.data_type.root not in ("BOOLEAN", "NULL"):
-            raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
         return cls(
             list(node.names),
             list(node.types),

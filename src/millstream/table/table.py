@@ -188,6 +188,9 @@ class Table:
 
     def filter(self, predicate: Expression) -> Table:
         """The rows for which ``predicate`` is TRUE."""
+        compiled = predicate.resolve(self._plan.names, self._plan.types)
+        if compiled.data_type.root != "BOOLEAN":
+            raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
         return self._with(Filter.over(self._plan, predicate))
 
     def group_by(self, *fields: Any) -> GroupedTable:
