@@ -467,7 +467,8 @@ def test_explain_prints_a_window_aggregation_in_its_phases(tmp_path: Path) -> No
     ``LocalWindowAggregate(groupBy=[k], window=[HOP(time_col=[ts], size=[10 s], slide=[2 s])],
     select=[k, COUNT(*) AS count1$0, SUM(v) AS sum$1, slice_end('w$) AS $slice_end])``; with
     ONE_PHASE one ``WindowAggregate(groupBy=[k], window=[TUMBLE(time_col=[ts], size=[2 s])]``.
-    The local phase here folds the scan's Arrow batches: it says ``columnar=[arrow]``."""
+    The local phase here folds the scan's Arrow batches and the global phase merges them on
+    Arrow (``arrow_slicing.py``): both say ``columnar=[arrow]``."""
     sql = (
         "SELECT key, window_start, window_end, COUNT(*) AS n, SUM(amount) AS s FROM TABLE({window}) "
         "GROUP BY key, window_start, window_end"
@@ -485,6 +486,11 @@ def test_explain_prints_a_window_aggregation_in_its_phases(tmp_path: Path) -> No
         "LocalWindowAggregate(groupBy=[key], window=[HOP(time_col=[ts], size=[10 s], slide=[2 s])], "
         "select=[key, COUNT(*) AS count0$0, SUM(amount) AS sum1$0, slice_end('w$) AS $slice_end], columnar=[arrow])"
     ) in lines[3]
+    assert lines[1].endswith("columnar=[arrow])")  # the global phase fires every key at once
+    t_env.get_config().set("table.exec.columnar.enabled", "false")
+    rows = t_env.explain_sql(sql.format(window=hop)).split("== Optimized Execution Plan ==")[1]
+    assert "GlobalWindowAggregate" in rows and "columnar" not in rows
+    t_env.get_config().set("table.exec.columnar.enabled", "true")
     t_env.get_config().set("table.optimizer.agg-phase-strategy", "ONE_PHASE")
     tumble = "TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND)"
     one = t_env.explain_sql(sql.format(window=tumble)).split("== Optimized Execution Plan ==")[1]

@@ -6,13 +6,13 @@ ExecutionGraph and everything a task needs to instantiate its operator chain.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, NewType
 
 from millstream.common.execution_mode import RuntimeExecutionMode
 from millstream.graph.job_config import JobConfig
-from millstream.graph.operator_specs import CollectSpec, OperatorSpec
+from millstream.graph.operator_specs import CollectSpec, KeyedProcessSpec, OperatorSpec
 from millstream.graph.partitioning import Partitioner
 from millstream.graph.transformations import SideOutputTag
 
@@ -156,6 +156,20 @@ class JobGraph:
             for op in vertex.operators
             if isinstance(op.operator, CollectSpec)
         ]
+
+    def with_row_operators(self) -> JobGraph:
+        """This graph with every keyed function that the embedded runtime runs as a columnar
+        operator (``KeyedProcessSpec.columnar``) run as the function itself: what a runner
+        that hosts only the functions (Spark) executes. State formats are the same."""
+
+        def rows(op: ChainedOperator) -> ChainedOperator:
+            spec = op.operator
+            if isinstance(spec, KeyedProcessSpec) and spec.columnar is not None:
+                return replace(op, operator=replace(spec, columnar=None))
+            return op
+
+        vertices = tuple(replace(v, operators=tuple(rows(op) for op in v.operators)) for v in self.vertices)
+        return replace(self, vertices=vertices)
 
     def consumers_of(self, data_set_id: IntermediateDataSetID) -> list[tuple[JobVertex, JobEdge]]:
         """Vertices (and their edges) that consume ``data_set_id``."""

@@ -131,7 +131,14 @@ class ProcessSpec(UdfSpec):
 
 @dataclass(frozen=True, slots=True)
 class KeyedProcessSpec(UdfSpec):
-    """A ``KeyedProcessFunction`` (keyed state and timers)."""
+    """A ``KeyedProcessFunction`` (keyed state and timers).
+
+    ``columnar``: millstream-internal, a function taking every key of a batch at once that
+    the embedded runtime runs instead in STREAMING mode (``ColumnarKeyedOperator``: the Table
+    runtime's window aggregation on Arrow); its snapshots are the keyed function's, so BATCH
+    mode and the Spark runner run the keyed function itself."""
+
+    columnar: Any = None
 
 
 @dataclass(frozen=True, slots=True)

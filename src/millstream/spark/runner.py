@@ -332,6 +332,7 @@ class SparkExecutor:
                 "checkpoint location, <execution.checkpointing.dir>/<job name>); run the job on "
                 "the embedded runtime or a millstream cluster to restore it"
             )
+        job_graph = job_graph.with_row_operators()  # Spark hosts the functions, not Arrow operators
         spark = _session(configuration)
         _ship_code(spark.sparkContext, job_graph)
         _pickle_job_modules_by_value()  # before translating: naming an RDD pickles its function

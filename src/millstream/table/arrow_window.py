@@ -28,7 +28,7 @@ from millstream.table.change_batch import ChangeBatch
 from millstream.table.planner import INSERT
 from millstream.table.types import DataType
 
-__all__ = ["ArrowLocalSlices", "arrow_local_phase"]
+__all__ = ["ArrowLocalSlices", "arrow_local_phase", "exact_aggregate"]
 
 _INTEGRAL = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
 _ORDERED = _INTEGRAL | {"CHAR", "VARCHAR", "STRING", "DATE", "TIMESTAMP"}
@@ -51,7 +51,7 @@ def arrow_local_phase(node: Any) -> ArrowLocalSlices | None:
     if any(k.data_type.root in _NESTED or not arrow_type_exact(k.data_type) for k in resolved_keys):
         return None
     for (function, _, argument_type), argument in zip(node.calls, node.argument_expressions, strict=True):
-        if not isinstance(function, str) or not _exact(function, argument_type):
+        if not isinstance(function, str) or not exact_aggregate(function, argument_type):
             return None
         if not vectorizable(argument, names, types):
             return None
@@ -62,7 +62,7 @@ def arrow_local_phase(node: Any) -> ArrowLocalSlices | None:
     return ArrowLocalSlices(spec, node.time_column, names, types, keys, arguments, functions)
 
 
-def _exact(function: str, argument_type: DataType) -> bool:
+def exact_aggregate(function: str, argument_type: DataType) -> bool:
     """Whether Arrow's aggregate gives the row path's accumulator for ``function``."""
     root = argument_type.root
     return (

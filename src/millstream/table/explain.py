@@ -431,7 +431,7 @@ def explain_text(
     if reuse is not None:
         reuse.count_uses([plan])
     if columnar:
-        _mark_columnar(execution, reuse)
+        _mark_columnar(execution, reuse, config)
     if reuse is not None:
         _mark_reuse(execution, reuse, {}, [0])
     return (
@@ -441,7 +441,7 @@ def explain_text(
     )
 
 
-def _mark_columnar(line: _Line, reuse: Any, inside: bool = False) -> None:
+def _mark_columnar(line: _Line, reuse: Any, config: Any, inside: bool = False) -> None:
     """Mark the execution plan's lines whose operators a columnar scan fuses, a sink that
     takes its Arrow batches, and a window aggregation's local phase on them."""
     from millstream.table.arrow_window import arrow_local_phase
@@ -470,8 +470,10 @@ def _mark_columnar(line: _Line, reuse: Any, inside: bool = False) -> None:
             and (reuse is None or not reuse.chain_shared(node.input))
         ):
             line.terms.append("columnar=[arrow]")  # it folds the scan's Arrow batches
+        if line.name == "GlobalWindowAggregate" and node.global_on_arrow(config):
+            line.terms.append("columnar=[arrow]")  # every key's windows at once (arrow_slicing.py)
     for child in line.children:
-        _mark_columnar(child, reuse)
+        _mark_columnar(child, reuse, config)
 
 
 def _mark_reuse(line: _Line, reuse: Any, seen: dict[Any, _Line], ids: list[int], owner: Any = None) -> None:

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from millstream.datastream import KeyedProcessFunction, ProcessFunction
+from millstream.table.arrow_slicing import ArrowSlicingAggregate
+from millstream.table.arrow_window import exact_aggregate
 from millstream.table.binary_row import BinaryRowKeyType
-from millstream.table.planner import PlanNode
+from millstream.table.planner import PlanNode, columnar_enabled
 from millstream.table.table_options import AGG_PHASE_STRATEGY, option_value
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
@@ -220,26 +222,27 @@ class WindowAggregate(PlanNode):
         keys = self.keys
         root = self.input.types[self.time_column].root
         key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
-        arrow = self._arrow_local_phase(env)
-        if arrow is not None:  # the local phase folds the scan's Arrow batches (arrow_window.py)
-            return arrow.key_by(_partial_key, key_type).process(
-                SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True)
-            )
-        stream = self.input.translate(env)
         if self.processing_time:
             if self.spec.kind == "SESSION":
                 raise ValueError("SESSION windows over a processing-time attribute are not supported yet")
             clocked = ProcessingTimeSlices(self.spec, self.time_column, root, self.calls)
+            stream = self.input.translate(env)
             return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(clocked)
         if self.in_two_phases(env):
             # Flink's local-global window aggregation: each subtask folds its batch into
             # per-(key, slice) accumulators, the keyed operator merges them
-            local = LocalSlices(self.spec, self.time_column, root, self.calls, keys)
-            return (
-                stream._map_batches(local)
-                .key_by(_partial_key, key_type)
-                .process(SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True))
-            )
+            partials = self._arrow_local_phase(env)  # on the scan's Arrow batches (arrow_window.py)
+            if partials is None:
+                local = LocalSlices(self.spec, self.time_column, root, self.calls, keys)
+                partials = self.input.translate(env)._map_batches(local)
+            keyed = partials.key_by(_partial_key, key_type)
+            merge = SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True)
+            if not self.global_on_arrow(env):
+                return keyed.process(merge)
+            functions = [f for f, _, _ in self.calls]  # every key's windows at once (arrow_slicing.py)
+            columnar = ArrowSlicingAggregate(self.spec, root, functions, [t for _, _, t in self.calls])
+            return keyed._process_columnar(merge, columnar, "GlobalWindowAggregate")
+        stream = self.input.translate(env)
         if self.spec.kind == "SESSION":
             function: KeyedProcessFunction = SessionAggregate(self.spec, self.time_column, root, self.calls)
         else:
@@ -256,12 +259,21 @@ class WindowAggregate(PlanNode):
             and two_phase(env, self.calls)
         )
 
+    def global_on_arrow(self, env: Any) -> bool:
+        """Whether the global phase runs on Arrow (``arrow_slicing.py``): two phases, the
+        columnar path on, and every aggregate one Arrow merges exactly."""
+        return (
+            columnar_enabled(env)
+            and self.in_two_phases(env)
+            and all(exact_aggregate(f, t) for f, _, t in self.calls)
+        )
+
     def _arrow_local_phase(self, env: Any) -> Any:
         """The partials of the local phase on the input scan's Arrow batches, or None (one
         phase, processing time, no columnar scan below, or a part Arrow does not compute as the
         row path)."""
         from millstream.table.arrow_window import arrow_local_phase
-        from millstream.table.planner import columnar_batches, columnar_enabled
+        from millstream.table.planner import columnar_batches
 
         if not columnar_enabled(env) or not self.in_two_phases(env):
             return None

@@ -55,6 +55,7 @@ from millstream.runtime.operators.base import (
     StreamOperator,
     bind_user_function,
 )
+from millstream.runtime.operators.columnar import ColumnarKeyedOperator
 from millstream.runtime.operators.evicting_window import EvictingWindowOperator
 from millstream.runtime.operators.grouped_reduce import LocalCombine, StreamGroupedReduce
 from millstream.runtime.operators.interval_join import IntervalJoinOperator
@@ -218,6 +219,8 @@ def create_operator(  # noqa: C901 - one case per operator kind
             return StreamBatchMap(ctx, *bind_user_function(function, method), out, op.state_key_selector)
         case ProcessSpec(function=function, method=method):
             return ProcessOperator(ctx, *bind_user_function(function, method), out, side)
+        case KeyedProcessSpec(columnar=columnar) if columnar is not None and not ctx.batch:
+            return ColumnarKeyedOperator(ctx, columnar, out, op.state_key_selector)
         case KeyedProcessSpec(function=function, method=method):
             fn, lifecycle = bind_user_function(function, method)
             return KeyedProcessOperator(ctx, fn, lifecycle, out, side, op.state_key_selector)
