@@ -119,6 +119,30 @@ def test_odd_json_values_convert_as_on_the_row_path(tmp_path: Path) -> None:
     assert results[0] == results[1] == [("+I", (1, 8, None)), ("+I", (2, 4, True))]
 
 
+def test_a_line_longer_than_a_parsing_block_is_read(tmp_path: Path) -> None:
+    """Arrow parses a chunk in blocks, one per core (1 MiB at least), and refuses a line longer
+    than a block ("straddling object"): that chunk is parsed again as one block, and every
+    row arrives, in order."""
+    path = tmp_path / "long.json"
+    lines = [
+        f'{{"id": {i}, "key": "k{i}", "amount": {i}, "ts": "2024-01-01 00:00:0{i}.000"}}' for i in range(4)
+    ]
+    lines.insert(
+        2, '{"id": 9, "key": "' + "x" * (3 << 20) + '", "amount": 9, "ts": "2024-01-01 00:00:09.000"}'
+    )
+    path.write_text("\n".join(lines) + "\n")
+    results = []
+    for columnar in (True, False):
+        t_env = _environment(columnar, batch=True)
+        t_env.execute_sql(_DDL.format(path=path))
+        results.append(_changes(t_env, "SELECT id, CHAR_LENGTH(key) AS n FROM events"))
+    assert (
+        results[0]
+        == results[1]
+        == [("+I", (i, n)) for i, n in [(0, 2), (1, 2), (9, 3 << 20), (2, 2), (3, 2)]]
+    )
+
+
 def test_a_malformed_line_fails_naming_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(

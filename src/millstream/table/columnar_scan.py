@@ -387,20 +387,27 @@ class _ColumnarReader(FileReader):
         return data
 
     def _parse_json(self, data: bytes) -> Any:
+        """A chunk of lines as an Arrow table: parsed in blocks by Arrow's threads (one per
+        core; a line longer than a block gets one block for the chunk), or by the row path
+        when Arrow refuses it."""
         import pyarrow as pa
         import pyarrow.json as pj
 
-        try:
-            table = pj.read_json(
-                io.BytesIO(data),
-                read_options=pj.ReadOptions(block_size=max(1 << 20, len(data) + 1)),
-                parse_options=pj.ParseOptions(
-                    explicit_schema=self.read_schema, unexpected_field_behavior="ignore"
-                ),
-            )
-            return table.cast(self.read_schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-            return self._parse_by_rows(data)
+        parse = pj.ParseOptions(explicit_schema=self.read_schema, unexpected_field_behavior="ignore")
+        blocks = max(1 << 20, -(-len(data) // max(1, pa.cpu_count())))
+        for block_size in (blocks, len(data) + 1):
+            try:
+                table = pj.read_json(
+                    io.BytesIO(data), read_options=pj.ReadOptions(block_size=block_size), parse_options=parse
+                )
+                return table.cast(self.read_schema)
+            except pa.ArrowInvalid as err:
+                if "straddl" in str(err) and block_size < len(data) + 1:
+                    continue  # a line longer than the block: one block for the chunk
+                break
+            except (pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                break
+        return self._parse_by_rows(data)
 
     def _parse_by_rows(self, data: bytes) -> Any:
         """A chunk Arrow refused, read by the row path (its conversions and its errors, naming
