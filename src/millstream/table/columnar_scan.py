@@ -40,7 +40,7 @@ from millstream.table.planner import Filter, PlanNode, Project
 from millstream.table.types import DataType
 from millstream.table.vectorized import _arrow_input, _evaluate, arrow_type_exact, vectorizable
 
-__all__ = ["ColumnarScan", "fuse"]
+__all__ = ["ColumnarScan", "fuse", "fuse_steps"]
 
 CHUNK_BYTES = 4 << 20  # JSON bytes parsed per Arrow call
 _JSON_OPTIONS = {"format", "path", "json.fail-on-missing-field", "json.timestamp-format.standard"}
@@ -111,30 +111,55 @@ def fuse(node: PlanNode) -> ColumnarScan | None:
         current = getattr(current, "input", None)
     if current is None or not _readable(current) or not chain:
         return None
-    steps: list[_Step] = []
-    watermark = None
-    for plan in reversed(chain):  # from the source up
-        below = plan.input  # type: ignore[attr-defined]
-        names, types = list(below.names), list(below.types)
-        if isinstance(plan, WatermarkAssigner):
-            from millstream.table.sql_expressions import parse_expression
-
-            step = _Step("watermark", names, types, [parse_expression(plan.watermark_sql)], plan.rowtime)
-            watermark = plan
-        elif isinstance(plan, Filter):
-            step = _Step("filter", names, types, [plan.expression])
-        else:
-            assert isinstance(plan, Project) and plan.expressions is not None
-            step = _Step("project", names, types, list(plan.expressions))
-        if not all(vectorizable(e, names, types) for e in step.expressions):
-            return None
-        step.names_out = list(plan.names)
-        steps.append(step)
+    steps = [_step(plan) for plan in reversed(chain)]  # from the source up
+    if any(step is None for step in steps):
+        return None
+    watermark = next((plan for plan in chain if isinstance(plan, WatermarkAssigner)), None)
     if not all(arrow_type_exact(t) for t in node.types):
         return None
-    scan = ColumnarScan(list(node.names), list(node.types), node.updating, source=current, steps=steps)
+    scan = ColumnarScan(list(node.names), list(node.types), node.updating, source=current, steps=steps)  # type: ignore[arg-type]
     scan.rowtime, scan.watermark = node.rowtime, watermark
     return scan
+
+
+def fuse_steps(node: PlanNode, below: PlanNode) -> list[_Step] | None:
+    """The Arrow steps of the Calc nodes from ``below`` (exclusive) up to ``node``, or None
+    when a node between is not a Calc, or an expression has no exact Arrow equal."""
+    chain: list[PlanNode] = []
+    current: PlanNode | None = node
+    while current is not below:
+        if not (
+            (isinstance(current, Project) and current.expressions is not None)
+            or (isinstance(current, Filter) and current.expression is not None)
+        ):
+            return None
+        chain.append(current)
+        current = current.input
+    steps = [_step(plan) for plan in reversed(chain)]
+    if any(step is None for step in steps) or not all(arrow_type_exact(t) for t in node.types):
+        return None
+    return steps  # type: ignore[return-value]
+
+
+def _step(plan: PlanNode) -> _Step | None:
+    """The Arrow step of one Calc or watermark node, or None."""
+    from millstream.table.window_agg import WatermarkAssigner
+
+    below = plan.input  # type: ignore[attr-defined]
+    names, types = list(below.names), list(below.types)
+    if isinstance(plan, WatermarkAssigner):
+        from millstream.table.sql_expressions import parse_expression
+
+        step = _Step("watermark", names, types, [parse_expression(plan.watermark_sql)], plan.rowtime)
+    elif isinstance(plan, Filter):
+        step = _Step("filter", names, types, [plan.expression])
+    else:
+        assert isinstance(plan, Project) and plan.expressions is not None
+        step = _Step("project", names, types, list(plan.expressions))
+    if not all(vectorizable(e, names, types) for e in step.expressions):
+        return None
+    step.names_out = list(plan.names)
+    return step
 
 
 def _readable(source: Any) -> bool:

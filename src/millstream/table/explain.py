@@ -446,6 +446,7 @@ def _mark_columnar(line: _Line, reuse: Any, config: Any, inside: bool = False) -
     takes its Arrow batches, and a window aggregation's local phase on them."""
     from millstream.table.arrow_window import arrow_local_phase
     from millstream.table.columnar_scan import _ColumnarFormat, _needed, fuse
+    from millstream.table.planner import columnar_plan
 
     if not inside:
         scan = fuse(line.node)
@@ -466,8 +467,7 @@ def _mark_columnar(line: _Line, reuse: Any, config: Any, inside: bool = False) -
         if (
             line.name == "LocalWindowAggregate"
             and arrow_local_phase(node) is not None
-            and fuse(node.input) is not None
-            and (reuse is None or not reuse.chain_shared(node.input))
+            and columnar_plan(node.input, reuse) is not None
         ):
             line.terms.append("columnar=[arrow]")  # it folds the scan's Arrow batches
         if line.name == "GlobalWindowAggregate" and node.global_on_arrow(config):

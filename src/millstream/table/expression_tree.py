@@ -3,6 +3,7 @@ replaced, and a structural fingerprint."""
 
 from __future__ import annotations
 
+import datetime
 import decimal
 from collections.abc import Callable
 from typing import Any
@@ -79,8 +80,23 @@ def fingerprint(expression: Any) -> Any:
     return tuple(parts)
 
 
+# values compared by value (immutable, with an exact repr): literals' values among them
+_VALUES = (
+    bool,
+    int,
+    float,
+    str,
+    bytes,
+    decimal.Decimal,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    DataType,
+)
+
+
 def _atom(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str, decimal.Decimal, DataType)):
+    if value is None or isinstance(value, _VALUES):
         return (type(value).__name__, repr(value))
     return ("id", id(value))
 

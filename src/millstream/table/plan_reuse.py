@@ -80,16 +80,6 @@ class PlanReuse:
         key = self.key(node)
         return self.uses.get(key if key is not None else ("node", id(node)), 0) > 1
 
-    def chain_shared(self, node: Any) -> bool:
-        """Whether ``node`` or a node of the chain of single inputs below it also feeds
-        another consumer."""
-        current = node
-        while current is not None:
-            if self.shared(current):
-                return True
-            current = getattr(current, "input", None)
-        return False
-
     def key(self, node: Any) -> Any:
         """``node``'s key (None: it is never shared)."""
         found = self._keys.get(id(node), _OPAQUE)

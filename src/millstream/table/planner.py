@@ -224,14 +224,50 @@ def columnar_scan(node: PlanNode, env: Any) -> Any:
 
 
 def columnar_batches(node: PlanNode, env: Any) -> Any:
-    """The stream of ``ChangeBatch`` elements of a columnar scan computing ``node`` (a scan of
-    the same table and steps is translated once, ``plan_reuse.py``), or None."""
+    """The stream of ``ChangeBatch`` elements computing ``node`` on Arrow (``columnar_plan``),
+    or None."""
     if not columnar_enabled(env):
         return None
-    from millstream.table.columnar_scan import fuse
+    plan = columnar_plan(node, getattr(env, "_plan_reuse", None))
+    return None if plan is None else plan(env)
 
-    scan = fuse(node)
-    return scan.translate(env) if scan is not None else None
+
+def columnar_plan(node: PlanNode, reuse: Any) -> Callable[[Any], Any] | None:
+    """``translate(env)`` of ``node``'s rows as a stream of ``ChangeBatch`` elements, or None
+    when they cannot come as Arrow batches: a columnar scan of ``node``'s chain (a scan of the
+    same table and steps is translated once, ``plan_reuse.py``) or, when a node of the chain
+    below ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for
+    every consumer) through an Arrow Calc of the nodes above it (``batch_calc.py``)."""
+    from millstream.table.columnar_scan import fuse, fuse_steps
+
+    shared = _shared_below(node, reuse)
+    if shared is None:
+        scan = fuse(node)
+        return None if scan is None else scan.translate
+    steps = fuse_steps(node, shared)
+    below = None if steps is None else columnar_plan(shared, reuse)
+    if steps is None or below is None:
+        return None
+
+    def translate(env: Any) -> Any:
+        from millstream.table.batch_calc import BatchCalc
+
+        return below(env)._map_batches(BatchCalc(steps)).name("Calc")
+
+    return translate
+
+
+def _shared_below(node: PlanNode, reuse: Any) -> PlanNode | None:
+    """The highest node of ``node``'s chain of single inputs (below ``node``) that another
+    consumer also reads, or None."""
+    if reuse is None:
+        return None
+    current = getattr(node, "input", None)
+    while current is not None:
+        if reuse.shared(current):
+            return current
+        current = getattr(current, "input", None)
+    return None
 
 
 def single_subtask_changelog(stream: Any) -> Any:

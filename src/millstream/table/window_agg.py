@@ -279,10 +279,7 @@ class WindowAggregate(PlanNode):
             return None
         assert self.input is not None
         local = arrow_local_phase(self)
-        reuse = getattr(env, "_plan_reuse", None)
-        # a part of the input chain that also feeds another consumer takes rows: both then
-        # take them from one scan (reading the file once matters more than folding on Arrow)
-        if local is None or (reuse is not None and reuse.chain_shared(self.input)):
+        if local is None:
             return None
         batches = columnar_batches(self.input, env)
         return None if batches is None else batches._map_batches(local).name("LocalWindowAggregate")
