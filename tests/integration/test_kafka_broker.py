@@ -46,6 +46,22 @@ def test_the_broker_dies_with_the_process_that_started_it():
         time.sleep(0.1)  # polling an observable condition, bounded by the deadline
 
 
+def test_a_broker_whose_free_port_was_taken_meanwhile_starts_on_another():
+    """The free port is found by binding and releasing it; another process may take it before
+    the broker binds it (a full test run hit this: "Address in use", seven Kafka tests
+    errored). The broker then starts on another free port; a port asked for stays an error."""
+    broker = KafkaBroker()
+    taken = broker.port
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", taken))
+        squatter.listen()
+        with broker:
+            assert broker.port != taken and broker.bootstrap_servers == f"127.0.0.1:{broker.port}"
+            broker.create_topic("t")
+        with pytest.raises(RuntimeError, match=f"port {taken} was taken"), KafkaBroker(port=taken):
+            pass
+
+
 def test_where_tansu_differs_from_apache_kafka(broker: KafkaBroker):
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewPartitions

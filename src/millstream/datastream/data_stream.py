@@ -509,12 +509,6 @@ class KeyedStream(DataStream):
         spec = KeyedProcessSpec(func, "process_element")
         return self._one_input("KeyedProcess", spec, output_type, self._key_selector)
 
-    def _process_columnar(self, func: KeyedProcessFunction, columnar: Any, name: str) -> DataStream:
-        """millstream-internal: ``process(func)``, run by the embedded runtime in STREAMING mode
-        as the columnar function ``columnar`` (``KeyedProcessSpec.columnar``)."""
-        spec = KeyedProcessSpec(func, "process_element", columnar=columnar)
-        return self._one_input(name, spec, None, self._key_selector)
-
     def reduce(self, func: Any) -> DataStream:
         """Rolling reduce per key: emits the updated value for every element (STREAMING)."""
         fn, method = _function_ref(func, ReduceFunction, "reduce", "ReduceFunction")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from millstream.datastream import KeyedProcessFunction, ProcessFunction
+from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.table.arrow_slicing import ArrowSlicingAggregate
 from millstream.table.arrow_window import exact_aggregate
 from millstream.table.binary_row import BinaryRowKeyType
@@ -241,7 +242,8 @@ class WindowAggregate(PlanNode):
                 return keyed.process(merge)
             functions = [f for f, _, _ in self.calls]  # every key's windows at once (arrow_slicing.py)
             columnar = ArrowSlicingAggregate(self.spec, root, functions, [t for _, _, t in self.calls])
-            return keyed._process_columnar(merge, columnar, "GlobalWindowAggregate")
+            spec = KeyedProcessSpec(merge, "process_element", columnar=columnar)  # the row function kept
+            return keyed._one_input("GlobalWindowAggregate", spec, None, keyed.get_key_selector())
         stream = self.input.translate(env)
         if self.spec.kind == "SESSION":
             function: KeyedProcessFunction = SessionAggregate(self.spec, self.time_column, root, self.calls)

