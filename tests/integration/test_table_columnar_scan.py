@@ -192,7 +192,8 @@ def test_streaming_changelog_folds_to_the_batch_result(tmp_path: Path) -> None:
 def test_the_scan_reads_only_the_columns_and_fields_the_query_uses(tmp_path: Path) -> None:
     """Nexmark's shape: a view picks ``bid.*`` fields of the events whose type is a bid; the
     scan parses ``event_type`` and the bid fields read (not the person and auction rows)."""
-    from millstream.table.columnar_scan import _ColumnarFormat, _needed, fuse
+    from millstream.table.columnar_fields import needed_columns
+    from millstream.table.columnar_scan import _ColumnarFormat, fuse
     from millstream.testing.nexmark import QUERIES, ddl
 
     t_env = _environment(True)
@@ -203,7 +204,7 @@ def test_the_scan_reads_only_the_columns_and_fields_the_query_uses(tmp_path: Pat
         "arrow: Calc, WatermarkAssigner, Filter, Calc, Filter, Calc)"
     )
     fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 200)
-    assert _needed(fmt.steps, fmt.names) == {
+    assert needed_columns(fmt.steps, fmt.names) == {
         "event_type": None,
         "person": {"dateTime"},  # the computed event time reads each kind's dateTime
         "auction": {"dateTime"},

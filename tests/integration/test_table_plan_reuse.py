@@ -5,6 +5,7 @@ results are those of computing it twice."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,11 +103,13 @@ def test_without_source_reuse_each_scan_reads_on_its_own(tmp_path: Path) -> None
     assert _rows(t_env, _SELF_JOIN) == [(i, i * 20, i * 20) for i in range(6)]
 
 
-def _job_nodes(t_env: TableEnvironment, insert: str) -> list[str]:
+def _job_nodes(t_env: TableEnvironment, insert: str, scans: list[Any] | None = None) -> list[str]:
     """The operator names of the job ``insert`` would run (its stream graph, not run): planned
-    as a run plans it, through the rewrite phases."""
+    as a run plans it, through the rewrite phases. ``scans`` gets the formats of its columnar
+    scans."""
     import json
 
+    from millstream.graph.operator_specs import SourceSpec
     from millstream.table.optimizer import optimize
     from millstream.table.plan_reuse import plan_reuse
     from millstream.table.sql import insert_plan
@@ -117,6 +120,10 @@ def _job_nodes(t_env: TableEnvironment, insert: str) -> list[str]:
     with plan_reuse(env, [plan]):
         plan.translate(env)
     graph = json.loads(env.get_execution_plan())
+    for t in env._transformations.values():
+        spec = getattr(t, "operator", None)
+        if scans is not None and isinstance(spec, SourceSpec) and t.name.startswith("Source: ColumnarScan"):
+            scans.append(spec.source.stream_format)
     env._transformations.clear()
     env._pending.clear()
     return [node["contents"] for node in graph["nodes"]]
@@ -146,3 +153,28 @@ def test_a_scan_shared_by_consumers_is_read_once_and_each_takes_its_batches(tmp_
     assert "Rows" in q7  # the join's input
     assert sum(n.startswith("Source: ColumnarScan") for n in q8) == 1
     assert q8.count("LocalWindowAggregate") == 2 and q8.count("GlobalWindowAggregate") == 2
+
+
+def test_a_shared_scan_parses_the_fields_its_consumers_read(tmp_path: Path) -> None:
+    """Nexmark q3 reads persons and auctions from one watermarked view of the events: the scan
+    shared by both branches parses the person and auction fields the branches read and, of
+    the bids, only the time the view's watermark needs (Flink's scan reuse reads the union of
+    its consumers' projections). Before, the shared scan parsed every field of every event
+    (q3 at 1M events: 4.3 s; with the union, 3.3 s)."""
+    from millstream.testing.nexmark import QUERIES, ddl, write_events
+
+    write_events(str(tmp_path / "events.json"), 200)
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    for statement in ddl(str(tmp_path / "events.json")):
+        t_env.execute_sql(statement)
+    t_env.execute_sql(f"CREATE TABLE sink_q3 ({QUERIES['q3'].columns}) WITH ('connector' = 'blackhole')")
+    scans: list[Any] = []
+    _job_nodes(t_env, f"INSERT INTO sink_q3 {QUERIES['q3'].sql}", scans)
+    [scan] = scans
+    needed = scan.needed()
+    assert needed["bid"] == {"dateTime"}
+    assert (
+        needed["auction"] is not None and "category" in needed["auction"] and "extra" not in needed["auction"]
+    )
+    assert needed["person"] is not None and {"name", "city", "state"} <= needed["person"]
+    assert "creditCard" not in needed["person"]

@@ -18,10 +18,15 @@ __all__ = ["BatchCalc"]
 
 class BatchCalc:
     """``fn(batches) -> (batches, kept)`` for the batch operator: each ``ChangeBatch`` through
-    ``steps`` (project and filter steps; the first reads the batch's columns in order)."""
+    ``steps`` (project and filter steps; the first reads the batch's columns in order), only
+    what ``top`` (the output columns read, ``columnar_fields.needed_columns``) needs computed; an
+    output nothing reads is NULLs of its type ``types``."""
 
-    def __init__(self, steps: list[Any]) -> None:
-        self.steps = steps
+    def __init__(self, steps: list[Any], types: list[Any], top: Any) -> None:
+        from millstream.table.columnar_fields import needed_columns
+
+        needed_columns(steps, top)  # marks the outputs of each projection a later step or ``top`` reads
+        self.steps, self.types = steps, types
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], list[int]]:
         out: list[Any] = []
@@ -37,31 +42,24 @@ class BatchCalc:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from millstream.table.columnar_scan import _as_array
-        from millstream.table.vectorized import _evaluate
+        from millstream.table.columnar_scan import _empty_batch, evaluator, projected
 
         columns: list[Any] = list(element.batch.columns)
         stamps = element.stamps
         size = element.batch.num_rows
         for step in self.steps:
-
-            def column(index: int, columns: list[Any] = columns) -> Any:
-                return columns[index]
-
-            def evaluate(expression: Any, step: Any = step, column: Any = column, size: int = size) -> Any:
-                return _as_array(_evaluate(expression, step.names, column, size, step.types), size)
-
+            evaluate = evaluator(step, columns, size)
             if step.kind == "project":
-                columns = [evaluate(x) for x in step.expressions]
+                columns = projected(step, evaluate)
             else:
                 mask = pc.fill_null(evaluate(step.expressions[0]), False)
-                columns = [pc.filter(c, mask) for c in columns]
+                columns = [None if c is None else pc.filter(c, mask) for c in columns]
                 if stamps is not None:
                     stamps = stamps[mask.to_numpy(zero_copy_only=False)]
                 size = int(pc.sum(mask).as_py() or 0)
+        columns = [  # an output nothing reads
+            pa.nulls(size, t.to_arrow()) if c is None else c for c, t in zip(columns, self.types, strict=True)
+        ]
         names = [f"f{i}" for i in range(len(columns))]
-        if not columns:
-            batch = pa.RecordBatch.from_arrays([pa.nulls(size)], names=["_"]).select([])
-        else:
-            batch = pa.RecordBatch.from_arrays(columns, names=names)
+        batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
         return ChangeBatch(batch, stamps)

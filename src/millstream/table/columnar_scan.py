@@ -31,11 +31,13 @@ steps. ``explain`` names the fused scan and its steps.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.table.change_batch import ChangeBatch
+from millstream.table.columnar_fields import needed_columns, read_schemas
 from millstream.table.planner import Filter, PlanNode, Project
 from millstream.table.types import DataType
 from millstream.table.vectorized import _arrow_input, _evaluate, arrow_type_exact, vectorizable
@@ -67,6 +69,9 @@ class ColumnarScan(PlanNode):
     source: Any = None  # the FileSystemSource
     steps: list[_Step] = field(default_factory=list)
     watermark: Any = None  # the WatermarkAssigner fused (its strategy's interval and delay)
+    # the output columns its consumers read, with the ROW fields read of each (None: whole);
+    # None: every column whole (planner.columnar_plan: a scan shared by consumers)
+    fields: dict[str, tuple[str, ...] | None] | None = None
     reads_source: ClassVar[bool] = True
 
     def translate(self, env: Any) -> Any:
@@ -76,6 +81,7 @@ class ColumnarScan(PlanNode):
         path = self.source.options["path"]
         interval = env.get_config().get_auto_watermark_interval()
         fmt = _ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
+        fmt.fields = self.fields
         strategy = WatermarkStrategy.no_watermarks()
         if self.watermark is not None:
             strategy = _watermark_strategy(self.watermark, env)
@@ -192,68 +198,6 @@ def _watermark_strategy(assigner: Any, env: Any) -> Any:
 # -- reading ------------------------------------------------------------------------------------------------
 
 
-def _needed(steps: list[_Step], top: list[str]) -> dict[str, set[str] | None]:
-    """The source columns the chain reads, each with the fields of it read (None: the whole
-    value; a ROW column passed through a projection and only read as ``bid.price`` above is
-    read with that field alone)."""
-    from millstream.table import expression as e
-
-    needed: dict[str, set[str] | None] = dict.fromkeys(top)
-    for step in reversed(steps):
-        below: dict[str, set[str] | None] = {} if step.kind == "project" else dict(needed)
-        if step.kind == "project":
-            step.live = [name in needed for name in step.names_out]
-            for name, expression in zip(step.names_out, step.expressions, strict=True):
-                if name not in needed:
-                    continue
-                inner = expression.operand if type(expression) is e._Alias else expression
-                if type(inner) is e._Column:
-                    _merge(below, inner.name, needed[name])
-                else:
-                    _references(expression, below, e)
-        else:
-            for expression in step.expressions:
-                _references(expression, below, e)
-            if step.rowtime is not None:
-                _merge(below, step.names[step.rowtime], None)
-        needed = below
-    return needed
-
-
-def _merge(paths: dict[str, set[str] | None], name: str, fields: set[str] | None) -> None:
-    if name in paths and (paths[name] is None or fields is None):
-        paths[name] = None
-    elif name in paths:
-        paths[name] = paths[name] | fields  # type: ignore[operator]
-    else:
-        paths[name] = None if fields is None else set(fields)
-
-
-def _references(expression: Any, paths: dict[str, set[str] | None], e: Any) -> None:
-    """Record into ``paths`` the columns ``expression`` reads, and the fields of a ROW column
-    when only some are read (``person.name``)."""
-    if type(expression) is e._FieldAccess and type(expression.operand) is e._Column:
-        field_name = expression.field
-        _merge(paths, expression.operand.name, {field_name} if isinstance(field_name, str) else None)
-        return
-    if type(expression) is e._Column:
-        _merge(paths, expression.name, None)
-        return
-    for child in _children(expression):
-        _references(child, paths, e)
-
-
-def _children(expression: Any) -> list[Any]:
-    found = []
-    for attr in ("operand", "left", "right", "condition", "then", "otherwise"):
-        child = getattr(expression, attr, None)
-        if child is not None and hasattr(child, "resolve"):
-            found.append(child)
-    found.extend(getattr(expression, "operands", None) or [])
-    found.extend(getattr(expression, "args", None) or [])
-    return found
-
-
 class _ColumnarFormat(StreamFormat):
     """The files of a fused scan: byte ranges of JSON lines, or whole Parquet files."""
 
@@ -264,6 +208,17 @@ class _ColumnarFormat(StreamFormat):
         self.source, self.steps, self.names, self.types = source, steps, names, types
         self.interval = interval
         self.format = source.options["format"]
+        self.fields: dict[str, tuple[str, ...] | None] | None = None  # ColumnarScan.fields
+
+    def needed(self) -> dict[str, set[str] | None]:
+        """The source columns (and ROW fields) the scan parses."""
+        fields = self.fields
+        top = (
+            list(self.names)
+            if fields is None
+            else {n: None if f is None else set(f) for n, f in fields.items()}
+        )
+        return needed_columns(self.steps, top)
 
     def is_splittable(self) -> bool:
         return self.format == "json"
@@ -280,7 +235,7 @@ class _ColumnarReader(FileReader):
         super().__init__(splits)
         self.fmt = fmt
         self.physical = list(zip(fmt.source.names, fmt.source.types, strict=True))
-        self.read_schema, self.full_schema = _schemas(self.physical, _needed(fmt.steps, fmt.names))
+        self.read_schema, self.full_schema = read_schemas(self.physical, fmt.needed())
         self.watermark_step = next((s for s in fmt.steps if s.kind == "watermark"), None)
         self.out: ChangeBatch | None = None  # the rows of the batch read that pass
         self.size = 0
@@ -481,17 +436,9 @@ class _ColumnarReader(FileReader):
         size = batch.num_rows
         stamps = marks = positions = None  # positions: of each row among the rows the marks are of
         for step in self.fmt.steps:
-
-            def column(index: int, columns: list[Any] = columns) -> Any:
-                return columns[index]
-
-            def evaluate(expression: Any, step: _Step = step, column: Any = column, size: int = size) -> Any:
-                return _as_array(_evaluate(expression, step.names, column, size, step.types), size)
-
+            evaluate = evaluator(step, columns, size)
             if step.kind == "project":
-                columns = [
-                    evaluate(x) if live else None for x, live in zip(step.expressions, step.live, strict=True)
-                ]
+                columns = projected(step, evaluate)
             elif step.kind == "filter":
                 mask = pc.fill_null(evaluate(step.expressions[0]), False)
                 columns = [None if c is None else pc.filter(c, mask) for c in columns]
@@ -508,6 +455,14 @@ class _ColumnarReader(FileReader):
                 stamps = _millis(columns[step.rowtime])
                 marks = _millis(evaluate(step.expressions[0]))
                 positions = None
+        fields = self.fmt.fields
+        if fields is not None:  # a column no consumer reads: NULLs (cheaper than parsing it)
+            import pyarrow as pa
+
+            columns = [
+                pa.nulls(size, t.to_arrow()) if c is None and n not in fields else c
+                for n, t, c in zip(self.fmt.names, self.fmt.types, columns, strict=True)
+            ]
         missing = [n for n, c in zip(self.fmt.names, columns, strict=True) if c is None]
         if missing:
             raise AssertionError(f"columnar scan: the columns {missing} were not read")
@@ -521,6 +476,21 @@ class _ColumnarReader(FileReader):
         batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
         self.out = ChangeBatch(batch, None if stamps is None else stamps.to_numpy())
         self.cuts = _cuts(marks, positions, self) if marks is not None else []
+
+
+def evaluator(step: _Step, columns: list[Any], size: int) -> Callable[[Any], Any]:
+    """``evaluate(expression)``: an expression of ``step`` over its input ``columns`` (Arrow
+    arrays of ``size`` rows), as an Arrow array of ``size`` rows."""
+
+    def evaluate(expression: Any) -> Any:
+        return _as_array(_evaluate(expression, step.names, columns.__getitem__, size, step.types), size)
+
+    return evaluate
+
+
+def projected(step: _Step, evaluate: Callable[[Any], Any]) -> list[Any]:
+    """The columns after a projection step: those a later step reads computed, None others."""
+    return [evaluate(x) if live else None for x, live in zip(step.expressions, step.live, strict=True)]
 
 
 def _empty_batch(size: int) -> Any:
@@ -572,23 +542,3 @@ def _cuts(marks: Any, positions: Any, reader: _ColumnarReader) -> list[tuple[int
     cuts.append((total, final))
     reader.emitted_mark = emitted
     return cuts
-
-
-def _schemas(physical: list[tuple[str, DataType]], needed: dict[str, set[str] | None]) -> tuple[Any, Any]:
-    """The Arrow schema to parse (needed columns, ROW columns cut to the fields read) and the
-    full one."""
-    import pyarrow as pa
-
-    full = pa.schema([pa.field(n, t.to_arrow()) for n, t in physical])
-    read = []
-    for name, data_type in physical:
-        if name not in needed:
-            continue
-        arrow = data_type.to_arrow()
-        wanted = needed[name]
-        if wanted is not None and pa.types.is_struct(arrow):
-            arrow = pa.struct(
-                [arrow.field(i) for i in range(arrow.num_fields) if arrow.field(i).name in wanted]
-            )
-        read.append(pa.field(name, arrow))
-    return pa.schema(read), full

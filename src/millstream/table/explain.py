@@ -445,14 +445,14 @@ def _mark_columnar(line: _Line, reuse: Any, config: Any, inside: bool = False) -
     """Mark the execution plan's lines whose operators a columnar scan fuses, a sink that
     takes its Arrow batches, and a window aggregation's local phase on them."""
     from millstream.table.arrow_window import arrow_local_phase
-    from millstream.table.columnar_scan import _ColumnarFormat, _needed, fuse
+    from millstream.table.columnar_scan import _ColumnarFormat, fuse
     from millstream.table.planner import columnar_plan
 
     if not inside:
         scan = fuse(line.node)
         if scan is not None and line.name != "LocalWindowAggregate":
             fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
-            needed = _needed(fmt.steps, fmt.names)
+            needed = _ColumnarFormat.needed(fmt)
             read = [  # in the table's order
                 name if needed[name] is None else ", ".join(f"{name}.{f}" for f in sorted(needed[name] or ()))
                 for name in scan.source.names

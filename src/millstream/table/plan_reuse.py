@@ -57,6 +57,7 @@ class PlanReuse:
         self.streams: dict[Any, Any] = {}
         self.reused: dict[Any, int] = {}  # key -> times a translation was handed a stream again
         self.uses: dict[Any, int] = {}  # key -> consumers in the job's plans (count_uses)
+        self._consumers: dict[Any, list[Any]] = {}  # key -> the nodes reading it (count_uses)
         self._keys: dict[int, Any] = {}  # id(node) -> its key (None: not shared)
         self._keep: list[Any] = []  # the nodes keyed so far, kept alive so their ids stay theirs
 
@@ -67,18 +68,26 @@ class PlanReuse:
         stack = list(roots)
         while stack:
             node = stack.pop()
-            key = self.key(node)
-            marker = key if key is not None else ("node", id(node))
+            marker = self._marker(node)
             self.uses[marker] = self.uses.get(marker, 0) + 1
             if marker in seen:
                 continue
             seen.add(marker)
+            for child in _inputs(node):
+                self._consumers.setdefault(self._marker(child), []).append(node)
             stack.extend(_inputs(node))
+
+    def _marker(self, node: Any) -> Any:
+        key = self.key(node)
+        return key if key is not None else ("node", id(node))
 
     def shared(self, node: Any) -> bool:
         """Whether ``node`` (the same or an equal sub-plan) feeds more than one consumer."""
-        key = self.key(node)
-        return self.uses.get(key if key is not None else ("node", id(node)), 0) > 1
+        return self.uses.get(self._marker(node), 0) > 1
+
+    def consumers(self, node: Any) -> list[Any]:
+        """The nodes that read ``node`` (or an equal sub-plan), one per distinct consumer."""
+        return self._consumers.get(self._marker(node), [])
 
     def key(self, node: Any) -> Any:
         """``node``'s key (None: it is never shared)."""

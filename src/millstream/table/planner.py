@@ -243,18 +243,51 @@ def columnar_plan(node: PlanNode, reuse: Any) -> Callable[[Any], Any] | None:
     shared = _shared_below(node, reuse)
     if shared is None:
         scan = fuse(node)
+        if scan is not None and reuse is not None and reuse.shared(node):
+            scan.fields = _fields_read(node, reuse)  # one scan for every consumer: what they read
         return None if scan is None else scan.translate
     steps = fuse_steps(node, shared)
     below = None if steps is None else columnar_plan(shared, reuse)
     if steps is None or below is None:
         return None
 
+    read = _fields_read(node, reuse) if reuse.shared(node) else None  # its consumers' union
+
     def translate(env: Any) -> Any:
         from millstream.table.batch_calc import BatchCalc
 
-        return below(env)._map_batches(BatchCalc(steps)).name("Calc")
+        return below(env)._map_batches(BatchCalc(steps, list(node.types), _top(node, read))).name("Calc")
 
     return translate
+
+
+def _fields_read(node: PlanNode, reuse: Any) -> dict[str, tuple[str, ...] | None] | None:
+    """The columns of ``node`` its consumers read, each with the ROW fields read (None:
+    whole), through the Calc nodes above it (Flink's scan reuse reads the union of the
+    fields its consumers project); None: every column whole (a consumer that is no Calc).
+    The Arrow Calc of the nodes above computes only what is read (``BatchCalc``'s ``top``)."""
+    from millstream.table.columnar_fields import merge_fields, needed_columns
+    from millstream.table.columnar_scan import _step
+
+    read: dict[str, set[str] | None] = {}
+    for consumer in reuse.consumers(node):
+        calc = (isinstance(consumer, Project) and consumer.expressions is not None) or (
+            isinstance(consumer, Filter) and consumer.expression is not None
+        )
+        step = _step(consumer) if calc else None
+        if step is None:
+            return None
+        above = _fields_read(consumer, reuse) if reuse.consumers(consumer) else None
+        for name, fields in needed_columns([step], _top(consumer, above)).items():
+            merge_fields(read, name, fields)
+    return {name: None if fields is None else tuple(sorted(fields)) for name, fields in read.items()}
+
+
+def _top(node: PlanNode, fields: dict[str, tuple[str, ...] | None] | None) -> Any:
+    """The output columns of ``node`` read, for ``columnar_fields.needed_columns``."""
+    if fields is None:
+        return list(node.names)
+    return {name: None if read is None else set(read) for name, read in fields.items()}
 
 
 def _shared_below(node: PlanNode, reuse: Any) -> PlanNode | None:
