@@ -6,7 +6,8 @@ event with the person, auction or bid as a nested ROW). Every engine reads that 
 same run:
 
 * millstream SQL: Nexmark's DDL (a computed event time, a 4 s watermark delay) and views, each
-  query ``INSERT INTO`` a ``blackhole`` table in streaming mode, as Nexmark runs them, at each
+  query ``INSERT INTO`` a ``blackhole`` table in streaming mode with Nexmark's table options
+  (mini-batch aggregation, ``nexmark.CONFIGURATION``), as Nexmark runs them, at each
   parallelism asked for;
 * DuckDB: the same views over ``read_json`` and the same question (window TVFs spelled with
   epoch arithmetic), end to end: the file is read by every query (load + query), the result
@@ -36,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from millstream.testing.nexmark import QUERIES, ddl, duckdb_views, write_events
+from millstream.testing.nexmark import CONFIGURATION, QUERIES, ddl, duckdb_views, write_events
 
 DATASTREAM_QUERIES = ("q0", "q5", "q11")
 
@@ -49,6 +50,8 @@ def run_sql(path: str, query: str, parallelism: int, columnar: bool = True) -> f
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("parallelism.default", str(parallelism))
     t_env.get_config().set("table.exec.columnar.enabled", str(columnar).lower())
+    for key, value in CONFIGURATION.items():  # as Nexmark runs its queries
+        t_env.get_config().set(key, value)
     for statement in ddl(path):
         t_env.execute_sql(statement)
     spec = QUERIES[query]
