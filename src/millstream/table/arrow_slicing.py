@@ -125,25 +125,27 @@ class ArrowSlicingAggregate:
         """The pending partials merged into the slice table (one row per key and slice)."""
         import pyarrow as pa
 
+        from millstream.table.vectorized import int64_arrow
+
         if not self._pending:
             return
         pending, self._pending = self._pending, []
         kids, slice_ends, rows, accumulators = zip(*pending, strict=True)
         columns: dict[str, Any] = {
-            "key": pa.array(kids, pa.int64()),
-            "slice": pa.array(slice_ends, pa.int64()),
-            "rows": pa.array(rows, pa.int64()),
-            "seq": pa.array(range(self._seq, self._seq + len(pending)), pa.int64()),
+            "key": int64_arrow(kids),
+            "slice": int64_arrow(slice_ends),
+            "rows": int64_arrow(rows),
+            "seq": int64_arrow(range(self._seq, self._seq + len(pending))),
         }
         self._seq += len(pending)
         per_function = list(zip(*accumulators, strict=True))
         for i, function in enumerate(self.functions):
             values = per_function[i]
             if function == "SUM":
-                columns[f"a{i}"] = pa.array([v[0] for v in values], pa.int64())
-                columns[f"c{i}"] = pa.array([v[1] for v in values], pa.int64())
+                columns[f"a{i}"] = int64_arrow([v[0] for v in values])
+                columns[f"c{i}"] = int64_arrow([v[1] for v in values])
             elif function == "COUNT":
-                columns[f"a{i}"] = pa.array(values, pa.int64())
+                columns[f"a{i}"] = int64_arrow(values)
             else:
                 columns[f"a{i}"] = pa.array(values, self._value_types[i])
         table = pa.table(columns)

@@ -106,7 +106,7 @@ class ArrowLocalSlices:
         import pyarrow.compute as pc
 
         from millstream.table.columnar_scan import _as_array
-        from millstream.table.vectorized import _evaluate
+        from millstream.table.vectorized import _evaluate, int64_arrow, int64_numpy
 
         time = batch.column(self.time_column)
         if time.null_count:  # a row without a time is in no window (as the row path skips it)
@@ -115,7 +115,7 @@ class ArrowLocalSlices:
         size = batch.num_rows
         if not size:
             return []
-        millis = time.cast(pa.timestamp("ms")).cast(pa.int64()).to_numpy()
+        millis = int64_numpy(time.cast(pa.timestamp("ms")))
         slice_size, offset = self.spec.slice_size, self.spec.offset
         ends = millis - np.remainder(millis - offset, slice_size) + slice_size
 
@@ -126,7 +126,7 @@ class ArrowLocalSlices:
             return _as_array(_evaluate(expression, self.names, column, size, self.types), size)
 
         columns: dict[str, Any] = {f"k{i}": evaluate(k) for i, k in enumerate(self.keys)}
-        columns["slice"] = pa.array(ends, type=pa.int64())
+        columns["slice"] = int64_arrow(ends)
         aggregations: list[Any] = [([], "count_all")]
         for i, (function, argument) in enumerate(zip(self.functions, self.arguments, strict=True)):
             columns[f"a{i}"] = evaluate(argument)
@@ -137,7 +137,7 @@ class ArrowLocalSlices:
                 aggregations.append((f"a{i}", "count", pc.CountOptions(mode="only_valid")))
             else:
                 aggregations.append((f"a{i}", function.lower()))
-        columns["row"] = pa.array(np.arange(size, dtype=np.int64))
+        columns["row"] = int64_arrow(np.arange(size, dtype=np.int64))
         aggregations.append(("row", "min"))
         key_names = [f"k{i}" for i in range(len(self.keys))] + ["slice"]
         grouped = pa.table(columns).group_by(key_names, use_threads=False).aggregate(aggregations)

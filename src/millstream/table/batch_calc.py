@@ -43,6 +43,7 @@ class BatchCalc:
         import pyarrow.compute as pc
 
         from millstream.table.columnar_scan import _empty_batch, evaluator, projected
+        from millstream.table.vectorized import int64_numpy, true_only
 
         columns: list[Any] = list(element.batch.columns)
         stamps = element.stamps
@@ -52,10 +53,10 @@ class BatchCalc:
             if step.kind == "project":
                 columns = projected(step, evaluate)
             else:
-                mask = pc.fill_null(evaluate(step.expressions[0]), False)
+                mask = true_only(evaluate(step.expressions[0]))
                 columns = [None if c is None else pc.filter(c, mask) for c in columns]
                 if stamps is not None:
-                    stamps = stamps[mask.to_numpy(zero_copy_only=False)]
+                    stamps = stamps[int64_numpy(pc.indices_nonzero(mask))]
                 size = int(pc.sum(mask).as_py() or 0)
         columns = [  # an output nothing reads
             pa.nulls(size, t.to_arrow()) if c is None else c for c, t in zip(columns, self.types, strict=True)

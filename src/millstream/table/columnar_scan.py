@@ -40,7 +40,14 @@ from millstream.table.change_batch import ChangeBatch
 from millstream.table.columnar_fields import needed_columns, read_schemas
 from millstream.table.planner import Filter, PlanNode, Project
 from millstream.table.types import DataType
-from millstream.table.vectorized import _arrow_input, _evaluate, arrow_type_exact, vectorizable
+from millstream.table.vectorized import (
+    _arrow_input,
+    _evaluate,
+    arrow_type_exact,
+    int64_numpy,
+    true_only,
+    vectorizable,
+)
 
 __all__ = ["ColumnarScan", "fuse", "fuse_steps"]
 
@@ -440,7 +447,7 @@ class _ColumnarReader(FileReader):
             if step.kind == "project":
                 columns = projected(step, evaluate)
             elif step.kind == "filter":
-                mask = pc.fill_null(evaluate(step.expressions[0]), False)
+                mask = true_only(evaluate(step.expressions[0]))
                 columns = [None if c is None else pc.filter(c, mask) for c in columns]
                 stamps = None if stamps is None else pc.filter(stamps, mask)
                 positions = pc.indices_nonzero(mask) if positions is None else pc.filter(positions, mask)
@@ -474,7 +481,7 @@ class _ColumnarReader(FileReader):
         self.size, self.position = size, 0
         names = [f"f{i}" for i in range(len(columns))]  # output names may repeat
         batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
-        self.out = ChangeBatch(batch, None if stamps is None else stamps.to_numpy())
+        self.out = ChangeBatch(batch, None if stamps is None else int64_numpy(stamps))
         self.cuts = _cuts(marks, positions, self) if marks is not None else []
 
 
@@ -521,13 +528,11 @@ def _cuts(marks: Any, positions: Any, reader: _ColumnarReader) -> list[tuple[int
     inline (more than the interval past the last one) follows its record: (end row, value)."""
     import numpy as np
 
-    values = np.maximum.accumulate(
-        np.nan_to_num(marks.to_numpy(zero_copy_only=False), nan=0).astype(np.int64)
-    )
+    values = np.maximum.accumulate(int64_numpy(marks))
     if not len(values):
         return []
     interval = reader.fmt.interval
-    out_positions = positions.to_numpy() if positions is not None else None
+    out_positions = int64_numpy(positions) if positions is not None else None
     cuts: list[tuple[int, int]] = []
     emitted = reader.emitted_mark
     while True:

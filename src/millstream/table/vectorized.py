@@ -12,12 +12,14 @@ mixed Python types) falls back to that code too, so results never depend on the 
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from collections.abc import Callable
 from typing import Any
 
 from millstream.table.types import DataType
 
-__all__ = ["VectorizedCalc", "vectorizable"]
+__all__ = ["VectorizedCalc", "int64_arrow", "int64_numpy", "true_only", "vectorizable"]
 
 _COMPARE = {
     "=": "equal",
@@ -168,7 +170,7 @@ def _evaluate(
         right = _evaluate(expression.right, names, columns, size, types)
         return _binary(expression, left, right, names, types)
     if kind is _IfThenElse:
-        condition = pc.fill_null(_evaluate(expression.condition, names, columns, size, types), False)
+        condition = true_only(_evaluate(expression.condition, names, columns, size, types))
         then = _evaluate(expression.then, names, columns, size, types)
         otherwise = _evaluate(expression.otherwise, names, columns, size, types)
         return pc.if_else(condition, then, otherwise)
@@ -206,12 +208,88 @@ def _arrow_input(data_type: DataType) -> Callable[[Any], Any] | None:
 def _literal(expression: Any) -> Any:
     import pyarrow as pa
 
-    root = expression.data_type.root
+    root, value = expression.data_type.root, expression.value
     if root == "DECIMAL":
-        return pa.scalar(expression.value, type=expression.data_type.to_arrow())
-    if root == "INTERVAL_DAY_TIME":
-        return pa.scalar(expression.value, type=pa.duration("ms"))
-    return pa.scalar(expression.value)
+        arrow_type = expression.data_type.to_arrow()
+    elif root == "INTERVAL_DAY_TIME":
+        arrow_type = pa.duration("ms")
+        if isinstance(value, datetime.timedelta):
+            value = value // datetime.timedelta(milliseconds=1)
+    else:
+        arrow_type = None
+    made = _from_bytes(value, arrow_type)
+    if made is not None:
+        return made
+    return pa.scalar(value) if arrow_type is None else pa.scalar(value, type=arrow_type)
+
+
+def int64_numpy(array: Any) -> Any:
+    """An integer Arrow array as a numpy int64 array (NULL as 0), read from its buffer:
+    pyarrow's ``to_numpy`` imports pandas (0.3 s of a TaskManager's first job)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.type != pa.int64():
+        array = array.cast(pa.int64())
+    if array.null_count:
+        array = pc.fill_null(array, _from_bytes(0, None))
+    if not len(array):
+        return np.zeros(0, dtype=np.int64)
+    return np.frombuffer(array.buffers()[1], dtype=np.int64, count=len(array), offset=array.offset * 8)
+
+
+def int64_arrow(values: Any) -> Any:
+    """A numpy integer array (or a sequence of ints) as an Arrow int64 array, from its bytes
+    (``pa.array`` of numpy or Python values imports pandas)."""
+    import numpy as np
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def true_only(condition: Any) -> Any:
+    """A condition's values with NULL as FALSE (a filter keeps the rows where it is TRUE)."""
+    import pyarrow.compute as pc
+
+    return pc.fill_null(condition, _from_bytes(False, None))  # a Python False: pa.scalar(False)
+
+
+def _from_bytes(value: Any, arrow_type: Any) -> Any:
+    """``value`` (None, a bool, int, float, string or Decimal) as an Arrow scalar of ``arrow_type``
+    (None: the type ``pa.scalar`` infers), built from its bytes; None for other values.
+    Converting a Python value (``pa.scalar``, ``pa.array``) makes pyarrow import pandas, which
+    costs a TaskManager's first job 0.3 s; a Calc of literals and columns needs none."""
+    import struct
+
+    import pyarrow as pa
+
+    if value is None:
+        return pa.nulls(1, arrow_type or pa.null())[0]
+    if isinstance(value, bool):
+        base = pa.Array.from_buffers(pa.bool_(), 1, [None, pa.py_buffer(bytes([value]))])
+    elif isinstance(value, int) and -(2**63) <= value < 2**63:
+        base = pa.Array.from_buffers(pa.int64(), 1, [None, pa.py_buffer(struct.pack("<q", value))])
+    elif isinstance(value, float):
+        base = pa.Array.from_buffers(pa.float64(), 1, [None, pa.py_buffer(struct.pack("<d", value))])
+    elif isinstance(value, (str, decimal.Decimal)):
+        data = str(value).encode()
+        offsets = pa.py_buffer(struct.pack("<ii", 0, len(data)))
+        base = pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])
+    else:
+        return None
+    if arrow_type is not None and base.type != arrow_type:
+        if isinstance(value, (bool, float)) or (
+            isinstance(value, str) and not pa.types.is_decimal(arrow_type)
+        ):
+            return None
+        base = base.cast(arrow_type)
+    elif isinstance(value, decimal.Decimal):
+        return None  # its inferred precision and scale: pa.scalar's
+    return base[0]
 
 
 def _binary(expression: Any, left: Any, right: Any, names: list[str], types: list[DataType]) -> Any:
@@ -312,7 +390,7 @@ class VectorizedCalc(_Projection):
 
         kept: list[int] | None = None
         if self.condition is not None:
-            mask = pc.fill_null(_evaluate(self.condition, self.names, column, size, self.types), False)
+            mask = true_only(_evaluate(self.condition, self.names, column, size, self.types))
             if isinstance(mask, pa.Scalar):
                 if not mask.as_py():
                     return [], []
