@@ -523,6 +523,24 @@ def test_explain_prints_a_window_aggregation_in_its_phases(tmp_path: Path) -> No
     assert "LocalWindowAggregate" not in one
 
 
+def test_explain_says_a_group_by_over_the_window_rows_carry_runs_on_arrow(tmp_path: Path) -> None:
+    """Nexmark q5's MAX per window: a GROUP BY window_start, window_end over a window
+    aggregation's rows runs as a window aggregation on Arrow (``arrow_attached.py``), and
+    explain says so; with the columnar path off it runs on rows and explain says nothing."""
+    sql = (
+        "SELECT MAX(n) AS top, window_start, window_end FROM (SELECT key, window_start, window_end, "
+        "COUNT(*) AS n FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '2' SECOND)) "
+        "GROUP BY key, window_start, window_end) GROUP BY window_start, window_end"
+    )
+    for columnar in (True, False):
+        t_env = _environment(columnar)
+        t_env.execute_sql(_DDL.format(path=tmp_path / "events.json"))
+        plan = t_env.explain_sql(sql).split("== Optimized Execution Plan ==")[1]
+        [line] = [x for x in plan.splitlines() if x.strip(" :+-").startswith("WindowAggregate(")]
+        assert "window=[win_start=[window_start], win_end=[window_end]]" in line
+        assert line.endswith("columnar=[arrow])") is columnar
+
+
 def test_explain_prints_a_processing_time_window_in_one_phase_as_it_runs() -> None:
     """A processing-time window runs in one phase (its windows are the operator's clock), and
     explain asks the aggregation the same question the translation does."""

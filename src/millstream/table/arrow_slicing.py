@@ -138,16 +138,9 @@ class ArrowSlicingAggregate:
             "seq": int64_arrow(range(self._seq, self._seq + len(pending))),
         }
         self._seq += len(pending)
-        per_function = list(zip(*accumulators, strict=True))
-        for i, function in enumerate(self.functions):
-            values = per_function[i]
-            if function == "SUM":
-                columns[f"a{i}"] = int64_arrow([v[0] for v in values])
-                columns[f"c{i}"] = int64_arrow([v[1] for v in values])
-            elif function == "COUNT":
-                columns[f"a{i}"] = int64_arrow(values)
-            else:
-                columns[f"a{i}"] = pa.array(values, self._value_types[i])
+        columns.update(
+            accumulator_columns(self.functions, self._value_types, list(zip(*accumulators, strict=True)))
+        )
         table = pa.table(columns)
         if self._table is not None:
             table = pa.concat_tables([self._table, table])
@@ -254,7 +247,7 @@ class ArrowSlicingAggregate:
             table.column("key").to_pylist(),
             table.column("slice").to_pylist(),
             table.column("rows").to_pylist(),
-            self._accumulator_rows(table),
+            accumulator_rows(self.functions, table),
             strict=True,
         )
         for kid, slice_end, count, accumulators in rows:
@@ -271,15 +264,6 @@ class ArrowSlicingAggregate:
                 timers.extend((end - 1, self._keys[kid]) for kid in kids)
         return timers
 
-    def _accumulator_rows(self, table: Any) -> list[tuple[Any, ...]]:
-        columns = []
-        for i, function in enumerate(self.functions):
-            values = table.column(f"a{i}").to_pylist()
-            if function == "SUM":
-                values = list(zip(values, table.column(f"c{i}").to_pylist(), strict=True))
-            columns.append(values)
-        return list(zip(*columns, strict=True)) if columns else [()] * table.num_rows
-
     def read_state(self, backend: Any, timers: list[tuple[int, Any]]) -> None:
         """The slices of a snapshot of either path, and its windows still to fire."""
         state = backend.get_state(MapStateDescriptor(_SLICES, None, None))
@@ -292,6 +276,39 @@ class ArrowSlicingAggregate:
             for slice_end, (count, accumulators) in state.items():
                 self._pending.append((kid, slice_end, count, list(accumulators)))
         self._ends.update(timestamp + 1 for timestamp, _ in timers)
+
+
+def accumulator_columns(
+    functions: list[str], value_types: list[Any], per_function: list[Any]
+) -> dict[str, Any]:
+    """The Arrow columns of the row path's accumulators (``per_function[i]``: those of
+    ``functions[i]``): ``a{i}`` the count, the sum or the value, ``c{i}`` a sum's count."""
+    import pyarrow as pa
+
+    from millstream.table.vectorized import int64_arrow
+
+    columns: dict[str, Any] = {}
+    for i, function in enumerate(functions):
+        values = per_function[i]
+        if function == "SUM":
+            columns[f"a{i}"] = int64_arrow([v[0] for v in values])
+            columns[f"c{i}"] = int64_arrow([v[1] for v in values])
+        elif function == "COUNT":
+            columns[f"a{i}"] = int64_arrow(values)
+        else:
+            columns[f"a{i}"] = pa.array(values, value_types[i])
+    return columns
+
+
+def accumulator_rows(functions: list[str], table: Any) -> list[tuple[Any, ...]]:
+    """Each row's accumulators of ``table`` as the row path keeps them (a SUM's (sum, count))."""
+    columns = []
+    for i, function in enumerate(functions):
+        values = table.column(f"a{i}").to_pylist()
+        if function == "SUM":
+            values = list(zip(values, table.column(f"c{i}").to_pylist(), strict=True))
+        columns.append(values)
+    return list(zip(*columns, strict=True)) if columns else [()] * table.num_rows
 
 
 def _grouped(table: Any, keys: list[str], aggregations: list[tuple[str, str]]) -> Any:

@@ -472,6 +472,14 @@ def _mark_columnar(line: _Line, reuse: Any, config: Any, inside: bool = False) -
             line.terms.append("columnar=[arrow]")  # it folds the scan's Arrow batches
         if line.name == "GlobalWindowAggregate" and node.global_on_arrow(config):
             line.terms.append("columnar=[arrow]")  # every key's windows at once (arrow_slicing.py)
+        # the aggregation (its line's node may be the Calc of its select list)
+        grouped: Any = node if hasattr(node, "attached_on_arrow") else getattr(node, "input", None)
+        if (
+            line.name == "WindowAggregate"
+            and hasattr(grouped, "attached_on_arrow")
+            and grouped.attached_on_arrow(config)
+        ):
+            line.terms.append("columnar=[arrow]")  # every group of a window at once (arrow_attached.py)
     for child in line.children:
         _mark_columnar(child, reuse, config)
 

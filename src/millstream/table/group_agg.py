@@ -49,10 +49,24 @@ class Aggregate(PlanNode):
     attached: tuple[int, int] | None = None  # keys that are the input's window_start / window_end
     compiled: ClassVar[dict[str, str]] = {"keys": "key_expressions", "calls": "argument_expressions"}
 
+    def attached_on_arrow(self, env: Any) -> bool:
+        """Whether a GROUP BY over an attached window runs on Arrow (``arrow_attached.py``):
+        the columnar path on, and every aggregate one Arrow folds exactly."""
+        from millstream.table.arrow_window import exact_aggregate
+        from millstream.table.planner import columnar_enabled
+
+        return (
+            self.attached is not None
+            and columnar_enabled(env)
+            and all(isinstance(f, str) and exact_aggregate(f, t) for f, _, t in self.calls)
+        )
+
     def translate(self, env: Any) -> Any:
         assert self.input is not None
         keys = self.keys
         if self.attached is not None:  # a window aggregation over the window the rows carry
+            from millstream.graph.operator_specs import KeyedProcessSpec
+            from millstream.table.arrow_attached import ArrowAttachedAggregate
             from millstream.table.window_operators import AttachedWindowAggregate
 
             root = self.types[self.attached[1]].root
@@ -60,7 +74,12 @@ class Aggregate(PlanNode):
             stream = self.input.translate(env)
             others = [i for i in range(len(keys)) if i not in self.attached]  # Flink's window agg key
             key_type = BinaryRowKeyType.of(self.types[: len(keys)], others)
-            return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(attached)
+            keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type)
+            if not self.attached_on_arrow(env):
+                return keyed.process(attached)
+            columnar = ArrowAttachedAggregate(keys, self.calls, self.attached[1], root)  # arrow_attached.py
+            spec = KeyedProcessSpec(attached, "process_element", columnar=columnar)  # the row function kept
+            return keyed._one_input("WindowAggregate", spec, None, keyed.get_key_selector())
         function = GroupAggregateFunction(
             self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
         )

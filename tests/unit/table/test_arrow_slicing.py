@@ -6,8 +6,6 @@ as the uninterrupted operator would (random input, hypothesis)."""
 
 from __future__ import annotations
 
-import pickle
-from collections import Counter
 from typing import Any
 
 from hypothesis import given, settings
@@ -16,13 +14,13 @@ from hypothesis import strategies as st
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.runtime.operators.columnar import ColumnarKeyedOperator
-from millstream.runtime.state.key_groups import assign_key_to_parallel_operator
 from millstream.table.arrow_slicing import ArrowSlicingAggregate
 from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.types import DataTypes
 from millstream.table.window_operators import SlicingAggregate
 from millstream.table.window_spec import WindowSpec
 from millstream.testing import OperatorHarness
+from tests.unit.table.columnar_feed import check_restore, feed
 
 BIGINT = DataTypes.BIGINT()
 CALLS = [
@@ -67,7 +65,7 @@ def partial(spec: WindowSpec, key: str, slice_index: int, rows: int, value: int 
 steps = st.lists(
     st.one_of(
         st.tuples(
-            st.just("p"),
+            st.just("p"),  # a partial: key, slice, rows, value
             st.sampled_from("abcdef"),
             st.integers(1, 9),
             st.integers(1, 3),
@@ -82,33 +80,19 @@ steps = st.lists(
 )
 
 
+def run(harnesses: list[OperatorHarness], spec: WindowSpec, script: list[Any], watermark: list[int]) -> None:
+    feed(
+        harnesses,
+        script,
+        watermark,
+        lambda step: partial(spec, *step[1:]),
+        lambda change: change[1][0],
+        KEY_TYPE,
+    )
+
+
 def harness(spec: WindowSpec, columnar: bool, **kwargs: Any) -> OperatorHarness:
     return OperatorHarness.of(window_stream(spec, columnar), **kwargs)
-
-
-def run(harnesses: list[OperatorHarness], spec: WindowSpec, script: list[Any], watermark: list[int]) -> None:
-    """Partials to the subtask owning their key, as a batch between two steps that are not
-    partials; watermarks that advance to every subtask."""
-    batches: list[list[Any]] = [[] for _ in harnesses]
-
-    def flush() -> None:
-        for h, batch in zip(harnesses, batches, strict=True):
-            if batch:
-                h.process_elements([(p, None) for p in batch])
-                batch.clear()
-
-    for step in script:
-        if step[0] == "p":
-            _, key, index, rows, value = step
-            owner = assign_key_to_parallel_operator((key,), 128, len(harnesses), KEY_TYPE)
-            batches[owner].append(partial(spec, key, index, rows, value))
-        else:
-            flush()
-            if step[0] == "w" and step[1] > watermark[0]:
-                watermark[0] = step[1]
-                for h in harnesses:
-                    h.process_watermark(step[1])
-    flush()
 
 
 @settings(max_examples=80, deadline=None)
@@ -129,48 +113,18 @@ def test_arrow_global_phase_emits_what_the_row_path_emits(name: str, script: Any
     name=st.sampled_from(sorted(SPECS)),
     script=steps,
     cut=st.integers(0, 50),
-    before=st.sampled_from(["arrow", "rows"]),
-    after=st.sampled_from(["arrow", "rows"]),
-    old_parallelism=st.integers(1, 3),
-    new_parallelism=st.integers(1, 3),
+    paths=st.tuples(st.booleans(), st.booleans()),  # columnar before, after
+    parallelism=st.tuples(st.integers(1, 3), st.integers(1, 3)),  # before, after
 )
 def test_a_snapshot_of_either_path_restores_into_either_at_any_parallelism(
-    name: str, script: Any, cut: int, before: str, after: str, old_parallelism: int, new_parallelism: int
+    name: str, script: Any, cut: int, paths: tuple[bool, bool], parallelism: tuple[int, int]
 ) -> None:
     spec = SPECS[name]
-    first, rest = script[:cut], script[cut:]
-    uninterrupted = harness(spec, True)
-    watermark = [-(2**63)]
-    run([uninterrupted], spec, first, watermark)
-    emitted_before = len(uninterrupted.output)
-    run([uninterrupted], spec, rest, list(watermark))
-    uninterrupted.end_input()
-    expected = Counter(o for o in uninterrupted.output[emitted_before:] if o[0] == "record")
 
-    old = [
-        harness(spec, before == "arrow", parallelism=old_parallelism, subtask_index=i)
-        for i in range(old_parallelism)
-    ]
-    saved = list(watermark := [-(2**63)])
-    run(old, spec, first, saved)
-    snapshots = [pickle.loads(pickle.dumps(h.snapshot())) for h in old]  # as a checkpoint stores them
-    restored = []
-    for i in range(new_parallelism):
-        merged = snapshots[0]._replace(
-            keyed=[s.keyed for s in snapshots],
-            event_timers=[t for s in snapshots for t in s.event_timers],
-        )
-        restored.append(
-            harness(
-                spec, after == "arrow", parallelism=new_parallelism, subtask_index=i, restored_state=merged
-            )
-        )
-    if saved[0] > -(2**63):  # the watermark is not in a snapshot: the sources send it again
-        for h in restored:
-            h.process_watermark(saved[0])
-    run(restored, spec, rest, saved)
-    outputs: Counter[Any] = Counter()
-    for h in restored:
-        h.end_input()
-        outputs.update(o for o in h.output if o[0] == "record")
-    assert outputs == expected
+    def make(columnar: bool, **options: Any) -> OperatorHarness:
+        return harness(spec, columnar, **options)
+
+    def run_spec(harnesses: list[OperatorHarness], steps: list[Any], watermark: list[int]) -> None:
+        run(harnesses, spec, steps, watermark)
+
+    check_restore(make, run_spec, script, cut, paths, parallelism)
