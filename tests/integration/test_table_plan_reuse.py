@@ -178,3 +178,16 @@ def test_a_shared_scan_parses_the_fields_its_consumers_read(tmp_path: Path) -> N
     )
     assert needed["person"] is not None and {"name", "city", "state"} <= needed["person"]
     assert "creditCard" not in needed["person"]
+    # explain prints what the shared scan reads, the Calcs above it as columnar
+    plan = t_env.explain_sql(f"INSERT INTO sink_q3 {QUERIES['q3'].sql}").split(
+        "== Optimized Execution Plan =="
+    )[1]
+    [scan_line] = [line for line in plan.splitlines() if "TableSourceScan" in line]
+    read = scan_line.split("read=[")[1].rstrip("])").split(", ")
+    assert sorted(read) == sorted(
+        name if fields is None else f"{name}.{field}"
+        for name, fields in needed.items()
+        for field in fields or [None]
+    )
+    branches = [line for line in plan.splitlines() if "Calc(" in line and "where=[(event_type = " in line]
+    assert len(branches) == 2 and all("columnar=[arrow]" in line for line in branches)

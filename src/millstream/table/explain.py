@@ -446,12 +446,21 @@ def _mark_columnar(line: _Line, reuse: Any, config: Any, inside: bool = False) -
     takes its Arrow batches, and a window aggregation's local phase on them."""
     from millstream.table.arrow_window import arrow_local_phase
     from millstream.table.columnar_scan import _ColumnarFormat, fuse
-    from millstream.table.planner import columnar_plan
+    from millstream.table.planner import _fields_read, _shared_below, columnar_plan
 
     if not inside:
+        shared = line.node is not None and _shared_below(line.node, reuse) is not None
+        if shared and line.name != "LocalWindowAggregate" and columnar_plan(line.node, reuse) is not None:
+            line.terms.append("columnar=[arrow]")  # its Calc on the shared scan's batches
+            for child in line.children:
+                _mark_columnar(child, reuse, config)
+            return
         scan = fuse(line.node)
         if scan is not None and line.name != "LocalWindowAggregate":
+            if reuse is not None and reuse.shared(line.node):  # one scan for its consumers
+                scan.fields = _fields_read(line.node, reuse)
             fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
+            fmt.fields = scan.fields
             needed = _ColumnarFormat.needed(fmt)
             read = [  # in the table's order
                 name if needed[name] is None else ", ".join(f"{name}.{f}" for f in sorted(needed[name] or ()))
