@@ -24,7 +24,7 @@ from typing import Any
 
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.aggregates import accumulator_for
-from millstream.table.arrow_slicing import _grouped, accumulator_columns, accumulator_rows
+from millstream.table.arrow_slicing import _grouped, accumulator_columns, accumulator_merges, accumulator_rows
 from millstream.table.planner import INSERT
 from millstream.table.timestamps import to_epoch_millis
 from millstream.table.types import DataType
@@ -55,7 +55,8 @@ class ArrowAttachedAggregate:
         self._key_ids: dict[Any, int] = {}
         self._keys: list[Any] = []  # id -> key
         self._fires: dict[int, int] = {}  # key id -> when its window fires (end - 1)
-        self._pending: list[tuple[Any, ...]] = []  # (key id, seq, argument values ...) per row
+        self._fire_times: set[int] = set()  # the distinct fire times of groups not emitted
+        self._pending: list[tuple[Any, ...]] = []  # (key id, fire, seq, argument values ...) per row
         self._held: list[tuple[int, int, Any]] = []  # restored (key id, seq, accumulators) to merge
         self._table: Any = None  # one accumulator row per group not yet emitted
         self._ends: dict[Any, int] = {}  # window end value -> epoch ms (cache)
@@ -84,27 +85,20 @@ class ArrowAttachedAggregate:
                 kid = ids[key] = len(self._keys)
                 self._keys.append(key)
                 fires[kid] = fire
-            pending.append((kid, seq, *[a(row) for a in arguments]))
+                self._fire_times.add(fire)
+            pending.append((kid, fire, seq, *[a(row) for a in arguments]))
             seq += 1
         self._seq = seq
 
     def on_watermark(self, watermark: int) -> list[tuple[list[Any], list[int]]]:
         """The groups whose window the watermark closed, in window order."""
-        if not any(fire <= watermark for fire in self._fires.values()):
+        if not any(fire <= watermark for fire in self._fire_times):
             return []
+        self._fire_times = {fire for fire in self._fire_times if fire > watermark}
         self._merge()
         return self._emit(watermark)
 
     # -- the accumulator table ---------------------------------------------------------------------
-
-    def _merges(self) -> list[tuple[str, str]]:
-        merges = [("seq", "min")]
-        for i, function in enumerate(self.functions):
-            if function == "SUM":
-                merges += [(f"a{i}", "sum"), (f"c{i}", "sum")]
-            else:
-                merges.append((f"a{i}", "sum" if function == "COUNT" else function.lower()))
-        return merges
 
     def _merge(self) -> None:
         """Held rows (and restored accumulators) folded into the accumulator table."""
@@ -117,10 +111,14 @@ class ArrowAttachedAggregate:
         if self._pending:
             pending, self._pending = self._pending, []
             columns = list(zip(*pending, strict=True))
-            raw: dict[str, Any] = {"key": int64_arrow(columns[0]), "seq": int64_arrow(columns[1])}
-            aggregations: list[Any] = [("seq", "min")]
+            raw: dict[str, Any] = {
+                "key": int64_arrow(columns[0]),
+                "fire": int64_arrow(columns[1]),
+                "seq": int64_arrow(columns[2]),
+            }
+            aggregations: list[Any] = [("fire", "min"), ("seq", "min")]
             for i, function in enumerate(self.functions):
-                values = columns[2 + i]
+                values = columns[3 + i]
                 if function == "COUNT":  # only whether each value is NULL counts
                     raw[f"v{i}"] = pa.array([None if v is None else 1 for v in values], pa.int64())
                 else:
@@ -137,7 +135,8 @@ class ArrowAttachedAggregate:
         if self._held:
             tables.append(self._restored_table())
         if tables:
-            self._table = _grouped(pa.concat_tables(tables), ["key"], self._merges())
+            merges = [("fire", "min"), ("seq", "min"), *accumulator_merges(self.functions)]
+            self._table = _grouped(pa.concat_tables(tables), ["key"], merges)
 
     def _as_accumulators(self, folded: Any) -> Any:
         """A group_by result of held rows as the accumulator table's columns."""
@@ -146,7 +145,11 @@ class ArrowAttachedAggregate:
 
         from millstream.table.vectorized import _from_bytes
 
-        columns: dict[str, Any] = {"key": folded.column("key"), "seq": folded.column("seq_min")}
+        columns: dict[str, Any] = {
+            "key": folded.column("key"),
+            "fire": folded.column("fire_min"),
+            "seq": folded.column("seq_min"),
+        }
         for i, function in enumerate(self.functions):
             if function == "SUM":
                 columns[f"a{i}"] = pc.fill_null(
@@ -167,6 +170,7 @@ class ArrowAttachedAggregate:
         held, self._held = self._held, []
         columns: dict[str, Any] = {
             "key": int64_arrow([kid for kid, _, _ in held]),
+            "fire": int64_arrow([self._fires[kid] for kid, _, _ in held]),
             "seq": int64_arrow([seq for _, seq, _ in held]),
         }
         per_function = [[accumulators[i] for _, _, accumulators in held] for i in range(len(self.functions))]
@@ -176,16 +180,14 @@ class ArrowAttachedAggregate:
     def _emit(self, watermark: int) -> list[tuple[list[Any], list[int]]]:
         import pyarrow.compute as pc
 
-        from millstream.table.vectorized import _from_bytes, int64_arrow
+        from millstream.table.vectorized import _from_bytes
 
         table = self._table
         if table is None:
             return []
-        fires = int64_arrow([self._fires[k] for k in table.column("key").to_pylist()])
-        table = table.append_column("fire", fires)
-        now = _from_bytes(watermark, None)
+        fires, now = table.column("fire"), _from_bytes(watermark, None)
         due = table.filter(pc.less_equal(fires, now))
-        self._table = table.filter(pc.greater(fires, now)).drop_columns(["fire"])
+        self._table = table.filter(pc.greater(fires, now))
         if not self._table.num_rows:
             self._table = None
         due = due.sort_by([("fire", "ascending"), ("seq", "ascending")])
@@ -260,6 +262,7 @@ class ArrowAttachedAggregate:
                 kid = self._key_ids[key] = len(self._keys)
                 self._keys.append(key)
             self._fires[kid] = fire_of[key]
+            self._fire_times.add(fire_of[key])
             self._held.append(
                 (kid, self._seq, [tuple(a) if isinstance(a, list) else a for a in accumulators])
             )

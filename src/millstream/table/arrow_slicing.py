@@ -109,18 +109,6 @@ class ArrowSlicingAggregate:
 
     # -- the slice table ------------------------------------------------------------------------
 
-    def _columns(self) -> list[tuple[str, str]]:
-        """(column, Arrow aggregation merging it) of every accumulator column."""
-        merges = []
-        for i, function in enumerate(self.functions):
-            if function == "SUM":
-                merges += [(f"a{i}", "sum"), (f"c{i}", "sum")]
-            elif function == "COUNT":
-                merges.append((f"a{i}", "sum"))
-            else:
-                merges.append((f"a{i}", function.lower()))
-        return merges
-
     def _merge(self) -> None:
         """The pending partials merged into the slice table (one row per key and slice)."""
         import pyarrow as pa
@@ -144,7 +132,9 @@ class ArrowSlicingAggregate:
         table = pa.table(columns)
         if self._table is not None:
             table = pa.concat_tables([self._table, table])
-        self._table = _grouped(table, ["key", "slice"], [("rows", "sum"), ("seq", "min"), *self._columns()])
+        self._table = _grouped(
+            table, ["key", "slice"], [("rows", "sum"), ("seq", "min"), *accumulator_merges(self.functions)]
+        )
 
     def _fire(self, end: int) -> tuple[list[Any], list[int]]:
         """Window ``end``'s row of every key holding rows in it, and their timestamps."""
@@ -154,7 +144,9 @@ class ArrowSlicingAggregate:
         if window is None:
             return [], []
         if spec.window_start(end) + spec.slice_size != end:  # several slices: merged per key
-            window = _grouped(window, ["key"], [("rows", "sum"), ("seq", "min"), *self._columns()])
+            window = _grouped(
+                window, ["key"], [("rows", "sum"), ("seq", "min"), *accumulator_merges(self.functions)]
+            )
         window = window.sort_by("seq")
         keys = self._keys
         results = []
@@ -298,6 +290,19 @@ def accumulator_columns(
         else:
             columns[f"a{i}"] = pa.array(values, value_types[i])
     return columns
+
+
+def accumulator_merges(functions: list[str]) -> list[tuple[str, str]]:
+    """(column, Arrow aggregation merging it) of every accumulator column of ``functions``."""
+    merges = []
+    for i, function in enumerate(functions):
+        if function == "SUM":
+            merges += [(f"a{i}", "sum"), (f"c{i}", "sum")]
+        elif function == "COUNT":
+            merges.append((f"a{i}", "sum"))
+        else:
+            merges.append((f"a{i}", function.lower()))
+    return merges
 
 
 def accumulator_rows(functions: list[str], table: Any) -> list[tuple[Any, ...]]:
