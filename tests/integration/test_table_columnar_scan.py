@@ -258,16 +258,15 @@ def test_two_phase_window_aggregation_equals_one_phase(tmp_path: Path, window: s
 
 
 def test_window_aggregation_runs_two_phase_unless_told_or_a_udaf() -> None:
-    from millstream.table.window_agg import two_phase
+    from millstream.table.exec_plan import two_phase
 
-    class Env:
-        def __init__(self, strategy: str | None) -> None:
-            self._table_config = {} if strategy is None else {"table.optimizer.agg-phase-strategy": strategy}
+    def config(strategy: str | None) -> dict[str, str]:
+        return {} if strategy is None else {"table.optimizer.agg-phase-strategy": strategy}
 
     builtins = [("COUNT", None, None), ("SUM", None, None)]
-    assert two_phase(Env(None), builtins) and two_phase(Env("TWO_PHASE"), builtins)
-    assert not two_phase(Env("ONE_PHASE"), builtins)
-    assert not two_phase(Env(None), [*builtins, (object(), None, None)])  # a Python UDAF
+    assert two_phase(config(None), builtins) and two_phase(config("TWO_PHASE"), builtins)
+    assert not two_phase(config("ONE_PHASE"), builtins)
+    assert not two_phase(config(None), [*builtins, (object(), None, None)])  # a Python UDAF
 
 
 def test_explain_marks_what_runs_columnar(tmp_path: Path) -> None:

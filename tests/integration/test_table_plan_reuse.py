@@ -110,15 +110,12 @@ def _job_nodes(t_env: TableEnvironment, insert: str, scans: list[Any] | None = N
     import json
 
     from millstream.graph.operator_specs import SourceSpec
-    from millstream.table.optimizer import optimize
-    from millstream.table.plan_reuse import plan_reuse
+    from millstream.table.planning import plan_job
     from millstream.table.sql import insert_plan
 
-    [plan] = optimize([insert_plan(t_env, insert)])
     env = t_env._environment()
-    env._table_config = t_env.get_config()
-    with plan_reuse(env, [plan]):
-        plan.translate(env)
+    [plan], ctx = plan_job(env, t_env.get_config(), [insert_plan(t_env, insert)])
+    plan.translate(ctx)
     graph = json.loads(env.get_execution_plan())
     for t in env._transformations.values():
         spec = getattr(t, "operator", None)

@@ -58,14 +58,14 @@ class AsyncOptions:
     max_attempts: int = ASYNC_SCALAR_MAX_ATTEMPTS.default
 
     @staticmethod
-    def of(env: Any) -> AsyncOptions:
-        """The options set in ``env``'s table configuration."""
+    def of(config: Any) -> AsyncOptions:
+        """The options set in ``config`` (a TableConfig, None: defaults)."""
         return AsyncOptions(
-            option_value(env, ASYNC_SCALAR_MAX_CONCURRENT_OPERATIONS),
-            option_value(env, ASYNC_SCALAR_TIMEOUT),
-            option_value(env, ASYNC_SCALAR_RETRY_STRATEGY) == "FIXED_DELAY",
-            option_value(env, ASYNC_SCALAR_RETRY_DELAY),
-            option_value(env, ASYNC_SCALAR_MAX_ATTEMPTS),
+            option_value(config, ASYNC_SCALAR_MAX_CONCURRENT_OPERATIONS),
+            option_value(config, ASYNC_SCALAR_TIMEOUT),
+            option_value(config, ASYNC_SCALAR_RETRY_STRATEGY) == "FIXED_DELAY",
+            option_value(config, ASYNC_SCALAR_RETRY_DELAY),
+            option_value(config, ASYNC_SCALAR_MAX_ATTEMPTS),
         )
 
 

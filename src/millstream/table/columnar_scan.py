@@ -33,7 +33,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.table.change_batch import ChangeBatch
@@ -48,6 +48,9 @@ from millstream.table.vectorized import (
     true_only,
     vectorizable,
 )
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["ColumnarScan", "fuse", "fuse_steps"]
 
@@ -81,18 +84,18 @@ class ColumnarScan(PlanNode):
     fields: dict[str, tuple[str, ...] | None] | None = None
     reads_source: ClassVar[bool] = True
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         from millstream.common import WatermarkStrategy
         from millstream.connectors.file.source import FileSource
 
         path = self.source.options["path"]
-        interval = env.get_config().get_auto_watermark_interval()
+        interval = ctx.env.get_config().get_auto_watermark_interval()
         fmt = _ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
         fmt.fields = self.fields
         strategy = WatermarkStrategy.no_watermarks()
         if self.watermark is not None:
-            strategy = _watermark_strategy(self.watermark, env)
-        return env.from_source(
+            strategy = _watermark_strategy(self.watermark, ctx.env)
+        return ctx.env.from_source(
             FileSource.for_record_stream_format(fmt, path).build(), strategy, self.describe()
         )
 

@@ -24,7 +24,7 @@ import os
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from millstream.connectors.file.source import FileReader, StreamFormat, _Split
 from millstream.connectors.formats.row_formats import csv_field as _csv_value
@@ -34,6 +34,9 @@ from millstream.table.factories import DynamicTableFactory, TableContext, TableS
 from millstream.table.planner import INSERT, PlanNode, SourceScan
 from millstream.table.table_options import parse_duration_ms
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["FILESYSTEM", "FileSystemSource", "write_filesystem"]
 
@@ -64,7 +67,7 @@ class FileSystemSource(SourceScan):
     options: dict[str, str] = field(default_factory=dict)
     partition_keys: list[str] = field(default_factory=list)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         from millstream.common import WatermarkStrategy
         from millstream.connectors.file.source import FileSource
 
@@ -82,7 +85,7 @@ class FileSystemSource(SourceScan):
                 raise ValueError(f"'source.monitor-interval' must be greater than 0, got {interval!r}")
             builder.monitor_continuously(millis)
         source = builder.build()
-        return env.from_source(source, WatermarkStrategy.no_watermarks(), f"filesystem: {path}")
+        return ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), f"filesystem: {path}")
 
 
 class _TableFileFormat(StreamFormat):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from millstream.common.types import Row
 from millstream.datastream import KeyedProcessFunction
@@ -29,6 +29,9 @@ from millstream.table.table_options import (
     with_ttl,
 )
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["Aggregate", "GroupAggregateFunction", "TableAggregate"]
 
@@ -49,19 +52,7 @@ class Aggregate(PlanNode):
     attached: tuple[int, int] | None = None  # keys that are the input's window_start / window_end
     compiled: ClassVar[dict[str, str]] = {"keys": "key_expressions", "calls": "argument_expressions"}
 
-    def attached_on_arrow(self, env: Any) -> bool:
-        """Whether a GROUP BY over an attached window runs on Arrow (``arrow_attached.py``):
-        the columnar path on, and every aggregate one Arrow folds exactly."""
-        from millstream.table.arrow_window import exact_aggregate
-        from millstream.table.planner import columnar_enabled
-
-        return (
-            self.attached is not None
-            and columnar_enabled(env)
-            and all(isinstance(f, str) and exact_aggregate(f, t) for f, _, t in self.calls)
-        )
-
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         keys = self.keys
         if self.attached is not None:  # a window aggregation over the window the rows carry
@@ -71,11 +62,11 @@ class Aggregate(PlanNode):
 
             root = self.types[self.attached[1]].root
             attached = AttachedWindowAggregate(self.calls, self.attached[1], root)
-            stream = self.input.translate(env)
+            stream = self.input.translate(ctx)
             others = [i for i in range(len(keys)) if i not in self.attached]  # Flink's window agg key
             key_type = BinaryRowKeyType.of(self.types[: len(keys)], others)
             keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type)
-            if not self.attached_on_arrow(env):
+            if not ctx.physical.of(self).attached_on_arrow:
                 return keyed.process(attached)
             columnar = ArrowAttachedAggregate(keys, self.calls, self.attached[1], root)  # arrow_attached.py
             spec = KeyedProcessSpec(attached, "process_element", columnar=columnar)  # the row function kept
@@ -83,11 +74,11 @@ class Aggregate(PlanNode):
         function = GroupAggregateFunction(
             self.calls, retracting=self.input.updating, batch=self.batch, key_count=len(keys)
         )
-        function.ttl_ms = 0 if self.batch else state_ttl_ms(env)
+        function.ttl_ms = 0 if self.batch else state_ttl_ms(ctx.config)
         # BATCH emits final rows only: every batch is grouped by key; streaming only with
         # table.exec.mini-batch.enabled (one update per key and mini-batch)
-        function.key_group_size = _BATCH_GROUP if self.batch else mini_batch_size(env)
-        function.key_group_latency_ms = mini_batch_latency_ms(env) if function.key_group_size else 0
+        function.key_group_size = _BATCH_GROUP if self.batch else mini_batch_size(ctx.config)
+        function.key_group_latency_ms = mini_batch_latency_ms(ctx.config) if function.key_group_size else 0
         if (
             not self.batch
             and not function.key_group_size
@@ -95,8 +86,8 @@ class Aggregate(PlanNode):
         ):
             # PyFlink runs a group aggregation with Python UDAFs in its Python operator, which
             # buffers each bundle by key and emits once per key at the bundle's end
-            function.key_group_size, function.key_group_latency_ms = python_bundle(env)
-        stream = self.input.translate(env)
+            function.key_group_size, function.key_group_latency_ms = python_bundle(ctx.config)
+        stream = self.input.translate(ctx)
         key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
 
@@ -187,11 +178,11 @@ class TableAggregate(PlanNode):
     function: Any = None
     input_names: list[str] = field(default_factory=list)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         keys = self.keys
         process = _TableAggregateFunction(self.function, self.input_names)
-        return self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(process)
+        return self.input.translate(ctx).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(process)
 
 
 class _TableAggregateFunction(KeyedProcessFunction):

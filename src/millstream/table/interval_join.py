@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
@@ -20,6 +20,9 @@ from millstream.table.expression import interval_millis
 from millstream.table.join import keyed_sides
 from millstream.table.planner import INSERT, PlanNode
 from millstream.table.timestamps import to_epoch_millis
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["IntervalJoin", "time_bounds"]
 
@@ -88,7 +91,7 @@ class IntervalJoin(PlanNode):
     times: tuple[int, int] = (0, 0)  # the time columns of the left and the right input
     where: Any = None  # the condition as an expression (explain prints it)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.left is not None and self.right is not None
         if self.left.updating or self.right.updating:
             raise ValueError("an interval join needs insert-only inputs")
@@ -101,7 +104,7 @@ class IntervalJoin(PlanNode):
             self.times,
             roots,
         )
-        return keyed_sides(self, env).process(function)
+        return keyed_sides(self, ctx).process(function)
 
 
 class _IntervalJoinFunction(KeyedProcessFunction):

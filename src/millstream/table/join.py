@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
@@ -37,6 +37,9 @@ from millstream.table.expression_tree import columns_of, conjuncts
 from millstream.table.planner import DELETE, INSERT, UPDATE_AFTER, PlanNode, single_subtask_changelog
 from millstream.table.table_options import state_ttl_ms, with_ttl
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["Join", "NullAwareAntiJoin", "split_condition"]
 
@@ -55,7 +58,7 @@ class Join(PlanNode):
     residual: Callable[[tuple[Any, ...]], Any] | None = None
     condition: Any = None  # the whole join condition as an expression (None: every pair)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.left is not None and self.right is not None
         function: _JoinFunction
         if self.join_type in ("SEMI", "ANTI"):
@@ -66,8 +69,8 @@ class Join(PlanNode):
             function = _JoinFunction(
                 self.join_type, len(self.left.names), len(self.right.names), self.residual
             )
-        function.ttl_ms = state_ttl_ms(env)
-        return keyed_sides(self, env).process(function)
+        function.ttl_ms = state_ttl_ms(ctx.config)
+        return keyed_sides(self, ctx).process(function)
 
 
 class _JoinFunction(KeyedProcessFunction):
@@ -196,12 +199,12 @@ class NullAwareAntiJoin(PlanNode):
     right: PlanNode | None = None
     value: Callable[[tuple[Any, ...]], Any] | None = None  # x of a left row
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.left is not None and self.right is not None and self.value is not None
-        left = self.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
-        right = self.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
+        left = self.left.translate(ctx).map(lambda kv: (_LEFT, kv[0], kv[1]))
+        right = self.right.translate(ctx).map(lambda kv: (_RIGHT, kv[0], kv[1]))
         function = _NullAwareAntiJoinFunction(self.value)
-        function.ttl_ms = state_ttl_ms(env)
+        function.ttl_ms = state_ttl_ms(ctx.config)
         joined = left.union(right).key_by(lambda tagged: 0).process(function).set_parallelism(1)
         return single_subtask_changelog(joined)
 
@@ -308,12 +311,12 @@ def _join_key_type(left: list[Any], right: list[Any]) -> BinaryRowKeyType | None
     return BinaryRowKeyType.of(types)
 
 
-def keyed_sides(join: Any, env: Any) -> Any:
+def keyed_sides(join: Any, ctx: PlanningContext) -> Any:
     """Both inputs of a join node as one stream of ``(side, kind, row)``, keyed by each side's
     join keys (no keys: one key, so every row meets every row in one subtask)."""
     left_keys, right_keys = join.left_keys, join.right_keys
-    left = join.left.translate(env).map(lambda kv: (_LEFT, kv[0], kv[1]))
-    right = join.right.translate(env).map(lambda kv: (_RIGHT, kv[0], kv[1]))
+    left = join.left.translate(ctx).map(lambda kv: (_LEFT, kv[0], kv[1]))
+    right = join.right.translate(ctx).map(lambda kv: (_RIGHT, kv[0], kv[1]))
 
     def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
         keys = left_keys if tagged[0] == _LEFT else right_keys
@@ -448,14 +451,14 @@ class WindowJoin(PlanNode):
     condition: Any = None  # the whole ON condition, as an expression
     where: Any = None  # the ON condition but the window bounds' equalities (explain prints it)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.left is not None and self.right is not None
         if self.left.updating or self.right.updating:
             raise ValueError("a window join needs insert-only windowed inputs")
         roots = (self.left.types[self.ends[0]].root, self.right.types[self.ends[1]].root)
         widths = (len(self.left.names), len(self.right.names))
         function = _WindowJoinFunction(self.join_type, widths, self.residual, self.ends, roots)
-        return keyed_sides(self, env).process(function)
+        return keyed_sides(self, ctx).process(function)
 
 
 class _WindowJoinFunction(KeyedProcessFunction):

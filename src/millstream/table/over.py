@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
@@ -24,6 +24,9 @@ from millstream.table.expression import Expression, OverCall, OverFrame
 from millstream.table.planner import END_OF_INPUT, INSERT, PlanNode, single_subtask_changelog
 from millstream.table.timestamps import to_epoch_millis
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["OverAggregate", "OverCall", "OverFrame", "over_aggregate"]
 
@@ -39,12 +42,12 @@ class OverAggregate(PlanNode):
     preceding: int | None = None
     calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         keys = self.partition_keys
         root = self.input.types[self.time_column].root
         function = _OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
-        stream = self.input.translate(env)
+        stream = self.input.translate(ctx)
         keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]))
         result = keyed.process(function)
         if not keys:
@@ -228,7 +231,7 @@ class Rank(PlanNode):
     dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
     rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         keys = self.partition_keys
         function: KeyedProcessFunction
@@ -241,7 +244,7 @@ class Rank(PlanNode):
         else:
             function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
         result = (
-            self.input.translate(env)
+            self.input.translate(ctx)
             .key_by(lambda kv: tuple([k(kv[1]) for k in keys]), self.key_type)
             .process(function)
         )
@@ -446,7 +449,7 @@ class WindowRank(PlanNode):
     rank_column: int | None = None
     end_column: int = 0  # the window_end column of the input
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         if self.input.updating:
             raise ValueError("window Top-N needs an insert-only windowed input")
@@ -458,7 +461,7 @@ class WindowRank(PlanNode):
             self.end_column,
             self.input.types[self.end_column].root,
         )
-        return self.input.translate(env).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+        return self.input.translate(ctx).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
 
 
 class _WindowRankFunction(_TopNFunction):

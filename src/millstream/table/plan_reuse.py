@@ -23,13 +23,12 @@ is shared: each scan reads its input on its own.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import decimal
 import functools
 import operator
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from millstream.table.types import DataType
@@ -175,38 +174,21 @@ def _flatten(parts: Any) -> list[Any]:
 
 def reusing(translate: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``translate`` that hands out the stream already made for a node with the same key,
-    when the environment carries a ``PlanReuse`` (``env._plan_reuse``)."""
+    when the job's planning context carries a ``PlanReuse`` (``PlanningContext.reuse``)."""
 
     @functools.wraps(translate)
-    def reused(node: Any, env: Any) -> Any:
-        reuse: PlanReuse | None = getattr(env, "_plan_reuse", None)
+    def reused(node: Any, ctx: Any) -> Any:
+        reuse: PlanReuse | None = ctx.reuse
         if reuse is None:
-            return translate(node, env)
+            return translate(node, ctx)
         key = reuse.key(node)
         if key is None:
-            return translate(node, env)
+            return translate(node, ctx)
         stream = reuse.streams.get(key)
         if stream is None:
-            stream = reuse.streams[key] = translate(node, env)
+            stream = reuse.streams[key] = translate(node, ctx)
         else:
             reuse.reused[key] = reuse.reused.get(key, 0) + 1
         return stream
 
     return reused
-
-
-@contextlib.contextmanager
-def plan_reuse(env: Any, plans: list[Any]) -> Iterator[None]:
-    """While a job's ``plans`` translate on ``env``: identical parts are translated once
-    (``plan_reuse.py``; ``table.optimizer.reuse-sub-plan-enabled``)."""
-    from millstream.table.table_options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
-
-    if not option_value(env, REUSE_SUB_PLAN):
-        yield
-        return
-    env._plan_reuse = PlanReuse(sources=option_value(env, REUSE_SOURCE))
-    env._plan_reuse.count_uses(plans)
-    try:
-        yield
-    finally:
-        env._plan_reuse = None

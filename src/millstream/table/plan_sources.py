@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from millstream.common.types import Row
 from millstream.table.aggregates import to_float32
 from millstream.table.planner import INSERT, PlanNode, SourceScan
 from millstream.table.timestamps import from_epoch_millis
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["DataGen", "FromDataStream"]
 
@@ -22,7 +25,7 @@ class FromDataStream(PlanNode):
 
     stream: Any = None
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         width = len(self.names)
         instants = [i for i, t in enumerate(self.types) if t.root == "TIMESTAMP_LTZ"]
         floats = [i for i, t in enumerate(self.types) if t.root == "FLOAT"]
@@ -56,7 +59,7 @@ class DataGen(SourceScan):
 
     options: dict[str, str] = field(default_factory=dict)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         from millstream.common import WatermarkStrategy
         from millstream.datastream.connectors.datagen import DataGeneratorSource
 
@@ -76,7 +79,7 @@ class DataGen(SourceScan):
             return (INSERT, tuple(f(index) for f in fields))
 
         source = DataGeneratorSource(generate, count, rate)
-        return env.from_source(source, WatermarkStrategy.no_watermarks(), "datagen")
+        return ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), "datagen")
 
 
 def _field_generator(name: str, data_type: DataType, options: dict[str, str]) -> Callable[[int], Any]:

@@ -3,7 +3,8 @@ DataStream transformations that run on millstream's own runtime.
 
 ::
 
-    Table calls ──► PlanNode tree ──► translate(node, env) ──► DataStream of (row kind, values)
+    Table calls ──► PlanNode tree ──► phases (planning.py) ──► translate(node, ctx)
+                                                           ──► DataStream of (kind, values)
 
 Every node knows its columns (names, data types) and whether it produces an updating
 changelog (``updating``: rows may be retracted with ``-U``/``-D``) or inserts only. Rows
@@ -19,7 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from millstream.common.types import Row
 from millstream.datastream import KeyedProcessFunction
@@ -27,14 +28,11 @@ from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.expression import Expression
 from millstream.table.plan_reuse import reusing
-from millstream.table.table_options import (
-    ARROW_BATCH_SIZE,
-    COLUMNAR_ENABLED,
-    option_value,
-    state_ttl_ms,
-    with_ttl,
-)
+from millstream.table.table_options import ARROW_BATCH_SIZE, option_value, state_ttl_ms, with_ttl
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = [
     "END_OF_INPUT",
@@ -85,8 +83,8 @@ class PlanNode:
         if "translate" in cls.__dict__:  # a part of the plan met twice is translated once
             cls.translate = reusing(cls.__dict__["translate"])  # type: ignore[method-assign,assignment]
 
-    def translate(self, env: Any) -> Any:
-        """The DataStream of ``(kind, values)`` this node produces on ``env``."""
+    def translate(self, ctx: PlanningContext) -> Any:
+        """The DataStream of ``(kind, values)`` this node produces, added to ``ctx.env``."""
         raise NotImplementedError
 
 
@@ -96,14 +94,14 @@ class Values(PlanNode):
 
     rows: list[tuple[Any, ...]] = field(default_factory=list)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         """A source at the default parallelism whose first subtask emits the rows (Flink's
         values source: the rows arrive at subtask 1, so a print sink prefixes them ``1>``)."""
         from millstream.connectors.collection import CollectionSource
         from millstream.graph.operator_specs import SourceSpec
 
         spec = SourceSpec(CollectionSource([(INSERT, row) for row in self.rows]))
-        return env._source("Values", spec, None)
+        return ctx.env._source("Values", spec, None)
 
 
 @dataclass
@@ -115,20 +113,20 @@ class Project(PlanNode):
     expressions: list[Expression] | None = None  # the same as expressions: generated into one function
     compiled: ClassVar[dict[str, str]] = {"functions": "expressions"}
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         source = self.input
         if self.expressions is None:
             fns = self.functions
-            return source.translate(env).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
-        scanned = columnar_scan(self, env)
+            return source.translate(ctx).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+        scanned = columnar_scan(self, ctx)
         if scanned is not None:
             return scanned
 
         condition = None
         if isinstance(source, Filter) and source.expression is not None and source.input is not None:
             condition, source = source.expression, source.input  # a filter then a projection: one calc
-        return calc_stream(source, env, condition, self.expressions)
+        return calc_stream(source, ctx, condition, self.expressions)
 
 
 @dataclass
@@ -156,12 +154,12 @@ class Filter(PlanNode):
             window=node.window,
         )
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.condition is not None
         if self.expression is not None:
-            return columnar_scan(self, env) or calc_stream(self.input, env, self.expression, None)
+            return columnar_scan(self, ctx) or calc_stream(self.input, ctx, self.expression, None)
         condition = self.condition
-        return self.input.translate(env).filter(lambda kv: condition(kv[1]) is True)
+        return self.input.translate(ctx).filter(lambda kv: condition(kv[1]) is True)
 
 
 @dataclass
@@ -172,10 +170,10 @@ class Limit(PlanNode):
     offset: int = 0
     fetch: int | None = None
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         return (
-            self.input.translate(env)
+            self.input.translate(ctx)
             .key_by(lambda kv: 0)
             .process(_LimitFunction(self.offset, self.fetch))
             .set_parallelism(1)
@@ -183,7 +181,7 @@ class Limit(PlanNode):
 
 
 def calc_stream(
-    source: PlanNode, env: Any, condition: Expression | None, projection: list[Expression] | None
+    source: PlanNode, ctx: PlanningContext, condition: Expression | None, projection: list[Expression] | None
 ) -> Any:
     """``source``'s rows filtered by ``condition`` and projected to ``projection``: vectorized on
     Arrow batches when every expression has an Arrow equal, else generated row-at-a-time code."""
@@ -198,24 +196,21 @@ def calc_stream(
     if any(has_batched_call(e) for e in bound):  # pandas or async UDFs: per chunk of rows
         bound_condition = bound.pop(0) if condition is not None else None
         bound_projection = bound if projection is not None else None
-        size = option_value(env, ARROW_BATCH_SIZE)
-        batched = BatchedCallCalc(names, types, bound_condition, bound_projection, size, AsyncOptions.of(env))
-        return source.translate(env)._map_batches(batched, method="__call__")
+        size = option_value(ctx.config, ARROW_BATCH_SIZE)
+        batched = BatchedCallCalc(
+            names, types, bound_condition, bound_projection, size, AsyncOptions.of(ctx.config)
+        )
+        return source.translate(ctx)._map_batches(batched, method="__call__")
     calc = calc_function(names, types, condition, projection)
     if all(vectorizable(e, names, types) for e in expressions):
-        return source.translate(env)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
-    return source.translate(env).flat_map(calc)
+        return source.translate(ctx)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
+    return source.translate(ctx).flat_map(calc)
 
 
-def columnar_enabled(env: Any) -> bool:
-    """``table.exec.columnar.enabled`` (default true): scans and the Calcs above them may run on
-    Arrow batches (``columnar_scan``); false keeps every row a Python tuple from the source on."""
-    return option_value(env, COLUMNAR_ENABLED)
-
-
-def columnar_scan(node: PlanNode, env: Any) -> Any:
-    """The stream of ``node``'s rows computed by a columnar scan, or None when it cannot be."""
-    batches = columnar_batches(node, env)
+def columnar_scan(node: PlanNode, ctx: PlanningContext) -> Any:
+    """The stream of ``node``'s rows computed on Arrow, when the physical phase decided so
+    (``exec_plan.py``), else None."""
+    batches = columnar_batches(node, ctx)
     if batches is None:
         return None
     from millstream.table.change_batch import BatchRows
@@ -223,21 +218,29 @@ def columnar_scan(node: PlanNode, env: Any) -> Any:
     return batches._map_batches(BatchRows(list(node.types))).name("Rows")
 
 
-def columnar_batches(node: PlanNode, env: Any) -> Any:
-    """The stream of ``ChangeBatch`` elements computing ``node`` on Arrow (``columnar_plan``),
-    or None."""
-    if not columnar_enabled(env):
-        return None
-    plan = columnar_plan(node, getattr(env, "_plan_reuse", None))
-    return None if plan is None else plan(env)
+def columnar_batches(node: PlanNode, ctx: PlanningContext) -> Any:
+    """The stream of ``ChangeBatch`` elements computing ``node`` on Arrow, when the physical
+    phase decided so, else None."""
+    arrow = ctx.physical.of(node).arrow
+    return None if arrow is None else arrow.translate(ctx)
 
 
-def columnar_plan(node: PlanNode, reuse: Any) -> Callable[[Any], Any] | None:
-    """``translate(env)`` of ``node``'s rows as a stream of ``ChangeBatch`` elements, or None
-    when they cannot come as Arrow batches: a columnar scan of ``node``'s chain (a scan of the
-    same table and steps is translated once, ``plan_reuse.py``) or, when a node of the chain
-    below ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for
-    every consumer) through an Arrow Calc of the nodes above it (``batch_calc.py``)."""
+@dataclass(frozen=True)
+class ArrowPlan:
+    """How a node's rows come as Arrow batches: ``translate(ctx)`` makes the stream of its
+    ``ChangeBatch`` elements; ``scan``: the columnar scan fusing its chain with the file scan
+    below (None: an Arrow Calc over the batches of a scan shared with other consumers)."""
+
+    translate: Callable[[Any], Any]
+    scan: Any = None
+
+
+def columnar_plan(node: PlanNode, reuse: Any) -> ArrowPlan | None:
+    """How ``node``'s rows come as a stream of ``ChangeBatch`` elements, or None when they
+    cannot come as Arrow batches: a columnar scan of ``node``'s chain (a scan of the same table
+    and steps is translated once, ``plan_reuse.py``) or, when a node of the chain below
+    ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for every
+    consumer) through an Arrow Calc of the nodes above it (``batch_calc.py``)."""
     from millstream.table.columnar_scan import fuse, fuse_steps
 
     shared = _shared_below(node, reuse)
@@ -245,20 +248,21 @@ def columnar_plan(node: PlanNode, reuse: Any) -> Callable[[Any], Any] | None:
         scan = fuse(node)
         if scan is not None and reuse is not None and reuse.shared(node):
             scan.fields = _fields_read(node, reuse)  # one scan for every consumer: what they read
-        return None if scan is None else scan.translate
+        return None if scan is None else ArrowPlan(scan.translate, scan)
     steps = fuse_steps(node, shared)
     below = None if steps is None else columnar_plan(shared, reuse)
     if steps is None or below is None:
         return None
 
     read = _fields_read(node, reuse) if reuse.shared(node) else None  # its consumers' union
+    batches = below.translate
 
-    def translate(env: Any) -> Any:
+    def translate(ctx: Any) -> Any:
         from millstream.table.batch_calc import BatchCalc
 
-        return below(env)._map_batches(BatchCalc(steps, list(node.types), _top(node, read))).name("Calc")
+        return batches(ctx)._map_batches(BatchCalc(steps, list(node.types), _top(node, read))).name("Calc")
 
-    return translate
+    return ArrowPlan(translate)
 
 
 def _fields_read(node: PlanNode, reuse: Any) -> dict[str, tuple[str, ...] | None] | None:
@@ -316,9 +320,9 @@ def _by_row(row: tuple[Any, ...], parallelism: int) -> int:
     return zlib.crc32(repr(row).encode()) % parallelism
 
 
-def translate(node: PlanNode, env: Any) -> Any:
+def translate(node: PlanNode, ctx: PlanningContext) -> Any:
     """The DataStream of ``(kind, values)`` pairs for ``node``."""
-    return node.translate(env)
+    return node.translate(ctx)
 
 
 class _LimitFunction(KeyedProcessFunction):
@@ -343,7 +347,7 @@ class FlatMap(PlanNode):
     input: PlanNode | None = None
     rows_of: Callable[[Any], list[tuple[Any, ...]]] | None = None
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.rows_of is not None
         rows_of, names = self.rows_of, list(self.input.names)
 
@@ -352,7 +356,7 @@ class FlatMap(PlanNode):
             row.set_field_names(names)
             return [(kv[0], out) for out in rows_of(row)]
 
-        return self.input.translate(env).flat_map(expand)
+        return self.input.translate(ctx).flat_map(expand)
 
 
 @dataclass
@@ -366,7 +370,7 @@ class Sink(PlanNode):
     partition_keys: list[str] = field(default_factory=list)
     table_sink: Any = None  # the factory's TableSink
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.table_sink is not None
         if self.input.updating and self.table_sink.changelog == "insert-only":
             raise ValueError(
@@ -375,19 +379,19 @@ class Sink(PlanNode):
                 "write it in batch mode, or to a connector or format that takes a changelog "
                 "(upsert-kafka, debezium-json, canal-json)"
             )
-        batches = self.batch_scan(env)
+        batches = self.batch_scan(ctx)
         if batches is not None:  # inserted rows as Arrow batches, straight from the scan
             return self.table_sink.consume_batches(batches, list(self.names), list(self.input.types))
-        stream = self.input.translate(env)
+        stream = self.input.translate(ctx)
         return self.table_sink.consume(stream, list(self.names), list(self.input.types))
 
-    def batch_scan(self, env: Any) -> Any:
-        """The stream of ``ChangeBatch`` elements of a columnar scan computing the input, when
-        the sink takes them (None: rows)."""
-        if not getattr(self.table_sink, "takes_batches", False):
+    def batch_scan(self, ctx: PlanningContext) -> Any:
+        """The stream of ``ChangeBatch`` elements computing the input on Arrow, when the sink
+        takes them (None: rows)."""
+        if not ctx.physical.of(self).sink_batches:
             return None
         assert self.input is not None
-        return columnar_batches(self.input, env)
+        return columnar_batches(self.input, ctx)
 
 
 @dataclass
@@ -399,12 +403,12 @@ class ChangelogNormalize(PlanNode):
     input: PlanNode | None = None
     key_indexes: list[int] = field(default_factory=list)
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         indexes = list(self.key_indexes)
         function = _NormalizeFunction()
-        function.ttl_ms = state_ttl_ms(env)
-        stream = self.input.translate(env)
+        function.ttl_ms = state_ttl_ms(ctx.config)
+        stream = self.input.translate(ctx)
         key_type = BinaryRowKeyType.of([self.input.types[i] for i in indexes])
         return stream.key_by(lambda kv: tuple([kv[1][i] for i in indexes]), key_type).process(function)
 
@@ -452,10 +456,10 @@ class Sort(PlanNode):
     fetch: int | None = None
     key_expressions: list[tuple[Expression, bool]] | None = None
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         function = _SortFunction(self.keys, self.offset, self.fetch)
-        return self.input.translate(env).key_by(lambda kv: 0).process(function).set_parallelism(1)
+        return self.input.translate(ctx).key_by(lambda kv: 0).process(function).set_parallelism(1)
 
 
 def _nulls_low(key: Callable[[tuple[Any, ...]], Any], row: tuple[Any, ...]) -> tuple[bool, Any]:

@@ -21,10 +21,9 @@ from millstream.common.types import Row, RowKind
 from millstream.table.catalog import CatalogMethods
 from millstream.table.environment_settings import EnvironmentSettings
 from millstream.table.factories import find_format_factory, find_table_factory
-from millstream.table.optimizer import optimize
-from millstream.table.plan_reuse import plan_reuse
 from millstream.table.plan_sources import FromDataStream
 from millstream.table.planner import PlanNode, Sink, Values
+from millstream.table.planning import plan_job
 from millstream.table.schema_planning import (
     apply_schema,
     as_tuple,
@@ -177,11 +176,9 @@ class TableEnvironment(CatalogMethods):
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
-        env._table_config = self._config
-        sinks = optimize(sinks)
-        with plan_reuse(env, sinks):
-            for sink in sinks:
-                sink.translate(env)
+        sinks, ctx = plan_job(env, self._config, sinks)
+        for sink in sinks:
+            sink.translate(ctx)
         client = env.execute_async("insert-into")
         names = [f"default_catalog.default_database.{s.label or 'sink'}" for s in sinks]
         return TableResult(
@@ -268,7 +265,8 @@ class TableEnvironment(CatalogMethods):
         return env
 
     def _run(self, plan: PlanNode, insert: bool) -> TableResult:
-        [plan] = optimize([plan])
+        env = self._environment()
+        [plan], ctx = plan_job(env, self._config, [plan])
         if not insert and self._batch:
             target = self._config.get("execution.target", None) or ""
             runner = get_table_runner(target) if target else None
@@ -277,10 +275,7 @@ class TableEnvironment(CatalogMethods):
                 self.last_runtime = target
                 return TableResult(plan.names, plan.types, iter(rows), streaming=False)
         self.last_runtime = "datastream"
-        env = self._environment()
-        env._table_config = self._config  # the plan reads table.exec.* options from it
-        with plan_reuse(env, [plan]):
-            stream = plan.translate(env)
+        stream = plan.translate(ctx)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             client = env.execute_async("insert-into")
             return TableResult(["result"], [DataTypes.BIGINT()], iter([("+I", (-1,))]), False, client)
@@ -425,9 +420,8 @@ class StreamTableEnvironment(TableEnvironment):
             return row
 
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
-        self._stream_env._table_config = self._config
-        [plan] = optimize([plan])
-        return plan.translate(self._stream_env).map(to_row, output_type=type_info)
+        [plan], ctx = plan_job(self._stream_env, self._config, [plan])
+        return plan.translate(ctx).map(to_row, output_type=type_info)
 
 
 def _final_rows(changes: Any) -> Any:

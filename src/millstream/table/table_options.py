@@ -3,8 +3,8 @@ and descriptions (as Flink's ``OptimizerConfigOptions`` / ``ExecutionConfigOptio
 ``PythonOptions``), read through ``option_value`` so that a malformed value fails in one
 line naming the key.
 
-``TableConfig.set(key, value)`` stores strings; the planner reads them when it translates a
-query (``env._table_config``).
+``TableConfig.set(key, value)`` stores strings; the planner reads them when it plans and
+translates a query (``PlanningContext.config``, ``planning.py``).
 """
 
 from __future__ import annotations
@@ -113,14 +113,13 @@ ASYNC_SCALAR_MAX_ATTEMPTS: ConfigOption[int] = ConfigOption(
 )
 
 
-def option_value(env: Any, option: ConfigOption[T]) -> T:
-    """``option``'s value in ``env``'s table configuration (``env`` a TableConfig, or a planning
-    environment carrying one) or its default when unset.
+def option_value(config: Any, option: ConfigOption[T]) -> T:
+    """``option``'s value in ``config`` (a TableConfig or a mapping of keys to values; None:
+    nothing set) or its default when unset.
 
     Raises:
         ConfigurationError: the value is malformed (one line naming the key and the value).
     """
-    config = env if hasattr(env, "get_configuration") else getattr(env, "_table_config", None)
     raw = None
     if config is not None:
         for key in (option.key, *option.fallback_keys):
@@ -143,12 +142,11 @@ _DURATION_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 10
                    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}  # fmt: skip
 
 
-def mini_batch_size(env: Any) -> int:
+def mini_batch_size(config: Any) -> int:
     """``table.exec.mini-batch.size`` when ``table.exec.mini-batch.enabled`` (else 0). As in
     Flink both ``allow-latency`` and ``size`` must then be set: a mini-batch ends when it holds
     ``size`` records or ``allow-latency`` after its first, and before watermarks and
     checkpoints."""
-    config = getattr(env, "_table_config", None)
     if config is None or str(config.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
         return 0
     latency = config.get("table.exec.mini-batch.allow-latency", None)
@@ -170,10 +168,9 @@ def mini_batch_size(env: Any) -> int:
     return count
 
 
-def python_bundle(env: Any) -> tuple[int, int]:
+def python_bundle(config: Any) -> tuple[int, int]:
     """``python.fn-execution.bundle.size`` and ``.time`` (ms) of the job (PyFlink 2.3's
     defaults: 1000 records, 1000 ms)."""
-    config = getattr(env, "_table_config", None)
     size = config.get("python.fn-execution.bundle.size", None) if config is not None else None
     time_ms = config.get("python.fn-execution.bundle.time", None) if config is not None else None
     return (
@@ -182,9 +179,8 @@ def python_bundle(env: Any) -> tuple[int, int]:
     )
 
 
-def mini_batch_latency_ms(env: Any) -> int:
+def mini_batch_latency_ms(config: Any) -> int:
     """``table.exec.mini-batch.allow-latency`` in ms (checked by ``mini_batch_size``)."""
-    config = getattr(env, "_table_config", None)
     value = config.get("table.exec.mini-batch.allow-latency", None) if config is not None else None
     return parse_duration_ms(value) if value not in (None, "") else 0
 
@@ -199,9 +195,8 @@ def parse_duration_ms(text: str) -> int:
     return int(match.group(1)) * _DURATION_UNITS[match.group(2).lower()]
 
 
-def state_ttl_ms(env: Any) -> int:
-    """``table.exec.state.ttl`` of the table job on ``env`` (0: state kept forever)."""
-    config = getattr(env, "_table_config", None)
+def state_ttl_ms(config: Any) -> int:
+    """``table.exec.state.ttl`` in ``config`` (a TableConfig, None: unset; 0: state kept forever)."""
     value = config.get("table.exec.state.ttl", None) if config is not None else None
     return parse_duration_ms(value) if value not in (None, "", "0") else 0
 

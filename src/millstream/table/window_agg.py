@@ -24,25 +24,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from millstream.datastream import KeyedProcessFunction, ProcessFunction
 from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.table.arrow_slicing import ArrowSlicingAggregate
-from millstream.table.arrow_window import exact_aggregate
 from millstream.table.binary_row import BinaryRowKeyType
-from millstream.table.planner import PlanNode, columnar_enabled
-from millstream.table.table_options import AGG_PHASE_STRATEGY, option_value
+from millstream.table.planner import PlanNode, columnar_batches
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
 from millstream.table.window_operators import (
-    CallSpecs,
     LocalSlices,
     ProcessingTimeSlices,
     SessionAggregate,
     SlicingAggregate,
 )
 from millstream.table.window_spec import WindowSpec, window_output_columns
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["WatermarkAssigner", "WindowAggregate", "WindowTVF", "window_aggregate"]
 
@@ -64,16 +64,16 @@ class WatermarkAssigner(PlanNode):
 
     pushed_down: bool = False  # the source generates the watermarks (per partition) itself
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         if self.pushed_down:
-            return self.input.translate(env)
+            return self.input.translate(ctx)
         from millstream.table.planner import columnar_scan
 
-        scanned = columnar_scan(self, env)
+        scanned = columnar_scan(self, ctx)
         if scanned is not None:
             return scanned
-        return self.input.translate(env).assign_timestamps_and_watermarks(self.strategy(env))
+        return self.input.translate(ctx).assign_timestamps_and_watermarks(self.strategy(ctx.env))
 
     def strategy(self, env: Any, row_of: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None) -> Any:
         """The WatermarkStrategy of the expression; ``row_of``: the source's row -> this
@@ -164,12 +164,12 @@ class WindowTVF(PlanNode):
     spec: WindowSpec | None = None
     time_column: int = 0
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.spec is not None
         if self.spec.kind == "SESSION":
             raise ValueError("a SESSION window table function must be followed by a window aggregation")
         root = self.input.types[self.time_column].root
-        return self.input.translate(env).process(_AssignWindows(self.spec, self.time_column, root))
+        return self.input.translate(ctx).process(_AssignWindows(self.spec, self.time_column, root))
 
 
 class _AssignWindows(ProcessFunction):
@@ -214,7 +214,7 @@ class WindowAggregate(PlanNode):
     processing_time: bool = False  # windows of the operator's clock (a PROCTIME() attribute)
     compiled: ClassVar[dict[str, str]] = {"keys": "key_expressions", "calls": "argument_expressions"}
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.spec is not None
         if self.input.updating:
             raise ValueError(
@@ -227,73 +227,32 @@ class WindowAggregate(PlanNode):
             if self.spec.kind == "SESSION":
                 raise ValueError("SESSION windows over a processing-time attribute are not supported yet")
             clocked = ProcessingTimeSlices(self.spec, self.time_column, root, self.calls)
-            stream = self.input.translate(env)
+            stream = self.input.translate(ctx)
             return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(clocked)
-        if self.in_two_phases(env):
+        how = ctx.physical.of(self)  # decided in the physical phase (exec_plan.py)
+        if how.two_phase:
             # Flink's local-global window aggregation: each subtask folds its batch into
             # per-(key, slice) accumulators, the keyed operator merges them
-            partials = self._arrow_local_phase(env)  # on the scan's Arrow batches (arrow_window.py)
-            if partials is None:
+            if how.local is not None:  # on the scan's Arrow batches (arrow_window.py)
+                batches = columnar_batches(self.input, ctx)
+                partials = batches._map_batches(how.local).name("LocalWindowAggregate")
+            else:
                 local = LocalSlices(self.spec, self.time_column, root, self.calls, keys)
-                partials = self.input.translate(env)._map_batches(local)
+                partials = self.input.translate(ctx)._map_batches(local)
             keyed = partials.key_by(_partial_key, key_type)
             merge = SlicingAggregate(self.spec, self.time_column, root, self.calls, partial=True)
-            if not self.global_on_arrow(env):
+            if not how.global_on_arrow:
                 return keyed.process(merge)
             functions = [f for f, _, _ in self.calls]  # every key's windows at once (arrow_slicing.py)
             columnar = ArrowSlicingAggregate(self.spec, root, functions, [t for _, _, t in self.calls])
             spec = KeyedProcessSpec(merge, "process_element", columnar=columnar)  # the row function kept
             return keyed._one_input("GlobalWindowAggregate", spec, None, keyed.get_key_selector())
-        stream = self.input.translate(env)
+        stream = self.input.translate(ctx)
         if self.spec.kind == "SESSION":
             function: KeyedProcessFunction = SessionAggregate(self.spec, self.time_column, root, self.calls)
         else:
             function = SlicingAggregate(self.spec, self.time_column, root, self.calls)
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
-
-    def in_two_phases(self, env: Any) -> bool:
-        """Whether this aggregation runs as a local and a global phase on ``env`` (a planning
-        environment or a TableConfig): the translation and ``explain`` ask the same question."""
-        return (
-            not self.processing_time
-            and self.spec is not None
-            and self.spec.kind != "SESSION"
-            and two_phase(env, self.calls)
-        )
-
-    def global_on_arrow(self, env: Any) -> bool:
-        """Whether the global phase runs on Arrow (``arrow_slicing.py``): two phases, the
-        columnar path on, and every aggregate one Arrow merges exactly."""
-        return (
-            columnar_enabled(env)
-            and self.in_two_phases(env)
-            and all(exact_aggregate(f, t) for f, _, t in self.calls)
-        )
-
-    def _arrow_local_phase(self, env: Any) -> Any:
-        """The partials of the local phase on the input scan's Arrow batches, or None (one
-        phase, processing time, no columnar scan below, or a part Arrow does not compute as the
-        row path)."""
-        from millstream.table.arrow_window import arrow_local_phase
-        from millstream.table.planner import columnar_batches
-
-        if not columnar_enabled(env) or not self.in_two_phases(env):
-            return None
-        assert self.input is not None
-        local = arrow_local_phase(self)
-        if local is None:
-            return None
-        batches = columnar_batches(self.input, env)
-        return None if batches is None else batches._map_batches(local).name("LocalWindowAggregate")
-
-
-def two_phase(env: Any, calls: CallSpecs) -> bool:
-    """Whether a window aggregation runs in two phases: ``table.optimizer.agg-phase-strategy``
-    AUTO (the default) or TWO_PHASE, and every aggregate a built-in one (their accumulators
-    merge; a Python UDAF's ``merge`` is optional)."""
-    if option_value(env, AGG_PHASE_STRATEGY) == "ONE_PHASE":
-        return False
-    return all(isinstance(f, str) for f, _, _ in calls)
 
 
 def _partial_key(change: tuple[str, tuple[Any, ...]]) -> Any:

@@ -32,7 +32,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from millstream.common.connector import DeliveryGuarantee
 from millstream.connectors.kafka.client import KafkaConnectorError
@@ -56,6 +56,9 @@ from millstream.table.planner import ChangelogNormalize, PlanNode, SourceScan
 from millstream.table.table_options import parse_duration_ms
 from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.types import DataType
+
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
 
 __all__ = ["KAFKA", "UPSERT_KAFKA"]
 
@@ -327,7 +330,7 @@ class KafkaScan(SourceScan):
     supports_watermark_push_down: bool = True
     watermark: Any = field(default=None)  # (WatermarkAssigner, row function) pushed down
 
-    def translate(self, env: Any) -> Any:
+    def translate(self, ctx: PlanningContext) -> Any:
         from millstream.common import WatermarkStrategy
         from millstream.connectors.kafka.source import KafkaSource
 
@@ -358,8 +361,8 @@ class KafkaScan(SourceScan):
         strategy = WatermarkStrategy.no_watermarks()
         if self.watermark is not None:
             assigner, row_of = self.watermark
-            strategy = assigner.strategy(env, row_of)
-        stream = env.from_source(builder.build(), strategy, f"KafkaSource-{context.name}")
+            strategy = assigner.strategy(ctx.env, row_of)
+        stream = ctx.env.from_source(builder.build(), strategy, f"KafkaSource-{context.name}")
         if options.get("scan.parallelism"):
             stream.set_parallelism(int(options["scan.parallelism"]))
         return stream
