@@ -82,3 +82,32 @@ def test_explain_covers_joins_windows_and_sorts():
     for node in ("SortLimit(", "HashAggregate(groupBy=[v]", "Join(joinType=[", "TableSourceScan("):
         assert node in execution
     assert text.index("== Abstract Syntax Tree ==") < text.index("== Optimized Physical Plan ==")
+
+
+# PyFlink 2.3.0, 2026-11-27: explain_sql of OVER_QUERY over CREATE TABLE c (k INT, v BIGINT,
+# ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen'), its execution plan:
+OVER_QUERY = (
+    "SELECT k, COUNT(v) OVER w AS n, MAX(v) OVER w AS m FROM c "
+    "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW)"
+)
+PYFLINK_OVER_EXECUTION = (
+    "Calc(select=[k, w0$o0 AS n, w0$o1 AS m])\n"
+    "+- OverAggregate(partitionBy=[k], orderBy=[ts ASC], window=[ RANGE BETWEEN 1000 PRECEDING AND "
+    "CURRENT ROW], select=[k, v, ts, COUNT(v) AS w0$o0, MAX(v) AS w0$o1])\n"
+    "   +- Exchange(distribution=[hash[k]])\n"
+    "      +- WatermarkAssigner(rowtime=[ts], watermark=[ts])\n"
+    "         +- TableSourceScan(table=[[default_catalog, default_database, c]], fields=[k, v, ts])\n"
+)
+
+
+def test_explain_prints_an_over_aggregation_as_pyflink_does():
+    """Before, the over aggregates printed as Python object reprs (``<...OverCall object at
+    0x7f...>``), and the node as ``OverAggregate(select=[k, v, ts, $over3])``."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql(
+        "CREATE TABLE c (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        "WITH ('connector' = 'datagen', 'number-of-rows' = '1')"
+    )
+    text = t_env.explain_sql(OVER_QUERY)
+    assert " object at 0x" not in text
+    assert text.split("== Optimized Execution Plan ==\n")[1] == PYFLINK_OVER_EXECUTION

@@ -188,3 +188,45 @@ def test_a_shared_scan_parses_the_fields_its_consumers_read(tmp_path: Path) -> N
     )
     branches = [line for line in plan.splitlines() if "Calc(" in line and "where=[(event_type = " in line]
     assert len(branches) == 2 and all("columnar=[arrow]" in line for line in branches)
+
+
+_ARROW_OPERATORS = ("LocalWindowAggregate", "GlobalWindowAggregate", "WindowAggregate")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"table.exec.columnar.enabled": "false"}, {"table.optimizer.agg-phase-strategy": "ONE_PHASE"}],
+    ids=["columnar", "rows", "one-phase"],
+)
+def test_explain_prints_the_operators_the_job_runs(tmp_path: Path, options: dict[str, str]) -> None:
+    """explain and the translation read one physical plan (``exec_plan.py``): for every
+    Nexmark query, the window aggregation phases explain marks ``columnar=[arrow]`` are the
+    job's Arrow operators of that name, and each columnar scan explain prints (its source
+    line lists what it reads) is one columnar source of the job; no Exchange is columnar (rows
+    cross it). Before, explain derived the physical plan again from the logical nodes, and
+    marked an Exchange above a columnar Calc columnar."""
+    from millstream.testing.nexmark import QUERIES, ddl
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    for key, value in options.items():
+        t_env.get_config().set(key, value)
+    for statement in ddl(str(tmp_path / "events.json")):
+        t_env.execute_sql(statement)
+    arrow_seen = 0
+    for name, spec in sorted(QUERIES.items()):
+        t_env.execute_sql(f"CREATE TABLE sink_{name} ({spec.columns}) WITH ('connector' = 'blackhole')")
+        insert = f"INSERT INTO sink_{name} {spec.sql}"
+        lines = t_env.explain_sql(insert).split("== Optimized Execution Plan ==")[1].strip().splitlines()
+        operators = [line.lstrip(" :+-|").split("(", 1)[0] for line in lines]
+        job = _job_nodes(t_env, insert)
+        for operator in _ARROW_OPERATORS:
+            printed = sum(o == operator and "columnar=[arrow]" in line for o, line in zip(operators, lines))
+            assert printed == job.count(operator), (name, operator, lines, job)
+            arrow_seen += printed
+        assert not any(
+            o == "Exchange" and "columnar" in line for o, line in zip(operators, lines)
+        )  # rows cross
+        scans = sum("read=[" in line for line in lines)
+        assert scans == sum(n.startswith("Source: ColumnarScan") for n in job), (name, lines, job)
+        arrow_seen += scans
+    assert (arrow_seen > 10) == (options.get("table.exec.columnar.enabled") != "false"), arrow_seen

@@ -36,6 +36,7 @@ from millstream.table.arrow_window import arrow_local_phase, exact_aggregate
 from millstream.table.columnar_scan import _ColumnarFormat
 from millstream.table.explain_expressions import _named, render
 from millstream.table.group_agg import Aggregate
+from millstream.table.over import OverAggregate
 from millstream.table.plan_sources import FromDataStream
 from millstream.table.planner import (
     ChangelogNormalize,
@@ -331,7 +332,9 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         and node.argument_expressions is not None
     ):
         return _window_aggregate(node, children, ref, infix, physical.of(node).two_phase)
-    if kind in ("OverAggregate", "Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
+    if isinstance(node, OverAggregate):
+        return _over(node, names, children, ref, infix)
+    if kind in ("Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
         exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
         return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])
     if kind == "WatermarkAssigner":
@@ -363,6 +366,31 @@ def _aggregate(
         terms.insert(-1, f"window=[win_start=[{start}], win_end=[{end}]]")
     distribution = f"hash[{', '.join(key_names)}]" if keys else "single"
     return _Line(name, terms, node, [_Line("Exchange", [f"distribution=[{distribution}]"], None, children)])
+
+
+def _over(
+    node: OverAggregate, names: list[str], children: list[_Line], ref: Callable[[str], str], infix: bool
+) -> _Line:
+    """An over aggregation as Flink prints it: an Exchange by the partition keys, then its
+    partition, order, frame and the input's columns with each aggregate appended."""
+    keys = [render(k, ref, infix) for k in node.partition_expressions]
+    time = node.input.names[node.time_column] if node.input is not None else ""
+    frame = "ROWS" if node.rows else "RANGE"
+    preceding = "UNBOUNDED" if node.preceding is None else str(node.preceding)
+    slots = names[len(names) - len(node.call_expressions) :]
+    calls = [
+        f"{render(c, ref, infix)} AS {slot}" for c, slot in zip(node.call_expressions, slots, strict=True)
+    ]
+    terms = [f"partitionBy=[{', '.join(keys)}]"] if keys else []
+    terms += [
+        f"orderBy=[{time} ASC]",
+        f"window=[ {frame} BETWEEN {preceding} PRECEDING AND CURRENT ROW]",
+        f"select=[{', '.join(names[: len(names) - len(slots)] + calls)}]",
+    ]
+    distribution = f"hash[{', '.join(keys)}]" if keys else "single"
+    return _Line(
+        "OverAggregate", terms, node, [_Line("Exchange", [f"distribution=[{distribution}]"], None, children)]
+    )
 
 
 _JOIN_TYPES = {

@@ -41,6 +41,9 @@ class OverAggregate(PlanNode):
     rows: bool = True
     preceding: int | None = None
     calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+    # the partition keys and the aggregate calls as expressions, for explain
+    partition_expressions: list[Expression] = field(default_factory=list, kw_only=True)
+    call_expressions: list[Expression] = field(default_factory=list, kw_only=True)
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
@@ -155,11 +158,12 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
         for call in _over_calls(expression):
             if not any(call is seen for seen in calls):
                 calls.append(call)
-    plan = node
+    plan, window = node, -1
     for alias, frame in frames.items():
         mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
         if not mine:
             continue
+        window += 1
         time_name = frame.order_by.resolve(plan.names, plan.types).name
         if plan.rowtime is None or plan.names[plan.rowtime] != time_name:
             raise ValueError(
@@ -172,7 +176,9 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
         for call in mine:
             operand = call.call.operand.resolve(plan.names, plan.types)
             specs.append((call.call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
-            slot = f"$over{len(plan.names) + len(slot_names)}"
+            slot = f"w{window}$o{len(slot_names)}"  # the column, as Flink names it (window w0, w1 ...)
+            while slot in plan.names:
+                slot = "$" + slot
             slot_names.append(slot)
             slot_types.append(call.call.result_type(operand.data_type))
             call.slot = slot  # type: ignore[attr-defined]
@@ -188,6 +194,8 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
             frame.preceding,
             specs,
             rowtime=plan.rowtime,
+            partition_expressions=list(frame.partition_by),
+            call_expressions=[c.call for c in mine],
         )
     return project(plan, selected, lambda i: f"EXPR${i}")
 

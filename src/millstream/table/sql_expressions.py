@@ -5,6 +5,7 @@ built-in and user functions, OVER windows."""
 from __future__ import annotations
 
 import decimal
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,16 +31,30 @@ def _interval_ms(node: exp.Expression) -> int:
     return interval_millis(_expression(node))
 
 
-# the column names visible to the expressions being converted: (table alias, column) and
-# unqualified names, to the column of the current input (joins rename clashing columns)
-_SCOPES: list[dict[tuple[str | None, str], str]] = []
+class _Translation(threading.local):
+    """The SQL translation's state, one per thread (two threads may translate queries at once).
+
+    Attributes:
+        scopes: the column names visible to the expressions being converted, innermost
+            last: (table alias, column) and unqualified names, to the column of the current
+            input (joins rename clashing columns).
+        over: the over windows of the SELECTs being converted, innermost last: alias ->
+            frame (``OVER (...)`` and ``WINDOW w AS (...)``).
+    """
+
+    def __init__(self) -> None:
+        self.scopes: list[dict[tuple[str | None, str], str]] = []
+        self.over: list[dict[str, Any]] = []
+
+
+_STATE = _Translation()
 
 
 def _column_name(node: exp.Column) -> str:
     name = node.name
-    if not _SCOPES:
+    if not _STATE.scopes:
         return name
-    scope = _SCOPES[-1]
+    scope = _STATE.scopes[-1]
     qualifier = node.table or None
     if (qualifier, name) in scope:
         return scope[(qualifier, name)]
@@ -56,7 +71,7 @@ def _is_map_constructor(node: exp.Expression) -> bool:
     """``MAP`` before ``[...]``: the constructor, unless a column of that name is in scope."""
     if not (isinstance(node, exp.Column) and not node.table and node.name.upper() == "MAP"):
         return False
-    return not node.this.quoted and (None, node.name) not in (_SCOPES[-1] if _SCOPES else {})
+    return not node.this.quoted and (None, node.name) not in (_STATE.scopes[-1] if _STATE.scopes else {})
 
 
 def _column_ref(node: exp.Column) -> Expression:
@@ -64,11 +79,11 @@ def _column_ref(node: exp.Column) -> Expression:
     ``P.person.name`` (a qualifier that names no table but a column of ROW type)."""
     parts = [p.name for p in node.parts]
     niladic = len(parts) == 1 and parts[0].upper() in _NILADIC and not node.this.quoted
-    if niladic and (None, parts[0]) not in (_SCOPES[-1] if _SCOPES else {}):  # LOCALTIMESTAMP: a call
+    if niladic and (None, parts[0]) not in (_STATE.scopes[-1] if _STATE.scopes else {}):  # a call
         return call_builtin(_NILADIC[parts[0].upper()])
     if len(parts) == 1:
         return col(_column_name(node))
-    scope = _SCOPES[-1] if _SCOPES else None
+    scope = _STATE.scopes[-1] if _STATE.scopes else None
     if scope is not None and (parts[0], parts[1]) in scope:  # alias.column[.field ...]
         base, fields = scope[(parts[0], parts[1])], parts[2:]
     elif scope is None or (None, parts[0]) in scope:  # column.field[.field ...]
@@ -304,17 +319,13 @@ def _arguments(node: exp.Expression, keys: tuple[str, ...]) -> list[Expression]:
     return args
 
 
-# the over windows of the SELECT being converted: alias -> frame (OVER (...) and WINDOW w AS (...))
-_OVER: list[dict[str, Any]] = []
-
-
 def _over(node: exp.Window) -> Expression:
     """``agg(x) OVER (PARTITION BY k ORDER BY ts ROWS|RANGE BETWEEN ... AND CURRENT ROW)``."""
     from millstream.table.expression import OverCall
 
-    if not _OVER:
+    if not _STATE.over:
         raise SqlError("OVER is only valid in a SELECT list")
-    frames = _OVER[-1]
+    frames = _STATE.over[-1]
     inner = _expression(node.this)
     if not isinstance(inner, AggregateCall):
         raise SqlError(f"unsupported OVER function: {node.this.sql()} (aggregates only; ROW_NUMBER in Top-N)")

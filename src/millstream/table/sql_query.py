@@ -18,8 +18,7 @@ from millstream.table.expressions import and_, col
 from millstream.table.sql_expressions import (
     _GROUP_WINDOWS,
     _LEGACY_WINDOW,
-    _OVER,
-    _SCOPES,
+    _STATE,
     _alias_of,
     _expression,
     _frame,
@@ -156,11 +155,11 @@ def _source(t_env: TableEnvironment, select: exp.Select) -> tuple[Table, _Window
         from millstream.table.table import Table as TableClass
 
         table, windowed = TableClass(Values([], [], False, [()], label="Values"), t_env), None
-        _SCOPES.append(_scope_of(table, None))
+        _STATE.scopes.append(_scope_of(table, None))
         return table, windowed
     table, windowed = _from_item(t_env, source.this)
     scope = _scope_of(table, _alias_of(source.this))
-    _SCOPES.append(scope)
+    _STATE.scopes.append(scope)
     joins = select.args.get("joins") or []
     for i, join in enumerate(joins):
         where = select.args.get("where")
@@ -306,28 +305,28 @@ def _unnest(node: exp.Unnest, plan: PlanNode) -> tuple[Callable[..., Any], list[
 
 
 def _select(t_env: TableEnvironment, select: exp.Select) -> Table:
-    depth = len(_SCOPES)
+    depth = len(_STATE.scopes)
     frames: dict[str, Any] = {}
     for window in select.args.get("windows") or []:  # WINDOW w AS (...)
         frames[window.name] = window
-    _OVER.append(frames)
+    _STATE.over.append(frames)
     try:
         return _select_in_scope(t_env, select)
     finally:
-        del _SCOPES[depth:]
-        _OVER.pop()
+        del _STATE.scopes[depth:]
+        _STATE.over.pop()
 
 
 def _resolves(table: Table, node: exp.Expression) -> bool:
     """Whether ``node`` is an expression over ``table``'s own columns."""
-    _SCOPES.append(_scope_of(table, None))
+    _STATE.scopes.append(_scope_of(table, None))
     try:
         _expression(node).resolve(table._plan.names, table._plan.types)
         return True
     except (SqlError, ValueError):
         return False
     finally:
-        _SCOPES.pop()
+        _STATE.scopes.pop()
 
 
 def _subquery_predicates(
@@ -404,7 +403,7 @@ def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table
     inner_aliases = (
         {_alias_of(source.this), getattr(source.this, "name", None)} if source is not None else set()
     )
-    outer_aliases = {q for (q, _) in _SCOPES[-1]} - {None} - inner_aliases if _SCOPES else set()
+    outer_aliases = {q for (q, _) in _STATE.scopes[-1]} - {None} - inner_aliases if _STATE.scopes else set()
     where = sub.args.get("where")
     conjuncts = (
         []
@@ -476,11 +475,11 @@ def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
             table = grouped.filter(col("$having")).select(*visible)
         else:
             table = aggregate(items)
-    elif _OVER[-1]:
+    elif _STATE.over[-1]:
         from millstream.table.over import over_aggregate
         from millstream.table.table import Table as TableClass
 
-        frames = {n: f if not isinstance(f, exp.Window) else _frame(f) for n, f in _OVER[-1].items()}
+        frames = {n: f if not isinstance(f, exp.Window) else _frame(f) for n, f in _STATE.over[-1].items()}
         table = TableClass(over_aggregate(table._plan, frames, items), table._t_env)
     else:
         table = table.select(*items)
@@ -554,8 +553,8 @@ def _items(table: Table, node: exp.Expression, position: int) -> list[Expression
     """A select item with its column name (Flink's ``EXPR$<position>`` when unnamed); ``*``
     is every column."""
     names = [n for n in table.get_schema().get_field_names() if not n.startswith("$")]
-    if isinstance(node, exp.Column) and isinstance(node.this, exp.Star) and node.table and _SCOPES:
-        qualified = {v for (q, _), v in _SCOPES[-1].items() if q == node.table}
+    if isinstance(node, exp.Column) and isinstance(node.this, exp.Star) and node.table and _STATE.scopes:
+        qualified = {v for (q, _), v in _STATE.scopes[-1].items() if q == node.table}
         return [col(n) for n in names if n in qualified]
     if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
         return [col(n) for n in names]

@@ -12,7 +12,7 @@ from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.expressions import (
     col,
 )
-from millstream.table.sql_expressions import _SCOPES, _expression, _scope_of
+from millstream.table.sql_expressions import _STATE, _expression, _scope_of
 from millstream.table.sql_query import _resolves, _select
 from millstream.table.sql_syntax import SqlError
 from millstream.table.types import DataTypes
@@ -114,12 +114,12 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
             return col(f"$rank{hidden.index(node)}").resolve(plan.names, plan.types)
         return _expression(node).resolve(plan.names, plan.types)
 
-    _SCOPES.append(_scope_of(base, None))
+    _STATE.scopes.append(_scope_of(base, None))
     try:
         partition_keys = [key(p) for p in partition]
         sort = [(key(o.this).fn, bool(o.args.get("desc"))) for o in ordering]
     finally:
-        _SCOPES.pop()
+        _STATE.scopes.pop()
     keys = [c.fn for c in partition_keys]
     # Flink's Rank partitions by its input's fields in their order there (a computed key after them)
     at = [plan.names.index(c.name) if c.name in plan.names else len(plan.names) + i
