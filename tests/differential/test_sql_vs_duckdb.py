@@ -111,6 +111,23 @@ QUERIES: list[tuple[str, str, str | None]] = [
     # the planner's rewrites (optimizer.py): WHERE conjuncts of one input pushed below a join
     # only where that keeps the result (never into the side an outer join pads), the inputs
     # narrowed to the columns read, a computed equi-key
+    # an ON conjunct of one input applied to it before the join only where a row failing it
+    # could not be in the result: not the preserved side of an outer join, nor an anti join's left
+    (
+        "on_conjuncts_of_a_left_join",
+        "SELECT c.id, c.name, o.id AS oid FROM customers c LEFT JOIN orders o ON c.id = o.customer AND c.region = 'north' AND o.amount > 50",
+        None,
+    ),
+    (
+        "on_conjuncts_of_an_inner_join",
+        "SELECT c.id, o.id AS oid FROM customers c JOIN orders o ON c.id = o.customer AND c.region = 'south' AND o.amount < 30",
+        None,
+    ),
+    (
+        "on_conjuncts_of_an_anti_join",
+        "SELECT c.id FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id AND o.amount > 50) AND c.region = 'north'",
+        None,
+    ),
     (
         "where_over_left_join",
         "SELECT c.name, o.id, o.amount FROM customers c LEFT JOIN orders o ON c.id = o.customer WHERE c.region = 'north' AND (o.amount IS NULL OR o.amount > 98)",

@@ -15,6 +15,13 @@ Phases:
   in its state; over a regular INNER join, the conjuncts reading both inputs become part of
   its condition (so time bounds in a WHERE make it an interval join, as in Flink). Conjuncts
   that are not deterministic (``RAND()``, the clock, user functions) stay where they are.
+- **join condition push-down** (Flink's ``JoinConditionPushRule``): the conjuncts of a
+  regular join's ON condition that read one input's columns are applied to that input, where
+  a row failing them could not be in the result anyway (either input of an INNER join, the
+  padded input of an outer join, ...).
+- **filter push-down through projections** (Calcite's ``FilterProjectTransposeRule``): a
+  filter over a projection is applied to the projection's input, over the expressions the
+  projection computes.
 - **projection push-down into join inputs** (Flink's ``ProjectJoinTransposeRule``): below a
   projection over a join, each input keeps the columns the projection and the join condition
   read only, so the join holds narrower rows and a columnar scan reads fewer fields.
@@ -155,6 +162,48 @@ def push_filters_into_joins(node: PlanNode, shared: set[int]) -> PlanNode:
     return _filtered(new_join, kept)
 
 
+# the inputs a join's ON conjunct over one input's columns may be applied to: an input whose
+# rows a failed conjunct removes from the result anyway (Calcite's canPush*FromWithin). Not
+# the preserved input of an outer join (its row stays, padded with NULLs), nor an anti join's
+# left input (a row matching nothing stays).
+_WITHIN_SIDES = {"INNER": (0, 1), "LEFT": (1,), "RIGHT": (0,), "SEMI": (0, 1), "ANTI": (1,)}
+
+
+def push_join_conditions(node: PlanNode, shared: set[int]) -> PlanNode:
+    """A regular join's ON conjuncts that read one input's columns only, applied to that input
+    where the join type allows (``_WITHIN_SIDES``): ``a JOIN b ON a.k = b.k AND b.state = 'CA'``
+    filters ``b`` before the join, which then keeps fewer rows in its state (Flink's
+    ``JoinConditionPushRule``). A comma join's WHERE becomes its condition when the SQL is
+    translated, so this also moves ``FROM a, b WHERE a.k = b.k AND a.x = 1``'s ``a.x = 1``."""
+    from millstream.table.expressions import and_
+    from millstream.table.join import join_plans
+
+    if type(node).__name__ != "Join" or not isinstance(getattr(node, "condition", None), Expression):
+        return node
+    join: Any = node
+    sides = _WITHIN_SIDES.get(join.join_type, ())
+    names = (set(join.left.names), set(join.right.names))
+    pushed: tuple[list[Expression], list[Expression]] = ([], [])
+    kept: list[Expression] = []
+    for conjunct in conjuncts(join.condition):
+        read = columns_of(conjunct)
+        side = next((s for s in sides if read and read <= names[s]), None)
+        if side is None or not _deterministic(conjunct):
+            kept.append(conjunct)
+        else:
+            pushed[side].append(conjunct)
+    if not pushed[0] and not pushed[1]:
+        return node
+    condition = None if not kept else kept[0] if len(kept) == 1 else and_(*kept)
+    left, right = (_filtered(side, pushed[s]) for s, side in enumerate((join.left, join.right)))
+    replanned = join_plans(left, right, join.join_type, condition)
+    if type(replanned) is not type(join) or replanned.updating != join.updating:
+        return node
+    if list(replanned.names) != list(join.names):
+        return node
+    return replanned
+
+
 def _filtered(node: PlanNode, conjuncts: list[Expression]) -> PlanNode:
     """``node``'s rows where every conjunct is TRUE (``node`` itself when there are none)."""
     from millstream.table.expressions import and_
@@ -178,6 +227,34 @@ def _deterministic(expression: Any) -> bool:
     ).__name__ in ("_NamedCall", "UserAggregateCall", "AggregateCall", "OverCall"):
         return False
     return all(_deterministic(c) for c in children(expression))
+
+
+# -- filter push-down through projections ------------------------------------------------------------------
+
+
+def push_filters_through_projections(node: PlanNode, shared: set[int]) -> PlanNode:
+    """A filter over a projection applied below it, to the projection's input, its columns
+    replaced by the expressions the projection computes them with (Calcite's
+    ``FilterProjectTransposeRule``): the projection then computes only the rows kept, and the
+    Calc merging phase can make one Calc of a projection, a filter and a projection (a join
+    condition's conjunct pushed onto a view's computed column). Not below a projection that
+    feeds other consumers too (it is computed once for all), nor when the condition reads a
+    value that is not a deterministic built-in expression of the input."""
+    below = getattr(node, "input", None)
+    if not isinstance(node, Filter) or node.expression is None or type(below) is not Project:
+        return node
+    if id(below) in shared or below.expressions is None or below.input is None or below.updating:
+        return node
+    inner = dict(zip(below.names, below.expressions, strict=True))
+    read = columns_of(node.expression)
+    if not read <= inner.keys() or not all(_deterministic(_unaliased(inner[n])) for n in read):
+        return node
+    condition = replaced(
+        node.expression,
+        lambda x: _unaliased(inner[x.name]) if isinstance(x, _Column) else None,
+        top_down=True,
+    )
+    return dataclasses.replace(below, input=Filter.over(below.input, condition))
 
 
 # -- Calc merging -------------------------------------------------------------------------------------------
@@ -282,6 +359,8 @@ def prune_join_inputs(node: PlanNode, shared: set[int]) -> PlanNode:
 
 PHASES: list[tuple[str, Callable[[PlanNode, set[int]], PlanNode]]] = [
     ("filter push-down into join inputs", push_filters_into_joins),
+    ("join condition push-down into join inputs", push_join_conditions),
+    ("filter push-down through projections", push_filters_through_projections),
     ("projection push-down into join inputs", prune_join_inputs),
     ("Calc merging", merge_projections),
 ]
