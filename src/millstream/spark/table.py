@@ -1,7 +1,8 @@
 """Bounded table jobs on Spark SQL: millstream's table plan translated into Spark DataFrame
 operations (``execution.target: spark`` with a batch TableEnvironment).
 
-The plan is translated node by node (never re-parsed from SQL text): values and filesystem
+The plan is translated operator by operator from the exec nodes of its physical plan, the
+operators ``explain`` prints (``exec_plan.py``; never re-parsed from SQL text): values and filesystem
 tables become DataFrames (Spark reads the same CSV / JSON / Parquet files and ``k=v``
 partition directories), projections and filters become Spark Column expressions, group
 aggregation ``groupBy().agg()``, joins ``DataFrame.join``, ``ORDER BY`` / ``LIMIT``
@@ -27,7 +28,8 @@ class Untranslatable(Exception):
 
 
 def run_table_plan(plan: Any, t_env: Any) -> list[tuple[str, tuple[Any, ...]]] | None:
-    """The rows of a bounded table plan computed by Spark SQL, or None if untranslatable."""
+    """The rows of a bounded table plan computed by Spark SQL, or None if untranslatable;
+    ``plan``: the root exec node of its physical plan (``exec_plan.py``)."""
     from millstream.common import Configuration
     from millstream.spark.runner import _session
 
@@ -38,7 +40,7 @@ def run_table_plan(plan: Any, t_env: Any) -> list[tuple[str, tuple[Any, ...]]] |
         frame = to_dataframe(plan, spark)
     except Untranslatable:
         return None
-    return [("+I", _python_row(row, plan.types)) for row in frame.collect()]
+    return [("+I", _python_row(row, plan.node.types)) for row in frame.collect()]
 
 
 def _python_row(row: Any, types: list[DataType]) -> tuple[Any, ...]:
@@ -92,46 +94,50 @@ def _column(name: str) -> Any:
 # -- plan nodes -------------------------------------------------------------------------------------------
 
 
-def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per node kind
-    """The DataFrame of a plan node (columns named as the node's)."""
+def to_dataframe(x: Any, spark: Any) -> Any:
+    """The DataFrame of an exec node of the job's physical plan (``exec_plan.py``: the
+    operators ``explain`` prints), its columns named as its logical node's. An Exchange is left
+    to Spark's planner, which shuffles as its own joins and aggregations need."""
     from millstream.table import planner as p
     from millstream.table.filesystem import FileSystemSource
     from millstream.table.group_agg import Aggregate
-    from millstream.table.join import Join, WindowJoin
-    from millstream.table.window_agg import WatermarkAssigner, WindowAggregate
+    from millstream.table.window_agg import WindowAggregate
 
-    kind = type(node)
-    if kind is p.Values:
+    name: str = x.name
+    node: Any = x.node  # the logical node it runs
+    if name in ("Exchange", "WatermarkAssigner"):  # a bounded input: a watermark changes nothing
+        return to_dataframe(x.inputs[0], spark)
+    if name == "TableSourceScan" and type(node) is p.Values:
         return spark.createDataFrame([tuple(r) for r in node.rows], _schema(node.names, node.types))
-    if kind is FileSystemSource:
+    if name == "TableSourceScan" and type(node) is FileSystemSource:
         return _read_files(node, spark)
-    if kind is WatermarkAssigner:  # a bounded input: the watermark changes nothing
-        return to_dataframe(node.input, spark)
-    if kind is p.Project and node.expressions is not None:
-        frame = to_dataframe(node.input, spark)
-        source = node.input
-        return frame.select(
-            *[
-                expression_column(e, source.names, source.types).alias(name)
-                for e, name in zip(node.expressions, node.names, strict=True)
-            ]
-        )
-    if kind is p.Filter and node.expression is not None:
-        frame = to_dataframe(node.input, spark)
-        condition = expression_column(node.expression, node.input.names, node.input.types)
-        return frame.where(condition.isNotNull() & condition)
-    if kind is Aggregate and node.key_expressions is not None and node.argument_expressions is not None:
-        return _aggregate(node, spark)
-    if kind in (Join, WindowJoin) and node.condition is not None:  # batch: a window join is a join
-        left, right = to_dataframe(node.left, spark), to_dataframe(node.right, spark)
+    if name == "Calc":
+        return _calc(node, to_dataframe(x.inputs[0], spark), x.inputs[0].node)
+    # an aggregation prints the projection of its keys and calls above it (its node then)
+    grouped: Any = node.input if type(node) is p.Project and isinstance(node.input, Aggregate) else node
+    if (
+        isinstance(grouped, Aggregate)
+        and grouped.key_expressions is not None
+        and grouped.argument_expressions is not None
+        and name in ("HashAggregate", "GroupAggregate", "WindowAggregate")
+    ):
+        frame = _aggregate(grouped, to_dataframe(x.inputs[0], spark))
+        return frame if grouped is node else _calc(node, frame, grouped)
+    if isinstance(node, WindowAggregate) and node.spec is not None and node.spec.kind in ("TUMBLE", "HOP"):
+        below = x.inputs[0]  # an Exchange; in two phases, over the local phase
+        below = below.inputs[0].inputs[0] if name == "GlobalWindowAggregate" else below.inputs[0]
+        return _window_aggregate(node, to_dataframe(below, spark))
+    if name in ("Join", "WindowJoin") and node.condition is not None:  # batch: a window join is a join
+        left, right = (to_dataframe(side, spark) for side in x.inputs)
         names = list(node.left.names) + list(node.right.names)
         types = list(node.left.types) + list(node.right.types)
         condition = expression_column(node.condition, names, types)
         how = {"INNER": "inner", "LEFT": "left", "RIGHT": "right", "FULL": "full", "SEMI": "left_semi",
                "ANTI": "left_anti"}[node.join_type]  # fmt: skip
         return left.join(right, on=condition, how=how).select(*[_column(n) for n in node.names])
-    if kind is p.Sort and node.key_expressions is not None:
-        frame = to_dataframe(node.input, spark)
+    sort = type(node) is p.Sort and node.key_expressions is not None and node.input is not None
+    if name in ("Sort", "SortLimit") and sort:
+        frame = to_dataframe(x.inputs[0], spark)
         names, types = node.input.names, node.input.types
         order = [
             expression_column(e, names, types).desc_nulls_last()
@@ -143,14 +149,33 @@ def to_dataframe(node: Any, spark: Any) -> Any:  # noqa: C901 - one case per nod
         if node.offset:
             frame = frame.offset(node.offset)
         return frame.limit(node.fetch) if node.fetch is not None else frame
-    if kind is p.Limit and not node.updating:
-        frame = to_dataframe(node.input, spark)
+    if name == "Limit" and not node.updating:
+        frame = to_dataframe(x.inputs[0], spark)
         if node.offset:
             frame = frame.offset(node.offset)
         return frame.limit(node.fetch) if node.fetch is not None else frame
-    if kind is WindowAggregate and node.spec.kind in ("TUMBLE", "HOP"):
-        return _window_aggregate(node, spark)
-    raise Untranslatable(f"plan node {kind.__name__}")
+    raise Untranslatable(f"the exec node {name} ({type(node).__name__})")
+
+
+def _calc(node: Any, frame: Any, source: Any) -> Any:
+    """A Calc over ``frame`` (the rows of plan node ``source``): a filter, a projection, or a
+    projection over a filter the Calc merged (``source`` is then the filter's input)."""
+    from millstream.table import planner as p
+
+    if type(node) is p.Filter and node.expression is not None and node.input is not None:
+        condition = expression_column(node.expression, node.input.names, node.input.types)
+        return frame.where(condition.isNotNull() & condition)
+    if type(node) is not p.Project or node.expressions is None:
+        raise Untranslatable(f"a Calc of {type(node).__name__} without its expressions")
+    below: Any = node.input
+    if below is not source:  # the filter below, in the same Calc
+        frame = _calc(below, frame, source)
+    return frame.select(
+        *[
+            expression_column(e, below.names, below.types).alias(name)
+            for e, name in zip(node.expressions, node.names, strict=True)
+        ]
+    )
 
 
 def _read_files(node: Any, spark: Any) -> Any:
@@ -229,8 +254,8 @@ def _aggregate_columns(node: Any, names: list[str], types: list[DataType]) -> li
     return columns
 
 
-def _aggregate(node: Any, spark: Any) -> Any:
-    frame = to_dataframe(node.input, spark)
+def _aggregate(node: Any, frame: Any) -> Any:
+    """A group aggregation over ``frame``, its input's rows."""
     names, types = node.input.names, node.input.types
     keys = [
         expression_column(k, names, types).alias(n)
@@ -244,12 +269,12 @@ def _aggregate(node: Any, spark: Any) -> Any:
     return frame.groupBy(*keys).agg(*aggregates)
 
 
-def _window_aggregate(node: Any, spark: Any) -> Any:
+def _window_aggregate(node: Any, frame: Any) -> Any:
+    """A tumbling or hopping window aggregation over ``frame``, its input's rows."""
     from pyspark.sql import functions as F
 
     if node.key_expressions is None or node.argument_expressions is None:
         raise Untranslatable("a window aggregation without its expressions")
-    frame = to_dataframe(node.input, spark)
     names, types = node.input.names, node.input.types
     time = _column(names[node.time_column])
     spec = node.spec

@@ -270,7 +270,8 @@ class TableEnvironment(CatalogMethods):
         if not insert and self._batch:
             target = self._config.get("execution.target", None) or ""
             runner = get_table_runner(target) if target else None
-            rows = runner(plan, self) if runner is not None else None
+            [root] = ctx.physical.roots  # the operators explain prints
+            rows = runner(root, self) if runner is not None else None
             if rows is not None:  # the target's SQL engine ran the plan (else: DataStream translation)
                 self.last_runtime = target
                 return TableResult(plan.names, plan.types, iter(rows), streaming=False)
