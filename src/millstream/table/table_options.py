@@ -22,8 +22,14 @@ __all__ = [
     "ASYNC_SCALAR_RETRY_STRATEGY",
     "ASYNC_SCALAR_TIMEOUT",
     "COLUMNAR_ENABLED",
+    "MINI_BATCH_ALLOW_LATENCY",
+    "MINI_BATCH_ENABLED",
+    "MINI_BATCH_SIZE",
+    "PYTHON_BUNDLE_SIZE",
+    "PYTHON_BUNDLE_TIME",
     "REUSE_SOURCE",
     "REUSE_SUB_PLAN",
+    "STATE_TTL",
     "mini_batch_latency_ms",
     "mini_batch_size",
     "option_value",
@@ -70,6 +76,55 @@ ARROW_BATCH_SIZE: ConfigOption[int] = ConfigOption(
     1000,
     int,
     "The most rows a pandas UDF receives in one call.",
+    minimum=1,
+)
+MINI_BATCH_ENABLED: ConfigOption[bool] = ConfigOption(
+    "table.exec.mini-batch.enabled",
+    False,
+    bool,
+    "Buffer a group aggregation's input and update each key once per mini-batch instead of "
+    "once per row; table.exec.mini-batch.allow-latency and table.exec.mini-batch.size must "
+    "then be set.",
+)
+MINI_BATCH_ALLOW_LATENCY: ConfigOption[int] = ConfigOption(
+    "table.exec.mini-batch.allow-latency",
+    0,
+    int,
+    "The longest a mini-batch holds its first row before it is processed (also before "
+    "watermarks and checkpoints).",
+    unit="ms",
+    minimum=0,
+)
+MINI_BATCH_SIZE: ConfigOption[int] = ConfigOption(
+    "table.exec.mini-batch.size",
+    0,
+    int,
+    "The most rows a mini-batch holds before it is processed.",
+    minimum=0,
+)
+STATE_TTL: ConfigOption[int] = ConfigOption(
+    "table.exec.state.ttl",
+    0,
+    int,
+    "How long a SQL operator keeps a key's state after its last update (Flink's idle state "
+    "retention); 0: forever.",
+    unit="ms",
+    minimum=0,
+)
+PYTHON_BUNDLE_SIZE: ConfigOption[int] = ConfigOption(
+    "python.fn-execution.bundle.size",
+    1000,
+    int,
+    "The most rows a group aggregation with Python aggregate functions buffers before it "
+    "updates each key once (as PyFlink's Python operator bundles its input).",
+    minimum=1,
+)
+PYTHON_BUNDLE_TIME: ConfigOption[int] = ConfigOption(
+    "python.fn-execution.bundle.time",
+    1000,
+    int,
+    "The longest such a bundle holds its first row.",
+    unit="ms",
     minimum=1,
 )
 ASYNC_SCALAR_MAX_CONCURRENT_OPERATIONS: ConfigOption[int] = ConfigOption(
@@ -147,23 +202,18 @@ def mini_batch_size(config: Any) -> int:
     Flink both ``allow-latency`` and ``size`` must then be set: a mini-batch ends when it holds
     ``size`` records or ``allow-latency`` after its first, and before watermarks and
     checkpoints."""
-    if config is None or str(config.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
+    if not option_value(config, MINI_BATCH_ENABLED):
         return 0
-    latency = config.get("table.exec.mini-batch.allow-latency", None)
-    size = config.get("table.exec.mini-batch.size", None)
-    if latency in (None, "") or parse_duration_ms(latency) <= 0:
+    if option_value(config, MINI_BATCH_ALLOW_LATENCY) <= 0:
         raise ValueError(
             "table.exec.mini-batch.allow-latency must be a positive duration when "
             "table.exec.mini-batch.enabled is true (e.g. '5 s')"
         )
-    try:
-        count = int(size) if size not in (None, "") else 0
-    except ValueError:
-        count = 0
+    count = option_value(config, MINI_BATCH_SIZE)
     if count <= 0:
         raise ValueError(
             "table.exec.mini-batch.size must be a positive number of records when "
-            f"table.exec.mini-batch.enabled is true (got {size!r})"
+            f"table.exec.mini-batch.enabled is true (got {count})"
         )
     return count
 
@@ -171,18 +221,12 @@ def mini_batch_size(config: Any) -> int:
 def python_bundle(config: Any) -> tuple[int, int]:
     """``python.fn-execution.bundle.size`` and ``.time`` (ms) of the job (PyFlink 2.3's
     defaults: 1000 records, 1000 ms)."""
-    size = config.get("python.fn-execution.bundle.size", None) if config is not None else None
-    time_ms = config.get("python.fn-execution.bundle.time", None) if config is not None else None
-    return (
-        int(size) if size not in (None, "") else 1000,
-        int(time_ms) if time_ms not in (None, "") else 1000,
-    )
+    return option_value(config, PYTHON_BUNDLE_SIZE), option_value(config, PYTHON_BUNDLE_TIME)
 
 
 def mini_batch_latency_ms(config: Any) -> int:
     """``table.exec.mini-batch.allow-latency`` in ms (checked by ``mini_batch_size``)."""
-    value = config.get("table.exec.mini-batch.allow-latency", None) if config is not None else None
-    return parse_duration_ms(value) if value not in (None, "") else 0
+    return option_value(config, MINI_BATCH_ALLOW_LATENCY)
 
 
 def parse_duration_ms(text: str) -> int:
@@ -197,8 +241,7 @@ def parse_duration_ms(text: str) -> int:
 
 def state_ttl_ms(config: Any) -> int:
     """``table.exec.state.ttl`` in ``config`` (a TableConfig, None: unset; 0: state kept forever)."""
-    value = config.get("table.exec.state.ttl", None) if config is not None else None
-    return parse_duration_ms(value) if value not in (None, "", "0") else 0
+    return option_value(config, STATE_TTL)
 
 
 def with_ttl(descriptor: Any, ttl_ms: int) -> Any:
