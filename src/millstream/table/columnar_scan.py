@@ -72,7 +72,7 @@ class _Step:
     live: list[bool] = field(default_factory=list)  # project: which outputs a later step reads
 
 
-@dataclass
+@dataclass(frozen=True)
 class ColumnarScan(PlanNode):
     """A filesystem source and the Calc / watermark nodes above it, run on Arrow batches."""
 
@@ -133,9 +133,15 @@ def fuse(node: PlanNode) -> ColumnarScan | None:
     watermark = next((plan for plan in chain if isinstance(plan, WatermarkAssigner)), None)
     if not all(arrow_type_exact(t) for t in node.types):
         return None
-    scan = ColumnarScan(list(node.names), list(node.types), node.updating, source=current, steps=steps)  # type: ignore[arg-type]
-    scan.rowtime, scan.watermark = node.rowtime, watermark
-    return scan
+    return ColumnarScan(
+        list(node.names),
+        list(node.types),
+        node.updating,
+        source=current,
+        steps=steps,  # type: ignore[arg-type]
+        watermark=watermark,
+        rowtime=node.rowtime,
+    )
 
 
 def fuse_steps(node: PlanNode, below: PlanNode) -> list[_Step] | None:

@@ -59,7 +59,7 @@ def _changelog(table_format: str) -> bool:
     return table_format not in _FORMATS and find_format_factory(table_format).changelog
 
 
-@dataclass
+@dataclass(frozen=True)
 class FileSystemSource(SourceScan):
     """The rows of a filesystem table: physical columns (``file_names``) from the files,
     partition columns from the directories."""

@@ -39,7 +39,7 @@ _BATCH_GROUP = 1 << 30  # a whole input batch per key group
 _MAX_TIMESTAMP = 2**63 - 1
 
 
-@dataclass
+@dataclass(frozen=True)
 class Aggregate(PlanNode):
     """Group aggregation: ``keys`` (functions of a row) and aggregate calls."""
 
@@ -169,7 +169,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
         return tuple(key) + tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableAggregate(PlanNode):
     """``group_by(keys).flat_aggregate(udtaf)``: per group, the rows the function emits."""
 

@@ -77,7 +77,7 @@ def time_bounds(conjuncts: list[Any], left_time: str, right_time: str) -> tuple[
     return lo, hi
 
 
-@dataclass
+@dataclass(frozen=True)
 class IntervalJoin(PlanNode):
     """``left JOIN right`` on keys and a time interval (see the module docstring)."""
 

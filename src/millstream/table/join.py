@@ -46,7 +46,7 @@ __all__ = ["Join", "NullAwareAntiJoin", "split_condition"]
 _LEFT, _RIGHT = 0, 1
 
 
-@dataclass
+@dataclass(frozen=True)
 class Join(PlanNode):
     """``left JOIN right ON condition`` (equality keys plus a residual condition)."""
 
@@ -188,7 +188,7 @@ class _SemiJoinFunction(_JoinFunction):
         return out or None
 
 
-@dataclass
+@dataclass(frozen=True)
 class NullAwareAntiJoin(PlanNode):
     """``x NOT IN (SELECT y ...)`` with SQL's NULL rules: a left row is kept while the
     subquery is empty, or while its ``x`` is not NULL, no ``y`` equals it and no ``y`` is NULL
@@ -434,7 +434,7 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
     return Join(names, types, updating, residual=residual, condition=condition, **common)
 
 
-@dataclass
+@dataclass(frozen=True)
 class WindowJoin(PlanNode):
     """A join of two windowed tables on ``window_start`` / ``window_end`` (and keys): each
     window's rows are joined once the watermark passes the window's end, as Flink's window

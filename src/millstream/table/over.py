@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["OverAggregate", "OverCall", "OverFrame", "over_aggregate"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class OverAggregate(PlanNode):
     """The input's columns and one column per over aggregate."""
 
@@ -217,7 +217,7 @@ def _over_calls(expression: Any) -> list[OverCall]:
 # -- Top-N and deduplication ----------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Rank(PlanNode):
     """``ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) ... WHERE rn <= n``: per partition the
     first ``limit`` rows by the sort key, with their row number at ``rank_column`` (or none).
@@ -443,7 +443,7 @@ class _RetractableTopNFunction(_TopNFunction):
         return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class WindowRank(PlanNode):
     """Window Top-N: ``ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ... ORDER BY
     s)`` over a windowed table, ``WHERE rn <= n``. As Flink's window rank, the rows of each

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["DataGen", "FromDataStream"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class FromDataStream(PlanNode):
     """A DataStream's elements as rows (``from_data_stream``): Rows, tuples or atomic values."""
 
@@ -51,7 +51,7 @@ class FromDataStream(PlanNode):
         return self.stream.map(to_change)
 
 
-@dataclass
+@dataclass(frozen=True)
 class DataGen(SourceScan):
     """The ``datagen`` connector: ``number-of-rows`` rows (unbounded without it) at
     ``rows-per-second``, each field random (``fields.<f>.min/max/length``) or a sequence

@@ -17,6 +17,7 @@ windows in ``window_agg.py``, joins in ``join.py``, over windows in ``over.py``,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,9 +55,11 @@ _MAX_TIMESTAMP = 2**63 - 1
 END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlanNode:
-    """A relational operator; ``names``/``types``: its columns."""
+    """A relational operator; ``names``/``types``: its columns. Frozen: a rewrite makes a new
+    node (``dataclasses.replace``), so a node shared by several consumers never changes under
+    one of them."""
 
     names: list[str]
     types: list[DataType]
@@ -88,7 +91,7 @@ class PlanNode:
         raise NotImplementedError
 
 
-@dataclass
+@dataclass(frozen=True)
 class Values(PlanNode):
     """Rows given in the program (``from_elements``)."""
 
@@ -104,7 +107,7 @@ class Values(PlanNode):
         return ctx.env._source("Values", spec, None)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Project(PlanNode):
     """Computed columns."""
 
@@ -129,7 +132,7 @@ class Project(PlanNode):
         return calc_stream(source, ctx, condition, self.expressions)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Filter(PlanNode):
     """Rows whose condition is TRUE (NULL and FALSE drop the row)."""
 
@@ -162,7 +165,7 @@ class Filter(PlanNode):
         return self.input.translate(ctx).filter(lambda kv: condition(kv[1]) is True)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Limit(PlanNode):
     """The first ``fetch`` rows (after ``offset``), in arrival order, over one subtask."""
 
@@ -247,7 +250,8 @@ def columnar_plan(node: PlanNode, reuse: Any) -> ArrowPlan | None:
     if shared is None:
         scan = fuse(node)
         if scan is not None and reuse is not None and reuse.shared(node):
-            scan.fields = _fields_read(node, reuse)  # one scan for every consumer: what they read
+            # one scan for every consumer: what they read
+            scan = dataclasses.replace(scan, fields=_fields_read(node, reuse))
         return None if scan is None else ArrowPlan(scan.translate, scan)
     steps = fuse_steps(node, shared)
     below = None if steps is None else columnar_plan(shared, reuse)
@@ -340,7 +344,7 @@ class _LimitFunction(KeyedProcessFunction):
         return [value]
 
 
-@dataclass
+@dataclass(frozen=True)
 class FlatMap(PlanNode):
     """The rows a table function yields for each input row (the input's change kind kept)."""
 
@@ -359,7 +363,7 @@ class FlatMap(PlanNode):
         return self.input.translate(ctx).flat_map(expand)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sink(PlanNode):
     """A table sink: the connector's ``TableSink`` (from its factory) consuming the query's
     changes. ``columns``: the sink table's persisted columns."""
@@ -394,7 +398,7 @@ class Sink(PlanNode):
         return columnar_batches(self.input, ctx)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ChangelogNormalize(PlanNode):
     """An upsert changelog (``+I``/``+U`` replace the row of their key, ``-D`` deletes it,
     no ``-U``) as a full changelog, as Flink's ChangelogNormalize: the last row of each key
@@ -437,14 +441,14 @@ class _NormalizeFunction(KeyedProcessFunction):
         return [(UPDATE_BEFORE, previous), (UPDATE_AFTER, row)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class SourceScan(PlanNode):
     """A connector table's source (explain prints it as a TableSourceScan)."""
 
     reads_source: ClassVar[bool] = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sort(PlanNode):
     """``ORDER BY`` in batch mode: every row, sorted once the input ended (one subtask), then
     ``offset``/``fetch`` applied. ``keys``: (key function, descending) pairs; NULLs sort first

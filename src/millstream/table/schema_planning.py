@@ -4,9 +4,10 @@ watermark) applied to its source, and a query's columns cast to a sink's."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
-from typing import Any
+from typing import Any, cast
 
 from millstream.common.types import Row
 from millstream.table.factories import TableContext
@@ -38,8 +39,9 @@ def cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNode
             e = e.cast(target if source.is_nullable() else target.not_null())
         expressions.append(e.alias(sink_name) if sink_name != name else e)
     casted = project(plan, expressions, lambda i: f"_c{i}")
-    casted.types = [t if t.root != "NULL" else s for t, s in zip(casted.types, types, strict=True)]
-    return casted
+    return dataclasses.replace(
+        casted, types=[t if t.root != "NULL" else s for t, s in zip(casted.types, types, strict=True)]
+    )
 
 
 def has_type_info(data_stream: Any) -> bool:
@@ -132,13 +134,13 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
     )
     if getattr(source, "supports_watermark_push_down", False):
         # Flink's SupportsWatermarkPushDown: the source generates watermarks per split (a Kafka
-        # partition each), on its rows with the computed columns evaluated
+        # partition each), on its rows with the computed columns evaluated (the assigner over
+        # the source as declared gives it the strategy); the assigner above then passes them on
         fns = [e.resolve(source.names, source.types).fn for e in expressions] if node is not source else None
-        source.watermark = (  # type: ignore[attr-defined]
-            assigner,
-            (lambda values: tuple([f(values) for f in fns])) if fns else None,
-        )
-        assigner.pushed_down = True
+        row_of = (lambda values: tuple([f(values) for f in fns])) if fns else None
+        pushed = dataclasses.replace(cast(Any, source), watermark=(assigner, row_of))
+        chain = pushed if node is source else dataclasses.replace(cast(Any, node), input=pushed)
+        assigner = dataclasses.replace(assigner, input=chain, pushed_down=True)
     return assigner
 
 

@@ -164,8 +164,19 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
         node = WindowRank(names, types, False, plan, keys, sort, limit, rank_at, end_column, rowtime=rowtime)
     else:
         dedup = by_time and rank_type == "ROW_NUMBER"
-        node = Rank(names, types, True, plan, keys, sort, limit, rank_at, dedup=dedup, rank_type=rank_type)
-        node.key_type = key_type
+        node = Rank(
+            names,
+            types,
+            True,
+            plan,
+            keys,
+            sort,
+            limit,
+            rank_at,
+            dedup=dedup,
+            rank_type=rank_type,
+            key_type=key_type,
+        )
     ranked = TableClass(node, t_env)
     if hidden:
         ranked = ranked.select(*(col(n) for n in names if not n.startswith("$rank")))

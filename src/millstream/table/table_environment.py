@@ -11,6 +11,7 @@ configuration.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -136,7 +137,7 @@ class TableEnvironment(CatalogMethods):
                 raise ValueError(f"table '{path}' ({descriptor.connector}) has no schema to read")
             context = table_context(path, descriptor)
             node = find_table_factory(descriptor.connector).create_source(context)
-            node.label = f"default_catalog, default_database, {path}"
+            node = dataclasses.replace(node, label=f"default_catalog, default_database, {path}")
             table = Table(apply_schema(node, context.schema), self)
             table._declared = declared_columns(context.schema)  # print_schema shows them as Flink does
             return table
@@ -325,8 +326,8 @@ class StreamTableEnvironment(TableEnvironment):
         if schema is not None and schema.columns and not has_type_info(data_stream):
             names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
         self._anonymous = getattr(self, "_anonymous", 0) + 1
-        node: PlanNode = FromDataStream(names, types, False, data_stream)
-        node.label = f"*anonymous_datastream_source${self._anonymous}*"
+        label = f"*anonymous_datastream_source${self._anonymous}*"
+        node: PlanNode = FromDataStream(names, types, False, data_stream, label=label)
         if schema is not None:
             node = apply_schema(node, schema)
         return Table(node, self)

@@ -52,7 +52,7 @@ _MIN_WATERMARK = -(2**63)
 # -- watermarks ------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class WatermarkAssigner(PlanNode):
     """Event-time timestamps and watermarks of a table (its rowtime column ``rowtime``)."""
 
@@ -154,7 +154,7 @@ class _ExpressionWatermarks:
 # -- the windowing table functions ------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class WindowTVF(PlanNode):
     """``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`` and its kin without an aggregation:
     each row once per window it belongs to, with window_start, window_end and window_time
@@ -199,7 +199,7 @@ class _AssignWindows(ProcessFunction):
 # -- window aggregation ---------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class WindowAggregate(PlanNode):
     """Aggregates per group key and window (see the module docstring); output: keys,
     aggregates, window_start, window_end, window_time."""

@@ -321,7 +321,7 @@ def _initializer(context: TableContext, prefix: str, mode: str, topics: list[str
     raise ValueError(f"unknown '{prefix}.mode' {mode!r} in table '{context.name}'")
 
 
-@dataclass
+@dataclass(frozen=True)
 class KafkaScan(SourceScan):
     """A Kafka table's source: physical columns, then metadata columns."""
 
