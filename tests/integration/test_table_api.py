@@ -748,3 +748,64 @@ def test_mini_batch_aggregation_emits_fewer_updates_for_the_same_final_table():
         assert set(fold_changelog(changes)) == expected
     assert len(changelogs[False]) == 7 + 2 * (3000 - 7)  # +I per key, then -U/+U per row
     assert len(changelogs[True]) < len(changelogs[False]) / 10
+
+
+# PyFlink 2.3.0, 2026-11-27: print_schema() and print(get_schema()) of KAFKA_DDL's table
+KAFKA_DDL = """CREATE TABLE k (
+  a INT, b STRING,
+  `offset` BIGINT METADATA FROM 'offset',
+  `partition` INT METADATA,
+  topic STRING METADATA VIRTUAL,
+  PRIMARY KEY (a, b) NOT ENFORCED
+) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'x:1', 'format' = 'json')"""
+PYFLINK_KAFKA_SCHEMA = """(
+  `a` INT NOT NULL,
+  `b` STRING NOT NULL,
+  `offset` BIGINT METADATA FROM 'offset',
+  `partition` INT METADATA,
+  `topic` STRING METADATA VIRTUAL,
+  CONSTRAINT `PK_a_b` PRIMARY KEY (`a`, `b`) NOT ENFORCED
+)
+"""
+PYFLINK_KAFKA_TABLE_SCHEMA = """root
+ |-- a: INT NOT NULL
+ |-- b: STRING NOT NULL
+ |-- offset: BIGINT METADATA FROM 'offset'
+ |-- partition: INT METADATA
+ |-- topic: STRING METADATA VIRTUAL
+ |-- CONSTRAINT PK_a_b PRIMARY KEY (a, b)
+
+"""
+
+
+def test_metadata_columns_and_the_primary_key_print_as_pyflink_prints_them(capsys):
+    """Before, the metadata columns printed as plain columns, the key's columns nullable and
+    without its constraint line."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql(KAFKA_DDL)
+    table = t_env.from_path("k")
+    table.print_schema()
+    print(table.get_schema())
+    assert capsys.readouterr().out == PYFLINK_KAFKA_SCHEMA + PYFLINK_KAFKA_TABLE_SCHEMA
+
+
+def test_create_table_forms_parse_in_the_sql_dialect():
+    """WATERMARK FOR and METADATA are parsed by millstream's sqlglot dialect (its column
+    constraint parsers), not cut out of the text before parsing: a watermark expression with
+    nested parentheses and commas, a column named ``metadata``, a computed column after them;
+    a watermark without AS fails naming what is missing."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql(
+        "CREATE TABLE w (metadata INT, ts TIMESTAMP(3), m STRING METADATA FROM 'topic' VIRTUAL, "
+        "WATERMARK FOR ts AS COALESCE(ts, TIMESTAMP '2020-01-01 00:00:00') - INTERVAL '5' SECOND, "
+        "doubled AS metadata * 2) WITH ('connector' = 'kafka', 'topic' = 't', "
+        "'properties.bootstrap.servers' = 'x:1', 'format' = 'json')"
+    )
+    schema = str(t_env.from_path("w").get_schema())
+    assert " |-- metadata: INT\n" in schema and " |-- m: STRING METADATA FROM 'topic' VIRTUAL\n" in schema
+    assert " |-- doubled: INT AS `metadata` * 2\n" in schema
+    assert "WATERMARK FOR ts: TIMESTAMP(3) AS COALESCE(" in schema
+    with pytest.raises(ValueError, match="expected AS after WATERMARK FOR <column>"):
+        t_env.execute_sql(
+            "CREATE TABLE bad (ts TIMESTAMP(3), WATERMARK FOR ts ts) WITH ('connector' = 'datagen')"
+        )

@@ -74,6 +74,7 @@ class MetadataColumn:
     data_type: DataType
     key: str  # the metadata key (the column's name when FROM is left out)
     virtual: bool = False
+    declared_key: bool = False  # FROM 'key' was written (Flink prints it then, even if the name)
 
 
 @dataclass(frozen=True)

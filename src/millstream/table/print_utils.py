@@ -95,19 +95,47 @@ def print_schema(
     watermark: str | None = None,
     proctime: int | None = None,
     computed: dict[str, str] | None = None,
+    metadata: dict[str, tuple[str | None, bool]] | None = None,
+    primary_key: Sequence[str] | None = None,
 ) -> str:
     """``Table.print_schema``'s text (without the final newline); ``rowtime``: the index of the
     event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression;
-    ``proctime``: the processing-time attribute's (``*PROCTIME*``)."""
+    ``proctime``: the processing-time attribute's (``*PROCTIME*``); ``metadata``: the metadata
+    columns (name -> (key as declared or None, virtual)); ``primary_key``: its columns, NOT
+    NULL, and the constraint line Flink prints (``CONSTRAINT `PK_a_b` PRIMARY KEY ...``)."""
     lines = []
+    keys = list(primary_key or [])
     for i, (name, t) in enumerate(zip(names, types, strict=True)):
         marker = " *ROWTIME*" if i == rowtime else " *PROCTIME*" if i == proctime else ""
-        expression = f" AS {computed[name]}" if computed and name in computed else ""
-        lines.append(f"  `{name}` {summary_string(t)}{marker}{expression}")
+        shown, expression = column_text(name, t, computed, metadata, keys)
+        lines.append(f"  `{name}` {shown}{marker}{expression}")
     if watermark is not None and rowtime is not None:
         lines.append(f"  WATERMARK FOR `{names[rowtime]}`: {summary_string(types[rowtime])} AS {watermark}")
+    if keys:
+        columns = ", ".join(f"`{k}`" for k in keys)
+        lines.append(f"  CONSTRAINT `PK_{'_'.join(keys)}` PRIMARY KEY ({columns}) NOT ENFORCED")
     columns = ",\n".join(lines)
     return f"(\n{columns}\n)"
+
+
+def column_text(
+    name: str,
+    t: DataType,
+    computed: dict[str, str] | None,
+    metadata: dict[str, tuple[str | None, bool]] | None,
+    primary_key: Sequence[str],
+) -> tuple[str, str]:
+    """A declared column as Flink's schemas print it: its type (NOT NULL in the primary key)
+    and what follows (`` AS expr`` of a computed column, `` METADATA [FROM 'key'] [VIRTUAL]``)."""
+    shown = summary_string(t.not_null() if name in primary_key else t)
+    if computed and name in computed:
+        return shown, f" AS {computed[name]}"
+    if metadata and name in metadata:
+        key, virtual = metadata[name]
+        return shown, " METADATA" + (f" FROM '{key}'" if key is not None else "") + (
+            " VIRTUAL" if virtual else ""
+        )
+    return shown, ""
 
 
 def _precision(t: DataType, default: int) -> int:

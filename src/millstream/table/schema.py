@@ -103,7 +103,9 @@ class Schema:
 
                 data_type = _type(data_type)
             key = metadata_key or column_name
-            self._metadata.append(MetadataColumn(column_name, data_type, key, is_virtual))
+            self._metadata.append(
+                MetadataColumn(column_name, data_type, key, is_virtual, metadata_key is not None)
+            )
             self._order.append(column_name)
             return self
 

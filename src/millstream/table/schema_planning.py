@@ -78,11 +78,16 @@ def table_context(path: str, descriptor: TableDescriptor) -> TableContext:
 
 
 def declared_columns(schema: Any) -> dict[str, Any]:
-    """A catalog table's computed columns (name -> expression) and watermark (column,
-    expression), in the text Flink prints them with (identifiers quoted: ```a` + 1``)."""
+    """A catalog table's computed columns (name -> expression), metadata columns (name -> (key
+    as declared or None, virtual)), primary key and watermark (column, expression), in the text
+    Flink prints them with (identifiers quoted: ```a` + 1``)."""
     from millstream.table.sql_expressions import flink_text
 
     declared: dict[str, Any] = {"computed": {name: flink_text(expr) for name, expr in schema.computed}}
+    declared["metadata"] = {
+        c.name: (c.key if c.declared_key else None, c.virtual) for c in schema.metadata_columns
+    }
+    declared["primary_key"] = list(schema.primary_key_columns or [])
     if schema.watermark_spec is not None:
         column, expression = schema.watermark_spec
         declared["watermark"] = (column, flink_text(expression))

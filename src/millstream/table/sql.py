@@ -37,7 +37,7 @@ def _insert(t_env: TableEnvironment, tree: exp.Insert) -> Any:
 
 def insert_plan(t_env: TableEnvironment, statement: str) -> Any:
     """The sink plan of ``INSERT INTO sink SELECT ...`` (a statement set's)."""
-    tree, _ = _parse(statement)
+    tree = _parse(statement)
     if not isinstance(tree, exp.Insert):
         raise SqlError(f"add_insert_sql expects an INSERT statement, got: {statement.strip()[:80]}")
     return _insert(t_env, tree)
@@ -45,7 +45,7 @@ def insert_plan(t_env: TableEnvironment, statement: str) -> Any:
 
 def parse_query(t_env: TableEnvironment, statement: str) -> Table:
     """The table a SELECT statement describes."""
-    tree, _ = _parse(statement)
+    tree = _parse(statement)
     if not isinstance(tree, exp.Select):
         raise SqlError(f"only SELECT queries are supported here, got: {statement.strip()[:80]}")
     return _select(t_env, tree)
@@ -66,7 +66,7 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     shown = show_statement(t_env, statement)
     if shown is not None:
         return shown
-    tree, watermarks = _parse(statement)
+    tree = _parse(statement)
     if isinstance(tree, exp.Select):
         return _select(t_env, tree).execute()
     if isinstance(tree, exp.Insert):
@@ -76,7 +76,7 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
         temporary = properties is not None and any(
             isinstance(p, exp.TemporaryProperty) for p in properties.expressions
         )
-        name, descriptor = _table_definition(tree, watermarks)
+        name, descriptor = _table_definition(tree)
         (t_env.create_temporary_table if temporary else t_env.create_table)(name, descriptor)
         return TableResult.ok()
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
@@ -188,7 +188,7 @@ def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
 
 def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: bool) -> str:
     """The plan of a SELECT or INSERT statement, as Flink's ``explainSql`` prints it."""
-    tree, _ = _parse(statement)
+    tree = _parse(statement)
     if isinstance(tree, exp.Select):
         plan = _select(t_env, tree)._plan
     elif isinstance(tree, exp.Insert):
@@ -220,7 +220,7 @@ def _add_column(builder: Any, column: exp.Expression) -> None:
     builder.column(column.name, _data_type(column.args["kind"]))
 
 
-def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tuple[str, TableDescriptor]:
+def _table_definition(tree: exp.Create) -> tuple[str, TableDescriptor]:
     from millstream.table.schema import Schema
     from millstream.table.table_descriptor import TableDescriptor
 
@@ -228,10 +228,12 @@ def _table_definition(tree: exp.Create, watermarks: list[tuple[str, str]]) -> tu
     if not isinstance(target, exp.Schema):
         raise SqlError("CREATE TABLE needs its columns")
     builder = Schema.new_builder()
+    watermarks = [c for c in target.expressions if isinstance(c, exp.WatermarkColumnConstraint)]
     for column in target.expressions:
-        _add_column(builder, column)
-    for column_name, expression in watermarks:
-        builder.watermark(column_name, expression)
+        if column not in watermarks:
+            _add_column(builder, column)
+    for watermark in watermarks:  # WATERMARK FOR column AS expression (as written)
+        builder.watermark(watermark.this.name, watermark.expression.this)
     options: dict[str, str] = {}
     partition_keys: list[str] = []
     properties = tree.args.get("properties")

@@ -414,14 +414,14 @@ def _case(node: exp.Case) -> Expression:
 
 def flink_text(text: str) -> str:
     """An SQL expression as Flink prints it in a schema (identifiers quoted)."""
-    tree, _ = _parse(f"SELECT {text}")
+    tree = _parse(f"SELECT {text}")
     assert isinstance(tree, exp.Select)
     return str(tree.expressions[0].sql(dialect=_DIALECT, identify=True))
 
 
 def parse_expression(text: str) -> Expression:
     """An SQL scalar expression (computed columns, watermark expressions)."""
-    tree, _ = _parse(f"SELECT {text}")
+    tree = _parse(f"SELECT {text}")
     assert isinstance(tree, exp.Select)
     return _expression(tree.expressions[0])
 
@@ -429,7 +429,7 @@ def parse_expression(text: str) -> Expression:
 def watermark_delay_ms(text: str, rowtime: str) -> int | None:
     """``d`` when the watermark expression is ``rowtime - INTERVAL d`` (or ``rowtime``, 0): a
     bounded out-of-orderness watermark; None for any other expression."""
-    tree, _ = _parse(f"SELECT {text}")
+    tree = _parse(f"SELECT {text}")
     assert isinstance(tree, exp.Select)
     node = tree.expressions[0]
     if isinstance(node, exp.Column) and node.name.lower() == rowtime.lower():

@@ -11,6 +11,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
+from sqlglot.tokens import TokenType
 
 __all__ = ["SqlError"]  # and the parser internals the other sql_* modules use
 
@@ -37,7 +38,36 @@ class _FlinkSql(Spark):
     ``%Y-%mstrict-%dstrict`` (sqlglot 30). REGEXP_EXTRACT likewise (``_PLAIN_CALLS``)."""
 
     class Parser(Spark.Parser):  # type: ignore[misc,valid-type]
+        """Spark's parser, and Flink's column forms of CREATE TABLE: ``WATERMARK FOR c AS
+        expr`` (a ``WatermarkColumnConstraint`` in the column list, its expression as written)
+        and ``METADATA [FROM 'key'] [VIRTUAL]`` after a column's type (a column constraint
+        ``METADATA(key or NULL, virtual)``)."""
+
         FUNCTIONS = {name: f for name, f in Spark.Parser.FUNCTIONS.items() if name not in _PLAIN_CALLS}
+        CONSTRAINT_PARSERS = {
+            **Spark.Parser.CONSTRAINT_PARSERS,
+            "WATERMARK": lambda self: self._parse_watermark(),
+            "METADATA": lambda self: self._parse_metadata(),
+        }
+        SCHEMA_UNNAMED_CONSTRAINTS = {*Spark.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
+
+        def _parse_watermark(self) -> exp.Expression | None:
+            if not self._match(TokenType.FOR):
+                return None
+            column = self._parse_column()
+            if not self._match(TokenType.ALIAS):
+                self.raise_error("expected AS after WATERMARK FOR <column>")
+            first = self._curr
+            self._parse_disjunction()
+            text = self.sql[first.start : self._prev.end + 1]  # the expression as written
+            return self.expression(
+                exp.WatermarkColumnConstraint(this=column, expression=exp.Literal.string(text))
+            )
+
+        def _parse_metadata(self) -> exp.Expression:
+            key = self._parse_string() if self._match(TokenType.FROM) else exp.null()
+            virtual = exp.true() if self._match_text_seq("VIRTUAL") else exp.false()
+            return self.expression(exp.Anonymous(this="METADATA", expressions=[key, virtual]))
 
 
 _DIALECT = _FlinkSql
@@ -50,13 +80,12 @@ class SqlError(ValueError):
 _TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
 
 
-def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa: C901 - one case per form
-    """Flink SQL's own syntax rewritten into what sqlglot parses, by token positions:
-    ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY TUMBLE(ts, ...)``
-    -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t, MS_PARTITION_BY(k)``,
-    ``NOT ENFORCED`` dropped, Flink's type names as sqlglot's (``_type_name``), and
-    ``WATERMARK FOR c AS expr`` taken out of a CREATE TABLE (returned as (column, expression
-    text) pairs)."""
+def _flink_syntax(statement: str) -> str:
+    """Flink SQL's own syntax the parser does not take rewritten into what it parses, by token
+    positions: ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY
+    TUMBLE(ts, ...)`` -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t,
+    MS_PARTITION_BY(k)``, Flink's type names as sqlglot's (``_type_name``), ``TIMESTAMPADD``'s
+    unit and ``JSON_VALUE ... RETURNING``."""
     from sqlglot.dialects.spark import Spark
     from sqlglot.tokens import TokenType
 
@@ -65,7 +94,6 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa:
     except sqlglot.errors.TokenError as err:
         raise SqlError(f"SQL parse failed: {err}") from err
     edits: list[tuple[int, int, str]] = []  # (start, end exclusive, replacement)
-    watermarks: list[tuple[str, str]] = []
     depth = 0
     i = 0
     while i < len(tokens):
@@ -84,13 +112,6 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa:
                 edits.append((tok.start, nxt.start, ""))
         elif tok.token_type == TokenType.PARTITION_BY and after_table:
             i = _partition_by(statement, tokens, i, edits)
-        elif text == "NOT" and nxt is not None and nxt.text.upper() == "ENFORCED":
-            edits.append((tok.start, nxt.end + 1, ""))
-            i += 1
-        elif text == "WATERMARK" and nxt is not None and nxt.text.upper() == "FOR" and depth == 1:
-            i = _watermark_clause(statement, tokens, i, edits, watermarks)
-        elif text == "METADATA" and depth == 1 and prev is not None and prev.text not in (",", "("):
-            i = _metadata_clause(tokens, i, edits)
         elif text in ("TIMESTAMPADD", "TIMESTAMPDIFF") and i + 2 < len(tokens):
             i = _timestamp_unit(tokens, i, edits)
         elif text == "JSON_VALUE" and nxt is not None and nxt.token_type == TokenType.L_PAREN:
@@ -100,7 +121,7 @@ def _flink_syntax(statement: str) -> tuple[str, list[tuple[str, str]]]:  # noqa:
         i += 1
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
-    return statement, watermarks
+    return statement
 
 
 def _json_value_returning(
@@ -168,65 +189,19 @@ def _partition_by(statement: str, tokens: list[Any], i: int, edits: list[tuple[i
     return i + 1
 
 
-_METADATA_MARK = "\x00metadata "
-
-
-def _metadata_clause(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
-    """``METADATA [FROM 'key'] [VIRTUAL]`` after a column's type, rewritten into a column
-    comment sqlglot parses (read back by ``_metadata_of``); returns its last token's index."""
-    from sqlglot.tokens import TokenType
-
-    key, end = "", i
-    if end + 2 < len(tokens) and tokens[end + 1].token_type == TokenType.FROM:
-        key, end = tokens[end + 2].text, end + 2
-    virtual = end + 1 < len(tokens) and tokens[end + 1].text.upper() == "VIRTUAL"
-    end += 1 if virtual else 0
-    mark = f"{_METADATA_MARK}{'virtual' if virtual else 'persisted'} {key}".replace("'", "''")
-    edits.append((tokens[i].start, tokens[end].end + 1, f"COMMENT '{mark}'"))
-    return end
-
-
 def _metadata_of(column: exp.ColumnDef) -> tuple[str | None, bool] | None:
     """(metadata key or None for the column's name, virtual) of a METADATA column."""
     for constraint in column.args.get("constraints") or []:
         kind = constraint.args.get("kind")
-        if isinstance(kind, exp.CommentColumnConstraint) and kind.this.this.startswith(_METADATA_MARK):
-            virtual, _, key = kind.this.this[len(_METADATA_MARK) :].partition(" ")
-            return key or None, virtual == "virtual"
+        if isinstance(kind, exp.Anonymous) and kind.name == "METADATA":
+            key, virtual = kind.expressions
+            return (None if isinstance(key, exp.Null) else key.this), virtual.this is True
     return None
 
 
-def _watermark_clause(
-    statement: str,
-    tokens: list[Any],
-    i: int,
-    edits: list[tuple[int, int, str]],
-    watermarks: list[tuple[str, str]],
-) -> int:
-    """Take ``WATERMARK FOR column AS expression`` out of a column list; returns the index of
-    the token before the comma or parenthesis that ends it."""
-    from sqlglot.tokens import TokenType
-
-    column = tokens[i + 2].text
-    j = i + 4  # after AS
-    level = 0
-    while j < len(tokens):
-        kind = tokens[j].token_type
-        if (kind == TokenType.R_PAREN and level == 0) or (kind == TokenType.COMMA and level == 0):
-            break
-        level += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
-        j += 1
-    watermarks.append((column, statement[tokens[i + 4].start : tokens[j - 1].end + 1]))
-    prev = tokens[i - 1]
-    start = prev.start if prev.token_type == TokenType.COMMA else tokens[i].start
-    end = tokens[j].start if tokens[j].token_type == TokenType.R_PAREN else tokens[j].end + 1
-    edits.append((start, end, ""))
-    return j - 1
-
-
-def _parse(statement: str) -> tuple[Any, list[tuple[str, str]]]:
-    text, watermarks = _flink_syntax(statement)
+def _parse(statement: str) -> Any:
+    text = _flink_syntax(statement)
     try:
-        return sqlglot.parse_one(text, read=_DIALECT), watermarks
+        return sqlglot.parse_one(text, read=_DIALECT)
     except sqlglot.errors.ParseError as err:
         raise SqlError(f"SQL parse failed: {err}") from err

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from millstream.table.expression import Expression
 from millstream.table.expressions import col
 from millstream.table.planner import Filter, Limit, PlanNode
-from millstream.table.print_utils import print_schema, summary_string
+from millstream.table.print_utils import column_text, print_schema, summary_string
 from millstream.table.projection import aggregate, project
 from millstream.table.types import DataType
 
@@ -74,17 +74,22 @@ class TableSchema:
         return len(self._names)
 
     def __str__(self) -> str:
-        computed = self._declared.get("computed", {})
+        declared = self._declared
+        keys = declared.get("primary_key") or []
         lines = ["root"]
         for i, (name, data_type) in enumerate(zip(self._names, self._types, strict=True)):
             marker = " *ROWTIME*" if i == self._rowtime else " *PROCTIME*" if i == self._proctime else ""
-            expression = f" AS {computed[name]}" if name in computed else ""
-            lines.append(f" |-- {name}: {summary_string(data_type)}{marker}{expression}")
-        watermark = self._declared.get("watermark")
+            shown, expression = column_text(
+                name, data_type, declared.get("computed"), declared.get("metadata"), keys
+            )
+            lines.append(f" |-- {name}: {shown}{marker}{expression}")
+        watermark = declared.get("watermark")
         if watermark is not None:
             column, expression = watermark
             column_type = summary_string(self._types[self._names.index(column)])
             lines.append(f" |-- WATERMARK FOR {column}: {column_type} AS {expression}")
+        if keys:
+            lines.append(f" |-- CONSTRAINT PK_{'_'.join(keys)} PRIMARY KEY ({', '.join(keys)})")
         return "\n".join(lines) + "\n"
 
 
@@ -141,6 +146,8 @@ class Table:
                 watermark[1] if watermark is not None else None,
                 plan.proctime,
                 declared.get("computed"),
+                declared.get("metadata"),
+                declared.get("primary_key"),
             )
         )
 
