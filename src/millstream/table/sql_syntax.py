@@ -5,7 +5,6 @@ not parse (window TVFs, ``WATERMARK FOR``, ``METADATA`` columns, ``TIMESTAMPADD`
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import sqlglot
@@ -50,6 +49,43 @@ class _FlinkSql(Spark):
             "METADATA": lambda self: self._parse_metadata(),
         }
         SCHEMA_UNNAMED_CONSTRAINTS = {*Spark.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
+        FUNCTION_PARSERS = {
+            **Spark.Parser.FUNCTION_PARSERS,
+            "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
+            "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
+            "JSON_VALUE": lambda self: self._parse_json_value(),
+        }
+
+        def _parse_timestamp_call(self, name: str) -> exp.Expression:
+            """``TIMESTAMPADD(DAY, n, ts)`` / ``TIMESTAMPDIFF(HOUR, a, b)``: Flink's argument
+            order, the unit a string (``__TIMESTAMPADD('DAY', n, ts)``, ``sql_forms.py``)."""
+            unit = self._curr
+            if unit is None:
+                self.raise_error(f"expected a time unit in {name.strip('_')}(...)")
+            self._advance()
+            if not self._match(TokenType.COMMA):
+                self.raise_error(f"expected a comma after the unit of {name.strip('_')}(...)")
+            arguments = self._parse_csv(self._parse_assignment)
+            return self.expression(
+                exp.Anonymous(this=name, expressions=[exp.Literal.string(unit.text.upper()), *arguments])
+            )
+
+        def _parse_json_value(self) -> exp.Expression:
+            """``JSON_VALUE(j, path [RETURNING t] [NULL ON EMPTY] [NULL ON ERROR])``: the value
+            converted to ``t`` (``TRY_CAST``), NULL when missing or when it does not convert
+            (Flink's defaults)."""
+            arguments = self._parse_csv(self._parse_assignment)
+            value = self.expression(exp.Anonymous(this="JSON_VALUE", expressions=arguments))
+            if not self._match_text_seq("RETURNING"):
+                return value
+            to = self._parse_types()
+            while self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
+                if not (
+                    self._match_text_seq("NULL", "ON", "EMPTY") or self._match_text_seq("NULL", "ON", "ERROR")
+                ):
+                    rest = self._find_sql(self._curr, self._tokens[-1]).rsplit(")", 1)[0].strip()
+                    raise SqlError(f"JSON_VALUE(... {rest}) is not supported: only NULL ON EMPTY / ERROR")
+            return self.expression(exp.TryCast(this=value, to=to, safe=True))
 
         def _parse_watermark(self) -> exp.Expression | None:
             if not self._match(TokenType.FOR):
@@ -84,8 +120,7 @@ def _flink_syntax(statement: str) -> str:
     """Flink SQL's own syntax the parser does not take rewritten into what it parses, by token
     positions: ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY
     TUMBLE(ts, ...)`` -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t,
-    MS_PARTITION_BY(k)``, Flink's type names as sqlglot's (``_type_name``), ``TIMESTAMPADD``'s
-    unit and ``JSON_VALUE ... RETURNING``."""
+    MS_PARTITION_BY(k)``, and Flink's type names as sqlglot's (``_type_name``)."""
     from sqlglot.dialects.spark import Spark
     from sqlglot.tokens import TokenType
 
@@ -112,53 +147,12 @@ def _flink_syntax(statement: str) -> str:
                 edits.append((tok.start, nxt.start, ""))
         elif tok.token_type == TokenType.PARTITION_BY and after_table:
             i = _partition_by(statement, tokens, i, edits)
-        elif text in ("TIMESTAMPADD", "TIMESTAMPDIFF") and i + 2 < len(tokens):
-            i = _timestamp_unit(tokens, i, edits)
-        elif text == "JSON_VALUE" and nxt is not None and nxt.token_type == TokenType.L_PAREN:
-            _json_value_returning(statement, tokens, i, edits)
         elif _type_name(tok, nxt, depth) is not None:
             edits.append((tok.start, tok.end + 1, str(_type_name(tok, nxt, depth))))
         i += 1
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
     return statement
-
-
-def _json_value_returning(
-    statement: str, tokens: list[Any], i: int, edits: list[tuple[int, int, str]]
-) -> None:
-    """``JSON_VALUE(j, path RETURNING t [NULL ON EMPTY] [NULL ON ERROR])`` ->
-    ``TRY_CAST(JSON_VALUE(j, path) AS t)``: the value converted, NULL when it is missing or does
-    not convert (Flink's defaults, NULL ON EMPTY and NULL ON ERROR)."""
-    from sqlglot.tokens import TokenType
-
-    depth, returning = 0, None
-    for j in range(i + 1, len(tokens)):
-        kind = tokens[j].token_type
-        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
-        if depth == 1 and tokens[j].text.upper() == "RETURNING":
-            returning = j
-        if depth == 0:
-            if returning is None:
-                return
-            rest = statement[tokens[returning].end + 1 : tokens[j].start]
-            on = re.search(r"\b(NULL|ERROR|DEFAULT)\s+ON\b", rest, re.IGNORECASE)
-            type_text = (rest[: on.start()] if on else rest).strip()
-            tail = rest[on.start() :] if on else ""
-            if re.sub(r"NULL\s+ON\s+(EMPTY|ERROR)", "", tail, flags=re.IGNORECASE).strip():
-                raise SqlError(f"JSON_VALUE(... {tail.strip()}) is not supported: only NULL ON EMPTY / ERROR")
-            edits.append((tokens[i].start, tokens[i].end + 1, "TRY_CAST(JSON_VALUE"))
-            edits.append((tokens[returning].start, tokens[j].start, ""))
-            edits.append((tokens[j].end + 1, tokens[j].end + 1, f" AS {type_text})"))
-            return
-
-
-def _timestamp_unit(tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
-    """``TIMESTAMPADD(DAY, ...)`` / ``TIMESTAMPDIFF(HOUR, ...)`` -> ``__TIMESTAMPADD('DAY', ...)``
-    (sqlglot reads Flink's argument order otherwise); returns the index of the unit token."""
-    tok, unit = tokens[i], tokens[i + 2]
-    edits.append((tok.start, unit.end + 1, f"__{tok.text.upper()}('{unit.text.upper()}'"))
-    return i + 2
 
 
 def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
