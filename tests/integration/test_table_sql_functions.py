@@ -179,6 +179,8 @@ def test_json_value_returning_a_type_prints_what_pyflink_prints(capsys: pytest.C
         """SELECT JSON_VALUE('{"a": "x"}', '$.a' RETURNING INT NULL ON ERROR)"""
     ).collect() as rows:
         assert [tuple(r) for r in rows] == [(None,)]
+    with pytest.raises(ValueError, match=r"JSON_VALUE\(\.\.\. DEFAULT 0 ON ERROR\) is not supported"):
+        t_env.execute_sql("""SELECT JSON_VALUE('{"a": "x"}', '$.a' RETURNING INT DEFAULT 0 ON ERROR)""")
 
 
 TYPEOF_OVERLAPS = """\
