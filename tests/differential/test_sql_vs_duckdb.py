@@ -103,6 +103,17 @@ QUERIES: list[tuple[str, str, str | None]] = [
         "SELECT c.name FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id AND o.amount > 99)",
         None,
     ),
+    # EXISTS with conjuncts over the outer query's columns, alone or with the subquery's
+    (
+        "exists_with_an_outer_conjunct",
+        "SELECT c.id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id AND c.region = 'north' AND o.amount > 50)",
+        None,
+    ),
+    (
+        "not_exists_with_outer_and_mixed_conjuncts",
+        "SELECT c.id, c.name FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id AND c.region = 'north' AND o.amount > c.id * 3)",
+        None,
+    ),
     (
         "implicit_join",
         "SELECT o.id, c.name FROM orders o, customers c WHERE o.customer = c.id AND o.amount > 95",

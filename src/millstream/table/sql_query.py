@@ -410,8 +410,42 @@ def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table
         if where is None
         else (list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this])
     )
-    pairs: list[tuple[exp.Column, exp.Column]] = []  # (outer column, inner column)
-    kept = []
+    pairs, kept, correlated = _correlation(conjuncts, outer_aliases)
+    if not pairs:
+        raise SqlError("EXISTS is supported with equalities between the subquery and the outer query")
+    inner_columns = [b for _, b in pairs]  # the subquery's columns the join reads, as $ex0, $ex1 ...
+    for i, c in enumerate(correlated):
+        correlated[i] = c.transform(lambda n: _inner_column(n, outer_aliases, inner_columns))
+    inner = sub.copy()
+    rest = None
+    for c in kept:
+        rest = c if rest is None else exp.And(this=rest, expression=c)
+    inner.set("where", exp.Where(this=rest) if rest is not None else None)
+    inner.set(
+        "expressions",
+        [exp.Alias(this=b.copy(), alias=exp.to_identifier(f"$ex{i}")) for i, b in enumerate(inner_columns)],
+    )
+    right = _select(t_env, inner)
+    condition = None
+    for i, (a, _) in enumerate(pairs):
+        equal = _expression(a) == col(f"$ex{i}")
+        condition = equal if condition is None else and_(condition, equal)
+    for c in correlated:  # (over the outer row and the $ex columns)
+        condition = and_(condition, _expression(c))
+    assert condition is not None
+    return _semi_join(table, right, kind, condition)
+
+
+def _correlation(
+    conjuncts: list[Any], outer_aliases: set[Any]
+) -> tuple[list[tuple[exp.Column, exp.Column]], list[Any], list[Any]]:
+    """An EXISTS subquery's WHERE conjuncts: the equalities (outer column, inner column) that
+    key the semi / anti join, the conjuncts of the subquery's own columns (kept in it), and
+    the other conjuncts reading the outer query's columns (in the join's condition: for NOT
+    EXISTS a row failing them has no match, and stays)."""
+    pairs: list[tuple[exp.Column, exp.Column]] = []
+    kept: list[Any] = []
+    correlated: list[Any] = []
     for c in conjuncts:
         if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Column):
             a, b = c.this, c.expression
@@ -421,25 +455,25 @@ def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table
             if b.table in outer_aliases and a.table not in outer_aliases:
                 pairs.append((b, a))
                 continue
-        kept.append(c)
-    if not pairs:
-        raise SqlError("EXISTS is supported with equalities between the subquery and the outer query")
-    inner = sub.copy()
-    rest = None
-    for c in kept:
-        rest = c if rest is None else exp.And(this=rest, expression=c)
-    inner.set("where", exp.Where(this=rest) if rest is not None else None)
-    inner.set(
-        "expressions",
-        [exp.Alias(this=b.copy(), alias=exp.to_identifier(f"$ex{i}")) for i, (_, b) in enumerate(pairs)],
-    )
-    right = _select(t_env, inner)
-    condition = None
-    for i, (a, _) in enumerate(pairs):
-        equal = _expression(a) == col(f"$ex{i}")
-        condition = equal if condition is None else and_(condition, equal)
-    assert condition is not None
-    return _semi_join(table, right, kind, condition)
+        if any(column.table in outer_aliases for column in c.find_all(exp.Column)):
+            correlated.append(c)
+        else:
+            kept.append(c)
+    return pairs, kept, correlated
+
+
+def _inner_column(
+    node: exp.Expression, outer_aliases: set[Any], inner_columns: list[exp.Column]
+) -> exp.Expression:
+    """In a correlated conjunct of an EXISTS subquery, a column of the subquery as the ``$exN``
+    column the subquery selects for the join (added to ``inner_columns``)."""
+    if not isinstance(node, exp.Column) or node.table in outer_aliases:
+        return node
+    for i, seen in enumerate(inner_columns):
+        if seen.sql() == node.sql():
+            return exp.column(f"$ex{i}")
+    inner_columns.append(node.copy())
+    return exp.column(f"$ex{len(inner_columns) - 1}")
 
 
 def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
