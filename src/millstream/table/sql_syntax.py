@@ -1,7 +1,8 @@
-"""SQL text to sqlglot's tree: Flink's dialect (Spark's, with the calls whose Spark meaning
-differs from Flink's kept plain) and the token-level rewrites of Flink syntax sqlglot does
-not parse (window TVFs, ``WATERMARK FOR``, ``METADATA`` columns, ``TIMESTAMPADD`` units,
-``JSON_VALUE ... RETURNING``)."""
+"""SQL text to sqlglot's tree in Flink's dialect: Spark's, with the calls whose Spark meaning
+differs from Flink's kept plain, and parsers for Flink's own forms (window table functions
+and their ``TABLE t PARTITION BY k`` argument, legacy group windows, ``WATERMARK FOR``,
+``METADATA`` columns, ``TIMESTAMPADD`` units, ``JSON_VALUE ... RETURNING``). Only Flink's
+type names ``BYTES`` and ``ROW<...>`` are renamed in the text before parsing."""
 
 from __future__ import annotations
 
@@ -30,11 +31,19 @@ _PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"} | {
 }  # fmt: skip
 
 
+_TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
+
+
 class _FlinkSql(Spark):
     """Spark's dialect (backquoted identifiers and Flink's operators; CAST arrives as TryCast),
     with DATE_FORMAT left a plain call: Flink's pattern (Java's ``yyyy-MM-dd``) reaches the
     built-in as written. sqlglot's Spark mapping of the pattern turned ``yyyy-MM-dd`` into
     ``%Y-%mstrict-%dstrict`` (sqlglot 30). REGEXP_EXTRACT likewise (``_PLAIN_CALLS``)."""
+
+    class Tokenizer(Spark.Tokenizer):
+        """Spark's, with SESSION a name (Flink's SESSION window function), not a keyword."""
+
+        KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != "SESSION"}
 
     class Parser(Spark.Parser):  # type: ignore[misc,valid-type]
         """Spark's parser, and Flink's column forms of CREATE TABLE: ``WATERMARK FOR c AS
@@ -54,7 +63,30 @@ class _FlinkSql(Spark):
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
             "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
             "JSON_VALUE": lambda self: self._parse_json_value(),
+            **{name: (lambda kind: lambda self: self._parse_window_call(kind))(name) for name in _TVFS},
         }
+
+        def _parse_window_call(self, kind: str) -> exp.Expression:
+            """``TABLE(TUMBLE(TABLE t [PARTITION BY k | (k1, k2)], DESCRIPTOR(ts), ...))``: the
+            window table function ``MS_TUMBLE(t, [MS_PARTITION_BY(k ...),] DESCRIPTOR(ts), ...)``;
+            ``GROUP BY TUMBLE(ts, size)``: the legacy group window ``MS_GW_TUMBLE(ts, size)``."""
+            start = self._index - 2  # the function's name; before it: TABLE ( for a table function
+            in_table = start >= 2 and self._tokens[start - 1].token_type == TokenType.L_PAREN
+            in_table = in_table and self._tokens[start - 2].token_type == TokenType.TABLE
+            if not self._match(TokenType.TABLE) and not in_table:
+                arguments = self._parse_csv(self._parse_assignment)
+                return self.expression(exp.Anonymous(this=f"MS_GW_{kind}", expressions=arguments))
+            arguments = [self._parse_table_parts()]
+            if self._match(TokenType.PARTITION_BY):
+                if self._match(TokenType.L_PAREN):
+                    keys = self._parse_csv(self._parse_assignment)
+                    self._match_r_paren()
+                else:
+                    keys = [self._parse_column()]
+                arguments.append(self.expression(exp.Anonymous(this="MS_PARTITION_BY", expressions=keys)))
+            if self._match(TokenType.COMMA):
+                arguments += self._parse_csv(self._parse_assignment)
+            return self.expression(exp.Anonymous(this=f"MS_{kind}", expressions=arguments))
 
         def _parse_timestamp_call(self, name: str) -> exp.Expression:
             """``TIMESTAMPADD(DAY, n, ts)`` / ``TIMESTAMPDIFF(HOUR, a, b)``: Flink's argument
@@ -113,16 +145,11 @@ class SqlError(ValueError):
     """A statement that could not be parsed or is not supported (yet)."""
 
 
-_TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
-
-
 def _flink_syntax(statement: str) -> str:
-    """Flink SQL's own syntax the parser does not take rewritten into what it parses, by token
-    positions: ``TABLE(TUMBLE(TABLE t, ...))`` -> ``TABLE(MS_TUMBLE(t, ...))``, ``GROUP BY
-    TUMBLE(ts, ...)`` -> ``MS_GW_TUMBLE(ts, ...)``, ``TABLE t PARTITION BY k`` -> ``t,
-    MS_PARTITION_BY(k)``, and Flink's type names as sqlglot's (``_type_name``)."""
+    """Flink's type names that sqlglot's tokenizer reads as another thing, as sqlglot's: BYTES
+    is BINARY, ``ROW<f type, ...>`` is ``STRUCT<f type, ...>`` (``_type_name``), by token
+    positions; every other Flink form is parsed by the dialect (``_FlinkSql``)."""
     from sqlglot.dialects.spark import Spark
-    from sqlglot.tokens import TokenType
 
     try:
         tokens = Spark().tokenize(statement)
@@ -130,26 +157,12 @@ def _flink_syntax(statement: str) -> str:
         raise SqlError(f"SQL parse failed: {err}") from err
     edits: list[tuple[int, int, str]] = []  # (start, end exclusive, replacement)
     depth = 0
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        text = tok.text.upper()
+    for i, tok in enumerate(tokens):
         depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tok.token_type, 0)
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        prev = tokens[i - 1] if i else None
-        after_table = i >= 2 and tokens[i - 2].token_type == TokenType.TABLE
-        if text in _TVFS and nxt is not None and nxt.token_type == TokenType.L_PAREN:
-            # TABLE(TUMBLE(...)) is a window TVF; GROUP BY TUMBLE(ts, ...) a legacy group window
-            table_function = prev is not None and prev.token_type == TokenType.L_PAREN and after_table
-            edits.append((tok.start, tok.end + 1, f"MS_{text}" if table_function else f"MS_GW_{text}"))
-        elif tok.token_type == TokenType.TABLE and prev is not None and prev.text in ("(", ","):
-            if nxt is not None and nxt.token_type != TokenType.L_PAREN:
-                edits.append((tok.start, nxt.start, ""))
-        elif tok.token_type == TokenType.PARTITION_BY and after_table:
-            i = _partition_by(statement, tokens, i, edits)
-        elif _type_name(tok, nxt, depth) is not None:
-            edits.append((tok.start, tok.end + 1, str(_type_name(tok, nxt, depth))))
-        i += 1
+        name = _type_name(tok, nxt, depth)
+        if name is not None:
+            edits.append((tok.start, tok.end + 1, name))
     for start, end, replacement in sorted(edits, reverse=True):
         statement = statement[:start] + replacement + statement[end:]
     return statement
@@ -166,21 +179,6 @@ def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
     if text == "ROW" and nxt is not None and nxt.token_type == TokenType.LT:
         return "STRUCT"
     return None
-
-
-def _partition_by(statement: str, tokens: list[Any], i: int, edits: list[tuple[int, int, str]]) -> int:
-    """``PARTITION BY k`` / ``PARTITION BY (k1, k2)`` of a TVF's table argument; returns the
-    index of its last token."""
-    from sqlglot.tokens import TokenType
-
-    tok, nxt = tokens[i], tokens[i + 1]
-    if nxt.token_type == TokenType.L_PAREN:
-        close = next(j for j in range(i + 1, len(tokens)) if tokens[j].token_type == TokenType.R_PAREN)
-        inner = statement[tokens[i + 2].start : tokens[close - 1].end + 1]
-        edits.append((tok.start, tokens[close].end + 1, f", MS_PARTITION_BY({inner})"))
-        return close
-    edits.append((tok.start, nxt.end + 1, f", MS_PARTITION_BY({nxt.text})"))
-    return i + 1
 
 
 def _metadata_of(column: exp.ColumnDef) -> tuple[str | None, bool] | None:
