@@ -127,7 +127,7 @@ def physical_plan(plans: list[PlanNode], config: Any, reuse: Any) -> PhysicalPla
     for plan in plans:
         decide(plan)
     physical = PhysicalPlan((), executions, tuple(nodes))
-    roots = tuple(_exec_nodes(physical, plan, reuse) for plan in plans)
+    roots = tuple(_exec_nodes(physical, plan) for plan in plans)
     return dataclasses.replace(physical, roots=roots)
 
 
@@ -171,13 +171,13 @@ class _Line:
         self.name, self.terms, self.node, self.children = name, terms, node, children
 
 
-def _exec_nodes(physical: PhysicalPlan, plan: PlanNode, reuse: Any) -> ExecNode:
+def _exec_nodes(physical: PhysicalPlan, plan: PlanNode) -> ExecNode:
     """``plan``'s operators, laid out twice (prefix and infix expressions: the same shape) and
     frozen into one tree, each marked with its changelog mode and whether it runs on Arrow."""
-    return _freeze(physical, _layout(physical, plan, False), _layout(physical, plan, True), reuse, None)
+    return _freeze(physical, _layout(physical, plan, False), _layout(physical, plan, True), None)
 
 
-def _freeze(physical: PhysicalPlan, prefix: _Line, infix: _Line, reuse: Any, chain: str | None) -> ExecNode:
+def _freeze(physical: PhysicalPlan, prefix: _Line, infix: _Line, chain: str | None) -> ExecNode:
     """An operator and the ones below it; ``chain``: the columns the columnar scan reads that
     this operator belongs to (None: it is not inside a fused chain)."""
     node, name = infix.node, infix.name
@@ -202,7 +202,7 @@ def _freeze(physical: PhysicalPlan, prefix: _Line, infix: _Line, reuse: Any, cha
     if below is not None and not infix.children:  # the scan at the bottom of a fused chain
         reads = below
     children = tuple(
-        _freeze(physical, p, i, reuse, below) for p, i in zip(prefix.children, infix.children, strict=True)
+        _freeze(physical, p, i, below) for p, i in zip(prefix.children, infix.children, strict=True)
     )
     mode = _changelog_mode(node) if node is not None else (children[0].changelog_mode if children else "I")
     return ExecNode(name, tuple(prefix.terms), tuple(infix.terms), node, children, mode, columnar, reads)
