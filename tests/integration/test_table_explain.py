@@ -111,3 +111,40 @@ def test_explain_prints_an_over_aggregation_as_pyflink_does():
     text = t_env.explain_sql(OVER_QUERY)
     assert " object at 0x" not in text
     assert text.split("== Optimized Execution Plan ==\n")[1] == PYFLINK_OVER_EXECUTION
+
+
+# PyFlink 2.3.0, 2026-11-27: explain_sql(JOIN_QUERY) over two datagen tables a (id, seller,
+# category BIGINT) and p (pid BIGINT, name, state STRING): the first lines of its abstract
+# syntax tree, and its execution plan less the join's leftInputSpec / rightInputSpec terms
+JOIN_QUERY = "SELECT a.id, p.name FROM a JOIN p ON a.seller = p.pid WHERE a.category = 10"
+PYFLINK_JOIN_AST = [
+    "LogicalProject(id=[$0], name=[$4])",
+    "+- LogicalFilter(condition=[=($2, 10)])",
+    "   +- LogicalJoin(condition=[=($1, $3)], joinType=[inner])",
+    "      :- LogicalTableScan(table=[[default_catalog, default_database, a]])",
+]
+PYFLINK_JOIN_EXECUTION = """\
+Calc(select=[id, name])
++- Join(joinType=[InnerJoin], where=[(seller = pid)], select=[id, seller, pid, name])
+   :- Exchange(distribution=[hash[seller]])
+   :  +- Calc(select=[id, seller], where=[(category = 10)])
+   :     +- TableSourceScan(table=[[default_catalog, default_database, a]], fields=[id, seller, category])
+   +- Exchange(distribution=[hash[pid]])
+      +- Calc(select=[pid, name])
+         +- TableSourceScan(table=[[default_catalog, default_database, p]], fields=[pid, name, state])
+"""
+
+
+def test_explain_prints_the_query_as_written_then_as_it_runs_as_pyflink_does():
+    """The abstract syntax tree is the plan before the rewrite phases (the WHERE above the
+    join, as written); the execution plan after them (the WHERE's conjunct below the join,
+    each input narrowed to the columns read, no identity Calc). Before, the tree printed the
+    rewritten plan, and a join printed ``LogicalJoin(fields=[...])``."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    datagen = "WITH ('connector' = 'datagen')"
+    t_env.execute_sql(f"CREATE TABLE a (id BIGINT, seller BIGINT, category BIGINT) {datagen}")
+    t_env.execute_sql(f"CREATE TABLE p (pid BIGINT, name STRING, state STRING) {datagen}")
+    text = t_env.explain_sql(JOIN_QUERY)
+    ast = text.split("== Abstract Syntax Tree ==\n")[1].splitlines()
+    assert ast[: len(PYFLINK_JOIN_AST)] == PYFLINK_JOIN_AST
+    assert text.split("== Optimized Execution Plan ==\n")[1] == PYFLINK_JOIN_EXECUTION

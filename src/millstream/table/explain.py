@@ -22,6 +22,7 @@ from typing import Any
 
 from millstream.table.exec_plan import ExecNode, over_aggregate, sink_terms, source_name
 from millstream.table.explain_expressions import render
+from millstream.table.expression import Expression
 from millstream.table.planning import plan_phases
 
 __all__ = ["explain_plan"]
@@ -127,6 +128,11 @@ def _logical(node: Any) -> _Line:
         return _Line(
             "LogicalWatermarkAssigner", [f"rowtime=[{names[node.rowtime]}]", watermark], node, children
         )
+    if kind in ("Join", "WindowJoin", "IntervalJoin") and isinstance(node.condition, Expression):
+        joined = list(node.left.names) + list(node.right.names)  # $i over both inputs' columns
+        condition = render(node.condition, lambda n: f"${joined.index(n)}" if n in joined else n, False)
+        terms = [f"condition=[{condition}]", f"joinType=[{node.join_type.lower()}]"]
+        return _Line("LogicalJoin", terms, node, children)
     return _Line(f"Logical{kind}", [f"fields=[{', '.join(names)}]"], node, children)
 
 

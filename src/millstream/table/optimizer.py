@@ -22,6 +22,8 @@ Phases:
 - **filter push-down through projections** (Calcite's ``FilterProjectTransposeRule``): a
   filter over a projection is applied to the projection's input, over the expressions the
   projection computes.
+- **identity projection removal** (Calcite's ``ProjectRemoveRule``): a projection that
+  hands on its input's columns unchanged is dropped.
 - **projection push-down into join inputs** (Flink's ``ProjectJoinTransposeRule``): below a
   projection over a join, each input keeps the columns the projection and the join condition
   read only, so the join holds narrower rows and a columnar scan reads fewer fields.
@@ -298,6 +300,24 @@ def merge_projections(node: PlanNode, shared: set[int]) -> PlanNode:
     return dataclasses.replace(node, input=source, functions=[c.fn for c in compiled], expressions=merged)
 
 
+def remove_identity_projections(node: PlanNode, shared: set[int]) -> PlanNode:
+    """A projection that hands on its input's columns unchanged, in order and by name, is its
+    input (Calcite's ``ProjectRemoveRule``)."""
+    below = getattr(node, "input", None)
+    if type(node) is not Project or node.expressions is None or below is None:
+        return node
+    if list(node.names) != list(below.names) or list(node.types) != list(below.types):
+        return node
+    if not all(
+        type(_unaliased(e)) is _Column and _unaliased(e).name == n
+        for e, n in zip(node.expressions, node.names, strict=True)
+    ):
+        return node
+    if (node.rowtime, node.proctime, node.window) != (below.rowtime, below.proctime, below.window):
+        return node
+    return below
+
+
 def _column_uses(expression: Any) -> list[str]:
     if isinstance(expression, _Column):
         return [expression.name]
@@ -363,4 +383,5 @@ PHASES: list[tuple[str, Callable[[PlanNode, set[int]], PlanNode]]] = [
     ("filter push-down through projections", push_filters_through_projections),
     ("projection push-down into join inputs", prune_join_inputs),
     ("Calc merging", merge_projections),
+    ("identity projection removal", remove_identity_projections),
 ]
