@@ -445,3 +445,30 @@ def test_top_n_over_an_updating_input_prints_what_pyflink_prints(capsys: pytest.
     t_env.execute_sql(TOP_N_OVER_UPDATES.format(rank=", rn")).print()
     t_env.execute_sql(TOP_N_OVER_UPDATES.format(rank="")).print()
     assert capsys.readouterr().out == PYFLINK_TOP_N_OVER_UPDATES
+
+
+def test_an_over_aggregate_reused_in_two_queries_reads_its_own_column_in_each() -> None:
+    """The Table API expression ``v.sum.over(w)`` used in two over-window queries: each plan's
+    projection reads the column its own over aggregation computes, and the user's expression
+    is left unchanged. Before, planning set the column on the expression object itself, so the
+    second query's plan renamed it under the first one's."""
+    from millstream.table import EnvironmentSettings, TableEnvironment
+    from millstream.table.expressions import col, row_interval
+    from millstream.table.window import Over
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql(
+        "CREATE TABLE c (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
+        "'connector' = 'datagen', 'number-of-rows' = '8', 'fields.v.kind' = 'sequence', "
+        "'fields.v.start' = '1', 'fields.v.end' = '8', 'fields.k.length' = '1')"
+    )
+    table = t_env.from_path("c")
+    total = col("v").sum.over(col("w"))
+    window = Over.partition_by(col("k")).order_by(col("ts")).preceding(row_interval(1)).alias("w")
+    first = table.over_window(window).select(col("v"), total.alias("s"))
+    second = table.select(col("k"), col("ts"), col("v") * 10).alias("k", "ts", "v")
+    second = second.over_window(window).select(col("v"), col("v").count.over(col("w")), total.alias("s"))
+    assert not hasattr(total, "slot")
+    assert first._plan.names == ["v", "s"] and second._plan.names == ["v", "EXPR$1", "s"]
+    for plan in (first._plan, second._plan):  # each reads the sum its own aggregation computes
+        assert plan.expressions[-1].operand.name in plan.input.names

@@ -150,7 +150,11 @@ class _OverFunction(KeyedProcessFunction):
 
 def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
     """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
-    named in ``frames``) computed by over aggregations, one per window."""
+    named in ``frames``) computed by over aggregations, one per window: the projection reads
+    each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
+    they are."""
+    from millstream.table.expression_tree import replaced
+    from millstream.table.expressions import col
     from millstream.table.projection import project
 
     calls: list[OverCall] = []
@@ -159,6 +163,7 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
             if not any(call is seen for seen in calls):
                 calls.append(call)
     plan, window = node, -1
+    slots: dict[int, str] = {}  # id(over call) -> the column its over aggregation computes
     for alias, frame in frames.items():
         mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
         if not mine:
@@ -181,7 +186,7 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
                 slot = "$" + slot
             slot_names.append(slot)
             slot_types.append(call.call.result_type(operand.data_type))
-            call.slot = slot  # type: ignore[attr-defined]
+            slots[id(call)] = slot
         keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
         plan = OverAggregate(
             list(plan.names) + slot_names,
@@ -197,7 +202,17 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
             partition_expressions=list(frame.partition_by),
             call_expressions=[c.call for c in mine],
         )
-    return project(plan, selected, lambda i: f"EXPR${i}")
+
+    def column(x: Any) -> Any:
+        return col(slots[id(x)]) if isinstance(x, OverCall) and id(x) in slots else None
+
+    reading = [
+        col(slots[id(e)]).alias(f"EXPR${i}")
+        if isinstance(e, OverCall) and id(e) in slots
+        else replaced(e, column)
+        for i, e in enumerate(selected)
+    ]
+    return project(plan, reading, lambda i: f"EXPR${i}")
 
 
 def _over_calls(expression: Any) -> list[OverCall]:
