@@ -118,7 +118,7 @@ def physical_plan(plans: list[PlanNode], config: Any, reuse: Any) -> PhysicalPla
         found = executions.get(id(node))
         if found is not None:
             return found
-        below = [decide(child) for child in _children(node)]
+        below = [decide(child) for child in node.plan_inputs()]
         execution = _execution(node, below, config, reuse, columnar)
         executions[id(node)] = execution
         nodes.append(node)
@@ -232,14 +232,6 @@ def _changelog_mode(node: Any) -> str:
     return "I,UB,UA,D"
 
 
-def _children(node: Any) -> list[Any]:
-    return [
-        c
-        for c in (getattr(node, "left", None), getattr(node, "right", None), getattr(node, "input", None))
-        if c is not None
-    ]
-
-
 def source_name(node: Any) -> str:
     """A scanned table as Flink names it."""
     path = getattr(node, "path", None) or getattr(node, "table_path", None)
@@ -276,7 +268,7 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
     """``node`` as Flink's physical / execution plan node (an Exchange inserted where the
     rows move by key)."""
     names = list(node.names)
-    below = _children(node)
+    below = node.plan_inputs()
     inputs = [list(c.names) for c in below]
 
     def ref(name: str) -> str:

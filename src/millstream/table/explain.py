@@ -91,7 +91,7 @@ def _logical(node: Any) -> _Line:
     from millstream.table.group_agg import Aggregate
     from millstream.table.plan_sources import FromDataStream
 
-    below = [c for c in (getattr(node, n, None) for n in ("left", "right", "input")) if c is not None]
+    below = node.plan_inputs()
     inputs = list(below[0].names) if below else []
 
     def ref(name: str) -> str:

@@ -139,13 +139,11 @@ def push_filters_into_joins(node: PlanNode, shared: set[int]) -> PlanNode:
     across: list[Expression] = []
     into_condition = type(join).__name__ == "Join" and join.join_type == "INNER"
     for conjunct in conjuncts(node.expression):
+        side = _one_side(conjunct, sides, names)
         read = columns_of(conjunct)
-        side = next((s for s in sides if read and read <= names[s]), None)
-        if not _deterministic(conjunct):
-            kept.append(conjunct)
-        elif side is not None:
+        if side is not None:
             pushed[side].append(conjunct)
-        elif into_condition and read & names[0] and read & names[1]:
+        elif into_condition and read & names[0] and read & names[1] and _deterministic(conjunct):
             across.append(conjunct)
         else:
             kept.append(conjunct)
@@ -188,9 +186,8 @@ def push_join_conditions(node: PlanNode, shared: set[int]) -> PlanNode:
     pushed: tuple[list[Expression], list[Expression]] = ([], [])
     kept: list[Expression] = []
     for conjunct in conjuncts(join.condition):
-        read = columns_of(conjunct)
-        side = next((s for s in sides if read and read <= names[s]), None)
-        if side is None or not _deterministic(conjunct):
+        side = _one_side(conjunct, sides, names)
+        if side is None:
             kept.append(conjunct)
         else:
             pushed[side].append(conjunct)
@@ -204,6 +201,14 @@ def push_join_conditions(node: PlanNode, shared: set[int]) -> PlanNode:
     if list(replanned.names) != list(join.names):
         return node
     return replanned
+
+
+def _one_side(conjunct: Expression, sides: tuple[int, ...], names: tuple[set[str], set[str]]) -> int | None:
+    """The join input (0: left, 1: right, of ``sides``) whose columns are all ``conjunct``
+    reads, when it is deterministic and may be applied to that input alone; else None."""
+    read = columns_of(conjunct)
+    side = next((s for s in sides if read and read <= names[s]), None)
+    return side if side is not None and _deterministic(conjunct) else None
 
 
 def _filtered(node: PlanNode, conjuncts: list[Expression]) -> PlanNode:

@@ -72,9 +72,9 @@ class PlanReuse:
             if marker in seen:
                 continue
             seen.add(marker)
-            for child in _inputs(node):
+            for child in node.plan_inputs():
                 self._consumers.setdefault(self._marker(child), []).append(node)
-            stack.extend(_inputs(node))
+            stack.extend(node.plan_inputs())
 
     def _marker(self, node: Any) -> Any:
         key = self.key(node)
@@ -145,15 +145,6 @@ class PlanReuse:
             inner = [self._value(getattr(value, f.name), skip_functions) for f in dataclasses.fields(value)]
             return None if any(i is None for i in inner) else (type(value).__qualname__, tuple(inner))
         return _OPAQUE
-
-
-def _inputs(node: Any) -> list[Any]:
-    """The plan nodes ``node`` reads."""
-    return [
-        child
-        for child in (getattr(node, name, None) for name in ("input", "left", "right"))
-        if child is not None and hasattr(child, "translate")
-    ]
 
 
 def _flatten(parts: Any) -> list[Any]:

@@ -45,7 +45,6 @@ __all__ = [
     "Sink",
     "SourceScan",
     "Values",
-    "translate",
 ]
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
@@ -89,6 +88,11 @@ class PlanNode:
     def translate(self, ctx: PlanningContext) -> Any:
         """The DataStream of ``(kind, values)`` this node produces, added to ``ctx.env``."""
         raise NotImplementedError
+
+    def plan_inputs(self) -> list[PlanNode]:
+        """The plan nodes this node reads: its ``input``, or a join's ``left`` and ``right``."""
+        found = (getattr(self, name, None) for name in ("left", "right", "input"))
+        return [child for child in found if isinstance(child, PlanNode)]
 
 
 @dataclass(frozen=True)
@@ -322,11 +326,6 @@ def _by_row(row: tuple[Any, ...], parallelism: int) -> int:
     import zlib
 
     return zlib.crc32(repr(row).encode()) % parallelism
-
-
-def translate(node: PlanNode, ctx: PlanningContext) -> Any:
-    """The DataStream of ``(kind, values)`` pairs for ``node``."""
-    return node.translate(ctx)
 
 
 class _LimitFunction(KeyedProcessFunction):

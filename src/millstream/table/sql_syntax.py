@@ -34,6 +34,11 @@ _PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT"} | {
 _TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
 
 
+def _window_parser(kind: str) -> Any:
+    """The dialect's parser of the window function ``kind`` (``_parse_window_call``)."""
+    return lambda parser: parser._parse_window_call(kind)
+
+
 class _FlinkSql(Spark):
     """Spark's dialect (backquoted identifiers and Flink's operators; CAST arrives as TryCast),
     with DATE_FORMAT left a plain call: Flink's pattern (Java's ``yyyy-MM-dd``) reaches the
@@ -63,7 +68,7 @@ class _FlinkSql(Spark):
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
             "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
             "JSON_VALUE": lambda self: self._parse_json_value(),
-            **{name: (lambda kind: lambda self: self._parse_window_call(kind))(name) for name in _TVFS},
+            **{name: _window_parser(name) for name in _TVFS},
         }
 
         def _parse_window_call(self, kind: str) -> exp.Expression:
