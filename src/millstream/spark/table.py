@@ -303,23 +303,6 @@ def _window_aggregate(node: Any, frame: Any) -> Any:
 
 # -- expressions ----------------------------------------------------------------------------------------
 
-_SPARK_FUNCTIONS = {
-    "UPPER": "upper",
-    "LOWER": "lower",
-    "CHAR_LENGTH": "length",
-    "ABS": "abs",
-    "COALESCE": "coalesce",
-    "CONCAT": "concat",
-    "GREATEST": "greatest",
-    "LEAST": "least",
-    "SQRT": "sqrt",
-    "LN": "log",
-    "EXP": "exp",
-    "TRIM": "trim",
-    "LTRIM": "ltrim",
-    "RTRIM": "rtrim",
-}
-
 
 def expression_column(expression: Any, names: list[str], types: list[DataType]) -> Any:  # noqa: C901
     """A Spark Column computing ``expression`` over columns ``names``."""
@@ -327,7 +310,7 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
 
     from millstream.table import expression as e
     from millstream.table.expression_calls import _IfThenElse
-    from millstream.table.functions import _Call
+    from millstream.table.functions import BUILTIN_FUNCTIONS, _Call
 
     kind = type(expression)
     if kind is e._Column and expression.name in names:
@@ -389,9 +372,13 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
             target = None
         if target is not None:
             return expression_column(expression.operand, names, types).cast(target)
-    if kind is _Call and expression.name_ in _SPARK_FUNCTIONS:
-        args = [expression_column(a, names, types) for a in expression.args]
-        return getattr(F, _SPARK_FUNCTIONS[expression.name_])(*args)
+    definition = BUILTIN_FUNCTIONS.get(expression.name_) if kind is _Call else None
+    if (
+        definition is not None
+        and definition.spark is not None
+        and definition.spark_applies(len(expression.args))
+    ):
+        return definition.spark(*[expression_column(a, names, types) for a in expression.args])
     if isinstance(expression, e.AggregateCall) and getattr(expression, "slot", None) in names:
         return _column(expression.slot)  # type: ignore[attr-defined]  # the aggregation's column
     if isinstance(expression, e.WindowProperty) and expression.column_name() in names:

@@ -1,5 +1,5 @@
 """Flink's built-in functions of strings, time, arrays, maps and JSON added after
-``builtin_scalars.py`` (same form: name -> ``(implementation, result type rule, NULL-aware)``).
+``builtin_scalars.py`` (same form: a ``FunctionDefinition`` each).
 
 Each follows Flink 2.3's documented result for the sample in ``docs/sql_functions.jsonl``;
 where Java and Python differ the Java behaviour is kept: ``TRIM`` family removes spaces only
@@ -23,11 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.builtin_scalars import _BIGINT, _BOOLEAN, _INT, _STRING, _always, _first
+from millstream.table.function_definition import FunctionDefinition, arrow_kernel, spark_kernel
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["MORE"]
-
-TypeRule = Callable[[list[DataType]], DataType]
 
 _LONG_MIN = -(2**63)
 
@@ -49,7 +48,7 @@ def _rounded(direction: str) -> Callable[[Any], Any]:
     def rounded(value: Any) -> Any:
         if isinstance(value, decimal.Decimal):
             return value.to_integral_value(rounding=rounding)
-        if isinstance(value, float):
+        if isinstance(value, float) and math.isfinite(value):  # Java's: Infinity and NaN stay
             return float(math.floor(value) if direction == "floor" else math.ceil(value))
         return value
 
@@ -416,83 +415,109 @@ def _map_from_arrays(args: list[DataType]) -> DataType:
 _STRINGS = _always(DataTypes.STRING())
 _DATE_TIME = _first
 
-MORE: dict[str, tuple[Callable[..., Any], TypeRule, bool]] = {
+MORE: list[FunctionDefinition] = [
     # strings
-    "TRIM": (_trim("both"), _STRING, False),
-    "BTRIM": (_trim("both"), _STRING, False),
-    "LTRIM": (_trim("left"), _STRING, False),
-    "RTRIM": (_trim("right"), _STRING, False),
-    "SIMILAR": (_similar, _BOOLEAN, False),
-    "OVERLAY": (_overlay, _STRING, False),
-    "CHR": (lambda code: "" if code < 0 else chr(code % 256), _STRING, False),
-    "STARTSWITH": (lambda text, prefix: text.startswith(prefix), _BOOLEAN, False),
-    "ENDSWITH": (lambda text, suffix: text.endswith(suffix), _BOOLEAN, False),
-    "TRANSLATE": (_translate, _STRING, False),
-    "ELT": (lambda index, *values: values[index - 1] if 1 <= index <= len(values) else None, _STRINGS, False),
-    "PRINTF": (lambda fmt, *args: fmt % args, _STRING, False),
-    "URL_ENCODE": (_url_encode, _STRINGS, False),
-    "URL_DECODE": (urllib.parse.unquote_plus, _STRINGS, False),
-    "INET_ATON": (_inet_aton, _always(DataTypes.BIGINT()), False),
-    "INET_NTOA": (_inet_ntoa, _STRINGS, False),
-    "SHA224": (lambda text: hashlib.sha224(text.encode()).hexdigest(), _STRING, False),
-    "SHA384": (lambda text: hashlib.sha384(text.encode()).hexdigest(), _STRING, False),
-    "SHA512": (lambda text: hashlib.sha512(text.encode()).hexdigest(), _STRING, False),
-    "SHA2": (_sha2, _STRINGS, False),
-    "REGEXP_COUNT": (lambda text, pattern: len(re.findall(pattern, text)), _INT, False),
-    "REGEXP_INSTR": (_regexp_instr, _INT, False),
-    "REGEXP_SUBSTR": (_regexp_substr, _STRINGS, False),
-    "REGEXP_EXTRACT_ALL": (_regexp_extract_all, _always(DataTypes.ARRAY(DataTypes.STRING())), False),
-    "STR_TO_MAP": (_str_to_map, _always(DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING())), False),
-    "PARSE_URL": (_parse_url, _STRINGS, False),
-    "ENCODE": (lambda text, charset: text.encode(charset), _always(DataTypes.BYTES()), False),
-    "DECODE": (lambda data, charset: bytes(data).decode(charset), _STRINGS, False),
-    "UNHEX": (_unhex, _always(DataTypes.BYTES()), False),
-    # numbers
-    "FLOOR": (_rounded("floor"), _rounded_type, False),
-    "CEIL": (_rounded("ceil"), _rounded_type, False),
-    "SIGN": (_sign, _first, False),
-    # time
-    "FLOOR_TO": (_floor_to, _DATE_TIME, False),
-    "PLUS_INTERVAL": (_plus_interval, _DATE_TIME, False),
-    "CEIL_TO": (_ceil_to, _DATE_TIME, False),
-    "TIMESTAMPADD": (
-        lambda unit, amount, value: _timestamp_add(unit, amount, value),
-        lambda args: args[2],
-        False,
+    FunctionDefinition(
+        "TRIM",
+        _trim("both"),
+        _STRING,
+        arrow=arrow_kernel("utf8_trim", characters=" "),
+        spark=spark_kernel("trim"),
     ),
-    "TIMESTAMPDIFF": (_timestamp_diff, _INT, False),
-    "CONVERT_TZ": (_convert_tz, _STRING, False),
-    "FROM_UNIXTIME": (_from_unixtime, _STRING, False),
-    "UNIX_TIMESTAMP": (_unix_timestamp, _BIGINT, False),
-    "CURRENT_DATABASE": (lambda: "default_database", _always(DataTypes.STRING(False)), False),
+    FunctionDefinition("BTRIM", _trim("both"), _STRING),
+    FunctionDefinition(
+        "LTRIM",
+        _trim("left"),
+        _STRING,
+        arrow=arrow_kernel("utf8_ltrim", characters=" "),
+        spark=spark_kernel("ltrim"),
+    ),
+    FunctionDefinition(
+        "RTRIM",
+        _trim("right"),
+        _STRING,
+        arrow=arrow_kernel("utf8_rtrim", characters=" "),
+        spark=spark_kernel("rtrim"),
+    ),
+    FunctionDefinition("SIMILAR", _similar, _BOOLEAN),
+    FunctionDefinition("OVERLAY", _overlay, _STRING),
+    FunctionDefinition("CHR", lambda code: "" if code < 0 else chr(code % 256), _STRING),
+    FunctionDefinition("STARTSWITH", lambda text, prefix: text.startswith(prefix), _BOOLEAN),
+    FunctionDefinition("ENDSWITH", lambda text, suffix: text.endswith(suffix), _BOOLEAN),
+    FunctionDefinition("TRANSLATE", _translate, _STRING),
+    FunctionDefinition(
+        "ELT", lambda index, *values: values[index - 1] if 1 <= index <= len(values) else None, _STRINGS
+    ),
+    FunctionDefinition("PRINTF", lambda fmt, *args: fmt % args, _STRING),
+    FunctionDefinition("URL_ENCODE", _url_encode, _STRINGS),
+    FunctionDefinition("URL_DECODE", urllib.parse.unquote_plus, _STRINGS),
+    FunctionDefinition("INET_ATON", _inet_aton, _always(DataTypes.BIGINT())),
+    FunctionDefinition("INET_NTOA", _inet_ntoa, _STRINGS),
+    FunctionDefinition("SHA224", lambda text: hashlib.sha224(text.encode()).hexdigest(), _STRING),
+    FunctionDefinition("SHA384", lambda text: hashlib.sha384(text.encode()).hexdigest(), _STRING),
+    FunctionDefinition("SHA512", lambda text: hashlib.sha512(text.encode()).hexdigest(), _STRING),
+    FunctionDefinition("SHA2", _sha2, _STRINGS),
+    FunctionDefinition("REGEXP_COUNT", lambda text, pattern: len(re.findall(pattern, text)), _INT),
+    FunctionDefinition("REGEXP_INSTR", _regexp_instr, _INT),
+    FunctionDefinition("REGEXP_SUBSTR", _regexp_substr, _STRINGS),
+    FunctionDefinition(
+        "REGEXP_EXTRACT_ALL", _regexp_extract_all, _always(DataTypes.ARRAY(DataTypes.STRING()))
+    ),
+    FunctionDefinition(
+        "STR_TO_MAP", _str_to_map, _always(DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING()))
+    ),
+    FunctionDefinition("PARSE_URL", _parse_url, _STRINGS),
+    FunctionDefinition("ENCODE", lambda text, charset: text.encode(charset), _always(DataTypes.BYTES())),
+    FunctionDefinition("DECODE", lambda data, charset: bytes(data).decode(charset), _STRINGS),
+    FunctionDefinition("UNHEX", _unhex, _always(DataTypes.BYTES())),
+    # numbers
+    FunctionDefinition("FLOOR", _rounded("floor"), _rounded_type),
+    FunctionDefinition("CEIL", _rounded("ceil"), _rounded_type),
+    FunctionDefinition("SIGN", _sign, _first),
+    # time
+    FunctionDefinition("FLOOR_TO", _floor_to, _DATE_TIME),
+    FunctionDefinition("PLUS_INTERVAL", _plus_interval, _DATE_TIME),
+    FunctionDefinition("CEIL_TO", _ceil_to, _DATE_TIME),
+    FunctionDefinition("TIMESTAMPADD", _timestamp_add, lambda args: args[2]),
+    FunctionDefinition("TIMESTAMPDIFF", _timestamp_diff, _INT),
+    FunctionDefinition("CONVERT_TZ", _convert_tz, _STRING),
+    FunctionDefinition("FROM_UNIXTIME", _from_unixtime, _STRING),
+    FunctionDefinition("UNIX_TIMESTAMP", _unix_timestamp, _BIGINT),
+    FunctionDefinition("CURRENT_DATABASE", lambda: "default_database", _always(DataTypes.STRING(False))),
     # arrays and maps
-    "ARRAY_APPEND": (lambda values, v: [*values, v], _same_array, False),
-    "ARRAY_PREPEND": (lambda values, v: [v, *values], _same_array, False),
-    "ARRAY_CONCAT": (lambda *arrays: [v for a in arrays for v in a], _same_array, False),
-    "ARRAY_CONTAINS": (lambda values, v: v in values, _BOOLEAN, False),
-    "ARRAY_DISTINCT": (_distinct, _same_array, False),
-    "ARRAY_EXCEPT": (lambda a, b: _distinct([v for v in a if v not in b]), _same_array, False),
-    "ARRAY_INTERSECT": (lambda a, b: _distinct([v for v in a if v in b]), _same_array, False),
-    "ARRAY_UNION": (lambda a, b: _distinct([*a, *b]), _same_array, False),
-    "ARRAY_JOIN": (_array_join, _STRING, False),
-    "ARRAY_MAX": (lambda values: max((v for v in values if v is not None), default=None), _element, False),
-    "ARRAY_MIN": (lambda values: min((v for v in values if v is not None), default=None), _element, False),
-    "ARRAY_POSITION": (lambda values, v: values.index(v) + 1 if v in values else 0, _INT, False),
-    "ARRAY_REMOVE": (lambda values, v: [x for x in values if x != v], _same_array, False),
-    "ARRAY_REVERSE": (lambda values: values[::-1], _same_array, False),
-    "ARRAY_SLICE": (_array_slice, _same_array, False),
-    "ARRAY_SORT": (_array_sort, _same_array, False),
-    "MAP_KEYS": (lambda m: list(m.keys()), _map_keys, False),
-    "MAP_VALUES": (lambda m: list(m.values()), _map_values, False),
-    "MAP_ENTRIES": (lambda m: [(k, v) for k, v in m.items()], _map_entries, False),
-    "MAP_FROM_ARRAYS": (lambda keys, values: dict(zip(keys, values, strict=True)), _map_from_arrays, False),
-    "MAP_UNION": (lambda *maps: {k: v for m in maps for k, v in m.items()}, _first, False),
+    FunctionDefinition("ARRAY_APPEND", lambda values, v: [*values, v], _same_array),
+    FunctionDefinition("ARRAY_PREPEND", lambda values, v: [v, *values], _same_array),
+    FunctionDefinition("ARRAY_CONCAT", lambda *arrays: [v for a in arrays for v in a], _same_array),
+    FunctionDefinition("ARRAY_CONTAINS", lambda values, v: v in values, _BOOLEAN),
+    FunctionDefinition("ARRAY_DISTINCT", _distinct, _same_array),
+    FunctionDefinition("ARRAY_EXCEPT", lambda a, b: _distinct([v for v in a if v not in b]), _same_array),
+    FunctionDefinition("ARRAY_INTERSECT", lambda a, b: _distinct([v for v in a if v in b]), _same_array),
+    FunctionDefinition("ARRAY_UNION", lambda a, b: _distinct([*a, *b]), _same_array),
+    FunctionDefinition("ARRAY_JOIN", _array_join, _STRING),
+    FunctionDefinition(
+        "ARRAY_MAX", lambda values: max((v for v in values if v is not None), default=None), _element
+    ),
+    FunctionDefinition(
+        "ARRAY_MIN", lambda values: min((v for v in values if v is not None), default=None), _element
+    ),
+    FunctionDefinition("ARRAY_POSITION", lambda values, v: values.index(v) + 1 if v in values else 0, _INT),
+    FunctionDefinition("ARRAY_REMOVE", lambda values, v: [x for x in values if x != v], _same_array),
+    FunctionDefinition("ARRAY_REVERSE", lambda values: values[::-1], _same_array),
+    FunctionDefinition("ARRAY_SLICE", _array_slice, _same_array),
+    FunctionDefinition("ARRAY_SORT", _array_sort, _same_array),
+    FunctionDefinition("MAP_KEYS", lambda m: list(m.keys()), _map_keys),
+    FunctionDefinition("MAP_VALUES", lambda m: list(m.values()), _map_values),
+    FunctionDefinition("MAP_ENTRIES", lambda m: [(k, v) for k, v in m.items()], _map_entries),
+    FunctionDefinition(
+        "MAP_FROM_ARRAYS", lambda keys, values: dict(zip(keys, values, strict=True)), _map_from_arrays
+    ),
+    FunctionDefinition("MAP_UNION", lambda *maps: {k: v for m in maps for k, v in m.items()}, _first),
     # JSON
-    "JSON_EXISTS": (_json_exists, _BOOLEAN, False),
-    "JSON_QUERY": (_json_query, _STRINGS, False),
-    "JSON_QUOTE": (lambda text: json.dumps(text, ensure_ascii=False), _STRING, False),
-    "JSON_UNQUOTE": (_json_unquote, _STRING, False),
-    "JSON_OBJECT": (_json_object, _always(DataTypes.STRING(False)), True),
-    "JSON_ARRAY": (_json_array, _always(DataTypes.STRING(False)), True),
-    "IS_JSON": (_is_json, _always(DataTypes.BOOLEAN(False)), False),
-}
+    FunctionDefinition("JSON_EXISTS", _json_exists, _BOOLEAN),
+    FunctionDefinition("JSON_QUERY", _json_query, _STRINGS),
+    FunctionDefinition("JSON_QUOTE", lambda text: json.dumps(text, ensure_ascii=False), _STRING),
+    FunctionDefinition("JSON_UNQUOTE", _json_unquote, _STRING),
+    FunctionDefinition("JSON_OBJECT", _json_object, _always(DataTypes.STRING(False)), null_aware=True),
+    FunctionDefinition("JSON_ARRAY", _json_array, _always(DataTypes.STRING(False)), null_aware=True),
+    FunctionDefinition("IS_JSON", _is_json, _always(DataTypes.BOOLEAN(False))),
+]

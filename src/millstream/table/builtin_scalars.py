@@ -1,8 +1,9 @@
 """More of Flink's built-in scalar functions: math, strings, hashing, time and collections.
 
-``SCALARS`` maps each name to ``(implementation, result type rule, NULL-aware)``;
-``functions.py`` registers them beside the first ones. Semantics are Flink's (the notes name
-where Python's own would differ): ``RAND(seed)`` is Java's ``java.util.Random`` sequence,
+``SCALARS`` holds a ``FunctionDefinition`` each; ``functions.py`` registers them beside the
+first ones. Semantics are Flink's (the notes name where Python's own would differ): the math
+functions give Java's ``Math`` results where Python's raise (``LN(0)`` -Infinity, ``SQRT(-1)``
+and ``ASIN(2)`` NaN, ``EXP(1000)`` Infinity), ``RAND(seed)`` is Java's ``java.util.Random`` sequence,
 ``LOG(b, x)`` the logarithm of ``x`` in base ``b``, ``LOCATE`` / ``INSTR`` 1-based with 0 for
 not found, ``DAYOFWEEK`` 1 for Sunday, hashes as lowercase hex strings, ``CURRENT_TIMESTAMP``
 a TIMESTAMP_LTZ(3) read when the row is computed (streaming: per record, as Flink's).
@@ -19,11 +20,16 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.function_definition import (
+    NUMBERS,
+    FunctionDefinition,
+    TypeRule,
+    arrow_double_kernel,
+    ieee,
+)
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["SCALARS", "JavaRandom"]
-
-TypeRule = Callable[[list[DataType]], DataType]
 
 
 def _nullable_if(result: DataType) -> TypeRule:
@@ -111,12 +117,25 @@ def _rand_integer() -> Callable[..., int]:
     return rand_integer
 
 
+_LN = ieee(math.log, "log")
+
+
 def _log(*args: float) -> float | None:
-    """LOG(x) is ln(x); LOG(b, x) the logarithm of x in base b."""
+    """LOG(x) is ln(x); LOG(b, x) the logarithm of x in base b (Java's ``Math.log(x) /
+    Math.log(b)``: IEEE division, so base 1 gives Infinity or NaN)."""
     if len(args) == 1:
-        return math.log(args[0]) if args[0] > 0 else math.nan
+        return _LN(args[0])
     base, value = args
-    return math.log(value) / math.log(base)
+    numerator, denominator = _LN(value), _LN(base)
+    if denominator == 0:
+        return math.nan if numerator == 0 or math.isnan(numerator) else math.copysign(math.inf, numerator)
+    return numerator / denominator
+
+
+def _cot(x: float) -> float:
+    """Java's ``1.0 / Math.tan(x)``: Infinity at 0 (with the sign of zero)."""
+    tangent = ieee(math.tan, "tan")(x)
+    return math.copysign(math.inf, tangent) if tangent == 0 else 1.0 / tangent
 
 
 def _truncate(value: Any, places: int = 0) -> Any:
@@ -260,66 +279,85 @@ def _json_string(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), default=str)
 
 
-SCALARS: dict[str, tuple[Callable[..., Any], TypeRule, bool]] = {
+SCALARS: list[FunctionDefinition] = [
     # math
-    "SIN": (math.sin, _DOUBLE, False),
-    "COS": (math.cos, _DOUBLE, False),
-    "TAN": (math.tan, _DOUBLE, False),
-    "COT": (lambda x: 1.0 / math.tan(x), _DOUBLE, False),
-    "ASIN": (lambda x: math.asin(x) if -1 <= x <= 1 else math.nan, _DOUBLE, False),
-    "ACOS": (lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, _DOUBLE, False),
-    "ATAN": (math.atan, _DOUBLE, False),
-    "ATAN2": (math.atan2, _DOUBLE, False),
-    "SINH": (math.sinh, _DOUBLE, False),
-    "COSH": (math.cosh, _DOUBLE, False),
-    "TANH": (math.tanh, _DOUBLE, False),
-    "DEGREES": (math.degrees, _DOUBLE, False),
-    "RADIANS": (math.radians, _DOUBLE, False),
-    "LOG": (_log, _DOUBLE, False),
-    "LOG2": (lambda x: math.log2(x) if x > 0 else math.nan, _DOUBLE, False),
-    "PI": (lambda: math.pi, _always(DataTypes.DOUBLE(False)), False),
-    "E": (lambda: math.e, _always(DataTypes.DOUBLE(False)), False),
-    "TRUNCATE": (_truncate, _first, False),
-    "HEX": (_hex, _STRING, False),
-    "BIN": (_bin, _STRING, False),
+    FunctionDefinition(
+        "SIN", ieee(math.sin, "sin"), _DOUBLE, arrow=arrow_double_kernel("sin"), arrow_args=NUMBERS
+    ),
+    FunctionDefinition(
+        "COS", ieee(math.cos, "cos"), _DOUBLE, arrow=arrow_double_kernel("cos"), arrow_args=NUMBERS
+    ),
+    FunctionDefinition(
+        "TAN", ieee(math.tan, "tan"), _DOUBLE, arrow=arrow_double_kernel("tan"), arrow_args=NUMBERS
+    ),
+    FunctionDefinition("COT", _cot, _DOUBLE),
+    FunctionDefinition("ASIN", lambda x: math.asin(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
+    FunctionDefinition("ACOS", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
+    FunctionDefinition("ATAN", math.atan, _DOUBLE, arrow=arrow_double_kernel("atan"), arrow_args=NUMBERS),
+    FunctionDefinition("ATAN2", math.atan2, _DOUBLE),
+    FunctionDefinition("SINH", ieee(math.sinh, "sinh"), _DOUBLE),
+    FunctionDefinition("COSH", ieee(math.cosh, "cosh"), _DOUBLE),
+    FunctionDefinition("TANH", math.tanh, _DOUBLE),
+    FunctionDefinition("DEGREES", math.degrees, _DOUBLE),
+    FunctionDefinition("RADIANS", math.radians, _DOUBLE),
+    FunctionDefinition("LOG", _log, _DOUBLE),
+    FunctionDefinition(
+        "LOG2", ieee(math.log2, "log2"), _DOUBLE, arrow=arrow_double_kernel("log2"), arrow_args=NUMBERS
+    ),
+    FunctionDefinition("PI", lambda: math.pi, _always(DataTypes.DOUBLE(False))),
+    FunctionDefinition("E", lambda: math.e, _always(DataTypes.DOUBLE(False))),
+    FunctionDefinition("TRUNCATE", _truncate, _first),
+    FunctionDefinition("HEX", _hex, _STRING),
+    FunctionDefinition("BIN", _bin, _STRING),
     # strings
-    "LEFT": (_left, _STRING, False),
-    "RIGHT": (_right, _STRING, False),
-    "LOCATE": (_locate, _INT, False),
-    "INSTR": (lambda text, needle: text.find(needle) + 1, _INT, False),
-    "ASCII": (lambda text: ord(text[0]) if text else 0, _INT, False),
-    "TO_BASE64": (lambda text: base64.b64encode(text.encode()).decode(), _STRING, False),
-    "FROM_BASE64": (_from_base64, _always(DataTypes.STRING()), False),
-    "MD5": (_digest("md5"), _STRING, False),
-    "SHA1": (_digest("sha1"), _STRING, False),
-    "SHA256": (_digest("sha256"), _STRING, False),
-    "UUID": (lambda: str(uuid.uuid4()), _always(DataTypes.STRING(False)), False),
-    "REGEXP": (lambda text, pattern: re.search(pattern, text) is not None, _BOOLEAN, False),
-    "IS_DIGIT": (lambda text: text != "" and text.isdigit(), _always(DataTypes.BOOLEAN(False)), False),
-    "IS_ALPHA": (lambda text: text != "" and text.isalpha(), _always(DataTypes.BOOLEAN(False)), False),
-    "IS_DECIMAL": (_is_decimal, _always(DataTypes.BOOLEAN(False)), False),
+    FunctionDefinition("LEFT", _left, _STRING),
+    FunctionDefinition("RIGHT", _right, _STRING),
+    FunctionDefinition("LOCATE", _locate, _INT),
+    FunctionDefinition("INSTR", lambda text, needle: text.find(needle) + 1, _INT),
+    FunctionDefinition("ASCII", lambda text: ord(text[0]) if text else 0, _INT),
+    FunctionDefinition("TO_BASE64", lambda text: base64.b64encode(text.encode()).decode(), _STRING),
+    FunctionDefinition("FROM_BASE64", _from_base64, _always(DataTypes.STRING())),
+    FunctionDefinition("MD5", _digest("md5"), _STRING),
+    FunctionDefinition("SHA1", _digest("sha1"), _STRING),
+    FunctionDefinition("SHA256", _digest("sha256"), _STRING),
+    FunctionDefinition("UUID", lambda: str(uuid.uuid4()), _always(DataTypes.STRING(False))),
+    FunctionDefinition("REGEXP", lambda text, pattern: re.search(pattern, text) is not None, _BOOLEAN),
+    FunctionDefinition(
+        "IS_DIGIT", lambda text: text != "" and text.isdigit(), _always(DataTypes.BOOLEAN(False))
+    ),
+    FunctionDefinition(
+        "IS_ALPHA", lambda text: text != "" and text.isalpha(), _always(DataTypes.BOOLEAN(False))
+    ),
+    FunctionDefinition("IS_DECIMAL", _is_decimal, _always(DataTypes.BOOLEAN(False))),
     # time
-    "CURRENT_TIMESTAMP": (_now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False)), False),
-    "PROCTIME": (_now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False)), False),
-    "NOW": (_now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False)), False),
-    "LOCALTIMESTAMP": (_local_now, _always(DataTypes.TIMESTAMP(3, False)), False),
-    "CURRENT_DATE": (lambda: datetime.date.today(), _always(DataTypes.DATE(False)), False),
-    "CURRENT_TIME": (lambda: _local_now().time(), _always(DataTypes.TIME(0, False)), False),
-    "TO_DATE": (_to_date, _always(DataTypes.DATE()), False),
-    "DAYOFYEAR": (lambda v: v.timetuple().tm_yday, _BIGINT, False),
-    "DAYOFWEEK": (_day_of_week, _BIGINT, False),
-    "WEEK": (lambda v: v.isocalendar()[1], _BIGINT, False),
-    "QUARTER": (lambda v: (v.month - 1) // 3 + 1, _BIGINT, False),
+    FunctionDefinition("CURRENT_TIMESTAMP", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("PROCTIME", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("NOW", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("LOCALTIMESTAMP", _local_now, _always(DataTypes.TIMESTAMP(3, False))),
+    FunctionDefinition("CURRENT_DATE", lambda: datetime.date.today(), _always(DataTypes.DATE(False))),
+    FunctionDefinition("CURRENT_TIME", lambda: _local_now().time(), _always(DataTypes.TIME(0, False))),
+    FunctionDefinition("TO_DATE", _to_date, _always(DataTypes.DATE())),
+    FunctionDefinition("DAYOFYEAR", lambda v: v.timetuple().tm_yday, _BIGINT),
+    FunctionDefinition("DAYOFWEEK", _day_of_week, _BIGINT),
+    FunctionDefinition("WEEK", lambda v: v.isocalendar()[1], _BIGINT),
+    FunctionDefinition("QUARTER", lambda v: (v.month - 1) // 3 + 1, _BIGINT),
     # conditions and collections
-    "IF": (lambda condition, a, b: a if condition is True else b, lambda args: args[1].nullable(), True),
-    "CARDINALITY": (_cardinality, _INT, False),
-    "ELEMENT": (_element, _element_type, False),
-    "ARRAY": (lambda *values: list(values), _array_type, True),
-    "AT": (_at, _at_type, False),
-    "ROW": (lambda *values: _row(values), _row_type, True),
-    "MAP": (lambda *pairs: dict(zip(pairs[::2], pairs[1::2], strict=True)), _map_type, True),
-    "JSON_STRING": (_json_string, _always(DataTypes.STRING()), False),
-}
+    FunctionDefinition(
+        "IF",
+        lambda condition, a, b: a if condition is True else b,
+        lambda args: args[1].nullable(),
+        null_aware=True,
+    ),
+    FunctionDefinition("CARDINALITY", _cardinality, _INT),
+    FunctionDefinition("ELEMENT", _element, _element_type),
+    FunctionDefinition("ARRAY", lambda *values: list(values), _array_type, null_aware=True),
+    FunctionDefinition("AT", _at, _at_type),
+    FunctionDefinition("ROW", lambda *values: _row(values), _row_type, null_aware=True),
+    FunctionDefinition(
+        "MAP", lambda *pairs: dict(zip(pairs[::2], pairs[1::2], strict=True)), _map_type, null_aware=True
+    ),
+    FunctionDefinition("JSON_STRING", _json_string, _always(DataTypes.STRING())),
+]
 
 # functions whose implementation holds state (a random generator): a fresh one per call site
 STATEFUL = {"RAND": _rand, "RAND_INTEGER": _rand_integer}

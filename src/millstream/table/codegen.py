@@ -74,7 +74,7 @@ _PYTHON_OPERATORS = {
 def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) -> str:  # noqa: C901
     from millstream.table import expression as e
     from millstream.table.expression_calls import _IfThenElse
-    from millstream.table.functions import _FUNCTIONS, _Call
+    from millstream.table.functions import BUILTIN_FUNCTIONS, _Call
 
     kind = type(expression)
     if kind is e._Column:
@@ -118,8 +118,8 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         then = _code(expression.then, names, types, w)
         otherwise = _code(expression.otherwise, names, types, w)
         return f"({then} if ({condition}) else {otherwise})"
-    elif kind is _Call and expression.name_ in _FUNCTIONS:
-        spec = _FUNCTIONS[expression.name_]
+    elif kind is _Call and expression.name_ in BUILTIN_FUNCTIONS:
+        spec = BUILTIN_FUNCTIONS[expression.name_]
         args = [_code(a, names, types, w) for a in expression.args]
         fn = w.function(spec.impl)
         if spec.null_aware:

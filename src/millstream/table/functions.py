@@ -1,9 +1,13 @@
 """Flink's built-in scalar functions, for the Table API (``col('s').upper_case``,
 ``concat(...)``, ``call('UPPER', ...)``) and SQL (``UPPER(s)``) alike.
 
-Each function has a Python implementation over plain values and a rule for its result type.
-Unless a function is marked NULL-aware (COALESCE, IFNULL, CONCAT_WS ...), a NULL argument
-gives a NULL result without calling it, as SQL's functions do.
+Each function is one ``FunctionDefinition`` (``function_definition.py``): a Python
+implementation over plain values, a rule for its result type and, where they give the same
+results, kernels over Arrow columns and Spark Columns. ``BUILTIN_FUNCTIONS`` holds them all
+(with ``builtin_scalars.py`` and ``builtin_more.py``); the generated row code, the Arrow Calc
+and the Spark SQL translation all look functions up there. Unless a function is marked
+NULL-aware (COALESCE, IFNULL, CONCAT_WS ...), a NULL argument gives a NULL result without
+calling it, as SQL's functions do.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ import datetime
 import json
 import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from millstream.common.time import java_pattern_to_strftime
@@ -21,18 +25,19 @@ from millstream.table.builtin_more import MORE
 from millstream.table.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
 from millstream.table.compiled import Compiled, nullable_if_any
 from millstream.table.expression import Expression, _wrap
+from millstream.table.function_definition import (
+    INTEGRAL,
+    NUMBERS,
+    FunctionDefinition,
+    arrow_double_kernel,
+    arrow_kernel,
+    ieee,
+    java_pow,
+    spark_kernel,
+)
 from millstream.table.types import DataType, DataTypes
 
-__all__ = ["call_builtin", "is_builtin", "temporal_cast"]
-
-TypeRule = Callable[[list[DataType]], DataType]
-
-
-@dataclass(frozen=True)
-class _Function:
-    impl: Callable[..., Any]
-    result: TypeRule
-    null_aware: bool = False  # called with NULL arguments (else NULL in, NULL out)
+__all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin", "temporal_cast"]
 
 
 def _string(args: list[DataType]) -> DataType:
@@ -65,7 +70,7 @@ def _nullable_string(args: list[DataType]) -> DataType:
     return DataTypes.STRING()
 
 
-def _regexp_extract(text: str, pattern: str, group: int) -> str | None:
+def _regexp_extract(text: str, pattern: str, group: int = 0) -> str | None:
     """Flink's REGEXP_EXTRACT: group ``group`` (0: the whole match) of the first match; NULL
     when nothing matches or the group does not exist."""
     match = re.search(pattern, text)
@@ -190,67 +195,202 @@ def _concat_ws(separator: Any, *values: Any) -> Any:
     return separator.join(v for v in values if v is not None)
 
 
-_FUNCTIONS: dict[str, _Function] = {
-    "UPPER": _Function(str.upper, _string),
-    "LOWER": _Function(str.lower, _string),
-    "TRIM": _Function(str.strip, _string),
-    "LTRIM": _Function(str.lstrip, _string),
-    "RTRIM": _Function(str.rstrip, _string),
-    "CHAR_LENGTH": _Function(len, _int),
-    "SUBSTRING": _Function(_substring, _string),
-    "REPLACE": _Function(lambda s, a, b: s.replace(a, b), _string),
-    "CONCAT": _Function(lambda *parts: "".join(parts), _string),
-    "CONCAT_WS": _Function(_concat_ws, lambda args: nullable_if_any(DataTypes.STRING(), args[0]), True),
-    "LIKE": _Function(_like, _boolean),
-    "POSITION": _Function(lambda needle, text: text.find(needle) + 1, _int),
-    "INITCAP": _Function(lambda s: re.sub(r"\w+", lambda m: m.group(0).capitalize(), s), _string),
-    "REVERSE": _Function(lambda s: s[::-1], _string),
-    "REPEAT": _Function(lambda s, n: s * n, _string),
-    "LPAD": _Function(lambda s, n, p: (p * n + s)[-n:] if len(s) < n else s[:n], _string),
-    "RPAD": _Function(lambda s, n, p: (s + p * n)[:n], _string),
-    "REGEXP_REPLACE": _Function(lambda s, pattern, r: re.sub(pattern, r, s), _string),
-    "REGEXP_EXTRACT": _Function(
-        lambda s, pattern, group=0: _regexp_extract(s, pattern, group), _nullable_string
-    ),
-    "SPLIT_INDEX": _Function(lambda s, separator, index: _split_index(s, separator, index), _nullable_string),
-    "SPLIT": _Function(
-        lambda s, separator: _split(s, separator),
-        lambda args: nullable_if_any(DataTypes.ARRAY(DataTypes.STRING()), *args),
-    ),
-    "JSON_VALUE": _Function(_json_value, lambda args: DataTypes.STRING()),
-    "ABS": _Function(abs, _same_as_first),
-    "MOD": _Function(lambda a, b: _mod(a, b), lambda args: args[1]),
-    "POWER": _Function(lambda a, b: float(a) ** float(b), _double),
-    "SQRT": _Function(lambda a: math.sqrt(a), _double),
-    "LN": _Function(math.log, _double),
-    "LOG10": _Function(math.log10, _double),
-    "EXP": _Function(math.exp, _double),
-    "FLOOR": _Function(lambda a: math.floor(a) if isinstance(a, float) else a, _same_as_first),
-    "CEIL": _Function(lambda a: math.ceil(a) if isinstance(a, float) else a, _same_as_first),
-    "ROUND": _Function(_round, _same_as_first),  # DECIMAL: _round_type (needs the literal places)
-    "SIGN": _Function(lambda a: (a > 0) - (a < 0), _same_as_first),
-    "COALESCE": _Function(lambda *vs: next((v for v in vs if v is not None), None), _first_non_null, True),
-    "IFNULL": _Function(lambda a, b: b if a is None else a, _first_non_null, True),
-    "NULLIF": _Function(lambda a, b: None if a == b else a, lambda args: args[0].nullable(), True),
-    "GREATEST": _Function(max, _same_as_first),
-    "LEAST": _Function(min, _same_as_first),
-    "TO_TIMESTAMP_LTZ": _Function(
-        _to_timestamp_ltz, lambda args: nullable_if_any(DataTypes.TIMESTAMP_LTZ(3), args[0])
-    ),
-    "TO_TIMESTAMP": _Function(_to_timestamp, lambda args: DataTypes.TIMESTAMP(3)),
-    "DATE_FORMAT": _Function(_date_format, _string),
-    "DATE_FORMAT_PY": _Function(lambda v, fmt: v.strftime(fmt), _string),  # SQL's, format already strftime
-    "EXTRACT_YEAR": _Function(lambda v: v.year, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-    "HOUR": _Function(lambda v: v.hour, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-    "MINUTE": _Function(lambda v: v.minute, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-    "SECOND": _Function(lambda v: v.second, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-    "YEAR": _Function(lambda v: v.year, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-    "MONTH": _Function(lambda v: v.month, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-    "DAYOFMONTH": _Function(lambda v: v.day, lambda args: nullable_if_any(DataTypes.BIGINT(), *args)),
-}
+_BIGINT_OF = lambda args: nullable_if_any(DataTypes.BIGINT(), *args)  # noqa: E731
 
-_FUNCTIONS.update({name: _Function(*spec) for name, spec in SCALARS.items()})
-_FUNCTIONS.update({name: _Function(*spec) for name, spec in MORE.items()})
+
+def _mod_arrow(a: Any, b: Any) -> Any:
+    """Java's ``%`` of integers on Arrow (division truncates toward zero, so the remainder
+    takes the dividend's sign)."""
+    import pyarrow.compute as pc
+
+    return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
+
+
+def _concat_arrow(first: Any, *rest: Any) -> Any:
+    """CONCAT on Arrow: NULL when any argument is NULL, as Flink's."""
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise(first, *rest, "")
+
+
+def _power_arrow(a: Any, b: Any) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.power(pc.cast(a, pa.float64()), pc.cast(b, pa.float64()))
+
+
+def _element_wise_arrow(name: str) -> Callable[..., Any]:
+    """GREATEST / LEAST on Arrow: NULL when any argument is NULL, as Flink's."""
+
+    def kernel(first: Any, second: Any, *rest: Any) -> Any:
+        import pyarrow.compute as pc
+
+        return getattr(pc, name)(first, second, *rest, skip_nulls=False)
+
+    return kernel
+
+
+def _null_if_any_null_spark(name: str) -> Callable[..., Any]:
+    """GREATEST / LEAST on Spark, whose own skip NULL arguments: NULL when any is NULL."""
+
+    def kernel(first: Any, second: Any, *rest: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        any_null = first.isNull() | second.isNull()
+        for column in rest:
+            any_null = any_null | column.isNull()
+        return F.when(any_null, F.lit(None)).otherwise(getattr(F, name)(first, second, *rest))
+
+    return kernel
+
+
+def _logarithm_spark(name: str) -> Callable[[Any], Any]:
+    """LN / LOG10 on Spark, whose own give NULL at and below 0: Java's -Infinity and NaN."""
+
+    def kernel(column: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        return (
+            F.when(column == 0, F.lit(float("-inf")))
+            .when(column < 0, F.lit(float("nan")))
+            .otherwise(getattr(F, name)(column))
+        )
+
+    return kernel
+
+
+_DEFINITIONS = [
+    FunctionDefinition(
+        "UPPER", str.upper, _string, arrow=arrow_kernel("utf8_upper"), spark=spark_kernel("upper")
+    ),
+    FunctionDefinition(
+        "LOWER", str.lower, _string, arrow=arrow_kernel("utf8_lower"), spark=spark_kernel("lower")
+    ),
+    FunctionDefinition(
+        "CHAR_LENGTH", len, _int, arrow=arrow_kernel("utf8_length"), spark=spark_kernel("length")
+    ),
+    FunctionDefinition("SUBSTRING", _substring, _string),
+    FunctionDefinition("REPLACE", lambda s, a, b: s.replace(a, b), _string),
+    FunctionDefinition(
+        "CONCAT", lambda *parts: "".join(parts), _string, arrow=_concat_arrow, spark=spark_kernel("concat")
+    ),
+    FunctionDefinition(
+        "CONCAT_WS", _concat_ws, lambda args: nullable_if_any(DataTypes.STRING(), args[0]), null_aware=True
+    ),
+    FunctionDefinition("LIKE", _like, _boolean),
+    FunctionDefinition("POSITION", lambda needle, text: text.find(needle) + 1, _int),
+    FunctionDefinition("INITCAP", lambda s: re.sub(r"\w+", lambda m: m.group(0).capitalize(), s), _string),
+    FunctionDefinition("REVERSE", lambda s: s[::-1], _string),
+    FunctionDefinition("REPEAT", lambda s, n: s * n, _string),
+    FunctionDefinition("LPAD", lambda s, n, p: (p * n + s)[-n:] if len(s) < n else s[:n], _string),
+    FunctionDefinition("RPAD", lambda s, n, p: (s + p * n)[:n], _string),
+    FunctionDefinition("REGEXP_REPLACE", lambda s, pattern, r: re.sub(pattern, r, s), _string),
+    FunctionDefinition("REGEXP_EXTRACT", _regexp_extract, _nullable_string),
+    FunctionDefinition("SPLIT_INDEX", _split_index, _nullable_string),
+    FunctionDefinition(
+        "SPLIT", _split, lambda args: nullable_if_any(DataTypes.ARRAY(DataTypes.STRING()), *args)
+    ),
+    FunctionDefinition("JSON_VALUE", _json_value, lambda args: DataTypes.STRING()),
+    FunctionDefinition(
+        "ABS",
+        abs,
+        _same_as_first,
+        arrow=arrow_kernel("abs"),
+        arrow_args=NUMBERS | {"DECIMAL"},
+        spark=spark_kernel("abs"),
+    ),
+    FunctionDefinition("MOD", _mod, lambda args: args[1], arrow=_mod_arrow, arrow_args=INTEGRAL),
+    FunctionDefinition(
+        "POWER",
+        java_pow,
+        _double,
+        arrow=_power_arrow,
+        arrow_args=NUMBERS | {"DECIMAL"},
+        spark=spark_kernel("pow"),
+    ),
+    FunctionDefinition(
+        "SQRT",
+        ieee(math.sqrt, "sqrt"),
+        _double,
+        arrow=arrow_double_kernel("sqrt"),
+        arrow_args=NUMBERS,
+        spark=spark_kernel("sqrt"),
+    ),
+    FunctionDefinition(
+        "LN",
+        ieee(math.log, "log"),
+        _double,
+        arrow=arrow_double_kernel("ln"),
+        arrow_args=NUMBERS,
+        spark=_logarithm_spark("log"),
+    ),
+    FunctionDefinition(
+        "LOG10",
+        ieee(math.log10, "log10"),
+        _double,
+        arrow=arrow_double_kernel("log10"),
+        arrow_args=NUMBERS,
+        spark=_logarithm_spark("log10"),
+    ),
+    FunctionDefinition(
+        "EXP",
+        ieee(math.exp, "exp"),
+        _double,
+        arrow=arrow_double_kernel("exp"),
+        arrow_args=NUMBERS,
+        spark=spark_kernel("exp"),
+    ),
+    FunctionDefinition("ROUND", _round, _same_as_first),  # DECIMAL: _round_type (needs the literal places)
+    FunctionDefinition(
+        "COALESCE",
+        lambda *vs: next((v for v in vs if v is not None), None),
+        _first_non_null,
+        null_aware=True,
+        spark=spark_kernel("coalesce"),
+    ),
+    FunctionDefinition("IFNULL", lambda a, b: b if a is None else a, _first_non_null, null_aware=True),
+    FunctionDefinition(
+        "NULLIF", lambda a, b: None if a == b else a, lambda args: args[0].nullable(), null_aware=True
+    ),
+    FunctionDefinition(
+        "GREATEST",
+        max,
+        _same_as_first,
+        arrow=_element_wise_arrow("max_element_wise"),
+        arrow_args=INTEGRAL,  # doubles: Arrow orders NaN and -0.0 unlike Java's ``>``
+        spark=_null_if_any_null_spark("greatest"),
+    ),
+    FunctionDefinition(
+        "LEAST",
+        min,
+        _same_as_first,
+        arrow=_element_wise_arrow("min_element_wise"),
+        arrow_args=INTEGRAL,  # doubles: Arrow orders NaN and -0.0 unlike Java's ``>``
+        spark=_null_if_any_null_spark("least"),
+    ),
+    FunctionDefinition(
+        "TO_TIMESTAMP_LTZ",
+        _to_timestamp_ltz,
+        lambda args: nullable_if_any(DataTypes.TIMESTAMP_LTZ(3), args[0]),
+    ),
+    FunctionDefinition("TO_TIMESTAMP", _to_timestamp, lambda args: DataTypes.TIMESTAMP(3)),
+    FunctionDefinition("DATE_FORMAT", _date_format, _string),
+    FunctionDefinition(
+        "DATE_FORMAT_PY", lambda v, fmt: v.strftime(fmt), _string
+    ),  # SQL's, format already strftime
+    FunctionDefinition("EXTRACT_YEAR", lambda v: v.year, _BIGINT_OF),
+    FunctionDefinition("HOUR", lambda v: v.hour, _BIGINT_OF),
+    FunctionDefinition("MINUTE", lambda v: v.minute, _BIGINT_OF),
+    FunctionDefinition("SECOND", lambda v: v.second, _BIGINT_OF),
+    FunctionDefinition("YEAR", lambda v: v.year, _BIGINT_OF),
+    FunctionDefinition("MONTH", lambda v: v.month, _BIGINT_OF),
+    FunctionDefinition("DAYOFMONTH", lambda v: v.day, _BIGINT_OF),
+    *SCALARS,
+    *MORE,
+]
+
+BUILTIN_FUNCTIONS: Mapping[str, FunctionDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
 
 # SQL spellings of the same functions
 _ALIASES = {
@@ -269,7 +409,13 @@ _ALIASES = {
 def is_builtin(name: str) -> bool:
     """Whether ``name`` (any case) is a built-in scalar function."""
     upper = name.upper()
-    return _ALIASES.get(upper, upper) in _FUNCTIONS or upper in STATEFUL
+    return _ALIASES.get(upper, upper) in BUILTIN_FUNCTIONS or upper in STATEFUL
+
+
+def builtin_definition(name: str) -> FunctionDefinition | None:
+    """The definition of the built-in scalar function ``name`` (any case or SQL spelling)."""
+    upper = name.upper()
+    return BUILTIN_FUNCTIONS.get(_ALIASES.get(upper, upper))
 
 
 class _Call(Expression):
@@ -286,9 +432,9 @@ class _Call(Expression):
         return [p for arg in self.args for p in arg.window_properties()]
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        spec = _FUNCTIONS.get(self.name_)
+        spec = BUILTIN_FUNCTIONS.get(self.name_)
         if spec is None and self.name_ in STATEFUL:  # a generator of its own per call site
-            spec = _Function(STATEFUL[self.name_](), STATEFUL_TYPES[self.name_])
+            spec = FunctionDefinition(self.name_, STATEFUL[self.name_](), STATEFUL_TYPES[self.name_])
         if spec is None:
             raise ValueError(f"No match found for function signature {self.name_}()")
         compiled = [a.resolve(names, types) for a in self.args]

@@ -30,15 +30,6 @@ _COMPARE = {
     ">=": "greater_equal",
 }
 _ARITHMETIC = {"+": "add", "-": "subtract", "*": "multiply"}
-_FUNCTIONS = {
-    "UPPER": "utf8_upper",
-    "LOWER": "utf8_lower",
-    "CHAR_LENGTH": "utf8_length",
-    "ABS": "abs",
-    "TRIM": "utf8_trim_whitespace",
-    "LTRIM": "utf8_ltrim_whitespace",
-    "RTRIM": "utf8_rtrim_whitespace",
-}
 _ARROW_ROOTS = {
     "DATE",
     "TIMESTAMP",
@@ -74,7 +65,7 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
 
     from millstream.table import expression as e
     from millstream.table.expression_calls import _IfThenElse
-    from millstream.table.functions import _Call
+    from millstream.table.functions import BUILTIN_FUNCTIONS, _Call
 
     kind = type(expression)
     if kind is e._Column:
@@ -122,14 +113,14 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
             vectorizable(x, names, types)
             for x in (expression.condition, expression.then, expression.otherwise)
         )
-    if kind is _Call and expression.name_ == "MOD":
-        integral = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
+    if kind is _Call:  # a built-in function with an Arrow kernel for these argument types
+        definition = BUILTIN_FUNCTIONS.get(expression.name_)
         roots = [a.resolve(names, types).data_type.root for a in expression.args]
-        return all(r in integral for r in roots) and all(
-            vectorizable(a, names, types) for a in expression.args
+        return (
+            definition is not None
+            and definition.arrow_applies(roots)
+            and all(vectorizable(a, names, types) for a in expression.args)
         )
-    if kind is _Call and expression.name_ in _FUNCTIONS:
-        return all(vectorizable(a, names, types) for a in expression.args)
     return False
 
 
@@ -140,6 +131,7 @@ def _evaluate(
 
     from millstream.table import expression as e
     from millstream.table.expression_calls import _IfThenElse
+    from millstream.table.functions import BUILTIN_FUNCTIONS
 
     kind = type(expression)
     if kind is e._Column:
@@ -175,9 +167,9 @@ def _evaluate(
         otherwise = _evaluate(expression.otherwise, names, columns, size, types)
         return pc.if_else(condition, then, otherwise)
     args = [_evaluate(a, names, columns, size, types) for a in expression.args]
-    if expression.name_ == "MOD":  # Java's %: the sign of the dividend (Arrow divides toward zero)
-        return pc.subtract(args[0], pc.multiply(pc.divide(args[0], args[1]), args[1]))
-    return getattr(pc, _FUNCTIONS[expression.name_])(*args)
+    kernel = BUILTIN_FUNCTIONS[expression.name_].arrow
+    assert kernel is not None  # vectorizable() admitted the call
+    return kernel(*args)
 
 
 def arrow_output(data_type: DataType) -> Callable[[list[Any]], list[Any]] | None:
