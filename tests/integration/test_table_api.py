@@ -809,3 +809,35 @@ def test_create_table_forms_parse_in_the_sql_dialect():
         t_env.execute_sql(
             "CREATE TABLE bad (ts TIMESTAMP(3), WATERMARK FOR ts ts) WITH ('connector' = 'datagen')"
         )
+
+
+def test_an_aggregate_reused_in_two_queries_reads_its_own_column_in_each() -> None:
+    """The Table API expression ``v.sum`` used in two grouped queries where its column differs
+    ($agg0 in the first, $agg1 in the second): each plan reads its own aggregation's column,
+    and the user's expression is left unchanged. Before, planning set the column on the
+    expression object, so the second query moved the first one's to a column it has not."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    table = t_env.from_elements([("a", 1), ("b", 2), ("a", 3)], ["k", "v"])
+    total = col("v").sum
+    first = table.group_by(col("k")).select(col("k"), total.alias("s"))
+    second = table.group_by(col("k")).select(col("k"), col("v").max, total.alias("s"))
+    assert total.slot is None
+    for plan in (first._plan, second._plan):
+        assert plan.expressions[-1].operand.slot in plan.input.names
+    with first.execute().collect() as rows:
+        assert sorted(tuple(r) for r in rows) == [("a", 4), ("b", 2)]
+    with second.execute().collect() as rows:
+        assert sorted(tuple(r) for r in rows) == [("a", 3, 4), ("b", 2, 2)]
+
+
+def test_an_aggregate_called_twice_is_computed_once_as_pyflink_does() -> None:
+    """``SUM(v)`` in the SELECT and the HAVING is one accumulator: PyFlink 2.3's plan for this
+    query computes ``Final_SUM(sum$0) AS $f1`` once and reads ``$f1`` in both places."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.create_temporary_view("t", t_env.from_elements([(1, 5), (1, -1), (2, 1), (3, 7)], ["k", "v"]))
+    sql = "SELECT k, SUM(v) + 1, COUNT(*) FROM t GROUP BY k HAVING SUM(v) > 2"
+    plan = t_env.explain_sql(sql).split("== Optimized Execution Plan ==")[1]
+    aggregate = next(line for line in plan.splitlines() if "Aggregate(" in line)
+    assert aggregate.count("SUM(v)") == 1 and "$agg2" not in aggregate, aggregate
+    with t_env.execute_sql(sql).collect() as rows:
+        assert sorted(tuple(r) for r in rows) == [(1, 5, 2), (3, 8, 1)]

@@ -379,8 +379,8 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
         and definition.spark_applies(len(expression.args))
     ):
         return definition.spark(*[expression_column(a, names, types) for a in expression.args])
-    if isinstance(expression, e.AggregateCall) and getattr(expression, "slot", None) in names:
-        return _column(expression.slot)  # type: ignore[attr-defined]  # the aggregation's column
+    if isinstance(expression, e.AggregateCall) and expression.slot in names:
+        return _column(expression.slot)  # the aggregation's column
     if isinstance(expression, e.WindowProperty) and expression.column_name() in names:
         return _column(expression.column_name())
     return _python_udf(expression, names, types)

@@ -98,12 +98,8 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
         return f"{expression.function_name}({', '.join(go(a) for a in expression.args)})"
     if kind is e.WindowProperty:
         return expression.column_name()
-    if kind is e.OverCall:  # the column its over aggregation computes it into (Flink's w0$o0)
-        return (
-            ref(expression.slot)
-            if hasattr(expression, "slot")
-            else f"{go(expression.call)} OVER {expression.window}"
-        )
+    if kind is e.OverCall:  # over_aggregate() replaces it by its column before a plan prints
+        return f"{go(expression.call)} OVER {expression.window}"
     return repr(expression)
 
 

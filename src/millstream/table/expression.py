@@ -462,7 +462,11 @@ class _Cast(Expression):
 
 
 class AggregateCall(Expression):
-    """An aggregate function over a group's rows (``col('x').sum``)."""
+    """An aggregate function over a group's rows (``col('x').sum``). The planner reads a call
+    through a copy bound to the column its aggregation computes (``bound``); the call given
+    is never changed, so one expression may serve several queries."""
+
+    slot: str | None = None  # the aggregation's output column (a bound copy's)
 
     def __init__(
         self, function: str, operand: Expression, distinct: bool = False, where: Expression | None = None
@@ -504,12 +508,19 @@ class AggregateCall(Expression):
             return DataTypes.DECIMAL(38, scale if self.function == "SUM" else max(6, scale))
         return operand_type if operand_type.is_nullable() else operand_type.nullable()
 
+    def bound(self, slot: str) -> AggregateCall:
+        """A copy of this call that reads column ``slot`` of its aggregation's output."""
+        import copy
+
+        bound = copy.copy(self)
+        bound.slot = slot
+        return bound
+
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        """The call's value, read from the aggregation's output (the planner gave it a slot)."""
-        slot = getattr(self, "slot", None)
-        if slot is None or slot not in names:
+        """The call's value, read from the aggregation's output (a bound copy's column)."""
+        if self.slot is None or self.slot not in names:
             raise ValueError(f"{self.function}() is an aggregate: use it in group_by(...).select(...)")
-        index = names.index(slot)
+        index = names.index(self.slot)
         return Compiled(operator.itemgetter(index), types[index], None)
 
     def __repr__(self) -> str:
@@ -571,8 +582,5 @@ class OverCall(Expression):
         return [self]
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        slot = getattr(self, "slot", None)
-        if slot is None or slot not in names:
-            raise ValueError("an over aggregate is only valid in the select of over_window(...)")
-        index = names.index(slot)
-        return Compiled(operator.itemgetter(index), types[index], None)
+        # over_aggregate() reads each over call's column by name instead
+        raise ValueError("an over aggregate is only valid in the select of over_window(...)")

@@ -78,21 +78,38 @@ def referenced_column(expression: Expression) -> str | None:
     return None
 
 
+AggregateSpec = tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]
+
+
 def aggregate_calls(
     node: PlanNode, selected: list[Expression]
-) -> tuple[list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]], list[str], list[DataType]]:
-    """The aggregate calls in ``selected``, each given a slot column (``$agg<i>``): their
-    (function, argument, argument type) specs, slot names and result types."""
-    calls = distinct_calls(selected)
-    call_specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
-    slot_names, slot_types = [], []
-    for i, call in enumerate(calls):
+) -> tuple[list[AggregateSpec], list[str], list[DataType], list[Expression]]:
+    """The aggregate calls in ``selected``, one per distinct call (``SUM(v)`` in the SELECT
+    and the HAVING is computed once, as Flink's planner does), each given a slot column
+    (``$agg<i>``): their (function, argument, argument type) specs, slot names and result
+    types, and ``selected`` with each call bound to its slot (the given calls unchanged)."""
+    from millstream.table.expression import AggregateCall
+    from millstream.table.expression_tree import fingerprint, replaced
+
+    call_specs: list[AggregateSpec] = []
+    slot_names: list[str] = []
+    slot_types: list[DataType] = []
+    bound: dict[Any, AggregateCall] = {}  # fingerprint -> the call bound to its slot
+    for call in distinct_calls(selected):
+        key = fingerprint(call)
+        if key in bound:
+            continue
         operand = call.operand.resolve(node.names, node.types)
         call_specs.append((call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
-        slot_names.append(f"$agg{i}")
+        slot = f"$agg{len(slot_names)}"
+        slot_names.append(slot)
         slot_types.append(call.result_type(operand.data_type))
-        call.slot = f"$agg{i}"  # type: ignore[attr-defined]
-    return call_specs, slot_names, slot_types
+        bound[key] = call.bound(slot)
+
+    def bind(expression: Any) -> Any:
+        return bound[fingerprint(expression)] if isinstance(expression, AggregateCall) else None
+
+    return call_specs, slot_names, slot_types, [replaced(e, bind, top_down=True) for e in selected]
 
 
 def distinct_calls(selected: list[Expression]) -> list[AggregateCall]:
@@ -122,7 +139,7 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     key_compiled = [k.resolve(node.names, node.types) for k in keys]
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
     selected = [grouped_expression(e, keys, key_names) for e in selected]
-    call_specs, slot_names, slot_types = aggregate_calls(node, selected)
+    call_specs, slot_names, slot_types, selected = aggregate_calls(node, selected)
     removed = _aggregate_removed(node, keys, key_compiled, key_names, selected, slot_names, slot_types)
     if removed is not None:
         return project(removed, selected, expr_names(selected))

@@ -305,7 +305,7 @@ def window_aggregate(
     selected = [
         grouped_expression(e, keys, key_names) for e in selected
     ]  # SELECT MOD(a, 3) ... GROUP BY MOD(a, 3)
-    call_specs, slot_names, slot_types = aggregate_calls(node, selected)
+    call_specs, slot_names, slot_types, selected = aggregate_calls(node, selected)
     _, window_types = window_output_columns(node.types[time_column])
     if window_names[0] != "window_start":  # group window properties are nullable, TVF columns not
         window_types = [t.nullable() for t in window_types]
