@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.builtin_scalars import _BIGINT, _BOOLEAN, _INT, _STRING, _always, _first
-from millstream.table.function_definition import FunctionDefinition, arrow_kernel, spark_kernel
+from millstream.table.function_definition import FunctionDefinition, trim_function
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["MORE"]
@@ -417,28 +417,10 @@ _DATE_TIME = _first
 
 MORE: list[FunctionDefinition] = [
     # strings
-    FunctionDefinition(
-        "TRIM",
-        _trim("both"),
-        _STRING,
-        arrow=arrow_kernel("utf8_trim", characters=" "),
-        spark=spark_kernel("trim"),
-    ),
+    trim_function("TRIM", _trim("both"), _STRING, "utf8_trim", "trim"),
     FunctionDefinition("BTRIM", _trim("both"), _STRING),
-    FunctionDefinition(
-        "LTRIM",
-        _trim("left"),
-        _STRING,
-        arrow=arrow_kernel("utf8_ltrim", characters=" "),
-        spark=spark_kernel("ltrim"),
-    ),
-    FunctionDefinition(
-        "RTRIM",
-        _trim("right"),
-        _STRING,
-        arrow=arrow_kernel("utf8_rtrim", characters=" "),
-        spark=spark_kernel("rtrim"),
-    ),
+    trim_function("LTRIM", _trim("left"), _STRING, "utf8_ltrim", "ltrim"),
+    trim_function("RTRIM", _trim("right"), _STRING, "utf8_rtrim", "rtrim"),
     FunctionDefinition("SIMILAR", _similar, _BOOLEAN),
     FunctionDefinition("OVERLAY", _overlay, _STRING),
     FunctionDefinition("CHR", lambda code: "" if code < 0 else chr(code % 256), _STRING),

@@ -21,11 +21,10 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.function_definition import (
-    NUMBERS,
     FunctionDefinition,
     TypeRule,
-    arrow_double_kernel,
     ieee,
+    math_function,
 )
 from millstream.table.types import DataType, DataTypes
 
@@ -281,19 +280,13 @@ def _json_string(value: Any) -> str:
 
 SCALARS: list[FunctionDefinition] = [
     # math
-    FunctionDefinition(
-        "SIN", ieee(math.sin, "sin"), _DOUBLE, arrow=arrow_double_kernel("sin"), arrow_args=NUMBERS
-    ),
-    FunctionDefinition(
-        "COS", ieee(math.cos, "cos"), _DOUBLE, arrow=arrow_double_kernel("cos"), arrow_args=NUMBERS
-    ),
-    FunctionDefinition(
-        "TAN", ieee(math.tan, "tan"), _DOUBLE, arrow=arrow_double_kernel("tan"), arrow_args=NUMBERS
-    ),
+    math_function("SIN", math.sin, "sin", "sin", _DOUBLE),
+    math_function("COS", math.cos, "cos", "cos", _DOUBLE),
+    math_function("TAN", math.tan, "tan", "tan", _DOUBLE),
     FunctionDefinition("COT", _cot, _DOUBLE),
     FunctionDefinition("ASIN", lambda x: math.asin(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
     FunctionDefinition("ACOS", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
-    FunctionDefinition("ATAN", math.atan, _DOUBLE, arrow=arrow_double_kernel("atan"), arrow_args=NUMBERS),
+    math_function("ATAN", math.atan, "arctan", "atan", _DOUBLE),
     FunctionDefinition("ATAN2", math.atan2, _DOUBLE),
     FunctionDefinition("SINH", ieee(math.sinh, "sinh"), _DOUBLE),
     FunctionDefinition("COSH", ieee(math.cosh, "cosh"), _DOUBLE),
@@ -301,9 +294,7 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition("DEGREES", math.degrees, _DOUBLE),
     FunctionDefinition("RADIANS", math.radians, _DOUBLE),
     FunctionDefinition("LOG", _log, _DOUBLE),
-    FunctionDefinition(
-        "LOG2", ieee(math.log2, "log2"), _DOUBLE, arrow=arrow_double_kernel("log2"), arrow_args=NUMBERS
-    ),
+    math_function("LOG2", math.log2, "log2", "log2", _DOUBLE),
     FunctionDefinition("PI", lambda: math.pi, _always(DataTypes.DOUBLE(False))),
     FunctionDefinition("E", lambda: math.e, _always(DataTypes.DOUBLE(False))),
     FunctionDefinition("TRUNCATE", _truncate, _first),

@@ -30,7 +30,9 @@ __all__ = [
     "arrow_kernel",
     "ieee",
     "java_pow",
+    "math_function",
     "spark_kernel",
+    "trim_function",
 ]
 
 TypeRule = Callable[[list[DataType]], DataType]
@@ -137,3 +139,33 @@ def java_pow(base: Any, exponent: Any) -> float:
 
         with np.errstate(all="ignore"):
             return float(np.power(np.float64(base), np.float64(exponent)))
+
+
+def math_function(
+    name: str,
+    python: Callable[[float], float],
+    numpy_name: str,
+    arrow_name: str,
+    result: TypeRule,
+    spark: Callable[..., Any] | None = None,
+) -> FunctionDefinition:
+    """A function of one number to DOUBLE with Java's ``Math`` results (``ieee``): ``python``
+    per row, ``pyarrow.compute.<arrow_name>`` over the column as DOUBLE."""
+    return FunctionDefinition(
+        name,
+        ieee(python, numpy_name),
+        result,
+        arrow=arrow_double_kernel(arrow_name),
+        arrow_args=NUMBERS,
+        spark=spark,
+    )
+
+
+def trim_function(
+    name: str, python: Callable[..., str], result: TypeRule, arrow_name: str, spark_name: str
+) -> FunctionDefinition:
+    """TRIM / LTRIM / RTRIM: spaces only unless characters are given (Java's ``trim`` of
+    Flink's ``BinaryStringData``), on Arrow and Spark too (one argument)."""
+    return FunctionDefinition(
+        name, python, result, arrow=arrow_kernel(arrow_name, characters=" "), spark=spark_kernel(spark_name)
+    )

@@ -29,10 +29,9 @@ from millstream.table.function_definition import (
     INTEGRAL,
     NUMBERS,
     FunctionDefinition,
-    arrow_double_kernel,
     arrow_kernel,
-    ieee,
     java_pow,
+    math_function,
     spark_kernel,
 )
 from millstream.table.types import DataType, DataTypes
@@ -231,6 +230,19 @@ def _element_wise_arrow(name: str) -> Callable[..., Any]:
     return kernel
 
 
+def _extreme(name: str, python: Callable[..., Any], arrow_name: str, spark_name: str) -> FunctionDefinition:
+    """GREATEST / LEAST: NULL when any argument is NULL. On Arrow for integers only: Arrow
+    orders NaN and -0.0 unlike Java's ``>``, which keeps the first of them, as ``max`` does."""
+    return FunctionDefinition(
+        name,
+        python,
+        _same_as_first,
+        arrow=_element_wise_arrow(arrow_name),
+        arrow_args=INTEGRAL,
+        spark=_null_if_any_null_spark(spark_name),
+    )
+
+
 def _null_if_any_null_spark(name: str) -> Callable[..., Any]:
     """GREATEST / LEAST on Spark, whose own skip NULL arguments: NULL when any is NULL."""
 
@@ -309,38 +321,10 @@ _DEFINITIONS = [
         arrow_args=NUMBERS | {"DECIMAL"},
         spark=spark_kernel("pow"),
     ),
-    FunctionDefinition(
-        "SQRT",
-        ieee(math.sqrt, "sqrt"),
-        _double,
-        arrow=arrow_double_kernel("sqrt"),
-        arrow_args=NUMBERS,
-        spark=spark_kernel("sqrt"),
-    ),
-    FunctionDefinition(
-        "LN",
-        ieee(math.log, "log"),
-        _double,
-        arrow=arrow_double_kernel("ln"),
-        arrow_args=NUMBERS,
-        spark=_logarithm_spark("log"),
-    ),
-    FunctionDefinition(
-        "LOG10",
-        ieee(math.log10, "log10"),
-        _double,
-        arrow=arrow_double_kernel("log10"),
-        arrow_args=NUMBERS,
-        spark=_logarithm_spark("log10"),
-    ),
-    FunctionDefinition(
-        "EXP",
-        ieee(math.exp, "exp"),
-        _double,
-        arrow=arrow_double_kernel("exp"),
-        arrow_args=NUMBERS,
-        spark=spark_kernel("exp"),
-    ),
+    math_function("SQRT", math.sqrt, "sqrt", "sqrt", _double, spark=spark_kernel("sqrt")),
+    math_function("LN", math.log, "log", "ln", _double, spark=_logarithm_spark("log")),
+    math_function("LOG10", math.log10, "log10", "log10", _double, spark=_logarithm_spark("log10")),
+    math_function("EXP", math.exp, "exp", "exp", _double, spark=spark_kernel("exp")),
     FunctionDefinition("ROUND", _round, _same_as_first),  # DECIMAL: _round_type (needs the literal places)
     FunctionDefinition(
         "COALESCE",
@@ -353,22 +337,8 @@ _DEFINITIONS = [
     FunctionDefinition(
         "NULLIF", lambda a, b: None if a == b else a, lambda args: args[0].nullable(), null_aware=True
     ),
-    FunctionDefinition(
-        "GREATEST",
-        max,
-        _same_as_first,
-        arrow=_element_wise_arrow("max_element_wise"),
-        arrow_args=INTEGRAL,  # doubles: Arrow orders NaN and -0.0 unlike Java's ``>``
-        spark=_null_if_any_null_spark("greatest"),
-    ),
-    FunctionDefinition(
-        "LEAST",
-        min,
-        _same_as_first,
-        arrow=_element_wise_arrow("min_element_wise"),
-        arrow_args=INTEGRAL,  # doubles: Arrow orders NaN and -0.0 unlike Java's ``>``
-        spark=_null_if_any_null_spark("least"),
-    ),
+    _extreme("GREATEST", max, "max_element_wise", "greatest"),
+    _extreme("LEAST", min, "min_element_wise", "least"),
     FunctionDefinition(
         "TO_TIMESTAMP_LTZ",
         _to_timestamp_ltz,
