@@ -294,3 +294,27 @@ def test_a_savepoint_needs_a_directory(tmp_path: Path) -> None:
         client.cancel()
         with pytest.raises(Exception, match="cancelled"):
             client.get_job_execution_result(60)
+
+
+def test_a_savepoint_asked_for_as_the_job_starts_waits_for_its_tasks_as_flinks_does(tmp_path: Path) -> None:
+    """Asked for the moment a checkpointed job is submitted, a savepoint fails as Flink's does
+    until every task runs ("Not all required tasks are currently running."), then succeeds.
+    Before, a job not yet scheduled was said to take no checkpoints at all."""
+    env = env_for(1, "hashmap")
+    build(env, str(tmp_path / "out"), SLOW)  # 20 s: cancelled once the savepoint is taken
+    client = env.execute_async("early savepoint")
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                path = client.trigger_savepoint(str(tmp_path / "savepoints")).result(120)
+                break
+            except Exception as error:  # the reason is what the test checks
+                assert "Not all required tasks are currently running" in str(error), error
+                assert time.monotonic() < deadline, "the tasks never ran"
+                time.sleep(0.05)
+        assert os.path.exists(os.path.join(path, "_metadata"))
+    finally:
+        client.cancel()
+        with pytest.raises(Exception, match="cancelled"):
+            client.get_job_execution_result(60)

@@ -28,6 +28,8 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
+from millstream.runtime.checkpoint.coordinator import CheckpointException, CheckpointFailureReason
+
 if TYPE_CHECKING:
     from millstream.runtime.jobmanager.job_master import JobMaster
 
@@ -53,6 +55,9 @@ def trigger_savepoint(
                 "execution.checkpointing.savepoint-dir"
             )
         )
+        return
+    if coordinator is None and job_config.takes_checkpoints:  # submitted, not scheduled yet
+        result.set_exception(CheckpointException(CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING))
         return
     if coordinator is None:
         result.set_exception(
