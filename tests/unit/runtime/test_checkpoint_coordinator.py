@@ -350,7 +350,7 @@ def test_shared_state_files_live_while_a_retained_or_pending_checkpoint_referenc
 
 
 def test_a_state_disposed_while_it_is_written_declines_as_task_closing(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from millstream.runtime.state.rocksdb import SnapshotAbortedError
+    from millstream.runtime.state.rocksdb_snapshots import SnapshotAbortedError
     from millstream.runtime.state.snapshot import DeferredSnapshot
     from millstream.runtime.taskmanager.task_executor import _CheckpointResponder
 

@@ -223,7 +223,7 @@ def test_a_full_checkpoint_without_a_shared_directory(kind: str, tmp_path) -> No
 
 def test_a_full_checkpoint_is_read_later_as_it_was_at_the_barrier(tmp_path) -> None:
     from millstream.runtime.checkpoint.storage import complete_task_state, dumps_task_state, loads_task_state
-    from millstream.runtime.state.rocksdb import SnapshotAbortedError
+    from millstream.runtime.state.rocksdb_snapshots import SnapshotAbortedError
     from millstream.runtime.state.snapshot import DeferredSnapshot, OperatorSnapshot
 
     b = create_keyed_state_backend(

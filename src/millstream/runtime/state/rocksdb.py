@@ -19,7 +19,8 @@ deletes) without touching the others. Writes skip the write-ahead log: a failure
 restores from the last checkpoint, never from the local files (as in Flink).
 
 Timers stay on the heap (Flink's ``state.backend.rocksdb.timer-service.factory: HEAP``)
-and are snapshotted with the operator.
+and are snapshotted with the operator. The states themselves are in ``rocksdb_states.py``,
+full snapshots in ``rocksdb_snapshots.py``.
 """
 
 from __future__ import annotations
@@ -27,12 +28,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import struct
 import tempfile
 import threading
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import psutil
@@ -46,18 +46,14 @@ from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
     KeyedStateBackend,
     KeyedStateError,
-    accumulator_merge,
-    canonical_snapshot,
-    live_stored_value,
-    merge_stored,
-    ttl_of,
 )
+from millstream.runtime.state.rocksdb_snapshots import FullSnapshot, copy_range
+from millstream.runtime.state.rocksdb_states import STATE_KINDS, frame, frames
 from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
-from millstream.runtime.state.snapshot import DeferredSnapshot, KeyedStateSnapshot
+from millstream.runtime.state.snapshot import KeyedStateSnapshot
 
 __all__ = ["RocksDBKeyedStateBackend", "read_canonical"]
 
-_LEN = struct.Struct(">I")
 _NAMESPACE_CACHE_LIMIT = 4096
 
 # -- memory shared by every instance of the process ------------------------------------------
@@ -119,30 +115,6 @@ def _remove_dead_instances(root: str) -> None:
                 shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
 
 
-def _next_prefix(prefix: bytes) -> bytes:
-    """The smallest bytes greater than every key starting with ``prefix``."""
-    data = bytearray(prefix)
-    while data and data[-1] == 0xFF:
-        data.pop()
-    if not data:
-        return b"\xff" * (len(prefix) + 1)
-    data[-1] += 1
-    return bytes(data)
-
-
-def _frame(data: bytes) -> bytes:
-    return _LEN.pack(len(data)) + data
-
-
-def _frames(data: bytes) -> Iterator[bytes]:
-    pos, end = 0, len(data)
-    while pos < end:
-        (n,) = _LEN.unpack_from(data, pos)
-        pos += 4
-        yield data[pos : pos + n]
-        pos += n
-
-
 class RocksDBKeyedStateBackend(KeyedStateBackend):
     """The keyed state of one operator subtask, in an embedded RocksDB."""
 
@@ -178,7 +150,7 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
         self._latest_incremental = -1  # the newest incremental snapshot taken
         self._reading = threading.Lock()  # held while a full snapshot is read (I/O thread)
         self._disposed = False
-        self._full_snapshots: weakref.WeakSet[_FullSnapshot] = weakref.WeakSet()  # not yet read
+        self._full_snapshots: weakref.WeakSet[FullSnapshot] = weakref.WeakSet()  # not yet read
 
     def _open(self) -> None:
         """Open the database at ``path`` with every column family it has."""
@@ -231,7 +203,7 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
         return self._columns[name]
 
     def _create_state(self, name: str, kind: str, descriptor: Any) -> Any:
-        return _ROCKS_STATE_KINDS[kind](self, name, kind, descriptor)
+        return STATE_KINDS[kind](self, name, kind, descriptor)
 
     def _loads_of(self, name: str) -> Any:
         state = self._states.get(name)
@@ -265,7 +237,7 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
                 user_key, _ = decode_key(raw_key, pos)
                 user_map[user_key] = loads(raw_value)
             elif kind == "list":
-                yield group, key, namespace, [loads(item) for item in _frames(raw_value)]
+                yield group, key, namespace, [loads(item) for item in frames(raw_value)]
             else:
                 yield group, key, namespace, loads(raw_value)
             iterator.next()
@@ -286,7 +258,7 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
                 for user_key, value in stored.items():
                     batch.put(prefix + encode_key(user_key), dumps(value), handle)
             elif kind == "list":
-                batch.put(prefix, b"".join(_frame(dumps(item)) for item in stored), handle)
+                batch.put(prefix, b"".join(frame(dumps(item)) for item in stored), handle)
             else:
                 batch.put(prefix, dumps(stored), handle)
         column.write(batch)
@@ -331,7 +303,7 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
         (and for savepoints) the canonical snapshot, read asynchronously: a RocksDB snapshot
         taken now (the barrier's point), iterated on the checkpoint I/O thread."""
         if canonical or self.shared_dir is None:
-            return _FullSnapshot(self)
+            return FullSnapshot(self)
         return self._incremental_snapshot(checkpoint_id)
 
     def _incremental_snapshot(self, checkpoint_id: int) -> IncrementalKeyedStateHandle:
@@ -440,7 +412,7 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
                 for name, kind in handle.states.items():
                     self._register(name, kind)
                     if f"state-{name}" in families:
-                        _copy_range(source.get_column_family(f"state-{name}"), self, name, start, end)
+                        copy_range(source.get_column_family(f"state-{name}"), self, name, start, end)
             finally:
                 source.close()
         finally:
@@ -457,93 +429,6 @@ class RocksDBKeyedStateBackend(KeyedStateBackend):
 
 
 _UNSET = object()
-_COPY_BATCH = 10_000
-
-
-class SnapshotAbortedError(Exception):
-    """A full snapshot could not be read: its backend was disposed (the task ended)."""
-
-
-class _FullSnapshot(DeferredSnapshot):
-    """A full snapshot of a RocksDB instance, taken on the task thread at the barrier as a
-    RocksDB checkpoint (memtables flushed, files hard-linked: cheap) and read into the
-    canonical form later, where it is pickled (the checkpoint I/O thread), as Flink's
-    asynchronous full snapshot. (A RocksDB snapshot object would do, but rocksdict's snapshot
-    iterators do not read at the snapshot.)"""
-
-    def __init__(self, backend: RocksDBKeyedStateBackend) -> None:
-        self._backend = backend
-        self._kinds = dict(backend._kinds)
-        self._loads = {name: backend._loads_of(name) for name in self._kinds}
-        self._ttls = {name: backend._ttl_of(name) for name in self._kinds}
-        self._now = backend.now_ms()
-        self._result: KeyedStateSnapshot | None = None
-        self._dir: str | None = os.path.join(backend.instance_dir, f"full-{uuid.uuid4().hex[:12]}")
-        rocksdict.Checkpoint(backend.db).create_checkpoint(self._dir)
-        backend._full_snapshots.add(self)
-
-    def release(self) -> None:
-        """Delete the local checkpoint (read, or no longer wanted)."""
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def __del__(self) -> None:
-        self.release()
-
-    def materialize(self) -> KeyedStateSnapshot:
-        """Read every entry of the snapshot (once; the local checkpoint is deleted)."""
-        if self._result is not None:
-            return self._result
-        backend = self._backend
-        with backend._reading:
-            if backend._disposed or self._dir is None:
-                raise SnapshotAbortedError(f"state of '{backend.name}' was disposed while it was snapshotted")
-            options = backend._options
-            families = {f"state-{name}": options for name in self._kinds}
-            reader = rocksdict.Rdict(
-                self._dir,
-                options,
-                column_families=families or None,
-                access_type=rocksdict.AccessType.read_only(),
-            )
-            try:
-                columns = {name: reader.get_column_family(f"state-{name}") for name in self._kinds}
-
-                def entries_of(name: str) -> Iterable[tuple[int, Any, Any, Any]]:
-                    return backend._entries(name, columns[name], self._loads[name])
-
-                self._result = canonical_snapshot(
-                    self._kinds, entries_of, self._ttls, self._now, backend._first_group
-                )
-            finally:
-                columns = {}
-                reader.close()
-                del reader
-                self.release()
-        return self._result
-
-
-def _copy_range(source: Any, backend: RocksDBKeyedStateBackend, name: str, start: bytes, end: bytes) -> None:
-    """Entries of ``source`` (a column family) with keys in [start, end) into state ``name``."""
-    handle = backend.db.get_column_family_handle(f"state-{name}")
-    column = backend.column(name)
-    iterator = source.iter()
-    iterator.seek(start)
-    batch = rocksdict.WriteBatch(raw_mode=True)
-    count = 0
-    while iterator.valid():
-        key = iterator.key()
-        if key >= end:
-            break
-        batch.put(key, iterator.value(), handle)
-        count += 1
-        if count % _COPY_BATCH == 0:
-            column.write(batch)
-            batch = rocksdict.WriteBatch(raw_mode=True)
-        iterator.next()
-    column.write(batch)
-    del iterator
 
 
 def read_canonical(handle: IncrementalKeyedStateHandle, key_groups: Any) -> KeyedStateSnapshot:
@@ -562,364 +447,3 @@ def read_canonical(handle: IncrementalKeyedStateHandle, key_groups: Any) -> Keye
         reader.dispose()
     groups = {g: entries for g, entries in snapshot.groups.items() if g in key_groups}
     return KeyedStateSnapshot(snapshot.states, groups)
-
-
-class _RocksCleanup:
-    """Incremental TTL cleanup: each state access checks the next few entries of the column
-    family (a cursor that goes round the whole column, again and again)."""
-
-    __slots__ = ("_after", "_state")
-
-    def __init__(self, state: _RocksState) -> None:
-        self._state = state
-        self._after = b""
-
-    def step(self, now: int) -> None:
-        state = self._state
-        ttl = state._ttl
-        assert ttl is not None
-        iterator = state._column.iter()
-        iterator.seek(self._after)
-        loads, dumps = state._loads, state._dumps
-        for _ in range(ttl.cleanup_size):
-            if not iterator.valid():
-                self._after = b""
-                return
-            raw_key = iterator.key()
-            raw_value = iterator.value()
-            if state._kind == "list":
-                items = [loads(item) for item in _frames(raw_value)]
-                live = live_stored_value("list", items, ttl, now)
-                if live is None:
-                    state._column.delete(raw_key)
-                elif len(live) != len(items):
-                    state._column.put(raw_key, b"".join(_frame(dumps(item)) for item in live))
-            elif ttl.expired(loads(raw_value)[1], now):
-                state._column.delete(raw_key)
-            self._after = raw_key + b"\x00"
-            iterator.next()
-
-
-class _RocksState:
-    """A view of one column family at the backend's current key and this state's namespace."""
-
-    __slots__ = ("_backend", "_cleanup", "_column", "_dumps", "_kind", "_loads", "_name", "_ttl", "namespace")
-
-    def __init__(self, backend: RocksDBKeyedStateBackend, name: str, kind: str, descriptor: Any) -> None:
-        self._backend = backend
-        self._name = name
-        self._kind = kind
-        self._column = backend.column(name)
-        self._ttl = ttl_of(descriptor, rocksdb=True)
-        type_info = getattr(descriptor, "type_info", None)
-        self._dumps, self._loads = value_codec(type_info)
-        self._cleanup = _RocksCleanup(self) if self._ttl is not None and self._ttl.cleanup_size else None
-        self.namespace: Any = VOID_NAMESPACE
-
-    def set_current_namespace(self, namespace: Any) -> None:
-        """Address ``namespace`` (a window) from now on."""
-        self.namespace = namespace
-
-    def _key(self) -> bytes:
-        backend = self._backend
-        if self._cleanup is not None:
-            self._cleanup.step(backend.now_ms())
-        return backend.current_prefix() + backend.namespace_bytes(self.namespace)
-
-    def _key_in(self, namespace: Any) -> bytes:
-        backend = self._backend
-        return backend.current_prefix() + backend.namespace_bytes(namespace)
-
-    def clear(self) -> None:
-        """Remove the current key's entry in the current namespace."""
-        self._column.delete(self._key())
-
-    # value-like states (value, reducing, aggregating): one RocksDB entry
-
-    def _raw(self) -> Any:
-        """The stored value (None if absent), expired TTL entries removed."""
-        db_key = self._key()
-        return self._live(db_key, self._column.get(db_key))
-
-    def _live(self, db_key: bytes, data: bytes | None) -> Any:
-        """The value of an entry read at ``db_key`` (None if absent); with TTL an expired
-        entry is deleted (returned only if the visibility says so), a read may refresh it."""
-        if data is None:
-            return None
-        stored = self._loads(data)
-        ttl = self._ttl
-        if ttl is None:
-            return stored
-        value, stamp = stored
-        now = self._backend.now_ms()
-        if ttl.expired(stamp, now):
-            self._column.delete(db_key)
-            return value if ttl.return_expired else None
-        if ttl.refresh_on_read:
-            self._column.put(db_key, self._dumps((value, now)))
-        return value
-
-    def _store(self, value: Any) -> None:
-        db_key = self._key()
-        if value is None:
-            self._column.delete(db_key)
-        elif self._ttl is None:
-            self._column.put(db_key, self._dumps(value))
-        else:
-            self._column.put(db_key, self._dumps((value, self._backend.now_ms())))
-
-    def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
-        """Fold the current key's entries in ``sources`` into ``target`` (merging windows)."""
-        column = self._column
-        target_key = self._key_in(target)
-        data = column.get(target_key)
-        merged = None if data is None else self._loads(data)
-        for source in sources:
-            if source == target:
-                continue
-            source_key = self._key_in(source)
-            data = column.get(source_key)
-            if data is not None:
-                column.delete(source_key)
-                value = self._loads(data)
-                merged = value if merged is None else self._merge_values(merged, value)
-        if merged is not None:
-            column.put(target_key, self._dumps(merged))
-
-    def _merge_values(self, a: Any, b: Any) -> Any:
-        raise KeyedStateError(f"state '{self._name}' ({self._kind}) cannot be merged")
-
-
-class RocksValueState(_RocksState):
-    """``ValueState``."""
-
-    __slots__ = ()
-
-    def value(self) -> Any:
-        """The current key's value, or None."""
-        return self._raw()
-
-    def update(self, value: Any) -> None:
-        """Set the current key's value (None clears it)."""
-        self._store(value)
-
-
-class RocksReducingState(_RocksState):
-    """``ReducingState``."""
-
-    __slots__ = ("_reduce",)
-
-    def __init__(self, backend: RocksDBKeyedStateBackend, name: str, kind: str, descriptor: Any) -> None:
-        super().__init__(backend, name, kind, descriptor)
-        fn = descriptor.get_reduce_function()
-        self._reduce = fn.reduce if hasattr(fn, "reduce") else fn
-
-    def get(self) -> Any:
-        """The reduced value, or None."""
-        return self._raw()
-
-    def add(self, value: Any) -> None:
-        """Fold ``value`` in."""
-        current = self._raw()
-        self._store(value if current is None else self._reduce(current, value))
-
-    def _merge_values(self, a: Any, b: Any) -> Any:
-        return merge_stored(self._reduce, self._ttl, a, b)
-
-
-class RocksAggregatingState(_RocksState):
-    """``AggregatingState``."""
-
-    __slots__ = ("_fn",)
-
-    def __init__(self, backend: RocksDBKeyedStateBackend, name: str, kind: str, descriptor: Any) -> None:
-        super().__init__(backend, name, kind, descriptor)
-        self._fn = descriptor.get_agg_function()
-
-    def get(self) -> Any:
-        """The aggregate of the added values, or None."""
-        acc = self._raw()
-        return None if acc is None else self._fn.get_result(acc)
-
-    def add(self, value: Any) -> None:
-        """Add ``value`` to the accumulator."""
-        acc = self._raw()
-        if acc is None:
-            acc = self._fn.create_accumulator()
-        self._store(self._fn.add(value, acc))
-
-    def get_accumulator(self) -> Any:
-        """The raw accumulator (window operator, merging)."""
-        return self._raw()
-
-    def set_accumulator(self, acc: Any) -> None:
-        """Replace the raw accumulator."""
-        self._store(acc)
-
-    def _merge_values(self, a: Any, b: Any) -> Any:
-        return merge_stored(accumulator_merge(self._fn), self._ttl, a, b)
-
-
-class RocksListState(_RocksState):
-    """``ListState``: the elements of a key, length-prefixed, in one RocksDB value."""
-
-    __slots__ = ()
-
-    def get(self) -> list[Any]:
-        """The current key's elements (an empty list if none)."""
-        db_key = self._key()
-        data = self._column.get(db_key)
-        if data is None:
-            return []
-        loads = self._loads
-        items = [loads(item) for item in _frames(data)]
-        ttl = self._ttl
-        if ttl is None:
-            return items
-        now = self._backend.now_ms()
-        live = [(v, s) for v, s in items if not ttl.expired(s, now)]
-        expired = [v for v, s in items if ttl.expired(s, now)]
-        if ttl.refresh_on_read:
-            live = [(v, now) for v, _ in live]
-        if expired or ttl.refresh_on_read:
-            self._write(db_key, live)
-        result = [v for v, _ in live]
-        return expired + result if ttl.return_expired and expired else result
-
-    def _write(self, db_key: bytes, items: list[Any]) -> None:
-        if items:
-            dumps = self._dumps
-            self._column.put(db_key, b"".join(_frame(dumps(item)) for item in items))
-        else:
-            self._column.delete(db_key)
-
-    def add(self, value: Any) -> None:
-        """Append ``value``."""
-        if value is None:
-            raise ValueError("You cannot add null to a ListState.")
-        db_key = self._key()
-        item = value if self._ttl is None else (value, self._backend.now_ms())
-        frame = _frame(self._dumps(item))
-        data = self._column.get(db_key)
-        self._column.put(db_key, frame if data is None else data + frame)
-
-    def add_all(self, values: Iterable[Any]) -> None:
-        """Append every element of ``values``."""
-        items = list(values)
-        if any(v is None for v in items):
-            raise ValueError("You cannot add null to a ListState.")
-        if not items:
-            return
-        db_key = self._key()
-        if self._ttl is not None:
-            now = self._backend.now_ms()
-            items = [(v, now) for v in items]
-        dumps = self._dumps
-        frames = b"".join(_frame(dumps(item)) for item in items)
-        data = self._column.get(db_key)
-        self._column.put(db_key, frames if data is None else data + frames)
-
-    def update(self, values: Iterable[Any]) -> None:
-        """Replace the elements by ``values``."""
-        self.clear()
-        self.add_all(values)
-
-    def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
-        """Append the current key's elements in ``sources`` to those in ``target``."""
-        column = self._column
-        target_key = self._key_in(target)
-        merged = column.get(target_key) or b""
-        for source in sources:
-            if source == target:
-                continue
-            source_key = self._key_in(source)
-            data = column.get(source_key)
-            if data is not None:
-                column.delete(source_key)
-                merged += data
-        if merged:
-            column.put(target_key, merged)
-
-
-class RocksMapState(_RocksState):
-    """``MapState``: one RocksDB entry per user key, after the key's and namespace's bytes."""
-
-    __slots__ = ()
-
-    def _scan(self) -> Iterator[tuple[bytes, bytes]]:
-        prefix = self._key()
-        iterator = self._column.iter()
-        iterator.seek(prefix)
-        while iterator.valid():
-            raw_key = iterator.key()
-            if not raw_key.startswith(prefix):
-                return
-            yield raw_key, iterator.value()
-            iterator.next()
-
-    def get(self, key: Any) -> Any:
-        """The value of ``key``, or None."""
-        db_key = self._key() + encode_key(key)
-        return self._live(db_key, self._column.get(db_key))
-
-    def put(self, key: Any, value: Any) -> None:
-        """Set ``key`` to ``value``."""
-        stored = value if self._ttl is None else (value, self._backend.now_ms())
-        self._column.put(self._key() + encode_key(key), self._dumps(stored))
-
-    def put_all(self, dict_value: dict[Any, Any]) -> None:
-        """Set every entry of ``dict_value``."""
-        for key, value in dict_value.items():
-            self.put(key, value)
-
-    def remove(self, key: Any) -> None:
-        """Remove ``key``."""
-        self._column.delete(self._key() + encode_key(key))
-
-    def contains(self, key: Any) -> bool:
-        """Whether ``key`` has a (live) value."""
-        return self.get(key) is not None
-
-    def _snapshot(self) -> dict[Any, Any]:
-        out: dict[Any, Any] = {}
-        prefix_length = len(self._key())
-        for raw_key, data in list(self._scan()):
-            value = self._live(raw_key, data)
-            if value is not None:
-                out[decode_key(raw_key, prefix_length)[0]] = value
-        return out
-
-    def items(self) -> Iterable[tuple[Any, Any]]:
-        """(key, value) pairs."""
-        return self._snapshot().items()
-
-    def keys(self) -> Iterable[Any]:
-        """The keys."""
-        return self._snapshot().keys()
-
-    def values(self) -> Iterable[Any]:
-        """The values."""
-        return self._snapshot().values()
-
-    def is_empty(self) -> bool:
-        """Whether the map has no (live) entries."""
-        if self._ttl is not None:
-            return not self._snapshot()
-        return next(self._scan(), None) is None
-
-    def clear(self) -> None:
-        """Remove every entry of the current key's map."""
-        prefix = self._key()
-        self._column.delete_range(prefix, _next_prefix(prefix))
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.keys())
-
-
-_ROCKS_STATE_KINDS: dict[str, Any] = {
-    "value": RocksValueState,
-    "list": RocksListState,
-    "map": RocksMapState,
-    "reducing": RocksReducingState,
-    "aggregating": RocksAggregatingState,
-}

@@ -26,7 +26,7 @@ from millstream.runtime.rpc.endpoint import RpcEndpoint
 from millstream.runtime.rpc.gateways import JobMasterGateway
 from millstream.runtime.state.backends import add_task_manager_slots
 from millstream.runtime.state.incremental import PendingUpload, delete_files, incremental_handles
-from millstream.runtime.state.rocksdb import SnapshotAbortedError
+from millstream.runtime.state.rocksdb_snapshots import SnapshotAbortedError
 from millstream.runtime.state.snapshot import DeferredSnapshot, OperatorSnapshot
 from millstream.runtime.taskmanager import cpu_affinity
 from millstream.runtime.taskmanager.network_environment import NetworkEnvironment
