@@ -201,7 +201,7 @@ def test_a_job_waiting_for_slots_tells_its_client_once_and_keeps_its_own_timeout
     the job fails after its own timeout (here 0.5 s; the cluster's is 5 s)."""
     import dataclasses
 
-    from millstream.runtime.jobmanager import job_master as job_master_module
+    from millstream.runtime.jobmanager import job_master_scheduling as job_master_module
     from millstream.runtime.jobmanager.resource_manager import NoResourceAvailableError
 
     monkeypatch.setattr(job_master_module, "SLOT_WAIT_NOTICE_S", 0.05)

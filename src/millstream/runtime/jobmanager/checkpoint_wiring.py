@@ -28,12 +28,12 @@ from millstream.runtime.checkpoint.storage import (
 from millstream.runtime.execution_state import ExecutionState
 
 if TYPE_CHECKING:
-    from millstream.runtime.jobmanager.job_master import JobMaster
+    from millstream.runtime.jobmanager.job_master_scheduling import SchedulingJobMaster
 
 __all__ = ["create_checkpoint_coordinator", "trigger_tasks_left_without_barrier"]
 
 
-def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | None:
+def create_checkpoint_coordinator(master: SchedulingJobMaster) -> CheckpointCoordinator | None:
     """The coordinator of ``master``'s job, or None when the job takes no checkpoints."""
     job_config = master.job_graph.job_config
     settings = job_config.checkpointing
@@ -69,7 +69,7 @@ def create_checkpoint_coordinator(master: JobMaster) -> CheckpointCoordinator | 
     return coordinator
 
 
-def _checkpoint_complete(master: JobMaster, checkpoint_id: int) -> None:
+def _checkpoint_complete(master: SchedulingJobMaster, checkpoint_id: int) -> None:
     """Tell the tasks; the source coordinators forget the assignments that the checkpoint a
     restart would restore now holds (a savepoint is never restored by a restart)."""
     assert master.checkpoint_coordinator is not None
@@ -80,7 +80,7 @@ def _checkpoint_complete(master: JobMaster, checkpoint_id: int) -> None:
     _tell_running(master, "notify_checkpoint_complete", checkpoint_id)
 
 
-def _running_tasks(master: JobMaster) -> list[str] | None:
+def _running_tasks(master: SchedulingJobMaster) -> list[str] | None:
     """The attempt ids of the tasks that did not finish, while all of them run; None otherwise
     (no checkpoint then)."""
     unfinished = [e for e in master.executions.values() if e.state is not ExecutionState.FINISHED]
@@ -89,7 +89,7 @@ def _running_tasks(master: JobMaster) -> list[str] | None:
     return [e.attempt_id for e in unfinished]
 
 
-def trigger_tasks_left_without_barrier(master: JobMaster) -> None:
+def trigger_tasks_left_without_barrier(master: SchedulingJobMaster) -> None:
     """A task finished: its consumers may now wait for barriers of pending checkpoints that
     will never come (it ended its partitions instead of forwarding them); trigger those that
     have not acknowledged (a task ignores a checkpoint it took already)."""
@@ -108,7 +108,7 @@ def trigger_tasks_left_without_barrier(master: JobMaster) -> None:
 
 
 def _trigger_sources(
-    master: JobMaster,
+    master: SchedulingJobMaster,
     checkpoint_id: int,
     timestamp: int,
     only: set[str] | None = None,
@@ -138,7 +138,7 @@ def _trigger_sources(
             )
 
 
-def _finished_job_vertices(master: JobMaster) -> set[JobVertexID]:
+def _finished_job_vertices(master: SchedulingJobMaster) -> set[JobVertexID]:
     """The job vertices all of whose subtasks finished."""
     unfinished = {
         e.vertex.job_vertex.job_vertex.id
@@ -148,7 +148,7 @@ def _finished_job_vertices(master: JobMaster) -> set[JobVertexID]:
     return {e.vertex.job_vertex.job_vertex.id for e in master.executions.values()} - unfinished
 
 
-def _tell_running(master: JobMaster, method: str, checkpoint_id: int) -> None:
+def _tell_running(master: SchedulingJobMaster, method: str, checkpoint_id: int) -> None:
     for execution in master.executions.values():
         if execution.state is not ExecutionState.RUNNING:
             continue
