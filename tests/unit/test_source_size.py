@@ -19,9 +19,7 @@ WAITING_FOR_SPLIT = {
     "connectors/file/source.py": 756,
     "connectors/formats/csv.py": 602,
     "datastream/data_stream.py": 608,
-    "runtime/jobmanager/job_master.py": 808,
     "runtime/operators/window.py": 621,
-    "runtime/state/rocksdb.py": 925,
 }
 
 
