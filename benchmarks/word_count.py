@@ -39,6 +39,7 @@ import collections
 import gc
 import importlib.util
 import itertools
+import json
 import os
 import shutil
 import subprocess
@@ -234,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-pyspark", action="store_true", help="BATCH without the hand-written PySpark comparison"
     )
+    parser.add_argument("--json", help="also write the figures here (benchmarks/plot.py draws them)")
     args = parser.parse_args(argv)
     if args.target == "spark":
         return spark_main(args)
@@ -250,11 +252,17 @@ def main(argv: list[str] | None = None) -> int:
                 make_uniform_input(path, args.lines)
             for mode in args.mode:
                 ok &= _measure(args, work, path, distribution, mode, spark)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"lines": args.lines, "results": FIGURES}, f, indent=2)
         return 0 if ok else 1
     finally:
         if spark is not None:
             spark.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+FIGURES: list[dict[str, object]] = []  # what --json writes: one entry per measurement
 
 
 def _measure(args: argparse.Namespace, work: str, path: str, distribution: str, mode: str, spark) -> bool:  # type: ignore[no-untyped-def]
@@ -304,6 +312,19 @@ def _measure(args: argparse.Namespace, work: str, path: str, distribution: str, 
             hand_ratios = sorted(h / s for _, h, s in runs[p])
             best = min(s for _, _, s in runs[p])
             floor_best = min(f for f, _, _ in runs[p])
+            FIGURES.append(
+                {
+                    "mode": mode,
+                    "distribution": distribution,
+                    "shape": name,
+                    "parallelism": p,
+                    "millstream": words / best,
+                    "floor": words / floor_best,
+                    "hand_written": words / min(h for _, h, _ in runs[p]),
+                    "ratio_to_floor": _median(ratios),
+                    "pyspark": words / min(pyspark_s) if pyspark_s and name == "sum" else None,
+                }
+            )
             print(
                 f"millstream {mode} {name:16s} p={p}  {words / best:>10,.0f} words/s (best {best:.2f} s)  "
                 f"floor {words / floor_best:>10,.0f} words/s (best {floor_best:.2f} s)\n"

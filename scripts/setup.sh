@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv (Python 3.11+) and installs millstream with its development tools and the
-# Spark runner (PySpark; Java 17 from Debian when missing).
+# Creates .venv (Python 3.11+) and installs millstream with its development tools, the
+# documentation tools and the Spark runner (PySpark; Java 17 from Debian when missing).
 # Everything the project needs comes from pyproject.toml; nothing is installed by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,4 +29,4 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark,docs]'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, lint (ruff check and format, import layering), type check
-# (mypy on every package), then every test (pytest; per-test timeouts).
+# (mypy on every package), build the documentation strictly (scripts/docs.sh), then every
+# test (pytest; per-test timeouts).
 #
 #   ./scripts/test.sh                 everything (what CI runs), on two pytest-xdist workers
 #                                     (one on a single core; MILLSTREAM_TEST_WORKERS overrides)
@@ -21,5 +22,6 @@ fi
 .venv/bin/ruff format --check src tests examples benchmarks
 .venv/bin/lint-imports
 .venv/bin/mypy
+./scripts/docs.sh
 WORKERS="${MILLSTREAM_TEST_WORKERS:-$(( $(nproc) < 2 ? 1 : 2 ))}"
 HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -n "$WORKERS" "$@"
