@@ -398,7 +398,7 @@ def test_a_restored_batch_reader_skips_rows_not_elements(tmp_path: Path) -> None
     """The scan hands out batches, and its position in a split is counted in rows: a reader
     restored from a snapshot taken after some batches returns exactly the rows not yet
     returned, with their timestamps (a count of elements would re-read or lose rows)."""
-    from millstream.connectors.file.source import _Split
+    from millstream.connectors.file.readers import FileSourceSplit
     from millstream.table.change_batch import to_changes
     from millstream.table.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
 
@@ -410,7 +410,7 @@ def test_a_restored_batch_reader_skips_rows_not_elements(tmp_path: Path) -> None
     scan = fuse(t_env.sql_query("SELECT id, key FROM events WHERE amount > 0")._plan)
     assert scan is not None
     fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
-    split = _Split(str(path), 0, path.stat().st_size, path.stat().st_size)
+    split = FileSourceSplit(str(path), 0, path.stat().st_size, path.stat().st_size)
 
     def drain(reader: _ColumnarReader, limit: int | None = None) -> list[object]:
         rows: list[object] = []

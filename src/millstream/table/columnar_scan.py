@@ -35,7 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.connectors.file.readers import FileReader, FileSourceSplit
+from millstream.connectors.file.source import StreamFormat
 from millstream.table.change_batch import ChangeBatch
 from millstream.table.columnar_fields import needed_columns, read_schemas
 from millstream.table.planner import Filter, PlanNode, Project
@@ -239,7 +240,7 @@ class _ColumnarFormat(StreamFormat):
     def is_splittable(self) -> bool:
         return self.format == "json"
 
-    def create_reader(self, splits: list[_Split]) -> FileReader:
+    def create_reader(self, splits: list[FileSourceSplit]) -> FileReader:
         return _ColumnarReader(splits, self)
 
 
@@ -247,7 +248,7 @@ class _ColumnarReader(FileReader):
     """Reads Arrow batches of its splits, runs the steps on them and hands out the rows that
     pass, cut where a watermark would be emitted inline."""
 
-    def __init__(self, splits: list[_Split], fmt: _ColumnarFormat) -> None:
+    def __init__(self, splits: list[FileSourceSplit], fmt: _ColumnarFormat) -> None:
         super().__init__(splits)
         self.fmt = fmt
         self.physical = list(zip(fmt.source.names, fmt.source.types, strict=True))

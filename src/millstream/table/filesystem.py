@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from millstream.connectors.file.source import FileReader, StreamFormat, _Split
+from millstream.connectors.file.readers import FileReader, FileSourceSplit
+from millstream.connectors.file.source import StreamFormat
 from millstream.connectors.formats.row_formats import csv_field as _csv_value
 from millstream.connectors.formats.row_formats import lenient_csv_row
 from millstream.table.aggregates import to_float32
@@ -108,14 +109,14 @@ class _TableFileFormat(StreamFormat):
     def is_splittable(self) -> bool:
         return False
 
-    def create_reader(self, splits: list[_Split]) -> FileReader:
+    def create_reader(self, splits: list[FileSourceSplit]) -> FileReader:
         return _TableFileReader(splits, self)
 
 
 class _TableFileReader(FileReader):
     """Decodes one file at a time, then hands its rows out in batches (never two files in one)."""
 
-    def __init__(self, splits: list[_Split], fmt: _TableFileFormat) -> None:
+    def __init__(self, splits: list[FileSourceSplit], fmt: _TableFileFormat) -> None:
         super().__init__(splits)
         self.fmt = fmt
         partitions = set(fmt.partition_keys)

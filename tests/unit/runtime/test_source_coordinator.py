@@ -13,7 +13,8 @@ from millstream.common.connector import (
     NoMoreSplitsEvent,
     ReaderContext,
 )
-from millstream.connectors.file.source import FileSource, RequestingReader, StreamFormat
+from millstream.connectors.file.readers import RequestingReader
+from millstream.connectors.file.source import FileSource, StreamFormat
 from millstream.runtime.checkpoint.storage import CompletedCheckpoint
 from millstream.runtime.jobmanager.source_coordinator import SourceCoordinator
 

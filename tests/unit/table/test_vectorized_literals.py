@@ -72,7 +72,7 @@ def test_a_columnar_scan_with_a_watermark_and_a_filter_imports_no_pandas(tmp_pat
     )
     program = f"""
 import sys
-from millstream.connectors.file.source import _Split
+from millstream.connectors.file.readers import FileSourceSplit
 from millstream.table import EnvironmentSettings, TableEnvironment
 from millstream.table.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -82,7 +82,7 @@ t_env.execute_sql('''CREATE TABLE t (id BIGINT, v INT, ts TIMESTAMP(3),
 query = "SELECT id, v * 2 AS w, CASE WHEN v > 3 THEN 'hi' ELSE NULL END AS c FROM t WHERE v <> 1"
 scan = fuse(t_env.sql_query(query)._plan)
 fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
-reader = _ColumnarReader([_Split('{path}', 0, {path.stat().st_size}, {path.stat().st_size})], fmt)
+reader = _ColumnarReader([FileSourceSplit('{path}', 0, {path.stat().st_size}, {path.stat().st_size})], fmt)
 rows = 0
 while (polled := reader.poll_timestamped(1024)) is not None:
     rows += sum(len(element) for element in polled[0])

@@ -16,7 +16,7 @@ from typing import Any
 from millstream.common.typeinfo import (
     TypeInformation,
 )
-from millstream.connectors.file.source import FileReader, _Split
+from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.formats.common import _fields_of, _named_row, _SchemaReaderFormat
 from millstream.table.types import ArrayType, DataType, DataTypes, RowType
 
@@ -223,13 +223,13 @@ class CsvReaderFormat(_SchemaReaderFormat):
         """The schema's row type."""
         return self.schema.get_type_info()
 
-    def create_reader(self, splits: list[_Split]) -> FileReader:
+    def create_reader(self, splits: list[FileSourceSplit]) -> FileReader:
         """Reads whole files."""
         return _CsvReader(splits, self)
 
 
 class _CsvReader(FileReader):
-    def __init__(self, splits: list[_Split], fmt: CsvReaderFormat) -> None:
+    def __init__(self, splits: list[FileSourceSplit], fmt: CsvReaderFormat) -> None:
         super().__init__(splits)
         schema = fmt.schema
         options = schema.options

@@ -20,7 +20,7 @@ from millstream.common.typeinfo import (
     TypeInformation,
 )
 from millstream.common.types import Row
-from millstream.connectors.file.source import LineDecoder, LineError
+from millstream.connectors.file.readers import LineDecoder, LineError
 from millstream.connectors.formats.common import _named_row, _nullable, _SchemaReaderFormat
 from millstream.table.types import DataType, DataTypes
 

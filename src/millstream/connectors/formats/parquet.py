@@ -10,7 +10,8 @@ from millstream.common.typeinfo import (
     TypeInformation,
 )
 from millstream.common.types import Row
-from millstream.connectors.file.source import BulkFormat, FileReader, _Split
+from millstream.connectors.file.readers import FileReader, FileSourceSplit
+from millstream.connectors.file.source import BulkFormat
 from millstream.connectors.formats.common import _fields_of, _named_row, _nullable
 from millstream.table.factories import Decoder, Encoder, FormatFactory
 from millstream.table.types import ArrayType, DataType, RowType
@@ -50,7 +51,7 @@ class ParquetColumnarRowInputFormat(BulkFormat):
         """The row type's ``Types.ROW_NAMED``."""
         return self.row_type.to_type_info()
 
-    def units(self, path: str, size: int) -> list[_Split]:
+    def units(self, path: str, size: int) -> list[FileSourceSplit]:
         """One unit per row group, weighted by its bytes."""
         import pyarrow.parquet as pq
 
@@ -59,17 +60,17 @@ class ParquetColumnarRowInputFormat(BulkFormat):
         except Exception as err:
             raise ValueError(f"{path}: not a Parquet file: {err}") from err
         return [
-            _Split(path, i, i + 1, max(1, metadata.row_group(i).total_byte_size))
+            FileSourceSplit(path, i, i + 1, max(1, metadata.row_group(i).total_byte_size))
             for i in range(metadata.num_row_groups)
         ]
 
-    def create_reader(self, splits: list[_Split]) -> FileReader:
+    def create_reader(self, splits: list[FileSourceSplit]) -> FileReader:
         """Reads row groups."""
         return _ParquetReader(splits, self)
 
 
 class _ParquetReader(FileReader):
-    def __init__(self, splits: list[_Split], fmt: ParquetColumnarRowInputFormat) -> None:
+    def __init__(self, splits: list[FileSourceSplit], fmt: ParquetColumnarRowInputFormat) -> None:
         super().__init__(splits)
         self._format = fmt
         self._names = fmt.row_type.field_names()
