@@ -18,7 +18,6 @@ WAITING_FOR_SPLIT = {
     "common/typeinfo.py": 607,
     "connectors/formats/csv.py": 602,
     "datastream/data_stream.py": 608,
-    "runtime/operators/window.py": 621,
 }
 
 

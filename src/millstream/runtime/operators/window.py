@@ -23,12 +23,12 @@ Timers (the trigger's and the cleanup ones) are keyed by (key, window) and fire 
 Per-record path: for event-time tumbling/sliding windows with the default trigger, no
 evictor and incremental state, elements are folded straight into the state table (one
 key-group lookup, one dict read and write per window, timers registered only when a
-window's state is created); everything else takes the general path above.
+window's state is created); event-time session windows with a static gap have a fast
+path of their own (``session_fast_path.py``); everything else takes the general path above.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from typing import Any
 
 from millstream.common.time import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -38,6 +38,7 @@ from millstream.runtime.operators.base import Emit, OperatorContext, StreamOpera
 from millstream.runtime.operators.elements import Watermark
 from millstream.runtime.operators.merging_window_set import MergingWindowSet
 from millstream.runtime.operators.process import OutputCollector
+from millstream.runtime.operators.session_fast_path import on_session_timer, process_sessions, session_gap
 from millstream.runtime.operators.window_contexts import AssignerContext, ProcessWindowContext, TriggerContext
 from millstream.runtime.operators.window_contracts import (
     AlignedWindowAssigner,
@@ -45,8 +46,9 @@ from millstream.runtime.operators.window_contracts import (
     Trigger,
     WatermarkTrigger,
     WindowAssigner,
+    no_timestamp_error,
 )
-from millstream.runtime.state.heap import VOID_NAMESPACE, HeapKeyedStateBackend, InternalStateDescriptor
+from millstream.runtime.state.heap import HeapKeyedStateBackend, InternalStateDescriptor
 
 __all__ = ["EMPTY", "WindowOperator"]
 
@@ -98,7 +100,7 @@ class WindowOperator(StreamOperator):
         self._assigner_ctx = AssignerContext(self)
         self.late_records_dropped = 0
         self._fast = self._fast_path()
-        self._session_gap = self._session_fast_path()
+        self._session_gap = session_gap(self)
         # session fast path: key -> (starts, windows) of its windows sorted by start (a cache
         # of the merging window set in its state, dropped whenever the general path persists it)
         self._session_index: dict[Any, tuple[list[int], list[Any]]] = {}
@@ -115,24 +117,6 @@ class WindowOperator(StreamOperator):
             return None
         return assigner.aligned_windows() if isinstance(assigner, AlignedWindowAssigner) else None
 
-    def _session_fast_path(self) -> int | None:
-        """The gap of event-time session windows (a static gap) the session fast path can
-        merge and fold elements for (default trigger, no evictor, incremental state on the
-        heap, no allowed lateness), or None: the general path."""
-        assigner, trigger = self._assigner, self._trigger
-        if not self._merging or self._evictor is not None or self._kind not in ("reduce", "aggregate"):
-            return None
-        if self._window_table is None or self._lateness or not self._event_time:
-            return None
-        if not getattr(assigner, "merges_intersecting_time_windows", False):
-            return None
-        if getattr(assigner, "_extract", None) is not None:  # a dynamic gap
-            return None
-        if not (isinstance(trigger, WatermarkTrigger) and trigger.fires_at_window_end()):
-            return None
-        gap = getattr(assigner, "gap", None)
-        return int(gap) if gap else None
-
     # -- elements --------------------------------------------------------------------------
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
@@ -142,7 +126,7 @@ class WindowOperator(StreamOperator):
             if self._fast is not None and timestamps is not None:
                 index = self._process_fast(values, timestamps)
             elif self._session_gap is not None and timestamps is not None:
-                index = self._process_sessions(values, timestamps)
+                index = process_sessions(self, values, timestamps)
             else:
                 process = self._process_element
                 if timestamps is None:
@@ -183,7 +167,7 @@ class WindowOperator(StreamOperator):
         for index, v in enumerate(values):
             ts = timestamps[index]
             if ts <= MIN_TIMESTAMP:
-                raise _no_timestamp()
+                raise no_timestamp_error()
             last_start = ts - (ts - offset + slide) % slide
             key = key_of(v)
             set_key(key)
@@ -218,99 +202,6 @@ class WindowOperator(StreamOperator):
         if late:
             for i in late:
                 self._late(values[i], timestamps[i])
-        return index
-
-    def _process_sessions(self, values: list[Any], timestamps: list[int]) -> int:
-        """Session windows, the general path's steps inlined: the key's windows (its merging
-        window set, kept in its state) never intersect one another, so a new session
-        ``[t, t + gap)`` merges exactly with the windows it intersects, found by bisection in
-        the key's windows sorted by start (``_session_index``, rebuilt from the state when the
-        general path changed it); a window it falls inside takes the element as it is;
-        otherwise the windows merge as Flink merges them (the trigger's timers move to the
-        merged window, the state of the others is folded into the first one's). The element
-        then folds into the state window's value. An element whose own session is already
-        behind the watermark takes the general path (its late and merging rules)."""
-        gap = self._session_gap
-        assert gap is not None
-        backend = self.keyed_backend
-        assert backend is not None and self._window_table is not None
-        set_key = backend.set_current_key
-        contents = self._window_table.groups
-        sets = backend.tables["merging-window-set"].groups  # type: ignore[attr-defined]
-        indexes = self._session_index
-        key_of = self._key_selector
-        register = self._timers.register_event_time_timer
-        window_class = self._window_class
-        reduce = self._reduce
-        aggregate = self._aggregate
-        add = aggregate.add if aggregate is not None else None
-        create = aggregate.create_accumulator if aggregate is not None else None
-        merge = self._merge
-        # key -> (its stored windows, their sorted index, its key group's window contents),
-        # looked up once per key and batch; the objects are changed in place below, and
-        # only the general path replaces them (then the cache is dropped)
-        batch_keys: dict[Any, tuple[dict[Any, Any], tuple[list[int], list[Any]], dict[Any, Any]]] = {}
-        index = 0
-        for index, v in enumerate(values):
-            ts = timestamps[index]
-            if ts <= MIN_TIMESTAMP:
-                raise _no_timestamp()
-            end = ts + gap
-            if end - 1 <= self.current_watermark:
-                self._process_element(v, ts)
-                batch_keys.clear()
-                continue
-            key = key_of(v)
-            cached = batch_keys.get(key)
-            if cached is None:
-                set_key(key)
-                current_group = backend.current_group
-                window_sets = sets[current_group]
-                set_entry = (key, VOID_NAMESPACE)
-                mapping = window_sets.get(set_entry)
-                if mapping is None:
-                    window_sets[set_entry] = mapping = {}
-                found = indexes.get(key)
-                if found is None:
-                    ordered = sorted(mapping, key=_start_of)
-                    found = indexes[key] = ([w.start for w in ordered], ordered)
-                cached = batch_keys[key] = (mapping, found, contents[current_group])
-            mapping, found, group = cached
-            starts, windows = found
-            # the windows with start <= end, then back while they reach ts (ends ascend too)
-            high_index = bisect_right(starts, end)
-            low_index = high_index
-            while low_index and windows[low_index - 1].end >= ts:
-                low_index -= 1
-            if low_index == high_index:
-                window = state_window = window_class(ts, end)
-                mapping[window] = window
-                starts.insert(low_index, ts)
-                windows.insert(low_index, window)
-                set_key(key)  # the timer is the key's
-                register(window, end - 1)
-            else:
-                hits = windows[low_index:high_index]
-                first, last = hits[0], hits[-1]
-                if len(hits) == 1 and first.start <= ts and first.end >= end:
-                    state_window = mapping[first]  # inside the window: nothing merges
-                else:
-                    set_key(key)  # the merge moves the key's timers and state
-                    low = first.start if first.start < ts else ts
-                    high = last.end if last.end > end else end
-                    window = window_class(low, high)
-                    state_windows = [mapping.pop(w) for w in hits]
-                    state_window = state_windows[0]
-                    mapping[window] = state_window
-                    starts[low_index:high_index] = [low]
-                    windows[low_index:high_index] = [window]
-                    merge(window, hits, state_window, state_windows[1:])
-            entry = (key, state_window)
-            current = group.get(entry)
-            if current is None:
-                group[entry] = add(v, create()) if add is not None else v  # type: ignore[misc]
-            else:
-                group[entry] = add(v, current) if add is not None else reduce(current, v)
         return index
 
     def _late(self, value: Any, timestamp: int | None) -> None:
@@ -471,7 +362,7 @@ class WindowOperator(StreamOperator):
 
     def _on_timer(self, timestamp: int, key: Any, window: Any, event_time: bool) -> None:
         if self._session_gap is not None and event_time:
-            self._on_session_timer(timestamp, key, window)
+            on_session_timer(self, timestamp, key, window)
             return
         merging = None
         state_window = window
@@ -492,45 +383,6 @@ class WindowOperator(StreamOperator):
             self._clear_all_state(window, state_window, merging)
         if merging is not None:
             self._persist(merging)
-
-    def _on_session_timer(self, timestamp: int, key: Any, window: Any) -> None:
-        """``_on_timer`` of the session fast path, with the trigger inline: its contract
-        (``fires_at_window_end``: Flink's EventTimeTrigger) fires a window at its
-        ``max_timestamp``, which is also its cleanup time (no allowed lateness here), and the
-        only timer its ``clear`` deletes is the one firing now. So the window's contents are
-        taken out of the heap table, the function runs on them, and the window is retired
-        from the key's stored windows and their sorted index in place."""
-        backend = self.keyed_backend
-        assert backend is not None and self._window_table is not None
-        group = backend.current_group
-        sets = backend.tables["merging-window-set"].groups  # type: ignore[attr-defined]
-        mapping = sets[group].get((key, VOID_NAMESPACE))
-        state_window = mapping.get(window) if mapping else None
-        if state_window is None:
-            return  # a timer of a window that was merged away
-        if timestamp != window.max_timestamp():  # the trigger would CONTINUE (and not clean up)
-            return
-        contents = self._window_table.groups[group].pop((key, state_window), None)
-        if contents is not None:
-            if self._kind == "aggregate":
-                contents = self._aggregate.get_result(contents)
-            self._emit_window(key, window, contents)
-        clear = getattr(self._function, "clear", None)
-        if clear is not None:
-            self._process_ctx._window = window
-            clear(window, self._process_ctx)
-        del mapping[window]
-        found = self._session_index.get(key)
-        if found is not None:
-            starts, windows = found
-            i = bisect_left(starts, window.start)
-            if i < len(windows) and windows[i] == window:
-                del starts[i], windows[i]
-            else:  # not where it should be: rebuild from the state
-                del self._session_index[key]
-        if not mapping:
-            self._merging_sets.update(None)
-            self._session_index.pop(key, None)
 
     def _clear_all_state(self, window: Any, state_window: Any, merging: MergingWindowSet | None) -> None:
         state = self._window_state
@@ -608,14 +460,3 @@ class WindowOperator(StreamOperator):
 
 
 EMPTY = object()  # no contents for the window function
-
-
-def _no_timestamp() -> ValueError:
-    return ValueError(
-        "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
-        "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
-    )
-
-
-def _start_of(window: Any) -> int:
-    return window.start

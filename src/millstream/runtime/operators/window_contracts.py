@@ -25,6 +25,7 @@ __all__ = [
     "WatermarkTrigger",
     "WindowAssigner",
     "WindowAssignerContext",
+    "no_timestamp_error",
 ]
 
 
@@ -98,3 +99,11 @@ class WatermarkTrigger(Protocol):
         (at once for an element of a window the watermark already passed), never purges,
         and keeps no state of its own."""
         ...
+
+
+def no_timestamp_error() -> ValueError:
+    """Flink's error for an element without a timestamp in event-time windows."""
+    return ValueError(
+        "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget "
+        "to call 'data_stream.assign_timestamps_and_watermarks(...)'?"
+    )
