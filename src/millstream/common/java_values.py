@@ -11,6 +11,7 @@ import struct
 from array import array
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from millstream.common.types import Row
@@ -24,6 +25,8 @@ __all__ = [
     "TUPLE_TYPES",
     "BatchCheck",
     "BatchConverter",
+    "basic_batch_check",
+    "basic_batch_converter",
     "deep_sequence_hash",
     "int32",
     "java_bytes_hash",
@@ -244,3 +247,47 @@ def types_of(values: Sequence[Any]) -> set[type]:
 def per_value(convert: Callable[[Any], Any]) -> BatchConverter:
     """The converter applying ``convert`` to every value."""
     return lambda values: [convert(v) for v in values]
+
+
+def basic_batch_check(name: str) -> BatchCheck | None:
+    """A one-pass check of a batch for the basic type ``name`` that raises unless every value
+    is already what the conversion to it makes of it (the integer types: an array of that
+    width; DOUBLE: floats only); None for types without one."""
+    code = ARRAY_CODES.get(name)
+    if code is not None:
+        return partial(array, code)  # TypeError for non-integers, OverflowError out of range
+    exact = EXACT_TYPES.get(name)
+    if exact is not None:
+
+        def check_types(values: Sequence[Any]) -> None:
+            if not types_of(values) <= exact:
+                raise TypeError(f"not all of type {name}")
+
+        return check_types
+    return None
+
+
+def basic_batch_converter(name: str, from_python: Callable[[Any], Any]) -> BatchConverter | None:
+    """The batch conversion to the basic type ``name``: a well-typed batch passes one
+    C-level check (FLOAT: one float32 array pass); others convert value by value."""
+    slow = per_value(from_python)
+    check = basic_batch_check(name)
+    if check is not None:
+
+        def checked(values: Sequence[Any]) -> Sequence[Any]:
+            try:
+                check(values)
+            except (TypeError, ValueError, OverflowError):
+                return slow(values)
+            return values
+
+        return checked
+    if name == "FLOAT":
+
+        def floats(values: Sequence[Any]) -> Sequence[Any]:
+            if types_of(values) <= REAL_TYPES:
+                return array("f", values).tolist()
+            return slow(values)
+
+        return floats
+    return slow if name in BASIC_CONVERSIONS else None

@@ -10,23 +10,20 @@ a printed Row, ``true`` for a typed boolean.
 from __future__ import annotations
 
 import pickle
-from array import array
 from collections.abc import Sequence
-from functools import partial
 from operator import itemgetter
 from typing import Any
 
 import cloudpickle
 
 from millstream.common.java_values import (
-    ARRAY_CODES,
     BASIC_CONVERSIONS,
     BASIC_HASHES,
-    EXACT_TYPES,
-    REAL_TYPES,
     TUPLE_TYPES,
     BatchCheck,
     BatchConverter,
+    basic_batch_check,
+    basic_batch_converter,
     deep_sequence_hash,
     int32,
     java_bytes_hash,
@@ -170,44 +167,12 @@ class BasicTypeInfo(TypeInformation):
 
     def batch_check(self) -> BatchCheck | None:
         """A one-pass check that raises unless every value is already what ``from_python``
-        makes of it (the integer types: an array of that width; DOUBLE: floats only); None
-        for types without one."""
-        code = ARRAY_CODES.get(self.name)
-        if code is not None:
-            return partial(array, code)  # TypeError for non-integers, OverflowError out of range
-        exact = EXACT_TYPES.get(self.name)
-        if exact is not None:
-
-            def check_types(values: Sequence[Any]) -> None:
-                if not types_of(values) <= exact:
-                    raise TypeError(f"not all of type {self.name}")
-
-            return check_types
-        return None
+        makes of it; None for types without one (``java_values.basic_batch_check``)."""
+        return basic_batch_check(self.name)
 
     def batch_converter(self) -> BatchConverter | None:
-        """Well-typed batches pass one C-level check (FLOAT: one float32 array pass)."""
-        slow = per_value(self.from_python)
-        check = self.batch_check()
-        if check is not None:
-
-            def checked(values: Sequence[Any]) -> Sequence[Any]:
-                try:
-                    check(values)
-                except (TypeError, ValueError, OverflowError):
-                    return slow(values)
-                return values
-
-            return checked
-        if self.name == "FLOAT":
-
-            def floats(values: Sequence[Any]) -> Sequence[Any]:
-                if types_of(values) <= REAL_TYPES:
-                    return array("f", values).tolist()
-                return slow(values)
-
-            return floats
-        return slow if self.name in BASIC_CONVERSIONS else None
+        """Well-typed batches pass one C-level check (``java_values.basic_batch_converter``)."""
+        return basic_batch_converter(self.name, self.from_python)
 
     def java_hash_code(self, value: Any) -> int:
         """``String.hashCode``, ``Integer.hashCode``, ``Long.hashCode`` ... of the value."""

@@ -9,7 +9,6 @@ mismatch"), numbers are parsed after trimming, an empty line is skipped, the nul
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Callable
 from typing import Any
 
@@ -24,10 +23,12 @@ __all__ = [
     "CsvBulkWriter",
     "CsvBulkWriters",
     "CsvReaderFormat",
-    "CsvRowDeserializationSchema",
-    "CsvRowSerializationSchema",
     "CsvSchema",
     "CsvSchemaBuilder",
+    "csv_dialect",
+    "csv_field",
+    "csv_text",
+    "single_char",
 ]
 
 
@@ -81,7 +82,7 @@ _CSV_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _single_char(what: str, char: str) -> str:
+def single_char(what: str, char: str) -> str:
     if len(char) != 1:
         raise ValueError(f"{what} must be a single char, got {char!r}")
     return char
@@ -163,7 +164,7 @@ class CsvSchemaBuilder:
 
     def set_column_separator(self, char: str) -> CsvSchemaBuilder:
         """The column separator (default ``,``)."""
-        return self._set("column_separator", _single_char("Column separator", char))
+        return self._set("column_separator", single_char("Column separator", char))
 
     def disable_escape_char(self) -> CsvSchemaBuilder:
         """No escape character (the default)."""
@@ -171,7 +172,7 @@ class CsvSchemaBuilder:
 
     def set_escape_char(self, char: str) -> CsvSchemaBuilder:
         """The escape character (default: none)."""
-        return self._set("escape_char", _single_char("Escape char", char))
+        return self._set("escape_char", single_char("Escape char", char))
 
     def set_line_separator(self, separator: str) -> CsvSchemaBuilder:
         """The line separator when writing (reading accepts ``\\n``, ``\\r``, ``\\r\\n``)."""
@@ -187,7 +188,7 @@ class CsvSchemaBuilder:
 
     def set_quote_char(self, char: str) -> CsvSchemaBuilder:
         """The quote character (default ``"``)."""
-        return self._set("quote_char", _single_char("Quote char", char))
+        return self._set("quote_char", single_char("Quote char", char))
 
     def set_skip_first_data_row(self, skip: bool = True) -> CsvSchemaBuilder:
         """Skip the first data row of each file."""
@@ -237,7 +238,7 @@ class _CsvReader(FileReader):
         self._options = options
         self._names = schema._row_type.field_names()
         self._converters = [
-            _csv_field(t, sep, options)
+            csv_field(t, sep, options)
             for t, sep in zip(schema._row_type.field_types(), schema.array_separators)
         ]
         self._file: Any = None
@@ -250,7 +251,7 @@ class _CsvReader(FileReader):
             return False
         self._file = open(split.path, encoding=self._charset, newline="")  # noqa: SIM115 - closed by close()
         options = self._options
-        self._rows = csv.reader(self._file, **_dialect(options), strict=False)
+        self._rows = csv.reader(self._file, **csv_dialect(options), strict=False)
         if options["use_header"]:
             header = self._next_row()
             if options["strict_headers"] and header is not None and header != self._names:
@@ -308,7 +309,7 @@ class _CsvReader(FileReader):
         self._rows = None
 
 
-def _dialect(options: dict[str, Any]) -> dict[str, Any]:
+def csv_dialect(options: dict[str, Any]) -> dict[str, Any]:
     """The ``csv`` module's dialect of a schema's options (reading and writing)."""
     quote = options["quote_char"]
     return {
@@ -328,7 +329,7 @@ def _converts(convert: Callable[[str], Any], text: str) -> bool:
     return True
 
 
-def _csv_field(data_type: DataType, separator: str | None, options: dict[str, Any]) -> Callable[[str], Any]:
+def csv_field(data_type: DataType, separator: str | None, options: dict[str, Any]) -> Callable[[str], Any]:
     null = options["null_value"]
     if isinstance(data_type, ArrayType):
         element = data_type.element_type.from_text()
@@ -375,12 +376,12 @@ class _CsvBulkWriter:
     def __init__(self, path: str, schema: CsvSchema) -> None:
         options = schema.options
         self._file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed by finish/close
-        dialect = _dialect(options)
+        dialect = csv_dialect(options)
         if dialect["quoting"] == csv.QUOTE_NONE and dialect["escapechar"] is None:
             dialect["escapechar"] = "\\"  # without quotes, separators in values must be escaped
         self._csv = csv.writer(self._file, **dialect, lineterminator=options["line_separator"])
         self._render = [
-            _csv_text(t, sep, options)
+            csv_text(t, sep, options)
             for t, sep in zip(schema._row_type.field_types(), schema.array_separators)
         ]
         if options["use_header"]:
@@ -397,13 +398,13 @@ class _CsvBulkWriter:
         self._file.close()
 
 
-def _csv_text(data_type: DataType, separator: str | None, options: dict[str, Any]) -> Callable[[Any], str]:
+def csv_text(data_type: DataType, separator: str | None, options: dict[str, Any]) -> Callable[[Any], str]:
     """The CSV text of a value of ``data_type`` (None: the null literal, or empty)."""
     from millstream.common.typeinfo import java_double_str, java_float_str
 
     null = options["null_value"] or ""
     if isinstance(data_type, ArrayType):
-        element = _csv_text(data_type.element_type, None, options)
+        element = csv_text(data_type.element_type, None, options)
         sep = options["array_element_separator"] if separator is None else separator
 
         def array(value: Any) -> str:
@@ -426,177 +427,3 @@ def _csv_text(data_type: DataType, separator: str | None, options: dict[str, Any
 
 
 # -- row schemas of single records (Kafka messages) ----------------------------------------------
-
-
-def _row_types(type_info: Any, what: str) -> tuple[list[str], list[DataType]]:
-    from millstream.common.typeinfo import RowTypeInfo
-    from millstream.table.types import from_type_info
-
-    if not isinstance(type_info, RowTypeInfo):
-        raise TypeError(f"{what} needs a row type (Types.ROW / Types.ROW_NAMED), got {type_info}")
-    return type_info.get_field_names(), [from_type_info(t) for t in type_info.get_field_types()]
-
-
-class _CsvRowSchemaBuilder:
-    """The settings both CSV row schemas' builders share (Flink's defaults)."""
-
-    def __init__(self, type_info: Any) -> None:
-        if type_info is None:
-            raise TypeError("Type information must not be None")
-        self._type_info = type_info
-        self._options: dict[str, Any] = {
-            "column_separator": ",",
-            "quote_char": '"',
-            "escape_char": None,
-            "null_value": None,  # none: an empty string field is "", an empty other field NULL
-            "array_element_separator": ";",
-            "line_separator": "\n",
-            "allow_comments": False,
-            "ignore_parse_errors": False,
-        }
-
-    def set_field_delimiter(self, delimiter: str) -> Any:
-        """The column separator (``,``)."""
-        self._options["column_separator"] = _single_char("field delimiter", delimiter)
-        return self
-
-    def set_array_element_delimiter(self, delimiter: str) -> Any:
-        """The separator of an array's elements (``;``)."""
-        self._options["array_element_separator"] = delimiter
-        return self
-
-    def set_quote_character(self, c: str) -> Any:
-        """The quote character (``"``)."""
-        self._options["quote_char"] = _single_char("quote character", c)
-        return self
-
-    def set_escape_character(self, c: str) -> Any:
-        """An escape character (none by default)."""
-        self._options["escape_char"] = _single_char("escape character", c)
-        return self
-
-    def set_null_literal(self, null_literal: str) -> Any:
-        """The text of a NULL (empty by default)."""
-        self._options["null_value"] = null_literal
-        return self
-
-
-def _empty_is_null(data_type: DataType, parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    if data_type.root in ("STRING", "VARCHAR", "CHAR"):
-        return parse
-    return lambda text: None if text == "" else parse(text)
-
-
-class CsvRowDeserializationSchema:
-    """CSV bytes (one record) -> a ``Row`` of a row type (``pyflink.datastream.formats.csv``)."""
-
-    def __init__(self, type_info: Any, options: dict[str, Any]) -> None:
-        self.type_info, self.options = type_info, dict(options)
-        self._decode: Callable[[bytes], Any] | None = None
-
-    def get_produced_type(self) -> Any:
-        """The row type."""
-        return self.type_info
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"type_info": self.type_info, "options": self.options, "_decode": None}
-
-    def deserialize(self, message: bytes) -> Any:
-        """The Row of one CSV record (None: skipped, a comment or a bad record ignored)."""
-        decode = self._decode
-        if decode is None:
-            decode = self._decode = self._decoder()
-        return decode(message)
-
-    def _decoder(self) -> Callable[[bytes], Any]:
-        names, types = _row_types(self.type_info, "CsvRowDeserializationSchema")
-        options = self.options
-        fields = [_empty_is_null(t, _csv_field(t, None, options)) for t in types]
-        dialect = _dialect(options)
-
-        def decode(message: bytes) -> Any:
-            text = message.decode("utf-8").rstrip("\r\n")
-            if options["allow_comments"] and text.startswith("#"):
-                return None
-            try:
-                record = next(csv.reader([text], **dialect), [])
-                if len(record) != len(fields):
-                    raise ValueError(
-                        f"Row length mismatch. {len(fields)} fields expected but was {len(record)}."
-                    )
-                return _named_row(names, [f(v) for f, v in zip(fields, record, strict=True)])
-            except (ValueError, csv.Error) as err:
-                if options["ignore_parse_errors"]:
-                    return None
-                raise ValueError(f"Failed to deserialize CSV row '{text[:80]}': {err}") from err
-
-        return decode
-
-    class Builder(_CsvRowSchemaBuilder):
-        """Builds a ``CsvRowDeserializationSchema`` (``Builder(type_info)``)."""
-
-        def set_allow_comments(self, allow_comments: bool) -> CsvRowDeserializationSchema.Builder:
-            """Skip records starting with ``#``."""
-            self._options["allow_comments"] = bool(allow_comments)
-            return self
-
-        def set_ignore_parse_errors(self, ignore_parse_errors: bool) -> CsvRowDeserializationSchema.Builder:
-            """Skip a record that cannot be parsed instead of failing."""
-            self._options["ignore_parse_errors"] = bool(ignore_parse_errors)
-            return self
-
-        def build(self) -> CsvRowDeserializationSchema:
-            """The schema."""
-            return CsvRowDeserializationSchema(self._type_info, self._options)
-
-
-class CsvRowSerializationSchema:
-    """A ``Row`` -> CSV bytes ending with the line delimiter, as Flink's
-    ``CsvRowSerializationSchema`` (``pyflink.datastream.formats.csv``)."""
-
-    def __init__(self, type_info: Any, options: dict[str, Any]) -> None:
-        self.type_info, self.options = type_info, dict(options)
-        self._encode: Callable[[Any], bytes] | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"type_info": self.type_info, "options": self.options, "_encode": None}
-
-    def serialize(self, element: Any) -> bytes:
-        """The CSV record of ``element`` (a Row, tuple or list in field order)."""
-        encode = self._encode
-        if encode is None:
-            encode = self._encode = self._encoder()
-        return encode(element)
-
-    def _encoder(self) -> Callable[[Any], bytes]:
-        _, types = _row_types(self.type_info, "CsvRowSerializationSchema")
-        options = self.options
-        texts = [_csv_text(t, None, options) for t in types]
-        dialect = _dialect(options)
-        line = options["line_separator"]
-
-        def encode(element: Any) -> bytes:
-            out = io.StringIO()
-            csv.writer(out, lineterminator=line, **dialect).writerow(
-                [f(v) for f, v in zip(texts, element, strict=True)]
-            )
-            return out.getvalue().encode("utf-8")
-
-        return encode
-
-    class Builder(_CsvRowSchemaBuilder):
-        """Builds a ``CsvRowSerializationSchema`` (``Builder(type_info)``)."""
-
-        def set_line_delimiter(self, delimiter: str) -> CsvRowSerializationSchema.Builder:
-            """What ends each record (``\\n``)."""
-            self._options["line_separator"] = delimiter
-            return self
-
-        def disable_quote_character(self) -> CsvRowSerializationSchema.Builder:
-            """Never quote fields."""
-            self._options["quote_char"] = None
-            return self
-
-        def build(self) -> CsvRowSerializationSchema:
-            """The schema."""
-            return CsvRowSerializationSchema(self._type_info, self._options)

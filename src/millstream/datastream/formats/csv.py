@@ -4,11 +4,10 @@ from millstream.connectors.formats.csv import (
     CsvBulkWriter,
     CsvBulkWriters,
     CsvReaderFormat,
-    CsvRowDeserializationSchema,
-    CsvRowSerializationSchema,
     CsvSchema,
     CsvSchemaBuilder,
 )
+from millstream.connectors.formats.csv_row import CsvRowDeserializationSchema, CsvRowSerializationSchema
 
 __all__ = [
     "CsvBulkWriter",
