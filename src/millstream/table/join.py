@@ -57,18 +57,16 @@ class Join(PlanNode):
     right_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     residual: Callable[[tuple[Any, ...]], Any] | None = None
     condition: Any = None  # the whole join condition as an expression (None: every pair)
+    # keys compared as IS NOT DISTINCT FROM (INTERSECT / EXCEPT): NULL meets NULL; else a row
+    # with a NULL key matches nothing, as SQL's ``=`` (Flink's join filters null keys)
+    null_safe: bool = False
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.left is not None and self.right is not None
         function: _JoinFunction
-        if self.join_type in ("SEMI", "ANTI"):
-            function = _SemiJoinFunction(
-                self.join_type, len(self.left.names), len(self.right.names), self.residual
-            )
-        else:
-            function = _JoinFunction(
-                self.join_type, len(self.left.names), len(self.right.names), self.residual
-            )
+        kind = _SemiJoinFunction if self.join_type in ("SEMI", "ANTI") else _JoinFunction
+        function = kind(self.join_type, len(self.left.names), len(self.right.names), self.residual)
+        function.null_keys = None if self.null_safe else null_key_check(self.left_keys, self.right_keys)
         function.ttl_ms = state_ttl_ms(ctx.config)
         return keyed_sides(self, ctx).process(function)
 
@@ -87,6 +85,7 @@ class _JoinFunction(KeyedProcessFunction):
         self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
         self.join_type = join_type
         self.ttl_ms = 0
+        self.null_keys: Callable[[int, tuple[Any, ...]], bool] | None = None  # (side, row) -> a key is NULL
 
     def open(self, runtime_context: Any) -> None:
         ttl = self.ttl_ms  # table.exec.state.ttl: rows idle that long are forgotten
@@ -101,7 +100,10 @@ class _JoinFunction(KeyedProcessFunction):
         return row + other if side == _LEFT else other + row
 
     def _matches(self, side: int, row: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], list[int]]]:
-        """The other side's held rows joining ``row``, with their [count, associations]."""
+        """The other side's held rows joining ``row``, with their [count, associations]
+        (none when a key of ``row`` is NULL: ``NULL = x`` is never TRUE)."""
+        if self.null_keys is not None and self.null_keys(side, row):
+            return []
         residual = self.residual
         found = []
         for other, held in self.sides[1 - side].items():
@@ -311,6 +313,20 @@ def _join_key_type(left: list[Any], right: list[Any]) -> BinaryRowKeyType | None
     return BinaryRowKeyType.of(types)
 
 
+def null_key_check(
+    left_keys: list[Callable[[tuple[Any, ...]], Any]], right_keys: list[Callable[[tuple[Any, ...]], Any]]
+) -> Callable[[int, tuple[Any, ...]], bool] | None:
+    """``(side, row) -> whether one of the row's equi-keys is NULL`` (None: no keys)."""
+    if not left_keys:
+        return None
+    keys = (left_keys, right_keys)
+
+    def null_key(side: int, row: tuple[Any, ...]) -> bool:
+        return any(key(row) is None for key in keys[side])
+
+    return null_key
+
+
 def keyed_sides(join: Any, ctx: PlanningContext) -> Any:
     """Both inputs of a join node as one stream of ``(side, kind, row)``, keyed by each side's
     join keys (no keys: one key, so every row meets every row in one subtask)."""
@@ -458,6 +474,7 @@ class WindowJoin(PlanNode):
         roots = (self.left.types[self.ends[0]].root, self.right.types[self.ends[1]].root)
         widths = (len(self.left.names), len(self.right.names))
         function = _WindowJoinFunction(self.join_type, widths, self.residual, self.ends, roots)
+        function.null_keys = null_key_check(self.left_keys, self.right_keys)
         return keyed_sides(self, ctx).process(function)
 
 
@@ -472,6 +489,7 @@ class _WindowJoinFunction(KeyedProcessFunction):
     ) -> None:
         self.widths, self.residual, self.ends, self.roots = widths, residual, ends, roots
         self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
+        self.null_keys: Callable[[int, tuple[Any, ...]], bool] | None = None  # (side, row) -> a key is NULL
 
     def open(self, runtime_context: Any) -> None:
         # per side: window end -> rows, in arrival order
@@ -504,9 +522,21 @@ class _WindowJoinFunction(KeyedProcessFunction):
         out: list[tuple[str, tuple[Any, ...]]] = []
         matched_right = [False] * len(rights)
         left_pad, right_pad = (None,) * self.widths[0], (None,) * self.widths[1]
+        null_keys = self.null_keys
+        if null_keys is not None:  # a row with a NULL key matches nothing (it is still padded)
+            matched_right = [null_keys(_RIGHT, right) for right in rights]
+            joinable = [i for i, null in enumerate(matched_right) if not null]
+            matched_right = [False] * len(rights)
+        else:
+            joinable = list(range(len(rights)))
         for left in lefts:
             matched = False
-            for i, right in enumerate(rights):
+            if null_keys is not None and null_keys(_LEFT, left):
+                if self.outer[_LEFT]:
+                    out.append((INSERT, left + right_pad))
+                continue
+            for i in joinable:
+                right = rights[i]
                 joined = left + right
                 if residual is None or residual(joined) is True:
                     out.append((INSERT, joined))
