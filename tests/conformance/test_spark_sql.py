@@ -51,7 +51,14 @@ def test_sql_on_spark_equals_duckdb(
 ) -> None:
     t_env = _environment(data)
     assert Counter(_rows(t_env, sql)) == _duckdb(data, duck_sql or sql), name
-    assert t_env.last_runtime == "spark", f"{name} ran through the {t_env.last_runtime} translation"
+    expected = "datastream" if name in _DATASTREAM_ON_SPARK else "spark"
+    assert t_env.last_runtime == expected, f"{name} ran through the {t_env.last_runtime} translation"
+
+
+# Their rows are repeated by millstream's own operator (a ReplicateRows table function, as
+# Flink's rewrite of INTERSECT ALL / EXCEPT ALL), so they run through the DataStream
+# translation on Spark
+_DATASTREAM_ON_SPARK = {"intersect_all", "except_all"}
 
 
 def test_order_by_on_spark_keeps_the_order(spark: Any, data: Path) -> None:

@@ -67,6 +67,39 @@ QUERIES: list[tuple[str, str, str | None]] = [
         None,
     ),
     ("distinct", "SELECT DISTINCT status, customer FROM orders WHERE customer < 5", None),
+    (
+        "union_all_widened",  # orders.id BIGINT with customers.id INT: BIGINT
+        "SELECT id, status FROM orders WHERE amount > 90 UNION ALL SELECT id, region FROM customers WHERE id < 10",
+        None,
+    ),
+    (
+        "union",
+        "SELECT customer FROM orders WHERE status = 'paid' UNION SELECT id FROM customers WHERE region = 'north'",
+        None,
+    ),
+    (
+        "intersect",
+        "SELECT customer FROM orders WHERE amount > 50 INTERSECT SELECT id FROM customers WHERE region <> 'south'",
+        None,
+    ),
+    ("except", "SELECT id FROM customers EXCEPT SELECT customer FROM orders WHERE status = 'paid'", None),
+    (
+        "intersect_all",
+        "SELECT customer, status FROM orders WHERE amount > 60 "
+        "INTERSECT ALL SELECT customer, status FROM orders WHERE customer < 12",
+        None,
+    ),
+    (
+        "except_all",
+        "SELECT customer FROM orders WHERE amount > 50 EXCEPT ALL SELECT customer FROM orders WHERE status = 'paid'",
+        None,
+    ),
+    (
+        "aggregate_over_union",
+        "SELECT k, COUNT(*) AS c FROM (SELECT customer AS k FROM orders WHERE amount < 10 "
+        "UNION ALL SELECT id FROM customers) AS u GROUP BY k",
+        None,
+    ),
     ("global_agg", "SELECT COUNT(*) AS c, SUM(amount) AS s, MAX(id) AS m FROM orders", None),
     (
         "nested_agg",

@@ -71,3 +71,76 @@ def test_a_null_key_matches_nothing_in_a_window_join(tmp_path: Any, join: str, e
     )
     assert "WindowJoin" in t_env.explain_sql(sql)
     assert folded(t_env, sql) == Counter(expected)
+
+
+_LEFT = "(VALUES (1), (1), (2), (CAST(NULL AS INT)), (CAST(NULL AS INT))) AS l(x)"
+SET_OPERATIONS = [  # rows PyFlink 2.3.0 gave (batch mode)
+    ("SELECT x FROM a UNION ALL SELECT y FROM b", [(1,), (1,), (None,), (None,)]),
+    ("SELECT x FROM a UNION SELECT y FROM b", [(1,), (None,)]),
+    ("SELECT x FROM a INTERSECT SELECT y FROM b", [(1,), (None,)]),
+    ("SELECT x FROM a EXCEPT SELECT y FROM b", []),
+    (
+        f"SELECT x FROM {_LEFT} INTERSECT ALL "
+        "SELECT x FROM (VALUES (1), (1), (1), (3), (CAST(NULL AS INT))) AS r(x)",
+        [(1,), (1,), (None,)],
+    ),
+    (
+        f"SELECT x FROM {_LEFT} EXCEPT ALL SELECT x FROM (VALUES (1), (3), (CAST(NULL AS INT))) AS r(x)",
+        [(1,), (2,), (None,)],
+    ),
+]
+
+
+@pytest.mark.parametrize("batch", [True, False], ids=["batch", "streaming"])
+@pytest.mark.parametrize(("sql", "flink"), SET_OPERATIONS, ids=[q[:40] for q, _ in SET_OPERATIONS])
+def test_set_operations_give_flinks_rows(batch: bool, sql: str, flink: list[tuple[Any, ...]]) -> None:
+    assert folded(_environment(batch), sql) == Counter(flink)
+
+
+def test_the_table_api_set_operations_are_the_sql_ones() -> None:
+    t_env = _environment(True)
+    a, b = t_env.from_path("a"), t_env.from_path("b")
+    for method, operation in [
+        ("union_all", "UNION ALL"),
+        ("union", "UNION"),
+        ("intersect", "INTERSECT"),
+        ("intersect_all", "INTERSECT ALL"),
+        ("minus", "EXCEPT"),
+        ("minus_all", "EXCEPT ALL"),
+    ]:
+        with getattr(a, method)(b).execute().collect() as rows:
+            table_api = Counter(tuple(r) for r in rows)
+        assert table_api == folded(t_env, f"SELECT x FROM a {operation} SELECT y FROM b"), method
+
+
+def test_union_all_takes_the_common_type_and_the_left_names_as_flink_does() -> None:
+    """PyFlink 2.3.0: ``SELECT x FROM (VALUES (1), (2)) AS l(x) UNION ALL SELECT x FROM
+    (VALUES (2.5)) AS r(x)`` gives Decimal('1.0'), Decimal('2.0'), Decimal('2.5')."""
+    t_env = _environment(True)
+    table = t_env.sql_query(
+        "SELECT x FROM (VALUES (1), (2)) AS l(x) UNION ALL SELECT y FROM (VALUES (2.5)) AS r(y)"
+    )
+    assert table.get_schema().get_field_names() == ["x"]
+    assert repr(table.get_schema().get_field_data_types()[0]) == "DECIMAL(11, 1) NOT NULL"
+    with table.execute().collect() as rows:
+        assert sorted(str(r[0]) for r in rows) == ["1.0", "2.0", "2.5"]
+    with pytest.raises(ValueError, match="UNION ALL: the inputs have 1 and 2 columns"):
+        t_env.sql_query("SELECT x FROM a UNION ALL SELECT y, y FROM b")
+    with pytest.raises(ValueError, match="no common type"):
+        t_env.sql_query("SELECT x FROM a UNION ALL SELECT 'text' FROM b")
+
+
+def test_explain_prints_a_union_and_a_null_safe_semi_join_as_flink_does() -> None:
+    t_env = _environment(False)
+    union = t_env.explain_sql("SELECT x FROM a UNION ALL SELECT y FROM b")
+    assert "Union(all=[true], union=[x])" in union
+    intersect = t_env.explain_sql("SELECT x FROM a INTERSECT SELECT y FROM b")
+    assert "Join(joinType=[LeftSemiJoin], where=[IS NOT DISTINCT FROM(x, y)], select=[x])" in intersect
+    assert "GroupAggregate(groupBy=[x], select=[x])" in intersect
+
+
+def test_a_union_feeds_an_insert_a_view_and_an_order_by() -> None:
+    t_env = _environment(True)
+    t_env.execute_sql("CREATE TEMPORARY VIEW u AS SELECT x FROM a UNION ALL SELECT y + 10 FROM b")
+    with t_env.execute_sql("SELECT x FROM u UNION SELECT 7 ORDER BY x DESC LIMIT 3").collect() as rows:
+        assert [tuple(r) for r in rows] == [(11,), (7,), (1,)]

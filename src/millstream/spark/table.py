@@ -16,6 +16,7 @@ DataStream translation on Spark, which covers everything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from millstream.table.types import DataType
@@ -127,6 +128,8 @@ def to_dataframe(x: Any, spark: Any) -> Any:
         below = x.inputs[0]  # an Exchange; in two phases, over the local phase
         below = below.inputs[0].inputs[0] if name == "GlobalWindowAggregate" else below.inputs[0]
         return _window_aggregate(node, to_dataframe(below, spark))
+    if name == "Join" and getattr(node, "null_safe", False):  # INTERSECT / EXCEPT
+        return _null_safe_join(x, node, spark)
     if name in ("Join", "WindowJoin") and node.condition is not None:  # batch: a window join is a join
         left, right = (to_dataframe(side, spark) for side in x.inputs)
         names = list(node.left.names) + list(node.right.names)
@@ -149,12 +152,43 @@ def to_dataframe(x: Any, spark: Any) -> Any:
         if node.offset:
             frame = frame.offset(node.offset)
         return frame.limit(node.fetch) if node.fetch is not None else frame
-    if name == "Limit" and not node.updating:
-        frame = to_dataframe(x.inputs[0], spark)
-        if node.offset:
-            frame = frame.offset(node.offset)
-        return frame.limit(node.fetch) if node.fetch is not None else frame
+    translated = _BY_NAME.get(name)
+    if translated is not None and not node.updating:
+        return translated(x, node, spark)
     raise Untranslatable(f"the exec node {name} ({type(node).__name__})")
+
+
+def _null_safe_join(x: Any, node: Any, spark: Any) -> Any:
+    """A semi / anti join on every column compared as ``IS NOT DISTINCT FROM`` (Spark's
+    ``eqNullSafe``); the right side's columns renamed apart from the left's."""
+    left, right = (to_dataframe(side, spark) for side in x.inputs)
+    right = right.toDF(*[f"$right{i}" for i in range(len(node.right.names))])
+    on = None
+    for i, name in enumerate(node.left.names):
+        equal = _column(name).eqNullSafe(_column(f"$right{i}"))
+        on = equal if on is None else on & equal
+    how = "left_semi" if node.join_type == "SEMI" else "left_anti"
+    return left.join(right, on=on, how=how)
+
+
+def _limit(x: Any, node: Any, spark: Any) -> Any:
+    frame = to_dataframe(x.inputs[0], spark)
+    if node.offset:
+        frame = frame.offset(node.offset)
+    return frame.limit(node.fetch) if node.fetch is not None else frame
+
+
+def _union(x: Any, node: Any, spark: Any) -> Any:
+    """UNION ALL: Spark's ``union`` is by position too."""
+    frames = [to_dataframe(side, spark) for side in x.inputs]
+    union = frames[0]
+    for frame in frames[1:]:
+        union = union.union(frame)
+    return union.toDF(*node.names)
+
+
+# exec nodes of insert-only plans translated by name alone
+_BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union": _union}
 
 
 def _calc(node: Any, frame: Any, source: Any) -> Any:

@@ -224,6 +224,22 @@ CONVERSIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def decimal_cast(precision: int, scale: int) -> Callable[[Any], decimal.Decimal]:
+    """CAST to DECIMAL(precision, scale), as Flink's: rounded half up to ``scale`` places
+    (``CAST(2.55 AS DECIMAL(5, 1))`` is 2.6, ``CAST(1 AS DECIMAL(11, 1))`` 1.0); a value with
+    more than ``precision - scale`` digits before the point fails (TRY_CAST: NULL)."""
+    quantum = decimal.Decimal(1).scaleb(-scale)
+
+    def convert(value: Any) -> decimal.Decimal:
+        exact = decimal.Decimal(str(value).strip() if isinstance(value, str) else str(value))
+        rounded = exact.quantize(quantum, rounding=decimal.ROUND_HALF_UP)
+        if rounded != 0 and rounded.adjusted() + 1 > precision - scale:
+            raise ArithmeticError(f"{value} does not fit DECIMAL({precision}, {scale})")
+        return rounded
+
+    return convert
+
+
 def compile_binary(op: str, left: Compiled, right: Compiled) -> Compiled:
     """``left op right``: a comparison (BOOLEAN) or arithmetic; NULL if either side is."""
     fa, fb = left.fn, right.fn
@@ -321,6 +337,8 @@ def compile_cast(inner: Compiled, data_type: DataType, safe: bool) -> Compiled:
         convert = lambda v: format_value(source, v)  # noqa: E731
     elif root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and isinstance(source.root, str):
         convert = (lambda v: int(str(v).strip())) if source.root in ("STRING", "VARCHAR", "CHAR") else int
+    elif root == "DECIMAL" and len(data_type.params) == 2:
+        convert = decimal_cast(int(data_type.params[0]), int(data_type.params[1]))
     else:
         convert = CONVERSIONS.get(root, lambda v: v)
     if safe:

@@ -329,6 +329,8 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
     if kind in ("Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
         exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
         return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])
+    if kind == "Union":  # as Flink prints UNION ALL
+        return _Line(kind, ["all=[true]", f"union=[{', '.join(names)}]"], node, children)
     if kind == "WatermarkAssigner":
         watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
         return _Line(kind, [f"rowtime=[{names[node.rowtime]}]", watermark], node, children)
@@ -405,9 +407,13 @@ def _join(node: Any, kind: str, children: list[_Line], ref: Callable[[str], str]
     if condition is not None:
         left_keys, right_keys, _ = split_condition(condition, list(node.left.names), list(node.right.names))
         sides = (left_keys, right_keys)
+    keyed = [[render(k, ref, infix) for k in keys] for keys in sides]
+    null_safe = getattr(node, "null_safe", False)  # INTERSECT / EXCEPT: every column, NULL meets NULL
+    if null_safe:
+        keyed = [list(node.left.names), list(node.right.names)]
     exchanges = []
-    for keys, child in zip(sides, children, strict=True):
-        distribution = f"hash[{', '.join(render(k, ref, infix) for k in keys)}]" if keys else "single"
+    for keys, child in zip(keyed, children, strict=True):
+        distribution = f"hash[{', '.join(keys)}]" if keys else "single"
         exchanges.append(_Line("Exchange", [f"distribution=[{distribution}]"], None, [child]))
     terms = [f"joinType=[{_JOIN_TYPES.get(node.join_type, node.join_type)}]"]
     if kind == "IntervalJoin":  # Flink's: the left time within [right time + lower, + upper]
@@ -419,8 +425,19 @@ def _join(node: Any, kind: str, children: list[_Line], ref: Callable[[str], str]
         )
     if condition is not None:
         terms.append(f"where=[{render(condition, ref, infix)}]")
+    elif null_safe:
+        pairs = [f"IS NOT DISTINCT FROM({a}, {b})" for a, b in zip(*(_unique_names(node)), strict=True)]
+        terms.append(f"where=[{' AND '.join(pairs) if len(pairs) < 2 else 'AND(' + ', '.join(pairs) + ')'}]")
     terms.append(f"select=[{', '.join(node.names)}]")
     return _Line(kind, terms, node, exchanges)
+
+
+def _unique_names(node: Any) -> tuple[list[str], list[str]]:
+    """A join's left and right column names, the right's renamed as Flink's ``x0`` where the
+    left has the name."""
+    left = list(node.left.names)
+    right = [n if n not in left else f"{n}0" for n in node.right.names]
+    return left, right
 
 
 def _window_aggregate(

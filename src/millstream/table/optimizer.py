@@ -83,11 +83,9 @@ def _shared(plans: list[PlanNode]) -> set[int]:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        for name in _INPUTS:
-            child = getattr(node, name, None)
-            if isinstance(child, PlanNode):
-                parents[id(child)] = parents.get(id(child), 0) + 1
-                stack.append(child)
+        for child in node.plan_inputs():
+            parents[id(child)] = parents.get(id(child), 0) + 1
+            stack.append(child)
     return {key for key, count in parents.items() if count > 1}
 
 
@@ -101,13 +99,18 @@ def _bottom_up(
     if key in done:
         return done[key]
     done[key] = node  # a node reached again through itself stays as it is
-    changed = {}
+    changed: dict[str, Any] = {}
     for name in _INPUTS:
         child = getattr(node, name, None)
         if isinstance(child, PlanNode):
             new = _bottom_up(child, phase, shared, done)
             if new is not child:
                 changed[name] = new
+    inputs = getattr(node, "inputs", None)  # a Union's
+    if isinstance(inputs, tuple) and inputs:
+        new_inputs = tuple(_bottom_up(child, phase, shared, done) for child in inputs)
+        if any(new is not old for new, old in zip(new_inputs, inputs, strict=True)):
+            changed["inputs"] = new_inputs
     current: PlanNode = dataclasses.replace(cast(Any, node), **changed) if changed else node
     result = phase(current, shared)
     done[key] = result

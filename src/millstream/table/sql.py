@@ -15,7 +15,7 @@ from sqlglot import exp
 from millstream.table.catalog import show_statement
 from millstream.table.explain import explain_plan
 from millstream.table.sql_expressions import _data_type
-from millstream.table.sql_query import _select
+from millstream.table.sql_query import is_query, query
 from millstream.table.sql_syntax import _DIALECT, SqlError, _metadata_of, _parse
 
 if TYPE_CHECKING:
@@ -29,10 +29,10 @@ __all__ = ["SqlError", "execute_statement", "parse_query"]  # SqlError: sql_synt
 
 
 def _insert(t_env: TableEnvironment, tree: exp.Insert) -> Any:
-    query = tree.expression
-    if not isinstance(query, exp.Select):
-        raise SqlError("INSERT INTO needs a SELECT")
-    return t_env._sink_plan(_select(t_env, query)._plan, tree.this.name)
+    source = tree.expression
+    if not is_query(source):
+        raise SqlError("INSERT INTO needs a query (SELECT ...)")
+    return t_env._sink_plan(query(t_env, source)._plan, tree.this.name)
 
 
 def insert_plan(t_env: TableEnvironment, statement: str) -> Any:
@@ -46,9 +46,9 @@ def insert_plan(t_env: TableEnvironment, statement: str) -> Any:
 def parse_query(t_env: TableEnvironment, statement: str) -> Table:
     """The table a SELECT statement describes."""
     tree = _parse(statement)
-    if not isinstance(tree, exp.Select):
-        raise SqlError(f"only SELECT queries are supported here, got: {statement.strip()[:80]}")
-    return _select(t_env, tree)
+    if not is_query(tree):
+        raise SqlError(f"only queries (SELECT ...) are supported here, got: {statement.strip()[:80]}")
+    return query(t_env, tree)
 
 
 def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
@@ -67,8 +67,8 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
     if shown is not None:
         return shown
     tree = _parse(statement)
-    if isinstance(tree, exp.Select):
-        return _select(t_env, tree).execute()
+    if is_query(tree):
+        return query(t_env, tree).execute()
     if isinstance(tree, exp.Insert):
         return t_env._run_many([_insert(t_env, tree)])
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "TABLE":
@@ -101,10 +101,10 @@ def _create_view(t_env: TableEnvironment, tree: exp.Create) -> None:
             f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`: "
             f"Table (or view) default_database.{name} already exists in Catalog default_catalog."
         )
-    query = tree.expression
-    if not isinstance(query, (exp.Select, exp.Subquery)):
+    source = tree.expression
+    if not is_query(source):
         raise SqlError(f"CREATE VIEW needs AS SELECT ..., got: {tree.sql()[:80]}")
-    table = _select(t_env, query.this if isinstance(query, exp.Subquery) else query)
+    table = query(t_env, source)
     if columns:
         if len(columns) != len(table._plan.names):
             raise SqlError(
@@ -189,8 +189,8 @@ def _explain(t_env: TableEnvironment, match: re.Match[str]) -> str:
 def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: bool) -> str:
     """The plan of a SELECT or INSERT statement, as Flink's ``explainSql`` prints it."""
     tree = _parse(statement)
-    if isinstance(tree, exp.Select):
-        plan = _select(t_env, tree)._plan
+    if is_query(tree):
+        plan = query(t_env, tree)._plan
     elif isinstance(tree, exp.Insert):
         plan = _insert(t_env, tree)
     else:

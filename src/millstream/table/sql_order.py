@@ -1,4 +1,4 @@
-"""ORDER BY and LIMIT / OFFSET of a SELECT."""
+"""ORDER BY and LIMIT / OFFSET of a SELECT or a set operation."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["order_and_limit"]
 
 
-def order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select) -> Table:
+def order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select | exp.SetOperation) -> Table:
     """ORDER BY (batch mode: a sort; streaming: refused as Flink refuses sorting on anything
     but time) and LIMIT / OFFSET."""
     order = select.args.get("order")

@@ -50,7 +50,7 @@ class _Windowed:
 
 def _from_item(t_env: TableEnvironment, node: exp.Expression) -> tuple[Table, _Windowed | None]:
     if isinstance(node, exp.Subquery):
-        return _select(t_env, node.this), None
+        return query(t_env, node.this), None
     if (
         isinstance(node, exp.Table)
         and isinstance(node.this, exp.Anonymous)
@@ -303,6 +303,34 @@ def _unnest(node: exp.Unnest, plan: PlanNode) -> tuple[Callable[..., Any], list[
             [f.data_type for f in fields],
         )
     return (lambda row: [(e,) for e in value(row) or []]), ["f0"], [element]
+
+
+def query(t_env: TableEnvironment, node: exp.Expression) -> Table:
+    """The table a query describes: a SELECT, a set operation of queries (``UNION [ALL]``,
+    ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), or either in
+    parentheses."""
+    if isinstance(node, exp.Subquery):
+        return query(t_env, node.this)
+    if isinstance(node, exp.SetOperation):
+        left, right = query(t_env, node.this), query(t_env, node.expression)
+        every = not node.args.get("distinct")
+        if isinstance(node, exp.Union):
+            table = left.union_all(right) if every else left.union(right)
+        elif isinstance(node, exp.Intersect):
+            table = left.intersect_all(right) if every else left.intersect(right)
+        else:
+            table = left.minus_all(right) if every else left.minus(right)
+        return order_and_limit(t_env, table, node)
+    if not isinstance(node, exp.Select):
+        raise SqlError(f"unsupported query: {node.sql()[:80]}")
+    return _select(t_env, node)
+
+
+def is_query(node: exp.Expression) -> bool:
+    """Whether ``node`` is a query (``query`` plans it)."""
+    return isinstance(node, (exp.Select, exp.SetOperation)) or (
+        isinstance(node, exp.Subquery) and is_query(node.this)
+    )
 
 
 def _select(t_env: TableEnvironment, select: exp.Select) -> Table:

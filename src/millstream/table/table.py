@@ -18,6 +18,7 @@ from millstream.table.expressions import col
 from millstream.table.planner import Filter, Limit, PlanNode
 from millstream.table.print_utils import column_text, print_schema, summary_string
 from millstream.table.projection import aggregate, project
+from millstream.table.set_operations import intersect_or_except, intersect_or_except_all, union_all
 from millstream.table.types import DataType
 
 if TYPE_CHECKING:
@@ -208,6 +209,33 @@ class Table:
         """Each distinct row once."""
         keys = [col(name) for name in self._plan.names]
         return GroupedTable(self, keys).select(*keys)
+
+    def union_all(self, right: Table) -> Table:
+        """The rows of both tables (SQL's UNION ALL); the tables must have as many columns,
+        each of a common type (``set_operations.py``)."""
+        return self._with(union_all(self._plan, right._plan))
+
+    def union(self, right: Table) -> Table:
+        """The distinct rows of both tables (SQL's UNION)."""
+        return self._with(union_all(self._plan, right._plan, "UNION")).distinct()
+
+    def intersect(self, right: Table) -> Table:
+        """The distinct rows that are in both tables (SQL's INTERSECT; NULLs compare equal)."""
+        return self._with(intersect_or_except("INTERSECT", self._plan, right._plan)).distinct()
+
+    def intersect_all(self, right: Table) -> Table:
+        """The rows in both tables, each as often as in the table that has it fewer times."""
+        return self._with(
+            intersect_or_except_all("INTERSECT ALL", self._plan, right._plan, self._t_env._batch)
+        )
+
+    def minus(self, right: Table) -> Table:
+        """The distinct rows of this table that are not in ``right`` (SQL's EXCEPT)."""
+        return self._with(intersect_or_except("EXCEPT", self._plan, right._plan)).distinct()
+
+    def minus_all(self, right: Table) -> Table:
+        """This table's rows, each as many times more often as it is here than in ``right``."""
+        return self._with(intersect_or_except_all("EXCEPT ALL", self._plan, right._plan, self._t_env._batch))
 
     def add_columns(self, *fields: Expression) -> Table:
         """The table's columns and computed ones after them."""
