@@ -55,3 +55,21 @@ def test_java_patterns_become_strftime_with_quoted_literals() -> None:
     assert java_pattern_to_strftime("yyyy-MM-dd'T'HH:mm:ss.SSS") == "%Y-%m-%dT%H:%M:%S.%f"
     assert java_pattern_to_strftime("h 'o''clock' a") == "h o'clock %p"
     assert java_pattern_to_strftime("100%") == "100%%"
+
+
+def test_a_cast_to_decimal_rounds_to_its_scale_as_flink_does() -> None:
+    """PyFlink 2.3.0 (batch) gives Decimal('1.0'), Decimal('2.6'), Decimal('-2.6'),
+    Decimal('1.50'), Decimal('3.142') for these casts, fails the job for CAST(12345 AS
+    DECIMAL(3, 1)) and gives NULL for the TRY_CAST."""
+    from millstream.table.compiled import decimal_cast
+
+    cast = decimal_cast(11, 1)
+    assert str(cast(1)) == "1.0"
+    assert [str(decimal_cast(5, 1)(v)) for v in ("2.55", "-2.55")] == ["2.6", "-2.6"]
+    assert str(decimal_cast(4, 2)(1.5)) == "1.50" and str(decimal_cast(5, 3)(" 3.14159 ")) == "3.142"
+    with pytest.raises(ArithmeticError, match="does not fit DECIMAL"):
+        decimal_cast(3, 1)(12345)
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    sql = "SELECT CAST(1 AS DECIMAL(11,1)), CAST(2.55 AS DECIMAL(5,1)), TRY_CAST(12345 AS DECIMAL(3,1))"
+    with t_env.execute_sql(sql).collect() as rows:
+        assert [tuple(str(v) for v in r) for r in rows] == [("1.0", "2.6", "None")]
