@@ -81,7 +81,7 @@ def _semi_join(left: Table, right: Table, kind: str, condition: Expression) -> T
 
 def _not_in(left: Table, right: Table, value: Expression) -> Table:
     """``value NOT IN (subquery)``: a null-aware anti join."""
-    from millstream.table.join import NullAwareAntiJoin
+    from millstream.table.null_aware_anti_join import NullAwareAntiJoin
     from millstream.table.table import Table as TableClass
 
     plan = left._plan
