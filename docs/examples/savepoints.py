@@ -22,7 +22,6 @@ def when_running(request):
 savepoints = tempfile.mkdtemp()
 env = StreamExecutionEnvironment.get_execution_environment()
 env.set_parallelism(2)
-env.enable_checkpointing(10_000)  # savepoints go through the checkpoint coordinator
 numbers = env.from_source(NumberSequenceSource(1, 10**12), WatermarkStrategy.no_watermarks(), "numbers")
 (
     numbers.map(lambda n: (n % 3, n), output_type=Types.TUPLE([Types.LONG(), Types.LONG()]))

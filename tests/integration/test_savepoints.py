@@ -51,8 +51,9 @@ class RunningCount(KeyedProcessFunction):
         yield f"c,{value[0]},{n}"
 
 
-def build(env: StreamExecutionEnvironment, out: str, rate: float = FAST) -> None:
-    env.enable_checkpointing(100)
+def build(env: StreamExecutionEnvironment, out: str, rate: float = FAST, checkpoints: bool = True) -> None:
+    if checkpoints:
+        env.enable_checkpointing(100)
     source = DataGeneratorSource(
         lambda i: (i % KEYS, i), EVENTS, rate, Types.TUPLE([Types.INT(), Types.LONG()])
     )
@@ -318,3 +319,35 @@ def test_a_savepoint_asked_for_as_the_job_starts_waits_for_its_tasks_as_flinks_d
         client.cancel()
         with pytest.raises(Exception, match="cancelled"):
             client.get_job_execution_result(60)
+
+
+def test_a_job_without_periodic_checkpoints_takes_savepoints_as_flinks_does(tmp_path: Path) -> None:
+    """Flink takes savepoints of a STREAMING job whether or not checkpointing is enabled (its
+    checkpoint coordinator exists, its periodic scheduler does not start). Before, millstream
+    refused: "takes no checkpoints". The savepoint taken while the job runs, and the one it
+    stops with, each restore: the resumed job writes the part after it, exactly once."""
+    out = tmp_path / "out"
+    env = env_for(2, "hashmap")
+    build(env, str(out), SLOW, checkpoints=False)
+    client = env.execute_async("no periodic checkpoints")
+    deadline = time.monotonic() + 120
+    while True:  # refused until every task runs, as in Flink
+        try:
+            running = client.trigger_savepoint(str(tmp_path / "savepoints")).result(120)
+            break
+        except Exception as error:  # the reason is what the test checks
+            assert "Not all required tasks are currently running" in str(error), error
+            assert time.monotonic() < deadline, "the tasks never ran"
+            time.sleep(0.05)
+    assert client.get_job_status() is JobStatus.RUNNING
+    # the savepoint is the one completed checkpoint (they count among them, as in Flink): none periodic
+    assert client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) == 1
+    stopped = client.stop_with_savepoint(savepoint_directory=str(tmp_path / "savepoints")).result(120)
+    client.get_job_execution_result(120)
+    for path in (running, stopped):
+        resumed = tmp_path / f"resumed-{Path(path).name}"
+        env = env_for(3, "rocksdb", restore=str(path))
+        build(env, str(resumed))
+        env.execute("from the savepoint")
+        after = committed_lines(resumed)
+        assert after and not (after - expected())  # only lines a full run writes

@@ -34,10 +34,12 @@ __all__ = ["create_checkpoint_coordinator", "trigger_tasks_left_without_barrier"
 
 
 def create_checkpoint_coordinator(master: SchedulingJobMaster) -> CheckpointCoordinator | None:
-    """The coordinator of ``master``'s job, or None when the job takes no checkpoints."""
+    """The coordinator of ``master``'s job, or None for a BATCH job (it recovers by running
+    again). A STREAMING job without periodic checkpoints has one too, which only takes the
+    savepoints asked for, as Flink's (its scheduler never starts)."""
     job_config = master.job_graph.job_config
     settings = job_config.checkpointing
-    if not job_config.takes_checkpoints:
+    if job_config.batch:
         return None
     storage: CheckpointStorage = (
         FileSystemCheckpointStorage(job_config.checkpointing_dir)

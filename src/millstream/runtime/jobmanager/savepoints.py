@@ -56,14 +56,14 @@ def trigger_savepoint(
             )
         )
         return
-    if coordinator is None and job_config.takes_checkpoints:  # submitted, not scheduled yet
+    if coordinator is None and not job_config.batch:  # submitted, not scheduled yet
         result.set_exception(CheckpointException(CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING))
         return
     if coordinator is None:
         result.set_exception(
             SavepointError(
-                f"job {master.job_graph.job_id} takes no checkpoints: savepoints need checkpointing "
-                "(execution.checkpointing.interval) and STREAMING execution"
+                f"job {master.job_graph.job_id} runs in BATCH mode: savepoints need STREAMING execution "
+                "(a BATCH job recovers by running again)"
             )
         )
         return

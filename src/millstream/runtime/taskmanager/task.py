@@ -264,7 +264,9 @@ class Task:
         task.checkpoint_responder = self._checkpoint_responder
         task.final_checkpoint = final_checkpoint
         task.unaligned = checkpointing.unaligned and checkpointing.exactly_once
-        if final_checkpoint and network_input is not None:
+        # a STREAMING task takes part in checkpoints, and in the savepoints of a job without
+        # periodic ones (Flink's coordinator takes those too); a BATCH task in neither
+        if not job_config.batch and network_input is not None:
             if task.unaligned:
                 network_input.barrier_handler = UnalignedBarrierHandler(
                     network_input.gates,
