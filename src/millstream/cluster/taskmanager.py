@@ -81,6 +81,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     except KeyboardInterrupt:
         pass
+    except ConnectionError as err:  # the JobManager went away (its process ended or was killed)
+        reason = err.strerror or type(err).__name__
+        print(
+            f"millstream taskmanager: lost the JobManager at {args.jobmanager} ({reason}); exiting",
+            file=sys.stderr,
+        )
+        return 1
     except Exception as err:
         print(f"millstream taskmanager: {err}", file=sys.stderr)
         return 1
