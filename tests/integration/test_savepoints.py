@@ -116,6 +116,19 @@ def wait_for_state_in_checkpoints(client: Any, out: Path, more: int) -> None:
     wait_for_checkpoints(client, completed + more)
 
 
+def savepoint_once_running(client: Any, directory: Path) -> str:
+    """A savepoint asked for until the job's tasks all run: before, it must fail as Flink's
+    does, with "Not all required tasks are currently running." and nothing else."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            return str(client.trigger_savepoint(str(directory)).result(120))
+        except Exception as error:  # the reason is what the tests check
+            assert "Not all required tasks are currently running" in str(error), error
+            assert time.monotonic() < deadline, "the tasks never ran"
+            time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+
+
 def stop_with_savepoint_after_a_checkpoint(client: Any, directory: Path) -> str:
     wait_for_checkpoints(client, 1)
     path = client.stop_with_savepoint(savepoint_directory=str(directory)).result(60)
@@ -305,15 +318,7 @@ def test_a_savepoint_asked_for_as_the_job_starts_waits_for_its_tasks_as_flinks_d
     build(env, str(tmp_path / "out"), SLOW)  # 20 s: cancelled once the savepoint is taken
     client = env.execute_async("early savepoint")
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                path = client.trigger_savepoint(str(tmp_path / "savepoints")).result(120)
-                break
-            except Exception as error:  # the reason is what the test checks
-                assert "Not all required tasks are currently running" in str(error), error
-                assert time.monotonic() < deadline, "the tasks never ran"
-                time.sleep(0.05)
+        path = savepoint_once_running(client, tmp_path / "savepoints")
         assert os.path.exists(os.path.join(path, "_metadata"))
     finally:
         client.cancel()
@@ -330,15 +335,7 @@ def test_a_job_without_periodic_checkpoints_takes_savepoints_as_flinks_does(tmp_
     env = env_for(2, "hashmap")
     build(env, str(out), SLOW, checkpoints=False)
     client = env.execute_async("no periodic checkpoints")
-    deadline = time.monotonic() + 120
-    while True:  # refused until every task runs, as in Flink
-        try:
-            running = client.trigger_savepoint(str(tmp_path / "savepoints")).result(120)
-            break
-        except Exception as error:  # the reason is what the test checks
-            assert "Not all required tasks are currently running" in str(error), error
-            assert time.monotonic() < deadline, "the tasks never ran"
-            time.sleep(0.05)
+    running = savepoint_once_running(client, tmp_path / "savepoints")
     assert client.get_job_status() is JobStatus.RUNNING
     # the savepoint is the one completed checkpoint (they count among them, as in Flink): none periodic
     assert client.get_checkpoint_statistics().get("numberOfCompletedCheckpoints", 0) == 1
