@@ -18,6 +18,11 @@ def test_the_configuration_reference_is_current() -> None:
     )
 
 
+def test_each_option_is_listed_once() -> None:
+    keys = re.findall(r"^\| `([^`]+)` \|", markdown(), re.M)
+    assert len(keys) > 50 and len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
+
+
 def test_every_option_has_a_description() -> None:
     undocumented = [
         o.key for _, module, _ in GROUPS for o in options(module()) if len(o.description.split()) < 3

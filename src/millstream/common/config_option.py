@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-__all__ = ["ConfigOption", "ConfigOptions", "ConfigurationError"]
+__all__ = ["ConfigOption", "ConfigOptions", "ConfigurationError", "parse_duration_ms"]
 
 T = TypeVar("T")
 
@@ -37,6 +37,15 @@ _EXPECTED = {
     "ms": "a duration (milliseconds, or with a unit: 500 ms, 10 s, 5 min)",
     "bytes": "a memory size (bytes, or with a unit: 32 kb, 64 mb)",
 }
+
+
+def parse_duration_ms(text: Any) -> int:
+    """Flink's duration text (``3600000``, ``500 ms``, ``10 min``, ``1 h``, ``1d``) in ms, as
+    duration options parse it (a table option's value, say)."""
+    match = _AMOUNT.fullmatch(str(text))
+    if match is None or (match.group(2) and match.group(2).lower() not in _DURATION_UNITS):
+        raise ConfigurationError(f"not a duration: {text!r} (e.g. '1 h', '10 min', '5000 ms')")
+    return int(int(match.group(1)) * _DURATION_UNITS.get(match.group(2).lower(), 1))
 
 
 @dataclass(frozen=True, slots=True)

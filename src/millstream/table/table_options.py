@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from millstream.common.config_option import ConfigOption
+from millstream.common.config_option import ConfigOption, parse_duration_ms
+from millstream.common.config_options import BUNDLE_SIZE, BUNDLE_TIME
 
 __all__ = [
     "AGG_PHASE_STRATEGY",
@@ -25,8 +26,6 @@ __all__ = [
     "MINI_BATCH_ALLOW_LATENCY",
     "MINI_BATCH_ENABLED",
     "MINI_BATCH_SIZE",
-    "PYTHON_BUNDLE_SIZE",
-    "PYTHON_BUNDLE_TIME",
     "REUSE_SOURCE",
     "REUSE_SUB_PLAN",
     "STATE_TTL",
@@ -111,22 +110,6 @@ STATE_TTL: ConfigOption[int] = ConfigOption(
     unit="ms",
     minimum=0,
 )
-PYTHON_BUNDLE_SIZE: ConfigOption[int] = ConfigOption(
-    "python.fn-execution.bundle.size",
-    1000,
-    int,
-    "The most rows a group aggregation with Python aggregate functions buffers before it "
-    "updates each key once (as PyFlink's Python operator bundles its input).",
-    minimum=1,
-)
-PYTHON_BUNDLE_TIME: ConfigOption[int] = ConfigOption(
-    "python.fn-execution.bundle.time",
-    1000,
-    int,
-    "The longest such a bundle holds its first row.",
-    unit="ms",
-    minimum=1,
-)
 ASYNC_SCALAR_MAX_CONCURRENT_OPERATIONS: ConfigOption[int] = ConfigOption(
     "table.exec.async-scalar.max-concurrent-operations",
     10,
@@ -191,11 +174,6 @@ def option_value(config: Any, option: ConfigOption[T]) -> T:
 
 # -- options read from the TableConfig ------------------------------------------------------------------
 
-_DURATION_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "secs": 1000,
-                   "second": 1000, "seconds": 1000, "min": 60_000, "m": 60_000, "minute": 60_000,
-                   "minutes": 60_000, "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-                   "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}  # fmt: skip
-
 
 def mini_batch_size(config: Any) -> int:
     """``table.exec.mini-batch.size`` when ``table.exec.mini-batch.enabled`` (else 0). As in
@@ -221,22 +199,12 @@ def mini_batch_size(config: Any) -> int:
 def python_bundle(config: Any) -> tuple[int, int]:
     """``python.fn-execution.bundle.size`` and ``.time`` (ms) of the job (PyFlink 2.3's
     defaults: 1000 records, 1000 ms)."""
-    return option_value(config, PYTHON_BUNDLE_SIZE), option_value(config, PYTHON_BUNDLE_TIME)
+    return option_value(config, BUNDLE_SIZE), option_value(config, BUNDLE_TIME)  # the DataStream options
 
 
 def mini_batch_latency_ms(config: Any) -> int:
     """``table.exec.mini-batch.allow-latency`` in ms (checked by ``mini_batch_size``)."""
     return option_value(config, MINI_BATCH_ALLOW_LATENCY)
-
-
-def parse_duration_ms(text: str) -> int:
-    """Flink's duration text (``3600000``, ``500 ms``, ``10 min``, ``1 h``, ``1d``) in ms."""
-    import re
-
-    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
-    if match is None or match.group(2).lower() not in _DURATION_UNITS:
-        raise ValueError(f"not a duration: {text!r} (e.g. '1 h', '10 min', '5000 ms')")
-    return int(match.group(1)) * _DURATION_UNITS[match.group(2).lower()]
 
 
 def state_ttl_ms(config: Any) -> int:

@@ -121,8 +121,10 @@ def markdown() -> str:
         "SparkSession as they are.",
         "",
     ]
+    listed: set[str] = set()  # a module that imports another's option lists it under that one's group
     for title, module, note in GROUPS:
-        declared = list(options(module()))
+        declared = [o for o in options(module()) if o.key not in listed]
+        listed.update(o.key for o in declared)
         lines += [f"## {title}", "", note, "", "| key | type | default | description |", "|---|---|---|---|"]
         lines += [f"| `{o.key}` | {_type(o)} | {_default(o)} | {_description(o)} |" for o in declared]
         lines.append("")
