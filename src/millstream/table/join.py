@@ -41,7 +41,7 @@ from millstream.table.types import DataType
 if TYPE_CHECKING:
     from millstream.table.planning import PlanningContext
 
-__all__ = ["Join", "join_plans", "keyed_sides", "null_key_check", "split_condition"]
+__all__ = ["Join", "join_plans", "keyed_sides", "split_condition"]
 
 _LEFT, _RIGHT = 0, 1
 
@@ -66,7 +66,7 @@ class Join(PlanNode):
         function: _JoinFunction
         kind = _SemiJoinFunction if self.join_type in ("SEMI", "ANTI") else _JoinFunction
         function = kind(self.join_type, len(self.left.names), len(self.right.names), self.residual)
-        function.null_keys = None if self.null_safe else null_key_check(self.left_keys, self.right_keys)
+        function.null_rejecting = not self.null_safe
         function.ttl_ms = state_ttl_ms(ctx.config)
         return keyed_sides(self, ctx).process(function)
 
@@ -85,7 +85,7 @@ class _JoinFunction(KeyedProcessFunction):
         self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
         self.join_type = join_type
         self.ttl_ms = 0
-        self.null_keys: Callable[[int, tuple[Any, ...]], bool] | None = None  # (side, row) -> a key is NULL
+        self.null_rejecting = False  # a NULL equi-key matches nothing (not for INTERSECT / EXCEPT)
 
     def open(self, runtime_context: Any) -> None:
         ttl = self.ttl_ms  # table.exec.state.ttl: rows idle that long are forgotten
@@ -99,10 +99,10 @@ class _JoinFunction(KeyedProcessFunction):
             other = (None,) * self.widths[1 - side]
         return row + other if side == _LEFT else other + row
 
-    def _matches(self, side: int, row: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], list[int]]]:
+    def _matches(self, side: int, row: tuple[Any, ...], ctx: Any) -> list[tuple[tuple[Any, ...], list[int]]]:
         """The other side's held rows joining ``row``, with their [count, associations]
-        (none when a key of ``row`` is NULL: ``NULL = x`` is never TRUE)."""
-        if self.null_keys is not None and self.null_keys(side, row):
+        (none when a key of ``row``, the current key, is NULL: ``NULL = x`` is never TRUE)."""
+        if self.null_rejecting and None in ctx.get_current_key():
             return []
         residual = self.residual
         found = []
@@ -116,7 +116,7 @@ class _JoinFunction(KeyedProcessFunction):
         adding = kind in (INSERT, UPDATE_AFTER)
         state, other_state = self.sides[side], self.sides[1 - side]
         outer, other_outer = self.outer[side], self.outer[1 - side]
-        matches = self._matches(side, row)
+        matches = self._matches(side, row, ctx)
         out: list[tuple[str, tuple[Any, ...]]] = []
         result_kind = INSERT if adding else DELETE
         total = 0
@@ -157,7 +157,7 @@ class _SemiJoinFunction(_JoinFunction):
         semi = self.join_type == "SEMI"
         out: list[tuple[str, tuple[Any, ...]]] = []
         if side == _LEFT:
-            matches = sum(held[0] for _, held in self._matches(_LEFT, row))
+            matches = sum(held[0] for _, held in self._matches(_LEFT, row, ctx))
             if (matches > 0) == semi:
                 out.append((INSERT if adding else DELETE, row))
             held_row = self.sides[_LEFT].get(row)
@@ -170,7 +170,7 @@ class _SemiJoinFunction(_JoinFunction):
                 else:
                     self.sides[_LEFT].put(row, [held_row[0] - 1, held_row[1]])
             return out or None
-        for left, held in self._matches(_RIGHT, row):
+        for left, held in self._matches(_RIGHT, row, ctx):
             count, matches = held
             now = matches + (1 if adding else -1)
             if matches == 0 and now == 1:  # its first match
@@ -206,20 +206,6 @@ def _join_key_type(left: list[Any], right: list[Any]) -> BinaryRowKeyType | None
             a = a if _INTEGERS.index(a.root) > _INTEGERS.index(b.root) else b
         types.append(a)
     return BinaryRowKeyType.of(types)
-
-
-def null_key_check(
-    left_keys: list[Callable[[tuple[Any, ...]], Any]], right_keys: list[Callable[[tuple[Any, ...]], Any]]
-) -> Callable[[int, tuple[Any, ...]], bool] | None:
-    """``(side, row) -> whether one of the row's equi-keys is NULL`` (None: no keys)."""
-    if not left_keys:
-        return None
-    keys = (left_keys, right_keys)
-
-    def null_key(side: int, row: tuple[Any, ...]) -> bool:
-        return any(key(row) is None for key in keys[side])
-
-    return null_key
 
 
 def keyed_sides(join: Any, ctx: PlanningContext) -> Any:
@@ -369,7 +355,7 @@ class WindowJoin(PlanNode):
         roots = (self.left.types[self.ends[0]].root, self.right.types[self.ends[1]].root)
         widths = (len(self.left.names), len(self.right.names))
         function = _WindowJoinFunction(self.join_type, widths, self.residual, self.ends, roots)
-        function.null_keys = null_key_check(self.left_keys, self.right_keys)
+        function.null_rejecting = True
         return keyed_sides(self, ctx).process(function)
 
 
@@ -384,7 +370,7 @@ class _WindowJoinFunction(KeyedProcessFunction):
     ) -> None:
         self.widths, self.residual, self.ends, self.roots = widths, residual, ends, roots
         self.outer = (join_type in ("LEFT", "FULL"), join_type in ("RIGHT", "FULL"))
-        self.null_keys: Callable[[int, tuple[Any, ...]], bool] | None = None  # (side, row) -> a key is NULL
+        self.null_rejecting = False  # a NULL equi-key matches nothing
 
     def open(self, runtime_context: Any) -> None:
         # per side: window end -> rows, in arrival order
@@ -417,21 +403,11 @@ class _WindowJoinFunction(KeyedProcessFunction):
         out: list[tuple[str, tuple[Any, ...]]] = []
         matched_right = [False] * len(rights)
         left_pad, right_pad = (None,) * self.widths[0], (None,) * self.widths[1]
-        null_keys = self.null_keys
-        if null_keys is not None:  # a row with a NULL key matches nothing (it is still padded)
-            matched_right = [null_keys(_RIGHT, right) for right in rights]
-            joinable = [i for i, null in enumerate(matched_right) if not null]
-            matched_right = [False] * len(rights)
-        else:
-            joinable = list(range(len(rights)))
+        # rows whose key (the current one) is NULL match nothing; an outer side's are padded
+        joinable = [] if self.null_rejecting and None in ctx.get_current_key() else rights
         for left in lefts:
             matched = False
-            if null_keys is not None and null_keys(_LEFT, left):
-                if self.outer[_LEFT]:
-                    out.append((INSERT, left + right_pad))
-                continue
-            for i in joinable:
-                right = rights[i]
+            for i, right in enumerate(joinable):
                 joined = left + right
                 if residual is None or residual(joined) is True:
                     out.append((INSERT, joined))
