@@ -137,7 +137,13 @@ def _render_job_failure(err: BaseException) -> str:
         return f"millstream: {err}{detail}  {VERBOSE_HINT}"
     user_error = failure.__cause__
     job = getattr(getattr(failure, "location", None), "job_name", "")
-    header = f"millstream: Job '{job}' failed: {failure}" if job else f"millstream: {err}"
+    # what the job said between its end and the task's failure ("Recovery is suppressed by ...")
+    between = []
+    current = err.__cause__
+    while current is not None and current is not failure:
+        between.append(f"{current}: ")
+        current = current.__cause__
+    header = f"millstream: Job '{job}' failed: {''.join(between)}{failure}" if job else f"millstream: {err}"
     frames = traceback.format_tb(_user_frames(user_error.__traceback__))
     lines = [header]
     if frames:

@@ -5,7 +5,9 @@ exception name, stack trace, timestamp, task name, TaskManager) and a bounded nu
 them (``web.exception-history-size``, 16). An :class:`ExceptionHistoryEntry` is one such
 failure as plain data (it crosses the RPC boundary to a cluster client and will be served
 by the REST API); :func:`restart_line` is the one line a client prints for a restart.
-Coordinating code.
+The failure a restart strategy could not recover from is named by the ``JobException``
+that fails the job ("Recovery is suppressed by <strategy>", as Flink's last entry is); its
+stack trace holds the task's failure. Coordinating code.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import traceback
 from dataclasses import dataclass
 
 from millstream.common.error_report import root_cause
+from millstream.runtime.jobmanager.restart_backoff import JobException
 from millstream.runtime.location import UserFunctionError
 
 __all__ = ["ExceptionHistoryEntry", "history_entry", "restart_line", "root_cause"]
@@ -26,8 +29,8 @@ class ExceptionHistoryEntry:
     """One failure of a job: what failed where, and what the job did about it."""
 
     timestamp_ms: int  # when the JobMaster learned of it (epoch ms)
-    exception_name: str  # the root cause's type, qualified (``builtins.ValueError``)
-    message: str  # the root cause's message, first line, at most 300 characters
+    exception_name: str  # the root cause's type, qualified (``builtins.ValueError``), or JobException's
+    message: str  # its message, first line, at most 300 characters
     stacktrace: str  # the whole chain as Python prints it
     task_name: str | None  # the failing subtask, ``Map -> Sink (2/4)``; None: the whole job
     operator_name: str | None  # the operator whose user function raised, when known
@@ -58,10 +61,11 @@ def history_entry(
     """The entry of ``error`` (None: a failure without an exception, named as such)."""
     if error is None:
         error = RuntimeError("task failed without an exception")
-    cause = root_cause(error)
+    failure = error.__cause__ if isinstance(error, JobException) else error
+    cause = error if isinstance(error, JobException) else root_cause(error)
     kind = type(cause)
     module = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
-    operator = error.operator_name if isinstance(error, UserFunctionError) else None
+    operator = failure.operator_name if isinstance(failure, UserFunctionError) else None
     return ExceptionHistoryEntry(
         timestamp_ms=timestamp_ms,
         exception_name=f"{module}{kind.__qualname__}",

@@ -21,6 +21,7 @@ from millstream.runtime.jobmanager.exception_history import (
 )
 from millstream.runtime.jobmanager.failover import attempts_ended, new_attempts, regions_to_restart
 from millstream.runtime.jobmanager.job_master_scheduling import SchedulingJobMaster
+from millstream.runtime.jobmanager.restart_backoff import recovery_suppressed
 from millstream.runtime.jobmanager.scheduler import (
     SchedulingPipelinedRegion,
 )
@@ -51,6 +52,8 @@ class FailoverJobMaster(SchedulingJobMaster):
         if restarting:
             self._failovers += 1
             self._backoff_ms = self._restart_backoff.backoff_ms()
+        else:  # the job fails with it: "Recovery is suppressed by <strategy>", as Flink's
+            error = recovery_suppressed(self._restart_backoff, error)
         entry = history_entry(
             error,
             now_ms,

@@ -137,6 +137,9 @@ class SchedulingJobMaster(RpcEndpoint):
     def _start_scheduling(self) -> None:
         try:
             self._started_at = time.monotonic()
+            log.info(
+                "Using restart back off time strategy %s for %s.", self._restart_backoff, self._job_label
+            )
             self._load_initial_state()
             self.execution_graph = build_execution_graph(self.job_graph)
             self._set_status(JobStatus.RUNNING)

@@ -11,7 +11,10 @@ may the job restart, and after how long?
   ``reset_backoff_threshold`` without a failure.
 
 ``notify_failure(now_ms)`` records a failure; then ``can_restart()`` and ``backoff_ms()``
-answer for it. Driven on the JobMaster's main thread.
+answer for it. Driven on the JobMaster's main thread. A strategy prints as Flink's
+``toString`` does (``FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=3,
+backoffTimeMS=1000)``): the job's last error names the strategy that suppressed its
+recovery (``recovery_suppressed``), as Flink's ExecutionFailureHandler does.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from collections import deque
 
 from millstream.common.restart_strategy import RestartStrategySettings
 
-__all__ = ["RestartBackoff", "create_restart_backoff"]
+__all__ = ["JobException", "RestartBackoff", "create_restart_backoff", "recovery_suppressed"]
+
+_NO_RESTART_YET_MS = -(2**31)  # Flink's nextRestartTimestamp before the first failure
+
+
+class JobException(Exception):
+    """The job cannot recover from its failure (the cause): its restart strategy allows no
+    more restarts (Flink's ``JobException``)."""
 
 
 class RestartBackoff:
@@ -40,6 +50,17 @@ class RestartBackoff:
         raise NotImplementedError
 
 
+def recovery_suppressed(backoff: RestartBackoff, cause: BaseException | None) -> BaseException | None:
+    """The error a job fails with when ``backoff`` allows no more restarts after ``cause``:
+    ``JobException("Recovery is suppressed by <strategy>")`` caused by it, once a strategy
+    that restarts is exhausted; ``cause`` itself for a job that never restarts."""
+    if isinstance(backoff, _NoRestart):
+        return cause
+    error = JobException(f"Recovery is suppressed by {backoff}")
+    error.__cause__ = cause
+    return error
+
+
 class _NoRestart(RestartBackoff):
     def notify_failure(self, now_ms: int) -> None:
         pass
@@ -49,6 +70,9 @@ class _NoRestart(RestartBackoff):
 
     def backoff_ms(self) -> int:
         return 0
+
+    def __str__(self) -> str:
+        return "NoRestartBackoffTimeStrategy"
 
 
 class _FixedDelay(RestartBackoff):
@@ -65,6 +89,12 @@ class _FixedDelay(RestartBackoff):
 
     def backoff_ms(self) -> int:
         return self._delay
+
+    def __str__(self) -> str:
+        return (
+            f"FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts={self._attempts}, "
+            f"backoffTimeMS={self._delay})"
+        )
 
 
 class _FailureRate(RestartBackoff):
@@ -84,6 +114,15 @@ class _FailureRate(RestartBackoff):
 
     def backoff_ms(self) -> int:
         return self._delay
+
+    def __str__(self) -> str:
+        # Flink 2.3 prints the class name twice and one closing parenthesis: kept, so that
+        # what users search their logs for is the same text
+        return (
+            "FailureRateRestartBackoffTimeStrategy(FailureRateRestartBackoffTimeStrategy("
+            f"failuresIntervalMS={self._interval},backoffTimeMS={self._delay},"
+            f"maxFailuresPerInterval={self._max})"
+        )
 
 
 class _ExponentialDelay(RestartBackoff):
@@ -123,6 +162,17 @@ class _ExponentialDelay(RestartBackoff):
 
     def backoff_ms(self) -> int:
         return self._backoff
+
+    def __str__(self) -> str:
+        s = self._settings
+        next_restart = _NO_RESTART_YET_MS if self._next_restart_ms is None else self._next_restart_ms
+        return (
+            f"ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS={s.initial_backoff_ms}, "
+            f"maxBackoffMS={s.max_backoff_ms}, backoffMultiplier={float(s.backoff_multiplier)}, "
+            f"resetBackoffThresholdMS={s.reset_backoff_threshold_ms}, "
+            f"jitterFactor={float(s.jitter_factor)}, attemptsBeforeResetBackoff={s.attempts_before_reset}, "
+            f"currentRestartAttempt={self._attempt}, nextRestartTimestamp={next_restart})"
+        )
 
 
 def create_restart_backoff(
