@@ -1,13 +1,14 @@
-"""``millstream jobmanager``: run a standalone JobManager process.
+"""millstream jobmanager: run a standalone JobManager process.
 
     millstream jobmanager [--bind-host 127.0.0.1] [--port 6123] [--secret-file FILE] [-D key=value ...]
 
-TaskManagers register with it (``millstream taskmanager --jobmanager HOST:PORT``) and
-clients submit jobs to it (``millstream run --target cluster://HOST:PORT JOB.py``), all
-authenticated with the same shared secret (``--secret-file`` or MILLSTREAM_SECRET).
-It serves the REST API and web dashboard on ``rest.port`` (8081; ``-D rest.enabled=false``:
-not at all), as Flink's JobManager does. It runs until SIGTERM or Ctrl-C; its TaskManagers
-then stop as well.
+TaskManagers register with it (millstream taskmanager --jobmanager HOST:PORT) and
+clients submit jobs to it (millstream run --target cluster://HOST:PORT JOB.py), all
+authenticated with the same shared secret (--secret-file or MILLSTREAM_SECRET).
+Its settings come from $MILLSTREAM_CONF_DIR/config.yaml, then -D key=value (which wins),
+as Flink's config.yaml and -D. It serves the REST API and web dashboard on rest.port
+(8081; rest.enabled=false: not at all), as Flink's JobManager does. It runs until SIGTERM
+or Ctrl-C; its TaskManagers then stop as well.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from millstream.common.configuration import parse_defines_or_exit
+from millstream.common.configuration import load_process_configuration
 from millstream.common.rest_options import REST_ENABLED
 from millstream.runtime.jobmanager.collect import CollectChannels
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
@@ -35,18 +36,36 @@ DEFAULT_PORT = 6123  # Flink's jobmanager.rpc.port
 
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of ``millstream jobmanager``."""
-    parser = argparse.ArgumentParser(prog="millstream jobmanager", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="millstream jobmanager",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--bind-host", default="127.0.0.1", help="interface to listen on (default: loopback)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--secret-file")
-    parser.add_argument("-D", dest="define", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"RPC port TaskManagers and clients connect to (default {DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--secret-file", help="file holding the cluster's shared secret (default: $MILLSTREAM_SECRET)"
+    )
+    parser.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting; wins over config.yaml",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the JobManager until it is stopped."""
     args = build_parser().parse_args(argv)
-    config = parse_defines_or_exit(args.define, "millstream jobmanager")
+    config = load_process_configuration(args.define, "millstream jobmanager")
     if not config.contains_key(REST_ENABLED.key):
         config.set_boolean(REST_ENABLED.key, True)  # a standalone JobManager serves it, as Flink's
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -1,17 +1,21 @@
-"""``millstream cluster start|stop``: a standalone cluster on this machine, in the background.
+"""millstream cluster start|stop: a standalone cluster on this machine, in the background.
 
-    millstream cluster start [--taskmanagers 2] [--slots 1] [--port 6123] [--rest-port 8081]
+    millstream cluster start [--taskmanagers 2] [--slots N] [--port 6123] [--rest-port N]
                              [--bind-host 127.0.0.1] [--secret-file FILE] [--dir DIR]
+                             [-D key=value ...]
     millstream cluster stop [--dir DIR]
 
-``start`` launches one JobManager and N TaskManager processes (detached; their logs in DIR:
-``jobmanager.log``, ``taskmanager-<n>.log``, and ``.out`` files with what they print),
-waits until every TaskManager registered, and records the processes in
-``DIR/cluster.json``; it prints the REST API's address and the dashboard's (with the token
-that lets the page cancel and stop jobs). Without ``--secret-file`` it writes a fresh secret to
-``DIR/secret`` (readable by you only). Jobs are submitted with
-``millstream run --target cluster://HOST:PORT -D security.secret-file=FILE JOB.py``. ``stop``
-terminates the recorded processes. DIR defaults to $MILLSTREAM_CLUSTER_DIR or
+start launches one JobManager and N TaskManager processes (detached; their logs in DIR:
+jobmanager.log, taskmanager-<n>.log, and .out files with what they print), waits until
+every TaskManager registered, and records the processes in DIR/cluster.json; it prints the
+REST API's address and the dashboard's (with the token that lets the page cancel and stop
+jobs). Every process reads $MILLSTREAM_CONF_DIR/config.yaml and the -D settings given here
+(which win over the file), as Flink's config.yaml and -D: -D metrics.reporter.prom.port=9250-9260
+turns on Prometheus, taskmanager.numberOfTaskSlots and rest.port are the defaults of --slots
+and --rest-port. Without --secret-file it writes a fresh secret to DIR/secret (readable by
+you only). Jobs are submitted with
+millstream run --target cluster://HOST:PORT -D security.secret-file=FILE JOB.py.
+stop terminates the recorded processes. DIR defaults to $MILLSTREAM_CLUSTER_DIR or
 ~/.millstream/cluster.
 """
 
@@ -30,7 +34,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from millstream.cluster.jobmanager import DEFAULT_PORT
-from millstream.common.configuration import exit_on_bad_setting
+from millstream.common import config_options as opts
+from millstream.common.configuration import Configuration, exit_on_bad_setting, load_process_configuration
+from millstream.common.rest_options import REST_BIND_ADDRESS, REST_ENABLED, REST_PORT
 from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.rpc.service import RpcService
 from millstream.runtime.rpc.wire import generate_secret, load_secret
@@ -110,8 +116,9 @@ def cluster_task_managers(address: tuple[str, int], secret: str) -> dict[str, An
     return managers
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """Fail before starting anything when ``host:port`` cannot be listened on."""
+def _check_port_free(host: str, port: int, option: str) -> None:
+    """Fail before starting anything when ``host:port`` cannot be listened on (``option``: the
+    setting that chose the port)."""
     with socket.socket() as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the JobManager's listener
         try:
@@ -119,7 +126,7 @@ def _check_port_free(host: str, port: int) -> None:
         except OSError as err:
             raise SystemExit(
                 f"millstream cluster: cannot listen on {host}:{port}: {err.strerror or err} "
-                "(another process uses the port: stop it or choose another --port)"
+                f"(another process uses the port: stop it or choose another {option})"
             ) from None
 
 
@@ -141,7 +148,9 @@ def _kill(processes: list[subprocess.Popen[bytes]]) -> None:
 
 
 def _start(args: argparse.Namespace) -> int:
-    if args.taskmanagers < 1 or args.slots < 1:
+    config = load_process_configuration(args.define, "millstream cluster")
+    slots = args.slots if args.slots is not None else config.get(opts.TASK_SLOTS)
+    if args.taskmanagers < 1 or slots < 1:
         exit_on_bad_setting("millstream cluster: --taskmanagers and --slots must be at least 1")
     directory = _dir(args.dir)
     os.makedirs(directory, exist_ok=True)
@@ -153,14 +162,16 @@ def _start(args: argparse.Namespace) -> int:
             print(f"millstream cluster: already running (see {state_path}); stop it first", file=sys.stderr)
             return 1
     host, port = args.bind_host, args.port
-    _check_port_free(host, port)
-    if args.rest_port:
-        _check_port_free(host, args.rest_port)
+    _check_port_free(host, port, "--port")
+    rest_port = args.rest_port if args.rest_port is not None else config.get(REST_PORT)
+    if rest_port and (not config.contains_key(REST_ENABLED.key) or config.get(REST_ENABLED)):
+        rest_host = config.get(REST_BIND_ADDRESS) if config.contains_key(REST_BIND_ADDRESS.key) else host
+        _check_port_free(rest_host, rest_port, "--rest-port" if args.rest_port is not None else REST_PORT.key)
     secret_file = _secret_file(args, directory)
     secret = load_secret(None, secret_file)
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        return _launch(args, directory, state_path, secret_file, secret, processes)
+        return _launch(args, config, slots, directory, state_path, secret_file, secret, processes)
     except BaseException:
         _kill(processes)  # nothing stays behind a failed start
         if os.path.exists(state_path):
@@ -168,8 +179,31 @@ def _start(args: argparse.Namespace) -> int:
         raise
 
 
+def _process_arguments(
+    args: argparse.Namespace, config: Configuration, secret_file: str
+) -> tuple[list[str], list[str]]:
+    """The command lines of the JobManager and of each TaskManager. Each process reads
+    config.yaml itself; it gets the -D settings given to ``cluster start`` and the options
+    given explicitly, which win over the file."""
+    host, port = args.bind_host, args.port
+    common = ["--bind-host", host, "--secret-file", secret_file]
+    for define in args.define:
+        common += ["-D", define]
+    jobmanager = ["millstream.cluster.jobmanager", "--port", str(port), *common]
+    if args.rest_port is not None:
+        jobmanager += ["-D", f"{REST_PORT.key}={args.rest_port}"]
+    if not config.contains_key(REST_BIND_ADDRESS.key):
+        jobmanager += ["-D", f"{REST_BIND_ADDRESS.key}={host}"]
+    taskmanager = ["millstream.cluster.taskmanager", "--jobmanager", f"{host}:{port}", *common]
+    if args.slots is not None:
+        taskmanager += ["--slots", str(args.slots)]
+    return jobmanager, taskmanager
+
+
 def _launch(
     args: argparse.Namespace,
+    config: Configuration,
+    slots: int,
     directory: str,
     state_path: str,
     secret_file: str,
@@ -177,22 +211,11 @@ def _launch(
     processes: list[subprocess.Popen[bytes]],
 ) -> int:
     host, port = args.bind_host, args.port
-    common = ["--secret-file", secret_file]
-    processes.append(
-        _spawn(
-            [
-                "millstream.cluster.jobmanager",
-                *("--bind-host", host, "--port", str(port), *common),
-                *("-D", f"rest.port={args.rest_port}", "-D", f"rest.bind-address={host}"),
-            ],
-            directory,
-            "jobmanager",
-        )
-    )
+    jobmanager, taskmanager = _process_arguments(args, config, secret_file)
+    processes.append(_spawn(jobmanager, directory, "jobmanager"))
     _wait_for_port(host, port, processes[0], 30)
     for i in range(args.taskmanagers):
-        tm = ["--jobmanager", f"{host}:{port}", "--slots", str(args.slots), "--bind-host", host, *common]
-        processes.append(_spawn(["millstream.cluster.taskmanager", *tm], directory, f"taskmanager-{i}"))
+        processes.append(_spawn(taskmanager, directory, f"taskmanager-{i}"))
     state = {
         "jobmanager": f"{host}:{port}",
         "jobmanager_pid": processes[0].pid,
@@ -214,9 +237,7 @@ def _launch(
         state["rest"] = f"{rest[0]}:{rest[1]}"
         with open(state_path, "w") as f:
             json.dump(state, f, indent=2)
-    print(
-        f"cluster started: JobManager at {host}:{port}, {args.taskmanagers} TaskManagers x {args.slots} slots"
-    )
+    print(f"cluster started: JobManager at {host}:{port}, {args.taskmanagers} TaskManagers x {slots} slots")
     print(f"submit with: millstream run --target {target} -D security.secret-file={secret_file} JOB.py")
     print(f"logs: {directory}/jobmanager.log, taskmanager-<n>.log (and .out: what they print)")
     if rest is not None:
@@ -255,19 +276,51 @@ def build_parser() -> argparse.ArgumentParser:
         prog="millstream cluster", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="action", required=True)
-    start = sub.add_parser("start", help="start a JobManager and TaskManagers in the background")
-    start.add_argument("--taskmanagers", type=int, default=2)
-    start.add_argument("--slots", type=int, default=1)
-    start.add_argument("--port", type=int, default=DEFAULT_PORT)
-    start.add_argument(
-        "--rest-port", type=int, default=8081, help="the REST API's port (0: a free one; default 8081)"
+    start = sub.add_parser(
+        "start",
+        help="start a JobManager and TaskManagers in the background",
+        description="Start a standalone cluster on this machine in the background: one JobManager and "
+        "N TaskManagers, each reading $MILLSTREAM_CONF_DIR/config.yaml and the -D settings given here "
+        "(which win over the file). Waits until every TaskManager registered, then prints how to "
+        "submit jobs, where the logs are, and the REST API's and dashboard's addresses.",
     )
-    start.add_argument("--bind-host", default="127.0.0.1")
-    start.add_argument("--secret-file")
-    start.add_argument("--dir")
+    start.add_argument("--taskmanagers", type=int, default=2, help="TaskManager processes (default 2)")
+    start.add_argument(
+        "--slots", type=int, help=f"task slots per TaskManager (default: {opts.TASK_SLOTS.key}, 1)"
+    )
+    start.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"the JobManager's RPC port (default {DEFAULT_PORT})"
+    )
+    start.add_argument(
+        "--rest-port", type=int, help=f"the REST API's port (0: a free one; default: {REST_PORT.key}, 8081)"
+    )
+    start.add_argument(
+        "--bind-host", default="127.0.0.1", help="interface every process listens on (default: loopback)"
+    )
+    start.add_argument(
+        "--secret-file", help="file holding the cluster's shared secret (default: a new one in DIR/secret)"
+    )
+    start.add_argument(
+        "--dir",
+        help="where the logs, secret and cluster.json go (default: $MILLSTREAM_CLUSTER_DIR or "
+        "~/.millstream/cluster)",
+    )
+    start.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for every process of the cluster; wins over config.yaml",
+    )
     start.set_defaults(func=_start)
-    stop = sub.add_parser("stop", help="stop the cluster started with 'start'")
-    stop.add_argument("--dir")
+    stop = sub.add_parser(
+        "stop",
+        help="stop the cluster started with 'start'",
+        description="Stop the processes of the cluster that 'start' recorded in DIR/cluster.json "
+        "(SIGTERM, then SIGKILL after 15 s) and remove its temporary files.",
+    )
+    stop.add_argument("--dir", help="the cluster's directory, as given to 'start'")
     stop.set_defaults(func=_stop)
     return parser
 

@@ -1,12 +1,14 @@
-"""``millstream taskmanager``: run one TaskManager process.
+"""millstream taskmanager: run one TaskManager process.
 
     millstream taskmanager --jobmanager HOST:PORT [--slots N] [--bind-host 127.0.0.1]
                            [--secret-file FILE] [--resource-id ID] [-D key=value ...]
 
-The shared secret comes from ``--secret-file`` or the MILLSTREAM_SECRET environment
-variable. The process exits when its JobManager goes away (connection closed, or no
-heartbeat for ``heartbeat.timeout``). ``--managed`` is set by a MiniCluster for its
-child processes: they ignore Ctrl-C, their parent shuts them down.
+The shared secret comes from --secret-file or the MILLSTREAM_SECRET environment variable.
+Its settings come from $MILLSTREAM_CONF_DIR/config.yaml, then -D key=value (which wins),
+as Flink's config.yaml and -D; --slots defaults to taskmanager.numberOfTaskSlots.
+The process exits when its JobManager goes away (connection closed, or no heartbeat for
+heartbeat.timeout). --managed is set by a MiniCluster for its child processes: they
+ignore Ctrl-C, their parent shuts them down.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from millstream.common import config_options as opts
 from millstream.common import configuration
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.rpc.wire import load_secret
@@ -36,25 +39,36 @@ def parse_address(text: str) -> tuple[str, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of ``millstream taskmanager``."""
-    parser = argparse.ArgumentParser(prog="millstream taskmanager", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="millstream taskmanager",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--jobmanager", required=True, help="the JobManager's RPC address HOST:PORT")
-    parser.add_argument("--slots", type=int, default=1)
+    parser.add_argument("--slots", type=int, help=f"task slots (default: {opts.TASK_SLOTS.key}, 1)")
     parser.add_argument("--bind-host", default="127.0.0.1", help="interface of the data-plane listener")
-    parser.add_argument("--secret-file")
-    parser.add_argument("--resource-id")
+    parser.add_argument("--secret-file", help="file holding the cluster's shared secret")
+    parser.add_argument("--resource-id", help="this TaskManager's id (default: a random one)")
     parser.add_argument("--managed", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("-D", dest="define", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting; wins over config.yaml",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a TaskManager until the JobManager stops it (or is lost)."""
     args = build_parser().parse_args(argv)
-    if args.slots < 1:
+    if args.slots is not None and args.slots < 1:
         configuration.exit_on_bad_setting(
             f"millstream taskmanager: --slots must be at least 1, got {args.slots}"
         )
-    config = configuration.parse_defines_or_exit(args.define, "millstream taskmanager")
+    config = configuration.load_process_configuration(args.define, "millstream taskmanager")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not args.managed:  # a cluster's TaskManager: its output is its log (taskmanager-<n>.log), at INFO
         logging.getLogger("millstream").setLevel(os.environ.get("MILLSTREAM_LOG_LEVEL", "INFO").upper())
@@ -70,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parse_address(args.jobmanager),
         secret,
         ResourceID(args.resource_id or f"tm-{new_id()[:8]}"),
-        args.slots,
+        args.slots if args.slots is not None else config.get(opts.TASK_SLOTS),
         bind_host=args.bind_host,
     )
     if not args.managed:

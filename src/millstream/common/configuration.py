@@ -15,6 +15,7 @@ __all__ = [
     "Configuration",
     "exit_on_bad_setting",
     "load_global_configuration",
+    "load_process_configuration",
     "parse_defines",
     "parse_defines_or_exit",
 ]
@@ -181,6 +182,18 @@ def _parse_into(config: Configuration, text: str, origin: str) -> None:
         except ConfigurationError as err:
             raise ConfigurationError(f"{origin}:{number}: {err}") from None
         config.set_string(key.strip(), value)
+
+
+def load_process_configuration(defines: Iterable[str], command: str) -> Configuration:
+    """The configuration of a cluster process (``millstream jobmanager``, ``taskmanager``,
+    ``cluster start``): ``load_global_configuration``, then its ``-D key=value`` settings on top,
+    as Flink's processes read ``config.yaml`` and their dynamic properties. A bad file, line or
+    setting ends the command (``exit_on_bad_setting``, naming the file and line)."""
+    try:
+        config = load_global_configuration()
+        return config.add_all(parse_defines(defines))
+    except (ValueError, OSError) as err:
+        exit_on_bad_setting(f"{command}: {err}")
 
 
 def exit_on_bad_setting(message: str) -> NoReturn:
