@@ -6,7 +6,9 @@ watermark lag; the checkpoints; and a bar of the bytes read for each bounded fil
 Everything comes from what the REST API serves (``JobDetails`` and the tasks' metrics,
 through ``millstream.web.flink_json``), so the view and the dashboard agree. It draws only
 when stdout and stderr are terminals, unless ``--progress`` / ``--no-progress`` say
-otherwise; it never delays or fails the job (a failed read skips a frame).
+otherwise; it never delays or fails the job (a failed read skips a frame). While it draws,
+a line the program writes on stdout or stderr (a restart, a notice, a log record), from any
+thread, goes above the table, whole: the view and those lines take turns at the terminal.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import logging
 import sys
 import threading
 import time
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
 
 from rich.console import Console, Group
+from rich.file_proxy import FileProxy
 from rich.live import Live
 from rich.progress_bar import ProgressBar
 from rich.table import Table
@@ -192,6 +197,41 @@ def _bar(name: str, read: int, total: int) -> Table:
     return grid
 
 
+class _TurnTakingFileProxy(FileProxy):
+    """rich's FileProxy (each whole line is printed above the live view), writing only when the
+    view is not drawing. rich's own proxy does not wait: a line written by another thread while
+    a frame of a different height is drawn moves the cursor by the wrong number of lines, and
+    the line or parts of the table are left in the wrong place."""
+
+    def __init__(self, console: Console, file: IO[str], turn: threading.RLock) -> None:
+        super().__init__(console, file)
+        self._turn = turn
+
+    def write(self, text: str) -> int:
+        with self._turn:
+            return super().write(text)
+
+    def flush(self) -> None:
+        with self._turn:
+            super().flush()
+
+
+@contextmanager
+def _lines_above(console: Console, turn: threading.RLock) -> Iterator[None]:
+    """While the view draws on a terminal, ``sys.stdout`` and ``sys.stderr`` print above it
+    (as rich's Live redirects them), taking turns with the view's frames."""
+    if not console.is_terminal or console.is_dumb_terminal:
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout = _TurnTakingFileProxy(console, sys.stdout, turn)
+    sys.stderr = _TurnTakingFileProxy(console, sys.stderr, turn)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 class ProgressView:
     """Redraws the progress of one job until it ends (a thread of the client)."""
 
@@ -204,6 +244,7 @@ class ProgressView:
         self._thread = threading.Thread(target=self._run, name="millstream-progress", daemon=True)
         self._last: Group | None = None
         self._got: tuple[Any, dict[str, Any], int] | None = None  # the last details, metrics, time
+        self._turn = threading.RLock()  # held while drawing, and while a line is written above
 
     def start(self) -> None:
         """Start drawing."""
@@ -241,22 +282,40 @@ class ProgressView:
         return self._last
 
     def _run(self) -> None:
-        with Live(console=self._console, auto_refresh=False, transient=False) as display:
-            while not self._stop.is_set() and not self._client.result_done():
-                frame = self._frame()
-                if frame is not None:
-                    display.update(frame, refresh=True)
-                self._stop.wait(REFRESH_S)
-            frame = self._frame()  # the job's final details, where the runner still has them
-            if self._got is not None and not hasattr(self._client, "spark_status"):
-                # the last frame says how the job ended
-                details, live, now = self._got
-                try:
-                    status = self._client.get_job_status().name
-                except Exception:
-                    status = None
-                frame = render_progress(details, live, now, status)
+        display = Live(
+            console=self._console,
+            auto_refresh=False,
+            transient=False,
+            redirect_stdout=False,  # _lines_above redirects them, taking turns with the frames
+            redirect_stderr=False,
+        )
+        with _lines_above(self._console, self._turn):
+            with self._turn:
+                display.start()
+            try:
+                self._draw(display)
+            finally:
+                with self._turn:
+                    display.stop()
+
+    def _draw(self, display: Live) -> None:
+        while not self._stop.is_set() and not self._client.result_done():
+            frame = self._frame()
             if frame is not None:
+                with self._turn:
+                    display.update(frame, refresh=True)
+            self._stop.wait(REFRESH_S)
+        frame = self._frame()  # the job's final details, where the runner still has them
+        if self._got is not None and not hasattr(self._client, "spark_status"):
+            # the last frame says how the job ended
+            details, live, now = self._got
+            try:
+                status = self._client.get_job_status().name
+            except Exception:
+                status = None
+            frame = render_progress(details, live, now, status)
+        if frame is not None:
+            with self._turn:
                 display.update(frame, refresh=True)
 
 

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from concurrent.futures import Future
 from typing import Any
 
+from millstream.common import config_options as opts
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.ids import ResourceID
 from millstream.runtime.jobmanager.job_details import JobDetails
@@ -41,9 +42,17 @@ def job_master_address(job_id: str) -> str:
 class Dispatcher(RpcEndpoint):
     """Entry point for job submission."""
 
-    def __init__(self, resource_manager: ResourceManager, rpc: Any = None) -> None:
+    def __init__(
+        self,
+        resource_manager: ResourceManager,
+        rpc: Any = None,
+        slot_request_timeout_s: float = opts.SLOT_REQUEST_TIMEOUT.default / 1000,
+    ) -> None:
+        """``slot_request_timeout_s``: the cluster's ``slot.request.timeout``, for jobs whose
+        client set none."""
         super().__init__("dispatcher")
         self._rm = resource_manager
+        self._slot_request_timeout_s = slot_request_timeout_s
         self._rpc = rpc  # RpcService exposing job masters to TaskManager processes, or None
         self.job_masters: dict[str, JobMaster] = {}  # owner: main thread
         # main thread: the final details of ended jobs, oldest first (Flink's job store)
@@ -58,7 +67,7 @@ class Dispatcher(RpcEndpoint):
         if job_graph.job_id in self.job_masters:
             raise ValueError(f"job {job_graph.job_id} was already submitted")
         log.info("Received JobGraph submission '%s' (%s).", job_graph.job_name, job_graph.job_id)
-        master = JobMaster(job_graph, self._rm, user_artifacts)
+        master = JobMaster(job_graph, self._rm, user_artifacts, self._slot_request_timeout_s)
         self.job_masters[job_graph.job_id] = master
         if self._rpc is not None:
             self._rpc.register(job_master_address(job_graph.job_id), master, JOB_MASTER_RPC_METHODS)

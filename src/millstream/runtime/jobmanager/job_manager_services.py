@@ -97,8 +97,9 @@ class JobManagerServices:
         self.secret = secret
         self.loop = EventLoopThread("jobmanager-io")
         self.rpc = RpcService(self.loop, secret)
-        self.resource_manager = ResourceManager(configuration.get(opts.SLOT_REQUEST_TIMEOUT) / 1000)
-        self.dispatcher = Dispatcher(self.resource_manager, self.rpc)
+        slot_request_timeout_s = configuration.get(opts.SLOT_REQUEST_TIMEOUT) / 1000
+        self.resource_manager = ResourceManager(slot_request_timeout_s)
+        self.dispatcher = Dispatcher(self.resource_manager, self.rpc, slot_request_timeout_s)
         self.blob_server = BlobServer()
         self.collect_channels = collect_channels
         self.collect_router = CollectRouter(collect_channels)

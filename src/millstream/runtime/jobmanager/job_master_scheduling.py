@@ -23,6 +23,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.common import config_options as opts
 from millstream.common.job_execution_result import JobStatus
 from millstream.common.user_code import dumps_user_code
 from millstream.graph.job_graph import IntermediateDataSetID, JobGraph, ResultPartitionType
@@ -64,7 +65,15 @@ __all__ = ["JobResult", "SchedulingJobMaster", "TaskManagerLostError"]
 log = logging.getLogger("millstream.runtime.jobmanager.job_master")  # one logger for the whole JobMaster
 
 EXCEPTION_HISTORY_SIZE = 16  # Flink's web.exception-history-size default
-SLOT_WAIT_NOTICE_S = 3.0  # a job still waiting for slots after this tells its client, once
+# A job still waiting for its slots after this part of its slot.request.timeout tells its
+# client, once. Flink says nothing until the timeout; a cluster's TaskManagers register
+# within seconds even on a loaded machine, so a wait this long is not a start-up any more.
+SLOT_WAIT_NOTICE_FRACTION = 0.1
+
+
+def _seconds(value: float) -> str:
+    """``300 s``, ``0.5 s``: a duration as a user reads it."""
+    return f"{value:.0f} s" if value >= 10 else f"{value:.2g} s"
 
 
 class TaskManagerLostError(Exception):
@@ -92,9 +101,16 @@ class SchedulingJobMaster(RpcEndpoint):
         job_graph: JobGraph,
         resource_manager: ResourceManagerGateway,
         user_artifacts: tuple[str, ...] = (),
+        slot_request_timeout_s: float = opts.SLOT_REQUEST_TIMEOUT.default / 1000,
     ) -> None:
+        """``slot_request_timeout_s``: the cluster's ``slot.request.timeout`` (a job's own, set
+        by its client, wins)."""
         super().__init__(f"jobmaster-{job_graph.job_id[:8]}")
         self.job_graph = job_graph
+        own_timeout_ms = job_graph.job_config.slot_request_timeout_ms
+        self._slot_request_timeout_s = (
+            slot_request_timeout_s if own_timeout_ms is None else own_timeout_ms / 1000
+        )
         self.user_artifacts = user_artifacts
         self._rm = resource_manager
         self.result: Future[JobResult] = Future()
@@ -152,36 +168,35 @@ class SchedulingJobMaster(RpcEndpoint):
             self.fail_job(err)
 
     def _request_slots(self, count: int) -> Future[list[SlotOffer]]:
-        """Ask for ``count`` slots (with the job's own timeout, if its client set one); if they
-        are not there after ``SLOT_WAIT_NOTICE_S``, tell the notice listeners once."""
-        timeout_ms = self.job_graph.job_config.slot_request_timeout_ms
-        requested = self._rm.request_slots(
-            self.job_graph.job_id, count, None if timeout_ms is None else timeout_ms / 1000
+        """Ask for ``count`` slots within the job's slot request timeout; if they are not
+        there after ``SLOT_WAIT_NOTICE_FRACTION`` of it, tell the notice listeners once."""
+        timeout_s = self._slot_request_timeout_s
+        requested = self._rm.request_slots(self.job_graph.job_id, count, timeout_s)
+        self.schedule_run_async(
+            SLOT_WAIT_NOTICE_FRACTION * timeout_s, self._notice_slot_wait, requested, count, time.monotonic()
         )
-        self.schedule_run_async(SLOT_WAIT_NOTICE_S, self._notice_slot_wait, requested, count)
         return requested
 
-    def _notice_slot_wait(self, requested: Future[list[SlotOffer]], count: int) -> None:
+    def _notice_slot_wait(self, requested: Future[list[SlotOffer]], count: int, since: float) -> None:
         if requested.done() or self.result.done():
             return
         self._rm.slot_report().add_done_callback(
-            lambda report: self.run_async(self._tell_slot_wait, requested, count, report.result())
+            lambda report: self.run_async(self._tell_slot_wait, requested, count, since, report.result())
         )
 
     def _tell_slot_wait(
-        self, requested: Future[list[SlotOffer]], count: int, report: tuple[int, int, int]
+        self, requested: Future[list[SlotOffer]], count: int, since: float, report: tuple[int, int, int]
     ) -> None:
         if requested.done() or self.result.done():
             return
         task_managers, slots, free = report
-        timeout_ms = self.job_graph.job_config.slot_request_timeout_ms
-        limit = f"{timeout_ms} ms" if timeout_ms is not None else "its slot.request.timeout"
         text = (
-            f"Job '{self.job_graph.job_name}' is waiting for {count} task slots: {task_managers} "
-            f"TaskManager(s) registered {slots} slots, {free} free; it fails if they are not "
-            f"there within {limit} (slot.request.timeout)"
+            f"Job '{self.job_graph.job_name}' is still waiting for {count} task slots after "
+            f"{_seconds(time.monotonic() - since)}: {task_managers} TaskManager(s) registered {slots} "
+            f"slots, {free} free; it fails if they are not there within "
+            f"{_seconds(self._slot_request_timeout_s)} ({opts.SLOT_REQUEST_TIMEOUT.key})"
         )
-        log.info("job %s: %s", self._job_label, text)
+        log.info("job %s: %s", self._job_label, text)  # the client says it to its user
         for listener in self._notice_listeners:
             listener(text)
 
