@@ -6,9 +6,12 @@
 The shared secret comes from --secret-file or the MILLSTREAM_SECRET environment variable.
 Its settings come from $MILLSTREAM_CONF_DIR/config.yaml, then -D key=value (which wins),
 as Flink's config.yaml and -D; --slots defaults to taskmanager.numberOfTaskSlots.
-The process exits when its JobManager goes away (connection closed, or no heartbeat for
-heartbeat.timeout). --managed is set by a MiniCluster for its child processes: they
-ignore Ctrl-C, their parent shuts them down.
+As Flink's TaskManager it keeps trying to register with its JobManager, at start and
+whenever it loses it (JobManager killed or restarted, or this process paused past
+heartbeat.timeout: its tasks are cancelled then), and exits only when no JobManager took
+it within taskmanager.registration.timeout (5 min). --managed is set by a MiniCluster
+for its child processes: they ignore Ctrl-C and exit when they lose their JobManager
+(their parent).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from millstream.common import config_options as opts
 from millstream.common import configuration
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.rpc.wire import load_secret
-from millstream.runtime.taskmanager.task_manager_runner import TaskManagerRunner
+from millstream.runtime.taskmanager.task_manager_runner import RegistrationTimeoutError, TaskManagerRunner
 
 __all__ = ["main", "parse_address"]
 
@@ -62,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run a TaskManager until the JobManager stops it (or is lost)."""
+    """Run a TaskManager until it is stopped (or, a MiniCluster's, its JobManager is lost)."""
     args = build_parser().parse_args(argv)
     if args.slots is not None and args.slots < 1:
         configuration.exit_on_bad_setting(
@@ -86,16 +89,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ResourceID(args.resource_id or f"tm-{new_id()[:8]}"),
         args.slots if args.slots is not None else config.get(opts.TASK_SLOTS),
         bind_host=args.bind_host,
+        reconnect=not args.managed,
     )
     if not args.managed:
         signal.signal(signal.SIGTERM, lambda *_: runner.shutdown())
     try:
         runner.start()
-        while not runner.wait(1.0):
-            pass
+        runner.run()
     except KeyboardInterrupt:
         pass
-    except ConnectionError as err:  # the JobManager went away (its process ended or was killed)
+    except RegistrationTimeoutError as err:
+        print(f"millstream taskmanager: {err}; exiting", file=sys.stderr)
+        return 1
+    except ConnectionError as err:  # a MiniCluster's JobManager went away (its process ended or was killed)
         reason = err.strerror or type(err).__name__
         print(
             f"millstream taskmanager: lost the JobManager at {args.jobmanager} ({reason}); exiting",

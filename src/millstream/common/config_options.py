@@ -24,6 +24,9 @@ __all__ = [
     "CHECKPOINTING_DIR",
     "CHECKPOINTS_DIR_DEPRECATED",
     "CLIENT_PRINT_JOB_ID",
+    "CLUSTER_REGISTRATION_ERROR_DELAY",
+    "CLUSTER_REGISTRATION_INITIAL_TIMEOUT",
+    "CLUSTER_REGISTRATION_MAX_TIMEOUT",
     "CPU_AFFINITY",
     "DEFAULT_PARALLELISM",
     "EXECUTION_ATTACHED",
@@ -51,6 +54,7 @@ __all__ = [
     "START_WORKER_MAX_FAILURE_RATE",
     "START_WORKER_RETRY_INTERVAL",
     "TASK_CANCELLATION_INTERVAL",
+    "TASK_MANAGER_REGISTRATION_TIMEOUT",
     "TASK_SLOTS",
     "USER_KEY_PREFIXES",
     "ConfigOption",
@@ -217,6 +221,45 @@ HEARTBEAT_TIMEOUT: ConfigOption[int] = ConfigOption(
     "A closed connection is noticed at once.",
     unit="ms",
     minimum=1,
+)
+# A standalone TaskManager's registration with its JobManager, as Flink's TaskExecutor registers
+# with its ResourceManager (TaskManagerOptions.REGISTRATION_TIMEOUT, ClusterOptions'
+# cluster.registration.*): at start and again whenever it loses the JobManager.
+TASK_MANAGER_REGISTRATION_TIMEOUT: ConfigOption[int] = ConfigOption(
+    "taskmanager.registration.timeout",
+    300000,
+    int,
+    "How long a standalone TaskManager keeps trying to register with its JobManager, at start and "
+    "after losing it (JobManager killed or restarted, or this TaskManager paused past "
+    "heartbeat.timeout), before it exits.",
+    unit="ms",
+    minimum=1,
+)
+CLUSTER_REGISTRATION_INITIAL_TIMEOUT: ConfigOption[int] = ConfigOption(
+    "cluster.registration.initial-timeout",
+    100,
+    int,
+    "How long a TaskManager's first registration attempt waits for the JobManager's answer; each "
+    "attempt that times out waits twice as long, up to cluster.registration.max-timeout.",
+    unit="ms",
+    minimum=1,
+)
+CLUSTER_REGISTRATION_MAX_TIMEOUT: ConfigOption[int] = ConfigOption(
+    "cluster.registration.max-timeout",
+    30000,
+    int,
+    "The longest a TaskManager's registration attempt waits for the JobManager's answer.",
+    unit="ms",
+    minimum=1,
+)
+CLUSTER_REGISTRATION_ERROR_DELAY: ConfigOption[int] = ConfigOption(
+    "cluster.registration.error-delay",
+    10000,
+    int,
+    "Pause before a TaskManager tries to register again after an attempt failed with an error "
+    "(no JobManager listening at its address, say).",
+    unit="ms",
+    minimum=0,
 )
 MINICLUSTER_MODE: ConfigOption[str] = ConfigOption(
     "minicluster.mode",

@@ -7,7 +7,13 @@ or heartbeats going unanswered for ``heartbeat.timeout`` makes the TaskManager l
 fails the jobs that had tasks on it. Heartbeats go both ways: the registry asks each
 TaskManager every ``heartbeat.interval`` (its answer carries the TaskManager's metrics),
 and a TaskManager that stops hearing from the JobManager cancels its tasks.
-Coordinating code on the JobManager's RPC loop.
+
+A standalone TaskManager that lost this JobManager (or lost an earlier JobManager at this
+address) registers again under its resource id, as Flink's TaskExecutors do: a
+registration from a new connection replaces the one before it (that TaskManager's old
+connection is closed and it counts as lost first), and a registration repeated on the same
+connection (its earlier attempt timed out on the TaskManager's side) is answered as that
+first one. Coordinating code on the JobManager's RPC loop.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class _Registered:
     connection: RpcConnection
     info: dict[str, Any]
     last_heartbeat: float
+    registration: Future[None]  # the ResourceManager's registration of its slots
     report: dict[str, Any] = field(default_factory=dict)
 
 
@@ -57,31 +64,47 @@ class TaskManagerRegistry:
         self._task_managers: dict[ResourceID, _Registered] = {}  # under _lock
         self._registered = threading.Condition(self._lock)
         self._stopped = False  # under _lock
+        self._heartbeating = False  # a heartbeat round is scheduled, under _lock
 
     def register_task_manager(
         self, resource_id: ResourceID, num_slots: int, data_address: tuple[str, int], info: dict[str, Any]
     ) -> Future[None]:
-        """RPC from a starting TaskManager (runs on the RPC loop)."""
+        """RPC from a starting TaskManager, or one registering again (runs on the RPC loop)."""
         connection = current_connection()
         if connection is None:
             raise RuntimeError("register_task_manager is an RPC")
-        gateway = connection.gateway("taskexecutor")
         with self._lock:
             if self._stopped:  # registering while the cluster shuts down: it is not wanted
                 connection.call("taskmanager", "shutdown").add_done_callback(lambda f: f.exception())
                 stopped: Future[None] = Future()
                 stopped.set_result(None)
                 return stopped
-            info = dict(info)
-            first_report = info.pop("report", None) or {}  # its process at registration
-            self._task_managers[resource_id] = _Registered(connection, info, time.monotonic(), first_report)
+            previous = self._task_managers.get(resource_id)
+        if previous is not None and previous.connection is connection:
+            return previous.registration  # the same registration, asked again
+        if previous is not None:
+            self._lost(resource_id, f"it registered again from {connection.peer}", previous.connection)
+            previous.connection.close()
+        host, port = data_address  # a list after the RPC's encoding
+        gateway = connection.gateway("taskexecutor")
+        registration = self._rm.register_task_executor(
+            resource_id, gateway, num_slots, (str(host), int(port))
+        )
+        info = dict(info)
+        first_report = info.pop("report", None) or {}  # its process at registration
+        with self._lock:
+            self._task_managers[resource_id] = _Registered(
+                connection, info, time.monotonic(), registration, first_report
+            )
             self._registered.notify_all()
-        connection.add_close_listener(lambda c: self._lost(resource_id, f"connection to {c.peer} closed"))
-        if len(self._task_managers) == 1:
+            start_heartbeats, self._heartbeating = not self._heartbeating, True
+        connection.add_close_listener(
+            lambda c: self._lost(resource_id, f"connection to {c.peer} closed", connection)
+        )
+        if start_heartbeats:
             self._loop.loop.call_later(self._interval, self._heartbeat_round)
         log.info("TaskManager %s registered from %s with %d slots", resource_id, connection.peer, num_slots)
-        host, port = data_address  # a list after the RPC's encoding
-        return self._rm.register_task_executor(resource_id, gateway, num_slots, (str(host), int(port)))
+        return registration
 
     def heartbeat_from_task_manager(self, resource_id: ResourceID) -> bool:
         """RPC: a TaskManager checks that the JobManager still knows it."""
@@ -91,18 +114,18 @@ class TaskManagerRegistry:
     def _heartbeat_round(self) -> None:
         now = time.monotonic()
         with self._lock:
-            if self._stopped:
-                return
             registered = list(self._task_managers.items())
+            self._heartbeating = bool(registered) and not self._stopped
+            if not self._heartbeating:
+                return
         for resource_id, tm in registered:
             if now - tm.last_heartbeat > self._timeout:
-                self._lost(resource_id, f"no heartbeat for {now - tm.last_heartbeat:.1f} s")
+                self._lost(resource_id, f"no heartbeat for {now - tm.last_heartbeat:.1f} s", tm.connection)
                 tm.connection.close()
                 continue
             reply = tm.connection.call("taskmanager", "heartbeat_from_resource_manager")
             reply.add_done_callback(self._heartbeat_handler(resource_id))
-        if registered:
-            self._loop.loop.call_later(self._interval, self._heartbeat_round)
+        self._loop.loop.call_later(self._interval, self._heartbeat_round)
 
     def _heartbeat_handler(self, resource_id: ResourceID) -> Any:
         return lambda reply: self._on_heartbeat(resource_id, reply)
@@ -116,12 +139,15 @@ class TaskManagerRegistry:
                 tm.last_heartbeat = time.monotonic()
                 tm.report = reply.result() or {}
 
-    def _lost(self, resource_id: ResourceID, reason: str) -> None:
+    def _lost(self, resource_id: ResourceID, reason: str, connection: RpcConnection) -> None:
+        """The TaskManager registered over ``connection`` is lost (a later registration of the
+        same TaskManager is not)."""
         with self._lock:
-            tm = self._task_managers.pop(resource_id, None)
+            tm = self._task_managers.get(resource_id)
+            if tm is None or tm.connection is not connection:
+                return
+            del self._task_managers[resource_id]
             stopped = self._stopped
-        if tm is None:
-            return
         if not stopped:
             log.warning("TaskManager %s is lost: %s", resource_id, reason)
         self._rm.task_executor_lost(resource_id, reason)

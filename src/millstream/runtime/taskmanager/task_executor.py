@@ -179,6 +179,19 @@ class TaskExecutor(RpcEndpoint):
         if task is not None and task.thread.is_alive() and task.interrupt():
             self.schedule_run_async(self._cancellation_interval_s, self._interrupt_task, attempt_id)
 
+    def disconnect_job_manager(self) -> int:
+        """The JobManager is lost (Flink: the JobMaster connection closed): every task is
+        cancelled, since no JobMaster hears of it any more, and what the jobs produced here is
+        released. Returns how many tasks had not ended (any thread)."""
+        with self._lock:
+            attempts = list(self._tasks)
+            job_ids = list(self._job_partitions)
+        for attempt_id in attempts:
+            self.cancel_task(attempt_id)
+        for job_id in job_ids:
+            self.release_partitions(job_id)
+        return len(attempts)
+
     def task_metrics(self, job_id: str) -> Future[dict[str, Any]]:
         """Metrics of this TaskManager's tasks of ``job_id``, by execution attempt (any thread)."""
 
