@@ -134,8 +134,8 @@ class TypeInformation:
 class BasicTypeInfo(TypeInformation):
     """A Java basic type: STRING, INT, LONG, DOUBLE ... (``name`` is Flink's type name)."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, basic_type: str) -> None:
+        self.name = basic_type
 
     def java_str(self, value: Any) -> str:
         """Java ``toString`` of the value as this basic type."""
@@ -228,8 +228,8 @@ class PickledBytesTypeInfo(TypeInformation):
 class TupleTypeInfo(TypeInformation):
     """A Python tuple mapped to a Java ``TupleN``: prints ``(f0,f1)``."""
 
-    def __init__(self, types: list[TypeInformation]) -> None:
-        self.types = list(types)
+    def __init__(self, field_types: list[TypeInformation]) -> None:
+        self.types = list(field_types)
 
     def get_field_types(self) -> list[TypeInformation]:
         """The field types."""
@@ -313,9 +313,11 @@ class TupleTypeInfo(TypeInformation):
 class RowTypeInfo(TypeInformation):
     """A ``Row`` with typed (optionally named) fields."""
 
-    def __init__(self, types: list[TypeInformation], names: list[str] | None = None) -> None:
-        self.types = list(types)
-        self.names = list(names) if names is not None else [f"f{i}" for i in range(len(types))]
+    def __init__(self, field_types: list[TypeInformation], field_names: list[str] | None = None) -> None:
+        self.types = list(field_types)
+        self.names = (
+            list(field_names) if field_names is not None else [f"f{i}" for i in range(len(field_types))]
+        )
 
     def get_field_names(self) -> list[str]:
         """The field names."""
@@ -325,9 +327,9 @@ class RowTypeInfo(TypeInformation):
         """The field types."""
         return self.types
 
-    def get_field_index(self, name: str) -> int:
-        """Index of the field ``name``, or -1."""
-        return self.names.index(name) if name in self.names else -1
+    def get_field_index(self, field_name: str) -> int:
+        """Index of the field ``field_name``, or -1."""
+        return self.names.index(field_name) if field_name in self.names else -1
 
     def java_str(self, value: Any) -> str:
         """Java ``Row.toString``: ``+I[a, 1]``."""
@@ -336,13 +338,21 @@ class RowTypeInfo(TypeInformation):
         return f"{kind}[{body}]"
 
     def from_python(self, value: Any) -> Any:
-        """A Row named with the declared field names, its kind kept (tuples become Rows)."""
+        """A Row named with the declared field names, its kind kept (tuples become Rows).
+
+        A Row with field names gives its values by name, as PyFlink's row coder takes them
+        (``Row.get_fields_by_names``): ``Row(number=2, total=140)`` of
+        ``ROW_NAMED(['total', 'number'], ...)`` becomes ``Row(total=140, number=2)``, and a
+        declared name the Row lacks is an error. A Row without names gives them by position.
+        """
         if value is None:
             return None
-        row = Row(*(t.from_python(v) for t, v in zip(self.types, value)))
-        row.set_field_names(self.names)
         if isinstance(value, Row):
+            row = Row(*(t.from_python(v) for t, v in zip(self.types, value.get_fields_by_names(self.names))))
             row.set_row_kind(value.get_row_kind())
+        else:
+            row = Row(*(t.from_python(v) for t, v in zip(self.types, value)))
+        row.set_field_names(self.names)
         return row
 
     def java_hash_code(self, value: Any) -> int:
@@ -416,9 +426,9 @@ class PrimitiveArrayTypeInfo(ListTypeInfo):
 class MapTypeInfo(TypeInformation):
     """A Python dict mapped to a Java ``Map``: prints ``{k=v, k2=v2}``."""
 
-    def __init__(self, key_type: TypeInformation, value_type: TypeInformation) -> None:
-        self.key_type = key_type
-        self.value_type = value_type
+    def __init__(self, key_type_info: TypeInformation, value_type_info: TypeInformation) -> None:
+        self.key_type = key_type_info
+        self.value_type = value_type_info
 
     def from_python(self, value: Any) -> Any:
         """A dict of the converted keys and values."""
@@ -532,19 +542,19 @@ class Types:
         return PickledBytesTypeInfo()
 
     @staticmethod
-    def TUPLE(types: list[TypeInformation]) -> TypeInformation:
+    def TUPLE(field_types: list[TypeInformation]) -> TypeInformation:
         """A tuple with the given field types."""
-        return TupleTypeInfo(types)
+        return TupleTypeInfo(field_types)
 
     @staticmethod
-    def ROW(types: list[TypeInformation]) -> TypeInformation:
+    def ROW(field_types: list[TypeInformation]) -> TypeInformation:
         """A Row with the given field types (fields named f0, f1, ...)."""
-        return RowTypeInfo(types)
+        return RowTypeInfo(field_types)
 
     @staticmethod
-    def ROW_NAMED(names: list[str], types: list[TypeInformation]) -> TypeInformation:
+    def ROW_NAMED(field_names: list[str], field_types: list[TypeInformation]) -> TypeInformation:
         """A Row with named, typed fields."""
-        return RowTypeInfo(types, names)
+        return RowTypeInfo(field_types, field_names)
 
     @staticmethod
     def PRIMITIVE_ARRAY(element_type: TypeInformation) -> TypeInformation:
@@ -562,11 +572,11 @@ class Types:
         return BasicArrayTypeInfo(element_type)
 
     @staticmethod
-    def LIST(element_type: TypeInformation) -> TypeInformation:
+    def LIST(element_type_info: TypeInformation) -> TypeInformation:
         """A list."""
-        return ListTypeInfo(element_type)
+        return ListTypeInfo(element_type_info)
 
     @staticmethod
-    def MAP(key_type: TypeInformation, value_type: TypeInformation) -> TypeInformation:
+    def MAP(key_type_info: TypeInformation, value_type_info: TypeInformation) -> TypeInformation:
         """A map."""
-        return MapTypeInfo(key_type, value_type)
+        return MapTypeInfo(key_type_info, value_type_info)

@@ -1,7 +1,10 @@
 """Row and RowKind, as in ``pyflink.common.types``.
 
 A ``Row`` holds an ordered list of values, optionally with field names, and a
-``RowKind`` (change flag). Keyword construction sorts the field names, as PyFlink does.
+``RowKind`` (change flag). ``Row(total=140, number=2)`` keeps the keywords' order, as
+PyFlink 2.3 does (its docstring still says the names are sorted; its code does not).
+Rows with names are equal when they hold the same values under the same names, in
+any order; a Row with names never equals one without.
 """
 
 from __future__ import annotations
@@ -57,12 +60,12 @@ class Row:
         if args and kwargs:
             raise ValueError("Can not use both args and kwargs to create Row")
         if kwargs:
-            names = sorted(kwargs)
-            object.__setattr__(self, "_fields", names)
-            object.__setattr__(self, "_values", [kwargs[n] for n in names])
+            object.__setattr__(self, "_fields", list(kwargs))
+            object.__setattr__(self, "_values", list(kwargs.values()))
             object.__setattr__(self, "_from_dict", True)
         else:
             object.__setattr__(self, "_values", list(args))
+            object.__setattr__(self, "_from_dict", False)
         object.__setattr__(self, "_row_kind", RowKind.INSERT)
 
     @classmethod
@@ -100,12 +103,25 @@ class Row:
         object.__setattr__(self, "_row_kind", row_kind)
 
     def set_field_names(self, field_names: list[str]) -> None:
-        """Name the fields of this row."""
-        object.__setattr__(self, "_fields", list(field_names))
+        """Name the fields of this row (the list is kept, not copied, as PyFlink does)."""
+        object.__setattr__(self, "_fields", field_names)
 
     def get_fields_by_names(self, names: list[str]) -> list[Any]:
-        """Values of the named fields, in the order given."""
-        return [self[n] for n in names]
+        """The values of the fields ``names``, in that order (all values if this row has no
+        names or exactly these): how PyFlink hands a Row to a declared row type."""
+        fields = self._field_names()
+        if fields is None or names == fields:
+            return self._values
+        missing = [n for n in names if n not in fields]
+        if missing:
+            raise ValueError(f"Field names {missing} not exist in {fields}.")
+        return [self._values[fields.index(n)] for n in names]
+
+    def _is_retract_msg(self) -> bool:
+        return self._row_kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE)
+
+    def _is_accumulate_msg(self) -> bool:
+        return self._row_kind in (RowKind.UPDATE_AFTER, RowKind.INSERT)
 
     def _field_names(self) -> list[str] | None:
         try:
@@ -114,7 +130,9 @@ class Row:
             return None
 
     def __contains__(self, item: Any) -> bool:
-        return item in self._values
+        """A field name of a row with names, else a value."""
+        fields = self._field_names()
+        return item in (fields if fields is not None else self._values)
 
     def __call__(self, *args: Any) -> Row:
         if len(args) > len(self):
@@ -127,8 +145,10 @@ class Row:
         if isinstance(item, (int, slice)):
             return self._values[item]
         fields = self._field_names()
-        if fields is None or item not in fields:
+        if fields is None:
             raise KeyError(item)
+        if item not in fields:
+            raise ValueError(item)  # PyFlink's error for a name the row does not have
         return self._values[fields.index(item)]
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -136,8 +156,10 @@ class Row:
             self._values[key] = value
             return
         fields = self._field_names()
-        if fields is None or key not in fields:
+        if fields is None:
             raise KeyError(key)
+        if key not in fields:
+            raise ValueError(value)  # PyFlink's error (it names the value)
         self._values[fields.index(key)] = value
 
     def __getattr__(self, item: str) -> Any:
@@ -163,13 +185,19 @@ class Row:
         return "<Row({})>".format(", ".join(repr(v) for v in self._values))
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Row):
+        if not isinstance(other, Row) or type(self) is not type(other):
             return False
-        return (
-            self._field_names() == other._field_names()
-            and self._row_kind == other._row_kind
-            and self._values == other._values
-        )
+        if self._row_kind != other._row_kind:
+            return False
+        fields, other_fields = self._field_names(), other._field_names()
+        if fields is None or other_fields is None:
+            return fields is other_fields and self._values == other._values
+        if fields == other_fields:
+            return self._values == other._values
+        if sorted(fields) != sorted(other_fields):
+            return False
+        # the same names in another order: compare by name, as PyFlink does
+        return all(self._values[fields.index(n)] == other._values[other_fields.index(n)] for n in fields)
 
     def __hash__(self) -> int:
         return hash(tuple(self._values))
