@@ -62,6 +62,17 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "millstream.datastream.output_tag": ("OutputTag",),
         "millstream.datastream.slot_sharing_group": ("SlotSharingGroup",),
         "millstream.datastream.stream_execution_environment": ("StreamExecutionEnvironment",),
+        "millstream.datastream.timerservice": ("TimerService",),
+        "millstream.datastream.window": (
+            "CountWindow",
+            "GlobalWindow",
+            "MergingWindowAssigner",
+            "TimeWindow",
+            "Trigger",
+            "TriggerResult",
+            "Window",
+            "WindowAssigner",
+        ),
         "millstream.datastream.windowed_stream": ("AllWindowedStream", "WindowedStream"),
     },
 )
@@ -172,6 +183,15 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     from millstream.datastream.stream_execution_environment import (
         StreamExecutionEnvironment as StreamExecutionEnvironment,
     )
+    from millstream.datastream.timerservice import TimerService as TimerService
+    from millstream.datastream.window import CountWindow as CountWindow
+    from millstream.datastream.window import GlobalWindow as GlobalWindow
+    from millstream.datastream.window import MergingWindowAssigner as MergingWindowAssigner
+    from millstream.datastream.window import TimeWindow as TimeWindow
+    from millstream.datastream.window import Trigger as Trigger
+    from millstream.datastream.window import TriggerResult as TriggerResult
+    from millstream.datastream.window import Window as Window
+    from millstream.datastream.window import WindowAssigner as WindowAssigner
     from millstream.datastream.windowed_stream import (
         AllWindowedStream as AllWindowedStream,
     )

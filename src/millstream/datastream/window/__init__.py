@@ -15,7 +15,19 @@ from millstream._lazy_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "millstream.common.time": ("TimestampedValue",),
+        # PyFlink's window module also hands out the names it imports; programs write
+        # ``from pyflink.datastream.window import Time``
+        "millstream.common.time": ("Time", "TimestampedValue"),
+        "millstream.common.typeinfo": ("Types",),
+        "millstream.datastream.functions": ("ReduceFunction", "RuntimeContext"),
+        "millstream.datastream.output_tag": ("OutputTag",),
+        "millstream.datastream.state": (
+            "ReducingState",
+            "ReducingStateDescriptor",
+            "State",
+            "StateDescriptor",
+            "ValueStateDescriptor",
+        ),
         "millstream.datastream.window.assigners": (
             "CountSlidingWindowAssigner",
             "CountTumblingWindowAssigner",
@@ -59,7 +71,17 @@ __all__, __getattr__, __dir__ = lazy_exports(
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.common.time import Time as Time
     from millstream.common.time import TimestampedValue as TimestampedValue
+    from millstream.common.typeinfo import Types as Types
+    from millstream.datastream.functions import ReduceFunction as ReduceFunction
+    from millstream.datastream.functions import RuntimeContext as RuntimeContext
+    from millstream.datastream.output_tag import OutputTag as OutputTag
+    from millstream.datastream.state import ReducingState as ReducingState
+    from millstream.datastream.state import ReducingStateDescriptor as ReducingStateDescriptor
+    from millstream.datastream.state import State as State
+    from millstream.datastream.state import StateDescriptor as StateDescriptor
+    from millstream.datastream.state import ValueStateDescriptor as ValueStateDescriptor
     from millstream.datastream.window.assigners import (
         CountSlidingWindowAssigner as CountSlidingWindowAssigner,
     )

@@ -1,0 +1,5 @@
+"""TimeDomain at PyFlink's import path, ``pyflink.datastream.time_domain``."""
+
+from millstream.common.time import TimeDomain
+
+__all__ = ["TimeDomain"]
