@@ -46,6 +46,22 @@ class FailoverJobMaster(SchedulingJobMaster):
             return  # failing or restarting already: this is a consequence
         if failed.attempt_id in self._region_cancelled:
             return  # cancelled for a region restart, it failed on its way out
+        self._recover(error, failed, whole_job)
+
+    def handle_global_failure(self, error: BaseException) -> None:
+        """A failure of no single task (Flink's ``handleGlobalFailure``): a source's split
+        enumerator cannot go on. As a task failure, under the restart strategy: the whole job
+        restarts from the latest checkpoint (its enumerators anew), or the job fails (main
+        thread)."""
+        if self.checkpoint_coordinator is not None:
+            self.checkpoint_coordinator.abort_pending()
+        if self._failure is not None or self.status is not JobStatus.RUNNING:
+            return  # failing or restarting already: this is a consequence
+        self._recover(error, None, True)
+
+    def _recover(self, error: BaseException | None, failed: Execution | None, whole_job: bool) -> None:
+        """Restart (``failed``'s regions, or the whole job) if the restart strategy allows,
+        else fail the job; the failure goes into the exception history either way."""
         now_ms = int(time.time() * 1000)
         self._restart_backoff.notify_failure(now_ms)
         restarting = self._restart_backoff.can_restart()
@@ -57,20 +73,21 @@ class FailoverJobMaster(SchedulingJobMaster):
         entry = history_entry(
             error,
             now_ms,
-            failed.vertex.task_name_with_subtask,
-            failed.assigned_resource,
+            None if failed is None else failed.vertex.task_name_with_subtask,
+            None if failed is None else failed.assigned_resource,
             self._failovers if restarting else None,
             self._backoff_ms if restarting else None,
         )
         self.exception_history.append(entry)
         if not restarting:
-            log.info("job %s: %s failed; no restart (%s)", self._job_label, entry.task_name, entry.summary)
+            where = entry.task_name or "the job"
+            log.info("job %s: %s failed; no restart (%s)", self._job_label, where, entry.summary)
             self._fail(error)
             return
         log.info("job %s: %s", self._job_label, restart_line(self.job_graph.job_name, entry), exc_info=error)
         for listener in self._failover_listeners:
             listener(entry)
-        regions = None if whole_job else self._failover_regions(failed)
+        regions = None if whole_job or failed is None else self._failover_regions(failed)
         if regions is not None:
             log.info(
                 "job %s: %d tasks will be restarted to recover the failed task %s.",

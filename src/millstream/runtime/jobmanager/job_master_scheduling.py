@@ -235,7 +235,7 @@ class SchedulingJobMaster(RpcEndpoint):
         }
         self._create_executions()
         coordinators = create_source_coordinators(
-            self.job_graph, self._send_operator_event, self.schedule_run_async, self.fail_job
+            self.job_graph, self._send_operator_event, self.schedule_run_async, self.handle_global_failure
         )
         self.source_coordinators = {
             node_id: c for node_id, c in coordinators.items() if c.start(self._initial_checkpoint)
@@ -303,6 +303,11 @@ class SchedulingJobMaster(RpcEndpoint):
                 history_entry(error, int(time.time() * 1000), None, None, None, None)
             )
         self._fail(error)
+
+    def handle_global_failure(self, error: BaseException) -> None:
+        """A failure of no single task (a source's enumerator): fails the job here; the
+        FailoverJobMaster restarts it under the restart strategy (main thread)."""
+        self.fail_job(error)
 
     def _fail(self, error: BaseException | None) -> None:
         if self._failure is None:

@@ -69,7 +69,7 @@ class SourceCoordinator:
         self._parallelism = parallelism
         self._send = send
         self._schedule = schedule  # (delay s, callback) on the JobMaster thread
-        self._fail = fail  # fails the job (JobMaster thread)
+        self._fail = fail  # a failure of the whole job, under the restart strategy (JobMaster thread)
         self._generation = 0  # asynchronous calls of an enumerator replaced by a reset stop
         self._worker: ThreadPoolExecutor | None = None  # runs call_async's callables
         self._enumerator: Any = None
@@ -90,6 +90,11 @@ class SourceCoordinator:
         return self._total_bytes if self._total_bytes >= 0 else None
 
     # -- SplitEnumeratorContext --------------------------------------------------------------
+
+    @property
+    def operator_name(self) -> str:
+        """The source operator's name, for the enumerator's messages."""
+        return self.name
 
     @property
     def current_parallelism(self) -> int:
@@ -147,8 +152,11 @@ class SourceCoordinator:
             call()
 
     def fail_job(self, error: BaseException) -> None:
-        """Fail the job: the enumerator cannot go on (a topic that does not exist ...)."""
-        log.error("source %s: %s", self.name, error)
+        """The enumerator cannot go on (a topic that does not exist, no broker answers ...):
+        a failure of the whole job, which restarts under the restart strategy (enumerators
+        anew) or fails, as Flink's global failure. Its message reaches the client: logged
+        here at INFO only."""
+        log.info("source %s: %s", self.name, error)
         if self._fail is None:
             raise error
         self._fail(error)
@@ -235,7 +243,7 @@ def create_source_coordinators(
     """A coordinator per source operator that hands out splits from an enumerator, by node id.
     ``send(job vertex id, node id, subtask, event)`` delivers an event to a running subtask;
     ``schedule(delay s, callback)`` runs a callback later on the JobMaster thread; ``fail``
-    fails the job."""
+    handles an enumerator's failure as one of the whole job (the restart strategy decides)."""
     coordinators = {}
     for vertex in job_graph.vertices:
         for op in vertex.operators:
