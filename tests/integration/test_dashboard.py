@@ -89,6 +89,11 @@ def test_the_dashboard_shows_the_job_and_cancels_it(tmp_path: Path) -> None:
                 keyed.click()
                 expect(page.locator("#subtasks tbody tr")).to_have_count(2)
                 expect(page.locator("#subtasks")).to_contain_text("RUNNING")
+                # each subtask's share of a second back-pressured / idle / busy (Flink's tab)
+                expect(page.locator("#subtasks thead")).to_contain_text("Backpressured / Idle / Busy")
+                expect(page.locator("#subtasks .time-shares").first).to_have_text(
+                    re.compile(r"^\d+% / \d+% / \d+%$")
+                )
                 page.screenshot(path=str(shots / "subtasks.png"), full_page=True)
 
                 # checkpoints

@@ -1,12 +1,16 @@
 """Prometheus endpoints of the JobManager and each TaskManager, with Flink's metric names.
 
 As Flink's ``PrometheusReporter``: a metric's name is ``flink_`` + its scope + its name
-(``flink_taskmanager_job_task_numRecordsIn``, ``flink_jobmanager_job_numRestarts``), its
-scope variables are labels (``job_id``, ``job_name``, ``task_name``, ``subtask_index``,
-``task_attempt_num``, ``tm_id``, ``host`` ...), and every value is a gauge (counters too:
-they restart with a task). Values are read when Prometheus scrapes, from what the REST API
-reads too (the tasks' samplers, the JobMasters' checkpoint statistics, the process report):
-nothing is counted twice and nothing runs between scrapes. Bytes are bytes.
+(``flink_taskmanager_job_task_numRecordsIn``, ``flink_jobmanager_job_numRestarts``, an
+operator's ``flink_taskmanager_job_task_operator_currentOutputWatermark``), its scope
+variables are labels (``job_id``, ``job_name``, ``task_name``, ``subtask_index``,
+``task_attempt_num``, ``tm_id``, ``host``, an operator's ``operator_id`` and
+``operator_name`` ...) whose values have every character but ``[a-zA-Z0-9:_]`` replaced by
+``_`` (Flink's default ``filterLabelValueCharacters``: ``Source: gen`` is ``Source:_gen``),
+and every value is a gauge (counters too: they restart with a task). Values are read when
+Prometheus scrapes, from what the REST API reads too (the tasks' samplers, the JobMasters'
+checkpoint statistics, the process report): nothing is counted twice and nothing runs
+between scrapes. Bytes are bytes.
 
 A process serves on the first port of ``metrics.reporter.prom.port`` it can bind (a range
 lets several TaskManagers share a machine) at ``metrics.reporter.prom.host``; a process that
@@ -15,7 +19,9 @@ finds none logs one warning and runs on without the endpoint.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -27,9 +33,16 @@ from prometheus_client.exposition import start_http_server
 from millstream.common.configuration import Configuration
 from millstream.common.metrics_options import PROMETHEUS_HOST, PROMETHEUS_PORT
 from millstream.runtime.process_metrics import process_report
-from millstream.runtime.taskmanager.task_metrics import TASK_METRIC_NAMES
+from millstream.runtime.taskmanager.task_metrics import OPERATOR_METRIC_NAMES, TASK_METRIC_NAMES
 
-__all__ = ["PrometheusReporter", "parse_ports", "start_job_manager_reporter", "start_task_manager_reporter"]
+__all__ = [
+    "PrometheusReporter",
+    "label_value",
+    "operator_id",
+    "parse_ports",
+    "start_job_manager_reporter",
+    "start_task_manager_reporter",
+]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +58,20 @@ JOB_METRICS = (
     "numberOfInProgressCheckpoints",
 )
 TASK_LABELS = ("job_id", "job_name", "task_name", "subtask_index", "task_attempt_num", "task_attempt_id")
+OPERATOR_LABELS = ("operator_id", "operator_name")
+_UNALLOWED = re.compile(r"[^a-zA-Z0-9:_]")
+
+
+def label_value(value: str) -> str:
+    """A label value as Flink's reporter writes it: characters other than ``[a-zA-Z0-9:_]``
+    become ``_``."""
+    return _UNALLOWED.sub("_", value)
+
+
+def operator_id(node_id: int) -> str:
+    """An operator's ``operator_id`` label: 32 hex digits, the same for the same operator of
+    the same program in every run (as Flink's OperatorID)."""
+    return hashlib.md5(f"operator {node_id}".encode(), usedforsecurity=False).hexdigest()
 
 
 def parse_ports(text: str) -> list[int]:
@@ -77,12 +104,13 @@ def _process_families(prefix: str, labels: dict[str, str]) -> Iterator[GaugeMetr
         family = GaugeMetricFamily(
             f"{prefix}_Status_Process_{name}", f"this process: {key}", labels=list(labels)
         )
-        family.add_metric(list(labels.values()), float(report[key]))
+        family.add_metric([label_value(v) for v in labels.values()], float(report[key]))
         yield family
 
 
 class _TaskManagerCollector:
-    """The metrics of one TaskManager's tasks and process, read at each scrape."""
+    """The metrics of one TaskManager's tasks, their operators and its process, read at each
+    scrape."""
 
     def __init__(self, runner: Any) -> None:
         self._runner = runner
@@ -90,30 +118,47 @@ class _TaskManagerCollector:
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         tm = {"tm_id": str(self._runner.resource_id), "host": self._host}
-        families = {
-            name: GaugeMetricFamily(
-                f"flink_taskmanager_job_task_{name}",
-                f"Flink's task metric {name}",
-                labels=[*TASK_LABELS, *tm],
-            )
-            for name in TASK_METRICS
-        }
+        tasks = _families("flink_taskmanager_job_task", "task", TASK_METRICS, [*TASK_LABELS, *tm])
+        operators = _families(
+            "flink_taskmanager_job_task_operator",
+            "operator",
+            OPERATOR_METRIC_NAMES,
+            [*TASK_LABELS, *OPERATOR_LABELS, *tm],
+        )
         executor = self._runner.task_executor
         for tdd, sample in executor.task_samples() if executor is not None else []:
-            values = [
+            task = [
                 tdd.job_id,
                 tdd.job_name,
                 tdd.task_name,
                 str(tdd.subtask_index),
                 str(tdd.attempt_number),
                 str(tdd.execution_attempt_id),
-                *tm.values(),
             ]
-            for name, family in families.items():
-                if name in sample:
-                    family.add_metric(values, float(sample[name]))
-        yield from families.values()
+            _add(tasks, [*task, *tm.values()], sample)
+            for operator in sample.get("operators", ()):
+                labels = [*task, operator_id(operator["id"]), operator["name"], *tm.values()]
+                _add(operators, labels, operator)
+        yield from tasks.values()
+        yield from operators.values()
         yield from _process_families("flink_taskmanager", tm)
+
+
+def _families(
+    prefix: str, scope: str, names: tuple[str, ...], labels: list[str]
+) -> dict[str, GaugeMetricFamily]:
+    return {
+        name: GaugeMetricFamily(f"{prefix}_{name}", f"Flink's {scope} metric {name}", labels=labels)
+        for name in names
+    }
+
+
+def _add(families: dict[str, GaugeMetricFamily], labels: list[str], values: dict[str, Any]) -> None:
+    """The values of ``values`` that ``families`` names, under ``labels`` (filtered)."""
+    labels = [label_value(label) for label in labels]
+    for name, family in families.items():
+        if name in values:
+            family.add_metric(labels, float(values[name]))
 
 
 class _JobManagerCollector:
@@ -137,7 +182,7 @@ class _JobManagerCollector:
             family = GaugeMetricFamily(
                 f"flink_jobmanager_{name}", f"Flink's JobManager metric {name}", labels=["host"]
             )
-            family.add_metric([self._host], float(value))
+            family.add_metric([label_value(self._host)], float(value))
             yield family
         families = {
             name: GaugeMetricFamily(
@@ -152,7 +197,10 @@ class _JobManagerCollector:
                 stats = master.checkpoint_statistics().result(CALL_TIMEOUT_S)
             except Exception:  # the job ending meanwhile
                 continue
-            labels = [master.job_graph.job_id, master.job_graph.job_name, self._host]
+            labels = [
+                label_value(value)
+                for value in (master.job_graph.job_id, master.job_graph.job_name, self._host)
+            ]
             for name in JOB_METRICS:
                 if name in stats:
                     families[name].add_metric(labels, float(stats[name]))

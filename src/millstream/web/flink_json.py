@@ -12,6 +12,7 @@ interfaces.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from millstream import __version__
@@ -86,27 +87,43 @@ def _vertex_times(subtasks: tuple[SubtaskDetails, ...], now: int) -> tuple[int, 
     return start, end, duration
 
 
-def _vertex_io(vertex: VertexDetails, live: dict[str, Any], has_inputs: bool) -> dict[str, Any]:
-    samples = [subtask_metrics(s, live) for s in vertex.subtasks]
-    complete = all(sample is not None for sample in samples)
-    known = [sample for sample in samples if sample is not None]
+def _double(value: float) -> float | str:
+    """A Java double as Flink's REST API writes it: NaN as the string ``"NaN"`` (Jackson's
+    default), which keeps the document JSON."""
+    return "NaN" if math.isnan(value) else value
+
+
+def _io_metrics(known: list[dict[str, Any]], complete: bool) -> dict[str, Any]:
+    """Flink's ``IOMetricsInfo`` of the samples ``known``: sums over them, as Flink's
+    MutableIOMetrics adds its subtasks' (a NaN busy time makes the sum NaN)."""
 
     def total(key: str) -> int:
         return int(sum(sample.get(key, 0) for sample in known))
 
-    # a source task receives nothing from the network: Flink shows 0 records received
-    read_records = total("numRecordsIn") if has_inputs else 0
-    backpressured = sum(sample.get("backPressuredTimeMsPerSecond", 0) for sample in known)
     return {
         "read-bytes": total("numBytesIn"),
         "read-bytes-complete": complete,
         "write-bytes": total("numBytesOut"),
         "write-bytes-complete": complete,
-        "read-records": read_records,
+        "read-records": total("numRecordsIn"),
         "read-records-complete": complete,
         "write-records": total("numRecordsOut"),
         "write-records-complete": complete,
-        "accumulated-backpressured-time": int(backpressured),
+        "accumulated-backpressured-time": total("accumulateBackPressuredTimeMs"),
+        "accumulated-idle-time": total("accumulateIdleTimeMs"),
+        "accumulated-busy-time": _double(
+            float(sum(sample.get("accumulateBusyTimeMs", 0.0) for sample in known))
+        ),
+    }
+
+
+def _vertex_io(vertex: VertexDetails, live: dict[str, Any], has_inputs: bool) -> dict[str, Any]:
+    samples = [subtask_metrics(s, live) for s in vertex.subtasks]
+    known = [sample for sample in samples if sample is not None]
+    busy = [s["busyTimeMsPerSecond"] for s in known if not math.isnan(s.get("busyTimeMsPerSecond", math.nan))]
+    return {
+        # a source task receives nothing from the network: Flink shows 0 records received
+        **_io_metrics(known, all(sample is not None for sample in samples)),
         # millstream's own, for the dashboard's graph (Flink computes these in the browser)
         "backpressured-ratio": round(
             max((s.get("backPressuredTimeMsPerSecond", 0) for s in known), default=0) / 1000, 3
@@ -114,18 +131,20 @@ def _vertex_io(vertex: VertexDetails, live: dict[str, Any], has_inputs: bool) ->
         "low-watermark": min(
             (s.get("currentInputWatermark", MIN_WATERMARK) for s in known), default=MIN_WATERMARK
         ),
-        "read-records-per-second": round(sum(s.get("numRecordsInPerSecond", 0) for s in known), 1)
-        if has_inputs
-        else 0.0,
+        "read-records-per-second": round(sum(s.get("numRecordsInPerSecond", 0) for s in known), 1),
         "write-records-per-second": round(sum(s.get("numRecordsOutPerSecond", 0) for s in known), 1),
-        "busy-ratio": round(sum(s.get("busyTimeMsPerSecond", 0) for s in known) / 1000 / len(known), 3)
-        if known
-        else 0.0,
+        # the subtasks whose busy time is measured (not a legacy source's)
+        "busy-ratio": round(sum(busy) / 1000 / len(busy), 3) if busy else 0.0,
         "source-bytes-read": int(sum(s.get("sourceBytesRead", 0) for s in known)),
-        # what a source vertex read from its source (its head operator's records), not in Flink's
-        # "read-records" (records received over the network)
-        "source-records": int(sum(s.get("numRecordsIn", 0) for s in known)) if not has_inputs else 0,
+        # what a source vertex read from its source (its source operator's numRecordsIn), not in
+        # Flink's "read-records" (records received over the network)
+        "source-records": 0 if has_inputs else int(sum(_head_records_in(s) for s in known)),
     }
+
+
+def _head_records_in(sample: dict[str, Any]) -> int:
+    operators = sample.get("operators") or [{}]
+    return int(operators[0].get("numRecordsIn", 0))
 
 
 def _inputs_of(details: JobDetails) -> dict[str, list[dict[str, Any]]]:
@@ -325,7 +344,8 @@ def vertex_detail(
         start = subtask.timestamps.get("DEPLOYING", -1)
         ends = [subtask.timestamps[k] for k in ("FINISHED", "CANCELED", "FAILED") if k in subtask.timestamps]
         end = max(ends) if ends else -1
-        metrics = subtask_metrics(subtask, live) or {}
+        sample = subtask_metrics(subtask, live)
+        metrics = sample or {}
         subtasks.append(
             {
                 "subtask": subtask.subtask,
@@ -336,10 +356,8 @@ def vertex_detail(
                 "end-time": end,
                 "duration": ((end if end >= 0 else now) - start) if start >= 0 else -1,
                 "metrics": {
-                    "read-bytes": metrics.get("numBytesIn", 0),
-                    "write-bytes": metrics.get("numBytesOut", 0),
-                    "read-records": metrics.get("numRecordsIn", 0),
-                    "write-records": metrics.get("numRecordsOut", 0),
+                    **_io_metrics([sample] if sample is not None else [], sample is not None),
+                    # millstream's own
                     "backpressured-time-ms-per-second": metrics.get("backPressuredTimeMsPerSecond", 0),
                     "current-input-watermark": metrics.get("currentInputWatermark", MIN_WATERMARK),
                 },
@@ -364,28 +382,36 @@ def _level(ratio: float) -> str:
     return "low" if ratio <= 0.5 else "high"
 
 
+def _ratio(metrics: dict[str, Any], name: str) -> float | str:
+    """A milliseconds-per-second metric as a ratio, as Flink's handler reads it (0 if absent)."""
+    return _double(float(metrics.get(name, 0)) / 1000)
+
+
 def backpressure(
     details: JobDetails, vertex_id: str, live: dict[str, Any], now: int
 ) -> dict[str, Any] | None:
-    """``.../backpressure``: the share of each subtask's time spent waiting for buffers."""
+    """``.../backpressure`` (Flink's JobVertexBackPressureHandler): per subtask the share of
+    each second spent back-pressured (``ratio``, its level), idle and busy, from the task's
+    ``backPressuredTimeMsPerSecond``, ``idleTimeMsPerSecond`` and ``busyTimeMsPerSecond``."""
     vertex = _vertex(details, vertex_id)
     if vertex is None:
         return None
-    subtasks = []
+    subtasks: list[dict[str, Any]] = []
+    worst = 0.0
     for subtask in vertex.subtasks:
-        metrics = live.get(subtask.attempt_id)
-        ratio = round(min(1.0, (metrics or {}).get("backPressuredTimeMsPerSecond", 0) / 1000), 3)
+        metrics = live.get(subtask.attempt_id) or {}
+        ratio = min(1.0, float(metrics.get("backPressuredTimeMsPerSecond", 0)) / 1000)
+        worst = max(worst, ratio)
         subtasks.append(
             {
                 "subtask": subtask.subtask,
                 "attempt-number": subtask.attempt,
                 "backpressure-level": _level(ratio),
                 "ratio": ratio,
-                "idleRatio": 0.0,
-                "busyRatio": round(1.0 - ratio, 3) if metrics is not None else 0.0,
+                "idleRatio": _ratio(metrics, "idleTimeMsPerSecond"),
+                "busyRatio": _ratio(metrics, "busyTimeMsPerSecond"),
             }
         )
-    worst = max((s["ratio"] for s in subtasks), default=0.0)
     running = any(subtask.attempt_id in live for subtask in vertex.subtasks)
     return {
         "status": "ok" if running else "deprecated",
@@ -421,13 +447,19 @@ def vertex_metric_values(
         metrics = subtask_metrics(subtask, live) or {}
         for name in SUBTASK_METRICS:
             if name in metrics:
-                value = metrics[name]
-                values[f"{subtask.subtask}.{name}"] = (
-                    str(value).lower() if isinstance(value, bool) else str(value)
-                )
+                values[f"{subtask.subtask}.{name}"] = _metric_value(metrics[name])
     if names is None:
         return [{"id": metric_id} for metric_id in values]
     return [{"id": name, "value": values[name]} for name in names if name in values]
+
+
+def _metric_value(value: Any) -> str:
+    """A metric value as Flink's metric store keeps it (Java's ``String.valueOf``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return str(value)
 
 
 def overview(task_managers: int, slots_total: int, slots_free: int, statuses: list[str]) -> dict[str, Any]:

@@ -10,9 +10,13 @@ their output with batches; user functions still see one element at a time.
 
 Watermarks: ``process_watermark`` fires the operator's event-time timers up to the
 watermark, then forwards it (``emit_watermark``, wired by the chain to every output,
-side outputs included). Watermark statuses are forwarded. Keyed operators own a
-``KeyedStateBackend`` (``keyed_backend``) and, if they use timers, an
-``InternalTimerService`` (``timer_service``).
+side outputs included; the last one sent is ``output_watermark``). Watermark statuses
+are forwarded. Keyed operators own a ``KeyedStateBackend`` (``keyed_backend``) and, if they
+use timers, an ``InternalTimerService`` (``timer_service``).
+
+Metrics: ``operator_metrics()`` gives what Flink registers on an operator's metric group
+(records in, input and output watermark; operators that count more add theirs), read by
+the task's metric sampler.
 """
 
 from __future__ import annotations
@@ -221,11 +225,37 @@ class StreamOperator:
         self.records_in = 0  # owner: task thread
         self._opened = False
         self.current_watermark = MIN_TIMESTAMP
-        self.emit_watermark: Callable[[Watermark], None] = _drop  # wired by the chain
+        self.output_watermark = MIN_TIMESTAMP  # owner: task thread: the last one emitted
+        self._emit_watermark: Callable[[Watermark], None] = _drop
+        self.emit_watermark = _drop  # wired by the chain
         self.emit_watermark_status: Callable[[WatermarkStatus], None] = _drop
         self.keyed_backend: KeyedStateBackend | None = None
         self.timer_service: InternalTimerService | None = None
         self._operator_state: OperatorStateBackend | None = None
+
+    @property
+    def emit_watermark(self) -> Callable[[Watermark], None]:
+        """Hands a watermark to every output of the operator (wired by the chain), keeping it
+        as ``output_watermark`` (Flink's ``currentOutputWatermark``)."""
+        return self._emit_watermark
+
+    @emit_watermark.setter
+    def emit_watermark(self, emit: Callable[[Watermark], None]) -> None:
+        def emit_and_keep(watermark: Watermark) -> None:
+            self.output_watermark = watermark.timestamp
+            emit(watermark)
+
+        self._emit_watermark = emit_and_keep
+
+    def operator_metrics(self) -> dict[str, float]:
+        """This operator's metrics, Flink's names on its operator metric group: the records it
+        took in and the watermark it last took in and sent on. Read by the task's metric
+        sampler on another thread (plain numbers: a moment stale at worst)."""
+        return {
+            "numRecordsIn": self.records_in,
+            "currentInputWatermark": self.current_watermark,
+            "currentOutputWatermark": self.output_watermark,
+        }
 
     @property
     def operator_state_backend(self) -> OperatorStateBackend:

@@ -55,6 +55,13 @@ class _Source(StreamOperator):
         """Sources have no input."""
         raise RuntimeError("a source has no input")
 
+    def operator_metrics(self) -> dict[str, float]:
+        """A source's: ``numRecordsIn`` counts the records it read (Flink's FLIP-33 source
+        metric); having no input, it has no input watermark (as Flink's source operators)."""
+        metrics = super().operator_metrics()
+        del metrics["currentInputWatermark"]
+        return metrics
+
 
 class SourceOperator(_Source):
     """Pulls batches from a connector source's reader."""

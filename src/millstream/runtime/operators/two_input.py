@@ -62,6 +62,15 @@ class TwoInputOperator(StreamOperator):
         if was_idle != all(self._input_idle):
             self.emit_watermark_status(status)
 
+    def operator_metrics(self) -> dict[str, float]:
+        """Flink's two-input operator metrics: each input's watermark besides the combined one."""
+        first, second = self._input_watermarks
+        return {
+            **super().operator_metrics(),
+            "currentInput1Watermark": first,
+            "currentInput2Watermark": second,
+        }
+
     def process_watermark1(self, watermark: Watermark) -> None:
         """The first input's watermark advanced."""
         self._input_watermark(0, watermark)

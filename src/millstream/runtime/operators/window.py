@@ -98,12 +98,17 @@ class WindowOperator(StreamOperator):
         self._trigger_ctx = TriggerContext(self)
         self._process_ctx = ProcessWindowContext(self)
         self._assigner_ctx = AssignerContext(self)
-        self.late_records_dropped = 0
+        self.late_records_dropped = 0  # owner: task thread (Flink's numLateRecordsDropped)
         self._fast = self._fast_path()
         self._session_gap = session_gap(self)
         # session fast path: key -> (starts, windows) of its windows sorted by start (a cache
         # of the merging window set in its state, dropped whenever the general path persists it)
         self._session_index: dict[Any, tuple[list[int], list[Any]]] = {}
+
+    def operator_metrics(self) -> dict[str, float]:
+        """Flink's window operator metrics: also the late elements it dropped (those without a
+        late-data side output)."""
+        return {**super().operator_metrics(), "numLateRecordsDropped": self.late_records_dropped}
 
     def _fast_path(self) -> tuple[int, int, int] | None:
         """(size, slide, offset) of aligned event-time windows the fast path can fold elements

@@ -4,6 +4,8 @@ Everything that touches a task's operators runs on the task thread: the default 
 (process input) and mails (actions other threads submit, e.g. cancellation). When the
 default action has nothing to do it names a deadline; the processor sleeps until then,
 a mail arrives, or an input signals new data. ``run_step`` advances the loop by hand.
+That sleep is the task's idle time (Flink's ``idleTimeMsPerSecond``), measured by the
+``TimerGauge`` the task hands the processor.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from millstream.runtime.taskmanager.task_metrics import TimerGauge
 
 __all__ = ["Mail", "MailboxProcessor", "TaskMailbox"]
 
@@ -65,14 +69,20 @@ class MailboxProcessor:
     """Runs mails and the default action until stopped.
 
     The default action returns None when it did work (call again at once), or a
-    monotonic deadline until which it has nothing to do.
+    monotonic deadline until which it has nothing to do. The waits that follow are marked on
+    ``idle_time`` (None: not measured).
     """
 
-    def __init__(self, mailbox: TaskMailbox, default_action: Callable[[], float | None]) -> None:
+    def __init__(
+        self,
+        mailbox: TaskMailbox,
+        default_action: Callable[[], float | None],
+        idle_time: TimerGauge | None = None,
+    ) -> None:
         self.mailbox = mailbox
         self._default_action = default_action
         self._running = True  # owner: task thread
-        self.idle_time = 0.0  # seconds spent waiting with nothing to do (task thread writes)
+        self._idle_time = idle_time  # marked by the task thread, read by metric samplers
 
     def stop(self) -> None:
         """End the loop after the current step (task thread)."""
@@ -93,9 +103,15 @@ class MailboxProcessor:
         if wait_until is None:
             return True
         if self._running:
-            started = time.monotonic()
-            self.mailbox.wait(wait_until)
-            self.idle_time += time.monotonic() - started
+            idle_time = self._idle_time
+            if idle_time is None:
+                self.mailbox.wait(wait_until)
+                return False
+            idle_time.mark_start()
+            try:
+                self.mailbox.wait(wait_until)
+            finally:
+                idle_time.mark_end()
         return False
 
     def run(self) -> None:

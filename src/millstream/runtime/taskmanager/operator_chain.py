@@ -307,11 +307,24 @@ class OperatorChain:
         operators: list[StreamOperator],
         head_spec: ChainedOperator | None = None,
         node_ids: list[int] | None = None,
+        outputs: list[tuple[list[StreamOperator], list[ChainOutput]]] | None = None,
     ) -> None:
         self.operators = operators
         self.head = operators[0]
         self.head_spec = head_spec
         self.node_ids = node_ids if node_ids is not None else list(range(len(operators)))
+        # per operator: the chained operators and the edges leaving the chain it emits to
+        self._outputs = outputs if outputs is not None else [([], []) for _ in operators]
+
+    def records_out(self) -> list[int]:
+        """Each operator's numRecordsOut (Flink counts it on the operator's output): what its
+        chained operators took in plus what it handed to the edges leaving the chain. Read on
+        demand from where records arrive, so nothing more is counted per record."""
+        return [
+            sum(target.records_in for target in targets)
+            + sum(getattr(writer, "records_out", 0) for writer in writers)
+            for targets, writers in self._outputs
+        ]
 
     def operator(self, node_id: int) -> StreamOperator:
         """The operator of stream node ``node_id``."""
@@ -321,6 +334,7 @@ class OperatorChain:
     def create(cls, vertex: JobVertex, env: ChainEnvironment) -> OperatorChain:
         """Instantiate and wire every operator of ``vertex``."""
         built: dict[int, StreamOperator] = {}
+        outputs: dict[int, tuple[list[StreamOperator], list[ChainOutput]]] = {}
         by_id = {c.node_id: c for c in vertex.operators}
         for op in reversed(vertex.operators):
             main: list[Emit] = []
@@ -351,8 +365,17 @@ class OperatorChain:
             operator.emit_watermark = _broadcast(list(watermarks.values()))
             operator.emit_watermark_status = _broadcast(list(statuses.values()))
             built[op.node_id] = operator
+            outputs[op.node_id] = (
+                [built[target_id] for target_id, _ in op.chained_targets],
+                [env.writers[output.data_set_id] for output in op.non_chained_outputs],
+            )
         node_ids = [op.node_id for op in vertex.operators]
-        return cls([built[node_id] for node_id in node_ids], vertex.operators[0], node_ids)
+        return cls(
+            [built[node_id] for node_id in node_ids],
+            vertex.operators[0],
+            node_ids,
+            [outputs[node_id] for node_id in node_ids],
+        )
 
     def bundle_source_output(self, wrap: Callable[[Emit], Emit]) -> None:
         """A source head hands its batches to the rest of the chain through ``wrap`` (bundles)."""

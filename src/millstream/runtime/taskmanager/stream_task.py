@@ -12,6 +12,10 @@ the task finishes its operators and sends ``EndOfData``, then keeps taking check
 (barriers still pass through it) until one it took after finishing completes — its final
 checkpoint, in which two-phase-commit sinks commit their last output — and only then
 closes and ends its partitions.
+
+The time the mailbox waits with nothing to do is the task's idle time (``idle_time``, a
+``TimerGauge``); a legacy source's is not measured, as in Flink (its task thread only waits
+for the source thread, so neither idle nor busy time says anything about the source).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from millstream.runtime.taskmanager.input_processor import StreamTaskNetworkInpu
 from millstream.runtime.taskmanager.mailbox import Mail, MailboxProcessor, TaskMailbox
 from millstream.runtime.taskmanager.operator_chain import OperatorChain
 from millstream.runtime.taskmanager.sorted_input import SortedKeyedInput
+from millstream.runtime.taskmanager.task_metrics import TimerGauge
 
 __all__ = ["CancelTaskError", "CheckpointResponder", "StreamTask"]
 
@@ -85,7 +90,9 @@ class StreamTask:
         self.canceled = False  # written by the cancelling thread, read by the task thread
         self._legacy_source: LegacySourceOperator | None = None
         self._legacy_thread: threading.Thread | None = None
-        self.processor = MailboxProcessor(mailbox, self._default_action)
+        self.idle_time = TimerGauge()  # Flink's idle time: the mailbox waiting with nothing to do
+        self.started_at = 0.0  # owner: task thread: perf_counter when it began to run (0: not yet)
+        self.processor = MailboxProcessor(mailbox, self._default_action, self.idle_time)
         self.checkpoint_responder: CheckpointResponder | None = None
         self.running = False  # owner: task thread: opened and not yet finishing
         # FLIP-147 (owner: task thread): wait for a checkpoint after the end of data
@@ -96,6 +103,12 @@ class StreamTask:
         self.unaligned = False  # checkpoints are unaligned (sources inject unaligned barriers)
         self._latest_taken = -1  # the newest checkpoint this task snapshotted
         self._unaligned: dict[int, dict[int, Any]] = {}  # snapshotted, recording in-flight input
+
+    @property
+    def busy_time_enabled(self) -> bool:
+        """Whether busy time is measured: not for a legacy source (Flink's SourceStreamTask
+        turns it off; its busy time is NaN)."""
+        return not isinstance(self.chain.head, LegacySourceOperator)
 
     # -- checkpoints (task thread) -----------------------------------------------------------
 
@@ -251,6 +264,7 @@ class StreamTask:
                 self.network_input.request_partitions()
             self._next_flush = time.monotonic() + max(self._flush_interval, 0.0)
             self.running = True
+            self.started_at = time.perf_counter()
             if isinstance(self.chain.head, LegacySourceOperator):
                 self.processor = MailboxProcessor(self.mailbox, self._legacy_source_action)
                 self._run_legacy_source(self.chain.head)
@@ -318,7 +332,7 @@ class StreamTask:
         self._data_finished = True
         for writer in self.writers:
             writer.broadcast_event(EndOfData())
-        self.processor = MailboxProcessor(self.mailbox, self._final_checkpoint_action)
+        self.processor = MailboxProcessor(self.mailbox, self._final_checkpoint_action, self.idle_time)
         self.processor.run()
         if self.canceled:
             raise CancelTaskError()

@@ -45,6 +45,8 @@ function bytes(b) {
 const watermark = (w) => (w === undefined || w === null || Number(w) <= MIN_WATERMARK ? "No watermark" : String(w));
 const badge = (s) => `<span class="state ${esc(s)}">${esc(s)}</span>`;
 function level(ratio) { return ratio <= 0.1 ? "ok" : ratio <= 0.5 ? "low" : "high"; }
+// a ratio of Flink's back-pressure document; "NaN" where it is not measured (a legacy source's busy time)
+function percent(ratio) { return typeof ratio === "number" ? `${Math.round(ratio * 100)}%` : "n/a"; }
 
 // records per second from the previous count of the same key
 function rate(key, value) {
@@ -290,16 +292,19 @@ async function vertexTab(job, vertexId) {
   const ratio = Object.fromEntries(pressure.subtasks.map((s) => [s.subtask, s]));
   const mark = Object.fromEntries(marks.map((m) => [m.id.split(".")[0], m.value]));
   const rows = detail.subtasks.map((s) => {
-    const p = ratio[s.subtask] || { ratio: 0, "backpressure-level": "ok" };
+    const p = ratio[s.subtask] || { ratio: 0, idleRatio: 0, busyRatio: 0, "backpressure-level": "ok" };
     return `<tr><td class="num">${s.subtask}</td><td>${badge(s.status)}</td><td class="num">${s.attempt}</td>
       <td class="num">${num(s.metrics["read-records"])}</td><td class="num">${num(s.metrics["write-records"])}</td>
       <td class="num">${bytes(s.metrics["read-bytes"])}</td><td class="num">${bytes(s.metrics["write-bytes"])}</td>
-      <td>${p["backpressure-level"]} (${Math.round(p.ratio * 100)}%)</td><td>${esc(watermark(mark[s.subtask]))}</td>
+      <td>${esc(p["backpressure-level"])}</td>
+      <td class="num time-shares">${percent(p.ratio)} / ${percent(p.idleRatio)} / ${percent(p.busyRatio)}</td>
+      <td>${esc(watermark(mark[s.subtask]))}</td>
       <td><a href="#/taskmanager/${esc(s["taskmanager-id"])}">${esc(s["taskmanager-id"] || "-")}</a></td><td>${duration(s.duration)}</td></tr>`;
   }).join("");
   return `<h2>${esc(detail.name)}</h2><table id="subtasks"><thead><tr><th class="num">Subtask</th><th>Status</th><th class="num">Attempt</th>
     <th class="num">Records received</th><th class="num">Records sent</th><th class="num">Bytes received</th><th class="num">Bytes sent</th>
-    <th>Backpressure</th><th>Watermark</th><th>TaskManager</th><th>Duration</th></tr></thead><tbody>${rows}</tbody></table>`;
+    <th>Backpressure</th><th class="num" title="share of each second: waiting for output buffers / waiting for input / working">Backpressured / Idle / Busy</th>
+    <th>Watermark</th><th>TaskManager</th><th>Duration</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 async function jobPage(jobId, tab, vertexId) {
