@@ -30,10 +30,10 @@ class Configuration:
         self._data: dict[str, Any] = dict(other._data) if other is not None else {}
 
     @staticmethod
-    def from_dict(conf: dict[str, Any]) -> Configuration:
-        """A configuration holding the entries of ``conf``."""
+    def from_dict(map: dict[str, Any]) -> Configuration:  # PyFlink's parameter name (shadows map)
+        """A configuration holding the entries of ``map``."""
         result = Configuration()
-        for key, value in conf.items():
+        for key, value in map.items():
             result._data[str(key)] = value
         return result
 
@@ -122,10 +122,10 @@ class Configuration:
             self._data[(prefix or "") + key] = value
         return self
 
-    def remove_config(self, option: ConfigOption[Any] | str) -> bool:
-        """Remove an option; True if it was set."""
-        key = option if isinstance(option, str) else option.key
-        return self._data.pop(key, None) is not None
+    def remove_config(self, key: ConfigOption[Any] | str) -> bool:
+        """Remove the option ``key`` (its name or a ConfigOption); True if it was set."""
+        name = key if isinstance(key, str) else key.key
+        return self._data.pop(name, None) is not None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Configuration) and self.to_dict() == other.to_dict()

@@ -14,9 +14,9 @@ class Encoder:
     charset: str = "UTF-8"
 
     @staticmethod
-    def simple_string_encoder(charset: str = "UTF-8") -> Encoder:
+    def simple_string_encoder(charset_name: str = "UTF-8") -> Encoder:
         """Each element's text (Java ``toString`` of the declared type) followed by a newline."""
-        return Encoder(charset)
+        return Encoder(charset_name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,16 +63,19 @@ class Duration:
         return self.millis
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Time:
     """A time interval as window assigners and TTL take it (``pyflink.common.Time``)."""
 
     millis: int
 
+    def __init__(self, milliseconds: int) -> None:
+        object.__setattr__(self, "millis", milliseconds)
+
     @staticmethod
-    def milliseconds(millis: int) -> Time:
-        """``millis`` milliseconds."""
-        return Time(millis)
+    def milliseconds(milliseconds: int) -> Time:
+        """``milliseconds`` milliseconds."""
+        return Time(milliseconds)
 
     @staticmethod
     def seconds(seconds: int) -> Time:
@@ -98,21 +101,28 @@ class Time:
         """The interval in milliseconds."""
         return self.millis
 
+    def __str__(self) -> str:
+        return f"{self.millis} ms"
+
 
 @dataclass(frozen=True, slots=True)
 class Instant:
-    """A point on the time line, in epoch milliseconds."""
+    """A point on the time line: ``seconds`` since the epoch and ``nanos`` within that second."""
 
-    epoch_milli: int
+    seconds: int
+    nanos: int
 
     @staticmethod
     def of_epoch_milli(epoch_milli: int) -> Instant:
         """The instant ``epoch_milli`` ms after the epoch."""
-        return Instant(epoch_milli)
+        return Instant(epoch_milli // 1000, epoch_milli % 1000 * 1_000_000)
 
     def to_epoch_milli(self) -> int:
         """Milliseconds since the epoch."""
-        return self.epoch_milli
+        return self.seconds * 1000 + self.nanos // 1_000_000
+
+    def __repr__(self) -> str:
+        return f"Instant<{self.seconds}, {self.nanos}>"
 
 
 class TimeDomain(Enum):

@@ -359,11 +359,13 @@ class DataStream:
         """A random downstream subtask per element."""
         return self._partition(ShufflePartitioner(), "Shuffle")
 
-    def broadcast(self, *broadcast_state_descriptors: Any) -> Any:
+    def broadcast(
+        self, broadcast_state_descriptor: Any = None, *other_broadcast_state_descriptors: Any
+    ) -> Any:
         """Every element to every downstream subtask; with MapStateDescriptors, a BroadcastStream."""
         stream = self._partition(BroadcastPartitioner(), "Broadcast")
-        if broadcast_state_descriptors:
-            return BroadcastStream(stream, broadcast_state_descriptors)
+        if broadcast_state_descriptor is not None:
+            return BroadcastStream(stream, (broadcast_state_descriptor, *other_broadcast_state_descriptors))
         return stream
 
     def global_(self) -> DataStream:
@@ -519,7 +521,7 @@ class KeyedStream(DataStream):
         windowed = WindowedStream(self, count_window_assigner(size, slide))
         return windowed.trigger(count_window_trigger(size))
 
-    def _cannot_partition(self, *args: Any) -> DataStream:
+    def _cannot_partition(self, *args: Any, **kwargs: Any) -> DataStream:
         raise Exception("Cannot override partitioning for KeyedStream.")
 
     forward = rebalance = rescale = shuffle = global_ = broadcast = _cannot_partition

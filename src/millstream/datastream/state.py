@@ -170,13 +170,13 @@ class StateTtlConfig:
         state_visibility: StateTtlConfig.StateVisibility,
         ttl_time_characteristic: StateTtlConfig.TtlTimeCharacteristic,
         ttl: Time,
-        cleanup: dict[str, Any],
+        cleanup_strategies: dict[str, Any],
     ) -> None:
         self._update_type = update_type
         self._state_visibility = state_visibility
         self._ttl_time_characteristic = ttl_time_characteristic
         self._ttl = ttl
-        self._cleanup = cleanup
+        self._cleanup = cleanup_strategies
 
     @staticmethod
     def new_builder(ttl: Time) -> StateTtlConfig.Builder:

@@ -69,9 +69,9 @@ class StreamFormat:
         self.charset = charset
 
     @staticmethod
-    def text_line_format(charset: str = "UTF-8") -> StreamFormat:
+    def text_line_format(charset_name: str = "UTF-8") -> StreamFormat:
         """Each line of text is one element (a ``str``)."""
-        return StreamFormat(charset)
+        return StreamFormat(charset_name)
 
     def is_splittable(self) -> bool:
         """Whether a file may be read in byte ranges by several subtasks."""

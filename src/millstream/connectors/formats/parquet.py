@@ -31,13 +31,15 @@ class ParquetColumnarRowInputFormat(BulkFormat):
 
     def __init__(
         self,
-        hadoop_config: Any = None,
         row_type: RowType | None = None,
+        hadoop_config: Any = None,
         batch_size: int = 2048,
         is_utc_timestamp: bool = False,
         is_case_sensitive: bool = True,
     ) -> None:
         super().__init__()
+        if not isinstance(row_type, RowType) and isinstance(hadoop_config, RowType):
+            row_type, hadoop_config = hadoop_config, row_type  # PyFlink 1.x's order
         if not isinstance(row_type, RowType):
             raise TypeError("ParquetColumnarRowInputFormat needs row_type=DataTypes.ROW([...])")
         if batch_size <= 0:

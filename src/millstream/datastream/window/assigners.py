@@ -257,10 +257,10 @@ class _SessionWindows(MergingWindowAssigner[T, TimeWindow]):
     # window operator may find a new window's merges by intersection alone
     merges_intersecting_time_windows = True
 
-    def __init__(self, gap: int | None = None, extractor: Any = None) -> None:
-        if extractor is None and (gap is None or gap <= 0):
+    def __init__(self, session_gap: int | None = None, extractor: Any = None) -> None:
+        if extractor is None and (session_gap is None or session_gap <= 0):
             raise ValueError(f"{type(self).__name__} parameters must satisfy 0 < size")
-        self.gap = gap
+        self.gap = session_gap
         self._extract = _gap_function(extractor) if extractor is not None else None
 
     def assign_windows(self, element: Any, timestamp: int, context: Any) -> list[Any]:
@@ -303,7 +303,7 @@ class EventTimeSessionWindows(_SessionWindows[T]):
     @staticmethod
     def with_dynamic_gap(extractor: Any) -> DynamicEventTimeSessionWindows:
         """Sessions whose gap each element decides."""
-        return DynamicEventTimeSessionWindows(extractor=extractor)
+        return DynamicEventTimeSessionWindows(extractor)
 
 
 class ProcessingTimeSessionWindows(_SessionWindows[T]):
@@ -319,16 +319,19 @@ class ProcessingTimeSessionWindows(_SessionWindows[T]):
     @staticmethod
     def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
         """Sessions whose gap each element decides."""
-        return DynamicProcessingTimeSessionWindows(extractor=extractor)
+        return DynamicProcessingTimeSessionWindows(extractor)
 
 
 class DynamicEventTimeSessionWindows(_SessionWindows[T]):
     """Event-time sessions with a gap per element."""
 
+    def __init__(self, session_window_time_gap_extractor: Any) -> None:
+        super().__init__(extractor=session_window_time_gap_extractor)
+
     @staticmethod
     def with_dynamic_gap(extractor: Any) -> DynamicEventTimeSessionWindows:
         """Sessions whose gap each element decides."""
-        return DynamicEventTimeSessionWindows(extractor=extractor)
+        return DynamicEventTimeSessionWindows(extractor)
 
 
 class DynamicProcessingTimeSessionWindows(_SessionWindows[T]):
@@ -336,10 +339,13 @@ class DynamicProcessingTimeSessionWindows(_SessionWindows[T]):
 
     event_time = False
 
+    def __init__(self, session_window_time_gap_extractor: Any) -> None:
+        super().__init__(extractor=session_window_time_gap_extractor)
+
     @staticmethod
     def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
         """Sessions whose gap each element decides."""
-        return DynamicProcessingTimeSessionWindows(extractor=extractor)
+        return DynamicProcessingTimeSessionWindows(extractor)
 
 
 class GlobalWindows(WindowAssigner[T, GlobalWindow]):

@@ -284,16 +284,16 @@ class ContinuousProcessingTimeTrigger(_ContinuousTrigger[T, Window]):
 
 
 class CountTrigger(Trigger[T, Window]):
-    """Fires when the window holds ``count`` elements (then counts again from zero)."""
+    """Fires when the window holds ``window_size`` elements (then counts again from zero)."""
 
-    def __init__(self, count: int) -> None:
-        self.count = count
+    def __init__(self, window_size: int) -> None:
+        self.count = window_size
         self.state_desc = ReducingStateDescriptor("count", _sum)
 
     @staticmethod
-    def of(count: int) -> CountTrigger:
-        """Fire every ``count`` elements."""
-        return CountTrigger(count)
+    def of(window_size: int) -> CountTrigger:
+        """Fire every ``window_size`` elements."""
+        return CountTrigger(window_size)
 
     def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
         """Count; fire at ``count``."""
