@@ -44,6 +44,7 @@ ONE_LINE_ERRORS: tuple[str, ...] = (
     "IsADirectoryError",
     "PermissionError",
     "FileExistsError",
+    "KafkaConnectorError",
 )
 
 VERBOSE_HINT = "(--verbose or MILLSTREAM_LOG_LEVEL=DEBUG shows the whole traceback)"
@@ -114,6 +115,31 @@ def _first_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {line}" if line else type(err).__name__
 
 
+def _causes(err: BaseException) -> list[BaseException]:
+    """The exceptions under ``err`` (its causes, or what it was raised while handling), in order."""
+    out: list[BaseException] = []
+    seen = {id(err)}
+    current = err.__cause__ or (None if err.__suppress_context__ else err.__context__)
+    while current is not None and id(current) not in seen:
+        out.append(current)
+        seen.add(id(current))
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return out
+
+
+def _said(err: BaseException, line: str) -> bool:
+    """Whether ``line`` already says what ``err`` says (an OSError: its ``strerror``)."""
+    text = (err.strerror if isinstance(err, OSError) else None) or str(err).strip()
+    return not text or text.splitlines()[0] in line
+
+
+def _one_line(line: str, err: BaseException) -> str:
+    """``line`` for ``err``, with the hint to ``--verbose`` only when the whole traceback
+    would show more: an exception under it that the line does not already say."""
+    more = not all(_said(cause, line) for cause in _causes(err))
+    return f"{line}  {VERBOSE_HINT}" if more else line
+
+
 def render(err: BaseException, verbose: bool | None = None) -> str:
     """What to print for ``err`` ending a program (without a final newline)."""
     if verbose is None:
@@ -123,18 +149,31 @@ def render(err: BaseException, verbose: bool | None = None) -> str:
     if type(err).__name__ == "JobExecutionException":
         return _render_job_failure(err)
     if type(err).__name__ in ONE_LINE_ERRORS and _raised_by_millstream(err):
-        return f"millstream: {err}  {VERBOSE_HINT}"
+        return _one_line(f"millstream: {err}", err)
     return "".join(traceback.format_exception(err)).rstrip("\n")
+
+
+def _job_failure_detail(err: BaseException) -> str:
+    """What the line of a failed job adds to the job's own message: the first of its causes
+    whose message says it all (one of ``ONE_LINE_ERRORS``: what is under it is detail for
+    ``--verbose``), else the innermost cause; nothing when the message already says it."""
+    causes = []
+    current = err.__cause__
+    while current is not None and current not in causes:
+        causes.append(current)
+        current = current.__cause__
+    telling = next((c for c in causes if type(c).__name__ in ONE_LINE_ERRORS), None)
+    shown = telling if telling is not None else (causes[-1] if causes else None)
+    if shown is None or str(shown).strip() in str(err):
+        return ""
+    return f": {shown}" if telling is not None else f": {_first_line(shown)}"
 
 
 def _render_job_failure(err: BaseException) -> str:
     """The header of a failed job and, for a user function, the user's own frames."""
     failure = _user_function_failure(err)
     if failure is None or failure.__cause__ is None:
-        # the innermost cause, when the job's own message does not already end with it
-        root = root_cause(err.__cause__) if err.__cause__ is not None else None
-        detail = f": {_first_line(root)}" if root is not None and root is not err.__cause__ else ""
-        return f"millstream: {err}{detail}  {VERBOSE_HINT}"
+        return _one_line(f"millstream: {err}{_job_failure_detail(err)}", err)
     user_error = failure.__cause__
     job = getattr(getattr(failure, "location", None), "job_name", "")
     # what the job said between its end and the task's failure ("Recovery is suppressed by ...")
