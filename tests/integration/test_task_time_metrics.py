@@ -23,7 +23,7 @@ from millstream.common import Configuration, Time, WatermarkStrategy
 from millstream.common.watermark_strategy import TimestampAssigner
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.datastream.connectors.datagen import DataGeneratorSource
-from millstream.datastream.functions import SinkFunction
+from millstream.datastream.functions import SinkFunction, SourceFunction
 from millstream.datastream.window import TumblingEventTimeWindows
 from millstream.testing.sinks import DiscardingSink
 from tests.integration.test_prometheus import _free_range, _scrape
@@ -40,6 +40,23 @@ class SlowSink(SinkFunction):
 
     def invoke(self, value: Any, context: Any) -> None:
         time.sleep(0.005)
+
+
+class Trickle(SourceFunction):
+    """A legacy source: one element every 20 ms until cancelled."""
+
+    def __init__(self) -> None:
+        self.running = True
+
+    def run(self, ctx: Any) -> None:
+        i = 0
+        while self.running:
+            ctx.collect(i)
+            i += 1
+            time.sleep(0.02)
+
+    def cancel(self) -> None:
+        self.running = False
 
 
 class _EventTime(TimestampAssigner):
@@ -235,7 +252,13 @@ def test_operators_have_flinks_series_with_watermarks_and_late_records(windowed:
 
 def test_a_tasks_records_in_are_the_rest_apis_read_records(windowed: tuple[Api, Any]) -> None:
     """One counter for both, as in Flink: 0 for the source task (before, Prometheus showed
-    what the source read while REST showed 0), the window task's between two REST reads."""
+    what the source read while REST showed 0), the window task's between two REST reads.
+
+    PyFlink 2.3.0, a NumberSequenceSource "gen" ahead of a map: REST ``0.numRecordsIn`` of the
+    source vertex is "0", its subtask's "read-records" 0, and Prometheus has
+    ``flink_taskmanager_job_task_numRecordsIn{task_name="Source:_gen",...} 0.0``; the source
+    operator's own series are ``flink_taskmanager_job_task_operator_numRecordsOut{...,
+    operator_name="Source:_gen",...} 18725.0`` (REST: ``0.Source__gen.numRecordsOut``)."""
     api, address = windowed
 
     def read_records() -> list[int]:
@@ -258,5 +281,40 @@ def test_a_tasks_records_in_are_the_rest_apis_read_records(windowed: tuple[Api, 
         if labels["operator_name"] == "Source:_gen"
     ]
     assert source_operator and source_operator[0] > 0  # what the source read is its operator's
-    progress = api.get(f"/jobs/{api.job_id}")["vertices"][0]["metrics"]["source-records"]
-    assert progress > 0
+    job = api.get(f"/jobs/{api.job_id}")
+    assert job["vertices"][0]["metrics"]["source-records"] > 0  # the progress view's figure
+    source = job["vertices"][0]["id"]
+    (sent,) = api.get(f"/jobs/{api.job_id}/vertices/{source}/metrics?get=0.Source__gen.numRecordsOut")
+    assert int(sent["value"]) > 0
+
+
+def test_a_legacy_sources_busy_time_is_not_measured() -> None:
+    """As Flink's SourceStreamTask (setEnableBusyTime(false)): its task thread only waits for
+    the source thread, so busy time is NaN, written "NaN" in the REST API's JSON."""
+    env = _env({})
+    env.add_source(Trickle()).name("trickle").rebalance().add_sink(lambda v: None)
+    client = env.execute_async("legacy source")
+    try:
+        api = Api(client)
+        job = api.wait_for(
+            f"/jobs/{api.job_id}",
+            lambda j: all(v["status"] == "RUNNING" for v in j["vertices"]),
+            "the job's tasks never ran",
+        )
+        source, sink = (v["id"] for v in job["vertices"])
+        body = api.wait_for(
+            f"/jobs/{api.job_id}/vertices/{source}/backpressure",
+            lambda b: b["status"] == "ok",
+            "the legacy source never reported its metrics",
+        )
+        assert body["subtasks"][0]["busyRatio"] == "NaN"
+        assert api.get(f"/jobs/{api.job_id}")["vertices"][0]["metrics"]["accumulated-busy-time"] == "NaN"
+        sink_body = api.wait_for(
+            f"/jobs/{api.job_id}/vertices/{sink}/backpressure",
+            lambda b: b["subtasks"][0]["idleRatio"] > 0.5,
+            "the sink of a trickle never showed idle",
+        )
+        assert _sums_to_one(sink_body["subtasks"][0])
+    finally:
+        client.cancel()
+        client.close()

@@ -13,11 +13,16 @@ interfaces.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from millstream import __version__
 from millstream.runtime.jobmanager.job_details import JobDetails, SubtaskDetails, VertexDetails
-from millstream.runtime.taskmanager.task_metrics import TASK_METRIC_NAMES
+from millstream.runtime.taskmanager.task_metrics import (
+    OPERATOR_METRIC_NAMES,
+    OPERATOR_NAME_MAX_LENGTH,
+    TASK_METRIC_NAMES,
+)
 
 __all__ = [
     "backpressure",
@@ -26,6 +31,7 @@ __all__ = [
     "exceptions",
     "job_detail",
     "job_overview",
+    "metric_operator_name",
     "overview",
     "plan",
     "subtask_metrics",
@@ -50,6 +56,7 @@ _TASK_STATES = (
 )
 # the subtask metrics the REST API names (``/metrics`` of a vertex), Flink's names
 SUBTASK_METRICS = TASK_METRIC_NAMES
+_QUERY_SERVICE_UNSAFE = re.compile(r"[ .:,]")
 
 
 def subtask_metrics(subtask: SubtaskDetails, live: dict[str, Any]) -> dict[str, Any] | None:
@@ -402,22 +409,25 @@ def backpressure(
         metrics = live.get(subtask.attempt_id) or {}
         ratio = min(1.0, float(metrics.get("backPressuredTimeMsPerSecond", 0)) / 1000)
         worst = max(worst, ratio)
+        # Flink 2.3 writes the level under both keys, and no attempt number (only speculative
+        # attempts carry one)
         subtasks.append(
             {
                 "subtask": subtask.subtask,
-                "attempt-number": subtask.attempt,
-                "backpressure-level": _level(ratio),
+                "backpressureLevel": _level(ratio),
                 "ratio": ratio,
                 "idleRatio": _ratio(metrics, "idleTimeMsPerSecond"),
                 "busyRatio": _ratio(metrics, "busyTimeMsPerSecond"),
+                "backpressure-level": _level(ratio),
             }
         )
     running = any(subtask.attempt_id in live for subtask in vertex.subtasks)
     return {
         "status": "ok" if running else "deprecated",
-        "backpressure-level": _level(worst),
+        "backpressureLevel": _level(worst),
         "end-timestamp": now,
         "subtasks": subtasks,
+        "backpressure-level": _level(worst),
     }
 
 
@@ -448,9 +458,21 @@ def vertex_metric_values(
         for name in SUBTASK_METRICS:
             if name in metrics:
                 values[f"{subtask.subtask}.{name}"] = _metric_value(metrics[name])
+        for operator in metrics.get("operators", ()):
+            prefix = f"{subtask.subtask}.{metric_operator_name(operator['name'])}"
+            for name in OPERATOR_METRIC_NAMES:
+                if name in operator:
+                    values[f"{prefix}.{name}"] = _metric_value(operator[name])
     if names is None:
         return [{"id": metric_id} for metric_id in values]
     return [{"id": name, "value": values[name]} for name in names if name in values]
+
+
+def metric_operator_name(name: str) -> str:
+    """An operator's name in metric ids, as Flink's metric query service writes it: at most
+    80 characters (Flink's operator metric group truncates longer ones), with ``' '``,
+    ``'.'``, ``':'`` and ``','`` as ``'_'`` (``Source: gen`` is ``Source__gen``)."""
+    return _QUERY_SERVICE_UNSAFE.sub("_", name[:OPERATOR_NAME_MAX_LENGTH])
 
 
 def _metric_value(value: Any) -> str:

@@ -63,6 +63,19 @@ def test_each_subtask_shows_its_measured_backpressured_idle_and_busy_ratios() ->
     }
     body = flink_json.backpressure(_details(2), "v1", live, 0)
     assert body is not None
+    # PyFlink 2.3.0's REST API, a NumberSequenceSource ahead of a slow map, printed:
+    # {"status": "ok", "backpressureLevel": "high", "end-timestamp": 1795929860707, "subtasks":
+    # [{"subtask": 0, "backpressureLevel": "high", "ratio": 1.0, "idleRatio": 0.0,
+    # "busyRatio": 0.0, "backpressure-level": "high"}], "backpressure-level": "high"}
+    assert list(body) == ["status", "backpressureLevel", "end-timestamp", "subtasks", "backpressure-level"]
+    assert list(body["subtasks"][0]) == [
+        "subtask",
+        "backpressureLevel",
+        "ratio",
+        "idleRatio",
+        "busyRatio",
+        "backpressure-level",
+    ]
     first, second = body["subtasks"]
     assert (first["ratio"], first["idleRatio"], first["busyRatio"]) == (0.95, 0.0, 0.05)
     assert first["backpressure-level"] == "high"
@@ -118,14 +131,32 @@ def test_a_nan_busy_time_makes_the_vertex_busy_time_nan() -> None:
     assert values == [{"id": "0.accumulateBusyTimeMs", "value": "NaN"}]
 
 
-def test_the_vertex_metrics_list_flinks_accumulated_time_names() -> None:
+def test_the_vertex_metrics_list_flinks_accumulated_time_names_and_operator_metrics() -> None:
+    """PyFlink 2.3.0 lists, for a NumberSequenceSource named "gen", '0.accumulateBusyTimeMs',
+    '0.accumulateIdleTimeMs', '0.accumulateBackPressuredTimeMs' and the operator's
+    '0.Source__gen.numRecordsIn', '0.Source__gen.numRecordsOut', '0.Source__gen.currentOutputWatermark'
+    (and 'Sink: Print to Std. Out' as '0.Sink__Print_to_Std__Out.numRecordsIn')."""
     live = {"attempt-0": _sample(3, 0, backpressured=1, idle=2, busy=3.0)}
+    live["attempt-0"]["operators"][0].update(numRecordsOut=4, currentOutputWatermark=9)
     listed = {m["id"] for m in flink_json.vertex_metric_values(_details(1), "v1", live, None) or []}
     assert {"0.accumulateBackPressuredTimeMs", "0.accumulateIdleTimeMs", "0.accumulateBusyTimeMs"} <= listed
+    assert {"0.Source__gen.numRecordsIn", "0.Source__gen.numRecordsOut"} <= listed
+    values = flink_json.vertex_metric_values(
+        _details(1), "v1", live, ["0.Source__gen.currentOutputWatermark"]
+    )
+    assert values == [{"id": "0.Source__gen.currentOutputWatermark", "value": "9"}]
+    assert flink_json.metric_operator_name("Sink: Print to Std. Out") == "Sink__Print_to_Std__Out"
+    assert flink_json.metric_operator_name("slow map, Filter") == "slow_map__Filter"
 
 
 def test_label_values_keep_only_prometheus_name_characters() -> None:
-    """Flink's reporter (filterLabelValueCharacters, on by default)."""
+    """Flink's reporter (filterLabelValueCharacters, on by default). PyFlink 2.3.0 labels
+    the task "slow map, Filter -> Sink: Print to Std. Out" of job "pf bp" as
+    task_name="slow_map__Filter____Sink:_Print_to_Std__Out", job_name="pf_bp"."""
+    assert (
+        label_value("slow map, Filter -> Sink: Print to Std. Out")
+        == "slow_map__Filter____Sink:_Print_to_Std__Out"
+    )
     assert label_value("Source: gen -> Map") == "Source:_gen____Map"
     assert label_value("Window(TumblingEventTimeWindows(1000))") == "Window_TumblingEventTimeWindows_1000__"
 

@@ -24,7 +24,13 @@ from typing import Any
 
 from millstream.runtime.operators.elements import MIN_TIMESTAMP
 
-__all__ = ["OPERATOR_METRIC_NAMES", "TASK_METRIC_NAMES", "TaskMetricsSampler", "TimerGauge"]
+__all__ = [
+    "OPERATOR_METRIC_NAMES",
+    "OPERATOR_NAME_MAX_LENGTH",
+    "TASK_METRIC_NAMES",
+    "TaskMetricsSampler",
+    "TimerGauge",
+]
 
 # the numeric metrics of a sample, Flink's names (the REST API's and Prometheus' task metrics)
 TASK_METRIC_NAMES = (
@@ -63,6 +69,8 @@ OPERATOR_METRIC_NAMES = (
     "numLateRecordsDropped",
 )
 
+# Flink's operator metric groups truncate longer operator names to this many characters
+OPERATOR_NAME_MAX_LENGTH = 80
 RATE_WINDOW_S = 1.0
 
 
@@ -229,7 +237,7 @@ def _operator_metrics(chain: Any, records_out: list[int], rates: dict[str, float
         metrics.append(
             {
                 "id": node_id,
-                "name": operator.name,
+                "name": operator.name[:OPERATOR_NAME_MAX_LENGTH],
                 **operator.operator_metrics(),
                 "numRecordsOut": records_out[i],
                 "numRecordsInPerSecond": round(rates.get(f"{i}.in", 0.0), 1),
