@@ -320,6 +320,7 @@ class OperatorChain:
         """Each operator's numRecordsOut (Flink counts it on the operator's output): what its
         chained operators took in plus what it handed to the edges leaving the chain. Read on
         demand from where records arrive, so nothing more is counted per record."""
+        # a task's writers are RecordWriters; a Spark vertex's record gatherers count nothing
         return [
             sum(target.records_in for target in targets)
             + sum(getattr(writer, "records_out", 0) for writer in writers)

@@ -155,13 +155,7 @@ class TaskMetricsSampler:
         idle_s = stream_task.idle_time.accumulated() if stream_task is not None else 0.0
         rates = self._window(
             time.monotonic(),
-            {
-                **counts,
-                **{f"{i}.in": op.records_in for i, op in enumerate(operators)},
-                **{f"{i}.out": n for i, n in enumerate(records_out)},
-                "backPressuredTime": backpressured_s * 1000,
-                "idleTime": idle_s * 1000,
-            },
+            {**counts, **_operator_counts(operators, records_out), **_times(idle_s, backpressured_s)},
         )
         return {
             "task": task.location.describe(),
@@ -197,6 +191,19 @@ class TaskMetricsSampler:
             except Exception:  # a reader closing meanwhile: the last figure
                 pass
         return self._source_bytes
+
+
+def _operator_counts(operators: list[Any], records_out: list[int]) -> dict[str, float]:
+    """Each operator's records in and out, the counters of its record rates."""
+    return {
+        **{f"{i}.in": operator.records_in for i, operator in enumerate(operators)},
+        **{f"{i}.out": n for i, n in enumerate(records_out)},
+    }
+
+
+def _times(idle_s: float, backpressured_s: float) -> dict[str, float]:
+    """The accumulated times whose per-second rates are the task's time metrics, in ms."""
+    return {"backPressuredTime": backpressured_s * 1000, "idleTime": idle_s * 1000}
 
 
 def _time_metrics(
