@@ -20,6 +20,7 @@ ExecutionGraph instead of running the job.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import runpy
@@ -41,9 +42,19 @@ from millstream.datastream.stream_execution_environment import (
 from millstream.graph import plan_printer
 from millstream.runtime.executiongraph.execution_graph import ExecutionGraph, build_execution_graph
 
-__all__ = ["main"]
+__all__ = ["PlainHelpFormatter", "build_parser", "main"]
 
 _JOB_ID = re.compile(r"[0-9a-f]{32}")
+_RST_LITERAL = re.compile(r"``(.+?)``")
+
+
+class PlainHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help text as a terminal shows it: the descriptions are docstrings, whose
+    reStructuredText literals (````millstream````) read as plain words (``millstream``)."""
+
+    def format_help(self) -> str:
+        """The help, without reStructuredText markup."""
+        return _RST_LITERAL.sub(r"\1", super().format_help())
 
 
 def _configuration(args: argparse.Namespace) -> Configuration:
@@ -68,16 +79,47 @@ def _configuration(args: argparse.Namespace) -> Configuration:
 
 
 def _run_script(path: str, script_args: Sequence[str]) -> None:
-    if not os.path.isfile(path):
+    """Run the job file ``path`` as ``__main__`` (as ``python path`` would: a directory runs
+    its ``__main__.py``)."""
+    if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "__main__.py")):
+        raise SystemExit(_not_a_job_file(path))
+    if not os.path.exists(path):
         raise SystemExit(f"millstream: no such job file: {path}")
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [path, *script_args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    sys.path.insert(
+        0, os.path.abspath(path) if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    )
     try:
         runpy.run_path(path, run_name="__main__")
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
+
+
+def _not_a_job_file(directory: str) -> str:
+    """What to say about ``millstream run DIRECTORY`` (a directory without a ``__main__.py``)."""
+    try:
+        programs = sorted(name for name in os.listdir(directory) if name.endswith(".py"))
+    except OSError:
+        programs = []
+    example = os.path.join(directory, programs[0] if programs else "JOB.py")
+    return (
+        f"millstream: {directory} is a directory, not a job file: give the job's Python file "
+        f"(millstream run {example}), or a directory with a __main__.py"
+    )
+
+
+def _rest_port_taken(err: OSError, config: Configuration) -> bool:
+    """Whether ``err`` says the embedded cluster's REST API could not listen on its port
+    (``--web-ui`` while another process, another job's or a JobManager's, holds it)."""
+    port = config.get(rest_options.REST_PORT)
+    return (
+        err.errno == errno.EADDRINUSE
+        and config.get(rest_options.REST_ENABLED)
+        and "REST API" in str(err.strerror)
+        and f":{port}" in str(err.strerror)
+    )
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -93,6 +135,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         # The job's client cancelled the job and released its cluster on the way out.
         print("millstream: interrupted; the job was cancelled", file=sys.stderr)
         return 130  # 128 + SIGINT, as a shell reports a program ended by Ctrl-C
+    except OSError as err:
+        if args.verbose or not _rest_port_taken(err, config):
+            raise
+        print(
+            f"millstream: {err.strerror} (another process uses the port: stop it, or give the "
+            "dashboard another port with -D rest.port=PORT, 0 for a free one)",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         set_context_configuration(None)
         if listener is not None:
@@ -230,7 +281,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``millstream`` command."""
     parser = argparse.ArgumentParser(
-        prog="millstream", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="millstream", description=__doc__, formatter_class=PlainHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"millstream {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -299,6 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
         process = sub.add_parser(name, help=text, add_help=False)
         process.add_argument("args", nargs=argparse.REMAINDER)
         process.set_defaults(func=_process_command(name))
+    for command in sub.choices.values():
+        command.formatter_class = PlainHelpFormatter
     return parser
 
 

@@ -14,6 +14,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from millstream.common import config_options as opts
+from millstream.runtime.rpc.wire import load_secret
 from millstream.web.auth import read_token_file, rest_token
 
 __all__ = ["RestClient", "RestError", "parse_rest_address"]
@@ -54,8 +56,7 @@ class RestClient:
 
     def _token(self) -> str | None:
         if self._secret_file:
-            with open(os.path.expanduser(self._secret_file)) as f:
-                return rest_token(f.readline().strip())
+            return rest_token(load_secret(None, self._secret_file, f"-D {opts.SECRET_FILE.key}=FILE"))
         secret = os.environ.get("MILLSTREAM_SECRET")
         if secret:
             return rest_token(secret.strip())

@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
+from millstream.common.config_option import ConfigurationError
+
 __all__ = ["PipelineExecutor", "get_executor", "get_table_runner", "register_executor"]
 
 
@@ -51,7 +53,7 @@ def get_executor(name: str) -> PipelineExecutor:
         target = _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY) + [f"{s}://HOST:PORT" for s in _SCHEMES])
-        raise ValueError(f"unknown execution.target {name!r}; known targets: {known}") from None
+        raise ConfigurationError(f"unknown execution.target {name!r}; known targets: {known}") from None
     module_name, _, attribute = target.partition(":")
     factory = getattr(importlib.import_module(module_name), attribute)
     executor: PipelineExecutor = factory()

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from millstream.common import config_options as opts
+from millstream.common.config_option import ConfigurationError
 from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import (
     JobExecutionException,
@@ -454,7 +455,7 @@ class MiniClusterExecutor:
     def execute(self, job_graph: JobGraph, configuration: Configuration) -> JobExecutionResult:
         """Run the job to completion."""
         if not configuration.get(opts.EXECUTION_ATTACHED):
-            raise ValueError(
+            raise ConfigurationError(
                 "detached mode (millstream run --detached, execution.attached: false) needs a cluster "
                 "that outlives the client: --target cluster://HOST:PORT (the embedded cluster ends "
                 "with its program)"

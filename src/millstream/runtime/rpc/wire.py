@@ -32,6 +32,8 @@ import secrets
 import struct
 from collections.abc import Callable
 
+from millstream.common.config_option import ConfigurationError
+
 __all__ = [
     "MAGIC",
     "MAX_FRAME",
@@ -84,7 +86,8 @@ def load_secret(value: str | None, path: str | None, option: str = "--secret-fil
         option: how the caller's user names the secret file, for the error message.
 
     Raises:
-        ValueError: no secret, or the file is missing, unreadable or empty.
+        ConfigurationError: no secret, or the file is missing, unreadable or empty (a
+            ValueError: one line naming the file and the option).
     """
     if value:
         return value
@@ -94,14 +97,16 @@ def load_secret(value: str | None, path: str | None, option: str = "--secret-fil
             with open(path) as f:
                 text = f.readline().strip()
         except OSError as err:
-            raise ValueError(f"cannot read the secret file {path}: {err.strerror or err}") from err
+            raise ConfigurationError(
+                f"cannot read the secret file {path}: {err.strerror or err} ({option})"
+            ) from err
         if not text:
-            raise ValueError(f"secret file {path} is empty")
+            raise ConfigurationError(f"secret file {path} is empty ({option})")
         return text
     env = os.environ.get("MILLSTREAM_SECRET", "").strip()
     if env:
         return env
-    raise ValueError(
+    raise ConfigurationError(
         f"no shared secret: pass {option} (or set MILLSTREAM_SECRET); every "
         "connection is authenticated because frames carry pickled code"
     )
