@@ -41,6 +41,8 @@ __all__ = ["RestEndpoint", "start_rest_endpoint"]
 log = logging.getLogger(__name__)
 
 METRICS_TIMEOUT_S = 5.0  # a TaskManager that does not answer leaves its tasks' metrics out
+TASK_MANAGER_TIMEOUT_S = 30.0  # a request to one TaskManager (its logs)
+UNANSWERED = "unansweredTaskManagers"  # the TaskManagers whose tasks' metrics are missing
 CALL_TIMEOUT_S = 30.0
 SAVEPOINT_TRIGGERS = 64  # the newest savepoint requests whose status is kept
 _TERMINAL = ("FINISHED", "CANCELED", "FAILED")
@@ -57,6 +59,17 @@ def _json(body: Any, status: int = 200) -> web.Response:
 
 def _error(status: int, message: str) -> web.Response:
     return _json({"errors": [message]}, status)
+
+
+def _metrics_answer(body: Any, unanswered: tuple[str, ...]) -> web.Response:
+    """A document built from the tasks' metrics, naming the TaskManagers that did not send
+    theirs (a key of a JSON object, and a header for any document)."""
+    if unanswered and isinstance(body, dict):
+        body = {**body, UNANSWERED: list(unanswered)}
+    response = _json(body)
+    if unanswered:
+        response.headers["Millstream-Unanswered-TaskManagers"] = ", ".join(unanswered)
+    return response
 
 
 def _not_found(message: str) -> web.HTTPNotFound:
@@ -194,23 +207,27 @@ class RestEndpoint:
         masters, archived = await _wait(self._services.dispatcher.jobs())
         return masters, archived
 
-    async def _job_and_metrics(self, job_id: str, metrics: bool = True) -> tuple[Any, dict[str, Any]]:
-        """(JobDetails, live metrics by attempt) of a job; raises HTTPNotFound."""
+    async def _job_and_metrics(
+        self, job_id: str, metrics: bool = True
+    ) -> tuple[Any, dict[str, Any], tuple[str, ...]]:
+        """(JobDetails, live metrics by attempt, the TaskManagers that did not send theirs
+        within ``METRICS_TIMEOUT_S``) of a job; raises HTTPNotFound."""
         masters, archived = await self._jobs_now()
         master = next((m for m in masters if m.job_graph.job_id == job_id), None)
         if master is None:
             details = next((d for d in reversed(archived) if d.job_id == job_id), None)
             if details is None:
                 raise _not_found(f"Job {job_id} not found")
-            return details, {}
+            return details, {}, ()
         details = await _wait(master.details())
-        live: dict[str, Any] = {}
-        if metrics:
-            try:
-                live = await _wait(master.request_attempt_metrics(), METRICS_TIMEOUT_S)
-            except TimeoutError:
-                log.warning("task metrics of job %s did not come within %.0f s", job_id, METRICS_TIMEOUT_S)
-        return details, live
+        if not metrics:
+            return details, {}, ()
+        try:  # the JobMaster answers within the time with what came, naming who did not answer
+            report = await _wait(master.request_task_metrics_report(METRICS_TIMEOUT_S), CALL_TIMEOUT_S)
+        except TimeoutError:
+            log.warning("task metrics of job %s did not come within %.0f s", job_id, CALL_TIMEOUT_S)
+            return details, {}, ()
+        return details, report.metrics, report.unanswered
 
     async def _master(self, job_id: str) -> Any:
         masters, archived = await self._jobs_now()
@@ -267,29 +284,29 @@ class RestEndpoint:
     # -- one job -------------------------------------------------------------------------------
 
     async def _job(self, request: web.Request) -> web.Response:
-        details, live = await self._job_and_metrics(request.match_info["jobid"])
-        return _json(flink_json.job_detail(details, live, _now()))
+        details, live, unanswered = await self._job_and_metrics(request.match_info["jobid"])
+        return _metrics_answer(flink_json.job_detail(details, live, _now()), unanswered)
 
     async def _plan(self, request: web.Request) -> web.Response:
-        details, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
+        details, _, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
         return _json({"plan": flink_json.plan(details)})
 
     async def _exceptions(self, request: web.Request) -> web.Response:
-        details, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
+        details, _, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
         return _json(flink_json.exceptions(details))
 
     async def _checkpoints(self, request: web.Request) -> web.Response:
-        details, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
+        details, _, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
         return _json(flink_json.checkpoints(details))
 
     async def _checkpoint_config(self, request: web.Request) -> web.Response:
-        details, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
+        details, _, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
         if not details.checkpoint_config.get("enabled"):
             return _error(404, "Checkpointing is not enabled for this job")
         return _json(flink_json.checkpoint_config(details))
 
     async def _checkpoint_details(self, request: web.Request) -> web.Response:
-        details, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
+        details, _, _ = await self._job_and_metrics(request.match_info["jobid"], metrics=False)
         wanted = request.match_info["checkpointid"]
         for entry in flink_json.checkpoints(details)["history"]:
             if str(entry["id"]) == wanted:
@@ -299,12 +316,12 @@ class RestEndpoint:
     async def _vertex_document(
         self, request: web.Request, build: Callable[[Any, str, dict[str, Any]], Any]
     ) -> web.Response:
-        details, live = await self._job_and_metrics(request.match_info["jobid"])
+        details, live, unanswered = await self._job_and_metrics(request.match_info["jobid"])
         vertex_id = request.match_info["vertexid"]
         body = build(details, vertex_id, live)
         if body is None:
             return _error(404, f"Vertex {vertex_id} not found in job {details.job_id}")
-        return _json(body)
+        return _metrics_answer(body, unanswered)
 
     async def _vertex(self, request: web.Request) -> web.Response:
         return await self._vertex_document(
@@ -421,6 +438,9 @@ class RestEndpoint:
         return _error(404, f"TaskManager {wanted} not found")
 
     async def _call_task_manager(self, tm_id: str, method: str, *args: Any) -> Any:
+        """``method(*args)`` on TaskManager ``tm_id``; raises HTTPNotFound (no such TaskManager),
+        HTTPGatewayTimeout (it did not answer: it hangs, or is overloaded) or
+        HTTPServiceUnavailable (its connection is gone), each naming it."""
         try:
             future = self._services.registry.call_task_manager(tm_id, method, *args)
         except KeyError:
@@ -428,7 +448,18 @@ class RestEndpoint:
                 text=json.dumps({"errors": [f"TaskManager {tm_id} not found"]}),
                 content_type="application/json",
             ) from None
-        return await _wait(future)
+        try:
+            return await _wait(future, TASK_MANAGER_TIMEOUT_S)
+        except TimeoutError:
+            message = f"TaskManager {tm_id} did not answer within {TASK_MANAGER_TIMEOUT_S:.0f} s"
+            raise web.HTTPGatewayTimeout(
+                text=json.dumps({"errors": [message]}), content_type="application/json"
+            ) from None
+        except ConnectionError as err:
+            raise web.HTTPServiceUnavailable(
+                text=json.dumps({"errors": [f"TaskManager {tm_id} is not reachable: {err}"]}),
+                content_type="application/json",
+            ) from None
 
     async def _task_manager_logs(self, request: web.Request) -> web.Response:
         files = await self._call_task_manager(request.match_info["taskmanagerid"], "log_files")

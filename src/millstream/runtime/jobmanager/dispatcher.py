@@ -124,6 +124,8 @@ class Dispatcher(RpcEndpoint):
             master = self.job_masters.get(job_id)
             if master is not None:  # its thread runs until _job_done (this thread) stops it
                 master.details().add_done_callback(lambda done: _forward(done, result))
+            elif not result.set_running_or_notify_cancel():
+                return  # its caller stopped waiting
             elif job_id in self.archived:
                 result.set_result(self.archived[job_id])
             else:
@@ -144,6 +146,8 @@ class Dispatcher(RpcEndpoint):
 
 
 def _forward(done: Future[Any], result: Future[Any]) -> None:
+    if not result.set_running_or_notify_cancel():
+        return  # its caller stopped waiting (a REST request timed out)
     error = done.exception()
     if error is not None:
         result.set_exception(error)

@@ -11,7 +11,9 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
 
 from millstream.common.job_execution_result import JobStatus
 from millstream.graph.plan_printer import job_graph_plan
@@ -25,9 +27,38 @@ from millstream.runtime.jobmanager.job_master_failover import FailoverJobMaster
 from millstream.runtime.jobmanager.job_master_scheduling import JobResult, TaskManagerLostError
 from millstream.runtime.jobmanager.savepoints import trigger_savepoint
 
-__all__ = ["JobMaster", "JobResult", "TaskManagerLostError"]
+__all__ = ["JobMaster", "JobResult", "TaskManagerLostError", "TaskMetricsReport"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# A TaskManager that has not sent its tasks' metrics by then (it hangs, or is overloaded) is
+# left out of the answer, and named in it (the progress view waits 5 s for the answer; the
+# REST API gives its own time).
+TASK_METRICS_TIMEOUT_S = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class TaskMetricsReport:
+    """The metrics of a job's running tasks by execution attempt, and the TaskManagers whose
+    tasks are missing from them (they did not answer in time, or could not be reached)."""
+
+    metrics: dict[str, Any]
+    unanswered: tuple[str, ...]
+
+
+def _complete(future: Future[T], value: T) -> None:
+    """Set ``future``'s result unless its caller cancelled it (stopped waiting)."""
+    if future.set_running_or_notify_cancel():
+        future.set_result(value)
+
+
+def _fail(future: Future[Any], error: BaseException) -> None:
+    """Fail ``future`` unless its caller cancelled it (stopped waiting)."""
+    if future.set_running_or_notify_cancel():
+        future.set_exception(error)
+
 
 _DECLINE_KINDS = {
     "task-not-ready": CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_NOT_READY,
@@ -123,41 +154,75 @@ class JobMaster(FailoverJobMaster):
         """
         result: Future[dict[str, Any]] = Future()
 
-        def by_name(samples: Future[dict[str, Any]]) -> None:
-            if samples.exception() is not None:
-                result.set_exception(samples.exception())
+        def by_name(report: Future[TaskMetricsReport]) -> None:
+            error = report.exception()
+            if error is not None:
+                _fail(result, error)
                 return
-            merged = {sample["task"]: sample for sample in samples.result().values()}
-            result.set_result(dict(sorted(merged.items())))
+            merged = {sample["task"]: sample for sample in report.result().metrics.values()}
+            _complete(result, dict(sorted(merged.items())))
 
-        self.request_attempt_metrics().add_done_callback(by_name)
+        self.request_task_metrics_report().add_done_callback(by_name)
         return result
 
     def request_attempt_metrics(self) -> Future[dict[str, Any]]:
         """Metrics of every running task of the job, by execution attempt id (any thread); a
-        TaskManager that does not answer leaves its tasks out."""
+        TaskManager that does not answer within ``TASK_METRICS_TIMEOUT_S`` leaves its tasks out."""
         result: Future[dict[str, Any]] = Future()
 
-        def gather() -> None:
-            executors = {offer.resource_id: offer.task_executor for offer in self._slots.values()}
-            pending = [gateway.task_metrics(self.job_graph.job_id) for gateway in executors.values()]
-            merged: dict[str, Any] = {}
-            remaining = [len(pending)]
+        def metrics(report: Future[TaskMetricsReport]) -> None:
+            error = report.exception()
+            if error is not None:
+                _fail(result, error)
+            else:
+                _complete(result, report.result().metrics)
 
-            def one_done(future: Future[dict[str, Any]]) -> None:
-                if future.exception() is None:
-                    merged.update(future.result())
-                remaining[0] -= 1
-                if remaining[0] == 0:
-                    result.set_result(merged)
-
-            if not pending:
-                result.set_result({})
-            for future in pending:
-                future.add_done_callback(one_done)
-
-        self.run_async(gather)
+        self.request_task_metrics_report().add_done_callback(metrics)
         return result
+
+    def request_task_metrics_report(
+        self, timeout_s: float = TASK_METRICS_TIMEOUT_S
+    ) -> Future[TaskMetricsReport]:
+        """The metrics of the job's running tasks by execution attempt, once every TaskManager
+        running them answered or ``timeout_s`` passed; the report names the TaskManagers that
+        did not answer (any thread). A caller may cancel the future when it stops waiting."""
+        result: Future[TaskMetricsReport] = Future()
+        self.run_async(self._gather_task_metrics, result, timeout_s)
+        return result
+
+    def _gather_task_metrics(self, result: Future[TaskMetricsReport], timeout_s: float) -> None:
+        executors = {str(offer.resource_id): offer.task_executor for offer in self._slots.values()}
+        pending = set(executors)  # not answered yet
+        missing = set(executors)  # no metrics from them (yet)
+        merged: dict[str, Any] = {}
+        finished = [False]
+
+        def finish() -> None:  # main thread: all answered, or the time is up
+            if not finished[0]:
+                finished[0] = True
+                if missing:
+                    log.debug("job %s: no task metrics from %s", self._job_label, ", ".join(sorted(missing)))
+                _complete(result, TaskMetricsReport(merged, tuple(sorted(missing))))
+
+        def answered(resource_id: str, future: Future[dict[str, Any]]) -> None:  # main thread
+            if finished[0]:
+                return  # too late: the report went out without it
+            pending.discard(resource_id)
+            if not future.cancelled() and future.exception() is None:  # else: unreachable
+                merged.update(future.result())
+                missing.discard(resource_id)
+            if not pending:
+                finish()
+
+        def on_done(resource_id: str, future: Future[dict[str, Any]]) -> None:  # any thread
+            self.run_async(answered, resource_id, future)
+
+        if not executors:
+            finish()
+            return
+        for resource_id, gateway in executors.items():
+            gateway.task_metrics(self.job_graph.job_id).add_done_callback(partial(on_done, resource_id))
+        self.schedule_run_async(timeout_s, finish)
 
     def plan(self) -> dict[str, Any]:
         """The JobGraph as a plan (vertices, operators, inputs), built once (any thread)."""

@@ -55,15 +55,20 @@ class RpcEndpoint:
             self._run_due_timers()
 
     def _run(self, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any] | None) -> None:
+        # a caller that stopped waiting (a REST request timed out) cancelled its future: the
+        # work is done all the same, its answer dropped
+        answer = future is not None and future.set_running_or_notify_cancel()
         try:
             result = fn(*args)
         except BaseException as err:
-            if future is not None:
+            if future is None:
+                log.exception("%s: unhandled error in %s", self.endpoint_name, fn)
+            elif answer:
                 future.set_exception(err)
             else:
-                log.exception("%s: unhandled error in %s", self.endpoint_name, fn)
+                log.debug("%s: %s failed after its caller stopped waiting: %s", self.endpoint_name, fn, err)
             return
-        if future is not None:
+        if future is not None and answer:
             future.set_result(result)
 
     def _until_next_timer(self) -> float | None:
