@@ -20,7 +20,7 @@ import threading
 from collections import deque
 from typing import Any
 
-from millstream.connectors.kafka.client import KafkaConnectorError, create_client, split_owner
+from millstream.connectors.kafka.client import KafkaClientLog, KafkaConnectorError, create_client, split_owner
 from millstream.connectors.kafka.offsets import NO_STOPPING_OFFSET, KafkaPartitionSplit
 
 __all__ = ["KafkaSourceReader"]
@@ -214,9 +214,10 @@ class KafkaSourceReader:
 
         from millstream.connectors.kafka.source import discover_splits
 
-        consumer = create_client(Consumer, self._source.consumer_config(None), f"KafkaSource {self._name}")
+        client_log = KafkaClientLog(f"KafkaSource {self._name}")
+        consumer = create_client(Consumer, self._source.consumer_config(None), client_log.what, client_log)
         try:
-            splits = discover_splits(self._source, consumer, set())
+            splits = discover_splits(self._source, consumer, set(), client_log)
         finally:
             consumer.close()
         index, parallelism = self._context.subtask_index, self._context.parallelism

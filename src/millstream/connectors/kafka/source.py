@@ -20,7 +20,14 @@ import re
 import uuid
 from typing import Any
 
-from millstream.connectors.kafka.client import KafkaConnectorError, client_config, create_client, split_owner
+from millstream.connectors.kafka.client import (
+    KafkaClientLog,
+    KafkaConnectorError,
+    client_config,
+    create_client,
+    kafka_error_text,
+    split_owner,
+)
 from millstream.connectors.kafka.offsets import (
     METADATA_TIMEOUT_S,
     NO_STOPPING_OFFSET,
@@ -182,11 +189,15 @@ class KafkaSource:
 
 
 def discover_splits(
-    source: KafkaSource, consumer: Any, known: set[KafkaTopicPartition]
+    source: KafkaSource,
+    consumer: Any,
+    known: set[KafkaTopicPartition],
+    client_log: KafkaClientLog | None = None,
 ) -> list[KafkaPartitionSplit]:
     """The splits of the subscribed partitions not in ``known``, their starting and stopping
-    offsets resolved (the enumerator's discovery; a runner without one calls it per reader)."""
-    new = sorted(p for p in _subscribed(source, consumer) if p not in known)
+    offsets resolved (the enumerator's discovery; a runner without one calls it per reader).
+    ``client_log``: the consumer's, whose latest broker error a failure names."""
+    new = sorted(p for p in _subscribed(source, consumer, client_log) if p not in known)
     if not new:
         return []
     starts = source.starting.resolve(consumer, new)
@@ -196,7 +207,9 @@ def discover_splits(
     ]
 
 
-def _subscribed(source: KafkaSource, consumer: Any) -> list[KafkaTopicPartition]:
+def _subscribed(
+    source: KafkaSource, consumer: Any, client_log: KafkaClientLog | None
+) -> list[KafkaTopicPartition]:
     if source.partitions:
         return list(source.partitions)
     try:
@@ -212,15 +225,30 @@ def _subscribed(source: KafkaSource, consumer: Any) -> list[KafkaTopicPartition]
         raise
     except Exception as err:
         servers = source.properties.get("bootstrap.servers")
+        who = client_log.what if client_log is not None else "KafkaSource"
+        # the message says all the exception does (its frames are confluent-kafka's C code)
         raise KafkaConnectorError(
-            f"KafkaSource: cannot list the partitions of {source.describe()} at {servers}: {err}"
-        ) from err
+            f"{who}: cannot list the partitions of {source.describe()} at {servers} "
+            f"(bootstrap.servers): {_broker_error(consumer, client_log, err)}"
+        ) from None
     out: list[KafkaTopicPartition] = []
     for name, topic in sorted(topics.items()):
         if topic.error is not None:
             raise KafkaConnectorError(f"KafkaSource: topic {name!r} cannot be read: {topic.error.str()}")
         out.extend(KafkaTopicPartition(name, p) for p in topic.partitions)
     return out
+
+
+def _broker_error(consumer: Any, client_log: KafkaClientLog | None, err: BaseException) -> str:
+    """Why a call failed: its error (``Failed to get metadata: Local: Broker transport
+    failure``) and what librdkafka last reported about the brokers (``127.0.0.1:9092/bootstrap:
+    Connect to ipv4#127.0.0.1:9092 failed: Connection refused``)."""
+    text = kafka_error_text(err)
+    if client_log is not None:
+        consumer.poll(0)  # librdkafka hands its queued errors over when the client is polled
+        if client_log.latest_error and client_log.latest_error not in text:
+            return f"{text} ({client_log.latest_error})"
+    return text
 
 
 class KafkaSourceEnumerator:
@@ -235,6 +263,9 @@ class KafkaSourceEnumerator:
         self._registered: set[int] = set()
         self._discovered_once = False
         self._consumer: Any = None  # worker thread
+        operator = getattr(context, "operator_name", "") or "KafkaSource"
+        # librdkafka's lines below WARNING: a discovery that fails says why itself
+        self._client_log = KafkaClientLog(f"KafkaSource {operator} (enumerator)", logging.INFO)
         period = source.discovery_interval_ms
         context.call_async(self._discover, self._on_discovered, 0, period if period > 0 else 0)
 
@@ -245,12 +276,14 @@ class KafkaSourceEnumerator:
 
         if self._consumer is None:
             self._consumer = create_client(
-                Consumer, self._source.consumer_config(None), "KafkaSource enumerator"
+                Consumer, self._source.consumer_config(None), self._client_log.what, self._client_log
             )
+        self._consumer.poll(0)  # what librdkafka reported since the last discovery goes to the log
+        self._client_log.latest_error = None
         known = self._assigned | {
             KafkaTopicPartition(s.topic, s.partition) for q in self._pending.values() for s in q
         }
-        return discover_splits(self._source, self._consumer, known)
+        return discover_splits(self._source, self._consumer, known, self._client_log)
 
     def close(self) -> None:
         """Close the enumerator's consumer (worker thread)."""
