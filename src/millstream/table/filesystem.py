@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import StreamFormat
+from millstream.connectors.formats.json_converters import json_loads, json_row_converter
 from millstream.connectors.formats.row_formats import csv_field as _csv_value
 from millstream.connectors.formats.row_formats import lenient_csv_row
 from millstream.table.aggregates import to_float32
@@ -236,34 +237,28 @@ def _parses(root: str, parse: Callable[[str], Any], text: str, null_literal: str
 def _read_json(
     path: str, columns: list[tuple[str, DataType]], options: dict[str, str]
 ) -> list[tuple[Any, ...]]:
+    """The rows of a JSON-lines file, converted as Flink's JSON format: with
+    ``json.ignore-parse-errors`` a value that does not convert is NULL (the row kept) and a line
+    that is not a JSON object is skipped; otherwise either fails naming the file and line."""
     ignore = options.get("json.ignore-parse-errors", "false").lower() == "true"
-    fail_missing = options.get("json.fail-on-missing-field", "false").lower() == "true"
-    converters = [(n, t.from_json()) for n, t in columns]
+    to_row = json_row_converter(
+        [n for n, _ in columns],
+        [t for _, t in columns],
+        options.get("json.fail-on-missing-field", "false").lower() == "true",
+        ignore,
+        options.get("json.timestamp-format.standard", "SQL"),
+    )
     rows = []
     with open(path, encoding="utf-8") as file:
         for line_number, line in enumerate(file, 1):
             if not line.strip():
                 continue
-            column = None
             try:
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    raise ValueError("not a JSON object")
-                values: list[Any] = []
-                for name, convert in converters:
-                    column = name
-                    if name not in record:
-                        if fail_missing:
-                            raise ValueError(f"Could not find field with name '{name}'.")
-                        values.append(None)
-                        continue
-                    value = record[name]
-                    values.append(None if value is None else convert(value))
-                rows.append(tuple(values))
-            except (ValueError, TypeError) as err:
+                rows.append(to_row(json_loads(line)))
+            except ValueError as err:
                 if ignore:
                     continue
-                raise _error(path, line_number, column, err) from err
+                raise _error(path, line_number, None, err) from err
     return rows
 
 

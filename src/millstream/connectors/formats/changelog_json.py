@@ -22,10 +22,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from millstream.connectors.formats.json_converters import json_loads
 from millstream.connectors.formats.row_formats import (
     FormatError,
     dumps,
-    json_loads_for,
     json_object_decoder,
     json_object_encoder,
 )
@@ -61,8 +61,8 @@ class DebeziumJsonFormatFactory(FormatFactory):
     ) -> Decoder:
         ignore = _flag(options, prefix, self.identifier, "ignore-parse-errors")
         schema_include = _flag(options, prefix, self.identifier, "schema-include")
-        loads = json_loads_for(types)
-        to_row = json_object_decoder(names, types, False)
+        loads = json_loads
+        to_row = json_object_decoder(names, types, False, ignore)
 
         def changes(data: bytes) -> Changes:
             message = loads(data)
@@ -104,8 +104,8 @@ class CanalJsonFormatFactory(FormatFactory):
         table = format_option(options, prefix, self.identifier, "table.include", "")
         database_re = re.compile(database) if database else None
         table_re = re.compile(table) if table else None
-        loads = json_loads_for(types)
-        to_row = json_object_decoder(names, types, False)
+        loads = json_loads
+        to_row = json_object_decoder(names, types, False, ignore)
 
         def changes(data: bytes) -> Changes:
             message = loads(data)

@@ -1,8 +1,11 @@
 """JSON Lines, configured by PyFlink's ``JsonRowDeserializationSchema``: ``JsonLinesReaderFormat``.
 
 PyFlink has no JSON Lines file format; this one is millstream's. A field missing from an object
-is None unless ``fail_on_missing_field``; a line that cannot be parsed fails the job, or is
-skipped with ``ignore_parse_errors``; errors name the file, the byte offset and the field.
+is None unless ``fail_on_missing_field``; values convert as Flink's JSON format converts them
+(``json_converters``). A line that cannot be parsed fails the job, naming the file, the byte
+offset and the field; with ``ignore_parse_errors`` a value that does not convert is None (the
+rest of the record kept, as PyFlink's schema does) and a line that is not a JSON object is
+skipped.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from millstream.common.typeinfo import (
 from millstream.common.types import Row
 from millstream.connectors.file.readers import LineDecoder, LineError
 from millstream.connectors.formats.common import _named_row, _nullable, _SchemaReaderFormat
+from millstream.connectors.formats.json_converters import json_loads, json_text, json_value_converter
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["JsonLinesReaderFormat", "JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
@@ -43,13 +47,13 @@ class JsonRowDeserializationSchema:
         return JsonRowDeserializationSchemaBuilder()
 
     def converter(self) -> Callable[[Any], Any]:
-        """Parsed JSON -> record; raises ValueError."""
-        return _json_converter(self.type_info, self.fail_on_missing_field)
+        """Parsed JSON (``json_loads``) -> record; raises ValueError."""
+        return _json_converter(self.type_info, self.fail_on_missing_field, self.ignore_parse_errors)
 
     def deserialize(self, message: bytes | str) -> Any:
         """The record of one JSON text (None if it cannot be parsed and errors are ignored)."""
         try:
-            return self.converter()(json.loads(message))
+            return self.converter()(json_loads(message))
         except ValueError:
             if self.ignore_parse_errors:
                 return None
@@ -81,7 +85,8 @@ class JsonRowDeserializationSchemaBuilder:
         return self
 
     def ignore_parse_errors(self) -> JsonRowDeserializationSchemaBuilder:
-        """Skip records that cannot be parsed instead of failing."""
+        """A value that does not convert is None, a record that is not a JSON object skipped,
+        instead of failing."""
         self._ignore_parse_errors = True
         return self
 
@@ -118,7 +123,7 @@ class _JsonLineDecoder(LineDecoder):
 
     def decode(self, lines: list[str]) -> list[Any]:
         out = []
-        convert, loads = self._convert, json.loads
+        convert, loads = self._convert, json_loads
         for index, line in enumerate(lines):
             if not line or line.isspace():
                 continue
@@ -130,20 +135,37 @@ class _JsonLineDecoder(LineDecoder):
         return out
 
 
-def _json_converter(type_info: TypeInformation, fail_on_missing: bool) -> Callable[[Any], Any]:
-    """Parsed JSON -> the Python value of ``type_info`` (None stays None)."""
+def _json_converter(type_info: TypeInformation, fail_on_missing: bool, ignore: bool) -> Callable[[Any], Any]:
+    """Parsed JSON -> the Python value of ``type_info`` (None stays None); with ``ignore`` a
+    value inside a record that does not convert is None."""
     if isinstance(type_info, RowTypeInfo):
-        return _json_row(type_info, fail_on_missing)
+        return _json_row(type_info, fail_on_missing, ignore)
     if isinstance(type_info, ListTypeInfo):
-        element = _nullable(_json_converter(type_info.element_type, fail_on_missing))
+        element = _field(_json_converter(type_info.element_type, fail_on_missing, ignore), ignore)
         return lambda value: [element(v) for v in _expect(list, value, "array")]
     if isinstance(type_info, MapTypeInfo):
-        key = _json_converter(type_info.key_type, fail_on_missing)
-        item = _nullable(_json_converter(type_info.value_type, fail_on_missing))
+        key = _json_converter(type_info.key_type, fail_on_missing, ignore)
+        item = _field(_json_converter(type_info.value_type, fail_on_missing, ignore), ignore)
         return lambda value: {key(k): item(v) for k, v in _expect(dict, value, "object").items()}
     if isinstance(type_info, BasicTypeInfo):
         return _json_basic(type_info.name)
     return lambda value: value  # PICKLED_BYTE_ARRAY and others: the parsed JSON value
+
+
+def _field(convert: Callable[[Any], Any], ignore: bool) -> Callable[[Any], Any]:
+    """A value inside a record: None stays None; with ``ignore`` one that fails is None."""
+    if not ignore:
+        return _nullable(convert)
+
+    def lenient(value: Any) -> Any:
+        if value is None:
+            return None
+        try:
+            return convert(value)
+        except (ValueError, TypeError, ArithmeticError):
+            return None
+
+    return lenient
 
 
 def _expect(kind: type, value: Any, name: str) -> Any:
@@ -152,9 +174,10 @@ def _expect(kind: type, value: Any, name: str) -> Any:
     return value
 
 
-def _json_row(type_info: RowTypeInfo, fail_on_missing: bool) -> Callable[[Any], Any]:
+def _json_row(type_info: RowTypeInfo, fail_on_missing: bool, ignore: bool) -> Callable[[Any], Any]:
     names = type_info.get_field_names()
-    fields = [_nullable(_json_converter(t, fail_on_missing)) for t in type_info.get_field_types()]
+    types = type_info.get_field_types()
+    fields = [_field(_json_converter(t, fail_on_missing, ignore), ignore) for t in types]
     missing = object()
 
     def row(obj: Any) -> Row:
@@ -178,12 +201,17 @@ def _json_row(type_info: RowTypeInfo, fail_on_missing: bool) -> Callable[[Any], 
 def _json_basic(name: str) -> Callable[[Any], Any]:
     data_type = _BASIC_SQL.get(name)
     if data_type is not None:
-        return data_type().from_json()
+        if name in _TEMPORAL:  # the legacy schema's RFC 3339 text (``2019-01-01T12:00:00Z``) too
+            return data_type().from_json()
+        return json_value_converter(data_type(), False)
     if name == "BIG_INT":
-        return lambda v: v if type(v) is int else int(str(v).strip())
+        return lambda v: v if type(v) is int else int(json_text(v).strip())
     if name == "BIG_DEC":
-        return lambda v: decimal.Decimal(str(v).strip())
+        return lambda v: decimal.Decimal(json_text(v).strip())
     return lambda value: value
+
+
+_TEMPORAL = frozenset({"SQL_DATE", "SQL_TIME", "SQL_TIMESTAMP", "INSTANT"})
 
 
 _BASIC_SQL: dict[str, Callable[[], DataType]] = {

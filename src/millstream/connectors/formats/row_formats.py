@@ -1,9 +1,11 @@
 """The insert-only table formats of single records (a Kafka message, a line of a file):
 ``json``, ``csv`` and ``raw``, with Flink's option names.
 
-- ``json``: one JSON object per record. ``json.fail-on-missing-field`` (false: a missing field
-  is NULL), ``json.ignore-parse-errors`` (skip a record that cannot be parsed instead of
-  failing), ``json.encode.decimal-as-plain-number``. Timestamps are written in Flink's SQL
+- ``json``: one JSON object per record, its values converted as Flink's (``json_converters``).
+  ``json.fail-on-missing-field`` (false: a missing field is NULL), ``json.ignore-parse-errors``
+  (a value that does not convert is NULL and the rest of the row kept; a record that is not a
+  JSON object is skipped), ``json.timestamp-format.standard`` (``SQL`` or ``ISO-8601``),
+  ``json.encode.decimal-as-plain-number``. Timestamps are written in Flink's SQL
   format (``2024-01-01 12:00:00.5``; TIMESTAMP_LTZ with a ``Z``), BYTES as base64.
 - ``csv``: one CSV line per record. ``csv.field-delimiter`` (``,``), ``csv.quote-character``
   (``"``), ``csv.disable-quote-character``, ``csv.null-literal``, ``csv.ignore-parse-errors``,
@@ -17,7 +19,6 @@ from __future__ import annotations
 import base64
 import csv
 import datetime
-import decimal
 import io
 import json
 import re
@@ -25,6 +26,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from millstream.connectors.formats.json_converters import json_loads, json_row_converter
 from millstream.table.factories import Decoder, Encoder, FormatFactory, format_option
 from millstream.table.types import DataType
 
@@ -93,31 +95,12 @@ _MARKED_DECIMAL = re.compile(r'"\\u0000decimal:([-+0-9.Ee]+)"')
 
 
 def json_object_decoder(
-    names: list[str], types: list[DataType], fail_on_missing: bool
+    names: list[str], types: list[DataType], fail_on_missing: bool, ignore_parse_errors: bool = False
 ) -> Callable[[Any], tuple[Any, ...]]:
-    """A parsed JSON object -> the row of the named fields (a missing field: NULL)."""
-    converters = [(n, t.from_json()) for n, t in zip(names, types, strict=True)]
-
-    def decode(record: Any) -> tuple[Any, ...]:
-        if not isinstance(record, dict):
-            raise FormatError(f"not a JSON object: {json.dumps(record)[:80]}")
-        values: list[Any] = []
-        for name, convert in converters:
-            value = record.get(name)
-            if value is None:
-                if fail_on_missing and name not in record:
-                    raise FormatError(f"Could not find field with name '{name}'.")
-                values.append(None)
-            else:
-                if type(value) is decimal.Decimal:  # a number read exactly (json_loads_for)
-                    value = str(value)
-                try:
-                    values.append(convert(value))
-                except (ValueError, TypeError) as err:
-                    raise FormatError(f"field '{name}': {err}") from err
-        return tuple(values)
-
-    return decode
+    """A parsed JSON object (``json_loads``) -> the row of the named fields (a missing field:
+    NULL), converted as Flink's JSON format (``json_converters``); with ``ignore_parse_errors``
+    a field that does not convert is NULL."""
+    return json_row_converter(names, types, fail_on_missing, ignore_parse_errors)
 
 
 def json_object_encoder(
@@ -126,14 +109,6 @@ def json_object_encoder(
     """A row -> its JSON object."""
     fields = [(n, json_encoder_of(t, plain_decimals)) for n, t in zip(names, types, strict=True)]
     return lambda row: {n: None if v is None else f(v) for (n, f), v in zip(fields, row, strict=True)}
-
-
-def json_loads_for(types: list[DataType]) -> Callable[[bytes], Any]:
-    """``json.loads``, reading numbers with a fraction as decimals when a column is DECIMAL
-    (a float would lose digits)."""
-    if any("DECIMAL" in repr(t) for t in types):
-        return lambda data: json.loads(data, parse_float=decimal.Decimal)
-    return json.loads
 
 
 def dumps(value: Any) -> bytes:
@@ -153,13 +128,17 @@ class JsonFormatFactory(FormatFactory):
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
     ) -> Decoder:
         ignore = _flag(options, prefix, "json", "ignore-parse-errors")
-        to_row = json_object_decoder(names, types, _flag(options, prefix, "json", "fail-on-missing-field"))
-
-        loads = json_loads_for(types)
+        to_row = json_row_converter(
+            names,
+            types,
+            _flag(options, prefix, "json", "fail-on-missing-field"),
+            ignore,
+            format_option(options, prefix, "json", "timestamp-format.standard", "SQL"),
+        )
 
         def decode(data: bytes) -> tuple[Any, ...] | None:
             try:
-                return to_row(loads(data))
+                return to_row(json_loads(data))
             except ValueError as err:
                 if ignore:
                     return None
