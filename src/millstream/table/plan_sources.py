@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from millstream.common.types import Row
+from millstream.datastream.functions import ProcessFunction
 from millstream.table.aggregates import to_float32
 from millstream.table.planner import INSERT, PlanNode, SourceScan
 from millstream.table.timestamps import from_epoch_millis
@@ -21,14 +22,17 @@ __all__ = ["DataGen", "FromDataStream"]
 
 @dataclass(frozen=True)
 class FromDataStream(PlanNode):
-    """A DataStream's elements as rows (``from_data_stream``): Rows, tuples or atomic values."""
+    """A DataStream's elements as rows (``from_data_stream``): Rows, tuples or atomic values;
+    with ``record_timestamp`` the last column is each record's timestamp (the ``rowtime``
+    metadata column a Schema declares, TIMESTAMP_LTZ(3); NULL for a record without one)."""
 
     stream: Any = None
+    record_timestamp: bool = False
 
     def translate(self, ctx: PlanningContext) -> Any:
-        width = len(self.names)
-        instants = [i for i, t in enumerate(self.types) if t.root == "TIMESTAMP_LTZ"]
-        floats = [i for i, t in enumerate(self.types) if t.root == "FLOAT"]
+        width = len(self.names) - (1 if self.record_timestamp else 0)
+        instants = [i for i, t in enumerate(self.types[:width]) if t.root == "TIMESTAMP_LTZ"]
+        floats = [i for i, t in enumerate(self.types[:width]) if t.root == "FLOAT"]
 
         def to_change(value: Any) -> tuple[str, tuple[Any, ...]]:
             if isinstance(value, Row):
@@ -48,7 +52,22 @@ class FromDataStream(PlanNode):
                 change = (change[0], tuple(values))
             return change
 
+        if self.record_timestamp:
+            return self.stream.process(_WithRecordTimestamp(to_change))
         return self.stream.map(to_change)
+
+
+class _WithRecordTimestamp(ProcessFunction):
+    """A DataStream element as a change whose last column is the record's timestamp."""
+
+    def __init__(self, to_change: Callable[[Any], tuple[str, tuple[Any, ...]]]) -> None:
+        self.to_change = to_change
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, values = self.to_change(value)
+        timestamp = ctx.timestamp()
+        rowtime = None if timestamp is None else from_epoch_millis(timestamp, "TIMESTAMP_LTZ")
+        yield (kind, (*values, rowtime))
 
 
 @dataclass(frozen=True)

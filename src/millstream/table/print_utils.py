@@ -42,6 +42,7 @@ __all__ = [
     "format_java_double",
     "format_java_float",
     "format_value",
+    "java_hash_map_order",
     "print_schema",
     "row_to_string",
     "summary_string",
@@ -97,12 +98,14 @@ def print_schema(
     computed: dict[str, str] | None = None,
     metadata: dict[str, tuple[str | None, bool]] | None = None,
     primary_key: Sequence[str] | None = None,
+    primary_key_name: str | None = None,
 ) -> str:
     """``Table.print_schema``'s text (without the final newline); ``rowtime``: the index of the
     event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression;
     ``proctime``: the processing-time attribute's (``*PROCTIME*``); ``metadata``: the metadata
     columns (name -> (key as declared or None, virtual)); ``primary_key``: its columns, NOT
-    NULL, and the constraint line Flink prints (``CONSTRAINT `PK_a_b` PRIMARY KEY ...``)."""
+    NULL, and the constraint line Flink prints (``CONSTRAINT `PK_a_b` PRIMARY KEY ...``, or the
+    ``primary_key_name`` given)."""
     lines = []
     keys = list(primary_key or [])
     for i, (name, t) in enumerate(zip(names, types, strict=True)):
@@ -113,7 +116,8 @@ def print_schema(
         lines.append(f"  WATERMARK FOR `{names[rowtime]}`: {summary_string(types[rowtime])} AS {watermark}")
     if keys:
         columns = ", ".join(f"`{k}`" for k in keys)
-        lines.append(f"  CONSTRAINT `PK_{'_'.join(keys)}` PRIMARY KEY ({columns}) NOT ENFORCED")
+        name = primary_key_name or f"PK_{'_'.join(keys)}"
+        lines.append(f"  CONSTRAINT `{name}` PRIMARY KEY ({columns}) NOT ENFORCED")
     columns = ",\n".join(lines)
     return f"(\n{columns}\n)"
 
@@ -156,6 +160,24 @@ def column_width(t: DataType) -> int:
         precision = _precision(t, 6)
         return 19 if precision == 0 else 19 + (4 if precision <= 3 else 7 if precision <= 6 else 10)
     return MAX_COLUMN_WIDTH
+
+
+def java_hash_map_order(keys: Sequence[str]) -> list[str]:
+    """String keys in the order a Java ``HashMap`` they were put into (in this order) iterates
+    them: by bucket (``hashCode`` spread, over the table's power-of-two capacity, 16 at least,
+    doubled past a load of 0.75), then insertion: how Flink prints a map of options."""
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(key: str) -> int:
+        h = 0
+        for unit in struct.unpack(f">{len(key.encode('utf-16-be')) // 2}H", key.encode("utf-16-be")):
+            h = (31 * h + unit) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    position = {key: i for i, key in enumerate(keys)}
+    return sorted(keys, key=lambda k: (bucket(k), position[k]))
 
 
 # -- values -----------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from millstream.common.types import Row
 from millstream.table.factories import TableContext
+from millstream.table.plan_sources import FromDataStream
 from millstream.table.planner import PlanNode
 from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.types import DataType, DataTypes
@@ -23,6 +24,7 @@ __all__ = [
     "has_type_info",
     "infer_type",
     "stream_columns",
+    "stream_timestamp_column",
     "table_context",
 ]
 
@@ -77,44 +79,140 @@ def table_context(path: str, descriptor: TableDescriptor) -> TableContext:
     return TableContext(path, schema, dict(descriptor.options), list(descriptor.partition_keys))
 
 
-def declared_columns(schema: Any) -> dict[str, Any]:
-    """A catalog table's computed columns (name -> expression), metadata columns (name -> (key
-    as declared or None, virtual)), primary key and watermark (column, expression), in the text
-    Flink prints them with (identifiers quoted: ```a` + 1``)."""
+def declared_columns(schema: Any, as_written: bool = False) -> dict[str, Any]:
+    """A table's computed columns (name -> expression), metadata columns (name -> (key as
+    declared or None, virtual)), primary key (its constraint name under ``primary_key_name``)
+    and watermark (column, expression), as Flink prints its resolved schema: a catalog table's
+    SQL in Flink's serialization (identifiers quoted: ```a` + 1``), a DataStream's
+    (``as_written``) as written; ``computed_sql`` / ``watermark_sql``: the serialized SQL the
+    legacy ``TableSchema`` prints. An Expression is printed by its summary."""
     from millstream.table.sql_expressions import flink_text
 
-    declared: dict[str, Any] = {"computed": {name: flink_text(expr) for name, expr in schema.computed}}
+    def serialized(expression: Any) -> str:
+        if _is_source_watermark(expression):
+            return "`SOURCE_WATERMARK`()"  # Calcite's unparsing of the built-in, as PyFlink prints it
+        return flink_text(expression) if isinstance(expression, str) else str(expression)
+
+    def shown(expression: Any) -> str:
+        return str(expression) if as_written else serialized(expression)
+
+    declared: dict[str, Any] = {
+        "computed": {name: shown(e) for name, e in schema.computed},
+        "computed_sql": {name: serialized(e) for name, e in schema.computed},
+    }
     declared["metadata"] = {
         c.name: (c.key if c.declared_key else None, c.virtual) for c in schema.metadata_columns
     }
     declared["primary_key"] = list(schema.primary_key_columns or [])
+    declared["primary_key_name"] = schema.primary_key_name
     if schema.watermark_spec is not None:
         column, expression = schema.watermark_spec
-        declared["watermark"] = (column, flink_text(expression))
+        declared["watermark"] = (column, shown(expression))
+        declared["watermark_sql"] = (column, serialized(expression))
     return declared
+
+
+def stream_timestamp_column(schema: Any, table: str) -> Any:
+    """The metadata column of a DataStream table (``column_by_metadata('rowtime', ...)``): the
+    records' timestamps; None without one. The DataStream API has no other metadata key."""
+    columns = list(schema.metadata_columns) if schema is not None else []
+    for column in columns:
+        if column.key != "rowtime":
+            raise ValueError(
+                f"Invalid metadata key '{column.key}' in column '{column.name}' of table '{table}': "
+                "a DataStream table supports only the metadata key 'rowtime' (the record's timestamp)"
+            )
+        if column.data_type.root not in ("TIMESTAMP_LTZ", "TIMESTAMP"):
+            raise ValueError(
+                f"metadata column '{column.name}' of table '{table}' holds the records' timestamps: "
+                f"declare it TIMESTAMP_LTZ(3), not {column.data_type!r}"
+            )
+    if len(columns) > 1:
+        raise ValueError(f"table '{table}' declares the metadata key 'rowtime' more than once")
+    return columns[0] if columns else None
 
 
 def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
     """``node``'s physical columns arranged as ``schema`` declares them: declared physical
-    columns (all of them if none is declared), computed columns, then the watermark."""
+    and metadata columns (all of them if none is declared) of their declared types (cast where
+    the values differ; NOT NULL in the primary key, as Flink resolves a schema), computed
+    columns, then the watermark (``SOURCE_WATERMARK()``: the DataStream's own watermarks)."""
     from millstream.table.expressions import col
     from millstream.table.projection import project
-    from millstream.table.sql_expressions import parse_expression, watermark_delay_ms
-    from millstream.table.window_agg import WatermarkAssigner
 
     computed = dict(schema.computed)
     declared = [n for n in schema.order if n not in computed]
-    order = schema.order if declared else list(node.names) + [n for n in schema.order if n in computed]
+    if not schema.columns:  # no physical column declared: all of the source's, first
+        order = [n for n in node.names if n not in schema.order] + list(schema.order)
+    else:
+        order = list(schema.order)
     for name in declared:
         if name not in node.names:
             raise ValueError(f"Unable to find a field named '{name}' in the physical data type {node.names}")
-    expressions = [parse_expression(computed[n]).alias(n) if n in computed else col(n) for n in order]
+    targets = _declared_types(node, schema)
+    expressions, casts = [], False
+    for name in order:
+        if name in computed:
+            expressions.append(_computed(computed[name]).alias(name))
+            continue
+        current, target = node.types[node.names.index(name)], targets[name]
+        same = (current.root, current.params) == (target.root, target.params) or current.root == "NULL"
+        expressions.append(col(name) if same else col(name).cast(target).alias(name))
+        casts = casts or not same
+    projected = order != list(node.names) or casts
     source = node
-    if order != list(node.names):
+    if projected:
         node = project(node, expressions, lambda i: f"_c{i}")
+    node = _retyped(node, targets)
+    if not projected:
+        source = node  # the source itself carries the declared types
     if schema.watermark_spec is None:
         return node
-    column, watermark_sql = schema.watermark_spec
+    return _watermarked(source, node, expressions, schema.watermark_spec)
+
+
+def _declared_types(node: PlanNode, schema: Any) -> dict[str, DataType]:
+    """Each declared physical and metadata column's type (NOT NULL in the primary key); a
+    column not declared keeps its type."""
+    types = dict(zip(node.names, node.types, strict=True))
+    types.update({c.name: c.data_type for c in schema.metadata_columns})
+    types.update(dict(schema.columns))
+    declared = dict(schema.columns)
+    for key in schema.primary_key_columns or []:
+        if key in declared and declared[key].is_nullable():
+            raise ValueError(f"Invalid primary key '{schema.primary_key_name}'. Column '{key}' is nullable.")
+        if key in types:
+            types[key] = types[key].not_null()
+    return types
+
+
+def _retyped(node: PlanNode, targets: dict[str, DataType]) -> PlanNode:
+    types = [targets.get(n, t) for n, t in zip(node.names, node.types, strict=True)]
+    types = [t if t.root != "NULL" else old for t, old in zip(types, node.types, strict=True)]
+    return node if types == list(node.types) else dataclasses.replace(node, types=types)
+
+
+def _computed(expression: Any) -> Any:
+    """A computed column's (or watermark's) Expression: given so, or parsed from SQL text."""
+    from millstream.table.expression import Expression
+    from millstream.table.sql_expressions import parse_expression
+
+    return expression if isinstance(expression, Expression) else parse_expression(expression)
+
+
+def _is_source_watermark(expression: Any) -> bool:
+    """Whether a watermark declaration is ``SOURCE_WATERMARK()``: the source's own."""
+    return isinstance(expression, str) and "".join(expression.split()).upper() == "SOURCE_WATERMARK()"
+
+
+def _watermarked(source: PlanNode, node: PlanNode, expressions: list[Any], spec: tuple[str, Any]) -> PlanNode:
+    """``node`` with its event-time attribute ``spec[0]`` and the watermarks ``spec[1]``
+    declares: generated by a WatermarkAssigner (pushed into a source that generates them per
+    split), or the DataStream's own (``SOURCE_WATERMARK()``)."""
+    from millstream.table.sql_expressions import watermark_delay_ms
+    from millstream.table.window_agg import WatermarkAssigner
+
+    column, watermark_expr = spec
     if column not in node.names:
         raise ValueError(f"Invalid column name '{column}' for rowtime attribute in watermark declaration")
     index = node.names.index(column)
@@ -125,7 +223,16 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
             "field type is "
             f"{node.types[index]!r}"
         )
-    watermark = parse_expression(watermark_sql).resolve(node.names, node.types)
+    if _is_source_watermark(watermark_expr):
+        if not isinstance(_leaf(source), FromDataStream):
+            raise ValueError(
+                f"SOURCE_WATERMARK() on column '{column}': only a DataStream table (from_data_stream) "
+                "brings its own watermarks here; declare a watermark expression"
+            )
+        return dataclasses.replace(node, rowtime=index)  # the stream's timestamps and watermarks
+    watermark_sql = watermark_expr if isinstance(watermark_expr, str) else str(watermark_expr)
+    watermark = _computed(watermark_expr).resolve(node.names, node.types)
+    delay = watermark_delay_ms(watermark_expr, column) if isinstance(watermark_expr, str) else None
     assigner = WatermarkAssigner(
         list(node.names),
         list(node.types),
@@ -133,7 +240,7 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
         node,
         watermark.fn,
         watermark_sql,
-        watermark_delay_ms(watermark_sql, column),
+        delay,
         rowtime=index,
         proctime=node.proctime,
     )
@@ -147,6 +254,11 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
         chain = pushed if node is source else dataclasses.replace(cast(Any, node), input=pushed)
         assigner = dataclasses.replace(assigner, input=chain, pushed_down=True)
     return assigner
+
+
+def _leaf(node: PlanNode) -> PlanNode:
+    inputs = node.plan_inputs()
+    return _leaf(inputs[0]) if len(inputs) == 1 else node
 
 
 def as_tuple(element: Any) -> tuple[Any, ...]:

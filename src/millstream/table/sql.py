@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from millstream.table.catalog import show_statement
 from millstream.table.explain import explain_plan
-from millstream.table.sql_expressions import _data_type
+from millstream.table.sql_expressions import column_type
 from millstream.table.sql_query import is_query, query
 from millstream.table.sql_syntax import _DIALECT, SqlError, _metadata_of, _parse
 
@@ -198,11 +198,28 @@ def explain_statement(t_env: TableEnvironment, statement: str, changelog_mode: b
     return explain_plan(plan, t_env.get_config(), changelog_mode)
 
 
-def _add_column(builder: Any, column: exp.Expression) -> None:
-    """One item of a CREATE TABLE's column list: a physical, computed or metadata column, or
-    the primary key."""
+def _primary_key(column: exp.Expression) -> tuple[str | None, list[str]] | None:
+    """(constraint name or None, columns) of a CREATE TABLE item that declares the primary key:
+    ``PRIMARY KEY (a, b)``, ``CONSTRAINT name PRIMARY KEY (a)``, ``a INT PRIMARY KEY``."""
     if isinstance(column, exp.PrimaryKey):
-        builder.primary_key(*(c.name for c in column.expressions))
+        return None, [c.name for c in column.expressions]
+    if isinstance(column, exp.Constraint) and [type(e) for e in column.expressions] == [exp.PrimaryKey]:
+        return column.name, [c.name for c in column.expressions[0].expressions]
+    if isinstance(column, exp.ColumnDef) and any(
+        isinstance(c.args.get("kind"), exp.PrimaryKeyColumnConstraint)
+        for c in column.args.get("constraints") or []
+    ):
+        return None, [column.name]
+    return None
+
+
+def _add_column(builder: Any, column: exp.Expression, primary_key: list[str]) -> None:
+    """One item of a CREATE TABLE's column list: a physical, computed or metadata column, or
+    the primary key (its columns NOT NULL, as Flink's DDL makes them)."""
+    key = _primary_key(column)
+    if key is not None and not isinstance(column, exp.ColumnDef):
+        name, columns = key
+        builder.primary_key_named(name, *columns) if name else builder.primary_key(*columns)
         return
     if not isinstance(column, exp.ColumnDef):
         raise SqlError(f"not supported yet in CREATE TABLE: {column.sql()}")
@@ -213,11 +230,12 @@ def _add_column(builder: Any, column: exp.Expression) -> None:
         return
     metadata = _metadata_of(column)
     if metadata is not None:
-        builder.column_by_metadata(column.name, _data_type(column.args["kind"]), *metadata)
+        builder.column_by_metadata(column.name, column_type(column), *metadata)
         return
-    if any(isinstance(c, exp.PrimaryKeyColumnConstraint) for c in constraints):
+    if key is not None:
         builder.primary_key(column.name)
-    builder.column(column.name, _data_type(column.args["kind"]))
+    data_type = column_type(column)
+    builder.column(column.name, data_type.not_null() if column.name in primary_key else data_type)
 
 
 def _table_definition(tree: exp.Create) -> tuple[str, TableDescriptor]:
@@ -229,9 +247,11 @@ def _table_definition(tree: exp.Create) -> tuple[str, TableDescriptor]:
         raise SqlError("CREATE TABLE needs its columns")
     builder = Schema.new_builder()
     watermarks = [c for c in target.expressions if isinstance(c, exp.WatermarkColumnConstraint)]
+    keys = [_primary_key(c) for c in target.expressions]
+    primary_key = next((k[1] for k in keys if k is not None), [])
     for column in target.expressions:
         if column not in watermarks:
-            _add_column(builder, column)
+            _add_column(builder, column, primary_key)
     for watermark in watermarks:  # WATERMARK FOR column AS expression (as written)
         builder.watermark(watermark.this.name, watermark.expression.this)
     options: dict[str, str] = {}

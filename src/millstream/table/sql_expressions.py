@@ -22,7 +22,7 @@ from millstream.table.types import DataType, DataTypes
 if TYPE_CHECKING:
     from millstream.table.table import Table
 
-__all__: list[str] = []  # internal to the SQL translation (sql.py is its entry)
+__all__ = ["parse_data_type"]  # and the internals of the SQL translation (sql.py is its entry)
 
 
 def _interval_ms(node: exp.Expression) -> int:
@@ -174,9 +174,7 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "VARBINARY": lambda t: DataTypes.BYTES(),
     "MAP": lambda t: DataTypes.MAP(_data_type(t.expressions[0]), _data_type(t.expressions[1])),
     "ARRAY": lambda t: DataTypes.ARRAY(_data_type(t.expressions[0])),
-    "STRUCT": lambda t: DataTypes.ROW(
-        [DataTypes.FIELD(f.name, _data_type(f.args["kind"])) for f in t.expressions]
-    ),
+    "STRUCT": lambda t: DataTypes.ROW([DataTypes.FIELD(f.name, column_type(f)) for f in t.expressions]),
 }
 
 
@@ -194,8 +192,39 @@ def _params(t: exp.DataType) -> list[int]:
 def _data_type(node: exp.DataType) -> DataType:
     name = node.this.name if hasattr(node.this, "name") else str(node.this)
     if name not in _TYPES:
-        raise SqlError(f"unsupported type in CAST: {node.sql()}")
-    return _TYPES[name](node)
+        raise SqlError(f"unsupported type: {node.sql(dialect=_DIALECT)}")
+    data_type = _TYPES[name](node)
+    return data_type.not_null() if node.args.get("nullable") is False else data_type
+
+
+def column_type(column: exp.ColumnDef) -> DataType:
+    """The type of a column definition (a DDL column, a ROW field), NOT NULL when declared so."""
+    data_type = _data_type(column.args["kind"])
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
+            data_type = data_type.not_null()
+    return data_type
+
+
+def parse_data_type(text: str) -> DataType:
+    """A data type written as in DDL (``'TIMESTAMP_LTZ(3)'``, ``'STRING NOT NULL'``,
+    ``'ROW<a INT, b ARRAY<INT NOT NULL>>'``), parsed by the DDL's own parser: what PyFlink's
+    ``Union[DataType, str]`` parameters accept."""
+    try:
+        tree = _parse(f"CREATE TABLE t (c {text})")
+    except SqlError as err:
+        raise SqlError(
+            f"Could not parse type {text!r}: not a data type as DDL writes one (INT, STRING NOT NULL, "
+            "TIMESTAMP_LTZ(3), ROW<a INT> ...)"
+        ) from err
+    columns = tree.this.expressions if isinstance(tree, exp.Create) else []
+    kinds = [c.args.get("kind") for c in columns[0].args.get("constraints") or []] if columns else []
+    if len(columns) != 1 or not isinstance(columns[0], exp.ColumnDef) or columns[0].args.get("kind") is None:
+        raise SqlError(f"Could not parse type {text!r}: not one data type")
+    if any(not isinstance(k, exp.NotNullColumnConstraint) for k in kinds):
+        raise SqlError(f"Could not parse type {text!r}: only NULL or NOT NULL may follow a type")
+    return column_type(columns[0])
 
 
 def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case per node kind

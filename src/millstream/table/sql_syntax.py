@@ -71,6 +71,26 @@ class _FlinkSql(Spark):
             **{name: _window_parser(name) for name in _TVFS},
         }
 
+        def _parse_types(
+            self,
+            check_func: bool = False,
+            schema: bool = False,
+            allow_identifiers: bool = True,
+            with_collation: bool = False,
+        ) -> exp.Expression | None:
+            """Spark's, and Flink's ``NOT NULL`` after an element type (``ARRAY<INT NOT NULL>``,
+            ``MAP<STRING NOT NULL, INT>``): the DataType's ``nullable`` False."""
+            this = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+            following = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
+            if (
+                isinstance(this, exp.DataType)
+                and following is not None
+                and following.token_type in (TokenType.GT, TokenType.COMMA)
+                and self._match_text_seq("NOT", "NULL")
+            ):
+                this.set("nullable", False)
+            return this
+
         def _parse_window_call(self, kind: str) -> exp.Expression:
             """``TABLE(TUMBLE(TABLE t [PARTITION BY k | (k1, k2)], DESCRIPTOR(ts), ...))``: the
             window table function ``MS_TUMBLE(t, [MS_PARTITION_BY(k ...),] DESCRIPTOR(ts), ...)``;

@@ -13,13 +13,13 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from millstream.table.catalog import ResolvedSchema
 from millstream.table.expression import Expression
 from millstream.table.expressions import col
 from millstream.table.planner import Filter, Limit, PlanNode
-from millstream.table.print_utils import column_text, print_schema, summary_string
 from millstream.table.projection import aggregate, project
 from millstream.table.set_operations import intersect_or_except, intersect_or_except_all, union_all
-from millstream.table.types import DataType
+from millstream.table.table_schema import TableSchema
 
 if TYPE_CHECKING:
     from millstream.table.table_environment import TableEnvironment
@@ -35,63 +35,6 @@ class ExplainDetail(enum.Enum):
     CHANGELOG_MODE = 1
     JSON_EXECUTION_PLAN = 2
     PLAN_ADVICE = 3
-
-
-class TableSchema:
-    """The columns of a table: names and data types (and, for ``str``, its time attributes,
-    and a catalog table's computed columns and watermark, printed as PyFlink prints them)."""
-
-    def __init__(
-        self,
-        names: list[str],
-        types: list[DataType],
-        rowtime: int | None = None,
-        proctime: int | None = None,
-        declared: dict[str, Any] | None = None,
-    ) -> None:
-        self._names, self._types = list(names), list(types)
-        self._rowtime, self._proctime, self._declared = rowtime, proctime, declared or {}
-
-    def get_field_data_type(self, field: str | int) -> DataType | None:
-        """The data type of a column, by name or position (None when there is no such column)."""
-        if isinstance(field, int):
-            return self._types[field] if 0 <= field < len(self._types) else None
-        return self._types[self._names.index(field)] if field in self._names else None
-
-    def get_field_name(self, index: int) -> str | None:
-        """The name of the column at ``index``."""
-        return self._names[index] if 0 <= index < len(self._names) else None
-
-    def get_field_names(self) -> list[str]:
-        """The columns' names."""
-        return list(self._names)
-
-    def get_field_data_types(self) -> list[DataType]:
-        """The columns' data types."""
-        return list(self._types)
-
-    def get_field_count(self) -> int:
-        """The number of columns."""
-        return len(self._names)
-
-    def __str__(self) -> str:
-        declared = self._declared
-        keys = declared.get("primary_key") or []
-        lines = ["root"]
-        for i, (name, data_type) in enumerate(zip(self._names, self._types, strict=True)):
-            marker = " *ROWTIME*" if i == self._rowtime else " *PROCTIME*" if i == self._proctime else ""
-            shown, expression = column_text(
-                name, data_type, declared.get("computed"), declared.get("metadata"), keys
-            )
-            lines.append(f" |-- {name}: {shown}{marker}{expression}")
-        watermark = declared.get("watermark")
-        if watermark is not None:
-            column, expression = watermark
-            column_type = summary_string(self._types[self._names.index(column)])
-            lines.append(f" |-- WATERMARK FOR {column}: {column_type} AS {expression}")
-        if keys:
-            lines.append(f" |-- CONSTRAINT PK_{'_'.join(keys)} PRIMARY KEY ({', '.join(keys)})")
-        return "\n".join(lines) + "\n"
 
 
 def _expressions(fields: tuple[Any, ...], names: list[str] | None = None) -> list[Expression]:
@@ -127,30 +70,18 @@ class Table:
     # -- columns -------------------------------------------------------------------------------------------
 
     def get_schema(self) -> TableSchema:
-        """The table's columns."""
+        """The table's columns (the legacy ``TableSchema``)."""
         plan = self._plan
         return TableSchema(plan.names, plan.types, plan.rowtime, plan.proctime, self._declared)
 
-    def get_resolved_schema(self) -> TableSchema:
-        """The table's columns (resolved)."""
-        return self.get_schema()
+    def get_resolved_schema(self) -> ResolvedSchema:
+        """The table's columns as resolved (what ``print_schema`` prints)."""
+        plan = self._plan
+        return ResolvedSchema(plan.names, plan.types, plan.rowtime, plan.proctime, self._declared)
 
     def print_schema(self) -> None:
         """Print the columns as Flink does (``*ROWTIME*`` marks the event-time attribute)."""
-        plan, declared = self._plan, self._declared
-        watermark = declared.get("watermark")
-        print(
-            print_schema(
-                plan.names,
-                plan.types,
-                plan.rowtime,
-                watermark[1] if watermark is not None else None,
-                plan.proctime,
-                declared.get("computed"),
-                declared.get("metadata"),
-                declared.get("primary_key"),
-            )
-        )
+        print(self.get_resolved_schema())
 
     def __getattr__(self, name: str) -> Expression:
         if name.startswith("_"):

@@ -3,6 +3,7 @@ its format and schema, as ``CREATE TABLE ... WITH (...)`` says them."""
 
 from __future__ import annotations
 
+from millstream.table.print_utils import java_hash_map_order
 from millstream.table.schema import Schema
 
 __all__ = ["FormatDescriptor", "TableDescriptor"]
@@ -36,6 +37,10 @@ class FormatDescriptor:
             """The descriptor."""
             return FormatDescriptor(self._format, dict(self._options))
 
+    def __str__(self) -> str:
+        options = ", ".join(f"{k}={self.options[k]}" for k in java_hash_map_order(list(self.options)))
+        return f"{self.format}[{{{options}}}]"
+
 
 class TableDescriptor:
     """A table backed by a connector (``TableDescriptor.for_connector('print')...build()``)."""
@@ -46,11 +51,13 @@ class TableDescriptor:
         schema: Schema | None,
         options: dict[str, str],
         partition_keys: list[str] | None = None,
+        comment: str | None = None,
     ) -> None:
         self.connector = connector
         self.schema = schema
         self.options = options
         self.partition_keys = list(partition_keys or [])
+        self.comment = comment
 
     @staticmethod
     def for_connector(connector: str) -> TableDescriptor.Builder:
@@ -65,6 +72,26 @@ class TableDescriptor:
         """The schema, if given."""
         return self.schema
 
+    def get_partition_keys(self) -> list[str]:
+        """The partition keys (none unless ``partitioned_by``)."""
+        return list(self.partition_keys)
+
+    def get_comment(self) -> str | None:
+        """The comment, if given."""
+        return self.comment
+
+    def __str__(self) -> str:
+        """As Flink prints a descriptor (PyFlink 2.3.0: the schema, ``COMMENT``, ``PARTITIONED
+        BY``, then the options, ``connector`` among them, in a Java HashMap's order)."""
+        lines = [str(self.schema) if self.schema is not None else ""]
+        if self.comment is not None:
+            lines.append(f"COMMENT '{self.comment}'")
+        if self.partition_keys:
+            lines.append("PARTITIONED BY (" + ", ".join(f"`{k}`" for k in self.partition_keys) + ")")
+        options = {"connector": self.connector, **self.options}
+        quoted = [f"  '{_quoted(k)}' = '{_quoted(options[k])}'" for k in java_hash_map_order(list(options))]
+        return "\n".join([*lines, "WITH (", ",\n".join(quoted), ")"])
+
     class Builder:
         """Builds a TableDescriptor."""
 
@@ -73,6 +100,12 @@ class TableDescriptor:
             self._schema: Schema | None = None
             self._options: dict[str, str] = {}
             self._partition_keys: list[str] = []
+            self._comment: str | None = None
+
+        def comment(self, comment: str) -> TableDescriptor.Builder:
+            """A comment on the table."""
+            self._comment = comment
+            return self
 
         def partitioned_by(self, *partition_keys: str) -> TableDescriptor.Builder:
             """The columns whose values name the table's sub-directories (``dt=2024-01-01``)."""
@@ -103,4 +136,10 @@ class TableDescriptor:
 
         def build(self) -> TableDescriptor:
             """The descriptor."""
-            return TableDescriptor(self._connector, self._schema, dict(self._options), self._partition_keys)
+            return TableDescriptor(
+                self._connector, self._schema, dict(self._options), self._partition_keys, self._comment
+            )
+
+
+def _quoted(text: str) -> str:
+    return text.replace("'", "''")

@@ -33,6 +33,7 @@ from millstream.table.schema_planning import (
     has_type_info,
     infer_type,
     stream_columns,
+    stream_timestamp_column,
     table_context,
 )
 from millstream.table.statement_set import StatementSet
@@ -40,6 +41,7 @@ from millstream.table.table import ExplainDetail, Table
 from millstream.table.table_config import TableConfig
 from millstream.table.table_descriptor import TableDescriptor
 from millstream.table.table_result import TableResult
+from millstream.table.timestamps import to_instant
 from millstream.table.types import DataTypes, RowType
 
 __all__ = ["EnvironmentSettings", "StatementSet", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
@@ -322,15 +324,31 @@ class StreamTableEnvironment(TableEnvironment):
         from millstream.table.schema import Schema
 
         schema = fields_or_schema[0] if fields_or_schema and isinstance(fields_or_schema[0], Schema) else None
-        names, types = stream_columns(data_stream, () if schema is not None else fields_or_schema)
-        if schema is not None and schema.columns and not has_type_info(data_stream):
-            names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
         self._anonymous = getattr(self, "_anonymous", 0) + 1
         label = f"*anonymous_datastream_source${self._anonymous}*"
-        node: PlanNode = FromDataStream(names, types, False, data_stream, label=label)
-        if schema is not None:
-            node = apply_schema(node, schema)
-        return Table(node, self)
+        node = self._stream_source(data_stream, schema, () if schema is not None else fields_or_schema, label)
+        table = Table(apply_schema(node, schema) if schema is not None else node, self)
+        physical = schema.field_names() if schema is not None else []
+        stream_physical = node.names[:-1] if node.record_timestamp else node.names
+        if schema is not None and physical in ([], stream_physical):
+            # the table is the source as declared (no projection over it): its print_schema shows
+            # the declared computed and metadata columns and the watermark, as written
+            table._declared = declared_columns(schema, as_written=True)
+        return table
+
+    def _stream_source(self, data_stream: Any, schema: Any, fields: tuple[Any, ...], label: str = "") -> Any:
+        """The FromDataStream node of a DataStream: its declared type's columns (the schema's,
+        for an untyped stream), and the records' timestamps when the schema declares the
+        ``rowtime`` metadata column."""
+        names, types = stream_columns(data_stream, fields)
+        if schema is not None and schema.columns and not has_type_info(data_stream):
+            names, types = schema.field_names(), schema.field_types()  # an untyped stream: the schema says
+        timestamp = stream_timestamp_column(schema, label or "from_changelog_stream")
+        if timestamp is not None:
+            names, types = [*names, timestamp.name], [*types, timestamp.data_type]
+        return FromDataStream(
+            names, types, False, data_stream, label=label, record_timestamp=timestamp is not None
+        )
 
     def from_changelog_stream(
         self, data_stream: Any, schema: Any = None, changelog_mode: Any = None
@@ -342,10 +360,8 @@ class StreamTableEnvironment(TableEnvironment):
         from millstream.table.planner import ChangelogNormalize
 
         mode = changelog_mode or ChangelogMode.all()
-        names, types = stream_columns(data_stream, ())
-        if schema is not None and schema.columns and not has_type_info(data_stream):
-            names, types = schema.field_names(), schema.field_types()
-        node: PlanNode = FromDataStream(names, types, not mode.contains_only("+I"), data_stream)
+        source = self._stream_source(data_stream, schema, ())
+        node: PlanNode = dataclasses.replace(source, updating=not mode.contains_only("+I"))
         if schema is not None:
             node = apply_schema(node, schema)
         if "+U" in mode.kinds and "-U" not in mode.kinds:
@@ -415,8 +431,15 @@ class StreamTableEnvironment(TableEnvironment):
             "-D": RowKind.DELETE,
         }
 
+        instants = [i for i, t in enumerate(plan.types) if t.root == "TIMESTAMP_LTZ"]
+
         def to_row(change: tuple[str, tuple[Any, ...]]) -> Row:
-            row = Row(*change[1])
+            values = change[1]
+            if instants:  # TIMESTAMP_LTZ values reach the DataStream API as Instants, as PyFlink's
+                values = tuple(
+                    to_instant(v) if i in instants and v is not None else v for i, v in enumerate(values)
+                )
+            row = Row(*values)
             row.set_field_names(names)
             row.set_row_kind(kinds[change[0]])
             return row

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.common.types import Row, RowKind
+from millstream.table.catalog import ResolvedSchema
 from millstream.table.print_utils import tableau
+from millstream.table.table_schema import TableSchema
 from millstream.table.types import DataType, DataTypes
 
 __all__ = ["CloseableIterator", "ResultKind", "TableResult"]
@@ -62,11 +64,13 @@ class TableResult:
         """Rows were produced (SUCCESS_WITH_CONTENT), or a statement only succeeded (SUCCESS)."""
         return self._kind
 
-    def get_table_schema(self) -> Any:
-        """The result's columns."""
-        from millstream.table.table import TableSchema
-
+    def get_table_schema(self) -> TableSchema:
+        """The result's columns (the legacy ``TableSchema``)."""
         return TableSchema(self._names, self._types)
+
+    def get_resolved_schema(self) -> ResolvedSchema:
+        """The result's columns."""
+        return ResolvedSchema(self._names, self._types)
 
     def collect(self) -> CloseableIterator:
         """The rows, each with its change kind (``Row.get_row_kind()``) and field names;

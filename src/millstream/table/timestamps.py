@@ -15,12 +15,15 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from millstream.common.time import Instant
+
 __all__ = [
     "EPOCH",
     "from_epoch_millis",
     "java_instant_string",
     "java_local_date_time_string",
     "to_epoch_millis",
+    "to_instant",
 ]
 
 EPOCH = datetime.datetime(1970, 1, 1)
@@ -34,6 +37,17 @@ def to_epoch_millis(value: Any, root: str) -> int:
             value = value.astimezone()  # the local zone's wall-clock time
         return (value - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)) // _MILLI
     return (value - EPOCH) // _MILLI
+
+
+def to_instant(value: datetime.datetime) -> Instant:
+    """The ``Instant`` of a TIMESTAMP_LTZ value (what ``to_data_stream`` hands the DataStream
+    API, as PyFlink's ``Instant<seconds, nanos>``), to the microsecond."""
+    aware = value.astimezone() if value.tzinfo is None else value
+    micros = (aware - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)) // datetime.timedelta(
+        microseconds=1
+    )
+    seconds, micro = divmod(micros, 1_000_000)
+    return Instant(seconds, micro * 1000)
 
 
 def from_epoch_millis(millis: int, root: str) -> datetime.datetime:

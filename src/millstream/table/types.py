@@ -561,8 +561,9 @@ _FROM_BASIC: dict[str, Callable[[], DataType]] = {
     "BIG_DEC": lambda: DataTypes.DECIMAL(38, 18),
     "BIG_INT": lambda: DataTypes.DECIMAL(38, 0),
     "CHAR": lambda: DataTypes.STRING(),
-    "INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(3),
-    "SQL_TIMESTAMP": lambda: DataTypes.TIMESTAMP(3),
+    # Flink's legacy conversion: java.time.Instant and java.sql.Timestamp keep nanoseconds
+    "INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(9),
+    "SQL_TIMESTAMP": lambda: DataTypes.TIMESTAMP(9),
     "LOCAL_DATE_TIME": lambda: DataTypes.TIMESTAMP(9),
     "SQL_DATE": lambda: DataTypes.DATE(),
     "LOCAL_DATE": lambda: DataTypes.DATE(),
