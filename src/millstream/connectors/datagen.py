@@ -3,6 +3,8 @@
 Mirrors Flink's ``DataGeneratorSource(generatorFunction, count, rateLimiterStrategy, type)``:
 indexes are split into contiguous ranges across subtasks; ``records_per_second`` is the
 total rate, shared equally by the subtasks. ``count=None`` makes the source unbounded.
+``InterleavedDataGeneratorSource`` deals the indexes round-robin instead, as the legacy source
+behind the ``datagen`` table connector does.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 from millstream.common.connector import ReaderContext
 from millstream.connectors.base import check_reader_state_version
 
-__all__ = ["DataGeneratorSource", "GeneratorReader"]
+__all__ = ["DataGeneratorSource", "GeneratorReader", "InterleavedDataGeneratorSource"]
 
 
 class DataGeneratorSource:
@@ -75,6 +77,22 @@ class DataGeneratorSource:
         return [
             {"version": 1, "splits": splits[index::parallelism], "emitted": 0} for index in range(parallelism)
         ]
+
+
+class InterleavedDataGeneratorSource(DataGeneratorSource):
+    """The source of the ``datagen`` table connector: subtask ``k`` of ``p`` generates the
+    indexes ``k, k + p, k + 2p ...`` below ``count``, as Flink's legacy ``DataGeneratorSource``
+    with a ``SequenceGenerator`` deals the values of a sequence (and each subtask's share of
+    ``number-of-rows`` is ``count // p``, one more for the first ``count % p``). A GROUP BY
+    over the rows then sees each subtask's values in the order Flink's would."""
+
+    def create_reader(self, context: ReaderContext) -> GeneratorReader:
+        """The subtask's indexes: every ``parallelism``-th from its own index."""
+        rate = None
+        if self.records_per_second is not None:
+            rate = self.records_per_second / context.parallelism
+        split = (context.subtask_index, self.count, context.parallelism)
+        return GeneratorReader(self.generator_function, [split], rate)
 
 
 class _IndexSplit:

@@ -3,16 +3,42 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from millstream.datastream import SinkFunction
 from millstream.table.factories import DynamicTableFactory, TableContext, TableSink
-from millstream.table.plan_sources import DataGen
-from millstream.table.planner import PlanNode
+from millstream.table.planner import INSERT, PlanNode, SourceScan
 from millstream.table.print_utils import row_to_string
 from millstream.table.types import DataType
 
-__all__ = ["BLACKHOLE", "DATAGEN", "PRINT"]
+if TYPE_CHECKING:
+    from millstream.table.planning import PlanningContext
+
+__all__ = ["BLACKHOLE", "DATAGEN", "PRINT", "DataGenScan"]
+
+
+@dataclass(frozen=True)
+class DataGenScan(SourceScan):
+    """The ``datagen`` connector's rows (``connectors.datagen_table``: random or sequence
+    fields, as Flink's): ``number-of-rows`` of them (unbounded without it, or as many as the
+    shortest sequence) at ``rows-per-second`` (10000), dealt round-robin to the subtasks."""
+
+    options: dict[str, str] = field(default_factory=dict)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        from millstream.common import WatermarkStrategy
+        from millstream.connectors.datagen import InterleavedDataGeneratorSource
+        from millstream.connectors.datagen_table import datagen_rows
+
+        row, count = datagen_rows(list(self.names), list(self.types), self.options)
+        rate = float(self.options.get("rows-per-second", "10000"))
+
+        def generate(index: int) -> tuple[str, tuple[Any, ...]]:
+            return (INSERT, row(index))
+
+        source = InterleavedDataGeneratorSource(generate, count, rate)
+        return ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), "datagen")
 
 
 class DataGenFactory(DynamicTableFactory):
@@ -21,8 +47,12 @@ class DataGenFactory(DynamicTableFactory):
     identifier = "datagen"
 
     def create_source(self, context: TableContext) -> PlanNode:
+        from millstream.connectors.datagen_table import datagen_rows
+
         names = [n for n, _ in context.physical]
-        return DataGen(names, [t for _, t in context.physical], False, dict(context.options))
+        types = [t for _, t in context.physical]
+        datagen_rows(names, types, dict(context.options))  # bad options fail at CREATE TABLE's use
+        return DataGenScan(names, types, False, dict(context.options))
 
 
 class _PrintSink(TableSink):
