@@ -299,22 +299,46 @@ def _from_pandas_value(value: Any) -> Any:
 
 
 class StreamTableEnvironment(TableEnvironment):
-    """A TableEnvironment on a StreamExecutionEnvironment's settings (mixing both APIs)."""
+    """A TableEnvironment on a StreamExecutionEnvironment's settings (mixing both APIs); made
+    from EnvironmentSettings alone, it runs each table job on a fresh environment, as a
+    TableEnvironment does, and has no DataStream to convert from or to."""
 
     def __init__(self, stream_env: Any, settings: EnvironmentSettings) -> None:
         super().__init__(settings, getattr(stream_env, "_configuration", None))
-        self._stream_env = stream_env
+        self._stream_env = stream_env  # None: created from EnvironmentSettings only
 
     @staticmethod
     def create(  # type: ignore[override]
-        stream_execution_environment: Any, environment_settings: EnvironmentSettings | None = None
+        stream_execution_environment: Any = None, environment_settings: EnvironmentSettings | None = None
     ) -> StreamTableEnvironment:
-        """A TableEnvironment over ``stream_execution_environment``."""
+        """A TableEnvironment over ``stream_execution_environment``, or, given only
+        ``environment_settings``, one of its own (PyFlink: both arguments are optional, one is
+        required).
+
+        Raises:
+            ValueError: neither argument is given.
+        """
+        if stream_execution_environment is None and environment_settings is None:
+            raise ValueError(
+                "No argument found, the param 'stream_execution_environment' or "
+                "'environment_settings' is required."
+            )
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
         return StreamTableEnvironment(stream_execution_environment, settings)
 
     def _environment(self) -> Any:
+        if self._stream_env is None:
+            return super()._environment()
         return self._stream_env  # tables read and feed this environment's DataStreams
+
+    def _stream_environment(self, method: str) -> Any:
+        """The StreamExecutionEnvironment a DataStream conversion runs on."""
+        if self._stream_env is None:
+            raise ValueError(
+                f"{method} needs a StreamTableEnvironment created on a StreamExecutionEnvironment "
+                "(StreamTableEnvironment.create(env)); this one was created from EnvironmentSettings only"
+            )
+        return self._stream_env
 
     def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
         """A table of a DataStream's elements (Rows, tuples or values). A ``Schema`` picks and
@@ -326,6 +350,7 @@ class StreamTableEnvironment(TableEnvironment):
         schema = fields_or_schema[0] if fields_or_schema and isinstance(fields_or_schema[0], Schema) else None
         self._anonymous = getattr(self, "_anonymous", 0) + 1
         label = f"*anonymous_datastream_source${self._anonymous}*"
+        self._stream_environment("from_data_stream")
         node = self._stream_source(data_stream, schema, () if schema is not None else fields_or_schema, label)
         table = Table(apply_schema(node, schema) if schema is not None else node, self)
         physical = schema.field_names() if schema is not None else []
@@ -360,6 +385,7 @@ class StreamTableEnvironment(TableEnvironment):
         from millstream.table.planner import ChangelogNormalize
 
         mode = changelog_mode or ChangelogMode.all()
+        self._stream_environment("from_changelog_stream")
         source = self._stream_source(data_stream, schema, ())
         node: PlanNode = dataclasses.replace(source, updating=not mode.contains_only("+I"))
         if schema is not None:
@@ -397,12 +423,12 @@ class StreamTableEnvironment(TableEnvironment):
                 "Table sink 'to_data_stream' doesn't support consuming update and delete changes: use "
                 "to_changelog_stream"
             )
-        return self._changelog(plan)
+        return self._changelog(plan, "to_data_stream")
 
     def to_changelog_stream(self, table: Table, target_schema: Any = None, changelog_mode: Any = None) -> Any:
         """The table's changes as a DataStream of Rows with their RowKind (``changelog_mode``
         ``upsert()`` leaves out the -U rows; ``insert_only()`` refuses an updating table)."""
-        stream = self._changelog(table._plan)
+        stream = self._changelog(table._plan, "to_changelog_stream")
         if changelog_mode is None:
             return stream
         if changelog_mode.contains_only("+I") and table._plan.updating:
@@ -420,9 +446,10 @@ class StreamTableEnvironment(TableEnvironment):
 
     def to_retract_stream(self, table: Table, type_info: Any = None) -> Any:
         """PyFlink 1.x: ``(True, row)`` for an addition, ``(False, row)`` for a retraction."""
-        return self._changelog(table._plan).map(lambda row: (row.get_row_kind().value in (0, 2), row))
+        changes = self._changelog(table._plan, "to_retract_stream")
+        return changes.map(lambda row: (row.get_row_kind().value in (0, 2), row))
 
-    def _changelog(self, plan: PlanNode) -> Any:
+    def _changelog(self, plan: PlanNode, method: str) -> Any:
         names = list(plan.names)
         kinds = {
             "+I": RowKind.INSERT,
@@ -445,7 +472,7 @@ class StreamTableEnvironment(TableEnvironment):
             return row
 
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
-        [plan], ctx = plan_job(self._stream_env, self._config, [plan])
+        [plan], ctx = plan_job(self._stream_environment(method), self._config, [plan])
         return plan.translate(ctx).map(to_row, output_type=type_info)
 
 
