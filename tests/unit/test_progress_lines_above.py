@@ -13,6 +13,7 @@ import io
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -98,6 +99,10 @@ def test_lines_from_other_threads_go_above_the_table_whole(monkeypatch: Any, fas
 
         view._frame = frame  # type: ignore[method-assign]
         view.start()
+        deadline = time.monotonic() + 30
+        while frames[0] < 2:  # drawing: stdout and stderr go through the view
+            assert time.monotonic() < deadline, "the view drew nothing"
+            time.sleep(0.001)  # polling an observable condition, bounded by the deadline
 
         def write(writer: int) -> None:
             for n in range(per_writer):
