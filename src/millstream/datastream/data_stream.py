@@ -158,6 +158,7 @@ class DataStream:
         if self._transformation.non_parallel and parallelism != 1:
             raise ValueError("The parallelism of non parallel operator must be 1.")
         self._update(parallelism=parallelism)
+        self._env._parallelism_configured.add(self._id)
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStream:
@@ -393,7 +394,8 @@ class DataStream:
         return DataStreamSink(DataStream(self._env, self._env._add(t)))
 
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
-        """Write each element's text to stdout (``N> `` prefixes when parallel)."""
+        """Write each element's text to stdout (``N> `` prefixes when parallel; in BATCH mode
+        only where the program set the parallelism, as PyFlink prints)."""
         type_info = self.get_type()
         spec = PrintSpec(
             sink_identifier,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from millstream.common import config_options as opts
@@ -29,6 +30,7 @@ from millstream.datastream.closeable_iterator import CloseableIterator
 from millstream.datastream.data_stream import DataStream
 from millstream.datastream.functions import SourceFunction
 from millstream.datastream.state_backend import StateBackend, state_backend_from_configuration
+from millstream.graph.chaining import chain_heads
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import JobGraph
 from millstream.graph.job_graph_generator import create_job_graph
@@ -36,6 +38,7 @@ from millstream.graph.operator_specs import (
     CollectSpec,
     LegacySourceSpec,
     OperatorSpec,
+    PrintSpec,
     SinkWriterSpec,
     SourceSpec,
 )
@@ -85,6 +88,24 @@ def _checkpoint_summary(metrics: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _batch_print_prefixes(graph: StreamGraph, configured: set[int]) -> StreamGraph:
+    """BATCH: a print sink shows its subtask (``2> ``) only in a chain where the program set
+    the parallelism of an operator (``configured``: their ids), as PyFlink 2.3 prints.
+
+    Flink's adaptive batch scheduler decides the parallelism of every other chain from the
+    size of its input, which is 1 for the inputs a program prints (under 16 MiB a subtask),
+    and a print sink of parallelism 1 shows no subtask. The chains keep running in parallel
+    here; only the prefix follows Flink.
+    """
+    head_of = chain_heads(graph)
+    configured_chains = {head_of[n] for n in configured if n in head_of}
+    nodes = dict(graph.nodes)
+    for node_id, node in graph.nodes.items():
+        if isinstance(node.operator, PrintSpec) and head_of[node_id] not in configured_chains:
+            nodes[node_id] = replace(node, operator=replace(node.operator, subtask_prefix=False))
+    return replace(graph, nodes=nodes)
+
+
 def set_context_configuration(configuration: Configuration | None, capture_plan: bool = False) -> None:
     """Make every new environment start from ``configuration`` (used by the CLI)."""
     global _context_configuration, _capture_plan
@@ -108,6 +129,7 @@ class StreamExecutionEnvironment:
         # getStreamGraph(clearTransformations) clears only its list, never the graph).
         self._transformations: dict[int, Transformation] = {}
         self._pending: list[int] = []
+        self._parallelism_configured: set[int] = set()  # ids of set_parallelism's operators
         self._next_id = 0
         self._chaining_enabled = self._configuration.get(opts.CHAINING_ENABLED)
         self._buffer_timeout = self._configuration.get(opts.BUFFER_TIMEOUT)
@@ -400,6 +422,8 @@ class StreamExecutionEnvironment:
             batch_combine_max_keys=self._configuration.get(opts.BATCH_COMBINE_MAX_KEYS),
         )
         graph = generate_stream_graph(transformations, settings)
+        if graph.runtime_mode is RuntimeExecutionMode.BATCH:
+            graph = _batch_print_prefixes(graph, self._parallelism_configured)
         if clear_transformations:
             self._pending.clear()
         return graph

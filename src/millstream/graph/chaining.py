@@ -12,7 +12,7 @@ from millstream.graph.operator_specs import ChainingStrategy
 from millstream.graph.partitioning import ForwardPartitioner
 from millstream.graph.stream_graph import StreamEdge, StreamGraph
 
-__all__ = ["is_chainable"]
+__all__ = ["chain_heads", "is_chainable"]
 
 
 def is_chainable(edge: StreamEdge, graph: StreamGraph) -> bool:
@@ -28,3 +28,15 @@ def is_chainable(edge: StreamEdge, graph: StreamGraph) -> bool:
         and isinstance(edge.partitioner, ForwardPartitioner)
         and upstream.parallelism == downstream.parallelism
     )
+
+
+def chain_heads(graph: StreamGraph) -> dict[int, int]:
+    """The head of the chain each node runs in, by node id (topological order)."""
+    head_of: dict[int, int] = {}
+    for node in graph.topological():
+        ins = graph.in_edges(node.id)
+        if len(ins) == 1 and is_chainable(ins[0], graph):
+            head_of[node.id] = head_of[ins[0].source_id]
+        else:
+            head_of[node.id] = node.id
+    return head_of

@@ -11,7 +11,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass, field, replace
 
-from millstream.graph.chaining import is_chainable
+from millstream.graph.chaining import chain_heads
 from millstream.graph.job_graph import (
     ChainedOperator,
     DistributionPattern,
@@ -54,14 +54,7 @@ def data_set_id(edge: StreamEdge) -> IntermediateDataSetID:
 
 def find_chains(plan: _Plan) -> _Plan:
     """Assign every node to the head of its chain (topological order)."""
-    head_of: dict[int, int] = {}
-    for node in plan.graph.topological():
-        ins = plan.graph.in_edges(node.id)
-        if len(ins) == 1 and is_chainable(ins[0], plan.graph):
-            head_of[node.id] = head_of[ins[0].source_id]
-        else:
-            head_of[node.id] = node.id
-    return replace(plan, head_of=head_of)
+    return replace(plan, head_of=chain_heads(plan.graph))
 
 
 def name_chains(plan: _Plan) -> _Plan:

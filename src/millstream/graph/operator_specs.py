@@ -273,9 +273,11 @@ class _RenderingSink(_Spec):
 
 @dataclass(frozen=True, slots=True)
 class PrintSpec(_RenderingSink):
-    """``print``: lines to stdout, ``N> `` prefixes when parallel (``identifier> `` when named)."""
+    """``print``: lines to stdout, ``N> `` prefixes when parallel (``identifier> `` when named);
+    ``subtask_prefix=False``: never ``N``."""
 
     identifier: str | None = None
+    subtask_prefix: bool = True
     is_sink: ClassVar[bool] = True
 
 

@@ -26,16 +26,23 @@ __all__ = [
 class PrintSinkOperator(StreamOperator):
     """Writes each element's text to stdout, prefixed as Flink's ``PrintSinkFunction`` does.
 
-    Prefix: ``identifier:`` (if given) and ``subtask+1`` when the sink runs in parallel,
-    followed by ``> `` if anything precedes the element.
+    Prefix: ``identifier:`` (if given) and ``subtask+1`` when the sink runs in parallel
+    (and ``subtask_prefix``: see ``DataStream.print``), followed by ``> `` if anything
+    precedes the element.
     """
 
-    def __init__(self, context: OperatorContext, renderer: TextRenderer, identifier: str | None) -> None:
+    def __init__(
+        self,
+        context: OperatorContext,
+        renderer: TextRenderer,
+        identifier: str | None,
+        subtask_prefix: bool = True,
+    ) -> None:
         super().__init__(context, None)
         self._renderer = renderer
         prefix = identifier or ""
         location = context.location
-        if location.parallelism > 1:
+        if subtask_prefix and location.parallelism > 1:
             prefix = f"{prefix}:" if prefix else ""
             prefix += str(location.subtask_index + 1)
         self._prefix = f"{prefix}> " if prefix else ""

@@ -252,7 +252,7 @@ def create_operator(  # noqa: C901 - one case per operator kind
         case IntervalJoinSpec(function=function, key_selectors=keys) as spec:
             return IntervalJoinOperator(ctx, function, out, side, keys, spec.inclusive_bounds())
         case PrintSpec(identifier=identifier) as spec:
-            return PrintSinkOperator(ctx, spec.renderer(), identifier)
+            return PrintSinkOperator(ctx, spec.renderer(), identifier, spec.subtask_prefix)
         case SinkWriterSpec(sink=sink) as spec:
             writer_ctx = WriterContext(loc.subtask_index, loc.parallelism, env.attempt_number, op.name)
             return SinkWriterOperator(ctx, sink, spec.renderer(), writer_ctx)
