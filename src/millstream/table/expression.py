@@ -194,6 +194,11 @@ class Expression:
         NULL when the row is NULL."""
         return _FieldAccess(self, name_or_index)
 
+    @property
+    def flatten(self) -> Expression:
+        """Every field of this ROW value, a column each (in ``select``: ``r$a``, ``r$b``)."""
+        return _FieldAccess(self, "*")  # expanded by the select (projection.flattened)
+
     def json_value(self, path: str, returning_type: DataType | None = None, *args: Any) -> Expression:
         """The scalar at JSON ``path`` (``$.a.b[0]``) of this JSON text, as ``returning_type``
         (STRING by default); NULL when the path is missing or the text is not JSON."""
@@ -382,10 +387,14 @@ class _FieldAccess(Expression):
         return self.operand.aggregates()
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        if self.field == "*":
+            raise ValueError(f"flatten makes columns of {self.operand!r}'s fields: use it in a select list")
         inner = self.operand.resolve(names, types)
         return compile_field_access(inner, self.field, self.sql_name, inner.name or repr(self.operand))
 
     def __repr__(self) -> str:
+        if self.field == "*":
+            return f"flatten({self.operand!r})"
         return (
             f"{self.operand!r}.{self.field}"
             if isinstance(self.field, str)

@@ -182,29 +182,39 @@ class TableAggregate(PlanNode):
         assert self.input is not None
         keys = self.keys
         process = _TableAggregateFunction(self.function, self.input_names)
+        # PyFlink runs a Python table aggregate in its Python operator: each bundle is buffered
+        # by key, and a key's rows are emitted once, at the bundle's end
+        process.key_group_size, process.key_group_latency_ms = python_bundle(ctx.config)
         return self.input.translate(ctx).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(process)
 
 
 class _TableAggregateFunction(KeyedProcessFunction):
-    """Keeps the group's accumulator; after each row withdraws the rows emitted before (-D)
-    and emits the function's current rows (+I), as Flink's table aggregation."""
+    """Keeps the group's accumulator; after each bundle of a key's rows (one row without
+    bundles) withdraws the rows emitted before (-D) and emits the function's current rows
+    (+I), as Flink's table aggregation."""
 
     def __init__(self, function: Any, names: list[str]) -> None:
         self.function, self.names = function, names
+        self.key_group_size = 0  # >0: the operator hands it a bundle's rows by key
+        self.key_group_latency_ms = 0
 
     def open(self, runtime_context: Any) -> None:
         self.state = runtime_context.get_state(ValueStateDescriptor("table_aggregate"))
 
     def process_element(self, value: Any, ctx: Any) -> Any:
-        kind, values = value
+        return self.process_key_group([value], ctx)
+
+    def process_key_group(self, values: list[Any], ctx: Any) -> Any:
+        """The changes of one key: accumulated (or retracted) in order, then one emission."""
         held = self.state.value()
         acc, emitted = (self.function.create_accumulator(), []) if held is None else held
-        row = Row(*values)
-        row.set_field_names(self.names)
-        if kind in (INSERT, UPDATE_AFTER):
-            self.function.accumulate(acc, row)
-        else:
-            self.function.retract(acc, row)
+        for kind, fields in values:
+            row = Row(*fields)
+            row.set_field_names(self.names)
+            if kind in (INSERT, UPDATE_AFTER):
+                self.function.accumulate(acc, row)
+            else:
+                self.function.retract(acc, row)
         key = tuple(ctx.get_current_key())
         rows = [
             key + (tuple(r) if isinstance(r, (tuple, list, Row)) else (r,))

@@ -6,14 +6,46 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
-from millstream.table.expression import AggregateCall, Expression
+from millstream.table.expression import AggregateCall, Expression, _Alias, _Column, _FieldAccess
 from millstream.table.group_agg import Aggregate
 from millstream.table.planner import ChangelogNormalize, Filter, PlanNode, Project
 from millstream.table.types import DataType
 
-__all__ = ["aggregate", "grouped_expression", "project", "unique_columns"]
+__all__ = ["aggregate", "flattened", "grouped_expression", "project", "unique_columns"]
+
+
+def flattened(node: PlanNode, expressions: list[Expression]) -> tuple[PlanNode, list[Expression]]:
+    """A select list with each ``flatten`` expanded into the fields of its ROW, a column each,
+    named as Flink's Table API names them: ``<column>$<field>`` for a column (or an alias), by
+    position (``_c<i>``) for an unnamed value. A ROW that is computed (a call) is computed
+    once: a projection below ``node``'s columns adds it as a column the fields are read from."""
+    if not any(_is_flatten(e) for e in expressions):
+        return node, expressions
+    computed = [e.operand for e in expressions if _is_flatten(e) and not isinstance(e.operand, _Column)]
+    if computed:
+        hidden = [e.alias(f"$flatten{i}") for i, e in enumerate(computed)]
+        node = project(node, [_Column(n) for n in node.names] + hidden, lambda i: f"_c{i}")
+    result: list[Expression] = []
+    for e in expressions:
+        if not _is_flatten(e):
+            result.append(e)
+            continue
+        operand = e.operand
+        name = operand.name if isinstance(operand, (_Column, _Alias)) else None
+        position = next((i for i, c in enumerate(computed) if c is operand), -1)  # == builds an expression
+        source = operand if isinstance(operand, _Column) else _Column(f"$flatten{position}")
+        row_type = source.resolve(node.names, node.types).data_type
+        if row_type.root != "ROW":
+            raise ValueError(f"flatten needs a ROW value, {operand!r} is {row_type!r}")
+        for field in row_type.field_names():  # type: ignore[attr-defined]
+            result.append(source.get(field).alias(f"{name}${field}" if name else f"_c{len(result)}"))
+    return node, result
+
+
+def _is_flatten(expression: Expression) -> TypeGuard[_FieldAccess]:
+    return isinstance(expression, _FieldAccess) and expression.field == "*"
 
 
 def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[int], str]) -> Project:

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from millstream.table.catalog import ResolvedSchema
-from millstream.table.expression import Expression
+from millstream.table.expression import Expression, _Column
 from millstream.table.expressions import col
 from millstream.table.planner import Filter, Limit, PlanNode
-from millstream.table.projection import aggregate, project
+from millstream.table.projection import aggregate, flattened, project
 from millstream.table.set_operations import intersect_or_except, intersect_or_except_all, union_all
 from millstream.table.table_schema import TableSchema
 
@@ -51,12 +51,19 @@ def _expressions(fields: tuple[Any, ...], names: list[str] | None = None) -> lis
                 )
             result.extend(col(n) for n in f.names(names))
         elif isinstance(f, Expression):
-            result.append(f)
+            result.extend(_star(f, names))
         elif isinstance(f, str):
-            result.extend(col(name.strip()) for name in f.split(","))
+            result.extend(e for name in f.split(",") for e in _star(col(name.strip()), names))
         else:
             raise TypeError(f"expected an Expression or a column name, got {f!r}")
     return result
+
+
+def _star(expression: Expression, names: list[str] | None) -> list[Expression]:
+    """``col('*')``: every column of the table (``names``), in order; any other expression as is."""
+    if names is not None and isinstance(expression, _Column) and expression.name == "*":
+        return [col(n) for n in names]
+    return [expression]
 
 
 class Table:
@@ -119,7 +126,8 @@ class Table:
         expressions = _expressions(fields, list(self._plan.names))
         if any(e.aggregates() for e in expressions):
             return GroupedTable(self, []).select(*expressions)
-        return self._with(project(self._plan, expressions, lambda i: f"_c{i}"))
+        plan, expressions = flattened(self._plan, expressions)
+        return self._with(project(plan, expressions, lambda i: f"_c{i}"))
 
     def where(self, predicate: Expression) -> Table:
         """The rows for which ``predicate`` is TRUE."""
@@ -135,6 +143,14 @@ class Table:
     def group_by(self, *fields: Any) -> GroupedTable:
         """Groups for an aggregation (``.select(...)``)."""
         return GroupedTable(self, _expressions(fields))
+
+    def aggregate(self, func: Any) -> Table:
+        """A udaf over the whole table (no ``group_by``): its result's fields as columns."""
+        return GroupedTable(self, []).aggregate(func)
+
+    def flat_aggregate(self, func: Any) -> Table:
+        """A table aggregate (``udtaf``) over the whole table: every row it emits."""
+        return GroupedTable(self, []).flat_aggregate(func)
 
     def distinct(self) -> Table:
         """Each distinct row once."""
@@ -310,25 +326,19 @@ class Table:
         return self._with(FlatMap(names, func.result_types, plan.updating, plan, func.rows_of()))
 
     def map(self, func: Any) -> Table:
-        """Each row through a scalar function (``udf``) of the whole row; a ROW result type
-        gives its fields as columns."""
-        from millstream.table.planner import Project
-        from millstream.table.types import RowType
-
+        """Each row through a scalar function (``udf``) of the whole row, or a call of one over
+        columns (``map(f(col('a'), col('b')))``); a ROW result type gives its fields as columns."""
         plan = self._plan
         names = list(plan.names)
+        if isinstance(func, Expression):
+            compiled = func.resolve(names, list(plan.types))
+            return self._mapped(compiled.data_type, compiled.fn, [func])
         result = func.result_type
         if func.func_type == "pandas":  # the rows go to it as DataFrames, a batch at a time
             from millstream.table.expression_calls import whole_row
 
             expression = func(whole_row(names))
-            compiled = expression.resolve(names, list(plan.types))
-            if isinstance(result, RowType):
-                whole = Project(["$row"], [result], plan.updating, plan, [compiled.fn], [expression])
-                return self._with(Project(result.field_names(), result.field_types(), plan.updating, whole,
-                                          [functools.partial(_field_of, len(result.fields), i)
-                                           for i in range(len(result.fields))]))  # fmt: skip
-            return self._with(Project(["_c0"], [result], plan.updating, plan, [compiled.fn], [expression]))
+            return self._mapped(result, expression.resolve(names, list(plan.types)).fn, [expression])
 
         def call(values: tuple[Any, ...], function: Any = func._function) -> Any:
             from millstream.common.types import Row
@@ -337,16 +347,26 @@ class Table:
             row.set_field_names(names)
             return function(row)
 
-        if isinstance(result, RowType):  # the function runs once per row; its fields become columns
-            whole = Project(["$row"], [result], plan.updating, plan, [call])
-            width = len(result.fields)
-            fields: list[Callable[[tuple[Any, ...]], Any]] = [
-                functools.partial(_field_of, width, i) for i in range(width)
-            ]
-            return self._with(
-                Project(result.field_names(), result.field_types(), plan.updating, whole, fields)
-            )
-        return self._with(Project(["_c0"], [result], plan.updating, plan, [call]))
+        return self._mapped(result, call, None)
+
+    def _mapped(
+        self, result: Any, fn: Callable[[tuple[Any, ...]], Any], expressions: list[Any] | None
+    ) -> Table:
+        """The table of ``fn``'s values, computed once per row: its fields as columns for a ROW
+        ``result``, else one column ``_c0``."""
+        from millstream.table.planner import Project
+        from millstream.table.types import RowType
+
+        plan = self._plan
+        extra = [expressions] if expressions is not None else []
+        if not isinstance(result, RowType):
+            return self._with(Project(["_c0"], [result], plan.updating, plan, [fn], *extra))
+        whole = Project(["$row"], [result], plan.updating, plan, [fn], *extra)
+        width = len(result.fields)
+        fields: list[Callable[[tuple[Any, ...]], Any]] = [
+            functools.partial(_field_of, width, i) for i in range(width)
+        ]
+        return self._with(Project(result.field_names(), result.field_types(), plan.updating, whole, fields))
 
     # -- running ---------------------------------------------------------------------------------
 
