@@ -102,6 +102,14 @@ class MapState(State, Generic[K, V]):
     def put(self, key: Any, value: Any) -> None:
         """Set ``key``."""
 
+    def get_internal_state(self) -> Any:
+        """This map state fixed to the current key: a program that holds it while other keys
+        are processed still reads and writes this key's map (PyFlink's internal state, with
+        ``get``, ``put``, ``put_all``, ``remove``, ``contains``, ``items``, ``keys``,
+        ``values``, ``is_empty`` and ``clear``). The runtime's map states return such a view;
+        this default is the state itself."""
+        return self
+
 
 class ReducingState(MergingState[T, T]):
     """Values folded with a reduce function."""

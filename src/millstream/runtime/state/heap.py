@@ -23,6 +23,7 @@ from typing import Any
 from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
     InternalStateDescriptor,
+    KeyBoundMapState,
     KeyedStateBackend,
     KeyedStateError,
     accumulator_merge,
@@ -292,6 +293,10 @@ class MapStateImpl(_KvState):
     """``MapState``: a dict per key; with TTL every entry expires on its own."""
 
     __slots__ = ()
+
+    def get_internal_state(self) -> KeyBoundMapState:
+        """This state fixed to the current key and namespace (PyFlink's internal state)."""
+        return KeyBoundMapState(self)
 
     def _map(self, create: bool) -> dict[Any, Any] | None:
         group, entry_key = self._slot()

@@ -33,6 +33,7 @@ __all__ = [
     "STATE_KINDS",
     "VOID_NAMESPACE",
     "InternalStateDescriptor",
+    "KeyBoundMapState",
     "KeyedStateBackend",
     "KeyedStateError",
     "TtlSettings",
@@ -158,6 +159,80 @@ def canonical_snapshot(
                 entries = groups[first_group + index] = []
             entries.append((name, key, namespace, stored))
     return KeyedStateSnapshot(dict(kinds), groups)
+
+
+class KeyBoundMapState:
+    """A map state fixed to the key and namespace current when it was made: what PyFlink's
+    ``MapState.get_internal_state()`` returns (the internal state of that key). A program
+    holding it while other keys are processed still reads and writes the first key's map,
+    as in PyFlink; each call addresses that key and then puts the key context back."""
+
+    __slots__ = ("_group", "_key", "_namespace", "_state")
+
+    def __init__(self, state: Any) -> None:
+        backend = state._backend
+        if backend.current_group < 0:
+            raise KeyedStateError(
+                "get_internal_state() needs a current key: call it while processing an element"
+            )
+        self._state = state
+        self._key = backend.current_key
+        self._group = backend.current_group
+        self._namespace = state.namespace
+
+    def _call(self, method: str, *args: Any) -> Any:
+        state = self._state
+        backend = state._backend
+        saved = backend.current_key, backend.current_group, state.namespace
+        backend.current_key, backend.current_group, state.namespace = self._key, self._group, self._namespace
+        try:
+            result = getattr(state, method)(*args)
+            return list(result) if method in ("items", "keys", "values") else result
+        finally:
+            backend.current_key, backend.current_group, state.namespace = saved
+
+    def get(self, key: Any) -> Any:
+        """The value of ``key``, or None."""
+        return self._call("get", key)
+
+    def put(self, key: Any, value: Any) -> None:
+        """Set ``key``."""
+        self._call("put", key, value)
+
+    def put_all(self, dict_value: dict[Any, Any]) -> None:
+        """Set every key of ``dict_value``."""
+        self._call("put_all", dict_value)
+
+    def remove(self, key: Any) -> None:
+        """Remove ``key``."""
+        self._call("remove", key)
+
+    def contains(self, key: Any) -> bool:
+        """Whether ``key`` is set."""
+        return bool(self._call("contains", key))
+
+    def items(self) -> list[tuple[Any, Any]]:
+        """The entries."""
+        entries: list[tuple[Any, Any]] = self._call("items")
+        return entries
+
+    def keys(self) -> list[Any]:
+        """The keys."""
+        keys: list[Any] = self._call("keys")
+        return keys
+
+    def values(self) -> list[Any]:
+        """The values."""
+        values: list[Any] = self._call("values")
+        return values
+
+    def is_empty(self) -> bool:
+        """Whether the map is empty."""
+        return bool(self._call("is_empty"))
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        self._call("clear")
 
 
 class KeyedStateBackend:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
+    KeyBoundMapState,
     KeyedStateError,
     accumulator_merge,
     live_stored_value,
@@ -336,6 +337,10 @@ class RocksMapState(_RocksState):
     """``MapState``: one RocksDB entry per user key, after the key's and namespace's bytes."""
 
     __slots__ = ()
+
+    def get_internal_state(self) -> KeyBoundMapState:
+        """This state fixed to the current key and namespace (PyFlink's internal state)."""
+        return KeyBoundMapState(self)
 
     def _scan(self) -> Iterator[tuple[bytes, bytes]]:
         prefix = self._key()
