@@ -63,6 +63,11 @@ def test_run_with_target_spark_flags(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     # BATCH semantics on Spark: the final count of each word
     assert "[('a', 3), ('b', 3), ('c', 1)]" in result.stdout
+    # the job is in STREAMING mode (the default): the submission says, once, what that changes
+    warnings = [line for line in result.stderr.splitlines() if "runs on Spark with BATCH semantics" in line]
+    assert len(warnings) == 1, result.stderr[-3000:]
+    assert warnings[0].startswith("WARNING millstream: Job 'cli word count' is bounded and runs on Spark")
+    assert "'Reduce': each key's final value only, no rolling update per record" in warnings[0]
 
 
 def test_target_from_the_configuration_directory(tmp_path):

@@ -1,8 +1,10 @@
 """SparkExecutor: ``execution.target: spark`` runs a millstream JobGraph on Apache Spark.
 
 Bounded jobs (every source bounded) run as Spark RDD jobs with Flink's BATCH semantics
-(``millstream.spark.batch``). Unbounded jobs are not supported by this runner yet and
-are rejected before anything starts.
+(``millstream.spark.batch``); a bounded job in STREAMING mode gets one WARNING line on
+the client's stderr at submission naming what that changes for it
+(``support.batch_semantics_notice``). Unbounded jobs run as one Structured Streaming
+query (``millstream.spark.streaming``).
 
 The SparkSession: one handed over with ``use_session(spark)`` (notebooks), else the
 active one, else a new one built from the configuration: ``spark.master`` (default
@@ -36,9 +38,10 @@ from millstream.common.configuration import Configuration
 from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
 from millstream.common.job_listeners import notify_job_finished, notify_job_submitted
 from millstream.graph.job_graph import JobGraph
+from millstream.runtime.client_log import report_notice
 from millstream.spark.streaming.client import StreamingJobClient
 from millstream.spark.streaming.query import translate_streaming
-from millstream.spark.support import is_unbounded
+from millstream.spark.support import batch_semantics_notice, is_unbounded
 from millstream.spark.translation import SparkPlan, translate
 
 __all__ = ["SparkExecutor", "SparkJobClient", "local_session", "use_session"]
@@ -340,7 +343,11 @@ class SparkExecutor:
         if is_unbounded(job_graph):
             client = StreamingJobClient(job_graph, translate_streaming(job_graph, spark))
         else:
-            client = SparkJobClient(job_graph, spark, translate(job_graph, spark.sparkContext))
+            plan = translate(job_graph, spark.sparkContext)
+            notice = batch_semantics_notice(job_graph)
+            if notice is not None:
+                report_notice(notice)
+            client = SparkJobClient(job_graph, spark, plan)
         notify_job_submitted(client)
         return client
 

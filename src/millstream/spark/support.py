@@ -6,12 +6,22 @@ unbounded job runs on Structured Streaming (``streaming``), where a vertex is ei
 stateless ``mapInPandas`` or one keyed ``transformWithStateInPandas``: keyed operators need
 a keyed vertex, and event-time semantics must be expressible with Spark's global watermark.
 The error names the operator and the reason.
+
+A bounded job in STREAMING mode runs with BATCH semantics too: ``batch_semantics_notice``
+names what that changes for the job's operators, for the warning at submission.
 """
 
 from __future__ import annotations
 
 from typing import Any, assert_never
 
+from millstream.common.execution_mode import RuntimeExecutionMode
+from millstream.datastream.window.assigners import (
+    DynamicProcessingTimeSessionWindows,
+    ProcessingTimeSessionWindows,
+    SlidingProcessingTimeWindows,
+    TumblingProcessingTimeWindows,
+)
 from millstream.graph.job_graph import ChainedOperator, JobGraph
 from millstream.graph.operator_specs import (
     BatchMapSpec,
@@ -43,6 +53,7 @@ from millstream.graph.operator_specs import (
 __all__ = [
     "UnsupportedOnSparkError",
     "UnsupportedStreamingError",
+    "batch_semantics_notice",
     "check_batch",
     "check_streaming",
     "is_unbounded",
@@ -101,6 +112,84 @@ def check_batch(job_graph: JobGraph) -> None:
             reason = _batch_reason(op.operator)
             if reason is not None:
                 raise UnsupportedOnSparkError(f"operator '{op.name}' cannot run on Spark: {reason}")
+
+
+_PROCESSING_TIME_WINDOWS = (
+    TumblingProcessingTimeWindows,
+    SlidingProcessingTimeWindows,
+    ProcessingTimeSessionWindows,
+    DynamicProcessingTimeSessionWindows,
+)
+_FINAL_VALUES = "each key's final value only, no rolling update per record"
+_NOT_LATE = "no record is late (none is dropped behind the watermark or sent to a late-data output)"
+_KEY_BY_KEY = "input arrives key by key in timestamp order, timers fire when the key's input ends"
+_BROADCAST_FIRST = "the whole broadcast input is read before the other input"
+_PROCESSING_TIME = "windows fire when the key's input ends, not by the clock"
+
+
+def _batch_differences(spec: OperatorSpec, watermarked: bool) -> tuple[str, ...]:
+    """What changes for ``spec`` under BATCH semantics (``watermarked``: the job has watermarks)."""
+    match spec:
+        case ReduceSpec(combined=False):
+            return (_FINAL_VALUES,)
+        case WindowSpec(assigner=assigner) if isinstance(assigner, _PROCESSING_TIME_WINDOWS):
+            return (_PROCESSING_TIME,)
+        case WindowSpec(assigner=assigner) if watermarked and assigner.is_event_time():
+            return (_NOT_LATE,)
+        case IntervalJoinSpec() if watermarked:
+            return (_NOT_LATE,)
+        case KeyedProcessSpec() | KeyedCoProcessSpec():
+            return (_KEY_BY_KEY,)
+        case KeyedBroadcastProcessSpec():
+            return (_BROADCAST_FIRST, _KEY_BY_KEY)
+        case BroadcastProcessSpec():
+            return (_BROADCAST_FIRST,)
+        case _:
+            return ()
+
+
+def _has_watermarks(job_graph: JobGraph) -> bool:
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            match op.operator:
+                case (
+                    SourceSpec(watermark_strategy=strategy)
+                    | TimestampsWatermarksSpec(watermark_strategy=strategy)
+                ):
+                    if getattr(strategy, "kind", "none") != "none":
+                        return True
+    return False
+
+
+def batch_semantics_notice(job_graph: JobGraph) -> str | None:
+    """One line naming what BATCH semantics change for a bounded job in STREAMING mode, or None.
+
+    The Spark runner runs every bounded job as Flink runs one in BATCH mode; a STREAMING
+    job's rolling updates, late-data handling, timers firing as time advances and
+    checkpoints do not happen there. None: the job asked for BATCH, or nothing it runs
+    depends on the mode.
+    """
+    if job_graph.job_config.runtime_mode is not RuntimeExecutionMode.STREAMING:
+        return None
+    watermarked = _has_watermarks(job_graph)
+    names: dict[str, list[str]] = {}
+    for vertex in job_graph.vertices:
+        for op in vertex.operators:
+            for difference in _batch_differences(op.operator, watermarked):
+                names.setdefault(difference, []).append(f"'{op.name}'")
+    parts = [f"{', '.join(operators)}: {difference}" for difference, operators in names.items()]
+    if job_graph.job_config.checkpointing.enabled:
+        parts.append(
+            "checkpointing: no checkpoint is taken (snapshot_state and notify_checkpoint_complete "
+            "are not called), sinks commit once at the end"
+        )
+    if not parts:
+        return None
+    return (
+        f"Job '{job_graph.job_name}' is bounded and runs on Spark with BATCH semantics, not STREAMING: "
+        f"{'; '.join(parts)}. Set execution.runtime-mode: BATCH to ask for these semantics (and no "
+        "warning), or run the job on the embedded runtime or a cluster for STREAMING results"
+    )
 
 
 def _streaming_reason(spec: OperatorSpec, keyed: bool, single_group: bool) -> str | None:
