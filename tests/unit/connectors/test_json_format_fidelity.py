@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from millstream.common.typeinfo import Types
-from millstream.connectors.formats.json import JsonRowDeserializationSchema
+from millstream.common.types import Row
+from millstream.connectors.formats.json import JsonRowDeserializationSchema, JsonRowSerializationSchema
 from millstream.table import DataTypes
 from millstream.table.factories import Decoder, find_format_factory
 from millstream.table.filesystem import _read_json
@@ -168,3 +169,22 @@ def test_the_datastream_schema_keeps_the_record_with_the_failing_field_none() ->
     strict = JsonRowDeserializationSchema.builder().type_info(row).build()
     with pytest.raises(ValueError, match=r"field 'n'"):
         strict.deserialize(b'{"name":"carol","n":"x3"}')
+
+
+def test_a_json_key_schema_takes_the_first_fields_of_a_longer_row() -> None:
+    """PyFlink 2.3.0's JsonRowSerializationSchema of ROW_NAMED(['id'], [INT]) serialized the row
+    (1, 'a', 2) as {"id":1}; of ROW_NAMED(['id', 'name'], ...) the row (1,) failed: "Could not
+    serialize row '+I[1]'. Make sure that the schema matches the input." (before, millstream
+    failed with 'zip() argument 2 is longer than argument 1')."""
+    key = JsonRowSerializationSchema.builder().with_type_info(Types.ROW_NAMED(["id"], [Types.INT()])).build()
+    assert key.serialize(Row(1, "a", 2)) == b'{"id":1}'
+    pair = (
+        JsonRowSerializationSchema.builder()
+        .with_type_info(Types.ROW_NAMED(["id", "name"], [Types.INT(), Types.STRING()]))
+        .build()
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"Could not serialize row .*\(id: INT, name: STRING\): the row has 1 fields, the schema 2",
+    ):
+        pair.serialize(Row(1))

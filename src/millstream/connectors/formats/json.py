@@ -236,7 +236,10 @@ JsonRowDeserializationSchema.Builder = JsonRowDeserializationSchemaBuilder  # ty
 
 class JsonRowSerializationSchema:
     """Turns a ``Row`` of a row type into JSON bytes (``pyflink.datastream.formats.json``):
-    an object of the row's field names, values as Flink's JSON format writes them."""
+    an object of the row's field names, values as Flink's JSON format writes them. A row
+    with more fields than the type gives its first ones (as PyFlink 2.3.0: a key schema of
+    ``id`` writes ``{"id":1}`` of the row ``(1, 'a', 2)``); one with fewer fails, naming the
+    schema and both arities."""
 
     def __init__(self, type_info: TypeInformation) -> None:
         self.type_info = type_info
@@ -266,7 +269,20 @@ def _row_encoder(type_info: TypeInformation) -> Callable[[Any], bytes]:
         raise TypeError(f"JsonRowSerializationSchema needs a row type (Types.ROW_NAMED), got {type_info}")
     names = type_info.get_field_names()
     to_object = json_object_encoder(names, [from_type_info(t) for t in type_info.get_field_types()])
-    return lambda element: dumps(to_object(tuple(element)))
+    arity = len(names)
+
+    def encode(element: Any) -> bytes:
+        # Flink's schema writes the first fields of a longer row (a key schema of a whole row)
+        values = tuple(element)
+        if len(values) < arity:
+            raise ValueError(
+                f"Could not serialize row {element!r} with JsonRowSerializationSchema of {type_info}: "
+                f"the row has {len(values)} fields, the schema {arity}. Make sure that the schema "
+                "matches the input."
+            )
+        return dumps(to_object(values[:arity]))
+
+    return encode
 
 
 class JsonRowSerializationSchemaBuilder:
