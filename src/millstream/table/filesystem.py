@@ -18,7 +18,6 @@ directory. The sink accepts insert-only tables (Flink's filesystem sink is appen
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 import urllib.parse
@@ -28,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import StreamFormat
+from millstream.connectors.formats.csv_jackson import arity_error, jackson_fields
 from millstream.connectors.formats.json_converters import json_loads, json_row_converter
 from millstream.connectors.formats.row_formats import csv_field as _csv_value
-from millstream.connectors.formats.row_formats import lenient_csv_row
+from millstream.connectors.formats.row_formats import csv_write_options, lenient_csv_row
 from millstream.table.aggregates import to_float32
 from millstream.table.factories import DynamicTableFactory, TableContext, TableSink, find_format_factory
 from millstream.table.planner import INSERT, PlanNode, SourceScan
@@ -195,19 +195,20 @@ def _read_csv(
     rows = []
     with open(path, encoding="utf-8-sig", newline="") as file:  # a leading UTF-8 BOM is not data
         reader = csv.reader(file, delimiter=delimiter, quotechar=quote or None, strict=False)
-        for record in reader:
-            if not record or (comments and record[0].startswith("#")):
+        for fields in reader:
+            if comments and fields and fields[0].startswith("#"):
                 continue
+            # Jackson reads an empty line as one empty field, and drops one empty trailing field
+            record = jackson_fields(fields or [""], len(parsers))
             if ignore:
                 lenient = lenient_csv_row(parsers, record, null_literal)
                 if lenient is not None:
                     rows.append(lenient)
                 continue
             try:
-                if len(record) != len(parsers):
-                    raise ValueError(
-                        f"Row length mismatch. {len(parsers)} fields expected but was {len(record)}."
-                    )
+                mismatch = arity_error(record, len(parsers))
+                if mismatch is not None:
+                    raise ValueError(mismatch)
                 rows.append(
                     tuple(_csv_value(p, text, null_literal) for p, text in zip(parsers, record, strict=True))
                 )
@@ -433,8 +434,6 @@ def _write_lines(
 def _line_encoder(
     table_format: str, names: list[str], types: list[DataType], indexes: list[int], options: dict[str, str]
 ) -> Callable[[tuple[Any, ...]], str]:
-    from millstream.table.print_utils import format_value
-
     if table_format == "json":
 
         def to_json(row: tuple[Any, ...]) -> str:
@@ -445,19 +444,12 @@ def _line_encoder(
             )
 
         return to_json
-    delimiter = options.get("csv.field-delimiter", ",").encode().decode("unicode_escape")
-    null_literal = options.get("csv.null-literal", "")
+    write = csv_write_options(options, line_separator="\n", records=False)
+    separator = write.separator
+    columns = [(write.column_writer(t), i) for t, i in zip(types, indexes, strict=True)]
 
     def to_csv(row: tuple[Any, ...]) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out, delimiter=delimiter, lineterminator="")
-        writer.writerow(
-            [
-                null_literal if row[i] is None else format_value(t, row[i])
-                for t, i in zip(types, indexes, strict=True)
-            ]
-        )
-        return out.getvalue()
+        return separator.join([column(row[i]) for column, i in columns])
 
     return to_csv
 

@@ -9,6 +9,7 @@ mismatch"), numbers are parsed after trimming, an empty line is skipped, the nul
 from __future__ import annotations
 
 import csv
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from millstream.common.typeinfo import (
 )
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.formats.common import _fields_of, _named_row, _SchemaReaderFormat
+from millstream.connectors.formats.csv_jackson import CsvWriteOptions, jackson_fields
 from millstream.table.types import ArrayType, DataType, DataTypes, RowType
 
 __all__ = [
@@ -25,9 +27,9 @@ __all__ = [
     "CsvReaderFormat",
     "CsvSchema",
     "CsvSchemaBuilder",
+    "csv_column_writers",
     "csv_dialect",
     "csv_field",
-    "csv_text",
     "single_char",
 ]
 
@@ -287,6 +289,7 @@ class _CsvReader(FileReader):
             if self._skip_data_row:
                 self._skip_data_row = False
                 continue
+            row = jackson_fields(row, arity)
             if len(row) != arity:
                 raise ValueError(
                     f"{self.current_file}, line {self._rows.line_num}: Row length mismatch. "
@@ -376,20 +379,23 @@ class _CsvBulkWriter:
     def __init__(self, path: str, schema: CsvSchema) -> None:
         options = schema.options
         self._file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed by finish/close
-        dialect = csv_dialect(options)
-        if dialect["quoting"] == csv.QUOTE_NONE and dialect["escapechar"] is None:
-            dialect["escapechar"] = "\\"  # without quotes, separators in values must be escaped
-        self._csv = csv.writer(self._file, **dialect, lineterminator=options["line_separator"])
-        self._render = [
-            csv_text(t, sep, options)
-            for t, sep in zip(schema._row_type.field_types(), schema.array_separators)
-        ]
+        self._line = options["line_separator"]
+        write = csv_write_options(options)
+        self._separator = write.separator
+        self._columns = csv_column_writers(schema._row_type.field_types(), schema.array_separators, options)
         if options["use_header"]:
-            self._csv.writerow(schema._row_type.field_names())
+            quoted = write.quoter()
+            self._file.write(
+                self._separator.join(quoted(n) for n in schema._row_type.field_names()) + self._line
+            )
 
     def add_batch(self, values: list[Any]) -> None:
-        render = self._render
-        self._csv.writerows([[r(v) for r, v in zip(render, _fields_of(value))] for value in values])
+        columns, separator, line = self._columns, self._separator, self._line
+        self._file.write(
+            "".join(
+                separator.join([w(v) for w, v in zip(columns, _fields_of(value))]) + line for value in values
+            )
+        )
 
     def finish(self) -> None:
         self._file.close()
@@ -398,32 +404,29 @@ class _CsvBulkWriter:
         self._file.close()
 
 
-def csv_text(data_type: DataType, separator: str | None, options: dict[str, Any]) -> Callable[[Any], str]:
-    """The CSV text of a value of ``data_type`` (None: the null literal, or empty)."""
-    from millstream.common.typeinfo import java_double_str, java_float_str
+def csv_write_options(options: dict[str, Any], records: bool = False) -> CsvWriteOptions:
+    """How a schema's options write fields (Jackson's CSV writer, as Flink's): in files, or in
+    ``records`` (``CsvRowSerializationSchema``: decimals keep their trailing zeros)."""
+    return CsvWriteOptions(
+        separator=options["column_separator"],
+        quote=options["quote_char"],
+        escape=options["escape_char"],
+        null_literal=options["null_value"] or "",
+        array_separator=options["array_element_separator"],
+        line_separator=options["line_separator"],
+        exact_decimals=records,
+    )
 
-    null = options["null_value"] or ""
-    if isinstance(data_type, ArrayType):
-        element = csv_text(data_type.element_type, None, options)
-        sep = options["array_element_separator"] if separator is None else separator
 
-        def array(value: Any) -> str:
-            return null if value is None else sep.join(element(v) for v in value)
-
-        return array
-    root = data_type.root
-    if root == "BOOLEAN":
-        return lambda v: null if v is None else ("true" if v else "false")
-    if root in ("DOUBLE", "FLOAT"):
-        fmt = java_double_str if root == "DOUBLE" else java_float_str
-        return lambda v: null if v is None else fmt(float(v))
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return lambda v: null if v is None else v.isoformat(sep=" ")
-    if root in ("BYTES", "BINARY", "VARBINARY"):
-        import base64
-
-        return lambda v: null if v is None else base64.b64encode(v).decode("ascii")
-    return lambda v: null if v is None else (v.isoformat() if hasattr(v, "isoformat") else str(v))
+def csv_column_writers(
+    types: list[DataType], array_separators: list[str | None], options: dict[str, Any], records: bool = False
+) -> list[Callable[[Any], str]]:
+    """Each column's field writer (a column's own array separator, else the schema's)."""
+    write = csv_write_options(options, records)
+    return [
+        (write if sep is None else dataclasses.replace(write, array_separator=sep)).column_writer(t)
+        for t, sep in zip(types, array_separators, strict=True)
+    ]
 
 
 # -- row schemas of single records (Kafka messages) ----------------------------------------------

@@ -7,12 +7,12 @@ line, with the same dialect options and field conversions as the CSV file format
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Callable
 from typing import Any
 
 from millstream.connectors.formats.common import _named_row
-from millstream.connectors.formats.csv import csv_dialect, csv_field, csv_text, single_char
+from millstream.connectors.formats.csv import csv_column_writers, csv_dialect, csv_field, single_char
+from millstream.connectors.formats.csv_jackson import arity_error, jackson_fields
 from millstream.table.types import DataType
 
 __all__ = ["CsvRowDeserializationSchema", "CsvRowSerializationSchema"]
@@ -77,6 +77,21 @@ def _empty_is_null(data_type: DataType, parse: Callable[[str], Any]) -> Callable
     return lambda text: None if text == "" else parse(text)
 
 
+def _lenient_row(names: list[str], fields: list[Callable[[str], Any]], record: list[str]) -> Any:
+    """A record read with ``ignore_parse_errors``, as PyFlink 2.3.0 reads it: a field that does
+    not parse is None, missing fields are None, a record with an extra field is dropped
+    (``c,x`` / ``d`` / ``f,4,z`` of (s STRING, n INT) gave +I[c, null], +I[d, null], null)."""
+    if len(record) > len(fields):
+        return None
+    values: list[Any] = []
+    for index, field in enumerate(fields):
+        try:
+            values.append(field(record[index]) if index < len(record) else None)
+        except ValueError:
+            values.append(None)
+    return _named_row(names, values)
+
+
 class CsvRowDeserializationSchema:
     """CSV bytes (one record) -> a ``Row`` of a row type (``pyflink.datastream.formats.csv``)."""
 
@@ -109,11 +124,12 @@ class CsvRowDeserializationSchema:
             if options["allow_comments"] and text.startswith("#"):
                 return None
             try:
-                record = next(csv.reader([text], **dialect), [])
-                if len(record) != len(fields):
-                    raise ValueError(
-                        f"Row length mismatch. {len(fields)} fields expected but was {len(record)}."
-                    )
+                record = jackson_fields(next(csv.reader([text], **dialect), []), len(fields))
+                if options["ignore_parse_errors"]:
+                    return _lenient_row(names, fields, record)
+                mismatch = arity_error(record, len(fields))
+                if mismatch is not None:
+                    raise ValueError(mismatch)
                 return _named_row(names, [f(v) for f, v in zip(fields, record, strict=True)])
             except (ValueError, csv.Error) as err:
                 if options["ignore_parse_errors"]:
@@ -161,16 +177,18 @@ class CsvRowSerializationSchema:
     def _encoder(self) -> Callable[[Any], bytes]:
         _, types = _row_types(self.type_info, "CsvRowSerializationSchema")
         options = self.options
-        texts = [csv_text(t, None, options) for t in types]
-        dialect = csv_dialect(options)
-        line = options["line_separator"]
+        columns = csv_column_writers(types, [None] * len(types), options, records=True)
+        separator, line = options["column_separator"], options["line_separator"]
 
         def encode(element: Any) -> bytes:
-            out = io.StringIO()
-            csv.writer(out, lineterminator=line, **dialect).writerow(
-                [f(v) for f, v in zip(texts, element, strict=True)]
-            )
-            return out.getvalue().encode("utf-8")
+            values = list(element)
+            if len(values) != len(columns):
+                raise ValueError(
+                    f"Could not serialize row '{element}' with CsvRowSerializationSchema of "
+                    f"{self.type_info}: Row length mismatch. {len(columns)} fields expected but was "
+                    f"{len(values)}."
+                )
+            return (separator.join([w(v) for w, v in zip(columns, values)]) + line).encode("utf-8")
 
         return encode
 

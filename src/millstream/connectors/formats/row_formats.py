@@ -7,9 +7,11 @@
   JSON object is skipped), ``json.timestamp-format.standard`` (``SQL`` or ``ISO-8601``),
   ``json.encode.decimal-as-plain-number``. Timestamps are written in Flink's SQL
   format (``2024-01-01 12:00:00.5``; TIMESTAMP_LTZ with a ``Z``), BYTES as base64.
-- ``csv``: one CSV line per record. ``csv.field-delimiter`` (``,``), ``csv.quote-character``
-  (``"``), ``csv.disable-quote-character``, ``csv.null-literal``, ``csv.ignore-parse-errors``,
-  ``csv.allow-comments``.
+- ``csv``: one CSV line per record, read and written as Jackson's CSV (``csv_jackson``: an
+  empty trailing field more is allowed; a text field is quoted when Jackson would quote it).
+  ``csv.field-delimiter`` (``,``), ``csv.quote-character`` (``"``),
+  ``csv.disable-quote-character``, ``csv.escape-character``, ``csv.null-literal``,
+  ``csv.array-element-delimiter``, ``csv.ignore-parse-errors``, ``csv.allow-comments``.
 - ``raw``: the record's bytes as the table's single column: STRING (``raw.charset``, UTF-8),
   BYTES, or a number in ``raw.endianness`` (big-endian) byte order; a NULL is a null message.
 """
@@ -19,13 +21,13 @@ from __future__ import annotations
 import base64
 import csv
 import datetime
-import io
 import json
 import re
 import struct
 from collections.abc import Callable
 from typing import Any
 
+from millstream.connectors.formats.csv_jackson import CsvWriteOptions, arity_error, jackson_fields
 from millstream.connectors.formats.json_converters import json_loads, json_row_converter
 from millstream.table.factories import Decoder, Encoder, FormatFactory, format_option
 from millstream.table.types import DataType
@@ -163,19 +165,47 @@ def _preview(data: bytes) -> str:
 # -- csv --------------------------------------------------------------------------------------------------
 
 
+def _single_character(options: dict[str, str], prefix: str, key: str, default: str) -> str:
+    """A character option, checked as Flink's ``CsvCommons.validateCharacterVal``."""
+    value = format_option(options, prefix, "csv", key, default)
+    if key == "field-delimiter":
+        value = value.encode().decode("unicode_escape")  # '\t'
+    if len(value) != 1 and value != default:
+        raise ValueError(f"Option 'csv.{key}' must be a string with single character, but was: {value}")
+    return value
+
+
 def _csv_dialect(options: dict[str, str], prefix: str) -> dict[str, Any]:
-    delimiter = format_option(options, prefix, "csv", "field-delimiter", ",")
-    delimiter = delimiter.encode().decode("unicode_escape")
-    quote: str | None = format_option(options, prefix, "csv", "quote-character", '"')
+    delimiter = _single_character(options, prefix, "field-delimiter", ",")
+    quote: str | None = _single_character(options, prefix, "quote-character", '"')
     if _flag(options, prefix, "csv", "disable-quote-character"):
         quote = None
-    escape = format_option(options, prefix, "csv", "escape-character", "") or None
+    escape = _single_character(options, prefix, "escape-character", "") or None
     return {
         "delimiter": delimiter,
         "quotechar": quote,
         "quoting": csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE,
         "escapechar": escape,
     }
+
+
+def csv_write_options(
+    options: dict[str, str], prefix: str = "", line_separator: str = "", records: bool = True
+) -> CsvWriteOptions:
+    """How the ``csv`` format's options (``csv.field-delimiter``, ``csv.quote-character``,
+    ``csv.disable-quote-character``, ``csv.escape-character``, ``csv.null-literal``,
+    ``csv.array-element-delimiter``) write fields: of records (``CsvRowDataSerializationSchema``)
+    or, not ``records``, of files (``CsvBulkWriter``: decimals without trailing zeros)."""
+    dialect = _csv_dialect(options, prefix)
+    return CsvWriteOptions(
+        separator=dialect["delimiter"],
+        quote=dialect["quotechar"],
+        escape=dialect["escapechar"],
+        null_literal=format_option(options, prefix, "csv", "null-literal", ""),
+        array_separator=format_option(options, prefix, "csv", "array-element-delimiter", ";"),
+        line_separator=line_separator,
+        exact_decimals=records,
+    )
 
 
 class CsvFormatFactory(FormatFactory):
@@ -198,12 +228,12 @@ class CsvFormatFactory(FormatFactory):
                 return None
             try:
                 fields = next(csv.reader([text.rstrip("\r\n")], strict=True, **dialect), [])
+                fields = jackson_fields(fields, len(parsers))
                 if ignore:
                     return lenient_csv_row(parsers, fields, null_literal)
-                if len(fields) != len(parsers):
-                    raise FormatError(
-                        f"Row length mismatch. {len(parsers)} fields expected but was {len(fields)}."
-                    )
+                mismatch = arity_error(fields, len(parsers))
+                if mismatch is not None:
+                    raise FormatError(mismatch)
                 return tuple(csv_field(p, f, null_literal) for p, f in zip(parsers, fields, strict=True))
             except (ValueError, csv.Error) as err:
                 if ignore:
@@ -215,20 +245,12 @@ class CsvFormatFactory(FormatFactory):
     def encoder(
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
     ) -> Encoder:
-        from millstream.table.print_utils import format_value
-
-        dialect = _csv_dialect(options, prefix)
-        null_literal = format_option(options, prefix, "csv", "null-literal", "")
+        write = csv_write_options(options, prefix)
+        separator = write.separator
+        columns = [write.column_writer(t) for t in types]
 
         def encode(change: tuple[str, tuple[Any, ...]]) -> bytes:
-            out = io.StringIO()
-            csv.writer(out, lineterminator="", **dialect).writerow(
-                [
-                    null_literal if v is None else format_value(t, v)
-                    for t, v in zip(types, change[1], strict=True)
-                ]
-            )
-            return out.getvalue().encode("utf-8")
+            return separator.join([w(v) for w, v in zip(columns, change[1], strict=True)]).encode("utf-8")
 
         return encode
 
@@ -236,11 +258,11 @@ class CsvFormatFactory(FormatFactory):
 def lenient_csv_row(
     parsers: list[tuple[str, str, Callable[[str], Any]]], fields: list[str], null_literal: str | None
 ) -> tuple[Any, ...] | None:
-    """A CSV row read as Flink's ``csv.ignore-parse-errors`` reads it: a field that does not
-    parse is NULL, missing trailing fields are NULL, and a row with more fields than columns
-    is skipped (None). Seen in PyFlink 2.3: ``1,x,1.5 / oops,y,2.5 / 3,z / 4,w,5.5,extra /
-    5,v,notadouble`` into (INT, STRING, DOUBLE) gave (1,x,1.5), (NULL,y,2.5), (3,z,NULL),
-    (5,v,NULL)."""
+    """A CSV row read as Flink's ``csv.ignore-parse-errors`` reads it (after ``jackson_fields``
+    dropped an empty trailing field): a field that does not parse is NULL, missing trailing
+    fields are NULL, and a row with more fields than columns is skipped (None). Seen in PyFlink
+    2.3: ``1,x,1.5 / oops,y,2.5 / 3,z / 4,w,5.5,extra / 5,v,notadouble`` into (INT, STRING,
+    DOUBLE) gave (1,x,1.5), (NULL,y,2.5), (3,z,NULL), (5,v,NULL)."""
     if len(fields) > len(parsers):
         return None
     values: list[Any] = []
