@@ -127,3 +127,25 @@ def test_a_csv_table_round_trips_as_pyflink_reads_and_writes_it(tmp_path: Path) 
     t_env.from_elements([(v, i) for i, v in enumerate(values)], schema).execute_insert("out_t").wait()
     written = b"".join(p.read_bytes() for p in sorted(out.rglob("part-*")))
     assert written == b'plain,0\n"\'tis",1\n"two words",2\nx-y,3\n"say ""hi""",4\n'
+
+
+def test_a_malformed_file_line_is_reported_once_with_its_file_and_line(tmp_path: Path) -> None:
+    """PyFlink 2.3.0 failed this table ('Too many entries: expected at most 2 (value #2 (0
+    chars) "")', caused in its split fetcher); millstream's one line names the file and the
+    line once, with no record position (it said "on record '' at input position 0")."""
+    from millstream.common.error_report import render
+    from millstream.common.job_execution_result import JobExecutionException
+
+    path = tmp_path / "two.csv"
+    path.write_text("a,1\nb,2,\nc,3, \nd,4,,\n")
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    t_env.execute_sql(
+        f"CREATE TABLE two (s STRING, n INT) WITH ('connector'='filesystem', 'path'='{path}', 'format'='csv')"
+    )
+    with pytest.raises(JobExecutionException) as failure:
+        t_env.execute_sql("SELECT * FROM two").wait()
+    text = render(failure.value, verbose=False)
+    assert len(text.splitlines()) == 1 and "on record" not in text
+    assert text.count(f"{path}, line 4") == 1
+    assert text.endswith(f'{path}, line 4: Too many entries: expected at most 2 (value #2 (0 chars) "")')

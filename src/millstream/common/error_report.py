@@ -184,11 +184,14 @@ def _render_job_failure(err: BaseException) -> str:
         current = current.__cause__
     header = f"millstream: Job '{job}' failed: {''.join(between)}{failure}" if job else f"millstream: {err}"
     frames = traceback.format_tb(_user_frames(user_error.__traceback__))
+    exception = "".join(traceback.format_exception_only(user_error)).rstrip("\n")
+    if not frames and header.endswith(exception):  # the line says it all (a source's bad input)
+        return _one_line(header, user_error)
     lines = [header]
     if frames:
         lines.append("Traceback of the user function (most recent call last):")
         lines.extend(frame.rstrip("\n") for frame in frames)
-    lines.append("".join(traceback.format_exception_only(user_error)).rstrip("\n"))
+    lines.append(exception)
     lines.append(VERBOSE_HINT)
     return "\n".join(lines)
 

@@ -252,7 +252,11 @@ class RequestingReader:
         self._requested = False  # a request is on its way, not answered yet
         self._no_more = False  # the enumerator has no split left for this reader
         self.available_at = 0.0
-        self.current_file = ""
+
+    @property
+    def current_file(self) -> str:
+        """The file being read (also when reading it just failed)."""
+        return self._inner.current_file
 
     def add_splits(self, splits: list[Any]) -> None:
         """Splits assigned by the enumerator."""
@@ -269,7 +273,6 @@ class RequestingReader:
     def poll(self, max_records: int) -> list[Any] | None:
         """Records of the held splits; [] while waiting for the enumerator; None at the end."""
         batch = self._inner.poll(max_records)
-        self.current_file = self._inner.current_file
         if batch is not None:
             return batch
         return self._between_splits()
@@ -282,7 +285,6 @@ class RequestingReader:
             batch = self.poll(max_records)
             return None if batch is None else (batch, None)
         polled = inner(max_records)
-        self.current_file = self._inner.current_file
         if polled is not None:
             return polled
         waiting = self._between_splits()
@@ -352,20 +354,24 @@ class MonitoringReader(FileReader):
 
     def poll(self, max_records: int) -> list[Any] | None:
         """Records of new files; [] until the next discovery when there are none."""
-        batch = self._inner.poll(max_records)
-        self.current_file = self._inner.current_file
+        batch = self._poll_inner(max_records)
         if batch:
             return batch
         now = time.monotonic()
         if now >= self._next_discovery:
             self._next_discovery = now + self._interval
             self._discover()
-            batch = self._inner.poll(max_records)
-            self.current_file = self._inner.current_file
+            batch = self._poll_inner(max_records)
             if batch:
                 return batch
         self.available_at = self._next_discovery
         return []
+
+    def _poll_inner(self, max_records: int) -> list[Any] | None:
+        try:
+            return self._inner.poll(max_records)
+        finally:  # the file being read, also when reading it failed
+            self.current_file = self._inner.current_file
 
     def close(self) -> None:
         """Close the open file."""

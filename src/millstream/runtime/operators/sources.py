@@ -157,13 +157,12 @@ class SourceOperator(_Source):
         return InputStatus.MORE_AVAILABLE
 
     def _reader_failed(self, err: Exception) -> UserFunctionError:
+        # no record position: the reader failed on input it had not made a record of; its error
+        # says where (a file and line, a partition and offset), else the file it was reading
+        current = getattr(self._reader, "current_file", None)
+        reading = f" reading {current}" if current and current not in str(err) else ""
         return UserFunctionError(
-            self.name,
-            self.context.location,
-            self.records_in,
-            getattr(self._reader, "current_file", None),
-            message="source reader failed",
-            detail=err,
+            self.name, self.context.location, None, message=f"source reader failed{reading}", detail=err
         )
 
     def _emit_next_by_split(self, watermarks: SplitTimestampsAndWatermarks) -> InputStatus:
