@@ -16,6 +16,7 @@ from typing import Any
 
 import cloudpickle
 
+from millstream.common.hashable_keys import HashableKey
 from millstream.common.java_values import (
     BASIC_CONVERSIONS,
     BASIC_HASHES,
@@ -219,6 +220,8 @@ class PickledBytesTypeInfo(TypeInformation):
         """
         if plainly_pickled(value):
             return java_bytes_hash(pickle.dumps(value, 5))
+        if isinstance(value, HashableKey):  # a list key's hashable form: the list's bytes
+            return java_bytes_hash(value.pickled())
         return java_bytes_hash(cloudpickle.dumps(value, protocol=5))
 
     def __repr__(self) -> str:

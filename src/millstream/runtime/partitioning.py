@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common.hashable_keys import hashable_key
 from millstream.graph.partitioning import (
     BroadcastPartitioner,
     CustomPartitionerWrapper,
@@ -181,19 +182,18 @@ class KeyGroupChannelSelector(ChannelSelector):
         except Exception as err:
             raise KeySelectorError(index, value, "key selector raised") from err
         try:
-            c = self._cache.get(k)
-            cacheable = True
-        except TypeError:  # an unhashable key (a list ...): routed by its stable hash, not cached
-            c, cacheable = None, False
-        if c is None:
             try:
+                c = self._cache.get(k)
+            except TypeError:  # an unhashable key (a list ...): cached in its hashable form
+                k = hashable_key(k)
+                c = self._cache.get(k)
+            if c is None:
                 c = self.channel_of_key(k)
-            except Exception as err:
-                raise KeySelectorError(index, value, f"key {k!r} cannot be hashed to a key group") from err
-            if cacheable:
                 if len(self._cache) >= _KEY_CACHE_LIMIT:
                     self._cache.clear()
                 self._cache[k] = c
+        except Exception as err:
+            raise KeySelectorError(index, value, f"key {k!r} cannot be hashed to a key group") from err
         buckets[c].append(value)
         if ts_buckets is not None and timestamps is not None:
             ts_buckets[c].append(timestamps[index])

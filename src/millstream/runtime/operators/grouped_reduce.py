@@ -11,6 +11,10 @@ Per-record path: one key-selector call, one dict lookup and one store, one reduc
 A built-in aggregation (sum, min, max, min_by, max_by) of a declared tuple type brings its
 fold compiled for the tuple's layout (``aggregations.SumAggregator.rolling``): the reduce
 written inline and, for a key selector ``itemgetter(field)``, the key read as ``v[field]``.
+
+An unhashable key (``key_by(lambda t: [t[0]])``) fails the dict lookup before anything
+changed; the operator then keys by ``hashing_key_selector`` (hashable forms of such keys)
+from that element on. Ordinary keys never pay for it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from functools import partial
 from operator import itemgetter
 from typing import Any
 
+from millstream.common.hashable_keys import hashable_key, hashing_key_selector
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MAX_TIMESTAMP
@@ -26,6 +31,26 @@ from millstream.runtime.operators.elements import MAX_TIMESTAMP
 __all__ = ["LocalCombine", "StreamGroupedReduce"]
 
 _MISSING = object()
+
+
+def _is_unhashable(key: Any) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return True
+    return False
+
+
+def _hashing_selector_for(err: Exception, value: Any, key_selector: Any) -> Any:
+    """``hashing_key_selector(key_selector)`` if ``err`` is ``value``'s key being unhashable
+    (a dict lookup raised before anything changed), else None."""
+    if not isinstance(err, TypeError):
+        return None
+    try:
+        unhashable = _is_unhashable(key_selector(value))
+    except Exception:
+        return None
+    return hashing_key_selector(key_selector) if unhashable else None
 
 
 def _single_item(key_selector: Any) -> Any:
@@ -53,6 +78,7 @@ class StreamGroupedReduce(StreamOperator):
         self._fn = fn
         self._key = key_selector
         self._output = output
+        self._rolling: Any = None
         # key -> reduced value (a lookup and a store per element measured faster than
         # a lookup into a mutable cell).
         self._values: dict[Any, Any] = {}  # owner: task thread
@@ -78,6 +104,12 @@ class StreamGroupedReduce(StreamOperator):
                 current = get(k, missing)
                 reduced[k] = v if current is missing else fn(current, v)
         except Exception as err:
+            if isinstance(err, TypeError) and _is_unhashable(values[index][0]):
+                # pairs passed uncombined (timestamped) carry the key as the selector gave it
+                self.records_in += index
+                rest = [(hashable_key(k) if _is_unhashable(k) else k, v) for k, v in values[index:]]
+                self._reduce_combined(rest, None)
+                return
             raise self.error(index, values) from err
         self.records_in += len(values)
 
@@ -95,6 +127,10 @@ class StreamGroupedReduce(StreamOperator):
                 current = get(k, missing)
                 reduced[k] = v if current is missing else fn(current, v)
         except Exception as err:
+            if self._switched_to_hashable_keys(err, values[index]):
+                self.records_in += index
+                self._reduce_only(values[index:], None)
+                return
             raise self.error(index, values) from err
         self.records_in += len(values)
 
@@ -128,31 +164,50 @@ class StreamGroupedReduce(StreamOperator):
                 reduced[k] = v
                 append(v)
         except Exception as err:
-            raise self._failed(err, len(out), values) from err
+            self._failed(err, out, values, timestamps)
+            return
         self.records_in += len(values)
         self._output(out, timestamps)
 
+    _fold_each = process_batch
+
     def _process_rolling(self, values: list[Any], timestamps: list[int] | None) -> None:
-        """``process_batch`` of a built-in aggregation: the same fold, compiled for its layout."""
+        """``process_batch`` of a built-in aggregation: the same fold, compiled for its layout
+        (element by element once the operator met an unhashable key)."""
+        if self._rolling is None:
+            self._fold_each(values, timestamps)
+            return
         out: list[Any] = []
         try:
             self._rolling(values, self._values, out.append)
         except Exception as err:
-            raise self._failed(err, len(out), values) from err
+            self._failed(err, out, values, timestamps)
+            return
         self.records_in += len(values)
         self._output(out, timestamps)
 
-    def _failed(self, err: Exception, index: int, values: list[Any]) -> Exception:
-        """The error naming the element at ``index`` of the batch (an unhashable key as such)."""
-        if isinstance(err, TypeError) and "unhashable" in str(err):
-            return UserFunctionError(
-                self.name,
-                self.context.location,
-                self.records_in + index,
-                values[index],
-                message="key is not hashable",
-            )
-        return self.error(index, values)
+    def _failed(
+        self, err: Exception, out: list[Any], values: list[Any], timestamps: list[int] | None
+    ) -> None:
+        """The fold stopped at ``values[len(out)]``: go on from there if its key is unhashable
+        (emitting what was folded), else raise the error naming that element."""
+        done = len(out)
+        if not self._switched_to_hashable_keys(err, values[done]):
+            raise self.error(done, values) from err
+        self.records_in += done
+        if out:
+            self._output(out, None if timestamps is None else timestamps[:done])
+        self._fold_each(values[done:], None if timestamps is None else timestamps[done:])
+
+    def _switched_to_hashable_keys(self, err: Exception, value: Any) -> bool:
+        """Whether ``err`` is ``value``'s key being unhashable (nothing changed yet); if so the
+        operator keys by ``hashing_key_selector`` (and folds element by element) from now on."""
+        hashing = _hashing_selector_for(err, value, self._key)
+        if hashing is None:
+            return False
+        self._key = hashing
+        self._rolling = None  # the compiled fold keys by the selector it was given
+        return True
 
     def snapshot_keyed_state(self, checkpoint_id: int = 0, canonical: bool = True) -> Any:
         """(key, reduced value) pairs."""
@@ -228,7 +283,13 @@ class LocalCombine(StreamOperator):
         except UserFunctionError:
             raise
         except Exception as err:
-            raise self.error(index, values) from err
+            hashing = _hashing_selector_for(err, values[index], key)
+            if hashing is None:
+                raise self.error(index, values) from err
+            self._key = hashing  # an unhashable key: hashable forms from now on
+            self.records_in += index
+            self.process_batch(values[index:], None)
+            return
         self.records_in += len(values)
 
     def _flush(self) -> None:

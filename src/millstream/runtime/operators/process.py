@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.common.hashable_keys import hashable_key
 from millstream.common.time import TimeDomain
 from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.location import UserFunctionError
@@ -289,7 +290,11 @@ class KeyedProcessOperator(StreamOperator):
                 for index in range(start, min(start + size, len(values))):
                     first = index
                     key = key_selector(values[index])
-                    members = groups.get(key)
+                    try:
+                        members = groups.get(key)
+                    except TypeError:  # an unhashable key (a list ...): its hashable form
+                        key = hashable_key(key)
+                        members = groups.get(key)
                     if members is None:
                         groups[key] = [index]
                     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING, Any
 
+from millstream.common.hashable_keys import hashable_key
 from millstream.common.time import MIN_TIMESTAMP
 from millstream.runtime.operators.window_contracts import WatermarkTrigger, no_timestamp_error
 from millstream.runtime.state.heap import VOID_NAMESPACE
@@ -81,7 +82,11 @@ def process_sessions(op: WindowOperator, values: list[Any], timestamps: list[int
             batch_keys.clear()
             continue
         key = key_of(v)
-        cached = batch_keys.get(key)
+        try:
+            cached = batch_keys.get(key)
+        except TypeError:  # an unhashable key (a list ...): its hashable form
+            key = hashable_key(key)
+            cached = batch_keys.get(key)
         if cached is None:
             set_key(key)
             current_group = backend.current_group

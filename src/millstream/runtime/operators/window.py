@@ -174,8 +174,7 @@ class WindowOperator(StreamOperator):
             if ts <= MIN_TIMESTAMP:
                 raise no_timestamp_error()
             last_start = ts - (ts - offset + slide) % slide
-            key = key_of(v)
-            set_key(key)
+            key = set_key(key_of(v))  # an unhashable key comes back in its hashable form
             group = groups[backend.current_group]
             skipped = True
             start = last_start
@@ -229,8 +228,7 @@ class WindowOperator(StreamOperator):
     def _process_element(self, value: Any, timestamp: int | None) -> None:
         backend = self.keyed_backend
         assert backend is not None
-        key = self._key_selector(value)
-        backend.set_current_key(key)
+        key = backend.set_current_key(self._key_selector(value))
         ts = MIN_TIMESTAMP if timestamp is None else timestamp
         windows = self._assigner.assign_windows(value, ts, self._assigner_ctx)
         skipped = True

@@ -4,6 +4,7 @@
 
     KeyedStateBackend (one per keyed operator subtask)
       current_key, current_group   <- set_current_key(key) before every element / timer
+                                      (an unhashable key is stored in its hashable form)
       get_state(descriptor, ns)    -> the state object of that name (value, list, map,
                                       reducing, aggregating), a view at the current key
       snapshot()                   -> KeyedStateSnapshot (canonical: grouped by key group)
@@ -25,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from millstream.common.hashable_keys import hashable_key
 from millstream.runtime.state.incremental import IncrementalKeyedStateHandle
 from millstream.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
 from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, DeferredSnapshot, KeyedStateSnapshot
@@ -266,13 +268,20 @@ class KeyedStateBackend:
 
     # -- the key context ------------------------------------------------------------------
 
-    def set_current_key(self, key: Any) -> None:
-        """Make ``key`` the key that state reads and writes address."""
+    def set_current_key(self, key: Any) -> Any:
+        """Make ``key`` the key that state reads and writes address; returns the key as
+        stored: an unhashable key (a list ...) in its hashable form (``hashable_key``), which
+        operators that keep keys themselves use from then on."""
+        try:
+            group = self._groups_of_keys.get(key)
+        except TypeError:  # only unhashable keys come here: ordinary ones pay nothing
+            key = hashable_key(key)
+            group = self._groups_of_keys.get(key)
         self.current_key = key
-        group = self._groups_of_keys.get(key)
         if group is None:
             group = self._group_index(key)
         self.current_group = group
+        return key
 
     def _group_index(self, key: Any) -> int:
         group = self._key_group(key) - self._first_group
