@@ -351,17 +351,18 @@ def test_tables_and_datastreams_convert_both_ways():
     assert all(10 <= row.r <= 20 for row in rows) and rows[0].as_dict().keys() == {"n", "r"}
 
 
-def test_collect_is_a_closeable_iterator_of_rows_with_names_and_kinds():
+def test_collect_is_a_closeable_iterator_of_rows_with_kinds():
+    # the rows carry no field names, as PyFlink's (tests/integration/test_table_collected_rows.py)
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t = t_env.from_elements([(i, i % 3) for i in range(1000)], ["id", "k"])
     with t.select(col("id"), col("k")).execute().collect() as rows:
         first = next(rows)  # leaving the block early releases the job
-    assert first.as_dict().keys() == {"id", "k"} and str(first.get_row_kind()) == "+I"
+    assert len(first) == 2 and str(first.get_row_kind()) == "+I"
     totals = t.group_by(col("k")).select(col("k"), col("id").count.alias("n")).execute().collect()
     final: dict[int, int] = {}
     for row in totals:
         if str(row.get_row_kind()) in ("+I", "+U"):
-            final[row.k] = row.n
+            final[row[0]] = row[1]
     assert final == {0: 334, 1: 333, 2: 333}
 
 

@@ -63,7 +63,10 @@ class UserAggregateCall(AggregateCall):
         if hasattr(function, "with_types"):  # a pandas aggregate builds Series of the argument types
             types = operand_type.field_types() if isinstance(operand_type, RowType) else []
             function = function.with_types(types)
-        accumulator = _UserAccumulator(function)
+        result = self.wrapper.result_type
+        accumulator = _UserAccumulator(
+            function, result.field_names() if isinstance(result, RowType) else None
+        )
         if self.where is not None:  # the rows the condition leaves out arrive as SKIP
             from millstream.table.aggregates import _Filtered
 

@@ -22,6 +22,7 @@ Series of one row (``evaluate_one_row``): the same results, without the batch.
 
 from __future__ import annotations
 
+import datetime
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -34,7 +35,14 @@ from millstream.table.expression_tree import children, replaced
 from millstream.table.types import DataType, RowType
 from millstream.table.udf import FunctionContext, _PandasScalar, _ScalarCall
 
-__all__ = ["BatchedCallCalc", "bound_calls", "evaluate_one_row", "has_batched_call", "series_of"]
+__all__ = [
+    "BatchedCallCalc",
+    "bound_calls",
+    "data_frame_of",
+    "evaluate_one_row",
+    "has_batched_call",
+    "series_of",
+]
 
 DEFAULT_ARROW_BATCH_SIZE = 1000  # Flink's python.fn-execution.arrow.batch.size
 
@@ -135,6 +143,39 @@ def _arrow_type(data_type: DataType) -> Any:
         return data_type.to_arrow()
     except (KeyError, AttributeError, TypeError):
         return None  # Arrow infers it
+
+
+def data_frame_of(names: list[str], types: list[DataType], rows: list[tuple[Any, ...]]) -> Any:
+    """A table's rows as the pandas DataFrame ``Table.to_pandas`` returns: through Arrow, typed
+    as PyFlink's ``to_arrow_type`` types the columns (INT int32, FLOAT float32, TIMESTAMP(p)
+    in seconds, ms, us or ns by its precision), TIMESTAMP_LTZ columns localized to the session
+    (this process's) time zone; no rows: an empty frame of the columns, as PyFlink's."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if not rows:
+        return pd.DataFrame.from_records([], columns=names)
+    arrays = [pa.array([r[i] for r in rows], type=_pandas_arrow_type(t)) for i, t in enumerate(types)]
+    frame = pa.Table.from_arrays(arrays, names=[f"${i}" for i in range(len(names))]).to_pandas()
+    frame.columns = list(names)  # the names as they are (a duplicate too)
+    zone = datetime.datetime.now().astimezone().tzinfo
+    for i, t in enumerate(types):
+        if t.root == "TIMESTAMP_LTZ":
+            frame[frame.columns[i]] = frame.iloc[:, i].dt.tz_localize(zone)
+    return frame
+
+
+def _pandas_arrow_type(data_type: DataType) -> Any:
+    import pyarrow as pa
+
+    root, params = data_type.root, data_type.params
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME"):
+        precision = int(params[0]) if params else (6 if root != "TIME" else 0)
+        unit = "s" if precision == 0 else "ms" if precision <= 3 else "us" if precision <= 6 else "ns"
+        if root != "TIME":
+            return pa.timestamp(unit)
+        return pa.time32(unit) if unit in ("s", "ms") else pa.time64(unit)
+    return _arrow_type(data_type)
 
 
 def _values(result: Any, data_type: DataType) -> list[Any]:

@@ -21,6 +21,7 @@ __all__ = [
     "as_tuple",
     "cast_to",
     "declared_columns",
+    "element_names",
     "has_type_info",
     "infer_type",
     "stream_columns",
@@ -261,9 +262,31 @@ def _leaf(node: PlanNode) -> PlanNode:
     return _leaf(inputs[0]) if len(inputs) == 1 else node
 
 
-def as_tuple(element: Any) -> tuple[Any, ...]:
+def element_names(element: Any) -> list[str] | None:
+    """The column names an element of ``from_elements`` gives when no schema does (PyFlink's
+    inference): a dict's keys sorted, a named Row's field names in their order; else None."""
+    if isinstance(element, dict):
+        return sorted(element)
+    if isinstance(element, Row) and element._field_names() is not None:
+        return list(element._field_names() or [])
+    return None
+
+
+def as_tuple(element: Any, names: list[str] | None = None) -> tuple[Any, ...]:
+    """An element of ``from_elements`` as a row's values: a dict, and a Row with field names,
+    by the columns' ``names`` (as PyFlink's ``RowType.to_sql_type``: a dict's missing key is
+    NULL, a Row's is an error), anything else by position."""
+    if isinstance(element, dict):
+        return tuple(element.get(n) for n in names) if names is not None else tuple(element.values())
     if isinstance(element, Row):
-        return tuple(element)
+        fields = element._field_names()
+        if names is None or fields is None:
+            return tuple(element)
+        missing = [n for n in names if n not in fields]
+        if missing:
+            raise ValueError(f"element {element!r} has no field '{missing[0]}' of the schema's {names}")
+        values = dict(zip(fields, element, strict=True))
+        return tuple(values[n] for n in names)
     if isinstance(element, (tuple, list)):
         return tuple(element)
     return (element,)

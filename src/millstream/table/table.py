@@ -20,6 +20,8 @@ from millstream.table.planner import Filter, Limit, PlanNode
 from millstream.table.projection import aggregate, flattened, project
 from millstream.table.set_operations import intersect_or_except, intersect_or_except_all, union_all
 from millstream.table.table_schema import TableSchema
+from millstream.table.types import RowType
+from millstream.table.udf import in_declared_order
 
 if TYPE_CHECKING:
     from millstream.table.table_environment import TableEnvironment
@@ -109,12 +111,25 @@ class Table:
         return name
 
     def to_pandas(self) -> Any:
-        """The table's final rows as a pandas DataFrame (the job runs now)."""
-        import pandas as pd
+        """The table's rows as a pandas DataFrame (the job runs now), typed through Arrow as
+        PyFlink's; an updating table's changes are applied first, as Flink's
+        ``ArrowUtils.collectAsPandasDataFrame`` does: +I / +U append a row, -U / -D remove the
+        first row equal to theirs."""
+        from millstream.table.pandas_calc import data_frame_of
 
-        with self.execute().collect() as rows:
-            data = [list(r) for r in rows]
-        return pd.DataFrame(data, columns=self._plan.names)
+        rows: list[tuple[Any, ...]] = []
+        with self.execute().collect() as changes:
+            for change in changes:
+                values = tuple(change)
+                if str(change.get_row_kind()) in ("+I", "+U"):
+                    rows.append(values)
+                elif values in rows:
+                    rows.remove(values)
+                else:
+                    raise ValueError(
+                        f"to_pandas: the change {change.get_row_kind()}{list(values)} retracts no row"
+                    )
+        return data_frame_of(list(self._plan.names), list(self._plan.types), rows)
 
     def _with(self, plan: PlanNode) -> Table:
         return Table(plan, self._t_env)
@@ -340,12 +355,15 @@ class Table:
             expression = func(whole_row(names))
             return self._mapped(result, expression.resolve(names, list(plan.types)).fn, [expression])
 
+        declared = result.field_names() if isinstance(result, RowType) else None
+
         def call(values: tuple[Any, ...], function: Any = func._function) -> Any:
             from millstream.common.types import Row
 
             row = Row(*values)
             row.set_field_names(names)
-            return function(row)
+            value = function(row)
+            return value if declared is None else in_declared_order(value, declared)
 
         return self._mapped(result, call, None)
 
@@ -355,7 +373,6 @@ class Table:
         """The table of ``fn``'s values, computed once per row: its fields as columns for a ROW
         ``result``, else one column ``_c0``."""
         from millstream.table.planner import Project
-        from millstream.table.types import RowType
 
         plan = self._plan
         extra = [expressions] if expressions is not None else []

@@ -30,6 +30,7 @@ from millstream.table.schema_planning import (
     as_tuple,
     cast_to,
     declared_columns,
+    element_names,
     has_type_info,
     infer_type,
     stream_columns,
@@ -83,12 +84,16 @@ class TableEnvironment(CatalogMethods):
         """A table of the given rows (tuples, lists, Rows or single values). ``schema``: column
         names (types inferred, as PyFlink: int BIGINT, float DOUBLE, str STRING ...) or a
         ``DataTypes.ROW`` (names and types)."""
-        rows = [as_tuple(e) for e in elements]
-        width = len(rows[0]) if rows else (len(schema) if schema is not None else 0)
-        if isinstance(schema, RowType):
+        elements = list(elements)
+        if isinstance(schema, RowType):  # dicts and named Rows by the fields' names, as PyFlink's
             names, types = schema.field_names(), schema.field_types()
+            rows = [as_tuple(e, names) for e in elements]
         else:
-            names = list(schema) if schema is not None else [f"_{i + 1}" for i in range(width)]
+            inferred = element_names(elements[0]) if elements else None
+            rows = [as_tuple(e, inferred if isinstance(e, dict) else None) for e in elements]
+            width = len(rows[0]) if rows else (len(schema) if schema is not None else 0)
+            default = inferred or [f"_{i + 1}" for i in range(width)]
+            names = list(schema) if schema is not None else default
             types = [infer_type([row[i] for row in rows]) for i in range(len(names))]
         if verify_schema:
             for row in rows:

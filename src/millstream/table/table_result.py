@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from millstream.common.types import Row, RowKind
 from millstream.table.catalog import ResolvedSchema
 from millstream.table.print_utils import tableau
 from millstream.table.table_schema import TableSchema
-from millstream.table.types import DataType, DataTypes
+from millstream.table.types import ArrayType, DataType, DataTypes, MapType, RowType
 
 __all__ = ["CloseableIterator", "ResultKind", "TableResult"]
 
@@ -30,7 +31,12 @@ class TableResult:
     """
 
     def __init__(
-        self, names: list[str], types: list[DataType], changes: Any, streaming: bool, job_client: Any = None
+        self,
+        names: list[str],
+        types: list[DataType],
+        changes: Any,
+        streaming: bool,
+        job_client: Any = None,
     ) -> None:
         self._names, self._types = names, types
         self._changes = changes  # iterator of (kind, values): the running job's output
@@ -73,9 +79,10 @@ class TableResult:
         return ResolvedSchema(self._names, self._types)
 
     def collect(self) -> CloseableIterator:
-        """The rows, each with its change kind (``Row.get_row_kind()``) and field names;
-        ``with result.collect() as rows:`` releases the job when left early, as PyFlink's."""
-        return CloseableIterator(self._names, self._changes)
+        """The rows, each with its change kind (``Row.get_row_kind()``) and, as PyFlink's, no
+        field names (``row[0]``; a row prints ``<Row(1, 'a')>``); ``with result.collect() as
+        rows:`` releases the job when left early, as PyFlink's."""
+        return CloseableIterator(self._types, self._changes)
 
     def print(self) -> None:
         """Print the rows as Flink's tableau (with the ``op`` column when streaming), as they
@@ -108,21 +115,33 @@ class TableResult:
 
 
 class CloseableIterator:
-    """The rows of a result; ``close()`` (or leaving a ``with`` block) ends the job early."""
+    """The rows of a result; ``close()`` (or leaving a ``with`` block) ends the job early.
 
-    def __init__(self, names: list[str], changes: Any) -> None:
-        self._names = names
+    Each row is built as PyFlink's ``CloseableIterator`` builds it: ``Row(*fields)`` with the
+    change's RowKind, without field names, nested ROW values likewise (PyFlink 2.3.0 prints
+    ``<Row(datetime.datetime(2024, 1, 1, 10, 0), 'alice', 6, 420.37)>``; ``row.user_name``
+    raises AttributeError there)."""
+
+    def __init__(self, types: list[DataType], changes: Any) -> None:
         self._changes = changes
+        converters = [_unnamed(t) for t in types]
+        self._converters = None if all(c is None for c in converters) else [c or _same for c in converters]
 
     def __iter__(self) -> CloseableIterator:
         return self
 
     def __next__(self) -> Row:
         kind, values = next(self._changes)
+        converters = self._converters
+        if converters is not None:
+            values = [None if v is None else c(v) for c, v in zip(converters, values, strict=True)]
         row = Row(*values)
-        row.set_field_names(self._names)
         row.set_row_kind(_KINDS[kind])
         return row
+
+    def next(self) -> Row:
+        """The next row (PyFlink's name for ``next(iterator)``)."""
+        return self.__next__()
 
     def close(self) -> None:
         """Stop reading: the job producing the rows is released."""
@@ -135,3 +154,28 @@ class CloseableIterator:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _unnamed(data_type: DataType) -> Callable[[Any], Any] | None:
+    """How a value of ``data_type`` is handed out: ROW values (also inside arrays and maps) as
+    Rows without field names; None when the value is handed out as it is."""
+    if isinstance(data_type, RowType):
+        fields = [_unnamed(t) or _same for t in data_type.field_types()]
+
+        def row(value: Any) -> Row:
+            return Row(*[None if v is None else f(v) for f, v in zip(fields, value, strict=True)])
+
+        return row
+    if isinstance(data_type, ArrayType):
+        element = _unnamed(data_type.element_type)
+        return None if element is None else (lambda value: [None if v is None else element(v) for v in value])
+    if isinstance(data_type, MapType):
+        key, item = _unnamed(data_type.key_type) or _same, _unnamed(data_type.value_type) or _same
+        if key is _same and item is _same:
+            return None
+        return lambda value: {key(k): None if v is None else item(v) for k, v in value.items()}
+    return None

@@ -130,6 +130,25 @@ def _type(value: DataType | str) -> DataType:
     return data_type
 
 
+def in_declared_order(value: Any, names: list[str]) -> Any:
+    """A function's ROW result as PyFlink's row coder writes it: a Row with field names by the
+    declared fields' names (``Row(total=10, number=1)`` for ``ROW<number, total>`` is
+    ``(1, 10)``), anything else (a tuple, a Row without names) by position."""
+    if not isinstance(value, Row):
+        return value
+    fields = value._field_names()
+    if fields is None or fields == names:
+        return value
+    missing = [n for n in names if n not in fields]
+    if missing:
+        raise ValueError(f"Field names {missing} not exist in {fields}.")  # PyFlink's message
+    by_name = dict(zip(fields, value, strict=True))
+    row = Row(*[by_name[n] for n in names])
+    row.set_field_names(names)
+    row.set_row_kind(value.get_row_kind())
+    return row
+
+
 class _Opened:
     """A user function opened on first use in its task (one instance per deserialized copy)."""
 
@@ -210,7 +229,13 @@ class _ScalarCall(Expression):
 
             return Compiled(one_row, result_type, None)
         call = _Opened(function)
-        return Compiled(lambda row: call(*[f(row) for f in fns]), self.wrapper.result_type, None)
+        result_type = self.wrapper.result_type
+        if isinstance(result_type, RowType):
+            names = result_type.field_names()
+            return Compiled(
+                lambda row: in_declared_order(call(*[f(row) for f in fns]), names), result_type, None
+            )
+        return Compiled(lambda row: call(*[f(row) for f in fns]), result_type, None)
 
 
 class UserDefinedTableFunctionWrapper:
@@ -384,8 +409,9 @@ class _UserAccumulator:
     """An AggregateFunction seen as the planner's accumulator operations (its arguments arrive
     as one tuple)."""
 
-    def __init__(self, function: AggregateFunction) -> None:
+    def __init__(self, function: AggregateFunction, declared: list[str] | None = None) -> None:
         self.function = function
+        self.declared = declared  # a ROW result's field names: a named Row is read by them
         self.opened = False
 
     def _open(self) -> AggregateFunction:
@@ -410,7 +436,8 @@ class _UserAccumulator:
         return acc
 
     def result(self, acc: Any) -> Any:
-        return self._open().get_value(acc)
+        value = self._open().get_value(acc)
+        return value if self.declared is None else in_declared_order(value, self.declared)
 
 
 class _PandasAggregate(AggregateFunction):
