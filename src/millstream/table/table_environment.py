@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from millstream.common import Configuration
+from millstream.common import config_options as opts
+from millstream.common.config_option import ConfigurationError
 from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
@@ -187,11 +189,8 @@ class TableEnvironment(CatalogMethods):
         sinks, ctx = plan_job(env, self._config, sinks)
         for sink in sinks:
             sink.translate(ctx)
-        client = env.execute_async("insert-into")
         names = [f"default_catalog.default_database.{s.label or 'sink'}" for s in sinks]
-        return TableResult(
-            names, [DataTypes.BIGINT()] * len(sinks), iter([("+I", (-1,) * len(sinks))]), False, client
-        )
+        return _insert_result(env, names)
 
     def create_temporary_function(self, path: str, function: Any) -> None:
         """Register a udf / udtf / udaf under ``path`` for SQL and ``call(path, ...)``."""
@@ -286,12 +285,37 @@ class TableEnvironment(CatalogMethods):
         self.last_runtime = "datastream"
         stream = plan.translate(ctx)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
-            client = env.execute_async("insert-into")
-            return TableResult(["result"], [DataTypes.BIGINT()], iter([("+I", (-1,))]), False, client)
+            return _insert_result(env, ["result"])
         changes = stream.execute_and_collect("collect")
         if self._batch and plan.updating:  # a batch result is the final table: fold the changes
             changes = _final_rows(changes)
         return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
+
+
+def _insert_result(env: Any, names: list[str]) -> TableResult:
+    """Start the INSERT job of ``env``; its result (-1 per sink, as Flink's). In detached mode
+    (``millstream run --detached``, ``execution.attached`` false) the client lets go of the job
+    once it is submitted, as Flink's CLI does: ``wait()`` returns at once, and the program may
+    end while the job runs on.
+
+    Raises:
+        ConfigurationError: detached mode on the embedded cluster, which ends with the program.
+    """
+    configuration = env._configuration  # the environment's settings: the CLI's, the table config's
+    detached = not configuration.get(opts.EXECUTION_ATTACHED)
+    if detached and configuration.get(opts.EXECUTION_TARGET) in ("embedded", "local"):
+        raise ConfigurationError(
+            "detached mode (millstream run --detached, execution.attached: false) needs a cluster "
+            "that outlives the client: --target cluster://HOST:PORT (the embedded cluster ends "
+            "with its program)"
+        )
+    client = env.execute_async("insert-into")
+    if detached:
+        client.detach()
+    width = len(names)
+    return TableResult(
+        names, [DataTypes.BIGINT()] * width, iter([("+I", (-1,) * width)]), False, client, detached
+    )
 
 
 def _from_pandas_value(value: Any) -> Any:

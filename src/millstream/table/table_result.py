@@ -37,11 +37,13 @@ class TableResult:
         changes: Any,
         streaming: bool,
         job_client: Any = None,
+        detached: bool = False,
     ) -> None:
         self._names, self._types = names, types
         self._changes = changes  # iterator of (kind, values): the running job's output
         self._streaming = streaming
         self._job_client = job_client  # an INSERT's job
+        self._detached = detached  # millstream run --detached: the client let go of the job
         self._kind = ResultKind.SUCCESS_WITH_CONTENT
 
     @staticmethod
@@ -102,8 +104,12 @@ class TableResult:
             print(line, flush=True)
 
     def wait(self, timeout_ms: int | None = None) -> None:
-        """Wait for the job to end (an INSERT's; a query's rows are read and dropped)."""
+        """Wait for the job to end (an INSERT's; a query's rows are read and dropped). In
+        detached mode (``millstream run --detached``) return at once and leave the INSERT's job
+        running on its cluster, as Flink's CLI returns after the submission."""
         client = self._job_client
+        if client is not None and self._detached:
+            return  # the client let go of the job when it was submitted
         if client is not None:
             if timeout_ms is None and hasattr(client, "run_to_completion"):
                 client.run_to_completion()  # and release the embedded cluster
