@@ -90,3 +90,13 @@ def test_types_take_pyflinks_keyword_names():
         Types.STRING(), Types.INT()
     )
     assert Types.LIST(element_type_info=Types.INT()) == Types.LIST(Types.INT())
+
+
+def test_a_declared_row_type_takes_a_dicts_values_by_name():
+    declared = Types.ROW_NAMED(["a", "b"], [Types.INT(), Types.INT()])
+    # PyFlink 2.3.0, env.from_collection([...], type_info=declared).map(repr):
+    # {'b': 2, 'a': 1} -> Row(a=1, b=2); {'b': 2} -> Row(a=None, b=2);
+    # {'b': 2, 'a': 1, 'c': 5} -> Row(a=1, b=2)
+    assert repr(declared.from_python({"b": 2, "a": 1})) == "Row(a=1, b=2)"
+    assert repr(declared.from_python({"b": 2})) == "Row(a=None, b=2)"
+    assert repr(declared.from_python({"b": 2, "a": 1, "c": 5})) == "Row(a=1, b=2)"

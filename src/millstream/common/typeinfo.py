@@ -346,13 +346,16 @@ class RowTypeInfo(TypeInformation):
         A Row with field names gives its values by name, as PyFlink's row coder takes them
         (``Row.get_fields_by_names``): ``Row(number=2, total=140)`` of
         ``ROW_NAMED(['total', 'number'], ...)`` becomes ``Row(total=140, number=2)``, and a
-        declared name the Row lacks is an error. A Row without names gives them by position.
+        declared name the Row lacks is an error. A Row without names gives them by position;
+        a dict by name (None for a missing one), as PyFlink's ``from_collection`` takes it.
         """
         if value is None:
             return None
         if isinstance(value, Row):
             row = Row(*(t.from_python(v) for t, v in zip(self.types, value.get_fields_by_names(self.names))))
             row.set_row_kind(value.get_row_kind())
+        elif isinstance(value, dict):
+            row = Row(*(t.from_python(value.get(n)) for t, n in zip(self.types, self.names)))
         else:
             row = Row(*(t.from_python(v) for t, v in zip(self.types, value)))
         row.set_field_names(self.names)
