@@ -149,3 +149,20 @@ def test_a_malformed_file_line_is_reported_once_with_its_file_and_line(tmp_path:
     assert len(text.splitlines()) == 1 and "on record" not in text
     assert text.count(f"{path}, line 4") == 1
     assert text.endswith(f'{path}, line 4: Too many entries: expected at most 2 (value #2 (0 chars) "")')
+
+
+def test_a_json_file_names_the_sink_tables_columns(tmp_path: Path) -> None:
+    """INSERT writes by position; the JSON objects carry the sink table's names (PyFlink
+    2.3.0 wrote {"id":1,"name":"a"} here), not the query's."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("parallelism.default", "1")
+    out = tmp_path / "out"
+    t_env.execute_sql(
+        f"CREATE TABLE snk (id INT, name STRING) WITH ('connector'='filesystem', 'path'='{out}', "
+        "'format'='json')"
+    )
+    from millstream.table import DataTypes
+
+    schema = DataTypes.ROW([DataTypes.FIELD("x", DataTypes.INT()), DataTypes.FIELD("y", DataTypes.STRING())])
+    t_env.from_elements([(1, "a")], schema).execute_insert("snk").wait()
+    assert b"".join(p.read_bytes() for p in sorted(out.rglob("part-*"))) == b'{"id":1,"name":"a"}\n'

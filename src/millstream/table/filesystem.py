@@ -18,7 +18,6 @@ directory. The sink accepts insert-only tables (Flink's filesystem sink is appen
 from __future__ import annotations
 
 import csv
-import json
 import os
 import urllib.parse
 from collections.abc import Callable
@@ -434,14 +433,11 @@ def _write_lines(
 def _line_encoder(
     table_format: str, names: list[str], types: list[DataType], indexes: list[int], options: dict[str, str]
 ) -> Callable[[tuple[Any, ...]], str]:
-    if table_format == "json":
+    if table_format == "json":  # the json format's records, one per line
+        encode = find_format_factory("json").encoder(names, types, options, "")
 
         def to_json(row: tuple[Any, ...]) -> str:
-            return json.dumps(
-                {n: _json_value(t, row[i]) for n, t, i in zip(names, types, indexes, strict=True)},
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
+            return bytes(encode((INSERT, tuple(row[i] for i in indexes))) or b"").decode("utf-8")
 
         return to_json
     write = csv_write_options(options, line_separator="\n", records=False)
@@ -454,20 +450,15 @@ def _line_encoder(
     return to_csv
 
 
-def _json_value(data_type: DataType, value: Any) -> Any:
-    from millstream.table.print_utils import format_value
-
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return format_value(data_type, value)
-
-
 class _FileSystemSink(TableSink):
     def __init__(self, context: TableContext) -> None:
         self.options, self.partition_keys = dict(context.options), list(context.partition_keys)
         self.changelog = "all" if _changelog(_format_of(self.options)) else "insert-only"
+        self.names = [n for n, _ in context.physical]  # the table's columns, as the files name them
 
     def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
+        if len(self.names) == len(names):  # an INSERT's query may name its columns otherwise
+            names = self.names
         return write_filesystem(stream, names, types, self.options, self.partition_keys)
 
 

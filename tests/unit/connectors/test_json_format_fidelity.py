@@ -19,7 +19,7 @@ from millstream.common.types import Row
 from millstream.connectors.formats.json import JsonRowDeserializationSchema, JsonRowSerializationSchema
 from millstream.table import DataTypes
 from millstream.table.factories import Decoder, find_format_factory
-from millstream.table.filesystem import _read_json
+from millstream.table.filesystem import _line_encoder, _read_json
 
 # (name STRING, n INT), 'json.ignore-parse-errors' = 'true': PyFlink 2.3.0 printed
 #   alice 1 | bob 2 | carol <NULL> | dave 4 | erin <NULL> | frank <NULL> | 5 6 | hank <NULL>
@@ -188,3 +188,53 @@ def test_a_json_key_schema_takes_the_first_fields_of_a_longer_row() -> None:
         match=r"Could not serialize row .*\(id: INT, name: STRING\): the row has 1 fields, the schema 2",
     ):
         pair.serialize(Row(1))
+
+
+def test_the_filesystem_sink_writes_json_lines_as_pyflink() -> None:
+    """PyFlink 2.3.0 wrote these two lines for (i INT, d DOUBLE, f FLOAT, de DECIMAL(10, 3), b
+    BOOLEAN, ts TIMESTAMP(3), dt DATE, tm TIME(3), arr ARRAY<INT>, ltz TIMESTAMP_LTZ(3), s
+    STRING, n STRING), in UTC (millstream wrote decimals as strings, 1e+20, bytes as x'..', an
+    array as "[1, 2]")."""
+    types = [
+        DataTypes.INT(),
+        DataTypes.DOUBLE(),
+        DataTypes.FLOAT(),
+        DataTypes.DECIMAL(10, 3),
+        DataTypes.BOOLEAN(),
+        DataTypes.TIMESTAMP(3),
+        DataTypes.DATE(),
+        DataTypes.TIME(3),
+        DataTypes.ARRAY(DataTypes.INT()),
+        DataTypes.TIMESTAMP_LTZ(3),
+        DataTypes.STRING(),
+        DataTypes.STRING(),
+    ]
+    names = ["i", "d", "f", "de", "b", "ts", "dt", "tm", "arr", "ltz", "s", "n"]
+    to_json = _line_encoder("json", names, types, list(range(len(names))), {})
+
+    def ltz(millis: int) -> datetime.datetime:
+        stamp = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC) + datetime.timedelta(milliseconds=millis)
+        return stamp.astimezone().replace(tzinfo=None)
+
+    day = datetime.date(2024, 1, 2)
+    rows = [
+        (-5, 1e20, 2.25, decimal.Decimal("-3.500"), True, datetime.datetime(2024, 1, 2, 3, 4, 5, 600000), day,
+         datetime.time(3, 4, 5, 123000), [1, 2], ltz(1704164645678), 'say "hi"', None),
+        (0, 0.1, 1e-5, decimal.Decimal("100.000"), False, datetime.datetime(2024, 1, 2, 3, 4, 5), day,
+         datetime.time(3, 4), [3], ltz(0), "é", "x"),
+    ]  # fmt: skip
+    assert "".join(to_json(r) + "\n" for r in rows).encode("utf-8") == (
+        b'{"i":-5,"d":1.0E20,"f":2.25,"de":-3.5,"b":true,"ts":"2024-01-02 03:04:05.6","dt":"2024-01-02",'
+        b'"tm":"03:04:05.123","arr":[1,2],"ltz":"2024-01-02 03:04:05.678Z","s":"say \\"hi\\"","n":null}\n'
+        b'{"i":0,"d":0.1,"f":1.0E-5,"de":1E+2,"b":false,"ts":"2024-01-02 03:04:05","dt":"2024-01-02",'
+        b'"tm":"03:04:00","arr":[3],"ltz":"1970-01-01 00:00:00Z","s":"\xc3\xa9","n":"x"}\n'
+    )
+    # a 30-digit DECIMAL(32, 2) of datagen keeps every digit: PyFlink 2.3.0 wrote
+    # "amount":619655533488344883041325285376 and "amount":8.423446656557767254737944576E+29
+    wide = _line_encoder("json", ["amount"], [DataTypes.DECIMAL(32, 2)], [0], {})
+    assert wide((decimal.Decimal("619655533488344883041325285376.00"),)) == (
+        '{"amount":619655533488344883041325285376}'
+    )
+    assert wide((decimal.Decimal("842344665655776725473794457600.00"),)) == (
+        '{"amount":8.423446656557767254737944576E+29}'
+    )

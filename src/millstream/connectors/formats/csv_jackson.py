@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import decimal
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from typing import Any
 from millstream.common.java_values import java_double_str, java_float_str
 from millstream.table.types import ArrayType, DataType
 
-__all__ = ["CsvWriteOptions", "arity_error", "jackson_fields"]
+__all__ = ["CsvWriteOptions", "arity_error", "jackson_fields", "strip_zeros"]
 
 _MAX_QUOTE_CHECK_CHARS = 24  # CsvEncoder: a longer value is quoted without looking at it
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units each in Java's length
@@ -133,7 +134,7 @@ def _text_of(data_type: DataType, options: CsvWriteOptions) -> Callable[[Any], s
     if root == "DECIMAL":
         if options.exact_decimals:
             return str
-        return lambda value: str(value.normalize())
+        return lambda value: str(strip_zeros(value))
     if root == "TIMESTAMP":
         return _sql_timestamp
     if root == "TIMESTAMP_LTZ":
@@ -143,6 +144,12 @@ def _text_of(data_type: DataType, options: CsvWriteOptions) -> Callable[[Any], s
     if root in ("BYTES", "BINARY", "VARBINARY"):
         return lambda value: base64.b64encode(bytes(value)).decode("ascii")
     return lambda value: value.isoformat() if isinstance(value, datetime.date) else str(value)
+
+
+def strip_zeros(value: decimal.Decimal) -> decimal.Decimal:
+    """``BigDecimal.stripTrailingZeros``: every digit kept (``normalize`` in the default
+    context would round to 28 digits)."""
+    return value.normalize(decimal.Context(prec=max(1, len(value.as_tuple().digits))))
 
 
 def _fraction(microsecond: int) -> str:

@@ -22,12 +22,19 @@ import base64
 import csv
 import datetime
 import json
+import math
 import re
 import struct
 from collections.abc import Callable
 from typing import Any
 
-from millstream.connectors.formats.csv_jackson import CsvWriteOptions, arity_error, jackson_fields
+from millstream.common.java_values import java_double_str, java_float_str
+from millstream.connectors.formats.csv_jackson import (
+    CsvWriteOptions,
+    arity_error,
+    jackson_fields,
+    strip_zeros,
+)
 from millstream.connectors.formats.json_converters import json_loads, json_row_converter
 from millstream.table.factories import Decoder, Encoder, FormatFactory, format_option
 from millstream.table.types import DataType
@@ -54,6 +61,14 @@ def _sql_timestamp(value: datetime.datetime) -> str:
     return text
 
 
+def _sql_time(value: datetime.time) -> str:
+    """Flink's JSON ``SQL_TIME_FORMAT``: the fraction only as long as it needs."""
+    text = value.strftime("%H:%M:%S")
+    if value.microsecond:
+        text += f".{value.microsecond:06d}".rstrip("0")
+    return text
+
+
 def json_encoder_of(data_type: DataType, plain_decimals: bool = False) -> Callable[[Any], Any]:
     """A column value -> its JSON value, as Flink's ``RowDataToJsonConverters``."""
     from millstream.table.types import ArrayType, MapType, RowType
@@ -75,8 +90,8 @@ def json_encoder_of(data_type: DataType, plain_decimals: bool = False) -> Callab
         # Jackson's decimal node strips trailing zeros (1.50 -> 1.5, 100 -> 1E+2) and writes
         # BigDecimal.toString, or the plain digits when asked (dumps puts them in place)
         if plain_decimals:
-            return lambda v: _DECIMAL_MARK + format(v.normalize(), "f")
-        return lambda v: _DECIMAL_MARK + str(v.normalize())
+            return lambda v: _DECIMAL_MARK + format(strip_zeros(v), "f")
+        return lambda v: _DECIMAL_MARK + str(strip_zeros(v))
     if root == "TIMESTAMP":
         return _sql_timestamp
     if root == "TIMESTAMP_LTZ":
@@ -84,12 +99,25 @@ def json_encoder_of(data_type: DataType, plain_decimals: bool = False) -> Callab
     if root == "DATE":
         return lambda v: v.isoformat()
     if root == "TIME":
-        return lambda v: v.strftime("%H:%M:%S")
+        return _sql_time
     if root in ("BYTES", "BINARY", "VARBINARY"):
         return lambda v: base64.b64encode(bytes(v)).decode("ascii")
-    if root == "FLOAT":
-        return float
+    if root in ("FLOAT", "DOUBLE"):
+        return _java_floating(java_float_str if root == "FLOAT" else java_double_str)
     return lambda v: v
+
+
+def _java_floating(text: Callable[[float], str]) -> Callable[[Any], Any]:
+    """A FLOAT / DOUBLE as Jackson writes it: Java's text (``1.0E20``, ``0.1``); NaN and the
+    infinities as strings (``QUOTE_NON_NUMERIC_NUMBERS``)."""
+
+    def encode(value: Any) -> Any:
+        number = float(value)
+        if math.isfinite(number):
+            return _DECIMAL_MARK + text(number)  # put in place by dumps, as a decimal's digits
+        return text(number)
+
+    return encode
 
 
 _DECIMAL_MARK = "\x00decimal:"
