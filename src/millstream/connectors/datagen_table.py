@@ -152,51 +152,66 @@ def _random(name: str, data_type: DataType, options: dict[str, str]) -> Generate
     return lambda rng: None if rng.random() <= null_rate else generate(rng)
 
 
-def _random_value(name: str, data_type: DataType, options: dict[str, str]) -> Generate:  # noqa: C901
+def _random_value(name: str, data_type: DataType, options: dict[str, str]) -> Generate:
     prefix = f"fields.{name}."
     root = data_type.root
-    if isinstance(data_type, ArrayType):
-        element = _random(f"{name}.element", data_type.element_type, options)
-        size = int(options.get(prefix + "length", "3"))
-        return lambda rng: [element(rng) for _ in range(size)]
-    if isinstance(data_type, MapType):
-        key = _random(f"{name}.key", data_type.key_type, options)
-        value = _random(f"{name}.value", data_type.value_type, options)
-        size = int(options.get(prefix + "length", "3"))
-        return lambda rng: {key(rng): value(rng) for _ in range(size)}
-    if isinstance(data_type, RowType):
-        return _random_row(name, data_type, options)
+    if isinstance(data_type, ArrayType | MapType | RowType):
+        return _random_composite(name, data_type, options)
     if root in _INTEGER_BITS:
         bits = _INTEGER_BITS[root]
         low = int(options.get(prefix + "min", -(1 << (bits - 1))))
         high = int(options.get(prefix + "max", (1 << (bits - 1)) - 1))
         return lambda rng: rng.randint(low, high)
     if root in ("FLOAT", "DOUBLE"):
-        single = root == "FLOAT"
-        start = float(options.get(prefix + "min", _FLOAT_MIN if single else _DOUBLE_MIN))
-        width = float(options.get(prefix + "max", _FLOAT_MAX if single else _DOUBLE_MAX)) - start
-        if single:
-            return lambda rng: _float32(start + width * rng.random())
-        return lambda rng: start + width * rng.random()
+        return _random_floating(root == "FLOAT", options, prefix)
     if root == "DECIMAL":
         return _random_decimal(data_type, options, prefix)
     if root == "BOOLEAN":
         return lambda rng: rng.random() < 0.5
     if root in _STRINGS or root in _BYTES:
         return _random_text(data_type, options, prefix)
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        max_past = parse_duration_ms(options.get(prefix + "max-past", "0"))
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"):
+        return _random_time(root, options, prefix)
+    raise ValueError(f"Unsupported type: {data_type!r} (field '{name}' of the datagen connector)")
 
-        def past(rng: random.Random) -> datetime.datetime:
-            back = rng.randrange(max_past) if max_past > 0 else 0
-            return from_epoch_millis(time.time_ns() // 1_000_000 - back, root)
 
-        return past
+def _random_composite(name: str, data_type: DataType, options: dict[str, str]) -> Generate:
+    """ARRAY and MAP of ``fields.<name>.length`` (3) entries, or a ROW, each part generated
+    by its own options (``<name>.element``, ``<name>.key`` / ``<name>.value``, ``<name>.<field>``)."""
+    size = int(options.get(f"fields.{name}.length", "3"))
+    if isinstance(data_type, ArrayType):
+        element = _random(f"{name}.element", data_type.element_type, options)
+        return lambda rng: [element(rng) for _ in range(size)]
+    if isinstance(data_type, MapType):
+        key = _random(f"{name}.key", data_type.key_type, options)
+        value = _random(f"{name}.value", data_type.value_type, options)
+        return lambda rng: {key(rng): value(rng) for _ in range(size)}
+    assert isinstance(data_type, RowType)
+    return _random_row(name, data_type, options)
+
+
+def _random_floating(single: bool, options: dict[str, str], prefix: str) -> Generate:
+    start = float(options.get(prefix + "min", _FLOAT_MIN if single else _DOUBLE_MIN))
+    width = float(options.get(prefix + "max", _FLOAT_MAX if single else _DOUBLE_MAX)) - start
+    if single:
+        return lambda rng: _float32(start + width * rng.random())
+    return lambda rng: start + width * rng.random()
+
+
+def _random_time(root: str, options: dict[str, str], prefix: str) -> Generate:
+    """TIMESTAMP / TIMESTAMP_LTZ: now minus a random part of ``max-past``, to the millisecond
+    (``TimestampData.fromEpochMillis``); DATE today and TIME now (``DataGenVisitorBase``)."""
     if root == "DATE":
         return lambda rng: datetime.date.today()
     if root == "TIME":
         return lambda rng: _now_time()
-    raise ValueError(f"Unsupported type: {data_type!r} (field '{name}' of the datagen connector)")
+    max_past = parse_duration_ms(options.get(prefix + "max-past", "0"))
+
+    def past(rng: random.Random) -> datetime.datetime:
+        back = rng.randrange(max_past) if max_past > 0 else 0
+        return from_epoch_millis(time.time_ns() // 1_000_000 - back, root)
+
+    return past
 
 
 def _random_row(name: str, data_type: RowType, options: dict[str, str]) -> Generate:
