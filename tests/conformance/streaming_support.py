@@ -43,7 +43,7 @@ def run_with_files(
     files: list[list[str]],
     stage_done: Callable[[list[Any], int], bool],
     parallelism: int = 2,
-    deadline_s: float = 90.0,
+    deadline_s: float = 180.0,
 ) -> list[Any]:
     """Start the job on ``target``, publish ``files`` one by one while it runs (the next once
     ``stage_done(results, i)`` says file i was processed), stop it after the last one."""

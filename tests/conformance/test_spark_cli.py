@@ -53,7 +53,7 @@ def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comple
         cwd="/",
         capture_output=True,
         text=True,
-        timeout=110,
+        timeout=240,  # a JVM and its Python workers on a loaded machine (the test has 300 s)
         env={**os.environ, **(env or {})},
     )
 

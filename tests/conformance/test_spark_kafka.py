@@ -27,7 +27,7 @@ from millstream.datastream.connectors.kafka import (
 from millstream.table import StreamTableEnvironment
 from millstream.testing.kafka_broker import KafkaBroker, produce_records, read_partition
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("spark")]  # the suite's session
 
 
 def _env(**settings: str) -> StreamExecutionEnvironment:

@@ -488,3 +488,21 @@ def test_starting_from_a_millstream_savepoint_on_spark_is_refused_clearly(tmp_pa
     env.from_collection([1, 2]).map(lambda v: v).print()
     with pytest.raises(ValueError, match="the Spark runner cannot start from a millstream savepoint"):
         env.execute("restored on spark")
+
+
+def test_spark_python_workers_import_the_installed_pyspark_not_its_source_archive(spark: Any) -> None:
+    """Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` first on its workers' PYTHONPATH; from
+    that zip (no bytecode) every worker compiled PySpark afresh, four times the CPU of a worker
+    start, and on a loaded machine Spark's driver-side workers missed its fixed 10 s to connect
+    back ("Python worker failed to connect back"). The runner's worker interpreter drops the
+    archives, so the workers import the installed PySpark."""
+    import pyspark
+
+    def where(_: Any) -> Any:
+        import pyspark as worker_pyspark
+
+        yield worker_pyspark.__file__, os.environ.get("PYTHONPATH", "")
+
+    [(module, path)] = spark.sparkContext.parallelize([0], 1).mapPartitions(where).collect()
+    assert module == pyspark.__file__, module
+    assert "pyspark.zip" not in path and "py4j" not in path, path
