@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from millstream.table.compiled import (
@@ -30,10 +31,21 @@ __all__ = [
     "AggregateCall",
     "Compiled",
     "Expression",
+    "JsonValueOnEmptyOrError",
     "Ordering",
     "RowInterval",
+    "TimeIntervalUnit",
     "WindowProperty",
 ]
+
+# PyFlink's enums of the methods' arguments (``col('ts').floor(TimeIntervalUnit.DAY)``)
+TimeIntervalUnit = Enum(
+    "TimeIntervalUnit",
+    "YEAR YEAR_TO_MONTH QUARTER MONTH WEEK DAY DAY_TO_HOUR DAY_TO_MINUTE DAY_TO_SECOND HOUR SECOND "
+    "HOUR_TO_MINUTE HOUR_TO_SECOND MINUTE MINUTE_TO_SECOND",
+    start=0,
+)
+JsonValueOnEmptyOrError = Enum("JsonValueOnEmptyOrError", "NULL ERROR DEFAULT", start=0)
 
 
 def _aggregate(function: str, doc: str) -> Any:
@@ -199,14 +211,6 @@ class Expression:
         """Every field of this ROW value, a column each (in ``select``: ``r$a``, ``r$b``)."""
         return _FieldAccess(self, "*")  # expanded by the select (projection.flattened)
 
-    def json_value(self, path: str, returning_type: DataType | None = None, *args: Any) -> Expression:
-        """The scalar at JSON ``path`` (``$.a.b[0]``) of this JSON text, as ``returning_type``
-        (STRING by default); NULL when the path is missing or the text is not JSON."""
-        from millstream.table.functions import call_builtin
-
-        result = call_builtin("JSON_VALUE", self, lit(path))
-        return result.cast(returning_type) if returning_type is not None else result
-
     @property
     def asc(self) -> Expression:
         """Ascending order (``order_by``)."""
@@ -281,9 +285,9 @@ def col(name: str) -> Expression:
     return _Column(name)
 
 
-def lit(value: Any, data_type: DataType | None = None) -> Expression:
+def lit(v: Any, data_type: DataType | None = None) -> Expression:
     """A literal (``data_type``: its type, else Flink's type of the Python value)."""
-    return _Literal(value, data_type)
+    return _Literal(v, data_type)
 
 
 # -- operators -------------------------------------------------------------------------------------------

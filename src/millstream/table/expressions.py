@@ -72,14 +72,19 @@ __all__ = [
 ]
 
 
-def and_(first: Any, *others: Any) -> Expression:
-    """``first AND others...`` (SQL's three-valued logic)."""
-    return _Logic("AND", [_wrap(first), *map(_wrap, others)])
+_ONE = object()  # and_ / or_ of one operand (PyFlink requires two; the planner builds such)
 
 
-def or_(first: Any, *others: Any) -> Expression:
-    """``first OR others...`` (SQL's three-valued logic)."""
-    return _Logic("OR", [_wrap(first), *map(_wrap, others)])
+def and_(predicate0: Any, predicate1: Any = _ONE, *predicates: Any) -> Expression:
+    """``predicate0 AND predicate1 AND predicates...`` (SQL's three-valued logic)."""
+    operands = [predicate0] if predicate1 is _ONE else [predicate0, predicate1, *predicates]
+    return _Logic("AND", [_wrap(p) for p in operands])
+
+
+def or_(predicate0: Any, predicate1: Any = _ONE, *predicates: Any) -> Expression:
+    """``predicate0 OR predicate1 OR predicates...`` (SQL's three-valued logic)."""
+    operands = [predicate0] if predicate1 is _ONE else [predicate0, predicate1, *predicates]
+    return _Logic("OR", [_wrap(p) for p in operands])
 
 
 def not_(expression: Any) -> Expression:
@@ -107,9 +112,10 @@ def coalesce(*args: Any) -> Expression:
     return _builtin("COALESCE", *args)
 
 
-def to_timestamp_ltz(numeric_epoch_time: Any, precision: Any) -> Expression:
-    """A TIMESTAMP_LTZ of epoch seconds (precision 0) or milliseconds (precision 3)."""
-    return _builtin("TO_TIMESTAMP_LTZ", numeric_epoch_time, precision)
+def to_timestamp_ltz(*args: Any) -> Expression:
+    """A TIMESTAMP_LTZ of an epoch number: ``(numeric, precision)``, seconds for precision 0,
+    milliseconds for 3 (PyFlink's signature takes ``*args``)."""
+    return _builtin("TO_TIMESTAMP_LTZ", *args)
 
 
 def date_format(timestamp: Any, format: Any) -> Expression:

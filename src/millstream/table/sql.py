@@ -77,7 +77,8 @@ def execute_statement(t_env: TableEnvironment, statement: str) -> TableResult:
             isinstance(p, exp.TemporaryProperty) for p in properties.expressions
         )
         name, descriptor = _table_definition(tree)
-        (t_env.create_temporary_table if temporary else t_env.create_table)(name, descriptor)
+        exists = bool(tree.args.get("exists"))  # CREATE TABLE IF NOT EXISTS
+        (t_env.create_temporary_table if temporary else t_env.create_table)(name, descriptor, exists)
         return TableResult.ok()
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
         _create_view(t_env, tree)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from millstream.table.planner import PlanNode
 from millstream.table.table_result import TableResult
@@ -28,9 +28,13 @@ class StatementSet:
         self._sinks.append(insert_plan(self._t_env, stmt))
         return self
 
-    def add_insert(self, target_path: str, table: Table, overwrite: bool = False) -> StatementSet:
-        """Add writing ``table`` into the sink table ``target_path``."""
-        self._sinks.append(self._t_env._sink_plan(table._plan, target_path))
+    def add_insert(
+        self, target_path_or_descriptor: Any, table: Table, overwrite: bool = False
+    ) -> StatementSet:
+        """Add writing ``table`` into the sink table named ``target_path_or_descriptor``, or into
+        the anonymous table a TableDescriptor describes."""
+        path = self._t_env._sink_path(target_path_or_descriptor)
+        self._sinks.append(self._t_env._sink_plan(table._plan, path))
         return self
 
     def execute(self) -> TableResult:

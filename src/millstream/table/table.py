@@ -387,9 +387,10 @@ class Table:
 
     # -- running ---------------------------------------------------------------------------------
 
-    def execute_insert(self, table_path: str, overwrite: bool = False) -> TableResult:
-        """Write the table into the sink table ``table_path`` (the job starts now; ``wait()``)."""
-        return self._t_env._insert(self._plan, table_path)
+    def execute_insert(self, table_path_or_descriptor: Any, overwrite: bool = False) -> TableResult:
+        """Write the table into the sink table named ``table_path_or_descriptor``, or into the
+        anonymous table a TableDescriptor describes (the job starts now; ``wait()``)."""
+        return self._t_env._insert(self._plan, self._t_env._sink_path(table_path_or_descriptor))
 
     def execute(self) -> TableResult:
         """Run the table's job and return its result (collect or print it)."""

@@ -21,9 +21,9 @@ class TableConfig:
         self._configuration.set_string(key, str(value))
         return self
 
-    def get(self, key: str, default: Any = None) -> Any:
-        """An option's value."""
-        return self._configuration.get_string(key, default)
+    def get(self, key: str, default_value: Any = None) -> Any:
+        """An option's value (``default_value`` when it is not set)."""
+        return self._configuration.get_string(key, default_value)
 
     def get_configuration(self) -> Configuration:
         """The options."""

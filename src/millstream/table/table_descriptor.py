@@ -17,9 +17,9 @@ class FormatDescriptor:
         self.options = options
 
     @staticmethod
-    def for_format(format_name: str) -> FormatDescriptor.Builder:
-        """A builder for ``format_name``."""
-        return FormatDescriptor.Builder(format_name)
+    def for_format(format: str) -> FormatDescriptor.Builder:
+        """A builder for the format ``format``."""
+        return FormatDescriptor.Builder(format)
 
     class Builder:
         """Builds a FormatDescriptor."""

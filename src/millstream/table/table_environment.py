@@ -21,7 +21,7 @@ from millstream.common.config_option import ConfigurationError
 from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
-from millstream.table.catalog import CatalogMethods
+from millstream.table.catalog import DEFAULT_CATALOG, DEFAULT_DATABASE, CatalogMethods
 from millstream.table.environment_settings import EnvironmentSettings
 from millstream.table.factories import find_format_factory, find_table_factory
 from millstream.table.plan_sources import FromDataStream
@@ -105,30 +105,64 @@ class TableEnvironment(CatalogMethods):
         label = f"*anonymous_python-input-format${self._anonymous}*"
         return Table(Values(list(names), list(types), False, rows, label=label), self)
 
-    def create_temporary_view(self, view_path: str, table: Table) -> None:
-        """Name ``table`` (for ``from_path`` and SQL)."""
-        self._views[view_path] = table
+    def create_temporary_view(
+        self, view_path: str, table_or_data_stream: Any, *fields_or_schema: Any
+    ) -> None:
+        """Name a table (for ``from_path`` and SQL); a DataStream needs a StreamTableEnvironment."""
+        if not isinstance(table_or_data_stream, Table):
+            raise TypeError(
+                f"create_temporary_view of a {type(table_or_data_stream).__name__}: a TableEnvironment "
+                "names Tables; a DataStream needs StreamTableEnvironment.create(env)"
+            )
+        self._views[view_path] = table_or_data_stream
 
     def drop_temporary_view(self, view_path: str) -> bool:
         """Forget a view; whether it existed."""
         return self._views.pop(view_path, None) is not None
 
-    def drop_temporary_table(self, path: str) -> bool:
+    def drop_temporary_table(self, table_path: str) -> bool:
         """Forget a connector table; whether it existed."""
-        self._permanent.discard(path)
-        return self._tables.pop(path, None) is not None
+        self._permanent.discard(table_path)
+        return self._tables.pop(table_path, None) is not None
 
-    def create_table(self, path: str, descriptor: TableDescriptor) -> None:
-        """Name a connector table in the catalog (``list_temporary_tables`` leaves it out)."""
-        self.create_temporary_table(path, descriptor)
+    def create_table(self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False) -> None:
+        """Name a connector table in the catalog (``list_temporary_tables`` leaves it out).
+
+        Raises:
+            ValueError: a table of that name exists (and not ``ignoreIfExists``), as Flink's.
+        """
+        if path in self._permanent:
+            if ignoreIfExists:
+                return
+            raise ValueError(
+                f"Could not execute CreateTable in path `{DEFAULT_CATALOG}`.`{DEFAULT_DATABASE}`.`{path}`: "
+                f"Table (or view) {DEFAULT_DATABASE}.{path} already exists in Catalog {DEFAULT_CATALOG}."
+            )
+        self._register_table(path, descriptor)
         self._permanent.add(path)
 
     def _has_table(self, path: str) -> bool:
         return path in self._views or path in self._tables
 
-    def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
+    def create_temporary_table(
+        self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False
+    ) -> None:
         """Name a connector table (``TableDescriptor.for_connector(...)``): its connector and
-        formats are looked up and its options checked now, as Flink's planner does."""
+        formats are looked up and its options checked now, as Flink's planner does.
+
+        Raises:
+            ValueError: a temporary table of that name exists (and not ``ignoreIfExists``).
+        """
+        if path in self._tables and path not in self._permanent:
+            if ignoreIfExists:
+                return
+            raise ValueError(
+                f"Temporary table '`{DEFAULT_CATALOG}`.`{DEFAULT_DATABASE}`.`{path}`' already exists"
+            )
+        self._permanent.discard(path)  # a temporary table shadows a permanent one
+        self._register_table(path, descriptor)
+
+    def _register_table(self, path: str, descriptor: TableDescriptor) -> None:
         factory = find_table_factory(descriptor.connector)
         formats = [(k, v) for k, v in descriptor.options.items() if k == "format" or k.endswith(".format")]
         for _, identifier in formats:
@@ -151,6 +185,16 @@ class TableEnvironment(CatalogMethods):
             table._declared = declared_columns(context.schema)  # print_schema shows them as Flink does
             return table
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
+
+    def _sink_path(self, target: str | TableDescriptor) -> str:
+        """The table an INSERT writes: a path, or a TableDescriptor registered as an anonymous
+        temporary table (``*anonymous_print$1*``, as Flink names it)."""
+        if not isinstance(target, TableDescriptor):
+            return target
+        self._anonymous = getattr(self, "_anonymous", 0) + 1
+        path = f"*anonymous_{target.connector}${self._anonymous}*"
+        self.create_temporary_table(path, target)
+        return path
 
     def _insert(self, plan: PlanNode, path: str) -> TableResult:
         return self._run_many([self._sink_plan(plan, path)])
@@ -435,12 +479,14 @@ class StreamTableEnvironment(TableEnvironment):
             )  # fmt: skip
         return Table(node, self)
 
-    def create_temporary_view(self, view_path: str, table_or_stream: Any, *fields: Any) -> None:
+    def create_temporary_view(
+        self, view_path: str, table_or_data_stream: Any, *fields_or_schema: Any
+    ) -> None:
         """Name a table, or a DataStream as a table."""
         table = (
-            table_or_stream
-            if isinstance(table_or_stream, Table)
-            else self.from_data_stream(table_or_stream, *fields)
+            table_or_data_stream
+            if isinstance(table_or_data_stream, Table)
+            else self.from_data_stream(table_or_data_stream, *fields_or_schema)
         )
         super().create_temporary_view(view_path, table)
 

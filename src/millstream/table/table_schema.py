@@ -41,9 +41,9 @@ class TableSchema:
             return self._types[field] if 0 <= field < len(self._types) else None
         return self._types[self._names.index(field)] if field in self._names else None
 
-    def get_field_name(self, index: int) -> str | None:
-        """The name of the column at ``index``."""
-        return self._names[index] if 0 <= index < len(self._names) else None
+    def get_field_name(self, field_index: int) -> str | None:
+        """The name of the column at ``field_index``."""
+        return self._names[field_index] if 0 <= field_index < len(self._names) else None
 
     def get_field_names(self) -> list[str]:
         """The columns' names."""

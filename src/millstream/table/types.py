@@ -201,9 +201,9 @@ class RowField:
 class RowType(DataType):
     """ROW<name type, ...>; Python ``Row`` with the field names."""
 
-    def __init__(self, fields: list[RowField], nullable: bool = True) -> None:
+    def __init__(self, fields: list[RowField] | None = None, nullable: bool = True) -> None:
         super().__init__("ROW", nullable)
-        self.fields = list(fields)
+        self.fields = list(fields or [])
 
     def _with_nullable(self, nullable: bool) -> DataType:
         return RowType(self.fields, nullable)
