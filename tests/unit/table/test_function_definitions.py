@@ -104,6 +104,7 @@ def _assert_flinks(rows: list[tuple[Any, ...]]) -> None:
 
 def test_values_give_flinks_edge_results() -> None:
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
     source = (
         "(VALUES (CAST(0.0 AS DOUBLE), CAST(1000.0 AS DOUBLE), 1, CAST(NULL AS INT), '\t a\t ', "
         "CAST(NULL AS STRING)), (CAST(-1.0 AS DOUBLE), CAST(1.0 AS DOUBLE), 2, 3, ' b ', 'x')) "
@@ -122,6 +123,7 @@ def test_a_json_table_gives_flinks_edge_results_on_arrow_and_on_rows(tmp_path: P
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
     t_env.get_config().set("table.exec.columnar.enabled", columnar)
     t_env.get_config().set("parallelism.default", "1")
     t_env.execute_sql(

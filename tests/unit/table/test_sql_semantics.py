@@ -33,6 +33,7 @@ def test_date_format_takes_flinks_java_pattern_as_written() -> None:
     """DATE_FORMAT(ts, 'yyyy-MM-dd') gave '2015-07strict-15strict': sqlglot's Spark dialect
     rewrote the pattern (sqlglot 30). Flink formats with Java's DateTimeFormatter letters."""
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
     t_env.execute_sql("CREATE TABLE one_row (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     patterns = {
         "yyyy-MM-dd": "2015-07-15",
@@ -70,6 +71,7 @@ def test_a_cast_to_decimal_rounds_to_its_scale_as_flink_does() -> None:
     with pytest.raises(ArithmeticError, match="does not fit DECIMAL"):
         decimal_cast(3, 1)(12345)
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
     sql = "SELECT CAST(1 AS DECIMAL(11,1)), CAST(2.55 AS DECIMAL(5,1)), TRY_CAST(12345 AS DECIMAL(3,1))"
     with t_env.execute_sql(sql).collect() as rows:
         assert [tuple(str(v) for v in r) for r in rows] == [("1.0", "2.6", "None")]
