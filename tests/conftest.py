@@ -1,10 +1,13 @@
 """Shared fixtures: environments, result collection, thread-leak check; hypothesis
 profiles; the ``integration`` marker on every test that runs whole jobs or processes.
 
-Hypothesis profiles, chosen with ``HYPOTHESIS_PROFILE``: ``dev`` (the default, hypothesis's
-100 examples) and ``ci`` (200, derandomized so a failure reproduces; ``scripts/test.sh``
-uses it for the whole suite). Neither has a deadline: CI machines are slow and noisy. Select a tier with
-``-m integration`` or ``-m "not integration"``.
+Hypothesis profiles, chosen with ``HYPOTHESIS_PROFILE``: ``dev`` (the default and the
+development loop's, ``scripts/test.sh --fast``: 25 examples, new ones every run) and ``ci``
+(200, derandomized so a failure reproduces; ``scripts/test.sh`` uses it for the whole suite).
+Neither has a deadline: CI machines are slow and noisy. A property that needs more examples
+to hit its edge cases takes ``@ci_examples(n)``: n in the ci profile, the profile's count in
+the development loop. Only this file loads a profile. Select a tier with ``-m integration`` or
+``-m "not integration"``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -29,9 +32,20 @@ os.environ.setdefault(
     "MILLSTREAM_HOME", os.path.join(os.environ.get("TMPDIR", "/tmp"), f"millstream-tests-{os.getpid()}")
 )
 
-settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("dev", max_examples=25, deadline=None)
 settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+HYPOTHESIS_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
+settings.load_profile(HYPOTHESIS_PROFILE)
+
+
+def ci_examples(count: int, **other: Any) -> settings:
+    """Settings of a property that needs ``count`` examples: that many in the ci profile (the
+    whole suite, derandomized), the profile's own count in the development loop; ``other``
+    settings (``stateful_step_count`` ...) in both."""
+    if HYPOTHESIS_PROFILE == "ci":
+        return settings(max_examples=count, deadline=None, **other)
+    return settings(deadline=None, **other)
+
 
 # Folders whose tests run whole jobs, start processes or open sockets.
 INTEGRATION_DIRS = ("integration", "pyflink", "conformance", "examples")

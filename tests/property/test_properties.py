@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.common import Time
@@ -24,9 +24,6 @@ from millstream.runtime.partitioning import (
 )
 from millstream.runtime.state.key_groups import compute_key_group_range
 from millstream.testing import OperatorHarness
-
-settings.register_profile("ci", max_examples=60, deadline=None)
-settings.load_profile("ci")
 
 keys = st.one_of(st.text(max_size=8), st.integers(), st.tuples(st.integers(), st.text(max_size=3)))
 

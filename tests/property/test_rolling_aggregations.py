@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.common import Types
@@ -17,6 +17,7 @@ from millstream.datastream.aggregations import (
     _comparable_function,
     _sum_function,
 )
+from tests.conftest import ci_examples
 
 ROW = Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG()])
 
@@ -49,7 +50,7 @@ def _fold(values: list[tuple], reduce, key) -> list[tuple]:  # type: ignore[no-u
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(60)
 @given(
     batches=st.lists(st.lists(element, max_size=20), min_size=1, max_size=4),
     position=st.sampled_from([1, 2]),

@@ -4,7 +4,7 @@ watermarks and allowed lateness."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.datastream import OutputTag, StreamExecutionEnvironment
@@ -16,6 +16,7 @@ from millstream.datastream.window import (
     TumblingEventTimeWindows,
 )
 from millstream.testing import OperatorHarness
+from tests.conftest import ci_examples
 
 
 class _GeneralTumbling(TumblingEventTimeWindows):
@@ -64,7 +65,7 @@ def _run(window, trigger, script, lateness):  # type: ignore[no-untyped-def]
     return h.output, h.side_outputs, h.operator._fast
 
 
-@settings(max_examples=600)  # cheap (ms each); boundary cases need several exact hits
+@ci_examples(600)  # cheap (ms each); boundary cases need several exact hits
 @given(events, st.sampled_from([0, 2500]), st.booleans())
 def test_the_fast_path_equals_the_general_path(script, lateness, sliding):  # type: ignore[no-untyped-def]
     if sliding:
@@ -172,7 +173,7 @@ def _run_sessions(window, trigger, script, function="reduce"):  # type: ignore[n
     return output + h.output, late + h.side_outputs.get("late", []), h.operator._session_gap
 
 
-@settings(max_examples=400)
+@ci_examples(400)
 @given(sessions_script, st.sampled_from(sorted(FUNCTIONS)))
 def test_the_session_fast_path_equals_the_general_path(script, function):  # type: ignore[no-untyped-def]
     """Gap 2500 ms on a 1250 ms grid: sessions touch, overlap, merge two and three at a time,

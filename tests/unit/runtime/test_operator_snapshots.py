@@ -8,7 +8,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.common import Time
@@ -20,6 +20,7 @@ from millstream.datastream.window import (
     TumblingEventTimeWindows,
 )
 from millstream.testing import OperatorHarness
+from tests.conftest import ci_examples
 
 
 def keyed():  # type: ignore[no-untyped-def]
@@ -80,7 +81,7 @@ def feed(h: OperatorHarness, script: list[tuple[str, str, int]], watermark: list
             h.process_watermark(ts)
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(40)
 @given(name=st.sampled_from(sorted(STREAMS)), script=steps, cut=st.integers(0, 40))
 def test_a_restored_operator_continues_as_if_nothing_happened(name: str, script: Any, cut: int) -> None:
     first, rest = script[:cut], script[cut:]

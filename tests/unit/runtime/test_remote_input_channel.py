@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -24,6 +23,7 @@ from millstream.runtime.io.network.consumer.remote_input_channel import (
     RemoteInputChannel,
     RemoteTransportError,
 )
+from tests.conftest import ci_examples
 
 SEGMENT = 32
 EXCLUSIVE = 2
@@ -221,4 +221,4 @@ class CreditModel(RuleBasedStateMachine):
 
 
 TestCreditModel = CreditModel.TestCase
-TestCreditModel.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+TestCreditModel.settings = ci_examples(60, stateful_step_count=40)

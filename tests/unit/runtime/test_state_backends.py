@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.common import Time, Types
@@ -39,6 +39,7 @@ from millstream.runtime.state.keyed_backend import KeyedStateError
 from millstream.runtime.state.rescale import RescaleError, rescale_snapshots
 from millstream.runtime.state.snapshot import OperatorSnapshot
 from millstream.testing import OperatorHarness
+from tests.conftest import ci_examples
 from tests.unit.runtime.test_operator_snapshots import STREAMS, feed
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -287,7 +288,7 @@ steps = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(60)
 @given(
     name=st.sampled_from(sorted(STREAMS)),
     script=steps,

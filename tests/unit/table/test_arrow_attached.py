@@ -10,7 +10,7 @@ import datetime
 import operator
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.datastream import StreamExecutionEnvironment
@@ -21,6 +21,7 @@ from millstream.table.binary_row import BinaryRowKeyType
 from millstream.table.types import DataTypes
 from millstream.table.window_operators import AttachedWindowAggregate
 from millstream.testing import OperatorHarness
+from tests.conftest import ci_examples
 from tests.unit.table.columnar_feed import check_restore, feed
 
 EPOCH = datetime.datetime(1970, 1, 1)
@@ -74,7 +75,7 @@ def run(harnesses: list[OperatorHarness], script: list[Any], watermark: list[int
     feed(harnesses, script, watermark, lambda step: row(*step[1:]), group_of, KEY_TYPE)
 
 
-@settings(max_examples=80, deadline=None)
+@ci_examples(80)
 @given(script=steps)
 def test_arrow_attached_window_aggregate_emits_what_the_row_path_emits(script: Any) -> None:
     arrow, rows = OperatorHarness.of(attached_stream(True)), OperatorHarness.of(attached_stream(False))
@@ -86,7 +87,7 @@ def test_arrow_attached_window_aggregate_emits_what_the_row_path_emits(script: A
     assert arrow.output == rows.output
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(60)
 @given(
     script=steps,
     cut=st.integers(0, 50),

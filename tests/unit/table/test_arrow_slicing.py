@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.datastream import StreamExecutionEnvironment
@@ -20,6 +20,7 @@ from millstream.table.types import DataTypes
 from millstream.table.window_operators import SlicingAggregate
 from millstream.table.window_spec import WindowSpec
 from millstream.testing import OperatorHarness
+from tests.conftest import ci_examples
 from tests.unit.table.columnar_feed import check_restore, feed
 
 BIGINT = DataTypes.BIGINT()
@@ -95,7 +96,7 @@ def harness(spec: WindowSpec, columnar: bool, **kwargs: Any) -> OperatorHarness:
     return OperatorHarness.of(window_stream(spec, columnar), **kwargs)
 
 
-@settings(max_examples=80, deadline=None)
+@ci_examples(80)
 @given(name=st.sampled_from(sorted(SPECS)), script=steps)
 def test_arrow_global_phase_emits_what_the_row_path_emits(name: str, script: Any) -> None:
     spec = SPECS[name]
@@ -108,7 +109,7 @@ def test_arrow_global_phase_emits_what_the_row_path_emits(name: str, script: Any
     assert arrow.output == rows.output
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(60)
 @given(
     name=st.sampled_from(sorted(SPECS)),
     script=steps,

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.table.codegen import calc_function
 from millstream.table.expressions import Expression, and_, col, if_then_else, lit, not_, or_
 from millstream.table.functions import call_builtin
 from millstream.table.types import DataTypes
+from tests.conftest import ci_examples
 
 NAMES = ["a", "b", "s"]
 TYPES = [DataTypes.INT(), DataTypes.DOUBLE(), DataTypes.STRING()]
@@ -58,7 +59,7 @@ rows = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@ci_examples(300)
 @given(booleans, st.lists(numbers, min_size=1, max_size=3), rows)
 def test_generated_calc_agrees_with_the_closures(
     condition: Any, projection: list[Any], data: list[Any]
@@ -81,7 +82,7 @@ def test_a_single_false_operand_decides_and() -> None:
     assert calc(("+I", (None, None, None))) == (("+I", (None, None, None)),)
 
 
-@settings(max_examples=300, deadline=None)
+@ci_examples(300)
 @given(booleans, st.lists(numbers, min_size=1, max_size=3), rows)
 def test_the_vectorized_calc_agrees_with_the_closures(
     condition: Any, projection: list[Any], data: list[Any]

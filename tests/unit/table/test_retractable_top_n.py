@@ -4,13 +4,14 @@ their row numbers."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.table.over import _RetractableTopNFunction
 from millstream.testing.operator_harness import OperatorHarness
 from millstream.testing.tables import fold_changelog
+from tests.conftest import ci_examples
 
 LIMIT = 3
 
@@ -22,7 +23,7 @@ def harness(rank_column):
     return OperatorHarness.of(stream)
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(60)
 @given(
     st.lists(st.tuples(st.booleans(), st.integers(0, 12)), min_size=1, max_size=40),
     st.sampled_from([None, 2]),
