@@ -133,3 +133,34 @@ def test_a_failed_job_leaves_no_part_file_that_looks_committed(tmp_path: Path) -
     written = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
     assert written, "the sink wrote (and rolled) part files before the failure"
     assert all(p.name.startswith(".") and ".inprogress." in p.name for p in written), written
+
+
+def test_a_file_that_is_not_parquet_fails_in_one_line_without_library_frames(tmp_path: Path) -> None:
+    """pyarrow's frames are not the user's: a corrupt Parquet file read by a SQL table is one
+    line naming the source and pyarrow's reason, not a "traceback of the user function"."""
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not a parquet file at all")
+    job = tmp_path / "job.py"
+    job.write_text(
+        textwrap.dedent(
+            f"""
+            from millstream.table import EnvironmentSettings, TableEnvironment
+            t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+            t_env.execute_sql(
+                "CREATE TABLE s (a INT) WITH ('connector' = 'filesystem', "
+                "'path' = '{bad}', 'format' = 'parquet')"
+            )
+            t_env.execute_sql("SELECT * FROM s").print()
+            """
+        )
+    )
+    result = subprocess.run([sys.executable, str(job)], capture_output=True, text=True, timeout=150)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(
+        "millstream: Job 'collect' failed: source reader failed: operator 'Source: filesystem"
+    )
+    assert lines[0].endswith(
+        "Parquet magic bytes not found in footer. Either the file is corrupted or this is not a parquet file."
+    )

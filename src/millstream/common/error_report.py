@@ -28,7 +28,7 @@ __all__ = ["ONE_LINE_ERRORS", "install_excepthook", "render", "root_cause", "ver
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(millstream.__file__))
 # libraries whose frames are the engine's as much as millstream's own
-_ENGINE_MODULES = ("cloudpickle", "tblib", "concurrent", "threading", "runpy", "pyspark", "py4j")
+_ENGINE_MODULES = ("cloudpickle", "tblib", "concurrent", "threading", "runpy", "pyspark", "py4j", "pyarrow")
 
 # Raised by millstream with a message that says it all: the traceback is noise to a user.
 ONE_LINE_ERRORS: tuple[str, ...] = (
@@ -185,7 +185,8 @@ def _render_job_failure(err: BaseException) -> str:
     header = f"millstream: Job '{job}' failed: {''.join(between)}{failure}" if job else f"millstream: {err}"
     frames = traceback.format_tb(_user_frames(user_error.__traceback__))
     exception = "".join(traceback.format_exception_only(user_error)).rstrip("\n")
-    if not frames and header.endswith(exception):  # the line says it all (a source's bad input)
+    said = f"{type(user_error).__name__}: {user_error}"
+    if not frames and header.endswith((exception, said)):  # the line says it all (a source's bad input)
         return _one_line(header, user_error)
     lines = [header]
     if frames:
