@@ -106,7 +106,7 @@ def test_a_job_needing_more_slots_than_a_standalone_cluster_has_warns_once_then_
         started = time.monotonic()
         run = subprocess.run(
             [*MILLSTREAM, "run", "--target", f"cluster://127.0.0.1:{port}"]
-            + ["-D", f"security.secret-file={secret}", "-D", "slot.request.timeout=20 s", str(job)],
+            + ["-D", f"security.secret-file={secret}", "-D", "slot.request.timeout=10 s", str(job)],
             capture_output=True,
             text=True,
             timeout=180,
@@ -117,13 +117,13 @@ def test_a_job_needing_more_slots_than_a_standalone_cluster_has_warns_once_then_
         subprocess.run(
             [*MILLSTREAM, "cluster", "stop", "--dir", str(cluster_dir)], capture_output=True, timeout=60
         )
-    assert run.returncode != 0 and took >= 20, (took, run.stderr)
+    assert run.returncode != 0 and took >= 10, (took, run.stderr)
     warnings = [line for line in run.stderr.splitlines() if "task slots" in line]
     assert len(warnings) == 1, run.stderr
     assert warnings[0].startswith(
         "WARNING millstream: Job 'needs two slots' is still waiting for 2 task slots after "
     ) and warnings[0].endswith(
         ": 1 TaskManager(s) registered 1 slots, 1 free; it fails if they are not there within "
-        "20 s (slot.request.timeout)"
+        "10 s (slot.request.timeout)"
     ), warnings[0]
     assert "Could not acquire the minimum required resources" in run.stderr.splitlines()[-1], run.stderr
