@@ -107,15 +107,52 @@ def test_operations_benchmark_runs_both_kinds_of_window():
     assert "watched/unwatched" in out and "p1: median watched/unwatched" in out
 
 
-def test_nexmark_sql_benchmark_runs_every_engine(tmp_path: object) -> None:
+def test_nexmark_sql_benchmark_runs_both_shapes_and_checks_the_rows(tmp_path: object) -> None:
+    # without PyFlink (a JVM per query): millstream's rows are checked against the other shape's
+    # and DuckDB's
     figures = os.path.join(str(tmp_path), "nexmark.json")
     out = _run(
         "nexmark_sql.py", "--events", "3000", "--parallelism", "1", "--query", "q0", "--query", "q5",
-        "--row-path", "--json", figures,
+        "--row-path", "--datastream", "--json", figures,
     )  # fmt: skip
-    assert "q0 p=1: SQL" in out and "SQL / DuckDB" in out and "SQL / DataStream" in out
-    assert "q5 p=1: SQL" in out and "columnar / row path" in out
+    assert "PyFlink not measured" in out and "MISMATCH" not in out and "FAILED" not in out
+    assert "q0 nested p1: millstream" in out and "q0 flat p1: millstream" in out
+    assert "same as nested, DuckDB same" in out and "row path / columnar" in out and "DataStream / SQL" in out
     import json
 
     with open(figures) as f:
-        assert [r["query"] for r in json.load(f)["results"]] == ["q0", "q5"]
+        results = json.load(f)["results"]
+    assert [(r["query"], r["shape"]) for r in results] == [
+        ("q0", "nested"), ("q0", "flat"), ("q5", "nested"), ("q5", "flat")
+    ]  # fmt: skip
+    assert all(r["millstream_s"] > 0 and r["rows"]["millstream"]["count"] > 0 for r in results)
+
+
+def test_nexmark_sql_benchmark_applies_changes_and_compares_values(tmp_path: object) -> None:
+    _bench_events()  # benchmarks/ on the path
+    import nexmark_sql
+
+    changes = [
+        '{"before":null,"after":{"id":14,"price":9.080,"t":"2024-01-01 00:00:00"},"op":"c"}',
+        '{"before":{"id":14,"price":9.08,"t":"2024-01-01 00:00:00.000"},"after":null,"op":"d"}',
+        '{"before":null,"after":{"id":14,"price":10,"t":"2024-01-01 00:00:01.5"},"op":"c"}',
+        '{"before":null,"after":{"id":15,"price":null,"t":"2024-01-01T00:00:02.000Z"},"op":"c"}',
+    ]
+    with open(os.path.join(str(tmp_path), "part-0"), "w") as f:
+        f.write("\n".join(changes) + "\n")
+    with open(os.path.join(str(tmp_path), ".part-1.inprogress"), "w") as f:
+        f.write(changes[0] + "\n")
+    rows = nexmark_sql.changelog_rows(str(tmp_path))
+    # the same two rows as DuckDB hands them (a decimal with trailing zeros, datetimes)
+    import datetime
+    from collections import Counter
+    from decimal import Decimal
+
+    expected = Counter(
+        nexmark_sql._row(values)
+        for values in [
+            (14, Decimal("10.000"), datetime.datetime(2024, 1, 1, 0, 0, 1, 500000)),
+            (15, None, datetime.datetime(2024, 1, 1, 0, 0, 2)),
+        ]
+    )
+    assert rows == nexmark_sql.Rows.of(expected) and rows.count == 2
