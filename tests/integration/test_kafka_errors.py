@@ -148,7 +148,12 @@ def test_with_a_restart_strategy_the_job_restarts_as_for_a_task_failure(job: Pat
         f"127.0.0.1:{port} (bootstrap.servers): Failed to get metadata: Local: Broker transport failure "
         f"(127.0.0.1:{port}/bootstrap: Connect to ipv4#127.0.0.1:{port} failed: Connection refused)"
     )
-    assert result.stderr.strip().splitlines() == [
+    # a task cancelled while librdkafka blocks may be interrupted on a loaded machine: its
+    # TaskManager logs so; the client's own lines are what this test reads
+    client_lines = [
+        line for line in result.stderr.strip().splitlines() if "did not stop after cancellation" not in line
+    ]
+    assert client_lines == [
         f"WARNING millstream: Job 'words': the job failed: KafkaConnectorError: {failure}; "
         "restart 1 in 0.1 s",
         "millstream: Job execution failed: Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy("

@@ -155,7 +155,8 @@ def test_cluster_paths_show_task_managers_slots_and_the_job(api: Api) -> None:
 def test_the_job_shows_every_vertex_running_with_records_counted(api: Api) -> None:
     def counted(job: dict[str, Any]) -> bool:
         moved = [v["metrics"]["write-records"] + v["metrics"]["read-records"] for v in job["vertices"]]
-        return all(v["status"] == "RUNNING" for v in job["vertices"]) and all(moved)
+        running = all(v["tasks"]["RUNNING"] == v["parallelism"] for v in job["vertices"])
+        return running and all(v["status"] == "RUNNING" for v in job["vertices"]) and all(moved)
 
     job = api.wait_for(f"/jobs/{api.job_id}", counted, "records were never counted on every vertex")
     assert job["state"] == "RUNNING" and job["isStoppable"] is True and job["job-type"] == "STREAMING"
