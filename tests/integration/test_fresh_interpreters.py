@@ -36,9 +36,9 @@ def test_a_calc_of_literals_and_columns_imports_no_pandas() -> None:
     program = (
         "import sys\n"
         "import pyarrow as pa\n"
-        "from millstream.table.sql_expressions import parse_expression\n"
-        "from millstream.table.vectorized import _evaluate\n"
-        "from millstream.table.types import DataTypes\n"
+        "from millstream.table.sql.expressions import parse_expression\n"
+        "from millstream.table.runtime.vectorized import _evaluate\n"
+        "from millstream.table.common.types import DataTypes\n"
         "x = pa.Array.from_buffers(pa.int64(), 2, [None, pa.py_buffer(bytes(16))])\n"
         "expression = parse_expression(\"CASE WHEN x > 2 THEN 'big' ELSE NULL END\")\n"
         "_evaluate(expression, ['x'], [x].__getitem__, 2, [DataTypes.BIGINT()])\n"
@@ -63,7 +63,7 @@ def test_a_columnar_scan_with_a_watermark_and_a_filter_imports_no_pandas(tmp_pat
 import sys
 from millstream.connectors.file.readers import FileSourceSplit
 from millstream.table import EnvironmentSettings, TableEnvironment
-from millstream.table.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
+from millstream.table.runtime.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.execute_sql('''CREATE TABLE t (id BIGINT, v INT, ts TIMESTAMP(3),
     WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem',

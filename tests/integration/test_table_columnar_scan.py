@@ -192,8 +192,8 @@ def test_streaming_changelog_folds_to_the_batch_result(tmp_path: Path) -> None:
 def test_the_scan_reads_only_the_columns_and_fields_the_query_uses(tmp_path: Path) -> None:
     """Nexmark's shape: a view picks ``bid.*`` fields of the events whose type is a bid; the
     scan parses ``event_type`` and the bid fields read (not the person and auction rows)."""
-    from millstream.table.columnar_fields import needed_columns
-    from millstream.table.columnar_scan import _ColumnarFormat, fuse
+    from millstream.table.planner.columnar_fields import needed_columns
+    from millstream.table.runtime.columnar_scan import _ColumnarFormat, fuse
     from millstream.testing.nexmark import QUERIES, ddl
 
     t_env = _environment(True)
@@ -258,7 +258,7 @@ def test_two_phase_window_aggregation_equals_one_phase(tmp_path: Path, window: s
 
 
 def test_window_aggregation_runs_two_phase_unless_told_or_a_udaf() -> None:
-    from millstream.table.exec_plan import two_phase
+    from millstream.table.planner.exec_nodes import two_phase
 
     def config(strategy: str | None) -> dict[str, str]:
         return {} if strategy is None else {"table.optimizer.agg-phase-strategy": strategy}
@@ -314,14 +314,14 @@ def _capture_factory(identifier: str) -> object:
     """A connector whose sink takes ``ChangeBatch`` elements: it writes each element's kind
     (``batch`` / ``row``) and its rows to a file per subtask under ``path``."""
     from millstream.datastream import SinkFunction
-    from millstream.table.factories import DynamicTableFactory, TableSink
+    from millstream.table.common.factories import DynamicTableFactory, TableSink
 
     class Capture(SinkFunction):
         def __init__(self, path: str, types: list[object]) -> None:
             self.path, self.types = path, types
 
         def invoke(self, value: object, context: object) -> None:
-            from millstream.table.change_batch import ChangeBatch, to_changes
+            from millstream.table.runtime.change_batch import ChangeBatch, to_changes
 
             if isinstance(value, ChangeBatch):
                 kind, changes = "batch", to_changes(value, self.types)  # type: ignore[arg-type]
@@ -365,7 +365,7 @@ def test_a_sink_that_takes_batches_gets_the_scans_arrow_batches(tmp_path: Path, 
     """``INSERT INTO`` a sink that takes Arrow batches straight from a columnar scan: it gets
     a few ``ChangeBatch`` elements (no row became a tuple on the way) holding exactly the rows
     the row path gives it one by one, every line of the shared file once."""
-    from millstream.table.factories import register_table_factory
+    from millstream.table.common.factories import register_table_factory
 
     register_table_factory(_capture_factory("capture-test"))  # type: ignore[arg-type]
     _events(tmp_path / "events.json", 20000)
@@ -399,8 +399,8 @@ def test_a_restored_batch_reader_skips_rows_not_elements(tmp_path: Path) -> None
     restored from a snapshot taken after some batches returns exactly the rows not yet
     returned, with their timestamps (a count of elements would re-read or lose rows)."""
     from millstream.connectors.file.readers import FileSourceSplit
-    from millstream.table.change_batch import to_changes
-    from millstream.table.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
+    from millstream.table.runtime.change_batch import to_changes
+    from millstream.table.runtime.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
 
     path = tmp_path / "events.json"
     _events(path, 5000)
@@ -439,8 +439,8 @@ def test_the_arrow_local_phase_is_taken_only_where_it_computes_as_the_row_path(t
     """COUNT, SUM of integers and MIN / MAX of ordered values fold on Arrow; an AVG, a SUM of
     DOUBLE (Arrow adds in another order: other last digits) or a Python UDAF keep the row
     path's local phase."""
-    from millstream.table.arrow_window import arrow_local_phase
-    from millstream.table.window_agg import WindowAggregate
+    from millstream.table.runtime.arrow_window import arrow_local_phase
+    from millstream.table.runtime.window_agg import WindowAggregate
 
     t_env = _environment(True)
     t_env.execute_sql(_DDL.format(path=tmp_path / "events.json"))

@@ -15,7 +15,7 @@ import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
 from millstream.table.expressions import col
-from millstream.table.sql import SqlError
+from millstream.table.sql.statements import SqlError
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -110,8 +110,8 @@ def _job_nodes(t_env: TableEnvironment, insert: str, scans: list[Any] | None = N
     import json
 
     from millstream.graph.operator_specs import SourceSpec
-    from millstream.table.planning import plan_job
-    from millstream.table.sql import insert_plan
+    from millstream.table.planner.planning import plan_job
+    from millstream.table.sql.statements import insert_plan
 
     env = t_env._environment()
     [plan], ctx = plan_job(env, t_env.get_config(), [insert_plan(t_env, insert)])

@@ -126,7 +126,7 @@ def test_create_function_language_python(
 
     (tmp_path / "shop_udfs.py").write_text(
         "from millstream.table import DataTypes\n"
-        "from millstream.table.udf import udf\n\n"
+        "from millstream.table.functions.udf import udf\n\n"
         "@udf(result_type=DataTypes.BIGINT())\n"
         "def doubled(x):\n"
         "    return None if x is None else 2 * x\n"

@@ -38,8 +38,8 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.common.config_option import parse_duration_ms
-from millstream.table.timestamps import from_epoch_millis
-from millstream.table.types import ArrayType, DataType, MapType, RowType
+from millstream.table.common.timestamps import from_epoch_millis
+from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = ["datagen_rows", "field_generator"]
 

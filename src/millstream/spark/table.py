@@ -2,7 +2,7 @@
 operations (``execution.target: spark`` with a batch TableEnvironment).
 
 The plan is translated operator by operator from the exec nodes of its physical plan, the
-operators ``explain`` prints (``exec_plan.py``; never re-parsed from SQL text): values and filesystem
+operators ``explain`` prints (``planner/exec_nodes.py``; never re-parsed from SQL text): values and filesystem
 tables become DataFrames (Spark reads the same CSV / JSON / Parquet files and ``k=v``
 partition directories), projections and filters become Spark Column expressions, group
 aggregation ``groupBy().agg()``, joins ``DataFrame.join``, ``ORDER BY`` / ``LIMIT``
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from millstream.table.types import DataType
+from millstream.table.common.types import DataType
 
 __all__ = ["Untranslatable", "run_table_plan", "to_dataframe"]
 
@@ -30,7 +30,7 @@ class Untranslatable(Exception):
 
 def run_table_plan(plan: Any, t_env: Any) -> list[tuple[str, tuple[Any, ...]]] | None:
     """The rows of a bounded table plan computed by Spark SQL, or None if untranslatable;
-    ``plan``: the root exec node of its physical plan (``exec_plan.py``)."""
+    ``plan``: the root exec node of its physical plan (``planner/exec_nodes.py``)."""
     from millstream.common import Configuration
     from millstream.spark.runner import _session
 
@@ -96,13 +96,13 @@ def _column(name: str) -> Any:
 
 
 def to_dataframe(x: Any, spark: Any) -> Any:
-    """The DataFrame of an exec node of the job's physical plan (``exec_plan.py``: the
+    """The DataFrame of an exec node of the job's physical plan (``planner/exec_nodes.py``: the
     operators ``explain`` prints), its columns named as its logical node's. An Exchange is left
     to Spark's planner, which shuffles as its own joins and aggregations need."""
-    from millstream.table import planner as p
-    from millstream.table.filesystem import FileSystemSource
-    from millstream.table.group_agg import Aggregate
-    from millstream.table.window_agg import WindowAggregate
+    from millstream.table.connectors.filesystem import FileSystemSource
+    from millstream.table.planner import nodes as p
+    from millstream.table.runtime.group_agg import Aggregate
+    from millstream.table.runtime.window_agg import WindowAggregate
 
     name: str = x.name
     node: Any = x.node  # the logical node it runs
@@ -194,7 +194,7 @@ _BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union":
 def _calc(node: Any, frame: Any, source: Any) -> Any:
     """A Calc over ``frame`` (the rows of plan node ``source``): a filter, a projection, or a
     projection over a filter the Calc merged (``source`` is then the filter's input)."""
-    from millstream.table import planner as p
+    from millstream.table.planner import nodes as p
 
     if type(node) is p.Filter and node.expression is not None and node.input is not None:
         condition = expression_column(node.expression, node.input.names, node.input.types)
@@ -213,7 +213,7 @@ def _calc(node: Any, frame: Any, source: Any) -> Any:
 
 
 def _read_files(node: Any, spark: Any) -> Any:
-    from millstream.table.filesystem import _format_of
+    from millstream.table.connectors.filesystem import _format_of
 
     options = node.options
     table_format = _format_of(options)
@@ -248,8 +248,8 @@ def _spark_aggregate(function: str, argument: Any, names: list[str], types: list
     elsewhere, which every aggregate skips), ``DISTINCT`` as Spark's distinct aggregates."""
     from pyspark.sql import functions as F
 
-    from millstream.table.aggregates import DISTINCT, FILTERED
-    from millstream.table.expression import _Filtered
+    from millstream.table.expression.expression import _Filtered
+    from millstream.table.functions.aggregates import DISTINCT, FILTERED
 
     name = function.removeprefix(FILTERED)
     distinct = name.startswith(DISTINCT)
@@ -342,9 +342,9 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
     """A Spark Column computing ``expression`` over columns ``names``."""
     from pyspark.sql import functions as F
 
-    from millstream.table import expression as e
-    from millstream.table.expression_calls import _IfThenElse
-    from millstream.table.functions import BUILTIN_FUNCTIONS, _Call
+    from millstream.table.expression import expression as e
+    from millstream.table.expression.calls import _IfThenElse
+    from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
 
     kind = type(expression)
     if kind is e._Column and expression.name in names:

@@ -1,5 +1,5 @@
-"""``pyflink.table.explain_detail``'s name: ``ExplainDetail`` (defined in ``millstream.table.table``)."""
+"""``pyflink.table.explain_detail``'s name: ``ExplainDetail`` (defined in ``millstream.table.api.table``)."""
 
-from millstream.table.table import ExplainDetail
+from millstream.table.api.table import ExplainDetail
 
 __all__ = ["ExplainDetail"]

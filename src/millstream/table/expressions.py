@@ -1,27 +1,57 @@
-# ruff: noqa: F822 - some names of __all__ come from expression_functions through __getattr__
-"""The Table API's expressions, as ``pyflink.table.expressions`` (``col``, ``lit``, ``and_`` ...).
+"""PyFlink's module path ``pyflink.table.expressions``.
 
-The functions here build expression trees (``expression.py``); ``compiled.py`` has the
-typing rules they resolve by (Flink's: literals are ``NOT NULL``, ``lit(7)`` is INT, integer
-division truncates toward zero as Java's ...). Importing this module also gives expressions
-the Table API's methods that call built-in functions (``expression_calls.py``).
+The expression functions (``col``, ``lit``, ``and_`` ...). The names are defined in
+:mod:`millstream.table.api.expression_functions`, :mod:`millstream.table.api.expressions`,
+:mod:`millstream.table.expression.expression`, :mod:`millstream.table.expression.resolved`;
+millstream's own modules import them from there, never from here.
 """
 
-from typing import Any
-
-from millstream.table.expression import (
-    AggregateCall,
-    Compiled,
-    Expression,
-    RowInterval,
-    _Interval,
-    _Logic,
-    _Not,
-    _wrap,
-    col,
-    lit,
+from millstream.table.api.expression_functions import (
+    array,
+    atan2,
+    call_sql,
+    current_database,
+    current_date,
+    current_time,
+    current_timestamp,
+    e,
+    json_string,
+    local_time,
+    local_timestamp,
+    log,
+    map_,
+    negative,
+    null_of,
+    pi,
+    rand,
+    rand_integer,
+    range_,
+    row,
+    to_date,
+    to_timestamp,
+    uuid,
+    with_columns,
+    without_columns,
 )
-from millstream.table.expression_calls import _builtin, _IfThenElse, _NamedCall
+from millstream.table.api.expressions import (
+    CURRENT_RANGE,
+    CURRENT_ROW,
+    UNBOUNDED_RANGE,
+    UNBOUNDED_ROW,
+    and_,
+    call,
+    coalesce,
+    concat,
+    concat_ws,
+    date_format,
+    if_then_else,
+    not_,
+    or_,
+    row_interval,
+    to_timestamp_ltz,
+)
+from millstream.table.expression.expression import AggregateCall, Expression, col, lit
+from millstream.table.expression.resolved import Compiled
 
 __all__ = [
     "CURRENT_RANGE",
@@ -70,93 +100,3 @@ __all__ = [
     "with_columns",
     "without_columns",
 ]
-
-
-_ONE = object()  # and_ / or_ of one operand (PyFlink requires two; the planner builds such)
-
-
-def and_(predicate0: Any, predicate1: Any = _ONE, *predicates: Any) -> Expression:
-    """``predicate0 AND predicate1 AND predicates...`` (SQL's three-valued logic)."""
-    operands = [predicate0] if predicate1 is _ONE else [predicate0, predicate1, *predicates]
-    return _Logic("AND", [_wrap(p) for p in operands])
-
-
-def or_(predicate0: Any, predicate1: Any = _ONE, *predicates: Any) -> Expression:
-    """``predicate0 OR predicate1 OR predicates...`` (SQL's three-valued logic)."""
-    operands = [predicate0] if predicate1 is _ONE else [predicate0, predicate1, *predicates]
-    return _Logic("OR", [_wrap(p) for p in operands])
-
-
-def not_(expression: Any) -> Expression:
-    """``NOT expression``."""
-    return _Not(_wrap(expression))
-
-
-def if_then_else(condition: Any, if_true: Any, if_false: Any) -> Expression:
-    """``CASE WHEN condition THEN if_true ELSE if_false END``."""
-    return _IfThenElse(_wrap(condition), _wrap(if_true), _wrap(if_false))
-
-
-def concat(first: Any, *others: Any) -> Expression:
-    """The strings joined (NULL if any is NULL)."""
-    return _builtin("CONCAT", first, *others)
-
-
-def concat_ws(separator: Any, first: Any, *others: Any) -> Expression:
-    """The non-NULL strings joined by ``separator``."""
-    return _builtin("CONCAT_WS", separator, first, *others)
-
-
-def coalesce(*args: Any) -> Expression:
-    """The first non-NULL argument."""
-    return _builtin("COALESCE", *args)
-
-
-def to_timestamp_ltz(*args: Any) -> Expression:
-    """A TIMESTAMP_LTZ of an epoch number: ``(numeric, precision)``, seconds for precision 0,
-    milliseconds for 3 (PyFlink's signature takes ``*args``)."""
-    return _builtin("TO_TIMESTAMP_LTZ", *args)
-
-
-def date_format(timestamp: Any, format: Any) -> Expression:
-    """The timestamp as text in a Java date-time ``format``."""
-    return _builtin("DATE_FORMAT", timestamp, format)
-
-
-def call(f: Any, *args: Any) -> Expression:
-    """A function by name (a built-in or one registered with ``create_temporary_function``)
-    or a user-defined function object, applied to ``args``."""
-    if isinstance(f, str):
-        from millstream.table.functions import is_builtin
-
-        if is_builtin(f):
-            return _builtin(f, *args)
-        from millstream.table.udf import _REGISTERED, UserDefinedAggregateFunctionWrapper
-
-        registered = _REGISTERED.get(f.lower())
-        if isinstance(registered, UserDefinedAggregateFunctionWrapper):  # an aggregate: planned as one
-            return registered(*args)
-        return _NamedCall(f, [_wrap(a) for a in args])
-    return f(*args)
-
-
-def row_interval(rows: int) -> Expression:
-    """An interval of ``rows`` rows (over windows)."""
-    return RowInterval(lit(rows))
-
-
-UNBOUNDED_ROW = RowInterval(lit(-1))
-UNBOUNDED_RANGE = _Interval(lit(-1), 1)
-CURRENT_ROW = RowInterval(lit(0))
-CURRENT_RANGE = _Interval(lit(0), 1)
-
-
-def __getattr__(name: str) -> Any:
-    """The functions of ``expression_functions`` (``pi``, ``array``, ``with_columns`` ...) under
-    this module's name, as PyFlink's ``pyflink.table.expressions`` has them; imported when first
-    asked for (that module builds on this one)."""
-    from millstream.table import expression_functions
-
-    if name in expression_functions.__all__:
-        return getattr(expression_functions, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
-"""``pyflink.table.result_kind``'s name: ``ResultKind`` (defined in ``millstream.table.table_result``)."""
+"""``pyflink.table.result_kind``'s name: ``ResultKind`` (defined in ``millstream.table.api.table_result``)."""
 
-from millstream.table.table_result import ResultKind
+from millstream.table.api.table_result import ResultKind
 
 __all__ = ["ResultKind"]

@@ -1,12 +1,9 @@
-"""``SqlDialect`` (``pyflink.table.sql_dialect``): millstream parses Flink's default dialect."""
+"""``SqlDialect``, at PyFlink's module path ``pyflink.table.sql_dialect``.
 
-from __future__ import annotations
+The names are defined in :mod:`millstream.table.api.sql_dialect`; millstream's own modules import
+them from there, never from here.
+"""
+
+from millstream.table.api.sql_dialect import SqlDialect
 
 __all__ = ["SqlDialect"]
-
-
-class SqlDialect:
-    """``DEFAULT`` (Flink SQL); ``HIVE`` is accepted by name but not parsed differently."""
-
-    DEFAULT = 0
-    HIVE = 1

@@ -32,7 +32,7 @@ PAGE = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
 
 
 def _table_options() -> ModuleType:
-    from millstream.table import table_options
+    from millstream.table.common import options as table_options
 
     return table_options
 

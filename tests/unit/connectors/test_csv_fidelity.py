@@ -19,8 +19,8 @@ from millstream.common.types import Row
 from millstream.connectors.formats.csv import CsvBulkWriters, CsvSchema
 from millstream.connectors.formats.csv_row import CsvRowDeserializationSchema, CsvRowSerializationSchema
 from millstream.table import DataTypes
-from millstream.table.factories import find_format_factory
-from millstream.table.filesystem import _line_encoder, _read_csv
+from millstream.table.common.factories import find_format_factory
+from millstream.table.connectors.filesystem import _line_encoder, _read_csv
 
 # -- reading ---------------------------------------------------------------------------------------------
 

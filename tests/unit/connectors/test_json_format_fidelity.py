@@ -18,8 +18,8 @@ from millstream.common.typeinfo import Types
 from millstream.common.types import Row
 from millstream.connectors.formats.json import JsonRowDeserializationSchema, JsonRowSerializationSchema
 from millstream.table import DataTypes
-from millstream.table.factories import Decoder, find_format_factory
-from millstream.table.filesystem import _line_encoder, _read_json
+from millstream.table.common.factories import Decoder, find_format_factory
+from millstream.table.connectors.filesystem import _line_encoder, _read_json
 
 # (name STRING, n INT), 'json.ignore-parse-errors' = 'true': PyFlink 2.3.0 printed
 #   alice 1 | bob 2 | carol <NULL> | dave 4 | erin <NULL> | frank <NULL> | 5 6 | hank <NULL>

@@ -16,7 +16,7 @@ import decimal
 import pytest
 
 from millstream.table import DataTypes
-from millstream.table.factories import (
+from millstream.table.common.factories import (
     DynamicTableFactory,
     TableContext,
     find_format_factory,
@@ -142,7 +142,7 @@ def test_avro_round_trips_nullable_decimal_and_temporal_columns():
 def test_the_registry_names_what_it_has_and_takes_new_connectors(monkeypatch: pytest.MonkeyPatch) -> None:
     """(The connector registered here is gone after the test: another test's message lists the
     connectors there are.)"""
-    from millstream.table import factories
+    from millstream.table.common import factories
 
     monkeypatch.setattr(factories, "_table_factories", dict(factories._table_factories))
     with pytest.raises(

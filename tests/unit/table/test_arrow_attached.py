@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.runtime.operators.columnar import ColumnarKeyedOperator
-from millstream.table.arrow_attached import ArrowAttachedAggregate
-from millstream.table.binary_row import BinaryRowKeyType
+from millstream.table.common.binary_row import BinaryRowKeyType
+from millstream.table.runtime.arrow_attached import ArrowAttachedAggregate
+from millstream.table.runtime.window_operators import AttachedWindowAggregate
 from millstream.table.types import DataTypes
-from millstream.table.window_operators import AttachedWindowAggregate
 from millstream.testing import OperatorHarness
 from tests.conftest import ci_examples
 from tests.unit.table.columnar_feed import check_restore, feed

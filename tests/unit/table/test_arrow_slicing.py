@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.runtime.operators.columnar import ColumnarKeyedOperator
-from millstream.table.arrow_slicing import ArrowSlicingAggregate
-from millstream.table.binary_row import BinaryRowKeyType
+from millstream.table.common.binary_row import BinaryRowKeyType
+from millstream.table.common.window_spec import WindowSpec
+from millstream.table.runtime.arrow_slicing import ArrowSlicingAggregate
+from millstream.table.runtime.window_operators import SlicingAggregate
 from millstream.table.types import DataTypes
-from millstream.table.window_operators import SlicingAggregate
-from millstream.table.window_spec import WindowSpec
 from millstream.testing import OperatorHarness
 from tests.conftest import ci_examples
 from tests.unit.table.columnar_feed import check_restore, feed

@@ -15,7 +15,7 @@ import decimal
 import pytest
 
 from millstream.table import DataTypes
-from millstream.table.binary_row import BinaryRowKeyType, binary_row_hash
+from millstream.table.common.binary_row import BinaryRowKeyType, binary_row_hash
 
 S, L, INT = DataTypes.STRING(), DataTypes.BIGINT(), DataTypes.INT()
 

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from millstream.runtime.operators.base import record_count
-from millstream.table.change_batch import BatchRows, ChangeBatch, to_changes
+from millstream.table.runtime.change_batch import BatchRows, ChangeBatch, to_changes
 from millstream.table.types import DataTypes
 
 

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from millstream.table.codegen import calc_function
 from millstream.table.expressions import Expression, and_, col, if_then_else, lit, not_, or_
-from millstream.table.functions import call_builtin
+from millstream.table.functions.builtins import call_builtin
+from millstream.table.runtime.codegen import calc_function
 from millstream.table.types import DataTypes
 from tests.conftest import ci_examples
 
@@ -88,7 +88,7 @@ def test_the_vectorized_calc_agrees_with_the_closures(
     condition: Any, projection: list[Any], data: list[Any]
 ) -> None:
     """The Arrow path (or its per-batch fallback) gives the closures' rows and kept indexes."""
-    from millstream.table.vectorized import VectorizedCalc, vectorizable
+    from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
 
     keep = condition.resolve(NAMES, TYPES).fn
     fns = [p.resolve(NAMES, TYPES).fn for p in projection]
@@ -106,7 +106,7 @@ def test_the_vectorized_calc_agrees_with_the_closures(
 def test_vectorizable_expressions_run_on_arrow() -> None:
     """Comparisons, arithmetic, Kleene logic, CASE and string functions are vectorized; a
     user function or Java's integer division is not (the generated code runs those)."""
-    from millstream.table.vectorized import VectorizedCalc, vectorizable
+    from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
 
     condition = and_(col("a") > 0, or_(col("s").is_null, call_builtin("UPPER", col("s")) == "XY"))
     projection = [col("a") * 2 + col("b"), if_then_else(col("b") > 1.0, lit("big"), lit("small"))]

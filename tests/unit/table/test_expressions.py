@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from millstream.table import DataTypes
+from millstream.table.common.printing import summary_string
 from millstream.table.expressions import and_, col, if_then_else, lit, not_, or_
-from millstream.table.print_utils import summary_string
 
 NAMES = ["k", "x", "s", "b", "n"]
 TYPES = [DataTypes.BIGINT(), DataTypes.DOUBLE(), DataTypes.STRING(), DataTypes.BOOLEAN(), DataTypes.INT()]

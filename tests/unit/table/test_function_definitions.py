@@ -26,7 +26,7 @@ import pyarrow as pa
 import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
-from millstream.table.functions import BUILTIN_FUNCTIONS, builtin_definition
+from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, builtin_definition
 
 _SAMPLES: dict[str, tuple[pa.DataType, list[Any]]] = {
     "STRING": (pa.string(), ["", " a ", "\t a\t ", "ÄbC", "  ", None]),

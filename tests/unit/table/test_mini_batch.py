@@ -9,7 +9,7 @@ import pytest
 
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.table import DataTypes, EnvironmentSettings, TableEnvironment
-from millstream.table.group_agg import GroupAggregateFunction
+from millstream.table.runtime.group_agg import GroupAggregateFunction
 from millstream.testing.operator_harness import OperatorHarness
 
 

@@ -4,7 +4,7 @@ re-decides exactly the left rows SQL's NULL rules say it affects."""
 from __future__ import annotations
 
 from millstream.datastream import StreamExecutionEnvironment
-from millstream.table.null_aware_anti_join import _NullAwareAntiJoinFunction
+from millstream.table.runtime.null_aware_anti_join import _NullAwareAntiJoinFunction
 from millstream.testing.operator_harness import OperatorHarness
 
 LEFT, RIGHT = 0, 1

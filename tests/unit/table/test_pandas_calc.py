@@ -9,7 +9,7 @@ import pytest
 
 from millstream.table import DataTypes
 from millstream.table.expressions import col, lit
-from millstream.table.pandas_calc import BatchedCallCalc, has_batched_call
+from millstream.table.runtime.pandas_calc import BatchedCallCalc, has_batched_call
 from millstream.table.udf import udf
 
 NAMES = ["a", "s"]

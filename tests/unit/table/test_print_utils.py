@@ -16,7 +16,7 @@ import pytest
 
 from millstream.common import Row
 from millstream.table import DataTypes
-from millstream.table.print_utils import format_java_double, format_java_float, print_schema, tableau
+from millstream.table.common.printing import format_java_double, format_java_float, print_schema, tableau
 
 ROWS = [
     (

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.datastream import StreamExecutionEnvironment
-from millstream.table.over import _RetractableTopNFunction
+from millstream.table.runtime.over import _RetractableTopNFunction
 from millstream.testing.operator_harness import OperatorHarness
 from millstream.testing.tables import fold_changelog
 from tests.conftest import ci_examples

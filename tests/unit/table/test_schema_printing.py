@@ -17,7 +17,7 @@ from millstream.common import Types
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment, TableEnvironment
 from millstream.table.expressions import col
-from millstream.table.sql_expressions import parse_data_type
+from millstream.table.sql.expressions import parse_data_type
 from millstream.table.table_descriptor import FormatDescriptor, TableDescriptor
 
 ORDERS_DDL = """CREATE TABLE orders (

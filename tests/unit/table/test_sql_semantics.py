@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
-from millstream.table.sql import SqlError
+from millstream.table.sql.statements import SqlError
 
 
 def test_a_temporal_join_is_refused_not_run_as_a_regular_join() -> None:
@@ -62,7 +62,7 @@ def test_a_cast_to_decimal_rounds_to_its_scale_as_flink_does() -> None:
     """PyFlink 2.3.0 (batch) gives Decimal('1.0'), Decimal('2.6'), Decimal('-2.6'),
     Decimal('1.50'), Decimal('3.142') for these casts, fails the job for CAST(12345 AS
     DECIMAL(3, 1)) and gives NULL for the TRY_CAST."""
-    from millstream.table.compiled import decimal_cast
+    from millstream.table.expression.resolved import decimal_cast
 
     cast = decimal_cast(11, 1)
     assert str(cast(1)) == "1.0"

@@ -12,9 +12,9 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from millstream.table import expression as e
+from millstream.table.expression import expression as e
+from millstream.table.runtime.vectorized import _literal
 from millstream.table.types import DataTypes
-from millstream.table.vectorized import _literal
 
 values = st.one_of(
     st.none(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from millstream.table.sql_expressions import watermark_delay_ms
+from millstream.table.sql.expressions import watermark_delay_ms
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from millstream.table.window_spec import WindowSpec
+from millstream.table.common.window_spec import WindowSpec
 
 
 @st.composite

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.connectors.formats.common import _named_row
-from millstream.table.factories import Decoder, Encoder, FormatFactory
-from millstream.table.types import ArrayType, DataType, MapType, RowType
+from millstream.table.common.factories import Decoder, Encoder, FormatFactory
+from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = [
     "AVRO",
@@ -129,7 +129,7 @@ class AvroFormatFactory(FormatFactory):
     def _parsed(names: list[str], types: list[DataType]) -> Any:
         import fastavro
 
-        from millstream.table.types import DataTypes
+        from millstream.table.common.types import DataTypes
 
         row = DataTypes.ROW([DataTypes.FIELD(n, t) for n, t in zip(names, types, strict=True)], False)
         return fastavro.parse_schema(_avro_type(row, "record", _NAMESPACE))

@@ -29,7 +29,7 @@ from millstream.connectors.formats.row_formats import (
     json_object_decoder,
     json_object_encoder,
 )
-from millstream.table.factories import (
+from millstream.table.common.factories import (
     DELETE,
     INSERT,
     UPDATE_AFTER,
@@ -39,7 +39,7 @@ from millstream.table.factories import (
     FormatFactory,
     format_option,
 )
-from millstream.table.types import DataType
+from millstream.table.common.types import DataType
 
 __all__ = ["CANAL_JSON", "DEBEZIUM_JSON"]
 

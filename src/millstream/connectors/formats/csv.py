@@ -19,7 +19,7 @@ from millstream.common.typeinfo import (
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.formats.common import _fields_of, _named_row, _SchemaReaderFormat
 from millstream.connectors.formats.csv_jackson import CsvWriteOptions, jackson_fields
-from millstream.table.types import ArrayType, DataType, DataTypes, RowType
+from millstream.table.common.types import ArrayType, DataType, DataTypes, RowType
 
 __all__ = [
     "CsvBulkWriter",

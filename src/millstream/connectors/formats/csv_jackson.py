@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.common.java_values import java_double_str, java_float_str
-from millstream.table.types import ArrayType, DataType
+from millstream.table.common.types import ArrayType, DataType
 
 __all__ = ["CsvWriteOptions", "arity_error", "jackson_fields", "strip_zeros"]
 

@@ -35,7 +35,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from millstream.table.types import ArrayType, DataType, MapType, RowType
+from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = ["JsonFormatError", "json_loads", "json_row_converter", "json_text", "json_value_converter"]
 

@@ -13,8 +13,8 @@ from millstream.common.types import Row
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import BulkFormat
 from millstream.connectors.formats.common import _fields_of, _named_row, _nullable
-from millstream.table.factories import Decoder, Encoder, FormatFactory
-from millstream.table.types import ArrayType, DataType, RowType
+from millstream.table.common.factories import Decoder, Encoder, FormatFactory
+from millstream.table.common.types import ArrayType, DataType, RowType
 
 __all__ = ["PARQUET", "ParquetBulkWriters", "ParquetColumnarRowInputFormat"]
 

@@ -36,8 +36,8 @@ from millstream.connectors.formats.csv_jackson import (
     strip_zeros,
 )
 from millstream.connectors.formats.json_converters import json_loads, json_row_converter
-from millstream.table.factories import Decoder, Encoder, FormatFactory, format_option
-from millstream.table.types import DataType
+from millstream.table.common.factories import Decoder, Encoder, FormatFactory, format_option
+from millstream.table.common.types import DataType
 
 __all__ = ["CSV", "JSON", "RAW", "csv_field", "json_encoder_of"]
 
@@ -71,7 +71,7 @@ def _sql_time(value: datetime.time) -> str:
 
 def json_encoder_of(data_type: DataType, plain_decimals: bool = False) -> Callable[[Any], Any]:
     """A column value -> its JSON value, as Flink's ``RowDataToJsonConverters``."""
-    from millstream.table.types import ArrayType, MapType, RowType
+    from millstream.table.common.types import ArrayType, MapType, RowType
 
     root = data_type.root
     if isinstance(data_type, ArrayType):

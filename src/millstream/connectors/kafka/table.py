@@ -41,7 +41,7 @@ from millstream.connectors.kafka.offsets import (
     KafkaOffsetsInitializer,
     KafkaTopicPartition,
 )
-from millstream.table.factories import (
+from millstream.table.common.factories import (
     DELETE,
     INSERT,
     UPDATE_AFTER,
@@ -52,13 +52,13 @@ from millstream.table.factories import (
     TableSink,
     find_format_factory,
 )
-from millstream.table.planner import ChangelogNormalize, PlanNode, SourceScan
-from millstream.table.table_options import parse_duration_ms
-from millstream.table.timestamps import from_epoch_millis, to_epoch_millis
-from millstream.table.types import DataType
+from millstream.table.common.options import parse_duration_ms
+from millstream.table.common.timestamps import from_epoch_millis, to_epoch_millis
+from millstream.table.common.types import DataType
+from millstream.table.planner.nodes import ChangelogNormalize, PlanNode, SourceScan
 
 if TYPE_CHECKING:
-    from millstream.table.planning import PlanningContext
+    from millstream.table.planner.planning import PlanningContext
 
 __all__ = ["KAFKA", "UPSERT_KAFKA"]
 

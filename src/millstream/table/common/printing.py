@@ -1,0 +1,355 @@
+"""Printing tables as Flink does: schemas (``print_schema``) and results in tableau form.
+
+Flink 2.3's rules, as PyFlink 2.3 prints them (observed; the tests quote its output)::
+
+    +----+----------------------+--------------------------------+--------+
+    | op |                   id |                           name |   flag |
+    +----+----------------------+--------------------------------+--------+
+    | +I |                    1 |                              a |   TRUE |
+    | -U |               <NULL> | a very long string that is ... |  FALSE |
+    +----+----------------------+--------------------------------+--------+
+    2 rows in set
+
+* a column is as wide as the widest of its name, ``<NULL>`` and its type's width (BIGINT
+  20, INT 11, SMALLINT 6, TINYINT 4, BOOLEAN 5, DECIMAL(p, s) p + 2, DATE 10, TIME 8 (+ 1 +
+  precision), TIMESTAMP 19 / 23 / 26 / 29 by precision, everything else 30): the width never
+  depends on the rows, so a changelog prints as it comes;
+* cells are right-aligned; longer ones are cut to the width with ``...``; East Asian wide
+  characters count twice;
+* values read as SQL's CAST to STRING: ``TRUE``/``FALSE``, doubles as Java writes them
+  (``1.0E7``, ``9.9E-4``), decimals with their scale, timestamps with their precision's
+  digits, bytes as ``x'01ff'``, arrays ``[1, NULL]``, maps ``{k=1}``, rows ``(1, x)``;
+* streaming results carry the ``op`` column (``+I``, ``-U``, ``+U``, ``-D``); no rows print
+  ``Empty set``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import struct
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from millstream.table.common.timestamps import java_instant_string, java_local_date_time_string
+from millstream.table.common.types import ArrayType, DataType, MapType, RowType
+
+__all__ = [
+    "NULL_COLUMN",
+    "column_width",
+    "format_java_double",
+    "format_java_float",
+    "format_value",
+    "java_hash_map_order",
+    "print_schema",
+    "row_to_string",
+    "summary_string",
+    "tableau",
+]
+
+MAX_COLUMN_WIDTH = 30
+NULL_COLUMN = "<NULL>"
+ROW_KIND_COLUMN = "op"
+_TRUNCATED = "..."
+_MAX_LENGTH = 2**31 - 1
+
+_WIDTHS = {"TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "BOOLEAN": 5, "DATE": 10}
+
+
+# -- types ------------------------------------------------------------------------------------------
+
+
+def summary_string(data_type: DataType) -> str:
+    """Flink's summary string of a type: ``BIGINT``, ``STRING NOT NULL``, ``DECIMAL(10, 2)``,
+    ``TIMESTAMP(3)``, ``ARRAY<INT>``, ``MAP<STRING, INT>``, ``ROW<`a` INT, `b` STRING>``."""
+    text = _sql(data_type)
+    return text if data_type.is_nullable() else f"{text} NOT NULL"
+
+
+def _sql(t: DataType) -> str:
+    if isinstance(t, ArrayType):
+        return f"ARRAY<{summary_string(t.element_type)}>"
+    if isinstance(t, MapType):
+        return f"MAP<{summary_string(t.key_type)}, {summary_string(t.value_type)}>"
+    if isinstance(t, RowType):
+        return "ROW<" + ", ".join(f"`{f.name}` {summary_string(f.data_type)}" for f in t.fields) + ">"
+    root, params = t.root, t.params
+    if root == "VARCHAR" and params and params[0] == _MAX_LENGTH:
+        return "STRING"
+    if root == "VARBINARY" and params and params[0] == _MAX_LENGTH:
+        return "BYTES"
+    if root == "DECIMAL":
+        return f"DECIMAL({params[0]}, {params[1]})"
+    if root in ("TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "CHAR", "VARCHAR", "BINARY", "VARBINARY") and params:
+        return f"{root}({params[0]})"
+    if root == "TIMESTAMP":
+        return "TIMESTAMP(6)"
+    return root
+
+
+def print_schema(
+    names: Sequence[str],
+    types: Sequence[DataType],
+    rowtime: int | None = None,
+    watermark: str | None = None,
+    proctime: int | None = None,
+    computed: dict[str, str] | None = None,
+    metadata: dict[str, tuple[str | None, bool]] | None = None,
+    primary_key: Sequence[str] | None = None,
+    primary_key_name: str | None = None,
+) -> str:
+    """``Table.print_schema``'s text (without the final newline); ``rowtime``: the index of the
+    event-time attribute (``*ROWTIME*``), ``watermark``: its watermark expression;
+    ``proctime``: the processing-time attribute's (``*PROCTIME*``); ``metadata``: the metadata
+    columns (name -> (key as declared or None, virtual)); ``primary_key``: its columns, NOT
+    NULL, and the constraint line Flink prints (``CONSTRAINT `PK_a_b` PRIMARY KEY ...``, or the
+    ``primary_key_name`` given)."""
+    lines = []
+    keys = list(primary_key or [])
+    for i, (name, t) in enumerate(zip(names, types, strict=True)):
+        marker = " *ROWTIME*" if i == rowtime else " *PROCTIME*" if i == proctime else ""
+        shown, expression = column_text(name, t, computed, metadata, keys)
+        lines.append(f"  `{name}` {shown}{marker}{expression}")
+    if watermark is not None and rowtime is not None:
+        lines.append(f"  WATERMARK FOR `{names[rowtime]}`: {summary_string(types[rowtime])} AS {watermark}")
+    if keys:
+        columns = ", ".join(f"`{k}`" for k in keys)
+        name = primary_key_name or f"PK_{'_'.join(keys)}"
+        lines.append(f"  CONSTRAINT `{name}` PRIMARY KEY ({columns}) NOT ENFORCED")
+    columns = ",\n".join(lines)
+    return f"(\n{columns}\n)"
+
+
+def column_text(
+    name: str,
+    t: DataType,
+    computed: dict[str, str] | None,
+    metadata: dict[str, tuple[str | None, bool]] | None,
+    primary_key: Sequence[str],
+) -> tuple[str, str]:
+    """A declared column as Flink's schemas print it: its type (NOT NULL in the primary key)
+    and what follows (`` AS expr`` of a computed column, `` METADATA [FROM 'key'] [VIRTUAL]``)."""
+    shown = summary_string(t.not_null() if name in primary_key else t)
+    if computed and name in computed:
+        return shown, f" AS {computed[name]}"
+    if metadata and name in metadata:
+        key, virtual = metadata[name]
+        return shown, " METADATA" + (f" FROM '{key}'" if key is not None else "") + (
+            " VIRTUAL" if virtual else ""
+        )
+    return shown, ""
+
+
+def _precision(t: DataType, default: int) -> int:
+    return int(t.params[0]) if t.params else default
+
+
+def column_width(t: DataType) -> int:
+    """The width Flink gives a column of type ``t`` (before its name and ``<NULL>``)."""
+    root = t.root
+    if root in _WIDTHS:
+        return _WIDTHS[root]
+    if root == "DECIMAL":
+        return int(t.params[0]) + 2
+    if root == "TIME":
+        precision = _precision(t, 0)
+        return 8 if precision == 0 else precision + 9
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        precision = _precision(t, 6)
+        return 19 if precision == 0 else 19 + (4 if precision <= 3 else 7 if precision <= 6 else 10)
+    return MAX_COLUMN_WIDTH
+
+
+def java_hash_map_order(keys: Sequence[str]) -> list[str]:
+    """String keys in the order a Java ``HashMap`` they were put into (in this order) iterates
+    them: by bucket (``hashCode`` spread, over the table's power-of-two capacity, 16 at least,
+    doubled past a load of 0.75), then insertion: how Flink prints a map of options."""
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(key: str) -> int:
+        h = 0
+        for unit in struct.unpack(f">{len(key.encode('utf-16-be')) // 2}H", key.encode("utf-16-be")):
+            h = (31 * h + unit) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    position = {key: i for i, key in enumerate(keys)}
+    return sorted(keys, key=lambda k: (bucket(k), position[k]))
+
+
+# -- values -----------------------------------------------------------------------------------------
+
+
+def format_java_double(value: float) -> str:
+    """``value`` as Java's ``Double.toString`` writes it: ``1.5``, ``0.001``, ``9999999.0``,
+    ``1.0E7``, ``9.9E-4``, ``-0.0``, ``NaN``, ``Infinity``."""
+    return _java_decimal(value, repr(abs(value)))
+
+
+def format_java_float(value: float) -> str:
+    """``value`` as Java's ``Float.toString`` writes a FLOAT (its shortest 32-bit digits)."""
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    digits = repr(abs(single))
+    for precision in range(1, 10):
+        candidate = f"{abs(single):.{precision}g}"
+        if struct.unpack("f", struct.pack("f", float(candidate)))[0] == abs(single):
+            digits = candidate
+            break
+    return _java_decimal(single, digits)
+
+
+def _java_decimal(value: float, shortest: str) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return f"{sign}0.0"
+    number = decimal.Decimal(shortest)
+    if 1e-3 <= abs(value) < 1e7:
+        text = format(number, "f")
+        return sign + (text if "." in text else text + ".0")
+    digits = "".join(map(str, number.as_tuple().digits)).rstrip("0") or "0"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{number.adjusted()}"
+
+
+def _fraction(microseconds: int, precision: int) -> str:
+    return "" if precision <= 0 else "." + f"{microseconds:06d}000"[:precision]
+
+
+def format_value(t: DataType, value: Any) -> str:
+    """A cell's text: ``value`` cast to STRING as Flink's SQL does (None: ``<NULL>``)."""
+    return NULL_COLUMN if value is None else _cast(t, value)
+
+
+def _nested(t: DataType, value: Any) -> str:
+    return "NULL" if value is None else _cast(t, value)
+
+
+def _cast(t: DataType, value: Any) -> str:
+    if isinstance(t, ArrayType):
+        return "[" + ", ".join(_nested(t.element_type, v) for v in value) + "]"
+    if isinstance(t, MapType):
+        return (
+            "{"
+            + ", ".join(f"{_nested(t.key_type, k)}={_nested(t.value_type, v)}" for k, v in value.items())
+            + "}"
+        )
+    if isinstance(t, RowType):
+        return "(" + ", ".join(_nested(ft, v) for ft, v in zip(t.field_types(), value, strict=False)) + ")"
+    root = t.root
+    if root == "BOOLEAN":
+        return "TRUE" if value else "FALSE"
+    if root == "DOUBLE":
+        return format_java_double(float(value))
+    if root == "FLOAT":
+        return format_java_float(float(value))
+    if root == "DECIMAL":
+        quantum = decimal.Decimal(1).scaleb(-int(t.params[1]))
+        return format(decimal.Decimal(value).quantize(quantum), "f")
+    if root in ("BYTES", "BINARY", "VARBINARY"):
+        return f"x'{bytes(value).hex()}'"
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S") + _fraction(value.microsecond, _precision(t, 6))
+    if root == "TIME" and isinstance(value, datetime.time):
+        return value.strftime("%H:%M:%S") + _fraction(value.microsecond, _precision(t, 0))
+    if root == "DATE" and isinstance(value, datetime.date):
+        return value.isoformat()
+    return str(value)
+
+
+# -- the tableau ----------------------------------------------------------------------------------------
+
+
+def _display_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in ("F", "W") else 1 for c in text)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` display columns, ending in ``...``."""
+    target = width - len(_TRUNCATED)
+    used, end = 0, 0
+    for end, char in enumerate(text):  # noqa: B007 - the index where the room ran out
+        used += 2 if unicodedata.east_asian_width(char) in ("F", "W") else 1
+        if used > target:
+            break
+    else:
+        end = len(text)
+    head = text[:end]
+    return " " * (target - _display_width(head)) + head + _TRUNCATED
+
+
+def _line(widths: Sequence[int], cells: Sequence[str]) -> str:
+    parts = []
+    for width, cell in zip(widths, cells, strict=True):
+        shown = _display_width(cell)
+        parts.append(" " * (width - shown) + cell if shown <= width else _cut(cell, width))
+    return "| " + " | ".join(parts) + " |"
+
+
+def tableau(
+    names: Sequence[str],
+    types: Sequence[DataType],
+    rows: Iterable[Any],
+    with_kinds: bool = False,
+    content_widths: bool = False,
+) -> Iterable[str]:
+    """The lines of a result in tableau form, as the rows come (``with_kinds``: the rows are
+    ``(kind, values)`` pairs of a streaming result, ``kind`` being ``+I``/``-U``/``+U``/``-D``;
+    otherwise plain values and no ``op`` column). ``content_widths``: each column as wide as
+    its name and widest cell (Flink's widths for a SHOW statement's few rows, read first)."""
+    if content_widths:
+        rows = list(rows)
+        shown = [r[1] if with_kinds else r for r in rows]
+        texts = [[format_value(t, v) for t, v in zip(types, r, strict=True)] for r in shown]
+        widths = [max([len(name), *(_display_width(c[i]) for c in texts)]) for i, name in enumerate(names)]
+    else:
+        widths = [max(len(n), column_width(t), len(NULL_COLUMN)) for n, t in zip(names, types, strict=True)]
+    header = list(names)
+    if with_kinds:
+        widths.insert(0, len(ROW_KIND_COLUMN))
+        header.insert(0, ROW_KIND_COLUMN)
+    border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    count = 0
+    for row in rows:
+        if count == 0:
+            yield border
+            yield _line(widths, header)
+            yield border
+        if with_kinds:
+            kind, values = row
+            cells = [kind, *(format_value(t, v) for t, v in zip(types, values, strict=True))]
+        else:
+            cells = [format_value(t, v) for t, v in zip(types, row, strict=True)]
+        yield _line(widths, cells)
+        count += 1
+    if count == 0:
+        yield "Empty set"
+        return
+    yield border
+    yield f"{count} {'row' if count == 1 else 'rows'} in set"
+
+
+def _java_string(t: DataType, value: Any) -> str:
+    """A value as Java's ``toString`` writes it inside a printed Row."""
+    if value is None:
+        return "null"
+    root = t.root
+    if root == "BOOLEAN":
+        return "true" if value else "false"
+    if root in ("DOUBLE", "FLOAT"):
+        return format_java_double(float(value)) if root == "DOUBLE" else format_java_float(float(value))
+    if root == "TIMESTAMP" and isinstance(value, datetime.datetime):
+        return java_local_date_time_string(value)
+    if root == "TIMESTAMP_LTZ" and isinstance(value, datetime.datetime):
+        return java_instant_string(value)
+    return _cast(t, value)
+
+
+def row_to_string(kind: str, values: Sequence[Any], types: Sequence[DataType]) -> str:
+    """A change as Flink's print connector writes it: ``+I[To, 1]``, ``-U[the, 1]``."""
+    return f"{kind}[{', '.join(_java_string(t, v) for t, v in zip(types, values, strict=True))}]"

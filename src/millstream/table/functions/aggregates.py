@@ -1,0 +1,266 @@
+"""The built-in aggregate functions of the Table API and SQL: COUNT, SUM, AVG, MIN, MAX.
+
+Each is an ``Accumulator`` whose accumulator values are plain Python data (they live in keyed
+state, so they are pickled into checkpoints): ``create`` a fresh one, ``add`` / ``retract`` a
+value (NULLs are skipped, as SQL's aggregates skip them), ``merge`` another accumulator into
+it (session windows merge, hopping windows merge their slices) and read the ``result``.
+
+Types follow Flink's: COUNT is BIGINT NOT NULL; SUM, MIN and MAX keep the operand's type and
+are NULL over no values; AVG of an integer type truncates in that type; FLOAT sums round to
+32 bits after every addition, as Java's ``float`` arithmetic does (so ``86.399994`` prints
+where a double sum would print ``86.4``).
+"""
+
+from __future__ import annotations
+
+import decimal
+import struct
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from millstream.table.common.types import DataType
+
+__all__ = ["Accumulator", "accumulator_for", "to_float32"]
+
+_INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_FLOAT = struct.Struct("f")
+
+
+def to_float32(value: float) -> float:
+    """``value`` rounded to the nearest 32-bit float (Java's ``float``)."""
+    return _FLOAT.unpack(_FLOAT.pack(value))[0]
+
+
+class SKIP:  # a sentinel: the argument of a row an aggregate's FILTER (WHERE ...) leaves out
+    """Passed to an accumulator for a row ``FILTER (WHERE ...)`` leaves out. A class, so that
+    a pickled closure refers to this one in every process (an ``object()`` would be copied)."""
+
+
+FILTERED = "FILTERED "  # prefixes of a built-in's name: ``COUNT(DISTINCT x) FILTER (WHERE c)``
+DISTINCT = "DISTINCT "  # is "FILTERED DISTINCT COUNT"
+
+
+def accumulator_for(function: str, data_type: DataType, retracting: bool) -> Accumulator:
+    """The accumulator of ``function`` (COUNT, SUM, AVG, MIN, MAX, each maybe ``DISTINCT`` and
+    ``FILTERED``) over values of ``data_type``; ``retracting``: the input is an updating
+    changelog (MIN/MAX then keep every value)."""
+    if function.startswith(FILTERED):
+        return _Filtered(accumulator_for(function[len(FILTERED) :], data_type, retracting))
+    if function.startswith(DISTINCT):
+        return _Distinct(accumulator_for(function[len(DISTINCT) :], data_type, False))
+    if function == "COUNT":
+        return _Count()
+    if function == "SUM":
+        return _Sum(data_type.root == "FLOAT")
+    if function == "AVG":
+        if data_type.root == "DECIMAL":
+            return _DecimalAvg(max(6, int(data_type.params[1])))
+        return _Avg(data_type.root in _INTEGRAL, data_type.root == "FLOAT")
+    if function in ("MIN", "MAX"):
+        pick = min if function == "MIN" else max
+        return _RetractingExtreme(pick) if retracting else _Extreme(pick)
+    from millstream.table.functions.aggregates_more import more_accumulator
+
+    more = more_accumulator(function, data_type)
+    if more is None:
+        raise ValueError(f"unknown aggregate function {function}")
+    return more
+
+
+class Accumulator:
+    """One aggregate function's accumulator operations."""
+
+    def create(self) -> Any:
+        """A new, empty accumulator."""
+        raise NotImplementedError
+
+    def add(self, acc: Any, value: Any) -> Any:
+        """``acc`` with ``value`` added (may be ``acc`` itself)."""
+        raise NotImplementedError
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        """``acc`` with ``value`` taken out."""
+        raise NotImplementedError
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        """``acc`` with every value of ``other`` added."""
+        raise NotImplementedError
+
+    def result(self, acc: Any) -> Any:
+        """The aggregate's value."""
+        raise NotImplementedError
+
+
+class _Filtered(Accumulator):
+    """``agg(x) FILTER (WHERE c)``: the rows whose condition is not TRUE arrive as ``SKIP``."""
+
+    def __init__(self, inner: Accumulator) -> None:
+        self.inner = inner
+
+    def create(self) -> Any:
+        return self.inner.create()
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return acc if value is SKIP else self.inner.add(acc, value)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return acc if value is SKIP else self.inner.retract(acc, value)
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return self.inner.merge(acc, other)
+
+    def result(self, acc: Any) -> Any:
+        return self.inner.result(acc)
+
+
+class _ValueCounts(Accumulator):
+    """An accumulator of values with the number of rows holding each (Flink's MapView of the
+    same); a value retracted from every row leaves. ``keep_nulls``: NULL is a value too."""
+
+    keep_nulls = False
+
+    def create(self) -> Any:
+        return Counter()
+
+    def add(self, acc: Any, value: Any) -> Any:
+        if value is not None or self.keep_nulls:
+            acc[value] += 1
+        return acc
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        if value is not None or self.keep_nulls:
+            acc[value] -= 1
+            if acc[value] <= 0:
+                del acc[value]
+        return acc
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        acc.update(other)
+        return acc
+
+
+class _Distinct(_ValueCounts):
+    """``agg(DISTINCT x)``: the inner aggregate over the distinct values (NULL among them:
+    the inner aggregate skips it as it always does)."""
+
+    keep_nulls = True
+
+    def __init__(self, inner: Accumulator) -> None:
+        self.inner = inner
+
+    def result(self, acc: Any) -> Any:
+        inner = self.inner
+        folded = inner.create()
+        for value in acc:
+            folded = inner.add(folded, value)
+        return inner.result(folded)
+
+
+class _Count(Accumulator):
+    def create(self) -> Any:
+        return 0
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else acc + 1
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else acc - 1
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return acc + other
+
+    def result(self, acc: Any) -> Any:
+        return acc
+
+
+class _Sum(Accumulator):
+    """(sum, number of non-NULL values)."""
+
+    def __init__(self, float32: bool) -> None:
+        self.round: Callable[[Any], Any] = to_float32 if float32 else _same
+
+    def create(self) -> Any:
+        return (0, 0)
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else (self.round(acc[0] + value), acc[1] + 1)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return acc if value is None else (self.round(acc[0] - value), acc[1] - 1)
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return (self.round(acc[0] + other[0]), acc[1] + other[1]) if other[1] else acc
+
+    def result(self, acc: Any) -> Any:
+        return acc[0] if acc[1] else None
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+class _Avg(_Sum):
+    def __init__(self, integral: bool, float32: bool) -> None:
+        super().__init__(float32)
+        self.integral = integral
+
+    def result(self, acc: Any) -> Any:
+        total, n = acc
+        if not n:
+            return None
+        if self.integral:  # Flink's AVG of an integer type is that type: truncated toward zero
+            quotient = abs(total) // n
+            return -quotient if total < 0 else quotient
+        return self.round(total / n)
+
+
+class _DecimalAvg(_Sum):
+    """AVG of a DECIMAL: DECIMAL(38, max(6, s)), rounded half up, as Flink's."""
+
+    def __init__(self, scale: int) -> None:
+        super().__init__(False)
+        self.quantum = decimal.Decimal(1).scaleb(-scale)
+
+    def result(self, acc: Any) -> Any:
+        total, n = acc
+        if not n:
+            return None
+        context = decimal.Context(prec=80)
+        return context.divide(decimal.Decimal(total), n).quantize(
+            self.quantum, rounding=decimal.ROUND_HALF_UP
+        )
+
+
+class _Extreme(Accumulator):
+    """MIN / MAX of an insert-only input."""
+
+    def __init__(self, pick: Callable[..., Any]) -> None:
+        self.pick = pick
+
+    def create(self) -> Any:
+        return None
+
+    def add(self, acc: Any, value: Any) -> Any:
+        if value is None:
+            return acc
+        return value if acc is None else self.pick(acc, value)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        raise ValueError("MIN/MAX over an updating input needs the retracting accumulator")
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return self.add(acc, other)
+
+    def result(self, acc: Any) -> Any:
+        return acc
+
+
+class _RetractingExtreme(_ValueCounts):
+    """MIN / MAX of an updating input: the values with their counts (Flink's MapView)."""
+
+    def __init__(self, pick: Callable[..., Any]) -> None:
+        self.pick = pick
+
+    def result(self, acc: Any) -> Any:
+        return self.pick(acc) if acc else None

@@ -1,0 +1,358 @@
+"""More of Flink's built-in scalar functions: math, strings, hashing, time and collections.
+
+``SCALARS`` holds a ``FunctionDefinition`` each; ``functions/builtins.py`` registers them beside the
+first ones. Semantics are Flink's (the notes name where Python's own would differ): the math
+functions give Java's ``Math`` results where Python's raise (``LN(0)`` -Infinity, ``SQRT(-1)``
+and ``ASIN(2)`` NaN, ``EXP(1000)`` Infinity), ``RAND(seed)`` is Java's ``java.util.Random`` sequence,
+``LOG(b, x)`` the logarithm of ``x`` in base ``b``, ``LOCATE`` / ``INSTR`` 1-based with 0 for
+not found, ``DAYOFWEEK`` 1 for Sunday, hashes as lowercase hex strings, ``CURRENT_TIMESTAMP``
+a TIMESTAMP_LTZ(3) read when the row is computed (streaming: per record, as Flink's).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import math
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from millstream.table.common.types import DataType, DataTypes
+from millstream.table.functions.definition import (
+    FunctionDefinition,
+    TypeRule,
+    ieee,
+    math_function,
+)
+
+__all__ = ["SCALARS", "JavaRandom"]
+
+
+def _nullable_if(result: DataType) -> TypeRule:
+    """``result``, nullable when an argument is."""
+
+    def rule(args: list[DataType]) -> DataType:
+        return result.nullable() if any(a.is_nullable() for a in args) else result.not_null()
+
+    return rule
+
+
+_DOUBLE = _nullable_if(DataTypes.DOUBLE())
+_STRING = _nullable_if(DataTypes.STRING())
+_INT = _nullable_if(DataTypes.INT())
+_BIGINT = _nullable_if(DataTypes.BIGINT())
+_BOOLEAN = _nullable_if(DataTypes.BOOLEAN())
+
+
+def _always(result: DataType) -> TypeRule:
+    return lambda args: result
+
+
+def _first(args: list[DataType]) -> DataType:
+    return args[0]
+
+
+class JavaRandom:
+    """``java.util.Random``: the same 48-bit linear congruential sequence for the same seed,
+    so ``RAND(seed)`` and ``RAND_INTEGER(seed, n)`` give what Flink's give."""
+
+    _MULTIPLIER, _ADDEND, _MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is None:
+            seed = uuid.uuid4().int
+        self._seed = (seed ^ self._MULTIPLIER) & self._MASK
+
+    def _next(self, bits: int) -> int:
+        self._seed = (self._seed * self._MULTIPLIER + self._ADDEND) & self._MASK
+        value = self._seed >> (48 - bits)
+        return value - (1 << bits) if value >= 1 << (bits - 1) else value  # Java's int
+
+    def next_double(self) -> float:
+        high = self._next(26) & ((1 << 26) - 1)
+        low = self._next(27) & ((1 << 27) - 1)
+        return ((high << 27) + low) * (1.0 / (1 << 53))
+
+    def next_int(self, bound: int) -> int:
+        if bound <= 0:
+            raise ValueError("bound must be positive")
+        r = self._next(31) & 0x7FFFFFFF
+        m = bound - 1
+        if bound & m == 0:
+            return (bound * r) >> 31
+        u = r
+        r = u % bound
+        while u - r + m >= 1 << 31:  # Java's rejection of the top, uneven range
+            u = self._next(31) & 0x7FFFFFFF
+            r = u % bound
+        return r
+
+
+def _rand() -> Callable[..., float]:
+    """RAND() / RAND(seed): one generator per function instance (per subtask, as Flink's
+    generated code holds one), seeded on the first call."""
+    holder: list[JavaRandom] = []
+
+    def rand(seed: int | None = None) -> float:
+        if not holder:
+            holder.append(JavaRandom(seed))
+        return holder[0].next_double()
+
+    return rand
+
+
+def _rand_integer() -> Callable[..., int]:
+    holder: list[JavaRandom] = []
+
+    def rand_integer(*args: int) -> int:
+        seed, bound = (None, args[0]) if len(args) == 1 else (args[0], args[1])
+        if not holder:
+            holder.append(JavaRandom(seed))
+        return holder[0].next_int(bound)
+
+    return rand_integer
+
+
+_LN = ieee(math.log, "log")
+
+
+def _log(*args: float) -> float | None:
+    """LOG(x) is ln(x); LOG(b, x) the logarithm of x in base b (Java's ``Math.log(x) /
+    Math.log(b)``: IEEE division, so base 1 gives Infinity or NaN)."""
+    if len(args) == 1:
+        return _LN(args[0])
+    base, value = args
+    numerator, denominator = _LN(value), _LN(base)
+    if denominator == 0:
+        return math.nan if numerator == 0 or math.isnan(numerator) else math.copysign(math.inf, numerator)
+    return numerator / denominator
+
+
+def _cot(x: float) -> float:
+    """Java's ``1.0 / Math.tan(x)``: Infinity at 0 (with the sign of zero)."""
+    tangent = ieee(math.tan, "tan")(x)
+    return math.copysign(math.inf, tangent) if tangent == 0 else 1.0 / tangent
+
+
+def _truncate(value: Any, places: int = 0) -> Any:
+    """TRUNCATE(x, n): toward zero at ``n`` places after the point (before it when negative)."""
+    import decimal
+
+    if isinstance(value, int) and places >= 0:
+        return value
+    exact = decimal.Decimal(repr(value)) if isinstance(value, float) else decimal.Decimal(value)
+    cut = exact.scaleb(places).to_integral_value(rounding=decimal.ROUND_DOWN).scaleb(-places)
+    if isinstance(value, float):
+        return float(cut)
+    if isinstance(value, int):
+        return int(cut)
+    return cut
+
+
+def _hex(value: Any) -> str:
+    if isinstance(value, str):
+        return value.encode().hex().upper()
+    return format(value & 0xFFFFFFFFFFFFFFFF if value < 0 else value, "X")
+
+
+def _bin(value: int) -> str:
+    return format(value & 0xFFFFFFFFFFFFFFFF if value < 0 else value, "b")
+
+
+def _locate(needle: str, text: str, start: int = 1) -> int:
+    if start < 1:
+        return 0
+    return text.find(needle, start - 1) + 1
+
+
+def _left(text: str, length: int) -> str:
+    return text[: max(length, 0)]
+
+
+def _right(text: str, length: int) -> str:
+    return text[len(text) - length :] if 0 < length < len(text) else (text if length > 0 else "")
+
+
+def _from_base64(text: str) -> str | None:
+    try:
+        return base64.b64decode(text).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _digest(name: str) -> Callable[[str], str]:
+    return lambda text: hashlib.new(name, text.encode()).hexdigest()
+
+
+def _is_decimal(text: str) -> bool:
+    try:
+        float(text.strip())
+        return text.strip() != "" and not any(c in text for c in "nN")  # no NaN / Infinity
+    except ValueError:
+        return False
+
+
+def _now_ltz() -> datetime.datetime:
+    """Now as a TIMESTAMP_LTZ(3) value: the local wall clock, as the row path holds them
+    (``timestamps.from_epoch_millis``)."""
+    return _local_now()
+
+
+def _local_now() -> datetime.datetime:
+    now = datetime.datetime.now()
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def _to_date(text: str, pattern: str | None = None) -> datetime.date | None:
+    from millstream.common.time import java_pattern_to_strftime
+
+    try:
+        if pattern is None:
+            return datetime.date.fromisoformat(text.strip()[:10])
+        return datetime.datetime.strptime(text, java_pattern_to_strftime(pattern)).date()
+    except ValueError:
+        return None
+
+
+def _day_of_week(value: datetime.date) -> int:
+    return value.isoweekday() % 7 + 1  # Sunday 1 ... Saturday 7
+
+
+def _element(values: list[Any]) -> Any:
+    if len(values) > 1:
+        raise ValueError("ELEMENT: the array has more than one element")
+    return values[0] if values else None
+
+
+def _cardinality(value: Any) -> int:
+    return len(value)
+
+
+def _array_type(args: list[DataType]) -> DataType:
+    typed = [a for a in args if a.root != "NULL"]
+    return DataTypes.ARRAY(typed[0] if typed else DataTypes.NULL(), False)
+
+
+def _element_type(args: list[DataType]) -> DataType:
+    element = getattr(args[0], "element_type", DataTypes.NULL())
+    return element.nullable()
+
+
+def _at(container: Any, key: Any) -> Any:
+    """``array[i]`` (1-based; NULL out of range) or ``map[k]`` (NULL when missing)."""
+    if isinstance(container, dict):
+        return container.get(key)
+    return container[key - 1] if 1 <= key <= len(container) else None
+
+
+def _at_type(args: list[DataType]) -> DataType:
+    container = args[0]
+    inner = getattr(container, "element_type", None) or getattr(container, "value_type", None)
+    return (inner or DataTypes.NULL()).nullable()
+
+
+def _row(values: tuple[Any, ...]) -> Any:
+    from millstream.common.types import Row
+
+    row = Row(*values)
+    row.set_field_names([f"f{i}" for i in range(len(values))])
+    return row
+
+
+def _row_type(args: list[DataType]) -> DataType:
+    return DataTypes.ROW([DataTypes.FIELD(f"f{i}", t) for i, t in enumerate(args)], False)
+
+
+def _map_type(args: list[DataType]) -> DataType:
+    return DataTypes.MAP(args[0], args[1], False)
+
+
+def _json_string(value: Any) -> str:
+    import json
+
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return json.dumps(str(value))
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
+SCALARS: list[FunctionDefinition] = [
+    # math
+    math_function("SIN", math.sin, "sin", "sin", _DOUBLE),
+    math_function("COS", math.cos, "cos", "cos", _DOUBLE),
+    math_function("TAN", math.tan, "tan", "tan", _DOUBLE),
+    FunctionDefinition("COT", _cot, _DOUBLE),
+    FunctionDefinition("ASIN", lambda x: math.asin(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
+    FunctionDefinition("ACOS", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
+    math_function("ATAN", math.atan, "arctan", "atan", _DOUBLE),
+    FunctionDefinition("ATAN2", math.atan2, _DOUBLE),
+    FunctionDefinition("SINH", ieee(math.sinh, "sinh"), _DOUBLE),
+    FunctionDefinition("COSH", ieee(math.cosh, "cosh"), _DOUBLE),
+    FunctionDefinition("TANH", math.tanh, _DOUBLE),
+    FunctionDefinition("DEGREES", math.degrees, _DOUBLE),
+    FunctionDefinition("RADIANS", math.radians, _DOUBLE),
+    FunctionDefinition("LOG", _log, _DOUBLE),
+    math_function("LOG2", math.log2, "log2", "log2", _DOUBLE),
+    FunctionDefinition("PI", lambda: math.pi, _always(DataTypes.DOUBLE(False))),
+    FunctionDefinition("E", lambda: math.e, _always(DataTypes.DOUBLE(False))),
+    FunctionDefinition("TRUNCATE", _truncate, _first),
+    FunctionDefinition("HEX", _hex, _STRING),
+    FunctionDefinition("BIN", _bin, _STRING),
+    # strings
+    FunctionDefinition("LEFT", _left, _STRING),
+    FunctionDefinition("RIGHT", _right, _STRING),
+    FunctionDefinition("LOCATE", _locate, _INT),
+    FunctionDefinition("INSTR", lambda text, needle: text.find(needle) + 1, _INT),
+    FunctionDefinition("ASCII", lambda text: ord(text[0]) if text else 0, _INT),
+    FunctionDefinition("TO_BASE64", lambda text: base64.b64encode(text.encode()).decode(), _STRING),
+    FunctionDefinition("FROM_BASE64", _from_base64, _always(DataTypes.STRING())),
+    FunctionDefinition("MD5", _digest("md5"), _STRING),
+    FunctionDefinition("SHA1", _digest("sha1"), _STRING),
+    FunctionDefinition("SHA256", _digest("sha256"), _STRING),
+    FunctionDefinition("UUID", lambda: str(uuid.uuid4()), _always(DataTypes.STRING(False))),
+    FunctionDefinition("REGEXP", lambda text, pattern: re.search(pattern, text) is not None, _BOOLEAN),
+    FunctionDefinition(
+        "IS_DIGIT", lambda text: text != "" and text.isdigit(), _always(DataTypes.BOOLEAN(False))
+    ),
+    FunctionDefinition(
+        "IS_ALPHA", lambda text: text != "" and text.isalpha(), _always(DataTypes.BOOLEAN(False))
+    ),
+    FunctionDefinition("IS_DECIMAL", _is_decimal, _always(DataTypes.BOOLEAN(False))),
+    # time
+    FunctionDefinition("CURRENT_TIMESTAMP", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("PROCTIME", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("NOW", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("LOCALTIMESTAMP", _local_now, _always(DataTypes.TIMESTAMP(3, False))),
+    FunctionDefinition("CURRENT_DATE", lambda: datetime.date.today(), _always(DataTypes.DATE(False))),
+    FunctionDefinition("CURRENT_TIME", lambda: _local_now().time(), _always(DataTypes.TIME(0, False))),
+    FunctionDefinition("TO_DATE", _to_date, _always(DataTypes.DATE())),
+    FunctionDefinition("DAYOFYEAR", lambda v: v.timetuple().tm_yday, _BIGINT),
+    FunctionDefinition("DAYOFWEEK", _day_of_week, _BIGINT),
+    FunctionDefinition("WEEK", lambda v: v.isocalendar()[1], _BIGINT),
+    FunctionDefinition("QUARTER", lambda v: (v.month - 1) // 3 + 1, _BIGINT),
+    # conditions and collections
+    FunctionDefinition(
+        "IF",
+        lambda condition, a, b: a if condition is True else b,
+        lambda args: args[1].nullable(),
+        null_aware=True,
+    ),
+    FunctionDefinition("CARDINALITY", _cardinality, _INT),
+    FunctionDefinition("ELEMENT", _element, _element_type),
+    FunctionDefinition("ARRAY", lambda *values: list(values), _array_type, null_aware=True),
+    FunctionDefinition("AT", _at, _at_type),
+    FunctionDefinition("ROW", lambda *values: _row(values), _row_type, null_aware=True),
+    FunctionDefinition(
+        "MAP", lambda *pairs: dict(zip(pairs[::2], pairs[1::2], strict=True)), _map_type, null_aware=True
+    ),
+    FunctionDefinition("JSON_STRING", _json_string, _always(DataTypes.STRING())),
+]
+
+# functions whose implementation holds state (a random generator): a fresh one per call site
+STATEFUL = {"RAND": _rand, "RAND_INTEGER": _rand_integer}
+STATEFUL_TYPES: dict[str, TypeRule] = {
+    "RAND": _always(DataTypes.DOUBLE(False)),
+    "RAND_INTEGER": _always(DataTypes.INT(False)),
+}

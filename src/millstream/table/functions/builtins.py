@@ -1,0 +1,470 @@
+"""Flink's built-in scalar functions, for the Table API (``col('s').upper_case``,
+``concat(...)``, ``call('UPPER', ...)``) and SQL (``UPPER(s)``) alike.
+
+Each function is one ``FunctionDefinition`` (``functions/definition.py``): a Python
+implementation over plain values, a rule for its result type and, where they give the same
+results, kernels over Arrow columns and Spark Columns. ``BUILTIN_FUNCTIONS`` holds them all
+(with ``builtin_scalars.py`` and ``builtin_more.py``); the generated row code, the Arrow Calc
+and the Spark SQL translation all look functions up there. Unless a function is marked
+NULL-aware (COALESCE, IFNULL, CONCAT_WS ...), a NULL argument gives a NULL result without
+calling it, as SQL's functions do.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from millstream.common.time import java_pattern_to_strftime
+from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.expression import Expression, _wrap
+from millstream.table.expression.resolved import Compiled, nullable_if_any
+from millstream.table.functions.builtin_more import MORE
+from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
+from millstream.table.functions.definition import (
+    INTEGRAL,
+    NUMBERS,
+    FunctionDefinition,
+    arrow_kernel,
+    java_pow,
+    math_function,
+    spark_kernel,
+)
+
+__all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin", "temporal_cast"]
+
+
+def _string(args: list[DataType]) -> DataType:
+    return nullable_if_any(DataTypes.STRING(), *args)
+
+
+def _same_as_first(args: list[DataType]) -> DataType:
+    return args[0]
+
+
+def _int(args: list[DataType]) -> DataType:
+    return nullable_if_any(DataTypes.INT(), *args)
+
+
+def _double(args: list[DataType]) -> DataType:
+    return nullable_if_any(DataTypes.DOUBLE(), *args)
+
+
+def _boolean(args: list[DataType]) -> DataType:
+    return nullable_if_any(DataTypes.BOOLEAN(), *args)
+
+
+def _first_non_null(args: list[DataType]) -> DataType:
+    typed = [a for a in args if a.root != "NULL"]
+    result = typed[0] if typed else DataTypes.NULL()
+    return result.not_null() if any(not a.is_nullable() for a in typed) else result.nullable()
+
+
+def _nullable_string(args: list[DataType]) -> DataType:
+    return DataTypes.STRING()
+
+
+def _regexp_extract(text: str, pattern: str, group: int = 0) -> str | None:
+    """Flink's REGEXP_EXTRACT: group ``group`` (0: the whole match) of the first match; NULL
+    when nothing matches or the group does not exist."""
+    match = re.search(pattern, text)
+    if match is None:
+        return None
+    try:
+        return match.group(group)
+    except IndexError:
+        return None
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """Flink's SPLIT (commons-lang's ``splitByWholeSeparatorPreserveAllTokens``): every token,
+    empty ones kept; an empty string has none."""
+    if text == "":
+        return []
+    return text.split(separator) if separator else text.split()
+
+
+def _split_index(text: str, separator: str, index: int) -> str | None:
+    """Flink's SPLIT_INDEX: token ``index`` (from 0) of ``SPLIT``; NULL when out of range."""
+    tokens = _split(text, separator)
+    return tokens[index] if 0 <= index < len(tokens) else None
+
+
+def _mod(a: Any, b: Any) -> Any:
+    """Java's ``%``: the remainder takes the dividend's sign; exact for integers of any size
+    (``a - b * int(a / b)`` went through a float)."""
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise ZeroDivisionError("/ by zero")
+        remainder = abs(a) % abs(b)
+        return -remainder if a < 0 else remainder
+    return math.fmod(a, b)
+
+
+def _json_value(text: str, path: str) -> Any:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    for step in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path[1:] if path.startswith("$") else path):
+        key, index = step
+        if key:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        else:
+            if not isinstance(value, list) or int(index) >= len(value):
+                return None
+            value = value[int(index)]
+    if isinstance(value, (dict, list)) or value is None:
+        return None  # JSON_VALUE returns scalars only (NULL ON ERROR / ON EMPTY)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _substring(text: str, start: int, length: int | None = None) -> str:
+    begin = max(start - 1, 0) if start > 0 else max(len(text) + start, 0)
+    return text[begin:] if length is None else text[begin : begin + max(length, 0)]
+
+
+def _like(text: str, pattern: str) -> bool:
+    regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
+    return re.fullmatch(regex, text, re.DOTALL) is not None
+
+
+def _round(value: Any, digits: int = 0) -> Any:
+    import decimal
+
+    if isinstance(value, float):
+        quantum = decimal.Decimal(1).scaleb(-digits)
+        return float(decimal.Decimal(repr(value)).quantize(quantum, rounding=decimal.ROUND_HALF_UP))
+    if isinstance(value, decimal.Decimal):
+        return value.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+    if digits >= 0:
+        return value
+    factor = 10 ** (-digits)
+    return int(decimal.Decimal(value / factor).quantize(1, rounding=decimal.ROUND_HALF_UP)) * factor
+
+
+def _round_type(first: DataType, places: int | None) -> DataType:
+    """ROUND's type: a DECIMAL(p, s) rounded to r < s places is DECIMAL(1 + p - s + r, r), as
+    Flink's ``findRoundDecimalType`` (``places``: the literal number of places)."""
+    if first.root != "DECIMAL":
+        return first
+    precision, scale = int(first.params[0]), int(first.params[1])
+    if places is None or places >= scale:
+        return first
+    if places < 0:
+        return nullable_if_any(DataTypes.DECIMAL(min(38, 1 + precision - scale), 0), first)
+    return nullable_if_any(DataTypes.DECIMAL(1 + precision - scale + places, places), first)
+
+
+def _to_timestamp_ltz(value: Any, precision: int = 3) -> datetime.datetime:
+    from millstream.table.common.timestamps import from_epoch_millis
+
+    millis = value * 1000 if precision == 0 else value
+    return from_epoch_millis(int(millis), "TIMESTAMP_LTZ")
+
+
+def _to_timestamp(text: str, fmt: str | None = None) -> datetime.datetime | None:
+    try:
+        if fmt is None:
+            return datetime.datetime.fromisoformat(text)
+        return datetime.datetime.strptime(text, java_pattern_to_strftime(fmt))
+    except ValueError:
+        return None
+
+
+def _date_format(value: datetime.datetime, fmt: str) -> str:
+    text = value.strftime(java_pattern_to_strftime(fmt))
+    return (
+        text.replace(f"{value.microsecond:06d}", f"{value.microsecond // 1000:03d}") if "SSS" in fmt else text
+    )
+
+
+def _concat_ws(separator: Any, *values: Any) -> Any:
+    if separator is None:
+        return None
+    return separator.join(v for v in values if v is not None)
+
+
+_BIGINT_OF = lambda args: nullable_if_any(DataTypes.BIGINT(), *args)  # noqa: E731
+
+
+def _mod_arrow(a: Any, b: Any) -> Any:
+    """Java's ``%`` of integers on Arrow (division truncates toward zero, so the remainder
+    takes the dividend's sign)."""
+    import pyarrow.compute as pc
+
+    return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
+
+
+def _concat_arrow(first: Any, *rest: Any) -> Any:
+    """CONCAT on Arrow: NULL when any argument is NULL, as Flink's."""
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise(first, *rest, "")
+
+
+def _power_arrow(a: Any, b: Any) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.power(pc.cast(a, pa.float64()), pc.cast(b, pa.float64()))
+
+
+def _element_wise_arrow(name: str) -> Callable[..., Any]:
+    """GREATEST / LEAST on Arrow: NULL when any argument is NULL, as Flink's."""
+
+    def kernel(first: Any, second: Any, *rest: Any) -> Any:
+        import pyarrow.compute as pc
+
+        return getattr(pc, name)(first, second, *rest, skip_nulls=False)
+
+    return kernel
+
+
+def _extreme(name: str, python: Callable[..., Any], arrow_name: str, spark_name: str) -> FunctionDefinition:
+    """GREATEST / LEAST: NULL when any argument is NULL. On Arrow for integers only: Arrow
+    orders NaN and -0.0 unlike Java's ``>``, which keeps the first of them, as ``max`` does."""
+    return FunctionDefinition(
+        name,
+        python,
+        _same_as_first,
+        arrow=_element_wise_arrow(arrow_name),
+        arrow_args=INTEGRAL,
+        spark=_null_if_any_null_spark(spark_name),
+    )
+
+
+def _null_if_any_null_spark(name: str) -> Callable[..., Any]:
+    """GREATEST / LEAST on Spark, whose own skip NULL arguments: NULL when any is NULL."""
+
+    def kernel(first: Any, second: Any, *rest: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        any_null = first.isNull() | second.isNull()
+        for column in rest:
+            any_null = any_null | column.isNull()
+        return F.when(any_null, F.lit(None)).otherwise(getattr(F, name)(first, second, *rest))
+
+    return kernel
+
+
+def _logarithm_spark(name: str) -> Callable[[Any], Any]:
+    """LN / LOG10 on Spark, whose own give NULL at and below 0: Java's -Infinity and NaN."""
+
+    def kernel(column: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        return (
+            F.when(column == 0, F.lit(float("-inf")))
+            .when(column < 0, F.lit(float("nan")))
+            .otherwise(getattr(F, name)(column))
+        )
+
+    return kernel
+
+
+_DEFINITIONS = [
+    FunctionDefinition(
+        "UPPER", str.upper, _string, arrow=arrow_kernel("utf8_upper"), spark=spark_kernel("upper")
+    ),
+    FunctionDefinition(
+        "LOWER", str.lower, _string, arrow=arrow_kernel("utf8_lower"), spark=spark_kernel("lower")
+    ),
+    FunctionDefinition(
+        "CHAR_LENGTH", len, _int, arrow=arrow_kernel("utf8_length"), spark=spark_kernel("length")
+    ),
+    FunctionDefinition("SUBSTRING", _substring, _string),
+    FunctionDefinition("REPLACE", lambda s, a, b: s.replace(a, b), _string),
+    FunctionDefinition(
+        "CONCAT", lambda *parts: "".join(parts), _string, arrow=_concat_arrow, spark=spark_kernel("concat")
+    ),
+    FunctionDefinition(
+        "CONCAT_WS", _concat_ws, lambda args: nullable_if_any(DataTypes.STRING(), args[0]), null_aware=True
+    ),
+    FunctionDefinition("LIKE", _like, _boolean),
+    FunctionDefinition("POSITION", lambda needle, text: text.find(needle) + 1, _int),
+    FunctionDefinition("INITCAP", lambda s: re.sub(r"\w+", lambda m: m.group(0).capitalize(), s), _string),
+    FunctionDefinition("REVERSE", lambda s: s[::-1], _string),
+    FunctionDefinition("REPEAT", lambda s, n: s * n, _string),
+    FunctionDefinition("LPAD", lambda s, n, p: (p * n + s)[-n:] if len(s) < n else s[:n], _string),
+    FunctionDefinition("RPAD", lambda s, n, p: (s + p * n)[:n], _string),
+    FunctionDefinition("REGEXP_REPLACE", lambda s, pattern, r: re.sub(pattern, r, s), _string),
+    FunctionDefinition("REGEXP_EXTRACT", _regexp_extract, _nullable_string),
+    FunctionDefinition("SPLIT_INDEX", _split_index, _nullable_string),
+    FunctionDefinition(
+        "SPLIT", _split, lambda args: nullable_if_any(DataTypes.ARRAY(DataTypes.STRING()), *args)
+    ),
+    FunctionDefinition("JSON_VALUE", _json_value, lambda args: DataTypes.STRING()),
+    FunctionDefinition(
+        "ABS",
+        abs,
+        _same_as_first,
+        arrow=arrow_kernel("abs"),
+        arrow_args=NUMBERS | {"DECIMAL"},
+        spark=spark_kernel("abs"),
+    ),
+    FunctionDefinition("MOD", _mod, lambda args: args[1], arrow=_mod_arrow, arrow_args=INTEGRAL),
+    FunctionDefinition(
+        "POWER",
+        java_pow,
+        _double,
+        arrow=_power_arrow,
+        arrow_args=NUMBERS | {"DECIMAL"},
+        spark=spark_kernel("pow"),
+    ),
+    math_function("SQRT", math.sqrt, "sqrt", "sqrt", _double, spark=spark_kernel("sqrt")),
+    math_function("LN", math.log, "log", "ln", _double, spark=_logarithm_spark("log")),
+    math_function("LOG10", math.log10, "log10", "log10", _double, spark=_logarithm_spark("log10")),
+    math_function("EXP", math.exp, "exp", "exp", _double, spark=spark_kernel("exp")),
+    FunctionDefinition("ROUND", _round, _same_as_first),  # DECIMAL: _round_type (needs the literal places)
+    FunctionDefinition(
+        "COALESCE",
+        lambda *vs: next((v for v in vs if v is not None), None),
+        _first_non_null,
+        null_aware=True,
+        spark=spark_kernel("coalesce"),
+    ),
+    FunctionDefinition("IFNULL", lambda a, b: b if a is None else a, _first_non_null, null_aware=True),
+    FunctionDefinition(
+        "NULLIF", lambda a, b: None if a == b else a, lambda args: args[0].nullable(), null_aware=True
+    ),
+    _extreme("GREATEST", max, "max_element_wise", "greatest"),
+    _extreme("LEAST", min, "min_element_wise", "least"),
+    FunctionDefinition(
+        "TO_TIMESTAMP_LTZ",
+        _to_timestamp_ltz,
+        lambda args: nullable_if_any(DataTypes.TIMESTAMP_LTZ(3), args[0]),
+    ),
+    FunctionDefinition("TO_TIMESTAMP", _to_timestamp, lambda args: DataTypes.TIMESTAMP(3)),
+    FunctionDefinition("DATE_FORMAT", _date_format, _string),
+    FunctionDefinition(
+        "DATE_FORMAT_PY", lambda v, fmt: v.strftime(fmt), _string
+    ),  # SQL's, format already strftime
+    FunctionDefinition("EXTRACT_YEAR", lambda v: v.year, _BIGINT_OF),
+    FunctionDefinition("HOUR", lambda v: v.hour, _BIGINT_OF),
+    FunctionDefinition("MINUTE", lambda v: v.minute, _BIGINT_OF),
+    FunctionDefinition("SECOND", lambda v: v.second, _BIGINT_OF),
+    FunctionDefinition("YEAR", lambda v: v.year, _BIGINT_OF),
+    FunctionDefinition("MONTH", lambda v: v.month, _BIGINT_OF),
+    FunctionDefinition("DAYOFMONTH", lambda v: v.day, _BIGINT_OF),
+    *SCALARS,
+    *MORE,
+]
+
+BUILTIN_FUNCTIONS: Mapping[str, FunctionDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
+
+# SQL spellings of the same functions
+_ALIASES = {
+    "CHARACTER_LENGTH": "CHAR_LENGTH",
+    "CEILING": "CEIL",
+    "SUBSTR": "SUBSTRING",
+    "UPPER_CASE": "UPPER",
+    "LOWER_CASE": "LOWER",
+    "CURRENT_ROW_TIMESTAMP": "CURRENT_TIMESTAMP",
+    "POW": "POWER",
+    "LCASE": "LOWER",
+    "UCASE": "UPPER",
+}
+
+
+def is_builtin(name: str) -> bool:
+    """Whether ``name`` (any case) is a built-in scalar function."""
+    upper = name.upper()
+    return _ALIASES.get(upper, upper) in BUILTIN_FUNCTIONS or upper in STATEFUL
+
+
+def builtin_definition(name: str) -> FunctionDefinition | None:
+    """The definition of the built-in scalar function ``name`` (any case or SQL spelling)."""
+    upper = name.upper()
+    return BUILTIN_FUNCTIONS.get(_ALIASES.get(upper, upper))
+
+
+class _Call(Expression):
+    """A built-in function applied to argument expressions."""
+
+    def __init__(self, name: str, args: list[Expression]) -> None:
+        upper = name.upper()
+        self.name_, self.args = _ALIASES.get(upper, upper), args
+
+    def aggregates(self) -> list[Any]:
+        return [a for arg in self.args for a in arg.aggregates()]
+
+    def window_properties(self) -> list[Any]:
+        return [p for arg in self.args for p in arg.window_properties()]
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        spec = BUILTIN_FUNCTIONS.get(self.name_)
+        if spec is None and self.name_ in STATEFUL:  # a generator of its own per call site
+            spec = FunctionDefinition(self.name_, STATEFUL[self.name_](), STATEFUL_TYPES[self.name_])
+        if spec is None:
+            raise ValueError(f"No match found for function signature {self.name_}()")
+        compiled = [a.resolve(names, types) for a in self.args]
+        fns = [c.fn for c in compiled]
+        impl = spec.impl
+        result_type = spec.result([c.data_type for c in compiled])
+        if self.name_ in ("ROUND", "TRUNCATE"):
+            places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
+            result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
+        if spec.null_aware:
+
+            def apply(row: tuple[Any, ...]) -> Any:
+                return impl(*[f(row) for f in fns])
+
+        else:
+
+            def apply(row: tuple[Any, ...]) -> Any:
+                values = [f(row) for f in fns]
+                if None in values:
+                    return None
+                return impl(*values)
+
+        return Compiled(apply, result_type, None)
+
+    def __repr__(self) -> str:
+        return f"{self.name_}({', '.join(map(repr, self.args))})"
+
+
+def call_builtin(name: str, *args: Any) -> Expression:
+    """The built-in function ``name`` applied to ``args`` (expressions or literals)."""
+    return _Call(name, [_wrap(a) for a in args])
+
+
+def temporal_cast(source: DataType, target: DataType) -> Callable[[Any], Any]:
+    """The conversion of a CAST to a TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME type."""
+    root = target.root
+    precision = int(target.params[0]) if target.params else (6 if root != "TIME" else 0)
+
+    def truncate(value: datetime.datetime) -> datetime.datetime:
+        micros = value.microsecond
+        kept = micros - micros % (10 ** (6 - precision)) if precision < 6 else micros
+        return value.replace(microsecond=kept) if kept != micros else value
+
+    def to_datetime(value: Any) -> Any:
+        if isinstance(value, datetime.datetime):
+            return truncate(value)
+        if isinstance(value, datetime.date):
+            return datetime.datetime(value.year, value.month, value.day)
+        if isinstance(value, str):
+            return truncate(datetime.datetime.fromisoformat(value.strip()))
+        if hasattr(value, "to_epoch_milli"):  # an Instant
+            from millstream.table.common.timestamps import from_epoch_millis
+
+            return truncate(from_epoch_millis(value.to_epoch_milli(), "TIMESTAMP_LTZ"))
+        raise TypeError(f"cannot cast {value!r} ({source!r}) to {target!r}")
+
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return to_datetime
+    if root == "DATE":
+        return lambda v: (
+            datetime.date.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).date()
+        )
+    return lambda v: datetime.time.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).time()

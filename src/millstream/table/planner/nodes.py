@@ -1,0 +1,496 @@
+"""The Table API's planner: logical plan nodes, changelog modes, and their translation into
+DataStream transformations that run on millstream's own runtime.
+
+::
+
+    Table calls ──► PlanNode tree ──► phases (planner/planning.py) ──► translate(node, ctx)
+                                                           ──► DataStream of (kind, values)
+
+Every node knows its columns (names, data types) and whether it produces an updating
+changelog (``updating``: rows may be retracted with ``-U``/``-D``) or inserts only. Rows
+travel as ``(kind, values)`` pairs, ``kind`` being ``+I``, ``-U``, ``+U`` or ``-D``.
+
+The nodes of one kind of work live with their operators: GROUP BY in ``runtime/group_agg.py``,
+windows in ``runtime/window_agg.py``, joins in ``runtime/join.py``, over windows in
+``runtime/over.py``, sources in ``planner/sources.py`` and the connectors; resolving select
+lists is ``planner/projection.py``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from millstream.common.types import Row
+from millstream.datastream import KeyedProcessFunction
+from millstream.datastream.state import ValueStateDescriptor
+from millstream.table.common.binary_row import BinaryRowKeyType
+from millstream.table.common.options import ARROW_BATCH_SIZE, option_value, state_ttl_ms, with_ttl
+from millstream.table.common.types import DataType
+from millstream.table.expression.expression import Expression
+from millstream.table.planner.reuse import reusing
+
+if TYPE_CHECKING:
+    from millstream.table.planner.planning import PlanningContext
+
+__all__ = [
+    "END_OF_INPUT",
+    "Filter",
+    "FlatMap",
+    "Limit",
+    "PlanNode",
+    "Project",
+    "Sink",
+    "SourceScan",
+    "Values",
+]
+
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
+_MAX_TIMESTAMP = 2**63 - 1
+
+
+END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
+
+
+@dataclass(frozen=True)
+class PlanNode:
+    """A relational operator; ``names``/``types``: its columns. Frozen: a rewrite makes a new
+    node (``dataclasses.replace``), so a node shared by several consumers never changes under
+    one of them."""
+
+    names: list[str]
+    types: list[DataType]
+    updating: bool = False  # produces retractions (-U / -D)
+    rowtime: int | None = field(default=None, kw_only=True)  # the event-time attribute column
+    proctime: int | None = field(default=None, kw_only=True)  # the processing-time attribute column
+    # window_start and window_end of a window aggregation or window TVF, still marked as the
+    # window after projections: a GROUP BY on both is a window aggregation too (Flink's
+    # window property propagation), emitting each group once, when its window ends
+    window: tuple[int, int] | None = field(default=None, kw_only=True)
+    label: str = field(default="", kw_only=True)  # a source's table name in explain output
+    # how the keys of this node's keyed exchange hash: as Flink's BinaryRowData key row
+    # (``binary_row.BinaryRowKeyType``), so each key reaches the subtask Flink's would; None:
+    # as Python values
+    key_type: Any = field(default=None, kw_only=True)
+
+    # fields holding functions compiled from an expression field (name -> that field's name):
+    # when the expression is there, sub-plan reuse compares it instead (``planner/reuse.py``)
+    compiled: ClassVar[dict[str, str]] = {}
+    reads_source: ClassVar[bool] = False  # a scan of a connector table (table.optimizer.reuse-source-enabled)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "translate" in cls.__dict__:  # a part of the plan met twice is translated once
+            cls.translate = reusing(cls.__dict__["translate"])  # type: ignore[method-assign,assignment]
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        """The DataStream of ``(kind, values)`` this node produces, added to ``ctx.env``."""
+        raise NotImplementedError
+
+    def plan_inputs(self) -> list[PlanNode]:
+        """The plan nodes this node reads: its ``input``, or a join's ``left`` and ``right``."""
+        found = (getattr(self, name, None) for name in ("left", "right", "input"))
+        return [child for child in found if isinstance(child, PlanNode)]
+
+
+@dataclass(frozen=True)
+class Values(PlanNode):
+    """Rows given in the program (``from_elements``)."""
+
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        """A source at the default parallelism whose first subtask emits the rows (Flink's
+        values source: the rows arrive at subtask 1, so a print sink prefixes them ``1>``)."""
+        from millstream.connectors.collection import CollectionSource
+        from millstream.graph.operator_specs import SourceSpec
+
+        spec = SourceSpec(CollectionSource([(INSERT, row) for row in self.rows]))
+        return ctx.env._source("Values", spec, None)
+
+
+@dataclass(frozen=True)
+class Project(PlanNode):
+    """Computed columns."""
+
+    input: PlanNode | None = None
+    functions: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    expressions: list[Expression] | None = None  # the same as expressions: generated into one function
+    compiled: ClassVar[dict[str, str]] = {"functions": "expressions"}
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        source = self.input
+        if self.expressions is None:
+            fns = self.functions
+            return source.translate(ctx).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+        scanned = columnar_scan(self, ctx)
+        if scanned is not None:
+            return scanned
+
+        condition = None
+        if isinstance(source, Filter) and source.expression is not None and source.input is not None:
+            condition, source = source.expression, source.input  # a filter then a projection: one calc
+        return calc_stream(source, ctx, condition, self.expressions)
+
+
+@dataclass(frozen=True)
+class Filter(PlanNode):
+    """Rows whose condition is TRUE (NULL and FALSE drop the row)."""
+
+    input: PlanNode | None = None
+    condition: Callable[[tuple[Any, ...]], Any] | None = None
+    expression: Expression | None = None  # the condition as an expression: generated code
+    compiled: ClassVar[dict[str, str]] = {"condition": "expression"}
+
+    @classmethod
+    def over(cls, node: PlanNode, condition: Expression) -> Filter:
+        """``node``'s rows where ``condition`` is TRUE; its time attributes and window kept."""
+        compiled = condition.resolve(list(node.names), list(node.types))
+        return cls(
+            list(node.names),
+            list(node.types),
+            node.updating,
+            node,
+            compiled.fn,
+            condition,
+            rowtime=node.rowtime,
+            proctime=node.proctime,
+            window=node.window,
+        )
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None and self.condition is not None
+        if self.expression is not None:
+            return columnar_scan(self, ctx) or calc_stream(self.input, ctx, self.expression, None)
+        condition = self.condition
+        return self.input.translate(ctx).filter(lambda kv: condition(kv[1]) is True)
+
+
+@dataclass(frozen=True)
+class Limit(PlanNode):
+    """The first ``fetch`` rows (after ``offset``), in arrival order, over one subtask."""
+
+    input: PlanNode | None = None
+    offset: int = 0
+    fetch: int | None = None
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        return (
+            self.input.translate(ctx)
+            .key_by(lambda kv: 0)
+            .process(_LimitFunction(self.offset, self.fetch))
+            .set_parallelism(1)
+        )
+
+
+def calc_stream(
+    source: PlanNode, ctx: PlanningContext, condition: Expression | None, projection: list[Expression] | None
+) -> Any:
+    """``source``'s rows filtered by ``condition`` and projected to ``projection``: vectorized on
+    Arrow batches when every expression has an Arrow equal, else generated row-at-a-time code."""
+    from millstream.table.runtime.async_calc import AsyncOptions
+    from millstream.table.runtime.codegen import calc_function
+    from millstream.table.runtime.pandas_calc import BatchedCallCalc, bound_calls, has_batched_call
+    from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
+
+    names, types = list(source.names), list(source.types)
+    expressions = ([condition] if condition is not None else []) + list(projection or [])
+    bound = [bound_calls(e) for e in expressions]  # SQL's f(x) as the function it names
+    if any(has_batched_call(e) for e in bound):  # pandas or async UDFs: per chunk of rows
+        bound_condition = bound.pop(0) if condition is not None else None
+        bound_projection = bound if projection is not None else None
+        size = option_value(ctx.config, ARROW_BATCH_SIZE)
+        batched = BatchedCallCalc(
+            names, types, bound_condition, bound_projection, size, AsyncOptions.of(ctx.config)
+        )
+        return source.translate(ctx)._map_batches(batched, method="__call__")
+    calc = calc_function(names, types, condition, projection)
+    if all(vectorizable(e, names, types) for e in expressions):
+        return source.translate(ctx)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
+    return source.translate(ctx).flat_map(calc)
+
+
+def columnar_scan(node: PlanNode, ctx: PlanningContext) -> Any:
+    """The stream of ``node``'s rows computed on Arrow, when the physical phase decided so
+    (``planner/exec_nodes.py``), else None."""
+    batches = columnar_batches(node, ctx)
+    if batches is None:
+        return None
+    from millstream.table.runtime.change_batch import BatchRows
+
+    return batches._map_batches(BatchRows(list(node.types))).name("Rows")
+
+
+def columnar_batches(node: PlanNode, ctx: PlanningContext) -> Any:
+    """The stream of ``ChangeBatch`` elements computing ``node`` on Arrow, when the physical
+    phase decided so, else None."""
+    arrow = ctx.physical.of(node).arrow
+    return None if arrow is None else arrow.translate(ctx)
+
+
+@dataclass(frozen=True)
+class ArrowPlan:
+    """How a node's rows come as Arrow batches: ``translate(ctx)`` makes the stream of its
+    ``ChangeBatch`` elements; ``scan``: the columnar scan fusing its chain with the file scan
+    below (None: an Arrow Calc over the batches of a scan shared with other consumers)."""
+
+    translate: Callable[[Any], Any]
+    scan: Any = None
+
+
+def columnar_plan(node: PlanNode, reuse: Any) -> ArrowPlan | None:
+    """How ``node``'s rows come as a stream of ``ChangeBatch`` elements, or None when they
+    cannot come as Arrow batches: a columnar scan of ``node``'s chain (a scan of the same table
+    and steps is translated once, ``planner/reuse.py``) or, when a node of the chain below
+    ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for every
+    consumer) through an Arrow Calc of the nodes above it (``runtime/batch_calc.py``)."""
+    from millstream.table.runtime.columnar_scan import fuse, fuse_steps
+
+    shared = _shared_below(node, reuse)
+    if shared is None:
+        scan = fuse(node)
+        if scan is not None and reuse is not None and reuse.shared(node):
+            # one scan for every consumer: what they read
+            scan = dataclasses.replace(scan, fields=_fields_read(node, reuse))
+        return None if scan is None else ArrowPlan(scan.translate, scan)
+    steps = fuse_steps(node, shared)
+    below = None if steps is None else columnar_plan(shared, reuse)
+    if steps is None or below is None:
+        return None
+
+    read = _fields_read(node, reuse) if reuse.shared(node) else None  # its consumers' union
+    batches = below.translate
+
+    def translate(ctx: Any) -> Any:
+        from millstream.table.runtime.batch_calc import BatchCalc
+
+        return batches(ctx)._map_batches(BatchCalc(steps, list(node.types), _top(node, read))).name("Calc")
+
+    return ArrowPlan(translate)
+
+
+def _fields_read(node: PlanNode, reuse: Any) -> dict[str, tuple[str, ...] | None] | None:
+    """The columns of ``node`` its consumers read, each with the ROW fields read (None:
+    whole), through the Calc nodes above it (Flink's scan reuse reads the union of the
+    fields its consumers project); None: every column whole (a consumer that is no Calc).
+    The Arrow Calc of the nodes above computes only what is read (``BatchCalc``'s ``top``)."""
+    from millstream.table.planner.columnar_fields import merge_fields, needed_columns
+    from millstream.table.runtime.columnar_scan import _step
+
+    read: dict[str, set[str] | None] = {}
+    for consumer in reuse.consumers(node):
+        calc = (isinstance(consumer, Project) and consumer.expressions is not None) or (
+            isinstance(consumer, Filter) and consumer.expression is not None
+        )
+        step = _step(consumer) if calc else None
+        if step is None:
+            return None
+        above = _fields_read(consumer, reuse) if reuse.consumers(consumer) else None
+        for name, fields in needed_columns([step], _top(consumer, above)).items():
+            merge_fields(read, name, fields)
+    return {name: None if fields is None else tuple(sorted(fields)) for name, fields in read.items()}
+
+
+def _top(node: PlanNode, fields: dict[str, tuple[str, ...] | None] | None) -> Any:
+    """The output columns of ``node`` read, for ``columnar_fields.needed_columns``."""
+    if fields is None:
+        return list(node.names)
+    return {name: None if read is None else set(read) for name, read in fields.items()}
+
+
+def _shared_below(node: PlanNode, reuse: Any) -> PlanNode | None:
+    """The highest node of ``node``'s chain of single inputs (below ``node``) that another
+    consumer also reads, or None."""
+    if reuse is None:
+        return None
+    current = getattr(node, "input", None)
+    while current is not None:
+        if reuse.shared(current):
+            return current
+        current = getattr(current, "input", None)
+    return None
+
+
+def single_subtask_changelog(stream: Any) -> Any:
+    """An updating changelog made by one subtask (no key to partition by), partitioned by row
+    for the operators after it: a row's +I and its later -D then travel one channel, in order
+    (a round-robin hand-over to parallel successors could swap them)."""
+    return stream.partition_custom(_by_row, lambda kv: kv[1])
+
+
+def _by_row(row: tuple[Any, ...], parallelism: int) -> int:
+    import zlib
+
+    return zlib.crc32(repr(row).encode()) % parallelism
+
+
+class _LimitFunction(KeyedProcessFunction):
+    def __init__(self, offset: int, fetch: int | None) -> None:
+        self.offset, self.fetch = offset, fetch
+
+    def open(self, runtime_context: Any) -> None:
+        self.seen = runtime_context.get_state(ValueStateDescriptor("seen"))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        seen = self.seen.value() or 0
+        self.seen.update(seen + 1)
+        if seen < self.offset or (self.fetch is not None and seen >= self.offset + self.fetch):
+            return None
+        return [value]
+
+
+@dataclass(frozen=True)
+class FlatMap(PlanNode):
+    """The rows a table function yields for each input row (the input's change kind kept)."""
+
+    input: PlanNode | None = None
+    rows_of: Callable[[Any], list[tuple[Any, ...]]] | None = None
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None and self.rows_of is not None
+        rows_of, names = self.rows_of, list(self.input.names)
+
+        def expand(kv: tuple[str, tuple[Any, ...]]) -> list[tuple[str, tuple[Any, ...]]]:
+            row = Row(*kv[1])
+            row.set_field_names(names)
+            return [(kv[0], out) for out in rows_of(row)]
+
+        return self.input.translate(ctx).flat_map(expand)
+
+
+@dataclass(frozen=True)
+class Sink(PlanNode):
+    """A table sink: the connector's ``TableSink`` (from its factory) consuming the query's
+    changes. ``columns``: the sink table's persisted columns."""
+
+    input: PlanNode | None = None
+    connector: str = "print"
+    options: dict[str, str] = field(default_factory=dict)
+    partition_keys: list[str] = field(default_factory=list)
+    table_sink: Any = None  # the factory's TableSink
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None and self.table_sink is not None
+        if self.input.updating and self.table_sink.changelog == "insert-only":
+            raise ValueError(
+                f"Table sink '{self.label or self.connector}' ({self.connector}) doesn't support consuming "
+                "update and delete changes which is produced by the query (an aggregation or join): "
+                "write it in batch mode, or to a connector or format that takes a changelog "
+                "(upsert-kafka, debezium-json, canal-json)"
+            )
+        batches = self.batch_scan(ctx)
+        if batches is not None:  # inserted rows as Arrow batches, straight from the scan
+            return self.table_sink.consume_batches(batches, list(self.names), list(self.input.types))
+        stream = self.input.translate(ctx)
+        return self.table_sink.consume(stream, list(self.names), list(self.input.types))
+
+    def batch_scan(self, ctx: PlanningContext) -> Any:
+        """The stream of ``ChangeBatch`` elements computing the input on Arrow, when the sink
+        takes them (None: rows)."""
+        if not ctx.physical.of(self).sink_batches:
+            return None
+        assert self.input is not None
+        return columnar_batches(self.input, ctx)
+
+
+@dataclass(frozen=True)
+class ChangelogNormalize(PlanNode):
+    """An upsert changelog (``+I``/``+U`` replace the row of their key, ``-D`` deletes it,
+    no ``-U``) as a full changelog, as Flink's ChangelogNormalize: the last row of each key
+    is kept; a repeated row changes nothing."""
+
+    input: PlanNode | None = None
+    key_indexes: list[int] = field(default_factory=list)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        indexes = list(self.key_indexes)
+        function = _NormalizeFunction()
+        function.ttl_ms = state_ttl_ms(ctx.config)
+        stream = self.input.translate(ctx)
+        key_type = BinaryRowKeyType.of([self.input.types[i] for i in indexes])
+        return stream.key_by(lambda kv: tuple([kv[1][i] for i in indexes]), key_type).process(function)
+
+
+class _NormalizeFunction(KeyedProcessFunction):
+    ttl_ms = 0
+
+    def open(self, runtime_context: Any) -> None:
+        self.last = runtime_context.get_state(with_ttl(ValueStateDescriptor("last"), self.ttl_ms))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        previous = self.last.value()
+        if kind == DELETE:
+            if previous is None:
+                return None
+            self.last.clear()
+            return [(DELETE, previous)]
+        if kind == UPDATE_BEFORE:  # an upsert stream's -U carries nothing the +U does not
+            return None
+        if previous == row:
+            return None
+        self.last.update(row)
+        if previous is None:
+            return [(INSERT, row)]
+        return [(UPDATE_BEFORE, previous), (UPDATE_AFTER, row)]
+
+
+@dataclass(frozen=True)
+class SourceScan(PlanNode):
+    """A connector table's source (explain prints it as a TableSourceScan)."""
+
+    reads_source: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Sort(PlanNode):
+    """``ORDER BY`` in batch mode: every row, sorted once the input ended (one subtask), then
+    ``offset``/``fetch`` applied. ``keys``: (key function, descending) pairs; NULLs sort first
+    ascending and last descending, as Flink's default."""
+
+    input: PlanNode | None = None
+    keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
+    offset: int = 0
+    fetch: int | None = None
+    key_expressions: list[tuple[Expression, bool]] | None = None
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        function = _SortFunction(self.keys, self.offset, self.fetch)
+        return self.input.translate(ctx).key_by(lambda kv: 0).process(function).set_parallelism(1)
+
+
+def _nulls_low(key: Callable[[tuple[Any, ...]], Any], row: tuple[Any, ...]) -> tuple[bool, Any]:
+    """A sort key placing NULL below every value."""
+    value = key(row)
+    return (False, 0) if value is None else (True, value)
+
+
+class _SortFunction(KeyedProcessFunction):
+    def __init__(
+        self, keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]], offset: int, fetch: int | None
+    ) -> None:
+        self.keys, self.offset, self.fetch = keys, offset, fetch
+
+    def open(self, runtime_context: Any) -> None:
+        from millstream.datastream.state import ListStateDescriptor
+
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("rows"))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.rows.add(value[1])
+        ctx.timer_service().register_event_time_timer(_MAX_TIMESTAMP)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = list(self.rows.get() or [])
+        for key, descending in reversed(self.keys):  # stable sorts, last key first
+            rows.sort(key=functools.partial(_nulls_low, key), reverse=descending)
+        end = None if self.fetch is None else self.offset + self.fetch
+        return [(INSERT, r) for r in rows[self.offset : end]]

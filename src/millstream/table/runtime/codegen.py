@@ -1,0 +1,179 @@
+"""Code generation for projections and filters (Flink generates Java for its Calc operators;
+this generates Python).
+
+An expression tree evaluated through its closures costs a Python call per node and row. For a
+Calc (a filter and a projection over one input) this module writes one Python function whose
+body evaluates every expression inline over the row, with SQL's NULL rules spelled out:
+
+    def calc(change):
+        r = change[1]
+        if not ((None if (_v0 := r[2]) is None else _v0 > 50) is True):
+            return ()
+        return ((change[0], (r[0], (None if (_v1 := r[2]) is None else _v1 * 1.1))),)
+
+Nodes it does not know are called through their compiled closure (``_f3(r)``), so every
+expression can be generated and means exactly what its closure means.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from millstream.table.common.types import DataType
+
+__all__ = ["calc_function", "expression_code"]
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.env: dict[str, Any] = {}
+        self._ids = itertools.count()
+
+    def name(self, prefix: str) -> str:
+        return f"_{prefix}{next(self._ids)}"
+
+    def constant(self, value: Any) -> str:
+        if value is None or isinstance(value, (bool, int)) or (isinstance(value, str) and len(value) < 200):
+            return repr(value)
+        if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+            return repr(value)
+        name = self.name("c")
+        self.env[name] = value
+        return name
+
+    def function(self, fn: Callable[..., Any]) -> str:
+        name = self.name("f")
+        self.env[name] = fn
+        return name
+
+
+def _null_safe(w: _Writer, operands: list[str], body: Callable[[list[str]], str]) -> str:
+    """``body`` over the operands' values, NULL if any is NULL."""
+    if not operands:  # a function of no arguments (PI(), UUID())
+        return f"({body([])})"
+    names = [w.name("v") for _ in operands]
+    checks = " or ".join(f"({n} := {o}) is None" for n, o in zip(names, operands, strict=True))
+    return f"(None if {checks} else {body(names)})"
+
+
+_PYTHON_OPERATORS = {
+    "+": "+",
+    "-": "-",
+    "*": "*",
+    "=": "==",
+    "<>": "!=",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+}
+
+
+def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) -> str:  # noqa: C901
+    from millstream.table.expression import expression as e
+    from millstream.table.expression.calls import _IfThenElse
+    from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
+
+    kind = type(expression)
+    if kind is e._Column:
+        if expression.name in names:
+            return f"r[{names.index(expression.name)}]"
+    elif kind is e._Literal:
+        return w.constant(expression.value)
+    elif kind is e._Alias:
+        return _code(expression.operand, names, types, w)
+    elif kind is e._IsNull:
+        inner = _code(expression.operand, names, types, w)
+        v = w.name("v")
+        return f"(({v} := {inner}) is None)" if expression.null else f"(({v} := {inner}) is not None)"
+    elif kind is e._Not:
+        inner = _code(expression.operand, names, types, w)
+        v = w.name("v")
+        return f"(None if ({v} := {inner}) is None else not {v})"
+    elif kind is e._Logic:
+        operands = [_code(o, names, types, w) for o in expression.operands]
+        values = [w.name("v") for _ in operands]
+        assigned = "".join(f"({v} := {o}), " for v, o in zip(values, operands, strict=True))
+        deciding = "True" if expression.op == "OR" else "False"
+        other = "False" if expression.op == "OR" else "True"
+        decided = " or ".join(f"{v} is {deciding}" for v in values)
+        unknown = " or ".join(f"{v} is None" for v in values)
+        # evaluate every operand (as the closure does), then SQL's three-valued result
+        return f"({deciding} if ({assigned}) and ({decided}) else (None if {unknown} else {other}))"
+    elif kind is e._Binary and expression.op in _PYTHON_OPERATORS:
+        left_type = expression.left.resolve(names, types).data_type
+        right_type = expression.right.resolve(names, types).data_type
+        roots = (left_type.root, right_type.root)
+        arithmetic = expression.op in ("+", "-", "*")
+        # DECIMAL and interval arithmetic convert and round: their closures do it
+        if not (arithmetic and ("INTERVAL_DAY_TIME" in roots or "DECIMAL" in roots)):
+            op = _PYTHON_OPERATORS[expression.op]
+            left = _code(expression.left, names, types, w)
+            right = _code(expression.right, names, types, w)
+            return _null_safe(w, [left, right], lambda v: f"{v[0]} {op} {v[1]}")
+    elif kind is _IfThenElse:
+        condition = _code(expression.condition, names, types, w)
+        then = _code(expression.then, names, types, w)
+        otherwise = _code(expression.otherwise, names, types, w)
+        return f"({then} if ({condition}) else {otherwise})"
+    elif kind is _Call and expression.name_ in BUILTIN_FUNCTIONS:
+        spec = BUILTIN_FUNCTIONS[expression.name_]
+        args = [_code(a, names, types, w) for a in expression.args]
+        fn = w.function(spec.impl)
+        if spec.null_aware:
+            return f"{fn}({', '.join(args)})"
+        return _null_safe(w, args, lambda v: f"{fn}({', '.join(v)})")
+    # anything else: its compiled closure
+    compiled = expression.resolve(names, types)
+    return f"{w.function(compiled.fn)}(r)"
+
+
+def expression_code(expression: Any, names: list[str], types: list[DataType]) -> tuple[str, dict[str, Any]]:
+    """Python source of ``expression`` over a row ``r`` and the names it needs."""
+    w = _Writer()
+    return _code(expression, names, types, w), w.env
+
+
+def calc_function(
+    names: list[str],
+    types: list[DataType],
+    condition: Any | None,
+    projection: list[Any] | None,
+) -> Callable[[tuple[str, tuple[Any, ...]]], tuple[Any, ...]]:
+    """One function of a change ``(kind, row)`` to the changes of filtering it by
+    ``condition`` (TRUE keeps it) and projecting it to ``projection`` (None: unchanged):
+    ``()`` or a 1-tuple, for ``flat_map``."""
+    w = _Writer()
+    lines = ["def calc(change):", "    r = change[1]"]
+    if condition is not None:
+        lines.append(f"    if (_keep := {_code(condition, names, types, w)}) is not True:")
+        lines.append("        return ()")
+    if projection is None:
+        lines.append("    return (change,)")
+    else:
+        items = [_code(p, names, types, w) for p in projection]
+        row = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        lines.append(f"    return ((change[0], {row}),)")
+    return _Calc("\n".join(lines), w.env)
+
+
+class _Calc:
+    """A generated calc function: shipped to the tasks as its source and the values it names,
+    compiled where it runs."""
+
+    def __init__(self, source: str, env: dict[str, Any]) -> None:
+        self.source, self.env = source, env
+        self._fn: Callable[[tuple[str, tuple[Any, ...]]], tuple[Any, ...]] | None = None
+
+    def __call__(self, change: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
+        fn = self._fn
+        if fn is None:
+            namespace: dict[str, Any] = dict(self.env)
+            exec(compile(self.source, "<millstream calc>", "exec"), namespace)
+            fn = self._fn = namespace["calc"]
+        return fn(change)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"source": self.source, "env": self.env, "_fn": None}

@@ -1,0 +1,521 @@
+"""Over aggregation: ``SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND
+CURRENT ROW)`` and the Table API's ``over_window(Over.partition_by(...)...)``.
+
+As Flink's event-time over aggregation (``RowTimeRowsBoundedPrecedingFunction`` and kin), the
+rows of each partition wait in keyed state until the watermark passes their time, then are
+taken in time order (rows of equal time in arrival order), each emitted once with its
+aggregates appended: ``ROWS n PRECEDING`` aggregates the row and the n before it; ``RANGE
+interval PRECEDING`` every row whose time lies within the interval before it, rows of the same
+time included (they get the same values); UNBOUNDED every row before. Rows at or behind the
+watermark when they arrive are late and dropped. The output is insert-only and keeps the
+input's event-time attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from millstream.datastream import KeyedProcessFunction
+from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from millstream.table.common.timestamps import to_epoch_millis
+from millstream.table.common.types import DataType
+from millstream.table.expression.expression import Expression, OverCall, OverFrame
+from millstream.table.functions.aggregates import accumulator_for
+from millstream.table.planner.nodes import END_OF_INPUT, INSERT, PlanNode, single_subtask_changelog
+
+if TYPE_CHECKING:
+    from millstream.table.planner.planning import PlanningContext
+
+__all__ = ["OverAggregate", "OverCall", "OverFrame", "over_aggregate"]
+
+
+@dataclass(frozen=True)
+class OverAggregate(PlanNode):
+    """The input's columns and one column per over aggregate."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    time_column: int = 0
+    rows: bool = True
+    preceding: int | None = None
+    calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+    # the partition keys and the aggregate calls as expressions, for explain
+    partition_expressions: list[Expression] = field(default_factory=list, kw_only=True)
+    call_expressions: list[Expression] = field(default_factory=list, kw_only=True)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        keys = self.partition_keys
+        root = self.input.types[self.time_column].root
+        function = _OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
+        stream = self.input.translate(ctx)
+        keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]))
+        result = keyed.process(function)
+        if not keys:
+            result.set_parallelism(1)
+        return result
+
+
+class _OverFunction(KeyedProcessFunction):
+    def __init__(
+        self,
+        column: int,
+        root: str,
+        rows: bool,
+        preceding: int | None,
+        calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]],
+    ) -> None:
+        self.column, self.root, self.rows, self.preceding = column, root, rows, preceding
+        self.calls = calls
+
+    def open(self, runtime_context: Any) -> None:
+        self.pending = runtime_context.get_map_state(MapStateDescriptor("pending", None, None))
+        # the rows the frame may still reach: [(time, row)] in order; unbounded: accumulators
+        self.history = runtime_context.get_state(ValueStateDescriptor("history", None))
+        self.accumulators = [
+            accumulator_for(f, t, False) if isinstance(f, str) else f for f, _, t in self.calls
+        ]
+        self.arguments = [fn for _, fn, _ in self.calls]
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        time = row[self.column]
+        if time is None:
+            return None
+        ts = to_epoch_millis(time, self.root)
+        timers = ctx.timer_service()
+        if ts <= timers.current_watermark():
+            return None  # late
+        waiting = self.pending.get(ts)
+        self.pending.put(ts, [row] if waiting is None else [*waiting, row])
+        timers.register_event_time_timer(ts)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = self.pending.get(timestamp)
+        if rows is None:
+            return None
+        self.pending.remove(timestamp)
+        if self.preceding is None:
+            return self._unbounded(rows)
+        history: list[tuple[int, tuple[Any, ...]]] = self.history.value() or []
+        out = []
+        if self.rows:
+            for row in rows:
+                history.append((timestamp, row))
+                history = history[-(self.preceding + 1) :]
+                out.append((INSERT, row + self._aggregate([r for _, r in history])))
+        else:
+            history.extend((timestamp, row) for row in rows)
+            history = [(t, r) for t, r in history if t >= timestamp - self.preceding]
+            values = self._aggregate([r for _, r in history])
+            out.extend((INSERT, row + values) for row in rows)
+        self.history.update(history)
+        return out
+
+    def _aggregate(self, rows: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+        results = []
+        for acc_ops, argument in zip(self.accumulators, self.arguments, strict=True):
+            acc = acc_ops.create()
+            for row in rows:
+                acc = acc_ops.add(acc, argument(row))
+            results.append(acc_ops.result(acc))
+        return tuple(results)
+
+    def _unbounded(self, rows: list[tuple[Any, ...]]) -> list[tuple[str, tuple[Any, ...]]]:
+        accs = self.history.value()
+        if accs is None:
+            accs = [a.create() for a in self.accumulators]
+        out = []
+        if self.rows:
+            for row in rows:
+                accs = self._add(accs, row)
+                out.append((INSERT, row + self._results(accs)))
+        else:  # RANGE UNBOUNDED: rows of the same time see each other
+            for row in rows:
+                accs = self._add(accs, row)
+            values = self._results(accs)
+            out = [(INSERT, row + values) for row in rows]
+        self.history.update(accs)
+        return out
+
+    def _add(self, accs: list[Any], row: tuple[Any, ...]) -> list[Any]:
+        return [a.add(acc, f(row)) for a, acc, f in zip(self.accumulators, accs, self.arguments, strict=True)]
+
+    def _results(self, accs: list[Any]) -> tuple[Any, ...]:
+        return tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
+
+
+def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
+    """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
+    named in ``frames``) computed by over aggregations, one per window: the projection reads
+    each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
+    they are."""
+    from millstream.table.api.expressions import col
+    from millstream.table.expression.walk import replaced
+    from millstream.table.planner.projection import project
+
+    calls: list[OverCall] = []
+    for expression in selected:
+        for call in _over_calls(expression):
+            if not any(call is seen for seen in calls):
+                calls.append(call)
+    plan, window = node, -1
+    slots: dict[int, str] = {}  # id(over call) -> the column its over aggregation computes
+    for alias, frame in frames.items():
+        mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
+        if not mine:
+            continue
+        window += 1
+        time_name = frame.order_by.resolve(plan.names, plan.types).name
+        if plan.rowtime is None or plan.names[plan.rowtime] != time_name:
+            raise ValueError(
+                "OVER windows' ordering in stream mode must be defined on a time attribute: "
+                f"'{time_name}' is not the event-time attribute"
+            )
+        specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
+        slot_names: list[str] = []
+        slot_types: list[DataType] = []
+        for call in mine:
+            operand = call.call.operand.resolve(plan.names, plan.types)
+            specs.append((call.call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
+            slot = f"w{window}$o{len(slot_names)}"  # the column, as Flink names it (window w0, w1 ...)
+            while slot in plan.names:
+                slot = "$" + slot
+            slot_names.append(slot)
+            slot_types.append(call.call.result_type(operand.data_type))
+            slots[id(call)] = slot
+        keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
+        plan = OverAggregate(
+            list(plan.names) + slot_names,
+            list(plan.types) + slot_types,
+            False,
+            plan,
+            keys,
+            plan.names.index(time_name),
+            frame.rows,
+            frame.preceding,
+            specs,
+            rowtime=plan.rowtime,
+            partition_expressions=list(frame.partition_by),
+            call_expressions=[c.call for c in mine],
+        )
+
+    def column(x: Any) -> Any:
+        return col(slots[id(x)]) if isinstance(x, OverCall) and id(x) in slots else None
+
+    reading = [
+        col(slots[id(e)]).alias(f"EXPR${i}")
+        if isinstance(e, OverCall) and id(e) in slots
+        else replaced(e, column)
+        for i, e in enumerate(selected)
+    ]
+    return project(plan, reading, lambda i: f"EXPR${i}")
+
+
+def _over_calls(expression: Any) -> list[OverCall]:
+    if isinstance(expression, OverCall):
+        return [expression]
+    found: list[OverCall] = []
+    for attribute in ("operand", "left", "right", "condition", "then", "otherwise"):
+        child = getattr(expression, attribute, None)
+        if isinstance(child, Expression):
+            found.extend(_over_calls(child))
+    for child in getattr(expression, "args", None) or getattr(expression, "operands", None) or []:
+        if isinstance(child, Expression):
+            found.extend(_over_calls(child))
+    return found
+
+
+# -- Top-N and deduplication ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rank(PlanNode):
+    """``ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) ... WHERE rn <= n``: per partition the
+    first ``limit`` rows by the sort key, with their row number at ``rank_column`` (or none).
+
+    As Flink's ``AppendOnlyTopNFunction``: a row entering the top N is emitted (``+I``); with
+    the row number in the output every row whose rank it shifts is updated (``-U`` old, ``+U``
+    new at that rank), without it the row pushed out is withdrawn (``-D``). Rows equal in the
+    sort key keep their arrival order. Ordering by the event-time attribute with ``rn = 1`` is
+    deduplication (Flink's ``RowTimeDeduplicateFunction``): the first (ASC) or last (DESC)
+    row per key, a row replacing the kept one when its time comes earlier / not earlier."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(
+        default_factory=list
+    )  # (key, desc)
+    limit: int = 1
+    rank_column: int | None = None  # where the row number goes in the output, None: not output
+    dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
+    rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        keys = self.partition_keys
+        function: KeyedProcessFunction
+        if self.rank_type != "ROW_NUMBER":
+            function = _BatchRankFunction(self.sort_keys, self.limit, self.rank_column, self.rank_type)
+        elif self.input.updating:
+            if self.dedup:
+                raise ValueError("Deduplicate doesn't support consuming update and delete changes")
+            function = _RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
+        else:
+            function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
+        result = (
+            self.input.translate(ctx)
+            .key_by(lambda kv: tuple([k(kv[1]) for k in keys]), self.key_type)
+            .process(function)
+        )
+        if not keys:
+            result.set_parallelism(1)
+            return single_subtask_changelog(result)
+        return result
+
+
+class _Descending:
+    """Reverses the order of a sort key."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Descending) -> bool:
+        return bool(other.value < self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _null_first(value: Any) -> tuple[int, Any]:
+    return (0, None) if value is None else (1, value)
+
+
+class _TopNFunction(KeyedProcessFunction):
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+        dedup: bool = False,
+    ) -> None:
+        self.sort_keys, self.limit, self.rank_column = sort_keys, limit, rank_column
+        self.dedup = dedup
+
+    def open(self, runtime_context: Any) -> None:
+        self.top = runtime_context.get_state(ValueStateDescriptor("top_n", None))
+
+    def _sort_key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(
+            _Descending(_null_first(f(row))) if desc else _null_first(f(row)) for f, desc in self.sort_keys
+        )
+
+    def _with_rank(self, row: tuple[Any, ...], rank: int) -> tuple[Any, ...]:
+        at = self.rank_column
+        return row if at is None else row[:at] + (rank,) + row[at:]
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        top: list[tuple[Any, ...]] = self.top.value() or []
+        key = self._sort_key(row)
+        position = len(top)
+        # after every row that sorts before or equal; deduplication keeping the last row (time
+        # descending) lets a row of the same time replace the held one, as Flink's does
+        newest_wins = self.dedup and self.sort_keys[0][1]
+        for i, held in enumerate(top):
+            held_key = self._sort_key(held)
+            if key < held_key or (newest_wins and not held_key < key):
+                position = i
+                break
+        if position >= self.limit:
+            return None
+        new = top[:position] + [row] + top[position:]
+        pushed = new[self.limit :]
+        new = new[: self.limit]
+        self.top.update(new)
+        if self.dedup and pushed:
+            return [("-U", pushed[0]), ("+U", row)]
+        if self.rank_column is None:
+            return [(INSERT, row)] + [("-D", r) for r in pushed]
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        for rank in range(position + 1, len(new) + 1):
+            if rank <= len(top):
+                out.append(("-U", self._with_rank(top[rank - 1], rank)))
+                out.append(("+U", self._with_rank(new[rank - 1], rank)))
+            else:
+                out.append((INSERT, self._with_rank(new[rank - 1], rank)))
+        return out
+
+
+class _BatchRankFunction(_TopNFunction):
+    """RANK / DENSE_RANK Top-N of a bounded input (Flink runs them in batch mode only): a
+    partition's rows are ranked once all have arrived, ties sharing a rank (RANK leaves gaps
+    after ties, DENSE_RANK does not); the rows ranked at most N are emitted."""
+
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+        rank_type: str,
+    ) -> None:
+        super().__init__(sort_keys, limit, rank_column)
+        self.dense = rank_type == "DENSE_RANK"
+
+    def open(self, runtime_context: Any) -> None:
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("partition_rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.rows.add(value[1])
+        ctx.timer_service().register_event_time_timer(END_OF_INPUT)  # once per key (a set)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = sorted(self.rows.get() or [], key=self._sort_key)  # stable: ties in arrival order
+        self.rows.clear()
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        rank, distinct, previous = 0, 0, None
+        for i, row in enumerate(rows):
+            key = self._sort_key(row)
+            if previous is None or previous < key:
+                rank, distinct = i + 1, distinct + 1
+            previous = key
+            shown = distinct if self.dense else rank
+            if shown > self.limit:
+                break
+            out.append((INSERT, self._with_rank(row, shown)))
+        return out
+
+
+class _RetractableTopNFunction(_TopNFunction):
+    """Top-N over an updating input, as Flink's ``RetractableTopNFunction``: every row of the
+    partition is kept in sort order (a row that leaves the top N may come back when a row
+    above it is retracted); each change emits the difference of the top N before and after:
+    with the row number, ``-U``/``+U`` at every rank whose row changed, ``+I`` / ``-D`` where
+    the top N grew or shrank; without it, ``-D`` of the rows that left, then ``+I`` of those
+    that entered (the order PyFlink 2.3 prints)."""
+
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+    ) -> None:
+        super().__init__(sort_keys, limit, rank_column)
+
+    def open(self, runtime_context: Any) -> None:
+        self.top = runtime_context.get_state(ValueStateDescriptor("sorted_rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        rows: list[tuple[Any, ...]] = self.top.value() or []
+        before = rows[: self.limit]
+        key = self._sort_key(row)
+        if kind in (INSERT, "+U"):
+            position = len(rows)
+            for i, held in enumerate(rows):  # after every row that sorts before or equal
+                if key < self._sort_key(held):
+                    position = i
+                    break
+            rows = rows[:position] + [row] + rows[position:]
+        else:
+            if row not in rows:  # never added (or expired): nothing to take back, as Flink
+                return None
+            index = rows.index(row)
+            rows = rows[:index] + rows[index + 1 :]
+        if rows:
+            self.top.update(rows)
+        else:
+            self.top.clear()
+        after = rows[: self.limit]
+        if before == after:
+            return None
+        if self.rank_column is None:
+            left = [r for r in before if r not in after]
+            entered = [r for r in after if r not in before]
+            return [("-D", r) for r in left] + [(INSERT, r) for r in entered]  # Flink's order
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        for rank in range(1, max(len(before), len(after)) + 1):
+            old = before[rank - 1] if rank <= len(before) else None
+            new = after[rank - 1] if rank <= len(after) else None
+            if old == new:
+                continue
+            if old is None:
+                out.append((INSERT, self._with_rank(new, rank)))  # type: ignore[arg-type]
+            elif new is None:
+                out.append(("-D", self._with_rank(old, rank)))
+            else:
+                out.append(("-U", self._with_rank(old, rank)))
+                out.append(("+U", self._with_rank(new, rank)))
+        return out
+
+
+@dataclass(frozen=True)
+class WindowRank(PlanNode):
+    """Window Top-N: ``ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ... ORDER BY
+    s)`` over a windowed table, ``WHERE rn <= n``. As Flink's window rank, the rows of each
+    window are held until the watermark passes the window's end, then its first ``limit`` rows
+    are emitted once, in rank order (insert-only)."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
+    limit: int = 1
+    rank_column: int | None = None
+    end_column: int = 0  # the window_end column of the input
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        if self.input.updating:
+            raise ValueError("window Top-N needs an insert-only windowed input")
+        keys = self.partition_keys
+        function = _WindowRankFunction(
+            self.sort_keys,
+            self.limit,
+            self.rank_column,
+            self.end_column,
+            self.input.types[self.end_column].root,
+        )
+        return self.input.translate(ctx).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
+
+
+class _WindowRankFunction(_TopNFunction):
+    def __init__(
+        self,
+        sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
+        limit: int,
+        rank_column: int | None,
+        end_column: int,
+        root: str,
+    ) -> None:
+        super().__init__(sort_keys, limit, rank_column)
+        self.end_column, self.root = end_column, root
+
+    def open(self, runtime_context: Any) -> None:
+        self.rows = runtime_context.get_state(ValueStateDescriptor("window_rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        end = to_epoch_millis(row[self.end_column], self.root)
+        timers = ctx.timer_service()
+        if end - 1 < timers.current_watermark():
+            return None  # its window was ranked already: late
+        held: list[tuple[Any, ...]] = self.rows.value() or []
+        held.append(row)
+        self.rows.update(held)
+        timers.register_event_time_timer(end - 1)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        held: list[tuple[Any, ...]] = self.rows.value() or []
+        self.rows.clear()
+        ranked = sorted(held, key=self._sort_key)[: self.limit]  # stable: ties keep arrival order
+        return [(INSERT, self._with_rank(row, i + 1)) for i, row in enumerate(ranked)] or None

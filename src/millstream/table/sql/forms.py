@@ -1,0 +1,258 @@
+"""SQL's special syntax for built-in functions, as sqlglot parses it, turned into calls with
+Flink's meaning: ``x NOT LIKE p``, ``CASE x WHEN ...``, ``TRIM(LEADING c FROM s)``,
+``x BETWEEN SYMMETRIC a AND b``, ``x IS [NOT] TRUE | FALSE | UNKNOWN``,
+``x IS [NOT] DISTINCT FROM y``, ``POSITION(a IN b)``, ``LPAD`` / ``RPAD``,
+``OVERLAY(s PLACING r FROM i [FOR n])``, ``EXTRACT(unit FROM t)`` and ``YEAR(t)`` ...,
+``FLOOR`` / ``CEIL`` of a number or of a time ``TO unit``, ``LOG10`` / ``LOG2`` / ``LOG``,
+``TRY_CAST``, ``CHR``, ``TIMESTAMPADD`` / ``TIMESTAMPDIFF``.
+
+``special_form(node, expression)`` is the call for ``node``, or None when ``node`` is not one
+of these (``expression`` turns a child node into an expression).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlglot import exp
+
+from millstream.table.api.expressions import and_, if_then_else, lit, not_, or_
+from millstream.table.expression.expression import Expression
+from millstream.table.functions.builtins import call_builtin
+
+__all__ = ["TIME_UNITS", "special_form"]
+
+Convert = Callable[[exp.Expression], Expression]
+
+# EXTRACT(unit FROM t) and its shorthands: the unit -> Flink's function of a date-time
+_EXTRACT = {
+    "YEAR": "YEAR",
+    "QUARTER": "QUARTER",
+    "MONTH": "MONTH",
+    "WEEK": "WEEK",
+    "DAY": "DAYOFMONTH",
+    "DAYOFMONTH": "DAYOFMONTH",
+    "DOY": "DAYOFYEAR",
+    "DAYOFYEAR": "DAYOFYEAR",
+    "DOW": "DAYOFWEEK",
+    "DAYOFWEEK": "DAYOFWEEK",
+    "HOUR": "HOUR",
+    "MINUTE": "MINUTE",
+    "SECOND": "SECOND",
+}
+_PARTS: dict[type, str] = {
+    exp.Year: "YEAR",
+    exp.Quarter: "QUARTER",
+    exp.Month: "MONTH",
+    exp.Week: "WEEK",
+    exp.Day: "DAYOFMONTH",
+    exp.DayOfMonth: "DAYOFMONTH",
+    exp.DayOfYear: "DAYOFYEAR",
+    exp.DayOfWeek: "DAYOFWEEK",
+}
+TIME_UNITS = ("MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+
+
+def _unit(node: Any) -> str:
+    name = str(node.name if isinstance(node, (exp.Var, exp.Column, exp.Identifier)) else node).upper()
+    name = {"DAYS": "DAY", "HOURS": "HOUR", "MINUTES": "MINUTE", "SECONDS": "SECOND"}.get(name, name)
+    if name not in TIME_UNITS:
+        raise ValueError(f"unknown time unit {name}: one of {', '.join(TIME_UNITS)}")
+    return name
+
+
+def _truth(value: Expression, wanted: bool | None, negated: bool) -> Expression:
+    """``value IS [NOT] TRUE | FALSE | UNKNOWN``: never NULL."""
+    if wanted is None:
+        test = value.is_null
+    else:
+        test = if_then_else(value.is_null, lit(False), value if wanted else not_(value))
+    return not_(test) if negated else test
+
+
+def _distinct(a: Expression, b: Expression) -> Expression:
+    """``a IS DISTINCT FROM b``: NULL equals NULL, never NULL."""
+    both_null = and_(a.is_null, b.is_null)
+    one_null = or_(a.is_null, b.is_null)
+    return if_then_else(both_null, lit(False), if_then_else(one_null, lit(True), a != b))
+
+
+def special_form(node: exp.Expression, expression: Convert) -> Expression | None:  # noqa: C901
+    """The call for ``node`` when it is one of the forms above, else None."""
+    if isinstance(node, exp.Like) and node.args.get("negate"):
+        return not_(call_builtin("LIKE", expression(node.this), expression(node.expression)))
+    if isinstance(node, exp.SimilarTo):
+        return call_builtin("SIMILAR", expression(node.this), expression(node.expression))
+    if isinstance(node, exp.Case) and node.this is not None:  # CASE x WHEN v THEN r ...
+        subject = expression(node.this)
+        otherwise = node.args.get("default")
+        result = expression(otherwise) if otherwise is not None else lit(None)
+        for branch in reversed(node.args.get("ifs") or []):
+            result = if_then_else(subject == expression(branch.this), expression(branch.args["true"]), result)
+        return result
+    if isinstance(node, exp.Trim):
+        position = str(node.args.get("position") or "BOTH").upper()
+        name = {"LEADING": "LTRIM", "TRAILING": "RTRIM"}.get(position, "TRIM")
+        characters = node.args.get("expression")
+        args = [expression(node.this)] + ([expression(characters)] if characters is not None else [])
+        return call_builtin(name, *args)
+    if isinstance(node, exp.Between) and node.args.get("symmetric"):
+        value, low, high = expression(node.this), expression(node.args["low"]), expression(node.args["high"])
+        return or_(and_(value >= low, value <= high), and_(value >= high, value <= low))
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
+        return _truth(expression(node.this), bool(node.expression.this), False)
+    if (
+        isinstance(node, exp.Not)
+        and isinstance(node.this, exp.Is)
+        and isinstance(node.this.expression, exp.Boolean)
+    ):
+        return _truth(expression(node.this.this), bool(node.this.expression.this), True)
+    if isinstance(node, exp.NullSafeNEQ):
+        return _distinct(expression(node.this), expression(node.expression))
+    if isinstance(node, exp.NullSafeEQ):
+        return not_(_distinct(expression(node.this), expression(node.expression)))
+    if isinstance(node, exp.StrPosition):  # POSITION(needle IN text)
+        return call_builtin("POSITION", expression(node.args["substr"]), expression(node.this))
+    if isinstance(node, exp.Pad):
+        fill = node.args.get("fill_pattern")
+        args = [expression(node.this), expression(node.expression), expression(fill) if fill else lit(" ")]
+        return call_builtin("LPAD" if node.args.get("is_left") else "RPAD", *args)
+    if isinstance(node, exp.Overlay):
+        length = node.args.get("for_")
+        args = [expression(node.this), expression(node.expression), expression(node.args["from_"])]
+        return call_builtin("OVERLAY", *args, *([expression(length)] if length is not None else []))
+    if isinstance(node, exp.Extract):
+        unit = str(node.this.name).upper()
+        if unit not in _EXTRACT:
+            raise ValueError(f"EXTRACT({unit} FROM ...) is not supported: one of {', '.join(_EXTRACT)}")
+        return call_builtin(_EXTRACT[unit], expression(node.expression))
+    if type(node) in _PARTS:
+        return call_builtin(_PARTS[type(node)], expression(node.this))
+    if isinstance(node, (exp.Floor, exp.Ceil)):
+        name = "FLOOR" if isinstance(node, exp.Floor) else "CEIL"
+        to = node.args.get("to") or node.args.get("unit")
+        if to is not None:  # FLOOR(t TO MINUTE)
+            return call_builtin(f"{name}_TO", expression(node.this), lit(_unit(to)))
+        if node.args.get("decimals") is not None:
+            return None
+        return call_builtin(name, expression(node.this))
+    if isinstance(node, exp.Log):
+        base, value = node.this, node.expression
+        if value is None:
+            return call_builtin("LN", expression(base))
+        if isinstance(base, exp.Literal) and base.this in ("10", 10):
+            return call_builtin("LOG10", expression(value))
+        if isinstance(base, exp.Literal) and base.this in ("2", 2):
+            return call_builtin("LOG2", expression(value))
+        return call_builtin("LOG", expression(base), expression(value))
+    if isinstance(node, (exp.Cast, exp.TryCast)) and node.args.get("safe"):  # TRY_CAST (CAST: not safe)
+        from millstream.table.sql.expressions import _data_type
+
+        return expression(node.this).try_cast(_data_type(node.to))
+    if isinstance(node, exp.Chr):
+        return call_builtin("CHR", *(expression(e) for e in node.expressions))
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() in ("__TIMESTAMPADD", "__TIMESTAMPDIFF"):
+        unit, *rest = node.expressions
+        name = str(node.this).upper().lstrip("_")
+        return call_builtin(
+            name, lit(_unit(unit.this if isinstance(unit, exp.Literal) else unit)), *map(expression, rest)
+        )
+    if isinstance(node, exp.Typeof):
+        return _TypeOf(expression(node.this))
+    return _json_form(node, expression) or _aggregate_form(node, expression) or _overlaps(node, expression)
+
+
+def _is_json_constructor(node: exp.Expression) -> bool:
+    return isinstance(node, exp.JSONObject) or (
+        isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY"
+    )
+
+
+class _TypeOf(Expression):
+    """TYPEOF(x): the summary string of ``x``'s type (known when the query is planned)."""
+
+    def __init__(self, operand: Expression) -> None:
+        self.operand = operand
+
+    def resolve(self, names: list[str], types: list[Any]) -> Any:
+        from millstream.table.common.printing import summary_string
+
+        return lit(summary_string(self.operand.resolve(names, types).data_type)).resolve(names, types)
+
+
+def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
+    """``(start1, end1 | length1) OVERLAPS (start2, end2 | length2)``: the two periods share a
+    point (Calcite's rule: each period ordered first, then ``s1 <= e2 AND s2 <= e1``)."""
+    if not isinstance(node, exp.Overlaps):
+        return None
+    periods = []
+    for side in (node.this, node.expression):
+        items = side.expressions if isinstance(side, exp.Tuple) else []
+        if len(items) != 2:
+            raise ValueError(f"OVERLAPS compares two periods (start, end or length), got: {side.sql()}")
+        start, other = expression(items[0]), expression(items[1])
+        end = call_builtin("PLUS_INTERVAL", start, other) if isinstance(items[1], exp.Interval) else other
+        periods.append((call_builtin("LEAST", start, end), call_builtin("GREATEST", start, end)))
+    (s1, e1), (s2, e2) = periods
+    return and_(s1 <= e2, s2 <= e1)
+
+
+def _json_form(node: exp.Expression, expression: Convert) -> Expression | None:
+    """JSON_OBJECT(KEY k VALUE v ...), JSON_ARRAY(v ...), ``s IS [NOT] JSON [type]``: a nested
+    constructor's value goes in as JSON, not as a string (decided here, by the syntax)."""
+    if isinstance(node, exp.JSONObject):
+        pairs = list(node.expressions or [])
+        on_null = "ABSENT" if "ABSENT" in str(node.args.get("null_handling") or "").upper() else "NULL"
+        raw = "".join("1" if _is_json_constructor(p.expression) else "0" for p in pairs)
+        args = [expression(part) for p in pairs for part in (p.this, p.expression)]
+        return call_builtin("JSON_OBJECT", lit(on_null), lit(raw), *args)
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY":
+        raw = "".join("1" if _is_json_constructor(e) else "0" for e in node.expressions)
+        return call_builtin("JSON_ARRAY", lit("ABSENT"), lit(raw), *(expression(e) for e in node.expressions))
+    is_node = node.this if isinstance(node, exp.Not) else node
+    if isinstance(is_node, exp.Is) and isinstance(is_node.expression, exp.JSON):
+        kind = is_node.expression.this
+        test = call_builtin("IS_JSON", expression(is_node.this), lit(str(kind).upper() if kind else "VALUE"))
+        test = if_then_else(expression(is_node.this).is_null, lit(False), test)
+        return not_(test) if is_node is not node else test
+    return None
+
+
+def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | None:
+    """LISTAGG(x [, sep]), COLLECT(x), JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY k VALUE v)."""
+    import json
+
+    from millstream.table.expression.calls import _Tuple
+    from millstream.table.expression.expression import AggregateCall
+    from millstream.table.functions.aggregates_more import LISTAGG
+
+    if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
+        from millstream.table.functions.aggregates_more import LAG
+
+        offset = node.args.get("offset")
+        default = node.args.get("default")
+        count = 1 if offset is None else int(offset.this)
+        fallback = None if default is None else expression(default).resolve([], []).fn(())
+        return AggregateCall(LAG + json.dumps([count, fallback]), expression(node.this))
+    if isinstance(node, exp.Quantile):  # PERCENTILE(x, p), p a literal in [0, 1]
+        from millstream.table.functions.aggregates_more import PERCENTILE
+
+        percentage = expression(node.args["quantile"]).resolve([], []).fn(())
+        if percentage is None or not 0 <= float(percentage) <= 1:
+            raise ValueError(f"PERCENTILE's percentage must be a literal between 0 and 1, got {percentage}")
+        return AggregateCall(PERCENTILE + json.dumps(float(percentage)), expression(node.this))
+    if isinstance(node, exp.Lead):
+        raise ValueError(
+            "LEAD Function is not supported in stream mode (millstream runs it in neither mode yet)"
+        )
+    if isinstance(node, exp.GroupConcat):
+        separator = node.args.get("separator")
+        text = "," if separator is None else str(separator.this)
+        return AggregateCall(LISTAGG + json.dumps(text), expression(node.this))
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() in ("COLLECT", "JSON_ARRAYAGG"):
+        return AggregateCall(str(node.this).upper(), expression(node.expressions[0]))
+    if isinstance(node, exp.JSONObjectAgg):
+        pair = node.expressions[0]
+        return AggregateCall("JSON_OBJECTAGG", _Tuple([expression(pair.this), expression(pair.expression)]))
+    return None

@@ -1,0 +1,487 @@
+"""SQL queries to Table API plans: FROM (tables, views, subqueries, VALUES, window TVFs,
+joins, LATERAL TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
+group windows), HAVING, select lists; ORDER BY / LIMIT is ``sql/order.py``, Top-N ``sql/top_n.py``.
+
+Unaliased computed items are named ``EXPR$<position>`` as Flink's SQL names them (a column
+keeps its name)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from millstream.table.api.expressions import col
+from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.window_spec import WindowSpec
+from millstream.table.expression.expression import Expression
+from millstream.table.sql.expressions import (
+    _GROUP_WINDOWS,
+    _LEGACY_WINDOW,
+    _STATE,
+    _alias_of,
+    _expression,
+    _frame,
+    _interval_ms,
+    _scope_of,
+)
+from millstream.table.sql.order import order_and_limit
+from millstream.table.sql.parser import _TVFS, SqlError
+from millstream.table.sql.subqueries import _where_subqueries
+
+if TYPE_CHECKING:
+    from millstream.table.api.table import Table
+    from millstream.table.api.table_environment import TableEnvironment
+    from millstream.table.planner.nodes import PlanNode
+
+__all__: list[str] = []  # internal to the SQL translation (sql/statements.py is its entry)
+
+
+@dataclass
+class _Windowed:
+    """A window TVF in FROM: the table it windows, the window and its time column."""
+
+    table: Table
+    spec: WindowSpec
+    time_column: int
+
+
+def _from_item(t_env: TableEnvironment, node: exp.Expression) -> tuple[Table, _Windowed | None]:
+    if isinstance(node, exp.Subquery):
+        return query(t_env, node.this), None
+    if (
+        isinstance(node, exp.Table)
+        and isinstance(node.this, exp.Anonymous)
+        and node.this.name.upper() == "TABLE"
+    ):
+        return _window_tvf(t_env, node.this.expressions[0])
+    if isinstance(node, exp.Table):
+        if node.args.get("version") is not None:
+            # never run as a regular join: that would join every version, not the one valid then
+            raise SqlError(
+                f"FOR SYSTEM_TIME AS OF on table '{node.name}' (a temporal join) is not supported "
+                "yet; millstream refuses it rather than join every version of the table"
+            )
+        return t_env.from_path(node.name), None
+    if isinstance(node, exp.Values):
+        return _values(t_env, node), None
+    raise SqlError(f"unsupported FROM: {node.sql()}")
+
+
+def _values(t_env: TableEnvironment, node: exp.Values) -> Table:
+    """``(VALUES (1, 'a'), (2, 'b')) AS t(x, y)``: the rows as a table (columns ``EXPR$0`` ...
+    unless named); a column's type is its first non-NULL value's, nullable when one is NULL."""
+    from millstream.table.api.table import Table as TableClass
+    from millstream.table.planner.nodes import Values
+
+    rows: list[tuple[Any, ...]] = []
+    typed: list[list[DataType]] = []
+    for row in node.expressions:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        compiled = [_expression(item).resolve([], []) for item in items]
+        rows.append(tuple(c.fn(()) for c in compiled))
+        typed.append([c.data_type for c in compiled])
+    width = len(rows[0]) if rows else 0
+    if any(len(r) != width for r in rows):
+        raise SqlError(f"the rows of VALUES differ in length: {node.sql()[:80]}")
+    alias = node.args.get("alias")
+    names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+    names = names or [f"EXPR${i}" for i in range(width)]
+    types = []
+    for i in range(width):
+        known = [t[i] for t in typed if t[i].root != "NULL"]
+        column = known[0] if known else DataTypes.NULL()
+        types.append(column.nullable() if any(r[i] is None for r in rows) else column)
+    return TableClass(Values(names, types, False, rows, label="Values"), t_env)
+
+
+def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _Windowed]:
+    """``TUMBLE(t, DESCRIPTOR(ts), size [, offset])``, ``HOP(t, DESCRIPTOR(ts), slide, size)``,
+    ``CUMULATE(t, DESCRIPTOR(ts), step, size)``, ``SESSION(t [PARTITION BY k], DESCRIPTOR(ts), gap)``."""
+    from millstream.table.api.table import Table
+    from millstream.table.runtime.window_agg import WindowTVF, tvf_columns, window_time_column
+
+    name = call.name.upper().removeprefix("MS_")
+    args = list(call.expressions)
+    if name not in _TVFS or len(args) < 3:
+        raise SqlError(f"unsupported table function in FROM: {call.sql()}")
+    source = args.pop(0)
+    table, _ = _from_item(
+        t_env, source if not isinstance(source, exp.Column) else exp.Table(this=source.this)
+    )
+    if args and isinstance(args[0], exp.Anonymous) and args[0].name.upper() == "MS_PARTITION_BY":
+        args.pop(0)  # a session's partition keys: its GROUP BY keys group it
+    descriptor = args.pop(0)
+    if not (isinstance(descriptor, exp.Anonymous) and descriptor.name.upper() == "DESCRIPTOR"):
+        raise SqlError(f"{name} needs DESCRIPTOR(time_column) as its second argument")
+    time_name = descriptor.expressions[0].name
+    plan = table._plan
+    if time_name not in plan.names:
+        raise SqlError(f"Column '{time_name}' not found in {name}'s input {plan.names}")
+    time_column = plan.names.index(time_name)
+    sizes = [_interval_ms(a) for a in args]
+    if name == "TUMBLE":
+        spec = WindowSpec("TUMBLE", sizes[0], 0, sizes[1] if len(sizes) > 1 else 0)
+    elif name in ("HOP", "CUMULATE"):
+        spec = WindowSpec(name, sizes[1], sizes[0], sizes[2] if len(sizes) > 2 else 0)
+    else:
+        spec = WindowSpec("SESSION", sizes[0])
+    if not window_time_column(plan, time_column, t_env._batch):
+        raise SqlError(
+            "The window function requires the timecol is a time attribute type, but is "
+            f"{plan.types[time_column]!r}"
+        )
+    names, types = tvf_columns(plan, time_column)
+    node = WindowTVF(
+        names,
+        types,
+        False,
+        plan,
+        spec,
+        time_column,
+        rowtime=len(names) - 1,
+        window=(len(names) - 3, len(names) - 2),
+    )
+    return Table(node, t_env), _Windowed(table, spec, time_column)
+
+
+def _source(t_env: TableEnvironment, select: exp.Select) -> tuple[Table, _Windowed | None]:
+    """The FROM clause: a table, view, subquery or window TVF, joined with the JOINs and
+    LATERAL TABLEs after it. Sets the column scope for the rest of the query."""
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None:  # SELECT 1 + 1: over one row of no columns, as Flink's VALUES
+        from millstream.table.api.table import Table as TableClass
+        from millstream.table.planner.nodes import Values
+
+        table, windowed = TableClass(Values([], [], False, [()], label="Values"), t_env), None
+        _STATE.scopes.append(_scope_of(table, None))
+        return table, windowed
+    table, windowed = _from_item(t_env, source.this)
+    scope = _scope_of(table, _alias_of(source.this))
+    _STATE.scopes.append(scope)
+    joins = select.args.get("joins") or []
+    for i, join in enumerate(joins):
+        where = select.args.get("where")
+        if isinstance(join.this, (exp.Lateral, exp.Unnest)):
+            table = _lateral(t_env, table, join, scope)
+        else:
+            implicit = join.args.get("on") is None and i == len(joins) - 1 and where is not None
+            table = _join(t_env, table, join, scope, where.this if implicit and where is not None else None)
+            if implicit:  # FROM a, b WHERE a.k = b.k: the WHERE is the join's condition
+                select.set("where", None)
+        windowed = None
+    return table, windowed
+
+
+def _join(
+    t_env: TableEnvironment,
+    left: Table,
+    join: exp.Join,
+    scope: dict[tuple[str | None, str], str],
+    implicit_condition: exp.Expression | None,
+) -> Table:
+    """``left [INNER | LEFT | RIGHT | FULL] JOIN right ON condition``; right's columns whose
+    names are taken get a number (``k`` -> ``k0``), as Calcite names them."""
+    from millstream.table.api.table import Table as TableClass
+    from millstream.table.runtime.join import join_plans
+
+    right, _ = _from_item(t_env, join.this)
+    alias = _alias_of(join.this)
+    taken = set(left.get_schema().get_field_names())
+    renamed: list[Expression] = []
+    for name in right.get_schema().get_field_names():
+        new = name
+        n = 0
+        while new in taken:
+            new = f"{name}{n}"
+            n += 1
+        taken.add(new)
+        renamed.append(col(name).alias(new) if new != name else col(name))
+        scope[(alias, name)] = new
+        if (None, name) not in scope:
+            scope[(None, name)] = new
+    right = right.select(*renamed)
+    side = str(join.args.get("side") or "").upper()
+    join_type = {"LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}.get(side, "INNER")
+    on = join.args.get("on")
+    condition = on if on is not None else implicit_condition
+    predicate = _expression(condition) if condition is not None else None
+    plan = join_plans(left._plan, right._plan, join_type, predicate)
+    return TableClass(plan, left._t_env)
+
+
+def _lateral(
+    t_env: TableEnvironment, left: Table, join: exp.Join, scope: dict[tuple[str | None, str], str]
+) -> Table:
+    """``[CROSS | LEFT] JOIN LATERAL TABLE(udtf(args)) [AS] t(a, b) [ON TRUE]`` (each row with
+    every row the function yields for it) or ``CROSS JOIN UNNEST(array) [AS] t(x)`` (each row
+    with every element; a ROW element's fields are columns). LEFT keeps a row the function
+    yields nothing for, padded with NULLs, as Flink's; its condition must be ``ON TRUE``."""
+    from millstream.table.api.table import Table as TableClass
+    from millstream.table.planner.nodes import FlatMap
+
+    node = join.this
+    outer = str(join.args.get("side") or "").upper() == "LEFT"
+    condition = join.args.get("on")
+    if outer and not (isinstance(condition, exp.Boolean) and condition.this):
+        raise SqlError("LEFT JOIN LATERAL TABLE(...) supports the condition ON TRUE only, as Flink's")
+    plan = left._plan
+    if isinstance(node, exp.Unnest):
+        rows_of, columns, types = _unnest(node, plan)
+    else:
+        rows_of, columns, types = _table_function(node, plan)
+    alias = node.args.get("alias")
+    if alias is not None and alias.columns:
+        if len(alias.columns) != len(columns):
+            raise SqlError(
+                f"{node.sql()[:60]} has {len(columns)} columns, its alias names {len(alias.columns)}"
+            )
+        columns = [c.name for c in alias.columns]
+    padding = (None,) * len(columns)
+
+    def joined(row: Any) -> list[tuple[Any, ...]]:
+        values = tuple(row)
+        produced = [values + tuple(r) for r in rows_of(values)]
+        return produced if produced or not outer else [values + padding]
+
+    for c in columns:
+        scope[(None, c)] = c
+        if alias is not None and alias.name:
+            scope[(alias.name, c)] = c
+    if outer:
+        types = [t.nullable() for t in types]
+    return TableClass(
+        FlatMap(list(plan.names) + columns, list(plan.types) + types, plan.updating, plan, joined), t_env
+    )
+
+
+def _table_function(
+    node: exp.Lateral, plan: PlanNode
+) -> tuple[Callable[..., Any], list[str], list[DataType]]:
+    """A registered table function's call: its rows of an input row, its columns and types."""
+    from millstream.table.functions.udf import registered_function
+
+    call = node.this
+    if isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE":
+        call = call.expressions[0]
+    if isinstance(call, exp.Anonymous):
+        name, arguments = call.name, list(call.expressions)
+    elif isinstance(call, exp.Func):  # a name sqlglot knows (EXPLODE ...) registered as a UDTF
+        name, arguments = call.sql_name(), [v for v in call.args.values() if isinstance(v, exp.Expression)]
+    else:
+        raise SqlError(f"LATERAL TABLE expects a table function call, got {call.sql()}")
+    function = registered_function(name)
+    args = [_expression(a).resolve(plan.names, plan.types).fn for a in arguments]
+    rows = function.rows_of()
+    return (
+        (lambda values: rows(*[a(values) for a in args])),
+        function.result_names(),
+        list(function.result_types),
+    )
+
+
+def _unnest(node: exp.Unnest, plan: PlanNode) -> tuple[Callable[..., Any], list[str], list[DataType]]:
+    """UNNEST(array): one row per element (a ROW element's fields as columns, a MAP's entries as
+    key and value); NULL or empty: no row."""
+    if len(node.expressions) != 1:
+        raise SqlError(f"UNNEST takes one array here, got: {node.sql()}")
+    compiled = _expression(node.expressions[0]).resolve(plan.names, plan.types)
+    value, data_type = compiled.fn, compiled.data_type
+    if data_type.root == "MAP":
+        key_type, value_type = data_type.key_type, data_type.value_type  # type: ignore[attr-defined]
+        return (lambda row: list((value(row) or {}).items())), ["f0", "f1"], [key_type, value_type]
+    if data_type.root != "ARRAY":
+        raise SqlError(f"UNNEST needs an ARRAY or MAP, got {data_type!r}: {node.sql()}")
+    element = data_type.element_type  # type: ignore[attr-defined]
+    fields = getattr(element, "fields", None)
+    if element.root == "ROW" and fields is not None:
+        return (
+            (lambda row: [tuple(e) if e is not None else (None,) * len(fields) for e in value(row) or []]),
+            [f.name for f in fields],
+            [f.data_type for f in fields],
+        )
+    return (lambda row: [(e,) for e in value(row) or []]), ["f0"], [element]
+
+
+def query(t_env: TableEnvironment, node: exp.Expression) -> Table:
+    """The table a query describes: a SELECT, a set operation of queries (``UNION [ALL]``,
+    ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), or either in
+    parentheses."""
+    if isinstance(node, exp.Subquery):
+        return query(t_env, node.this)
+    if isinstance(node, exp.SetOperation):
+        left, right = query(t_env, node.this), query(t_env, node.expression)
+        every = not node.args.get("distinct")
+        if isinstance(node, exp.Union):
+            table = left.union_all(right) if every else left.union(right)
+        elif isinstance(node, exp.Intersect):
+            table = left.intersect_all(right) if every else left.intersect(right)
+        else:
+            table = left.minus_all(right) if every else left.minus(right)
+        return order_and_limit(t_env, table, node)
+    if not isinstance(node, exp.Select):
+        raise SqlError(f"unsupported query: {node.sql()[:80]}")
+    return _select(t_env, node)
+
+
+def is_query(node: exp.Expression) -> bool:
+    """Whether ``node`` is a query (``query`` plans it)."""
+    return isinstance(node, (exp.Select, exp.SetOperation)) or (
+        isinstance(node, exp.Subquery) and is_query(node.this)
+    )
+
+
+def _select(t_env: TableEnvironment, select: exp.Select) -> Table:
+    depth = len(_STATE.scopes)
+    frames: dict[str, Any] = {}
+    for window in select.args.get("windows") or []:  # WINDOW w AS (...)
+        frames[window.name] = window
+    _STATE.over.append(frames)
+    try:
+        return _select_in_scope(t_env, select)
+    finally:
+        del _STATE.scopes[depth:]
+        _STATE.over.pop()
+
+
+def _resolves(table: Table, node: exp.Expression) -> bool:
+    """Whether ``node`` is an expression over ``table``'s own columns."""
+    _STATE.scopes.append(_scope_of(table, None))
+    try:
+        _expression(node).resolve(table._plan.names, table._plan.types)
+        return True
+    except (SqlError, ValueError):
+        return False
+    finally:
+        _STATE.scopes.pop()
+
+
+def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
+    from millstream.table.sql.top_n import _top_n  # it plans its inner query with _select
+
+    ranked = _top_n(t_env, select)
+    if ranked is not None:
+        return ranked
+    table, windowed = _source(t_env, select)
+    table, where = _where_subqueries(t_env, select, table)
+    if where is not None:
+        condition = _expression(where.this)
+        table = table.filter(condition)
+        if windowed is not None:  # a window aggregation reads the TVF's input: filter that too
+            try:
+                windowed.table = windowed.table.filter(condition)
+            except ValueError:
+                windowed = None  # the condition reads window columns: aggregate the filtered TVF rows
+    items: list[Expression] = []
+    for position, e in enumerate(select.expressions):
+        items.extend(_items(table, e, position))
+    items = _uniquify(items)
+    group = select.args.get("group")
+    having = select.args.get("having")
+    aggregating = group is not None or any(e.aggregates() for e in items)
+    if aggregating:
+        group_nodes = list(group.expressions) if group is not None else []
+        aggregate = _window_grouping(table, windowed, group_nodes)
+        if having is not None:
+            condition = _expression(having.this).alias("$having")
+            grouped = aggregate(items + [condition])
+            visible = [col(name) for name in grouped.get_schema().get_field_names() if name != "$having"]
+            table = grouped.filter(col("$having")).select(*visible)
+        else:
+            table = aggregate(items)
+    elif _STATE.over[-1]:
+        from millstream.table.api.table import Table as TableClass
+        from millstream.table.runtime.over import over_aggregate
+
+        frames = {n: f if not isinstance(f, exp.Window) else _frame(f) for n, f in _STATE.over[-1].items()}
+        table = TableClass(over_aggregate(table._plan, frames, items), table._t_env)
+    else:
+        table = table.select(*items)
+    if select.args.get("distinct") is not None:
+        table = table.distinct()
+    return order_and_limit(t_env, table, select)
+
+
+def _window_grouping(
+    table: Table, windowed: _Windowed | None, group_nodes: list[exp.Expression]
+) -> Callable[[list[Expression]], Table]:
+    """How the select list is aggregated: a window aggregation (GROUP BY window_start,
+    window_end of a window TVF, or GROUP BY TUMBLE(ts, size) ...) or a group aggregation."""
+    from millstream.table.api.table import Table as TableClass
+    from millstream.table.runtime.window_agg import window_aggregate
+
+    names = [n.name if isinstance(n, exp.Column) else None for n in group_nodes]
+    legacy = [n for n in group_nodes if isinstance(n, exp.Anonymous) and n.name.upper() in _GROUP_WINDOWS]
+    if windowed is not None and "window_start" in names and "window_end" in names:
+        keys = [_expression(n) for n, name in zip(group_nodes, names, strict=True)
+                if name not in ("window_start", "window_end", "window_time")]  # fmt: skip
+        base = windowed.table
+
+        def by_window(items: list[Expression]) -> Table:
+            plan = window_aggregate(base._plan, windowed.spec, windowed.time_column, keys, items,
+                                    ("window_start", "window_end", "window_time"),
+                                    batch=base._t_env._batch)  # fmt: skip
+            return TableClass(plan, base._t_env)
+
+        return by_window
+    if legacy:
+        call = legacy[0]
+        kind = _GROUP_WINDOWS[call.name.upper()]
+        time_expression = call.expressions[0]
+        sizes = [_interval_ms(a) for a in call.expressions[1:]]
+        spec = WindowSpec(kind, sizes[1], sizes[0]) if kind == "HOP" else WindowSpec(kind, sizes[0])
+        keys = [_expression(n) for n in group_nodes if n is not call]
+        plan = table._plan
+        time_column = plan.names.index(time_expression.name)
+
+        def by_group_window(items: list[Expression]) -> Table:
+            result = window_aggregate(plan, spec, time_column, keys, items,
+                                      tuple(f"{_LEGACY_WINDOW}${p}" for p in ("start", "end", "rowtime")),  # type: ignore[arg-type]
+                                      batch=table._t_env._batch)  # fmt: skip
+            return TableClass(result, table._t_env)
+
+        return by_group_window
+    keys = [_expression(k) for k in group_nodes]
+    return lambda items: table.group_by(*keys).select(*items)
+
+
+def _uniquify(items: list[Expression]) -> list[Expression]:
+    """Select items with unique names, as Calcite names repeats: ``ts``, ``ts0``, ``ts1`` ..."""
+    seen: set[str] = set()
+    result = []
+    for item in items:
+        name = getattr(item, "name", None)
+        if isinstance(name, str) and name in seen:
+            n = 0
+            while f"{name}{n}" in seen:
+                n += 1
+            name = f"{name}{n}"
+            item = item.alias(name)
+        if isinstance(name, str):
+            seen.add(name)
+        result.append(item)
+    return result
+
+
+def _items(table: Table, node: exp.Expression, position: int) -> list[Expression]:
+    """A select item with its column name (Flink's ``EXPR$<position>`` when unnamed); ``*``
+    is every column."""
+    names = [n for n in table.get_schema().get_field_names() if not n.startswith("$")]
+    if isinstance(node, exp.Column) and isinstance(node.this, exp.Star) and node.table and _STATE.scopes:
+        qualified = {v for (q, _), v in _STATE.scopes[-1].items() if q == node.table}
+        return [col(n) for n in names if n in qualified]
+    if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
+        return [col(n) for n in names]
+    return [_item(node, position)]
+
+
+def _item(node: exp.Expression, position: int) -> Expression:
+    """A select item with its column name (Flink's ``EXPR$<position>`` when unnamed)."""
+    if isinstance(node, exp.Alias):
+        return _expression(node.this).alias(node.alias)
+    if isinstance(node, exp.Column):
+        converted = _expression(node)
+        return converted if getattr(converted, "name", None) == node.name else converted.alias(node.name)
+    return _expression(node).alias(f"EXPR${position}")
