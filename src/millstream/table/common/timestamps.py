@@ -8,6 +8,10 @@ starts at midnight of that date-time); a ``TIMESTAMP_LTZ(p)`` is an instant, hel
 wall-clock time of the session time zone (this process's local zone, as PyFlink converts
 it). Casting between the two therefore keeps the value, as Flink's cast in the session zone
 does. An ``Instant`` of the DataStream API becomes a TIMESTAMP_LTZ value.
+
+A value of a precision above 6 (``TIMESTAMP(9)``) that has nanoseconds below its microseconds
+is a ``NanoTimestamp``: a ``datetime`` that keeps them (``nanosecond``, 0..999, as
+``pandas.Timestamp`` holds Arrow's ``timestamp[ns]``), compares, hashes and prints with them.
 """
 
 from __future__ import annotations
@@ -19,15 +23,144 @@ from millstream.common.time import Instant
 
 __all__ = [
     "EPOCH",
+    "NanoTimestamp",
     "from_epoch_millis",
+    "from_epoch_nanos",
     "java_instant_string",
     "java_local_date_time_string",
+    "nano_of_second",
     "to_epoch_millis",
+    "to_epoch_nanos",
     "to_instant",
+    "with_nano_of_second",
 ]
 
 EPOCH = datetime.datetime(1970, 1, 1)
 _MILLI = datetime.timedelta(milliseconds=1)
+
+
+class NanoTimestamp(datetime.datetime):
+    """A date-time with nanoseconds: a ``datetime`` and the ``nanosecond`` (0..999) below its
+    microseconds. Equality, order and hash take them into account (a value with none equals
+    the plain ``datetime``); adding or subtracting a ``timedelta``, ``replace`` and
+    ``astimezone`` keep them. Made by ``with_nano_of_second``."""
+
+    _nanosecond: int = 0  # what a copy made by one of datetime's own methods holds
+
+    @property
+    def nanosecond(self) -> int:
+        """The nanoseconds below the microseconds (as ``pandas.Timestamp.nanosecond``)."""
+        return self._nanosecond
+
+    def _key(self) -> tuple[datetime.datetime, int]:
+        return _plain(self), self._nanosecond
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, datetime.datetime):
+            return self._key() == _key_of(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        if isinstance(other, datetime.datetime):
+            return self._key() != _key_of(other)
+        return NotImplemented
+
+    def __lt__(self, other: datetime.datetime) -> bool:  # type: ignore[override]
+        return self._key() < _key_of(other)
+
+    def __le__(self, other: datetime.datetime) -> bool:  # type: ignore[override]
+        return self._key() <= _key_of(other)
+
+    def __gt__(self, other: datetime.datetime) -> bool:  # type: ignore[override]
+        return self._key() > _key_of(other)
+
+    def __ge__(self, other: datetime.datetime) -> bool:  # type: ignore[override]
+        return self._key() >= _key_of(other)
+
+    def __hash__(self) -> int:
+        return hash(_plain(self)) if not self._nanosecond else hash(self._key())
+
+    def __add__(self, other: datetime.timedelta) -> datetime.datetime:  # type: ignore[override]
+        return _with_nanos(_plain(self) + other, self._nanosecond)
+
+    __radd__ = __add__  # type: ignore[assignment]
+
+    def __sub__(self, other: Any) -> Any:
+        if isinstance(other, datetime.timedelta):
+            return _with_nanos(_plain(self) - other, self._nanosecond)
+        return _plain(self) - (_plain(other) if isinstance(other, datetime.datetime) else other)
+
+    def replace(self, *args: Any, nanosecond: int | None = None, **kwargs: Any) -> datetime.datetime:  # type: ignore[override]
+        """``datetime.replace``, keeping (or setting) the nanoseconds."""
+        nanos = self._nanosecond if nanosecond is None else nanosecond
+        return _with_nanos(_plain(self).replace(*args, **kwargs), nanos)
+
+    def astimezone(self, tz: datetime.tzinfo | None = None) -> datetime.datetime:  # type: ignore[override]
+        return _with_nanos(_plain(self).astimezone(tz), self._nanosecond)
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return with_nano_of_second, (_plain(self), nano_of_second(self))
+
+    def __repr__(self) -> str:
+        return f"NanoTimestamp({_plain(self)!r}, nanosecond={self._nanosecond})"
+
+    def __str__(self) -> str:
+        text = _plain(self).isoformat(sep=" ", timespec="microseconds")
+        end = text.index(".") + 7
+        return f"{text[:end]}{self._nanosecond:03d}{text[end:]}"
+
+
+def _plain(value: datetime.datetime) -> datetime.datetime:
+    """The ``datetime`` of a value, to the microsecond."""
+    return datetime.datetime(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+        value.tzinfo, fold=value.fold,
+    )  # fmt: skip
+
+
+def _key_of(value: datetime.datetime) -> tuple[datetime.datetime, int]:
+    return _plain(value), int(getattr(value, "nanosecond", 0) or 0)
+
+
+def _with_nanos(value: datetime.datetime, nanosecond: int) -> datetime.datetime:
+    if not nanosecond:
+        return value
+    moved = NanoTimestamp(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+        value.tzinfo, fold=value.fold,
+    )  # fmt: skip
+    moved._nanosecond = nanosecond
+    return moved
+
+
+def nano_of_second(value: Any) -> int:
+    """The nanoseconds within the second of a ``datetime`` / ``time`` (with those a
+    ``NanoTimestamp`` or ``pandas.Timestamp`` keeps below the microseconds)."""
+    return value.microsecond * 1000 + int(getattr(value, "nanosecond", 0) or 0)
+
+
+def with_nano_of_second(value: datetime.datetime, nanos: int) -> datetime.datetime:
+    """``value`` with its fraction of a second set to ``nanos`` (0..999,999,999): a plain
+    ``datetime`` when they are whole microseconds, else a ``NanoTimestamp``."""
+    plain = datetime.datetime(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, nanos // 1000,
+        value.tzinfo, fold=value.fold,
+    )  # fmt: skip
+    return _with_nanos(plain, nanos % 1000)
+
+
+def to_epoch_nanos(value: datetime.datetime) -> int:
+    """Nanoseconds since the epoch of a TIMESTAMP value (its wall clock taken as UTC; a value
+    with a zone: its instant)."""
+    start = EPOCH if value.tzinfo is None else EPOCH.replace(tzinfo=datetime.UTC)
+    whole = _plain(value).replace(microsecond=0)
+    return (whole - start) // datetime.timedelta(seconds=1) * 1_000_000_000 + nano_of_second(value)
+
+
+def from_epoch_nanos(nanos: int) -> datetime.datetime:
+    """The TIMESTAMP value (UTC wall clock) of nanoseconds since the epoch."""
+    seconds, fraction = divmod(nanos, 1_000_000_000)
+    return with_nano_of_second(EPOCH + datetime.timedelta(seconds=seconds), fraction)
 
 
 def to_epoch_millis(value: Any, root: str) -> int:
