@@ -22,13 +22,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from millstream.connectors.formats.json_converters import json_loads
-from millstream.connectors.formats.row_formats import (
-    FormatError,
-    dumps,
-    json_object_decoder,
-    json_object_encoder,
-)
+from millstream.connectors.formats.json_converters import json_loads, json_row_converter
+from millstream.connectors.formats.json_encoders import JsonWriteOptions, dumps, json_object_encoder
+from millstream.connectors.formats.row_formats import FormatError
 from millstream.table.common.factories import (
     DELETE,
     INSERT,
@@ -62,7 +58,7 @@ class DebeziumJsonFormatFactory(FormatFactory):
         ignore = _flag(options, prefix, self.identifier, "ignore-parse-errors")
         schema_include = _flag(options, prefix, self.identifier, "schema-include")
         loads = json_loads
-        to_row = json_object_decoder(names, types, False, ignore)
+        to_row = _row_decoder(names, types, options, prefix, self.identifier, ignore)
 
         def changes(data: bytes) -> Changes:
             message = loads(data)
@@ -79,13 +75,19 @@ class DebeziumJsonFormatFactory(FormatFactory):
     def encoder(
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
     ) -> Encoder:
-        to_object = json_object_encoder(names, types)
+        write = JsonWriteOptions.of(options, prefix, self.identifier)
+        to_object = json_object_encoder(names, types, write)
+        omit_null = write.ignore_null_fields  # the envelope is written with the same options
 
         def encode(change: tuple[str, tuple[Any, ...]]) -> bytes:
             row = to_object(change[1])
             if change[0] in (INSERT, UPDATE_AFTER):
-                return dumps({"before": None, "after": row, "op": "c"})
-            return dumps({"before": row, "after": None, "op": "d"})
+                return dumps(
+                    {"after": row, "op": "c"} if omit_null else {"before": None, "after": row, "op": "c"}
+                )
+            return dumps(
+                {"before": row, "op": "d"} if omit_null else {"before": row, "after": None, "op": "d"}
+            )
 
         return encode
 
@@ -105,7 +107,7 @@ class CanalJsonFormatFactory(FormatFactory):
         database_re = re.compile(database) if database else None
         table_re = re.compile(table) if table else None
         loads = json_loads
-        to_row = json_object_decoder(names, types, False, ignore)
+        to_row = _row_decoder(names, types, options, prefix, self.identifier, ignore)
 
         def changes(data: bytes) -> Changes:
             message = loads(data)
@@ -122,13 +124,27 @@ class CanalJsonFormatFactory(FormatFactory):
     def encoder(
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
     ) -> Encoder:
-        to_object = json_object_encoder(names, types)
+        to_object = json_object_encoder(names, types, JsonWriteOptions.of(options, prefix, self.identifier))
 
         def encode(change: tuple[str, tuple[Any, ...]]) -> bytes:
             kind = "INSERT" if change[0] in (INSERT, UPDATE_AFTER) else "DELETE"
             return dumps({"data": [to_object(change[1])], "type": kind})
 
         return encode
+
+
+def _row_decoder(
+    names: list[str],
+    types: list[DataType],
+    options: dict[str, str],
+    prefix: str,
+    identifier: str,
+    ignore: bool,
+) -> Callable[[Any], tuple[Any, ...]]:
+    """The rows inside the envelope, read as the json format reads them, in the format's
+    ``<format>.timestamp-format.standard``."""
+    standard = format_option(options, prefix, identifier, "timestamp-format.standard", "SQL")
+    return json_row_converter(names, types, False, ignore, standard)
 
 
 def _guarded(changes: Callable[[bytes], Changes], ignore: bool, what: str) -> Decoder:

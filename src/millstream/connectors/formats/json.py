@@ -26,6 +26,7 @@ from millstream.common.types import Row
 from millstream.connectors.file.readers import LineDecoder, LineError
 from millstream.connectors.formats.common import _named_row, _nullable, _SchemaReaderFormat
 from millstream.connectors.formats.json_converters import json_loads, json_text, json_value_converter
+from millstream.connectors.formats.json_encoders import dumps, json_object_encoder
 from millstream.table.common.types import DataType, DataTypes
 
 __all__ = ["JsonLinesReaderFormat", "JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
@@ -262,7 +263,6 @@ class JsonRowSerializationSchema:
 
 
 def _row_encoder(type_info: TypeInformation) -> Callable[[Any], bytes]:
-    from millstream.connectors.formats.row_formats import dumps, json_object_encoder
     from millstream.table.common.types import from_type_info
 
     if not isinstance(type_info, RowTypeInfo):

@@ -5,8 +5,9 @@
   ``json.fail-on-missing-field`` (false: a missing field is NULL), ``json.ignore-parse-errors``
   (a value that does not convert is NULL and the rest of the row kept; a record that is not a
   JSON object is skipped), ``json.timestamp-format.standard`` (``SQL`` or ``ISO-8601``),
-  ``json.encode.decimal-as-plain-number``. Timestamps are written in Flink's SQL
-  format (``2024-01-01 12:00:00.5``; TIMESTAMP_LTZ with a ``Z``), BYTES as base64.
+  ``json.map-null-key.mode`` / ``.literal``, ``json.encode.decimal-as-plain-number``,
+  ``json.encode.ignore-null-fields``; values written as ``json_encoders`` says (ROW, ARRAY
+  and MAP as JSON objects and arrays).
 - ``csv``: one CSV line per record, read and written as Jackson's CSV (``csv_jackson``: an
   empty trailing field more is allowed; a text field is quoted when Jackson would quote it).
   ``csv.field-delimiter`` (``,``), ``csv.quote-character`` (``"``),
@@ -18,24 +19,23 @@
 
 from __future__ import annotations
 
-import base64
 import csv
-import datetime
-import json
-import math
-import re
 import struct
 from collections.abc import Callable
 from typing import Any
 
-from millstream.common.java_values import java_double_str, java_float_str
 from millstream.connectors.formats.csv_jackson import (
     CsvWriteOptions,
     arity_error,
     jackson_fields,
-    strip_zeros,
 )
 from millstream.connectors.formats.json_converters import json_loads, json_row_converter
+from millstream.connectors.formats.json_encoders import (
+    JsonWriteOptions,
+    dumps,
+    json_encoder_of,
+    json_object_encoder,
+)
 from millstream.table.common.factories import Decoder, Encoder, FormatFactory, format_option
 from millstream.table.common.types import DataType
 
@@ -53,77 +53,6 @@ def _flag(options: dict[str, str], prefix: str, identifier: str, key: str) -> bo
 # -- json -------------------------------------------------------------------------------------------------
 
 
-def _sql_timestamp(value: datetime.datetime) -> str:
-    """Flink's JSON ``SQL`` timestamp format: the fraction only as long as it needs."""
-    text = value.strftime("%Y-%m-%d %H:%M:%S")
-    if value.microsecond:
-        text += f".{value.microsecond:06d}".rstrip("0")
-    return text
-
-
-def _sql_time(value: datetime.time) -> str:
-    """Flink's JSON ``SQL_TIME_FORMAT``: the fraction only as long as it needs."""
-    text = value.strftime("%H:%M:%S")
-    if value.microsecond:
-        text += f".{value.microsecond:06d}".rstrip("0")
-    return text
-
-
-def json_encoder_of(data_type: DataType, plain_decimals: bool = False) -> Callable[[Any], Any]:
-    """A column value -> its JSON value, as Flink's ``RowDataToJsonConverters``."""
-    from millstream.table.common.types import ArrayType, MapType, RowType
-
-    root = data_type.root
-    if isinstance(data_type, ArrayType):
-        element = json_encoder_of(data_type.element_type, plain_decimals)
-        return lambda v: [None if e is None else element(e) for e in v]
-    if isinstance(data_type, MapType):
-        value = json_encoder_of(data_type.value_type, plain_decimals)
-        return lambda v: {str(k): None if e is None else value(e) for k, e in v.items()}
-    if isinstance(data_type, RowType):
-        fields = [
-            (n, json_encoder_of(t, plain_decimals))
-            for n, t in zip(data_type.field_names(), data_type.field_types(), strict=True)
-        ]
-        return lambda v: {n: None if e is None else f(e) for (n, f), e in zip(fields, v, strict=True)}
-    if root == "DECIMAL":
-        # Jackson's decimal node strips trailing zeros (1.50 -> 1.5, 100 -> 1E+2) and writes
-        # BigDecimal.toString, or the plain digits when asked (dumps puts them in place)
-        if plain_decimals:
-            return lambda v: _DECIMAL_MARK + format(strip_zeros(v), "f")
-        return lambda v: _DECIMAL_MARK + str(strip_zeros(v))
-    if root == "TIMESTAMP":
-        return _sql_timestamp
-    if root == "TIMESTAMP_LTZ":
-        return lambda v: _sql_timestamp(v.astimezone(datetime.UTC) if v.tzinfo is None else v) + "Z"
-    if root == "DATE":
-        return lambda v: v.isoformat()
-    if root == "TIME":
-        return _sql_time
-    if root in ("BYTES", "BINARY", "VARBINARY"):
-        return lambda v: base64.b64encode(bytes(v)).decode("ascii")
-    if root in ("FLOAT", "DOUBLE"):
-        return _java_floating(java_float_str if root == "FLOAT" else java_double_str)
-    return lambda v: v
-
-
-def _java_floating(text: Callable[[float], str]) -> Callable[[Any], Any]:
-    """A FLOAT / DOUBLE as Jackson writes it: Java's text (``1.0E20``, ``0.1``); NaN and the
-    infinities as strings (``QUOTE_NON_NUMERIC_NUMBERS``)."""
-
-    def encode(value: Any) -> Any:
-        number = float(value)
-        if math.isfinite(number):
-            return _DECIMAL_MARK + text(number)  # put in place by dumps, as a decimal's digits
-        return text(number)
-
-    return encode
-
-
-_DECIMAL_MARK = "\x00decimal:"
-_MARKED_DECIMAL = re.compile(r'"\\u0000decimal:([-+0-9.Ee]+)"')
-
-
 def json_object_decoder(
     names: list[str], types: list[DataType], fail_on_missing: bool, ignore_parse_errors: bool = False
 ) -> Callable[[Any], tuple[Any, ...]]:
@@ -131,22 +60,6 @@ def json_object_decoder(
     NULL), converted as Flink's JSON format (``json_converters``); with ``ignore_parse_errors``
     a field that does not convert is NULL."""
     return json_row_converter(names, types, fail_on_missing, ignore_parse_errors)
-
-
-def json_object_encoder(
-    names: list[str], types: list[DataType], plain_decimals: bool = False
-) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
-    """A row -> its JSON object."""
-    fields = [(n, json_encoder_of(t, plain_decimals)) for n, t in zip(names, types, strict=True)]
-    return lambda row: {n: None if v is None else f(v) for (n, f), v in zip(fields, row, strict=True)}
-
-
-def dumps(value: Any) -> bytes:
-    """Compact JSON text, as Jackson writes it (decimals as numbers with their digits)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if "\\u0000decimal:" in text:
-        text = _MARKED_DECIMAL.sub(r"\1", text)
-    return text.encode("utf-8")
 
 
 class JsonFormatFactory(FormatFactory):
@@ -179,9 +92,7 @@ class JsonFormatFactory(FormatFactory):
     def encoder(
         self, names: list[str], types: list[DataType], options: dict[str, str], prefix: str
     ) -> Encoder:
-        to_object = json_object_encoder(
-            names, types, _flag(options, prefix, "json", "encode.decimal-as-plain-number")
-        )
+        to_object = json_object_encoder(names, types, JsonWriteOptions.of(options, prefix, "json"))
         return lambda change: dumps(to_object(change[1]))
 
 
