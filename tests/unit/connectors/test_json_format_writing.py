@@ -342,3 +342,16 @@ def test_changelog_envelopes_take_the_writer_options() -> None:
     assert _one("debezium-json", plain, [("a", D.DECIMAL(5, 2), decimal.Decimal("1.50"))]) == (
         '{"before":null,"after":{"a":1.50},"op":"c"}'
     )
+
+
+def test_nanoseconds_are_read_and_written_again() -> None:
+    """PyFlink 2.3.0 reads ``{"t":"2024-01-02 03:04:05.123456789","l":"2024-01-02
+    03:04:05.123456789Z"}`` into TIMESTAMP(9) / TIMESTAMP_LTZ(9) columns as
+    ``2024-01-02 03:04:05.123456789`` (printed, UTC), unequal to ``...788``."""
+    names, types = ["t", "l"], [D.TIMESTAMP(9), D.TIMESTAMP_LTZ(9)]
+    line = b'{"t":"2024-01-02 03:04:05.123456789","l":"2024-01-02 03:04:05.123456789Z"}'
+    row = find_format_factory("json").decoder(names, types, {}, "")(line)
+    assert row is not None
+    assert row[0] == with_nano_of_second(datetime.datetime(2024, 1, 2, 3, 4, 5), 123456789)
+    assert row[0] != with_nano_of_second(datetime.datetime(2024, 1, 2, 3, 4, 5), 123456788)
+    assert _encode("json", {}, names, types, row) == line.decode()

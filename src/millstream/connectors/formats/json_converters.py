@@ -35,6 +35,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.common.timestamps import with_nano_of_second
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = ["JsonFormatError", "json_loads", "json_row_converter", "json_text", "json_value_converter"]
@@ -322,9 +323,9 @@ _TIMESTAMP_FORMS = {
 
 
 def _fields(match: re.Match[str]) -> list[int]:
-    """Year ... second and microsecond of a matched date-time (nanoseconds truncated)."""
+    """Year ... second and nanosecond of a matched date-time."""
     *whole, fraction = match.groups()
-    return [int(part or 0) for part in whole] + [int((fraction or "").ljust(6, "0")[:6])]
+    return [int(part or 0) for part in whole] + [int((fraction or "").ljust(9, "0"))]
 
 
 def _matched(pattern: re.Pattern[str], value: Any, what: str) -> re.Match[str]:
@@ -344,8 +345,8 @@ _TIME_ONLY = re.compile(_TIME)
 
 
 def _time(value: Any) -> datetime.time:
-    hour, minute, second, micro = _fields(_matched(_TIME_ONLY, value, "TIME"))
-    return datetime.time(hour, minute, second, micro - micro % 1000)  # milliseconds of the day
+    hour, minute, second, nano = _fields(_matched(_TIME_ONLY, value, "TIME"))
+    return datetime.time(hour, minute, second, nano // 1_000_000 * 1000)  # milliseconds of the day
 
 
 def _timestamp(root: str, standard: str) -> Convert:
@@ -354,8 +355,8 @@ def _timestamp(root: str, standard: str) -> Convert:
         raise ValueError(f"Unsupported timestamp format '{standard}': use 'SQL' or 'ISO-8601'")
 
     def convert(value: Any) -> datetime.datetime:
-        year, month, day, hour, minute, second, micro = _fields(_matched(pattern, value, root))
-        stamp = datetime.datetime(year, month, day, hour, minute, second, micro)
+        year, month, day, hour, minute, second, nano = _fields(_matched(pattern, value, root))
+        stamp = with_nano_of_second(datetime.datetime(year, month, day, hour, minute, second), nano)
         if root == "TIMESTAMP_LTZ":  # an instant in UTC, held as the local wall-clock time
             return stamp.replace(tzinfo=datetime.UTC).astimezone().replace(tzinfo=None)
         return stamp
