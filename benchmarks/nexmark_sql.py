@@ -37,8 +37,12 @@ ratio PyFlink / millstream (the target: at least 2 at p1 and 1M events), then th
 ``--datastream`` times q0, q5 and q11 written with the DataStream API (nested file, whole
 process); ``--json PATH`` writes the figures for plots.
 
+``--data DIR`` keeps the generated event files in ``DIR`` (``nested.json``, ``flat.json``) and
+reuses them in later runs with the same ``--events``.
+
     python benchmarks/nexmark_sql.py [--events N] [--parallelism 1,2] [--query q0 ...]
         [--shape nested|flat] [--pyflink VENV] [--repeat R] [--no-check] [--json PATH]
+        [--data DIR]
 """
 
 from __future__ import annotations
@@ -533,6 +537,29 @@ class Bench:
         return m
 
 
+def event_files(directory: str, events: int) -> dict[str, str]:
+    """The event files of both shapes in ``directory`` (``nested.json``, ``flat.json``): kept
+    from an earlier run when they hold ``events`` lines each, else written."""
+    os.makedirs(directory, exist_ok=True)
+    paths = {shape: os.path.join(directory, f"{shape}.json") for shape in SHAPES}
+    if all(_lines(path) == events for path in paths.values()):
+        return paths
+    partial = {shape: f"{path}.partial" for shape, path in paths.items()}
+    write_events(partial["nested"], events)
+    nexmark_flat.write_flat_events(partial["nested"], partial["flat"])
+    for shape, path in paths.items():  # renamed only when whole: an interrupted run leaves none
+        os.replace(partial[shape], path)
+    return paths
+
+
+def _lines(path: str) -> int | None:
+    """The lines of the file at ``path`` (None: no file)."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 22), b""))
+
+
 def _median(runs: list[tuple[float, str | None]]) -> tuple[float | None, str | None]:
     failed = next((reason for _, reason in runs if reason), None)
     return (None, failed) if failed else (statistics.median(s for s, _ in runs), None)
@@ -566,6 +593,9 @@ def main() -> None:
     parser.add_argument("--no-check", action="store_true", help="skip the result-rows runs")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds a job may take")
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument(
+        "--data", metavar="DIR", help="keep the event files here, reused by later runs (default: a temp dir)"
+    )
     parser.add_argument("--row-path", action="store_true", help="also time millstream without columnar")
     parser.add_argument("--datastream", action="store_true", help="also time q0/q5/q11 in the DataStream API")
     parser.add_argument("--verbose", action="store_true", help="jobs print their failures' tracebacks")
@@ -584,9 +614,7 @@ def main() -> None:
     load_start = os.getloadavg()
     results: list[Measured] = []
     with tempfile.TemporaryDirectory(prefix="millstream-nexmark-") as root:
-        paths = {"nested": os.path.join(root, "events.json"), "flat": os.path.join(root, "events-flat.json")}
-        write_events(paths["nested"], args.events)
-        nexmark_flat.write_flat_events(paths["nested"], paths["flat"])
+        paths = event_files(args.data or root, args.events)
         bench = Bench(args, root, paths, engines)
         sizes = ", ".join(f"{shape} {os.path.getsize(paths[shape]) / 2**20:.0f} MiB" for shape in SHAPES)
         print(f"{args.events:,} Nexmark events as JSON lines ({sizes})", flush=True)
