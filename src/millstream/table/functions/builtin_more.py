@@ -4,13 +4,12 @@
 Each follows Flink 2.3's documented result for the sample in ``docs/sql_functions.jsonl``;
 where Java and Python differ the Java behaviour is kept: ``TRIM`` family removes spaces only
 (or the given characters), ``URL_ENCODE`` is ``java.net.URLEncoder`` (``+`` for a space,
-``*`` kept, ``~`` escaped), ``CHR`` takes the code modulo 256, ``TIMESTAMPDIFF`` counts
-whole units toward zero, ``UNIX_TIMESTAMP`` of text it cannot parse is ``Long.MIN_VALUE``.
+``*`` kept, ``~`` escaped), ``CHR`` takes the code modulo 256. The temporal functions are
+``functions/temporal.py``.
 """
 
 from __future__ import annotations
 
-import calendar
 import datetime
 import decimal
 import hashlib
@@ -23,13 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.common.types import DataType, DataTypes
-from millstream.table.functions.builtin_scalars import _BIGINT, _BOOLEAN, _INT, _STRING, _always, _first
+from millstream.table.functions.builtin_scalars import _BOOLEAN, _INT, _STRING, _always, _first
 from millstream.table.functions.definition import FunctionDefinition, trim_function
 
 __all__ = ["MORE"]
-
-_LONG_MIN = -(2**63)
-
 
 def _trim(where: str) -> Callable[..., str]:
     def trim(text: str, characters: str = " ") -> str:
@@ -70,68 +66,6 @@ def _sign(value: Any) -> Any:
     if isinstance(value, float):
         return float(sign)
     return sign
-
-
-_UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
-_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
-
-
-def _as_datetime(value: Any) -> datetime.datetime:
-    if isinstance(value, datetime.datetime):
-        return value
-    return datetime.datetime.combine(value, datetime.time())
-
-
-def _floor_to(value: Any, unit: str) -> Any:
-    """``FLOOR(t TO unit)``: ``t`` with everything below ``unit`` zeroed."""
-    moment = _as_datetime(value)
-    if unit in _UNIT_MS:
-        step = _UNIT_MS[unit]
-        millis = (moment - datetime.datetime(1970, 1, 1)) // datetime.timedelta(milliseconds=1)
-        floored = datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=millis - millis % step)
-    elif unit == "WEEK":  # Calcite's weeks start on Sunday
-        day = moment.date() - datetime.timedelta(days=(moment.weekday() + 1) % 7)
-        floored = datetime.datetime.combine(day, datetime.time())
-    else:
-        months = _MONTHS[unit]
-        month = (moment.month - 1) // months * months + 1
-        floored = datetime.datetime(moment.year, month, 1)
-    return floored if isinstance(value, datetime.datetime) else floored.date()
-
-
-def _ceil_to(value: Any, unit: str) -> Any:
-    """``CEIL(t TO unit)``: ``t`` when already on a ``unit`` boundary, else the next one."""
-    floored = _floor_to(value, unit)
-    if floored == value:
-        return value
-    return _timestamp_add(unit, 1, floored)
-
-
-def _timestamp_add(unit: str, amount: int, value: Any) -> Any:
-    if unit in _MONTHS:
-        months = value.month - 1 + amount * _MONTHS[unit]
-        year, month = value.year + months // 12, months % 12 + 1
-        return value.replace(year=year, month=month, day=min(value.day, calendar.monthrange(year, month)[1]))
-    if unit == "WEEK":
-        return value + datetime.timedelta(weeks=amount)
-    return value + datetime.timedelta(milliseconds=amount * _UNIT_MS[unit])
-
-
-def _timestamp_diff(unit: str, start: Any, end: Any) -> int:
-    """Whole ``unit``\\ s from ``start`` to ``end``, toward zero (Flink's TIMESTAMPDIFF)."""
-    start, end = _as_datetime(start), _as_datetime(end)
-    if unit in _MONTHS:
-        months = (end.year - start.year) * 12 + (end.month - start.month)
-        rest_end = end.replace(year=2000, month=1)
-        rest_start = start.replace(year=2000, month=1)
-        if months > 0 and rest_end < rest_start:
-            months -= 1
-        elif months < 0 and rest_end > rest_start:
-            months += 1
-        return int(months / _MONTHS[unit])
-    step = 7 * _UNIT_MS["DAY"] if unit == "WEEK" else _UNIT_MS[unit]
-    millis = (end - start) // datetime.timedelta(microseconds=1) / 1000
-    return int(millis / step)
 
 
 def _plus_interval(value: Any, interval: Any) -> Any:
@@ -198,32 +132,6 @@ def _regexp_extract_all(text: str, pattern: str, group: int = 1) -> list[str] | 
     if group < 0 or group > compiled.groups:
         return None
     return [m.group(group) for m in compiled.finditer(text)]
-
-
-def _java_format(fmt: str) -> str:
-    from millstream.table.functions.builtins import java_pattern_to_strftime
-
-    return java_pattern_to_strftime(fmt)
-
-
-def _convert_tz(text: str, source: str, target: str) -> str:
-    from zoneinfo import ZoneInfo
-
-    moment = datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=ZoneInfo(source))
-    return moment.astimezone(ZoneInfo(target)).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _from_unixtime(seconds: int, fmt: str = "yyyy-MM-dd HH:mm:ss") -> str:
-    return datetime.datetime.fromtimestamp(seconds).strftime(_java_format(fmt))
-
-
-def _unix_timestamp(text: str | None = None, fmt: str = "yyyy-MM-dd HH:mm:ss") -> int:
-    if text is None:
-        return int(datetime.datetime.now().timestamp())
-    try:
-        return int(datetime.datetime.strptime(text, _java_format(fmt)).timestamp())
-    except ValueError:
-        return _LONG_MIN
 
 
 def _str_to_map(text: str, pairs: str = ",", key_value: str = "=") -> dict[str, str | None]:
@@ -457,14 +365,7 @@ MORE: list[FunctionDefinition] = [
     FunctionDefinition("CEIL", _rounded("ceil"), _rounded_type),
     FunctionDefinition("SIGN", _sign, _first),
     # time
-    FunctionDefinition("FLOOR_TO", _floor_to, _DATE_TIME),
     FunctionDefinition("PLUS_INTERVAL", _plus_interval, _DATE_TIME),
-    FunctionDefinition("CEIL_TO", _ceil_to, _DATE_TIME),
-    FunctionDefinition("TIMESTAMPADD", _timestamp_add, lambda args: args[2]),
-    FunctionDefinition("TIMESTAMPDIFF", _timestamp_diff, _INT),
-    FunctionDefinition("CONVERT_TZ", _convert_tz, _STRING),
-    FunctionDefinition("FROM_UNIXTIME", _from_unixtime, _STRING),
-    FunctionDefinition("UNIX_TIMESTAMP", _unix_timestamp, _BIGINT),
     FunctionDefinition("CURRENT_DATABASE", lambda: "default_database", _always(DataTypes.STRING(False))),
     # arrays and maps
     FunctionDefinition("ARRAY_APPEND", lambda values, v: [*values, v], _same_array),

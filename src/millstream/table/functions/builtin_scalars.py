@@ -206,21 +206,6 @@ def _local_now() -> datetime.datetime:
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
-def _to_date(text: str, pattern: str | None = None) -> datetime.date | None:
-    from millstream.common.time import java_pattern_to_strftime
-
-    try:
-        if pattern is None:
-            return datetime.date.fromisoformat(text.strip()[:10])
-        return datetime.datetime.strptime(text, java_pattern_to_strftime(pattern)).date()
-    except ValueError:
-        return None
-
-
-def _day_of_week(value: datetime.date) -> int:
-    return value.isoweekday() % 7 + 1  # Sunday 1 ... Saturday 7
-
-
 def _element(values: list[Any]) -> Any:
     if len(values) > 1:
         raise ValueError("ELEMENT: the array has more than one element")
@@ -327,11 +312,6 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition("LOCALTIMESTAMP", _local_now, _always(DataTypes.TIMESTAMP(3, False))),
     FunctionDefinition("CURRENT_DATE", lambda: datetime.date.today(), _always(DataTypes.DATE(False))),
     FunctionDefinition("CURRENT_TIME", lambda: _local_now().time(), _always(DataTypes.TIME(0, False))),
-    FunctionDefinition("TO_DATE", _to_date, _always(DataTypes.DATE())),
-    FunctionDefinition("DAYOFYEAR", lambda v: v.timetuple().tm_yday, _BIGINT),
-    FunctionDefinition("DAYOFWEEK", _day_of_week, _BIGINT),
-    FunctionDefinition("WEEK", lambda v: v.isocalendar()[1], _BIGINT),
-    FunctionDefinition("QUARTER", lambda v: (v.month - 1) // 3 + 1, _BIGINT),
     # conditions and collections
     FunctionDefinition(
         "IF",

@@ -20,14 +20,14 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from millstream.common.time import java_pattern_to_strftime
 from millstream.table.common.types import DataType, DataTypes
-from millstream.table.expression.expression import Expression, _wrap
+from millstream.table.expression.expression import Expression, _Literal, _wrap
 from millstream.table.expression.resolved import Compiled, nullable_if_any
 from millstream.table.functions.builtin_more import MORE
 from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
 from millstream.table.functions.definition import (
     INTEGRAL,
+    NOT_LITERAL,
     NUMBERS,
     FunctionDefinition,
     arrow_kernel,
@@ -35,6 +35,7 @@ from millstream.table.functions.definition import (
     math_function,
     spark_kernel,
 )
+from millstream.table.functions.temporal import TEMPORAL
 
 __all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin", "temporal_cast"]
 
@@ -163,29 +164,6 @@ def _round_type(first: DataType, places: int | None) -> DataType:
     if places < 0:
         return nullable_if_any(DataTypes.DECIMAL(min(38, 1 + precision - scale), 0), first)
     return nullable_if_any(DataTypes.DECIMAL(1 + precision - scale + places, places), first)
-
-
-def _to_timestamp_ltz(value: Any, precision: int = 3) -> datetime.datetime:
-    from millstream.table.common.timestamps import from_epoch_millis
-
-    millis = value * 1000 if precision == 0 else value
-    return from_epoch_millis(int(millis), "TIMESTAMP_LTZ")
-
-
-def _to_timestamp(text: str, fmt: str | None = None) -> datetime.datetime | None:
-    try:
-        if fmt is None:
-            return datetime.datetime.fromisoformat(text)
-        return datetime.datetime.strptime(text, java_pattern_to_strftime(fmt))
-    except ValueError:
-        return None
-
-
-def _date_format(value: datetime.datetime, fmt: str) -> str:
-    text = value.strftime(java_pattern_to_strftime(fmt))
-    return (
-        text.replace(f"{value.microsecond:06d}", f"{value.microsecond // 1000:03d}") if "SSS" in fmt else text
-    )
 
 
 def _concat_ws(separator: Any, *values: Any) -> Any:
@@ -340,24 +318,11 @@ _DEFINITIONS = [
     _extreme("GREATEST", max, "max_element_wise", "greatest"),
     _extreme("LEAST", min, "min_element_wise", "least"),
     FunctionDefinition(
-        "TO_TIMESTAMP_LTZ",
-        _to_timestamp_ltz,
-        lambda args: nullable_if_any(DataTypes.TIMESTAMP_LTZ(3), args[0]),
-    ),
-    FunctionDefinition("TO_TIMESTAMP", _to_timestamp, lambda args: DataTypes.TIMESTAMP(3)),
-    FunctionDefinition("DATE_FORMAT", _date_format, _string),
-    FunctionDefinition(
         "DATE_FORMAT_PY", lambda v, fmt: v.strftime(fmt), _string
     ),  # SQL's, format already strftime
-    FunctionDefinition("EXTRACT_YEAR", lambda v: v.year, _BIGINT_OF),
-    FunctionDefinition("HOUR", lambda v: v.hour, _BIGINT_OF),
-    FunctionDefinition("MINUTE", lambda v: v.minute, _BIGINT_OF),
-    FunctionDefinition("SECOND", lambda v: v.second, _BIGINT_OF),
-    FunctionDefinition("YEAR", lambda v: v.year, _BIGINT_OF),
-    FunctionDefinition("MONTH", lambda v: v.month, _BIGINT_OF),
-    FunctionDefinition("DAYOFMONTH", lambda v: v.day, _BIGINT_OF),
     *SCALARS,
     *MORE,
+    *TEMPORAL,
 ]
 
 BUILTIN_FUNCTIONS: Mapping[str, FunctionDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
@@ -410,7 +375,8 @@ class _Call(Expression):
         compiled = [a.resolve(names, types) for a in self.args]
         fns = [c.fn for c in compiled]
         impl = spec.impl
-        result_type = spec.result([c.data_type for c in compiled])
+        literals = [a.value if isinstance(a, _Literal) else NOT_LITERAL for a in self.args]
+        result_type = spec.result_type([c.data_type for c in compiled], literals)
         if self.name_ in ("ROUND", "TRUNCATE"):
             places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
             result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)

@@ -22,9 +22,11 @@ from millstream.table.common.types import DataType
 
 __all__ = [
     "INTEGRAL",
+    "NOT_LITERAL",
     "NUMBERS",
     "TEXT",
     "FunctionDefinition",
+    "LiteralTypeRule",
     "TypeRule",
     "arrow_double_kernel",
     "arrow_kernel",
@@ -36,6 +38,10 @@ __all__ = [
 ]
 
 TypeRule = Callable[[list[DataType]], DataType]
+# a result type rule that also reads the literal arguments' values (NOT_LITERAL for the others):
+# a unit or a precision that decides the type, or whether Flink refuses the call while planning
+LiteralTypeRule = Callable[[list[DataType], list[Any]], DataType]
+NOT_LITERAL: Any = type("NotLiteral", (), {"__repr__": lambda self: "NOT_LITERAL"})()
 
 TEXT = frozenset({"STRING", "VARCHAR", "CHAR"})
 INTEGRAL = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
@@ -49,7 +55,9 @@ class FunctionDefinition:
     Unless ``null_aware``, a NULL argument gives NULL without calling ``impl`` (SQL's rule);
     the kernels follow the same rule by themselves. ``arrow`` takes and returns Arrow arrays
     (or scalars, for literals) and applies to arguments whose type roots are in
-    ``arrow_args``; ``spark`` takes and returns ``pyspark.sql.Column``s.
+    ``arrow_args``; ``spark`` takes and returns ``pyspark.sql.Column``s. ``literal_result``,
+    when given, decides the result type instead of ``result`` with the literal arguments' values
+    at hand.
     """
 
     name: str
@@ -59,6 +67,14 @@ class FunctionDefinition:
     arrow: Callable[..., Any] | None = None
     arrow_args: frozenset[str] = TEXT
     spark: Callable[..., Any] | None = None
+    literal_result: LiteralTypeRule | None = None
+
+    def result_type(self, args: list[DataType], literals: list[Any]) -> DataType:
+        """The call's result type from its arguments' types and literal values (``NOT_LITERAL``
+        for an argument that is not a literal); raises ValueError where Flink refuses the call."""
+        if self.literal_result is not None:
+            return self.literal_result(args, literals)
+        return self.result(args)
 
     def arrow_applies(self, roots: list[str]) -> bool:
         """Whether the Arrow kernel computes this call (its argument count and types)."""

@@ -20,27 +20,14 @@ from sqlglot import exp
 from millstream.table.api.expressions import and_, if_then_else, lit, not_, or_
 from millstream.table.expression.expression import Expression
 from millstream.table.functions.builtins import call_builtin
+from millstream.table.functions.temporal import EXTRACT_UNITS
 
 __all__ = ["TIME_UNITS", "special_form"]
 
 Convert = Callable[[exp.Expression], Expression]
 
-# EXTRACT(unit FROM t) and its shorthands: the unit -> Flink's function of a date-time
-_EXTRACT = {
-    "YEAR": "YEAR",
-    "QUARTER": "QUARTER",
-    "MONTH": "MONTH",
-    "WEEK": "WEEK",
-    "DAY": "DAYOFMONTH",
-    "DAYOFMONTH": "DAYOFMONTH",
-    "DOY": "DAYOFYEAR",
-    "DAYOFYEAR": "DAYOFYEAR",
-    "DOW": "DAYOFWEEK",
-    "DAYOFWEEK": "DAYOFWEEK",
-    "HOUR": "HOUR",
-    "MINUTE": "MINUTE",
-    "SECOND": "SECOND",
-}
+# EXTRACT(unit FROM t): Calcite's units, and the longer names of three of them
+_EXTRACT_ALIASES = {"DAYOFMONTH": "DAY", "DAYOFYEAR": "DOY", "DAYOFWEEK": "DOW"}
 _PARTS: dict[type, str] = {
     exp.Year: "YEAR",
     exp.Quarter: "QUARTER",
@@ -51,7 +38,11 @@ _PARTS: dict[type, str] = {
     exp.DayOfYear: "DAYOFYEAR",
     exp.DayOfWeek: "DAYOFWEEK",
 }
-TIME_UNITS = ("MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+# the units of FLOOR / CEIL ... TO, TIMESTAMPADD and TIMESTAMPDIFF (each function checks its own)
+TIME_UNITS = (
+    "NANOSECOND", "MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER",
+    "YEAR", "DECADE", "CENTURY", "MILLENNIUM",
+)  # fmt: skip
 
 
 def _unit(node: Any) -> str:
@@ -124,9 +115,10 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         return call_builtin("OVERLAY", *args, *([expression(length)] if length is not None else []))
     if isinstance(node, exp.Extract):
         unit = str(node.this.name).upper()
-        if unit not in _EXTRACT:
-            raise ValueError(f"EXTRACT({unit} FROM ...) is not supported: one of {', '.join(_EXTRACT)}")
-        return call_builtin(_EXTRACT[unit], expression(node.expression))
+        unit = _EXTRACT_ALIASES.get(unit, unit)
+        if unit not in EXTRACT_UNITS:
+            raise ValueError(f"EXTRACT({unit} FROM ...) is not supported: one of {', '.join(EXTRACT_UNITS)}")
+        return call_builtin("EXTRACT", lit(unit), expression(node.expression))
     if type(node) in _PARTS:
         return call_builtin(_PARTS[type(node)], expression(node.this))
     if isinstance(node, (exp.Floor, exp.Ceil)):
