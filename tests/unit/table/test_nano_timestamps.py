@@ -12,6 +12,7 @@ import pickle
 
 import cloudpickle
 
+from millstream.table.common.printing import format_value
 from millstream.table.common.timestamps import (
     NanoTimestamp,
     from_epoch_nanos,
@@ -19,6 +20,7 @@ from millstream.table.common.timestamps import (
     to_epoch_nanos,
     with_nano_of_second,
 )
+from millstream.table.common.types import DataTypes
 
 MIDNIGHT = datetime.datetime(2024, 1, 1)
 ONE = with_nano_of_second(MIDNIGHT, 1)
@@ -58,3 +60,13 @@ def test_epoch_nanoseconds() -> None:
     assert from_epoch_nanos(-1) == with_nano_of_second(
         datetime.datetime(1969, 12, 31, 23, 59, 59), 999_999_999
     )
+
+
+def test_a_timestamp_of_precision_9_prints_its_nanoseconds() -> None:
+    """PyFlink 2.3.0 prints ``2023-11-14 22:13:20.123456789`` for TO_TIMESTAMP_LTZ(CAST(
+    1700000000123456789 AS BIGINT), 9) (a TIMESTAMP_LTZ(9), UTC) and ``...20.1234567`` for the
+    same value as a TIMESTAMP(7)."""
+    value = with_nano_of_second(datetime.datetime(2023, 11, 14, 22, 13, 20), 123_456_789)
+    assert format_value(DataTypes.TIMESTAMP_LTZ(9), value) == "2023-11-14 22:13:20.123456789"
+    assert format_value(DataTypes.TIMESTAMP(7), value) == "2023-11-14 22:13:20.1234567"
+    assert format_value(DataTypes.TIMESTAMP(3), value) == "2023-11-14 22:13:20.123"

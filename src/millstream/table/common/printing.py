@@ -33,7 +33,11 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from millstream.table.common.timestamps import java_instant_string, java_local_date_time_string
+from millstream.table.common.timestamps import (
+    java_instant_string,
+    java_local_date_time_string,
+    nano_of_second,
+)
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = [
@@ -221,6 +225,11 @@ def _fraction(microseconds: int, precision: int) -> str:
     return "" if precision <= 0 else "." + f"{microseconds:06d}000"[:precision]
 
 
+def _nano_fraction(nanos: int, precision: int) -> str:
+    """The fraction of a second to ``precision`` digits (a TIMESTAMP(9) shows nine)."""
+    return "" if precision <= 0 else "." + f"{nanos:09d}"[:precision]
+
+
 def format_value(t: DataType, value: Any) -> str:
     """A cell's text: ``value`` cast to STRING as Flink's SQL does (None: ``<NULL>``)."""
     return NULL_COLUMN if value is None else _cast(t, value)
@@ -254,7 +263,7 @@ def _cast(t: DataType, value: Any) -> str:
     if root in ("BYTES", "BINARY", "VARBINARY"):
         return f"x'{bytes(value).hex()}'"
     if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S") + _fraction(value.microsecond, _precision(t, 6))
+        return value.strftime("%Y-%m-%d %H:%M:%S") + _nano_fraction(nano_of_second(value), _precision(t, 6))
     if root == "TIME" and isinstance(value, datetime.time):
         return value.strftime("%H:%M:%S") + _fraction(value.microsecond, _precision(t, 0))
     if root == "DATE" and isinstance(value, datetime.date):
