@@ -698,3 +698,12 @@ def test_what_flink_refuses_is_refused_while_planning(expression: str, message: 
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     with pytest.raises(Exception, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
         t_env.sql_query("SELECT " + expression)
+
+
+def test_time_values_cast_to_a_time_precision() -> None:
+    """PyFlink 2.3.0 prints 06:55:44 for ``CAST(TIME '06:55:44' AS TIME(0))`` and for
+    ``CAST(TIME '06:55:44.123' AS TIME(0))`` (both failed the job here)."""
+    assert _one_row("CAST(TIME '06:55:44' AS TIME(0))", "CAST(TIME '06:55:44.123' AS TIME(0))") == [
+        datetime.time(6, 55, 44),
+        datetime.time(6, 55, 44),
+    ]

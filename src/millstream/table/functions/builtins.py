@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from millstream.table.common.timestamps import nano_of_second, with_nano_of_second
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import Expression, _Literal, _wrap
 from millstream.table.expression.resolved import Compiled, nullable_if_any
@@ -410,9 +411,9 @@ def temporal_cast(source: DataType, target: DataType) -> Callable[[Any], Any]:
     precision = int(target.params[0]) if target.params else (6 if root != "TIME" else 0)
 
     def truncate(value: datetime.datetime) -> datetime.datetime:
-        micros = value.microsecond
-        kept = micros - micros % (10 ** (6 - precision)) if precision < 6 else micros
-        return value.replace(microsecond=kept) if kept != micros else value
+        nanos = nano_of_second(value)  # a TIMESTAMP(9) keeps nine digits, a TIMESTAMP(3) three
+        kept = nanos - nanos % 10 ** (9 - min(precision, 9))
+        return with_nano_of_second(value, kept) if kept != nanos else value
 
     def to_datetime(value: Any) -> Any:
         if isinstance(value, datetime.datetime):
@@ -433,4 +434,16 @@ def temporal_cast(source: DataType, target: DataType) -> Callable[[Any], Any]:
         return lambda v: (
             datetime.date.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).date()
         )
-    return lambda v: datetime.time.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).time()
+
+    def to_time(value: Any) -> datetime.time:
+        if isinstance(value, str):
+            moment = datetime.time.fromisoformat(value.strip())
+        elif isinstance(value, datetime.time):
+            moment = value
+        else:
+            moment = to_datetime(value).time()
+        micros = moment.microsecond  # a TIME holds milliseconds: TIME(p) keeps min(p, 3) digits
+        kept = micros - micros % 10 ** (6 - min(precision, 3))
+        return moment.replace(microsecond=kept) if kept != micros else moment
+
+    return to_time
