@@ -5,9 +5,10 @@ Reads what the benchmarks wrote with ``--json`` into ``docs/benchmarks/``:
 * ``word_count.json`` (``benchmarks/word_count.py --json``): words/second of millstream at
   each parallelism against the Counter floor, the same functions in a hand-written loop and
   (BATCH) a hand-written PySpark RDD word count;
-* ``nexmark_sql.json`` (``benchmarks/nexmark_sql.py --json``, p1 and p2 results together):
-  events/second of millstream SQL against DuckDB over the same file, and the DataStream
-  versions of q0, q5 and q11;
+* ``nexmark_sql.json`` (``benchmarks/nexmark_sql.py --pyflink VENV --json``): the
+  whole-process seconds of millstream, PyFlink 2.3 and DuckDB per query at p1, one panel per
+  DDL shape (nested ROWs, flat), with the ratio PyFlink / millstream; the nested shape's p1
+  and p2 runs, when the file holds both, give the scaling plot;
 
 and writes ``docs/images/bench-word-count.png``, ``bench-nexmark.png`` and
 ``bench-scaling.png``. ``scripts/docs.sh`` runs it before building the site.
@@ -25,13 +26,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _figure(width: float, height: float) -> Any:
+def _figure(width: float, height: float, rows: int = 1) -> Any:
     import matplotlib
 
     matplotlib.use("Agg")  # no display
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=(width, height), dpi=110)
+    return plt.subplots(rows, 1, figsize=(width, height), dpi=110)
 
 
 def _bars(ax: Any, groups: list[str], series: dict[str, list[float | None]]) -> None:
@@ -74,27 +75,30 @@ def word_count(data: dict[str, Any], out: Path) -> None:
 
 
 def nexmark(data: dict[str, Any], out: Path) -> None:
-    """Events/second per Nexmark query: millstream SQL at p1 and p2, DuckDB (log scale)."""
-    results = data["results"]
-    queries = list(dict.fromkeys(r["query"] for r in results))
-
-    def value(query: str, key: str, p: int) -> float | None:
-        for r in results:
-            if r["query"] == query and r["parallelism"] == p and r.get(key) is not None:
-                return float(r[key])
-        return None
-
-    series: dict[str, list[float | None]] = {
-        "millstream SQL p=1": [value(q, "sql", 1) for q in queries],
-        "millstream SQL p=2": [value(q, "sql", 2) for q in queries],
-        "DataStream API p=1": [value(q, "datastream", 1) for q in queries],
-        "DuckDB (load + query)": [value(q, "duckdb", 1) for q in queries],
-    }
-    fig, ax = _figure(8.5, 4.6)
-    _bars(ax, queries, series)
-    ax.set_yscale("log")
-    ax.set_ylabel("events / second (log scale)")
-    ax.set_title(f"Nexmark SQL, {data['events']:,} events from one JSON-lines file")
+    """Whole-process seconds per Nexmark query at p1, one panel per DDL shape: millstream,
+    PyFlink 2.3 and DuckDB (log scale), each query's ratio PyFlink / millstream above it."""
+    results = [r for r in data["results"] if r["parallelism"] == 1]
+    shapes = list(dict.fromkeys(r.get("shape", "nested") for r in results))
+    fig, axes = _figure(8.5, 3.6 * len(shapes), rows=len(shapes))
+    for ax, shape in zip(axes if len(shapes) > 1 else [axes], shapes, strict=True):
+        rows = [r for r in results if r.get("shape", "nested") == shape]
+        queries = [r["query"] for r in rows]
+        series: dict[str, list[float | None]] = {
+            "millstream": [r.get("millstream_s") for r in rows],
+            f"PyFlink {data.get('pyflink') or ''}".strip(): [r.get("pyflink_s") for r in rows],
+            "DuckDB (load + query)": [r.get("duckdb_s") for r in rows],
+        }
+        _bars(ax, queries, series)
+        ax.set_yscale("log")
+        ax.set_ylabel("seconds, whole process (log)")
+        for x, r in enumerate(rows):
+            ratio = r.get("pyflink_over_millstream")
+            if ratio is not None:
+                top = max(v for v in (r.get("millstream_s"), r.get("pyflink_s")) if v is not None)
+                ax.annotate(f"{ratio:.1f}x", (x, top), ha="center", va="bottom", fontsize=7)
+        ax.set_title(f"{shape} DDL: PyFlink / millstream above each query", fontsize=9)
+    events = f"{data['events']:,}"
+    fig.suptitle(f"Nexmark SQL, {events} events from one JSON-lines file, parallelism 1")
     fig.tight_layout()
     fig.savefig(out / "bench-nexmark.png")
 
@@ -108,8 +112,9 @@ def scaling(word_count_data: dict[str, Any], nexmark_data: dict[str, Any], out: 
         if 1 in by_p and 2 in by_p:
             labels.append(f"words\n{mode.lower()}")
             speedups.append(by_p[2] / by_p[1])
-    for query in dict.fromkeys(r["query"] for r in nexmark_data["results"]):
-        by_p = {r["parallelism"]: r["sql"] for r in nexmark_data["results"] if r["query"] == query}
+    nested = [r for r in nexmark_data["results"] if r.get("shape", "nested") == "nested"]
+    for query in dict.fromkeys(r["query"] for r in nested):
+        by_p = {r["parallelism"]: r["sql"] for r in nested if r["query"] == query and r["sql"]}
         if 1 in by_p and 2 in by_p:
             labels.append(query)
             speedups.append(by_p[2] / by_p[1])
