@@ -12,31 +12,17 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import hashlib
-import ipaddress
 import json
 import math
 import re
-import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.functions.builtin_scalars import _BOOLEAN, _INT, _STRING, _always, _first
-from millstream.table.functions.definition import FunctionDefinition, trim_function
+from millstream.table.functions.definition import FunctionDefinition
 
 __all__ = ["MORE"]
-
-def _trim(where: str) -> Callable[..., str]:
-    def trim(text: str, characters: str = " ") -> str:
-        if where == "left":
-            return text.lstrip(characters)
-        if where == "right":
-            return text.rstrip(characters)
-        return text.strip(characters)
-
-    return trim
-
 
 def _rounded(direction: str) -> Callable[[Any], Any]:
     rounding = decimal.ROUND_FLOOR if direction == "floor" else decimal.ROUND_CEILING
@@ -81,90 +67,6 @@ def _similar(text: str, pattern: str) -> bool:
     matching the whole text."""
     translated = "".join(".*" if c == "%" else "." if c == "_" else c for c in pattern)
     return re.fullmatch(translated, text, re.DOTALL) is not None
-
-
-def _overlay(text: str, replacement: str, position: int, length: int | None = None) -> str:
-    size = len(replacement) if length is None else length
-    return text[: position - 1] + replacement + text[position - 1 + size :]
-
-
-def _translate(text: str, source: str, target: str) -> str:
-    """Each character of ``source`` replaced by the one at its place in ``target``; removed when
-    ``target`` is shorter."""
-    return text.translate(str.maketrans(source[: len(target)], target[: len(source)], source[len(target) :]))
-
-
-def _url_encode(text: str) -> str:
-    return urllib.parse.quote_plus(text, safe="*").replace("~", "%7E")
-
-
-def _inet_ntoa(value: int) -> str | None:
-    try:
-        return str(ipaddress.IPv4Address(value))
-    except ValueError:
-        return None
-
-
-def _inet_aton(text: str) -> int | None:
-    try:
-        return int(ipaddress.IPv4Address(text.strip()))
-    except ValueError:
-        return None
-
-
-def _sha2(text: str, bits: int) -> str | None:
-    names = {224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}
-    return hashlib.new(names[bits], text.encode()).hexdigest() if bits in names else None
-
-
-def _regexp_instr(text: str, pattern: str) -> int:
-    found = re.search(pattern, text)
-    return 0 if found is None else found.start() + 1
-
-
-def _regexp_substr(text: str, pattern: str) -> str | None:
-    found = re.search(pattern, text)
-    return None if found is None else found.group(0)
-
-
-def _regexp_extract_all(text: str, pattern: str, group: int = 1) -> list[str] | None:
-    compiled = re.compile(pattern)
-    if group < 0 or group > compiled.groups:
-        return None
-    return [m.group(group) for m in compiled.finditer(text)]
-
-
-def _str_to_map(text: str, pairs: str = ",", key_value: str = "=") -> dict[str, str | None]:
-    out: dict[str, str | None] = {}
-    for pair in re.split(pairs, text):
-        key, *value = re.split(key_value, pair, maxsplit=1)
-        out[key] = value[0] if value else None
-    return out
-
-
-def _parse_url(url: str, part: str, key: str | None = None) -> str | None:
-    parsed = urllib.parse.urlsplit(url)
-    if part == "QUERY" and key is not None:
-        values = urllib.parse.parse_qs(parsed.query, keep_blank_values=True).get(key)
-        return values[0] if values else None
-    parts = {
-        "HOST": parsed.hostname,
-        "PATH": parsed.path,
-        "QUERY": parsed.query or None,
-        "REF": parsed.fragment or None,
-        "PROTOCOL": parsed.scheme,
-        "AUTHORITY": parsed.netloc,
-        "FILE": parsed.path + ("?" + parsed.query if parsed.query else ""),
-        "USERINFO": parsed.netloc.rpartition("@")[0] or None,
-    }
-    return parts.get(part)
-
-
-def _unhex(text: str) -> bytes | None:
-    try:
-        return bytes.fromhex(text if len(text) % 2 == 0 else "0" + text)
-    except ValueError:
-        return None
 
 
 def _distinct(values: list[Any]) -> list[Any]:
@@ -325,41 +227,7 @@ _DATE_TIME = _first
 
 MORE: list[FunctionDefinition] = [
     # strings
-    trim_function("TRIM", _trim("both"), _STRING, "utf8_trim", "trim"),
-    FunctionDefinition("BTRIM", _trim("both"), _STRING),
-    trim_function("LTRIM", _trim("left"), _STRING, "utf8_ltrim", "ltrim"),
-    trim_function("RTRIM", _trim("right"), _STRING, "utf8_rtrim", "rtrim"),
     FunctionDefinition("SIMILAR", _similar, _BOOLEAN),
-    FunctionDefinition("OVERLAY", _overlay, _STRING),
-    FunctionDefinition("CHR", lambda code: "" if code < 0 else chr(code % 256), _STRING),
-    FunctionDefinition("STARTSWITH", lambda text, prefix: text.startswith(prefix), _BOOLEAN),
-    FunctionDefinition("ENDSWITH", lambda text, suffix: text.endswith(suffix), _BOOLEAN),
-    FunctionDefinition("TRANSLATE", _translate, _STRING),
-    FunctionDefinition(
-        "ELT", lambda index, *values: values[index - 1] if 1 <= index <= len(values) else None, _STRINGS
-    ),
-    FunctionDefinition("PRINTF", lambda fmt, *args: fmt % args, _STRING),
-    FunctionDefinition("URL_ENCODE", _url_encode, _STRINGS),
-    FunctionDefinition("URL_DECODE", urllib.parse.unquote_plus, _STRINGS),
-    FunctionDefinition("INET_ATON", _inet_aton, _always(DataTypes.BIGINT())),
-    FunctionDefinition("INET_NTOA", _inet_ntoa, _STRINGS),
-    FunctionDefinition("SHA224", lambda text: hashlib.sha224(text.encode()).hexdigest(), _STRING),
-    FunctionDefinition("SHA384", lambda text: hashlib.sha384(text.encode()).hexdigest(), _STRING),
-    FunctionDefinition("SHA512", lambda text: hashlib.sha512(text.encode()).hexdigest(), _STRING),
-    FunctionDefinition("SHA2", _sha2, _STRINGS),
-    FunctionDefinition("REGEXP_COUNT", lambda text, pattern: len(re.findall(pattern, text)), _INT),
-    FunctionDefinition("REGEXP_INSTR", _regexp_instr, _INT),
-    FunctionDefinition("REGEXP_SUBSTR", _regexp_substr, _STRINGS),
-    FunctionDefinition(
-        "REGEXP_EXTRACT_ALL", _regexp_extract_all, _always(DataTypes.ARRAY(DataTypes.STRING()))
-    ),
-    FunctionDefinition(
-        "STR_TO_MAP", _str_to_map, _always(DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING()))
-    ),
-    FunctionDefinition("PARSE_URL", _parse_url, _STRINGS),
-    FunctionDefinition("ENCODE", lambda text, charset: text.encode(charset), _always(DataTypes.BYTES())),
-    FunctionDefinition("DECODE", lambda data, charset: bytes(data).decode(charset), _STRINGS),
-    FunctionDefinition("UNHEX", _unhex, _always(DataTypes.BYTES())),
     # numbers
     FunctionDefinition("FLOOR", _rounded("floor"), _rounded_type),
     FunctionDefinition("CEIL", _rounded("ceil"), _rounded_type),

@@ -11,11 +11,8 @@ a TIMESTAMP_LTZ(3) read when the row is computed (streaming: per record, as Flin
 
 from __future__ import annotations
 
-import base64
 import datetime
-import hashlib
 import math
-import re
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -152,41 +149,6 @@ def _truncate(value: Any, places: int = 0) -> Any:
     return cut
 
 
-def _hex(value: Any) -> str:
-    if isinstance(value, str):
-        return value.encode().hex().upper()
-    return format(value & 0xFFFFFFFFFFFFFFFF if value < 0 else value, "X")
-
-
-def _bin(value: int) -> str:
-    return format(value & 0xFFFFFFFFFFFFFFFF if value < 0 else value, "b")
-
-
-def _locate(needle: str, text: str, start: int = 1) -> int:
-    if start < 1:
-        return 0
-    return text.find(needle, start - 1) + 1
-
-
-def _left(text: str, length: int) -> str:
-    return text[: max(length, 0)]
-
-
-def _right(text: str, length: int) -> str:
-    return text[len(text) - length :] if 0 < length < len(text) else (text if length > 0 else "")
-
-
-def _from_base64(text: str) -> str | None:
-    try:
-        return base64.b64decode(text).decode()
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _digest(name: str) -> Callable[[str], str]:
-    return lambda text: hashlib.new(name, text.encode()).hexdigest()
-
-
 def _is_decimal(text: str) -> bool:
     try:
         float(text.strip())
@@ -283,21 +245,8 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition("PI", lambda: math.pi, _always(DataTypes.DOUBLE(False))),
     FunctionDefinition("E", lambda: math.e, _always(DataTypes.DOUBLE(False))),
     FunctionDefinition("TRUNCATE", _truncate, _first),
-    FunctionDefinition("HEX", _hex, _STRING),
-    FunctionDefinition("BIN", _bin, _STRING),
     # strings
-    FunctionDefinition("LEFT", _left, _STRING),
-    FunctionDefinition("RIGHT", _right, _STRING),
-    FunctionDefinition("LOCATE", _locate, _INT),
-    FunctionDefinition("INSTR", lambda text, needle: text.find(needle) + 1, _INT),
-    FunctionDefinition("ASCII", lambda text: ord(text[0]) if text else 0, _INT),
-    FunctionDefinition("TO_BASE64", lambda text: base64.b64encode(text.encode()).decode(), _STRING),
-    FunctionDefinition("FROM_BASE64", _from_base64, _always(DataTypes.STRING())),
-    FunctionDefinition("MD5", _digest("md5"), _STRING),
-    FunctionDefinition("SHA1", _digest("sha1"), _STRING),
-    FunctionDefinition("SHA256", _digest("sha256"), _STRING),
     FunctionDefinition("UUID", lambda: str(uuid.uuid4()), _always(DataTypes.STRING(False))),
-    FunctionDefinition("REGEXP", lambda text, pattern: re.search(pattern, text) is not None, _BOOLEAN),
     FunctionDefinition(
         "IS_DIGIT", lambda text: text != "" and text.isdigit(), _always(DataTypes.BOOLEAN(False))
     ),

@@ -36,6 +36,7 @@ from millstream.table.functions.definition import (
     math_function,
     spark_kernel,
 )
+from millstream.table.functions.strings import STRINGS
 from millstream.table.functions.temporal import TEMPORAL
 
 __all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin", "temporal_cast"]
@@ -47,10 +48,6 @@ def _string(args: list[DataType]) -> DataType:
 
 def _same_as_first(args: list[DataType]) -> DataType:
     return args[0]
-
-
-def _int(args: list[DataType]) -> DataType:
-    return nullable_if_any(DataTypes.INT(), *args)
 
 
 def _double(args: list[DataType]) -> DataType:
@@ -65,36 +62,6 @@ def _first_non_null(args: list[DataType]) -> DataType:
     typed = [a for a in args if a.root != "NULL"]
     result = typed[0] if typed else DataTypes.NULL()
     return result.not_null() if any(not a.is_nullable() for a in typed) else result.nullable()
-
-
-def _nullable_string(args: list[DataType]) -> DataType:
-    return DataTypes.STRING()
-
-
-def _regexp_extract(text: str, pattern: str, group: int = 0) -> str | None:
-    """Flink's REGEXP_EXTRACT: group ``group`` (0: the whole match) of the first match; NULL
-    when nothing matches or the group does not exist."""
-    match = re.search(pattern, text)
-    if match is None:
-        return None
-    try:
-        return match.group(group)
-    except IndexError:
-        return None
-
-
-def _split(text: str, separator: str) -> list[str]:
-    """Flink's SPLIT (commons-lang's ``splitByWholeSeparatorPreserveAllTokens``): every token,
-    empty ones kept; an empty string has none."""
-    if text == "":
-        return []
-    return text.split(separator) if separator else text.split()
-
-
-def _split_index(text: str, separator: str, index: int) -> str | None:
-    """Flink's SPLIT_INDEX: token ``index`` (from 0) of ``SPLIT``; NULL when out of range."""
-    tokens = _split(text, separator)
-    return tokens[index] if 0 <= index < len(tokens) else None
 
 
 def _mod(a: Any, b: Any) -> Any:
@@ -130,11 +97,6 @@ def _json_value(text: str, path: str) -> Any:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _substring(text: str, start: int, length: int | None = None) -> str:
-    begin = max(start - 1, 0) if start > 0 else max(len(text) + start, 0)
-    return text[begin:] if length is None else text[begin : begin + max(length, 0)]
-
-
 def _like(text: str, pattern: str) -> bool:
     regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
     return re.fullmatch(regex, text, re.DOTALL) is not None
@@ -167,28 +129,12 @@ def _round_type(first: DataType, places: int | None) -> DataType:
     return nullable_if_any(DataTypes.DECIMAL(1 + precision - scale + places, places), first)
 
 
-def _concat_ws(separator: Any, *values: Any) -> Any:
-    if separator is None:
-        return None
-    return separator.join(v for v in values if v is not None)
-
-
-_BIGINT_OF = lambda args: nullable_if_any(DataTypes.BIGINT(), *args)  # noqa: E731
-
-
 def _mod_arrow(a: Any, b: Any) -> Any:
     """Java's ``%`` of integers on Arrow (division truncates toward zero, so the remainder
     takes the dividend's sign)."""
     import pyarrow.compute as pc
 
     return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
-
-
-def _concat_arrow(first: Any, *rest: Any) -> Any:
-    """CONCAT on Arrow: NULL when any argument is NULL, as Flink's."""
-    import pyarrow.compute as pc
-
-    return pc.binary_join_element_wise(first, *rest, "")
 
 
 def _power_arrow(a: Any, b: Any) -> Any:
@@ -252,36 +198,7 @@ def _logarithm_spark(name: str) -> Callable[[Any], Any]:
 
 
 _DEFINITIONS = [
-    FunctionDefinition(
-        "UPPER", str.upper, _string, arrow=arrow_kernel("utf8_upper"), spark=spark_kernel("upper")
-    ),
-    FunctionDefinition(
-        "LOWER", str.lower, _string, arrow=arrow_kernel("utf8_lower"), spark=spark_kernel("lower")
-    ),
-    FunctionDefinition(
-        "CHAR_LENGTH", len, _int, arrow=arrow_kernel("utf8_length"), spark=spark_kernel("length")
-    ),
-    FunctionDefinition("SUBSTRING", _substring, _string),
-    FunctionDefinition("REPLACE", lambda s, a, b: s.replace(a, b), _string),
-    FunctionDefinition(
-        "CONCAT", lambda *parts: "".join(parts), _string, arrow=_concat_arrow, spark=spark_kernel("concat")
-    ),
-    FunctionDefinition(
-        "CONCAT_WS", _concat_ws, lambda args: nullable_if_any(DataTypes.STRING(), args[0]), null_aware=True
-    ),
     FunctionDefinition("LIKE", _like, _boolean),
-    FunctionDefinition("POSITION", lambda needle, text: text.find(needle) + 1, _int),
-    FunctionDefinition("INITCAP", lambda s: re.sub(r"\w+", lambda m: m.group(0).capitalize(), s), _string),
-    FunctionDefinition("REVERSE", lambda s: s[::-1], _string),
-    FunctionDefinition("REPEAT", lambda s, n: s * n, _string),
-    FunctionDefinition("LPAD", lambda s, n, p: (p * n + s)[-n:] if len(s) < n else s[:n], _string),
-    FunctionDefinition("RPAD", lambda s, n, p: (s + p * n)[:n], _string),
-    FunctionDefinition("REGEXP_REPLACE", lambda s, pattern, r: re.sub(pattern, r, s), _string),
-    FunctionDefinition("REGEXP_EXTRACT", _regexp_extract, _nullable_string),
-    FunctionDefinition("SPLIT_INDEX", _split_index, _nullable_string),
-    FunctionDefinition(
-        "SPLIT", _split, lambda args: nullable_if_any(DataTypes.ARRAY(DataTypes.STRING()), *args)
-    ),
     FunctionDefinition("JSON_VALUE", _json_value, lambda args: DataTypes.STRING()),
     FunctionDefinition(
         "ABS",
@@ -324,6 +241,7 @@ _DEFINITIONS = [
     *SCALARS,
     *MORE,
     *TEMPORAL,
+    *STRINGS,
 ]
 
 BUILTIN_FUNCTIONS: Mapping[str, FunctionDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})

@@ -34,7 +34,6 @@ __all__ = [
     "java_pow",
     "math_function",
     "spark_kernel",
-    "trim_function",
 ]
 
 TypeRule = Callable[[list[DataType]], DataType]
@@ -174,14 +173,4 @@ def math_function(
         arrow=arrow_double_kernel(arrow_name),
         arrow_args=NUMBERS,
         spark=spark,
-    )
-
-
-def trim_function(
-    name: str, python: Callable[..., str], result: TypeRule, arrow_name: str, spark_name: str
-) -> FunctionDefinition:
-    """TRIM / LTRIM / RTRIM: spaces only unless characters are given (Java's ``trim`` of
-    Flink's ``BinaryStringData``), on Arrow and Spark too (one argument)."""
-    return FunctionDefinition(
-        name, python, result, arrow=arrow_kernel(arrow_name, characters=" "), spark=spark_kernel(spark_name)
     )

@@ -321,7 +321,7 @@ _SQLGLOT_FUNCTIONS: dict[type, tuple[str, tuple[str, ...]]] = {
     exp.Exp: ("EXP", ("this",)),
     exp.Pow: ("POWER", ("this", "expression")),
     exp.Like: ("LIKE", ("this", "expression")),
-    exp.DPipe: ("CONCAT", ("this", "expression")),
+    exp.DPipe: ("||", ("this", "expression")),
     exp.Initcap: ("INITCAP", ("this",)),
     exp.Trim: ("TRIM", ("this",)),
     exp.Greatest: ("GREATEST", ("this", "expressions")),

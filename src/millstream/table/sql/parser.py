@@ -18,7 +18,7 @@ __all__ = ["SqlError"]  # and the parser internals the other sql_* modules use
 
 # calls whose Spark meaning differs from Flink's: parsed as plain calls of the built-ins
 # (Spark's REGEXP_EXTRACT defaults to group 1, Flink's to 0, the whole match)
-_PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT", "TO_TIMESTAMP"} | {
+_PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT", "TO_TIMESTAMP", "LTRIM", "RTRIM"} | {
     # Flink built-ins sqlglot would turn into its own nodes (with Spark's argument orders and
     # defaults): their names as written, their arguments in order
     "TRUNCATE", "TRUNC", "LOCATE", "INSTR", "LEFT", "RIGHT", "REGEXP", "TO_DATE", "IF",
