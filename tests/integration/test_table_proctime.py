@@ -27,7 +27,7 @@ def test_processing_time_windows_count_every_row(capsys: pytest.CaptureFixture[s
     assert "  `p` TIMESTAMP_LTZ(3) NOT NULL *PROCTIME* AS PROCTIME()" in capsys.readouterr().out.splitlines()
     sql = (
         "SELECT k, COUNT(*) AS n, window_start, window_end FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(p), "
-        "INTERVAL '500' MILLISECOND)) GROUP BY k, window_start, window_end"
+        "INTERVAL '0.5' SECOND)) GROUP BY k, window_start, window_end"
     )
     with t_env.execute_sql(sql).collect() as rows:
         windows = [tuple(r) for r in rows]

@@ -30,9 +30,10 @@ import decimal
 import math
 import struct
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH, format_day_time, format_year_month
 from millstream.table.common.timestamps import (
     java_instant_string,
     java_local_date_time_string,
@@ -86,6 +87,10 @@ def _sql(t: DataType) -> str:
         return "BYTES"
     if root == "DECIMAL":
         return f"DECIMAL({params[0]}, {params[1]})"
+    if root == YEAR_MONTH:  # every year-month interval, as Flink's planner types it
+        return "INTERVAL MONTH"
+    if root == DAY_TIME:  # every day-time interval: milliseconds
+        return f"INTERVAL SECOND({params[0] if params else 3})"
     if root in ("TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "CHAR", "VARCHAR", "BINARY", "VARBINARY") and params:
         return f"{root}({params[0]})"
     if root == "TIMESTAMP":
@@ -251,24 +256,31 @@ def _cast(t: DataType, value: Any) -> str:
     if isinstance(t, RowType):
         return "(" + ", ".join(_nested(ft, v) for ft, v in zip(t.field_types(), value, strict=False)) + ")"
     root = t.root
-    if root == "BOOLEAN":
-        return "TRUE" if value else "FALSE"
-    if root == "DOUBLE":
-        return format_java_double(float(value))
-    if root == "FLOAT":
-        return format_java_float(float(value))
+    if root in _TEXT:
+        return _TEXT[root](value)
     if root == "DECIMAL":
         quantum = decimal.Decimal(1).scaleb(-int(t.params[1]))
         return format(decimal.Decimal(value).quantize(quantum), "f")
     if root in ("BYTES", "BINARY", "VARBINARY"):
         return f"x'{bytes(value).hex()}'"
     if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S") + _nano_fraction(nano_of_second(value), _precision(t, 6))
+        day = f"{value.year:04d}-{value.month:02d}-{value.day:02d}"  # strftime writes year 1 as 1
+        return f"{day} {value:%H:%M:%S}" + _nano_fraction(nano_of_second(value), _precision(t, 6))
     if root == "TIME" and isinstance(value, datetime.time):
         return value.strftime("%H:%M:%S") + _fraction(value.microsecond, _precision(t, 0))
     if root == "DATE" and isinstance(value, datetime.date):
         return value.isoformat()
     return str(value)
+
+
+# the text of the values of these types
+_TEXT: dict[str, Callable[[Any], str]] = {
+    "BOOLEAN": lambda value: "TRUE" if value else "FALSE",
+    "DOUBLE": lambda value: format_java_double(float(value)),
+    "FLOAT": lambda value: format_java_float(float(value)),
+    YEAR_MONTH: format_year_month,
+    DAY_TIME: format_day_time,
+}
 
 
 # -- the tableau ----------------------------------------------------------------------------------------

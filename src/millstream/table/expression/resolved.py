@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH, add_interval
 from millstream.table.common.types import DataType, DataTypes
 
 __all__ = [
@@ -38,7 +39,8 @@ __all__ = [
 NUMERIC_ORDER = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
 INTEGRAL = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
 TEMPORAL = ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE")
-INTERVAL = "INTERVAL_DAY_TIME"
+INTERVAL = DAY_TIME
+INTERVALS = {YEAR_MONTH, DAY_TIME}
 
 
 @dataclass(frozen=True)
@@ -121,14 +123,36 @@ COMPARISONS = {
 }
 
 
+def interval_arithmetic(
+    op: str, ta: DataType, tb: DataType
+) -> tuple[DataType, Callable[[Any, Any], Any]] | None:
+    """``ta op tb`` when an operand is an interval (None when neither is), as Flink's: a date,
+    time or timestamp plus or minus an interval keeps its type (``common/intervals.py``: months
+    clamp the day, a DATE moves by whole days), intervals of a kind add and subtract, an
+    interval times an integer is an interval; anything else is refused."""
+    ra, rb = ta.root, tb.root
+    if ra not in INTERVALS and rb not in INTERVALS:
+        return None
+    moved = (*TEMPORAL, "TIME")
+    if op in ("+", "-") and ra == rb:
+        return nullable_if_any(ta, ta, tb), (operator.add if op == "+" else operator.sub)
+    if op in ("+", "-") and ra in ("TIMESTAMP", "TIMESTAMP_LTZ") and rb == DAY_TIME:  # exact, and hot
+        return nullable_if_any(ta, ta, tb), (operator.add if op == "+" else operator.sub)
+    if op in ("+", "-") and ra in moved and rb in INTERVALS:
+        sign = 1 if op == "+" else -1
+        return nullable_if_any(ta, ta, tb), lambda a, b: add_interval(a, b * sign, rb)
+    if op == "+" and ra in INTERVALS and rb in moved:
+        return nullable_if_any(tb, ta, tb), lambda a, b: add_interval(b, a, ra)
+    if op == "*" and {ra, rb} & INTERVALS and {ra, rb} & INTEGRAL:
+        return nullable_if_any(ta if ra in INTERVALS else tb, ta, tb), operator.mul
+    raise TypeError(f"Cannot apply '{op}' to arguments of type '<{ta!r}> {op} <{tb!r}>'")
+
+
 def arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable[[Any, Any], Any]]:
     """The result type and the function of ``ta op tb`` for + - * / %."""
-    if op in ("+", "-") and (ta.root == INTERVAL or tb.root == INTERVAL):
-        # timestamp ± interval keeps the timestamp's type; interval + timestamp too
-        if ta.root in TEMPORAL or tb.root in TEMPORAL or (ta.root == tb.root == INTERVAL):
-            result = ta if ta.root != INTERVAL else tb
-            return nullable_if_any(result, ta, tb), (operator.add if op == "+" else operator.sub)
-        raise TypeError(f"cannot apply {op} to {ta!r} and {tb!r}")
+    interval_result = interval_arithmetic(op, ta, tb)
+    if interval_result is not None:
+        return interval_result
     integral = ta.root in INTEGRAL and tb.root in INTEGRAL
     decimal_result = decimal_arithmetic(op, ta, tb)
     if decimal_result is not None:
@@ -335,6 +359,8 @@ def compile_cast(inner: Compiled, data_type: DataType, safe: bool) -> Compiled:
         convert: Callable[[Any], Any] = temporal_cast(source, data_type)
     elif root in ("STRING", "VARCHAR", "CHAR"):
         convert = lambda v: format_value(source, v)  # noqa: E731
+    elif root in INTERVALS and source.root in NUMERIC_ORDER:  # the number is the milliseconds or months
+        convert = int if root == YEAR_MONTH else lambda v: datetime.timedelta(milliseconds=int(v))
     elif root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and isinstance(source.root, str):
         convert = (lambda v: int(str(v).strip())) if source.root in ("STRING", "VARCHAR", "CHAR") else int
     elif root == "DECIMAL" and len(data_type.params) == 2:

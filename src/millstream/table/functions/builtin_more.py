@@ -21,8 +21,10 @@ from typing import Any
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.functions.builtin_scalars import _BOOLEAN, _INT, _STRING, _always, _first
 from millstream.table.functions.definition import FunctionDefinition
+from millstream.table.functions.like import similar
 
 __all__ = ["MORE"]
+
 
 def _rounded(direction: str) -> Callable[[Any], Any]:
     rounding = decimal.ROUND_FLOOR if direction == "floor" else decimal.ROUND_CEILING
@@ -60,13 +62,6 @@ def _plus_interval(value: Any, interval: Any) -> Any:
     if isinstance(value, datetime.time):
         return (datetime.datetime.combine(datetime.date(2000, 1, 1), value) + step).time()
     return value + step
-
-
-def _similar(text: str, pattern: str) -> bool:
-    """SQL's SIMILAR TO: a regular expression where ``%`` is any text and ``_`` any character,
-    matching the whole text."""
-    translated = "".join(".*" if c == "%" else "." if c == "_" else c for c in pattern)
-    return re.fullmatch(translated, text, re.DOTALL) is not None
 
 
 def _distinct(values: list[Any]) -> list[Any]:
@@ -227,7 +222,7 @@ _DATE_TIME = _first
 
 MORE: list[FunctionDefinition] = [
     # strings
-    FunctionDefinition("SIMILAR", _similar, _BOOLEAN),
+    FunctionDefinition("SIMILAR", similar, _BOOLEAN),  # x SIMILAR TO p [ESCAPE c]
     # numbers
     FunctionDefinition("FLOOR", _rounded("floor"), _rounded_type),
     FunctionDefinition("CEIL", _rounded("ceil"), _rounded_type),

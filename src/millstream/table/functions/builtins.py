@@ -36,6 +36,7 @@ from millstream.table.functions.definition import (
     math_function,
     spark_kernel,
 )
+from millstream.table.functions.like import like
 from millstream.table.functions.strings import STRINGS
 from millstream.table.functions.temporal import TEMPORAL
 
@@ -95,11 +96,6 @@ def _json_value(text: str, path: str) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     return value if isinstance(value, str) else json.dumps(value)
-
-
-def _like(text: str, pattern: str) -> bool:
-    regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, text, re.DOTALL) is not None
 
 
 def _round(value: Any, digits: int = 0) -> Any:
@@ -198,7 +194,7 @@ def _logarithm_spark(name: str) -> Callable[[Any], Any]:
 
 
 _DEFINITIONS = [
-    FunctionDefinition("LIKE", _like, _boolean),
+    FunctionDefinition("LIKE", like, _boolean),  # x LIKE p [ESCAPE c]
     FunctionDefinition("JSON_VALUE", _json_value, lambda args: DataTypes.STRING()),
     FunctionDefinition(
         "ABS",

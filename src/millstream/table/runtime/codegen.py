@@ -108,7 +108,7 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         roots = (left_type.root, right_type.root)
         arithmetic = expression.op in ("+", "-", "*")
         # DECIMAL and interval arithmetic convert and round: their closures do it
-        if not (arithmetic and ("INTERVAL_DAY_TIME" in roots or "DECIMAL" in roots)):
+        if not (arithmetic and {"INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH", "DECIMAL"} & set(roots)):
             op = _PYTHON_OPERATORS[expression.op]
             left = _code(expression.left, names, types, w)
             right = _code(expression.right, names, types, w)

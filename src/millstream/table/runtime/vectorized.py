@@ -96,7 +96,9 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
         numeric = {"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "NULL"}
         text = {"STRING", "VARCHAR", "CHAR", "NULL"}
         if expression.op in _ARITHMETIC:
-            if "TIMESTAMP" in (left, right) or "DATE" in (left, right):
+            if "DATE" in (left, right):  # Arrow's date + duration is a timestamp; Flink's a date
+                return False
+            if "TIMESTAMP" in (left, right):
                 return expression.op != "*" and "INTERVAL_DAY_TIME" in (left, right)  # ts -/+ interval
             if "DECIMAL" in (left, right):  # exact: both decimal or integral, the result typed as Flink's
                 return {left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"}

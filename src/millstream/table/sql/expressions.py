@@ -4,6 +4,7 @@ built-in and user functions, OVER windows."""
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import threading
 from collections.abc import Callable
@@ -17,6 +18,18 @@ from millstream.table.expression.calls import UserAggregateCall
 from millstream.table.expression.expression import AggregateCall, Expression, _FieldAccess
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.sql.forms import special_form
+from millstream.table.sql.literals import (
+    INTERVAL_UNITS,
+    LiteralError,
+    approximate_numeric,
+    char_length,
+    date_literal,
+    exact_numeric,
+    interval_literal,
+    interval_qualifier,
+    time_literal,
+    timestamp_literal,
+)
 from millstream.table.sql.parser import _DIALECT, SqlError, _parse
 
 if TYPE_CHECKING:
@@ -78,9 +91,12 @@ def _column_ref(node: exp.Column) -> Expression:
     """A column, ``alias.column``, or a field of a ROW column: ``person.name``,
     ``P.person.name`` (a qualifier that names no table but a column of ROW type)."""
     parts = [p.name for p in node.parts]
-    niladic = len(parts) == 1 and parts[0].upper() in _NILADIC and not node.this.quoted
-    if niladic and (None, parts[0]) not in (_STATE.scopes[-1] if _STATE.scopes else {}):  # a call
+    keyword = len(parts) == 1 and not node.this.quoted
+    keyword = keyword and (None, parts[0]) not in (_STATE.scopes[-1] if _STATE.scopes else {})
+    if keyword and parts[0].upper() in _NILADIC:  # a call
         return call_builtin(_NILADIC[parts[0].upper()])
+    if keyword and parts[0].upper() == "UNKNOWN":  # SQL's unknown truth value: a NULL BOOLEAN
+        return lit(None, DataTypes.BOOLEAN())
     if len(parts) == 1:
         return col(_column_name(node))
     scope = _STATE.scopes[-1] if _STATE.scopes else None
@@ -190,6 +206,12 @@ def _params(t: exp.DataType) -> list[int]:
 
 
 def _data_type(node: exp.DataType) -> DataType:
+    if isinstance(node.this, exp.Interval):  # INTERVAL DAY TO SECOND(3): INTERVAL SECOND(3)
+        try:
+            data_type = interval_qualifier(node.this.args["unit"].name).data_type(nullable=True)
+        except LiteralError as err:
+            raise SqlError(str(err)) from err
+        return data_type.not_null() if node.args.get("nullable") is False else data_type
     name = node.this.name if hasattr(node.this, "name") else str(node.this)
     if name not in _TYPES:
         raise SqlError(f"unsupported type: {node.sql(dialect=_DIALECT)}")
@@ -241,17 +263,8 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         return call_builtin("AT", _expression(node.this), _expression(node.expressions[0]))
     if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
         return _FieldAccess(_expression(node.this), node.expression.name, sql_name=True)  # a.b.c.d.e
-    if isinstance(node, exp.Literal):
-        if node.is_string:
-            return lit(node.this)
-        text = node.this
-        digits_text = text.lstrip("-")
-        if any(c in text for c in "eE"):
-            return lit(float(text))  # an approximate literal: DOUBLE
-        if "." in text:  # an exact literal: DECIMAL(digits written, digits after the point), as Calcite's
-            digits = sum(c.isdigit() for c in digits_text)
-            return lit(decimal.Decimal(text), DataTypes.DECIMAL(digits, len(text.split(".")[1]), False))
-        return lit(int(text))
+    if isinstance(node, (exp.Literal, exp.HexString)) or _is_typed_literal(node):
+        return _literal(node)
     if isinstance(node, exp.Boolean):
         return lit(bool(node.this))
     if isinstance(node, exp.Null):
@@ -272,7 +285,11 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
     if isinstance(node, exp.Neg):
         if isinstance(node.this, exp.Literal) and not node.this.is_string:  # -7.89: DECIMAL(3, 2), as written
             return _expression(exp.Literal(this=f"-{node.this.this}", is_string=False))
+        if isinstance(node.this, exp.Interval):  # -INTERVAL '1' DAY: the interval negated
+            return _interval(node.this, -1)
         return -_expression(node.this)
+    if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(node.to.this, exp.Interval):
+        return _interval_cast(node)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return _expression(node.this).cast(_data_type(node.to))
     if isinstance(node, exp.Filter) and type(node.this) in _AGGREGATES:  # agg(x) FILTER (WHERE c)
@@ -289,6 +306,88 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
     return _function(node)
 
 
+def _is_typed_literal(node: exp.Expression) -> bool:
+    """``DATE '2024-01-01'``, ``TIME '...'``, ``TIMESTAMP '...'``, ``TIMESTAMP WITH LOCAL TIME
+    ZONE '...'``: the Cast the parser marked a literal (``parser.py``'s ``_typed_literal``)."""
+    return isinstance(node, exp.Cast) and bool(node.meta_get("literal"))
+
+
+def _literal(node: exp.Expression) -> Expression:
+    """A literal with its value and type as Flink's parser gives them (``literals.py``)."""
+    try:
+        if isinstance(node, exp.HexString):
+            value = bytes.fromhex(node.this)
+            return lit(value, DataTypes.BINARY(len(value), False))
+        if isinstance(node, exp.Cast):
+            return _typed_literal(node.this.this, node.to)
+        text = node.this
+        if node.is_string:
+            return lit(text, DataTypes.CHAR(char_length(text), False))
+        if any(c in text for c in "eE"):
+            return lit(*approximate_numeric(text))
+        return lit(*exact_numeric(text))
+    except LiteralError as err:
+        raise SqlError(str(err)) from err
+
+
+def _typed_literal(text: str, to: exp.DataType) -> Expression:
+    """``DATE 'yyyy-MM-dd'``, ``TIME 'HH:mm:ss[.fff]'`` (TIME(p), p its fraction's digits),
+    ``TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.f]'`` (TIMESTAMP(p)), ``TIMESTAMP WITH LOCAL TIME ZONE
+    '...'`` (the timestamp in the session's time zone, TIMESTAMP_LTZ(p)): NOT NULL values read
+    as Calcite reads them, not as a CAST of the string would."""
+    kind = to.this
+    if kind == exp.DType.DATE:
+        return lit(date_literal(text), DataTypes.DATE(False))
+    if kind == exp.DType.TIME:
+        value, precision = time_literal(text)
+        return lit(value, DataTypes.TIME(precision, False))
+    if kind in (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPNTZ):
+        stamp, precision = timestamp_literal(text)
+        return lit(stamp, DataTypes.TIMESTAMP(precision, False))
+    if kind == exp.DType.TIMESTAMPLTZ:
+        stamp, precision = timestamp_literal(text, "TIMESTAMP WITH LOCAL TIME ZONE")
+        local = lit(stamp, DataTypes.TIMESTAMP(precision, False))
+        return local.cast(DataTypes.TIMESTAMP_LTZ(precision, False))
+    raise SqlError(f"Incorrect syntax near the keyword '{to.sql(dialect=_DIALECT)}': not a literal's type")
+
+
+def _interval(node: exp.Interval, sign: int = 1) -> Expression:
+    """``INTERVAL [-]'value' qualifier``: a year-month interval's months (INTERVAL MONTH) or a
+    day-time interval (INTERVAL SECOND(3)), NOT NULL (``sign``: -1 when negated)."""
+    value = node.this
+    if isinstance(value, exp.Neg):
+        value, sign = value.this, -sign
+    try:
+        qualifier = interval_qualifier(node.args["unit"].name)
+        amount = interval_literal(value.name, qualifier, sign)
+    except LiteralError as err:
+        raise SqlError(str(err)) from err
+    if qualifier.year_month:
+        return lit(amount, qualifier.data_type())
+    return lit(datetime.timedelta(milliseconds=amount), qualifier.data_type())
+
+
+def _interval_cast(node: exp.Cast | exp.TryCast) -> Expression:
+    """``CAST(x AS INTERVAL DAY)``: a numeric literal counts the qualifier's last unit
+    (``CAST(2 AS INTERVAL DAY)`` is two days, as Calcite folds it); any other number is taken
+    as the interval's milliseconds or months, as Flink's cast does at run time
+    (``CAST(CAST(3 AS BIGINT) AS INTERVAL HOUR)`` is 3 ms on PyFlink 2.3)."""
+    try:
+        qualifier = interval_qualifier(node.to.this.args["unit"].name)
+    except LiteralError as err:
+        raise SqlError(str(err)) from err
+    operand, sign = node.this, 1
+    if isinstance(operand, exp.Neg) and isinstance(operand.this, exp.Literal):
+        operand, sign = operand.this, -1
+    target = qualifier.data_type(nullable=True)
+    if isinstance(operand, exp.Literal) and not operand.is_string:
+        amount = decimal.Decimal(operand.this) * sign * INTERVAL_UNITS[qualifier.unit][1]
+        if qualifier.year_month:
+            return lit(int(amount), target.not_null())
+        return lit(datetime.timedelta(milliseconds=int(amount)), target.not_null())
+    return _expression(node.this).cast(target)
+
+
 def _aggregate(node: exp.Expression, where: Expression | None) -> AggregateCall:
     """COUNT, SUM, AVG, MIN, MAX, over ``*``, a value or ``DISTINCT`` values, maybe with a
     FILTER (WHERE ...) condition."""
@@ -301,9 +400,6 @@ def _aggregate(node: exp.Expression, where: Expression | None) -> AggregateCall:
             raise SqlError(f"{function}(DISTINCT ...) takes one expression, got: {operand.sql()}")
         return AggregateCall(function, _expression(operand.expressions[0]), True, where)
     return AggregateCall(function, _expression(operand), where=where)
-
-
-_INTERVAL_UNITS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 
 
 # sqlglot's nodes for Flink's built-in functions: node type -> (function, its argument keys)
@@ -390,7 +486,7 @@ def _frame(node: exp.Window) -> Any:
     return OverFrame(partition, time, rows, int(start.this) if rows else _interval_ms(start))
 
 
-def _function(node: exp.Expression) -> Expression:  # noqa: C901 - one case per function family
+def _function(node: exp.Expression) -> Expression:
     from millstream.table.api.expressions import call
     from millstream.table.expression.expression import WindowProperty
     from millstream.table.functions.builtins import call_builtin, is_builtin
@@ -399,13 +495,7 @@ def _function(node: exp.Expression) -> Expression:  # noqa: C901 - one case per 
         return _over(node)
 
     if isinstance(node, exp.Interval):
-        unit = str(node.args["unit"].name).upper().rstrip("S")
-        amount = float(node.this.this) if isinstance(node.this, exp.Literal) else None
-        if amount is None or unit not in _INTERVAL_UNITS:
-            raise SqlError(f"unsupported interval: {node.sql()}")
-        import datetime
-
-        return lit(datetime.timedelta(milliseconds=amount * _INTERVAL_UNITS[unit]))
+        return _interval(node)
     if isinstance(node, exp.In):
         value = _expression(node.this)
         return or_(*(value == _expression(v) for v in node.expressions))

@@ -1,5 +1,6 @@
 """SQL's special syntax for built-in functions, as sqlglot parses it, turned into calls with
-Flink's meaning: ``x NOT LIKE p``, ``CASE x WHEN ...``, ``TRIM(LEADING c FROM s)``,
+Flink's meaning: ``x [NOT] LIKE p [ESCAPE c]``, ``x [NOT] SIMILAR TO p [ESCAPE c]``,
+``CASE x WHEN ...``, ``TRIM(LEADING c FROM s)``,
 ``x BETWEEN SYMMETRIC a AND b``, ``x IS [NOT] TRUE | FALSE | UNKNOWN``,
 ``x IS [NOT] DISTINCT FROM y``, ``POSITION(a IN b)``, ``LPAD`` / ``RPAD``,
 ``OVERLAY(s PLACING r FROM i [FOR n])``, ``EXTRACT(unit FROM t)`` and ``YEAR(t)`` ...,
@@ -71,6 +72,13 @@ def _distinct(a: Expression, b: Expression) -> Expression:
 
 def special_form(node: exp.Expression, expression: Convert) -> Expression | None:  # noqa: C901
     """The call for ``node`` when it is one of the forms above, else None."""
+    if isinstance(node, exp.Escape) and isinstance(node.this, (exp.Like, exp.SimilarTo)):  # ... ESCAPE c
+        pattern = node.this
+        name = "LIKE" if isinstance(pattern, exp.Like) else "SIMILAR"
+        matched = call_builtin(
+            name, expression(pattern.this), expression(pattern.expression), expression(node.expression)
+        )
+        return not_(matched) if pattern.args.get("negate") else matched
     if isinstance(node, exp.Like) and node.args.get("negate"):
         return not_(call_builtin("LIKE", expression(node.this), expression(node.expression)))
     if isinstance(node, exp.SimilarTo):

@@ -6,12 +6,24 @@ type names ``BYTES`` and ``ROW<...>`` are renamed in the text before parsing."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, ClassVar
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
+
+from millstream.table.sql.literals import (
+    INTERVAL_UNITS,
+    IntervalQualifier,
+    LiteralError,
+    binary_literal,
+    check_character_set,
+    interval_unit,
+    unescape_unicode,
+    unicode_escape_character,
+)
 
 __all__ = ["SqlError"]  # and the parser internals the other sql_* modules use
 
@@ -33,6 +45,16 @@ _PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT", "TO_TIMESTAMP", "LTRIM", "RTRIM
 
 _TVFS = {"TUMBLE", "HOP", "CUMULATE", "SESSION"}
 
+# the types of Flink's typed literals (TIMESTAMP is TIMESTAMPTZ in Spark's dialect)
+_TYPED_LITERALS = (
+    exp.DType.DATE,
+    exp.DType.TIME,
+    exp.DType.TIMESTAMP,
+    exp.DType.TIMESTAMPTZ,
+    exp.DType.TIMESTAMPNTZ,
+    exp.DType.TIMESTAMPLTZ,
+)
+
 
 def _window_parser(kind: str) -> Any:
     """The dialect's parser of the window function ``kind`` (``_parse_window_call``)."""
@@ -45,10 +67,23 @@ class _FlinkSql(Spark):
     built-in as written. sqlglot's Spark mapping of the pattern turned ``yyyy-MM-dd`` into
     ``%Y-%mstrict-%dstrict`` (sqlglot 30). REGEXP_EXTRACT likewise (``_PLAIN_CALLS``)."""
 
+    UNESCAPED_SEQUENCES: dict[str, str] = {}  # a backslash is an ordinary character
+
     class Tokenizer(Spark.Tokenizer):
-        """Spark's, with SESSION a name (Flink's SESSION window function), not a keyword."""
+        """Spark's, with SESSION a name (Flink's SESSION window function), not a keyword, and
+        Flink's (Calcite's) literals: only ``'`` quotes a string, ``''`` in it is one quote, a
+        backslash is an ordinary character (Spark's escapes made ``'it''s'`` two strings and
+        ``'\\d+'`` ``d+``), ``U&'...'`` a Unicode string, ``_charset'...'`` (``_UTF16'abc'``)
+        a string in a named character set (a NATIONAL_STRING token, as ``N'...'``)."""
 
         KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != "SESSION"}
+        QUOTES = ["'"]
+        STRING_ESCAPES = ["'"]
+        RAW_STRINGS: ClassVar[list[str | tuple[str, str]]] = []
+        UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]
+
+        def tokenize(self, sql: str) -> list[Token]:
+            return _charset_strings(super().tokenize(sql), sql)
 
     class Parser(Spark.Parser):  # type: ignore[misc,valid-type]
         """Spark's parser, and Flink's column forms of CREATE TABLE: ``WATERMARK FOR c AS
@@ -63,6 +98,10 @@ class _FlinkSql(Spark):
             "METADATA": lambda self: self._parse_metadata(),
         }
         SCHEMA_UNNAMED_CONSTRAINTS = {*Spark.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
+        TYPE_LITERAL_PARSERS = {
+            **Spark.Parser.TYPE_LITERAL_PARSERS,
+            **{kind: lambda self, this, to: self._typed_literal(this, to) for kind in _TYPED_LITERALS},
+        }
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
@@ -78,8 +117,16 @@ class _FlinkSql(Spark):
             allow_identifiers: bool = True,
             with_collation: bool = False,
         ) -> exp.Expression | None:
-            """Spark's, and Flink's ``NOT NULL`` after an element type (``ARRAY<INT NOT NULL>``,
-            ``MAP<STRING NOT NULL, INT>``): the DataType's ``nullable`` False."""
+            """Spark's, Flink's interval types (``INTERVAL DAY TO SECOND(3)``: the DataType of an Interval of
+            the qualifier), and Flink's ``NOT NULL`` after an element type (``ARRAY<INT NOT
+            NULL>``, ``MAP<STRING NOT NULL, INT>``): the DataType's ``nullable`` False."""
+            if self._curr is not None and self._curr.token_type == TokenType.INTERVAL:
+                index = self._index
+                self._advance()
+                qualifier = self._parse_interval_qualifier()
+                if qualifier is not None:  # INTERVAL DAY TO SECOND(3): an Interval of its qualifier
+                    return exp.DataType(this=exp.Interval(unit=exp.var(str(qualifier))))
+                self._retreat(index)
             this = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
             following = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
             if (
@@ -90,6 +137,136 @@ class _FlinkSql(Spark):
             ):
                 this.set("nullable", False)
             return this
+
+        def _parse_atom(self) -> exp.Expression | None:
+            """sqlglot's fast path for a single token, except a string literal: it may go on
+            (``_parse_literal``)."""
+            if self._curr is not None and self._curr.token_type in _LITERAL_HEADS:
+                return None
+            return super()._parse_atom()
+
+        def _parse_primary(self) -> exp.Expression | None:
+            """Spark's, with Flink's string and binary literals (``_parse_literal``)."""
+            if self._curr is not None and self._curr.token_type in _LITERAL_HEADS:
+                return self._parse_literal()
+            if self._match_pair(TokenType.DOT, TokenType.NUMBER):  # .5, as written: DECIMAL(1, 1)
+                return exp.Literal.number(f".{self._prev.text}")
+            return super()._parse_primary()
+
+        def _parse_literal(self) -> exp.Expression:
+            """A character or binary string literal as Calcite's parser reads one: its head
+            (``'...'``, ``U&'...'``, ``N'...'``, ``_charset'...'``, ``X'...'``) and the
+            fragments continuing it on later lines (``'a'`` newline ``'b'`` is ``'ab'``; on the
+            same line Flink refuses it), then ``UESCAPE 'c'`` after a Unicode literal. A
+            character string is a string Literal, a binary one a HexString of its bytes."""
+            head = self._curr
+            fragments = [head]
+            self._advance()
+            while self._match(TokenType.STRING):
+                if _line_of(self.sql, self._prev) <= _line_of(self.sql, fragments[-1]):
+                    self.raise_error("String literal continued on same line")
+                fragments.append(self._prev)
+            try:
+                if head.token_type == TokenType.HEX_STRING:
+                    value = binary_literal([f.text for f in fragments])
+                    return self.expression(exp.HexString(this=value.hex()))
+                escape = None
+                if self._curr is not None and self._curr.text.upper() == "UESCAPE":
+                    if head.token_type != TokenType.UNICODE_STRING:
+                        self.raise_error("UESCAPE cannot be specified without Unicode literal introducer")
+                    self._advance()
+                    if not self._match(TokenType.STRING):
+                        self.raise_error("expected a string after UESCAPE")
+                    escape = unicode_escape_character(self._prev.text)
+                if head.token_type == TokenType.UNICODE_STRING:
+                    text = "".join(unescape_unicode(f.text, escape or "\\") for f in fragments)
+                else:
+                    text = "".join(f.text for f in fragments)
+            except LiteralError as err:
+                self.raise_error(str(err))
+            return self.expression(exp.Literal.string(text))
+
+        def _parse_interval(
+            self, require_interval: bool = True, parse_function_unit: bool = True
+        ) -> exp.Expression | None:
+            """Flink's interval literal: ``INTERVAL [+|-] 'value' qualifier`` (the value may be
+            an unsigned number: ``INTERVAL 2 DAY``), the qualifier as Calcite's
+            (``_parse_interval_qualifier``); an Interval of the value (negated for ``-``) and the
+            qualifier's text (``DAY(3) TO SECOND(6)``), read by ``interval_qualifier``."""
+            index = self._index
+            if not self._match(TokenType.INTERVAL):
+                return None
+            negative = self._match(TokenType.DASH)
+            if not negative:
+                self._match(TokenType.PLUS)
+            if self._curr is not None and self._curr.token_type in (TokenType.STRING, TokenType.NUMBER):
+                value: exp.Expression | None = self._parse_primary()
+            else:
+                value = None
+            if value is None:
+                self._retreat(index)
+                return None
+            qualifier = self._parse_interval_qualifier()
+            if qualifier is None:
+                found = self._curr.text if self._curr is not None else "the end"
+                units = ", ".join(INTERVAL_UNITS)
+                self.raise_error(f'Encountered "{found}": an interval\'s unit is one of {units}')
+            text = exp.Literal.string(value.name)
+            return self.expression(
+                exp.Interval(this=exp.Neg(this=text) if negative else text, unit=exp.var(str(qualifier)))
+            )
+
+        def _parse_interval_qualifier(self) -> IntervalQualifier | None:
+            """``YEAR [(p)] [TO MONTH]``, ``DAY [(p)] [TO HOUR | MINUTE | SECOND [(f)]]``,
+            ``SECOND [(p [, f])]`` ... (plural unit names too: ``DAYS``); None when no unit
+            follows."""
+            start = self._parse_interval_unit()
+            if start is None:
+                return None
+            precision = fractional = None
+            if self._match(TokenType.L_PAREN):
+                precision = self._parse_precision()
+                if start == "SECOND" and self._match(TokenType.COMMA):
+                    fractional = self._parse_precision()
+                self._match_r_paren()
+            end = None
+            if self._match_text_seq("TO"):
+                end = self._parse_interval_unit()
+                if end is None:
+                    self.raise_error("expected a time unit after TO in an interval")
+                if end == "SECOND" and self._match(TokenType.L_PAREN):
+                    fractional = self._parse_precision()
+                    self._match_r_paren()
+            try:
+                return IntervalQualifier(start, end, precision, fractional)
+            except LiteralError as err:
+                self.raise_error(str(err))
+                return None
+
+        def _typed_literal(self, this: exp.Expression, to: exp.DataType) -> exp.Expression:
+            """``DATE '...'``, ``TIME '...'``, ``TIMESTAMP '...'``, ``TIMESTAMP WITH LOCAL TIME
+            ZONE '...'``: a Cast marked ``literal`` in its meta (the string is read as Calcite
+            reads the literal, not cast). Flink has no ``TIMESTAMP_LTZ '...'`` literal."""
+            before = self._index - 1
+            while before > 0 and self._tokens[before].token_type == TokenType.STRING:
+                before -= 1
+            spelled = self._tokens[before].text.upper()
+            if to.this == exp.DType.TIMESTAMPLTZ and spelled != "ZONE":
+                self.raise_error(f"Incorrect syntax near the keyword '{self._tokens[before].text}'")
+            literal = self.expression(exp.Cast(this=this, to=to))
+            literal.meta["literal"] = True
+            return literal
+
+        def _parse_interval_unit(self) -> str | None:
+            unit = interval_unit(self._curr.text) if self._curr is not None else None
+            if unit is not None:
+                self._advance()
+            return unit
+
+        def _parse_precision(self) -> int:
+            if not self._match(TokenType.NUMBER):
+                self.raise_error("expected a precision")
+            return int(self._prev.text)
 
         def _parse_window_call(self, kind: str) -> exp.Expression:
             """``TABLE(TUMBLE(TABLE t [PARTITION BY k | (k1, k2)], DESCRIPTOR(ts), ...))``: the
@@ -165,6 +342,55 @@ class _FlinkSql(Spark):
 
 _DIALECT = _FlinkSql
 
+# the tokens a character or binary string literal starts with
+_LITERAL_HEADS = {
+    TokenType.STRING,
+    TokenType.NATIONAL_STRING,
+    TokenType.UNICODE_STRING,
+    TokenType.HEX_STRING,
+}
+# Calcite's character set names: a letter or digit, then letters, digits and : . - _
+_CHARSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9:._-]*")
+
+
+def _line_of(sql: str, token: Token) -> int:
+    """The line a token starts on."""
+    return sql.count("\n", 0, token.start)
+
+
+def _charset_strings(tokens: list[Token], sql: str) -> list[Token]:
+    """``_UTF16'abc'``, ``_ISO-8859-1'abc'``: a string in a named character set (Calcite's
+    PREFIXED_STRING_LITERAL, no space before the quote) as one NATIONAL_STRING token, as
+    ``N'abc'`` is; the set must be known and hold the text. Spark's tokenizer split it into a
+    name, the name's parts and a string."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        j = i
+        if token.token_type == TokenType.VAR and token.text.startswith("_"):
+            while j + 1 < len(tokens) and tokens[j + 1].start == tokens[j].end + 1:
+                j += 1
+                if tokens[j].token_type == TokenType.STRING:
+                    break
+        string = tokens[j]
+        name = sql[token.start + 1 : string.start]
+        if j > i and string.token_type == TokenType.STRING and _CHARSET_NAME.fullmatch(name):
+            try:
+                check_character_set(name, string.text)
+            except LiteralError as err:
+                raise sqlglot.errors.TokenError(str(err)) from err
+            out.append(
+                Token(
+                    TokenType.NATIONAL_STRING, string.text, string.line, string.col, token.start, string.end
+                )
+            )
+            i = j + 1
+            continue
+        out.append(token)
+        i += 1
+    return out
+
 
 class SqlError(ValueError):
     """A statement that could not be parsed or is not supported (yet)."""
@@ -174,12 +400,10 @@ def _flink_syntax(statement: str) -> str:
     """Flink's type names that sqlglot's tokenizer reads as another thing, as sqlglot's: BYTES
     is BINARY, ``ROW<f type, ...>`` is ``STRUCT<f type, ...>`` (``_type_name``), by token
     positions; every other Flink form is parsed by the dialect (``_FlinkSql``)."""
-    from sqlglot.dialects.spark import Spark
-
     try:
-        tokens = Spark().tokenize(statement)
+        tokens = _DIALECT().tokenize(statement)
     except sqlglot.errors.TokenError as err:
-        raise SqlError(f"SQL parse failed: {err}") from err
+        raise SqlError(f"SQL parse failed: {_token_error(err)}") from err
     edits: list[tuple[int, int, str]] = []  # (start, end exclusive, replacement)
     depth = 0
     for i, tok in enumerate(tokens):
@@ -193,11 +417,19 @@ def _flink_syntax(statement: str) -> str:
     return statement
 
 
+def _token_error(err: sqlglot.errors.TokenError) -> str:
+    """A tokenizer's error as Flink says it: an X'...' literal with other characters than hex
+    digits is Calcite's ``Binary literal string must contain only characters '0' - '9', 'A' -
+    'F'``."""
+    cause = str(err.__cause__ or err)
+    if cause.startswith("Numeric string contains invalid characters"):
+        return "Binary literal string must contain only characters '0' - '9', 'A' - 'F'"
+    return cause
+
+
 def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
     """sqlglot's name of a Flink type name: BYTES is BINARY, ``ROW<f type, ...>`` is
     ``STRUCT<f type, ...>``; None for any other token."""
-    from sqlglot.tokens import TokenType
-
     text = tok.text.upper()
     if text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
         return "BINARY"
