@@ -63,15 +63,16 @@ def test_a_columnar_scan_with_a_watermark_and_a_filter_imports_no_pandas(tmp_pat
 import sys
 from millstream.connectors.file.readers import FileSourceSplit
 from millstream.table import EnvironmentSettings, TableEnvironment
-from millstream.table.runtime.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
+from millstream.table.connectors.columnar_reader import ColumnarFormat, ColumnarReader
+from millstream.table.planner.columnar import fuse
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.execute_sql('''CREATE TABLE t (id BIGINT, v INT, ts TIMESTAMP(3),
     WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem',
     'path' = '{path}', 'format' = 'json')''')
 query = "SELECT id, v * 2 AS w, CASE WHEN v > 3 THEN 'hi' ELSE NULL END AS c FROM t WHERE v <> 1"
 scan = fuse(t_env.sql_query(query)._plan)
-fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
-reader = _ColumnarReader([FileSourceSplit('{path}', 0, {path.stat().st_size}, {path.stat().st_size})], fmt)
+fmt = ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
+reader = ColumnarReader([FileSourceSplit('{path}', 0, {path.stat().st_size}, {path.stat().st_size})], fmt)
 rows = 0
 while (polled := reader.poll_timestamped(1024)) is not None:
     rows += sum(len(element) for element in polled[0])

@@ -192,8 +192,9 @@ def test_streaming_changelog_folds_to_the_batch_result(tmp_path: Path) -> None:
 def test_the_scan_reads_only_the_columns_and_fields_the_query_uses(tmp_path: Path) -> None:
     """Nexmark's shape: a view picks ``bid.*`` fields of the events whose type is a bid; the
     scan parses ``event_type`` and the bid fields read (not the person and auction rows)."""
-    from millstream.table.planner.columnar_fields import needed_columns
-    from millstream.table.runtime.columnar_scan import _ColumnarFormat, fuse
+    from millstream.table.connectors.columnar_reader import ColumnarFormat
+    from millstream.table.planner.columnar import fuse
+    from millstream.table.runtime.columnar_fields import needed_columns
     from millstream.testing.nexmark import QUERIES, ddl
 
     t_env = _environment(True)
@@ -203,7 +204,7 @@ def test_the_scan_reads_only_the_columns_and_fields_the_query_uses(tmp_path: Pat
     assert scan is not None and scan.describe().endswith(
         "arrow: Calc, WatermarkAssigner, Filter, Calc, Filter, Calc)"
     )
-    fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 200)
+    fmt = ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 200)
     assert needed_columns(fmt.steps, fmt.names) == {
         "event_type": None,
         "person": {"dateTime"},  # the computed event time reads each kind's dateTime
@@ -399,8 +400,9 @@ def test_a_restored_batch_reader_skips_rows_not_elements(tmp_path: Path) -> None
     restored from a snapshot taken after some batches returns exactly the rows not yet
     returned, with their timestamps (a count of elements would re-read or lose rows)."""
     from millstream.connectors.file.readers import FileSourceSplit
+    from millstream.table.connectors.columnar_reader import ColumnarFormat, ColumnarReader
+    from millstream.table.planner.columnar import fuse
     from millstream.table.runtime.change_batch import to_changes
-    from millstream.table.runtime.columnar_scan import _ColumnarFormat, _ColumnarReader, fuse
 
     path = tmp_path / "events.json"
     _events(path, 5000)
@@ -409,10 +411,10 @@ def test_a_restored_batch_reader_skips_rows_not_elements(tmp_path: Path) -> None
     t_env.execute_sql(_DDL.format(path=path))
     scan = fuse(t_env.sql_query("SELECT id, key FROM events WHERE amount > 0")._plan)
     assert scan is not None
-    fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
+    fmt = ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
     split = FileSourceSplit(str(path), 0, path.stat().st_size, path.stat().st_size)
 
-    def drain(reader: _ColumnarReader, limit: int | None = None) -> list[object]:
+    def drain(reader: ColumnarReader, limit: int | None = None) -> list[object]:
         rows: list[object] = []
         while limit is None or limit > 0:
             polled = reader.poll_timestamped(1024)
@@ -425,10 +427,10 @@ def test_a_restored_batch_reader_skips_rows_not_elements(tmp_path: Path) -> None
             limit = None if limit is None else limit - 1
         return rows
 
-    everything = drain(_ColumnarReader([split], fmt))
-    first = _ColumnarReader([split], fmt)
+    everything = drain(ColumnarReader([split], fmt))
+    first = ColumnarReader([split], fmt)
     head = drain(first, limit=7)
-    restored = _ColumnarReader([], fmt)
+    restored = ColumnarReader([], fmt)
     restored.restore_state(first.snapshot_state())
     assert 0 < len(head) < len(everything)
     assert head + drain(restored) == everything
@@ -439,8 +441,8 @@ def test_the_arrow_local_phase_is_taken_only_where_it_computes_as_the_row_path(t
     """COUNT, SUM of integers and MIN / MAX of ordered values fold on Arrow; an AVG, a SUM of
     DOUBLE (Arrow adds in another order: other last digits) or a Python UDAF keep the row
     path's local phase."""
+    from millstream.table.planner.windows import WindowAggregate
     from millstream.table.runtime.arrow_window import arrow_local_phase
-    from millstream.table.runtime.window_agg import WindowAggregate
 
     t_env = _environment(True)
     t_env.execute_sql(_DDL.format(path=tmp_path / "events.json"))

@@ -111,10 +111,11 @@ def _job_nodes(t_env: TableEnvironment, insert: str, scans: list[Any] | None = N
 
     from millstream.graph.operator_specs import SourceSpec
     from millstream.table.planner.planning import plan_job
-    from millstream.table.sql.statements import insert_plan
+    from millstream.table.sql.statements import insert_operation
 
     env = t_env._environment()
-    [plan], ctx = plan_job(env, t_env.get_config(), [insert_plan(t_env, insert)])
+    sink = insert_operation(t_env._catalog, t_env._batch, insert).plan
+    [plan], ctx = plan_job(env, t_env.get_config(), [sink])
     plan.translate(ctx)
     graph = json.loads(env.get_execution_plan())
     for t in env._transformations.values():

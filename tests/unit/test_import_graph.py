@@ -128,6 +128,7 @@ def test_lazy_packages_resolve_every_exported_name_and_submodule() -> None:
         "millstream.datastream",
         "millstream.datastream.connectors",
         "millstream.table",
+        "millstream.table.catalog",
         "millstream.table.expression",
         "millstream.testing",
     ],

@@ -101,8 +101,8 @@ def to_dataframe(x: Any, spark: Any) -> Any:
     to Spark's planner, which shuffles as its own joins and aggregations need."""
     from millstream.table.connectors.filesystem import FileSystemSource
     from millstream.table.planner import nodes as p
-    from millstream.table.runtime.group_agg import Aggregate
-    from millstream.table.runtime.window_agg import WindowAggregate
+    from millstream.table.planner.aggregate import Aggregate
+    from millstream.table.planner.windows import WindowAggregate
 
     name: str = x.name
     node: Any = x.node  # the logical node it runs

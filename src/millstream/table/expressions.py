@@ -38,20 +38,17 @@ from millstream.table.api.expressions import (
     CURRENT_ROW,
     UNBOUNDED_RANGE,
     UNBOUNDED_ROW,
-    and_,
-    call,
     coalesce,
     concat,
     concat_ws,
     date_format,
-    if_then_else,
-    not_,
-    or_,
     row_interval,
     to_timestamp_ltz,
 )
 from millstream.table.expression.expression import AggregateCall, Expression, col, lit
+from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.expression.resolved import Compiled
+from millstream.table.functions.lookup import call
 
 __all__ = [
     "CURRENT_RANGE",

@@ -4,14 +4,14 @@ re-decides exactly the left rows SQL's NULL rules say it affects."""
 from __future__ import annotations
 
 from millstream.datastream import StreamExecutionEnvironment
-from millstream.table.runtime.null_aware_anti_join import _NullAwareAntiJoinFunction
+from millstream.table.runtime.null_aware_anti_join import NullAwareAntiJoinFunction
 from millstream.testing.operator_harness import OperatorHarness
 
 LEFT, RIGHT = 0, 1
 
 
 def test_the_subquery_filling_gaining_a_null_and_emptying_again() -> None:
-    function = _NullAwareAntiJoinFunction(lambda row: row[1])
+    function = NullAwareAntiJoinFunction(lambda row: row[1])
     env = StreamExecutionEnvironment.get_execution_environment()
     h = OperatorHarness.of(env.from_collection([(0, "+I", (0,))]).key_by(lambda t: 0).process(function))
     for row in [(1, 10), (2, 20), (3, None)]:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.datastream import StreamExecutionEnvironment
-from millstream.table.runtime.over import _RetractableTopNFunction
+from millstream.table.runtime.over import RetractableTopNFunction
 from millstream.testing.operator_harness import OperatorHarness
 from millstream.testing.tables import fold_changelog
 from tests.conftest import ci_examples
@@ -17,7 +17,7 @@ LIMIT = 3
 
 
 def harness(rank_column):
-    function = _RetractableTopNFunction([(lambda row: row[1], True)], LIMIT, rank_column)
+    function = RetractableTopNFunction([(lambda row: row[1], True)], LIMIT, rank_column)
     env = StreamExecutionEnvironment.get_execution_environment()
     stream = env.from_collection([("+I", (0, 0))]).key_by(lambda kv: ()).process(function)
     return OperatorHarness.of(stream)

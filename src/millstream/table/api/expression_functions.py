@@ -106,7 +106,7 @@ def local_timestamp() -> Expression:
 
 def current_database() -> Expression:
     """The current database's name."""
-    from millstream.table.api.expressions import lit
+    from millstream.table.expression.expression import lit
 
     return lit("default_database")
 

@@ -9,19 +9,18 @@ the Table API's methods that call built-in functions (``expression/calls.py``).
 
 from typing import Any
 
-from millstream.table.expression.calls import _builtin, _IfThenElse, _NamedCall
+from millstream.table.expression.calls import _builtin
 from millstream.table.expression.expression import (
     AggregateCall,
     Compiled,
     Expression,
     RowInterval,
     _Interval,
-    _Logic,
-    _Not,
-    _wrap,
     col,
     lit,
 )
+from millstream.table.expression.logic import and_, if_then_else, not_, or_
+from millstream.table.functions.lookup import call
 
 __all__ = [
     "CURRENT_RANGE",
@@ -72,31 +71,6 @@ __all__ = [
 ]
 
 
-_ONE = object()  # and_ / or_ of one operand (PyFlink requires two; the planner builds such)
-
-
-def and_(predicate0: Any, predicate1: Any = _ONE, *predicates: Any) -> Expression:
-    """``predicate0 AND predicate1 AND predicates...`` (SQL's three-valued logic)."""
-    operands = [predicate0] if predicate1 is _ONE else [predicate0, predicate1, *predicates]
-    return _Logic("AND", [_wrap(p) for p in operands])
-
-
-def or_(predicate0: Any, predicate1: Any = _ONE, *predicates: Any) -> Expression:
-    """``predicate0 OR predicate1 OR predicates...`` (SQL's three-valued logic)."""
-    operands = [predicate0] if predicate1 is _ONE else [predicate0, predicate1, *predicates]
-    return _Logic("OR", [_wrap(p) for p in operands])
-
-
-def not_(expression: Any) -> Expression:
-    """``NOT expression``."""
-    return _Not(_wrap(expression))
-
-
-def if_then_else(condition: Any, if_true: Any, if_false: Any) -> Expression:
-    """``CASE WHEN condition THEN if_true ELSE if_false END``."""
-    return _IfThenElse(_wrap(condition), _wrap(if_true), _wrap(if_false))
-
-
 def concat(first: Any, *others: Any) -> Expression:
     """The strings joined (NULL if any is NULL)."""
     return _builtin("CONCAT", first, *others)
@@ -121,23 +95,6 @@ def to_timestamp_ltz(*args: Any) -> Expression:
 def date_format(timestamp: Any, format: Any) -> Expression:
     """The timestamp as text in a Java date-time ``format``."""
     return _builtin("DATE_FORMAT", timestamp, format)
-
-
-def call(f: Any, *args: Any) -> Expression:
-    """A function by name (a built-in or one registered with ``create_temporary_function``)
-    or a user-defined function object, applied to ``args``."""
-    if isinstance(f, str):
-        from millstream.table.functions.builtins import is_builtin
-
-        if is_builtin(f):
-            return _builtin(f, *args)
-        from millstream.table.functions.udf import _REGISTERED, UserDefinedAggregateFunctionWrapper
-
-        registered = _REGISTERED.get(f.lower())
-        if isinstance(registered, UserDefinedAggregateFunctionWrapper):  # an aggregate: planned as one
-            return registered(*args)
-        return _NamedCall(f, [_wrap(a) for a in args])
-    return f(*args)
 
 
 def row_interval(rows: int) -> Expression:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.table.api.table_result import TableResult
 from millstream.table.planner.nodes import PlanNode
+from millstream.table.sql.catalog_tables import sink_plan
+from millstream.table.sql.statements import insert_operation
 
 if TYPE_CHECKING:
     from millstream.table.api.table import Table
@@ -23,9 +25,8 @@ class StatementSet:
 
     def add_insert_sql(self, stmt: str) -> StatementSet:
         """Add ``INSERT INTO sink SELECT ...``."""
-        from millstream.table.sql.statements import insert_plan
-
-        self._sinks.append(insert_plan(self._t_env, stmt))
+        t_env = self._t_env
+        self._sinks.append(insert_operation(t_env._catalog, t_env._batch, stmt).plan)
         return self
 
     def add_insert(
@@ -34,7 +35,7 @@ class StatementSet:
         """Add writing ``table`` into the sink table named ``target_path_or_descriptor``, or into
         the anonymous table a TableDescriptor describes."""
         path = self._t_env._sink_path(target_path_or_descriptor)
-        self._sinks.append(self._t_env._sink_plan(table._plan, path))
+        self._sinks.append(sink_plan(self._t_env._catalog, table._plan, path))
         return self
 
     def execute(self) -> TableResult:

@@ -9,19 +9,13 @@ expression of a plain select is ``_c<position>``, an unnamed one over aggregates
 from __future__ import annotations
 
 import enum
-import functools
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from millstream.table.api.catalog import ResolvedSchema
-from millstream.table.api.expressions import col
 from millstream.table.api.table_schema import TableSchema
-from millstream.table.common.types import RowType
-from millstream.table.expression.expression import Expression, _Column
-from millstream.table.functions.udf import in_declared_order
-from millstream.table.planner.nodes import Filter, Limit, PlanNode
-from millstream.table.planner.projection import aggregate, flattened, project
-from millstream.table.planner.set_operations import intersect_or_except, intersect_or_except_all, union_all
+from millstream.table.catalog.resolved_schema import ResolvedSchema
+from millstream.table.expression.expression import Expression, _Column, col
+from millstream.table.planner import builder
+from millstream.table.planner.nodes import PlanNode
 
 if TYPE_CHECKING:
     from millstream.table.api.table_environment import TableEnvironment
@@ -136,13 +130,15 @@ class Table:
 
     # -- relational operations -------------------------------------------------------------------------------
 
+    @property
+    def _batch(self) -> bool:
+        return bool(self._t_env._batch)
+
     def select(self, *fields: Any) -> Table:
         """Computed columns; with aggregates, one row over the whole table."""
-        expressions = _expressions(fields, list(self._plan.names))
-        if any(e.aggregates() for e in expressions):
-            return GroupedTable(self, []).select(*expressions)
-        plan, expressions = flattened(self._plan, expressions)
-        return self._with(project(plan, expressions, lambda i: f"_c{i}"))
+        return self._with(
+            builder.select(self._plan, _expressions(fields, list(self._plan.names)), self._batch)
+        )
 
     def where(self, predicate: Expression) -> Table:
         """The rows for which ``predicate`` is TRUE."""
@@ -150,10 +146,7 @@ class Table:
 
     def filter(self, predicate: Expression) -> Table:
         """The rows for which ``predicate`` is TRUE."""
-        compiled = predicate.resolve(self._plan.names, self._plan.types)
-        if compiled.data_type.root != "BOOLEAN":
-            raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
-        return self._with(Filter.over(self._plan, predicate))
+        return self._with(builder.filter_rows(self._plan, predicate))
 
     def group_by(self, *fields: Any) -> GroupedTable:
         """Groups for an aggregation (``.select(...)``)."""
@@ -169,35 +162,32 @@ class Table:
 
     def distinct(self) -> Table:
         """Each distinct row once."""
-        keys = [col(name) for name in self._plan.names]
-        return GroupedTable(self, keys).select(*keys)
+        return self._with(builder.distinct(self._plan, self._batch))
 
     def union_all(self, right: Table) -> Table:
         """The rows of both tables (SQL's UNION ALL); the tables must have as many columns,
         each of a common type (``planner/set_operations.py``)."""
-        return self._with(union_all(self._plan, right._plan))
+        return self._with(builder.union_all(self._plan, right._plan))
 
     def union(self, right: Table) -> Table:
         """The distinct rows of both tables (SQL's UNION)."""
-        return self._with(union_all(self._plan, right._plan, "UNION")).distinct()
+        return self._with(builder.union(self._plan, right._plan, self._batch))
 
     def intersect(self, right: Table) -> Table:
         """The distinct rows that are in both tables (SQL's INTERSECT; NULLs compare equal)."""
-        return self._with(intersect_or_except("INTERSECT", self._plan, right._plan)).distinct()
+        return self._with(builder.intersect(self._plan, right._plan, self._batch))
 
     def intersect_all(self, right: Table) -> Table:
         """The rows in both tables, each as often as in the table that has it fewer times."""
-        return self._with(
-            intersect_or_except_all("INTERSECT ALL", self._plan, right._plan, self._t_env._batch)
-        )
+        return self._with(builder.intersect_all(self._plan, right._plan, self._batch))
 
     def minus(self, right: Table) -> Table:
         """The distinct rows of this table that are not in ``right`` (SQL's EXCEPT)."""
-        return self._with(intersect_or_except("EXCEPT", self._plan, right._plan)).distinct()
+        return self._with(builder.minus(self._plan, right._plan, self._batch))
 
     def minus_all(self, right: Table) -> Table:
         """This table's rows, each as many times more often as it is here than in ``right``."""
-        return self._with(intersect_or_except_all("EXCEPT ALL", self._plan, right._plan, self._t_env._batch))
+        return self._with(builder.minus_all(self._plan, right._plan, self._batch))
 
     def add_columns(self, *fields: Expression) -> Table:
         """The table's columns and computed ones after them."""
@@ -228,62 +218,33 @@ class Table:
 
     def alias(self, field: str, *fields: str) -> Table:
         """The columns renamed, in order."""
-        names = [field, *fields]
-        if len(names) > len(self._plan.names):
-            raise ValueError(f"{len(names)} names for {len(self._plan.names)} columns")
-        return self.select(*(col(old).alias(new) for old, new in zip(self._plan.names, names, strict=False)))
+        return self._with(builder.alias(self._plan, [field, *fields]))
 
     def join(self, right: Table, join_predicate: Expression | None = None) -> Table:
         """Inner join with ``right`` on ``join_predicate`` (column names must differ)."""
-        return self._join(right, "INNER", join_predicate)
+        return self._with(builder.join(self._plan, right._plan, "INNER", join_predicate))
 
     def left_outer_join(self, right: Table, join_predicate: Expression | None = None) -> Table:
         """Left outer join: every left row, NULL-padded without a match."""
-        return self._join(right, "LEFT", join_predicate)
+        return self._with(builder.join(self._plan, right._plan, "LEFT", join_predicate))
 
     def right_outer_join(self, right: Table, join_predicate: Expression) -> Table:
         """Right outer join: every right row, NULL-padded without a match."""
-        return self._join(right, "RIGHT", join_predicate)
+        return self._with(builder.join(self._plan, right._plan, "RIGHT", join_predicate))
 
     def full_outer_join(self, right: Table, join_predicate: Expression) -> Table:
         """Full outer join: every row of both, NULL-padded without a match."""
-        return self._join(right, "FULL", join_predicate)
-
-    def _join(self, right: Table, join_type: str, predicate: Expression | None) -> Table:
-        from millstream.table.runtime.join import join_plans
-
-        return self._with(join_plans(self._plan, right._plan, join_type, predicate))
+        return self._with(builder.join(self._plan, right._plan, "FULL", join_predicate))
 
     def join_lateral(self, table_function_call: Any, join_predicate: Expression | None = None) -> Table:
         """Each row joined with the rows a table function (``udtf``) yields for it."""
-        return self._lateral(table_function_call, outer=False)
+        return self._with(builder.lateral(self._plan, table_function_call, outer=False))
 
     def left_outer_join_lateral(
         self, table_function_call: Any, join_predicate: Expression | None = None
     ) -> Table:
         """As join_lateral, keeping rows the function yields nothing for (NULL-padded)."""
-        return self._lateral(table_function_call, outer=True)
-
-    def _lateral(self, function: Any, outer: bool) -> Table:
-        from millstream.table.planner.nodes import FlatMap
-
-        plan = self._plan
-        arguments = getattr(function, "arguments", None)  # udtf(col('a')): called with those values
-        rows_of = function.rows_of()
-        width = len(function.result_types)
-        argument_fns = [a.resolve(plan.names, plan.types).fn for a in arguments] if arguments else None
-
-        def joined(row: Any) -> list[tuple[Any, ...]]:
-            values = tuple(row)
-            produced_rows = (
-                rows_of(*[f(values) for f in argument_fns]) if argument_fns is not None else rows_of(row)
-            )
-            produced = [values + tuple(r) for r in produced_rows]
-            return produced if produced or not outer else [values + (None,) * width]
-
-        names = list(plan.names) + function.result_names()
-        types = list(plan.types) + function.result_types
-        return self._with(FlatMap(names, types, plan.updating, plan, joined))
+        return self._with(builder.lateral(self._plan, table_function_call, outer=True))
 
     def over_window(self, *over_windows: Any) -> OverWindowedTable:
         """Over windows (``Over.partition_by(...).order_by(...).preceding(...).alias('w')``) for
@@ -297,32 +258,11 @@ class Table:
     def order_by(self, *fields: Any) -> Table:
         """The rows sorted (``col('x').desc``; batch mode, as Flink's streaming mode sorts only
         on time); ``fetch`` / ``offset`` / ``limit`` after it cut the sorted rows."""
-        from millstream.table.expression.expression import Ordering
-        from millstream.table.planner.nodes import Sort
-
-        if not self._t_env._batch:
-            raise ValueError("Sort on a non-time-attribute field is not supported in streaming mode")
-        plan = self._plan
-        keys, key_expressions = [], []
-        for e in _expressions(fields):
-            descending = isinstance(e, Ordering) and e.descending
-            keys.append((e.resolve(plan.names, plan.types).fn, descending))
-            key_expressions.append((e.operand if isinstance(e, Ordering) else e, descending))
-        return self._with(Sort(plan.names, plan.types, False, plan, keys, key_expressions=key_expressions))
+        return self._with(builder.order_by(self._plan, _expressions(fields), self._batch))
 
     def limit(self, fetch: int | None, offset: int = 0) -> Table:
         """The first ``fetch`` rows after ``offset`` (in arrival order, or the sort's)."""
-        from millstream.table.planner.nodes import Sort
-
-        plan = self._plan
-        if isinstance(plan, Sort):
-            start = plan.offset + offset
-            return self._with(
-                Sort(plan.names, plan.types, False, plan.input, plan.keys, start, fetch, plan.key_expressions)
-            )
-        if plan.updating:
-            raise ValueError("limit() over an updating table is not supported")
-        return self._with(Limit(plan.names, plan.types, False, plan, offset, fetch, rowtime=plan.rowtime))
+        return self._with(builder.limit(self._plan, fetch, offset))
 
     def fetch(self, fetch: int) -> Table:
         """The first ``fetch`` rows."""
@@ -334,56 +274,12 @@ class Table:
 
     def flat_map(self, func: Any) -> Table:
         """The rows a table function (``udtf``) yields for each row (its columns only)."""
-        from millstream.table.planner.nodes import FlatMap
-
-        plan = self._plan
-        names = func.result_names()
-        return self._with(FlatMap(names, func.result_types, plan.updating, plan, func.rows_of()))
+        return self._with(builder.flat_map(self._plan, func))
 
     def map(self, func: Any) -> Table:
         """Each row through a scalar function (``udf``) of the whole row, or a call of one over
         columns (``map(f(col('a'), col('b')))``); a ROW result type gives its fields as columns."""
-        plan = self._plan
-        names = list(plan.names)
-        if isinstance(func, Expression):
-            compiled = func.resolve(names, list(plan.types))
-            return self._mapped(compiled.data_type, compiled.fn, [func])
-        result = func.result_type
-        if func.func_type == "pandas":  # the rows go to it as DataFrames, a batch at a time
-            from millstream.table.expression.calls import whole_row
-
-            expression = func(whole_row(names))
-            return self._mapped(result, expression.resolve(names, list(plan.types)).fn, [expression])
-
-        declared = result.field_names() if isinstance(result, RowType) else None
-
-        def call(values: tuple[Any, ...], function: Any = func._function) -> Any:
-            from millstream.common.types import Row
-
-            row = Row(*values)
-            row.set_field_names(names)
-            value = function(row)
-            return value if declared is None else in_declared_order(value, declared)
-
-        return self._mapped(result, call, None)
-
-    def _mapped(
-        self, result: Any, fn: Callable[[tuple[Any, ...]], Any], expressions: list[Any] | None
-    ) -> Table:
-        """The table of ``fn``'s values, computed once per row: its fields as columns for a ROW
-        ``result``, else one column ``_c0``."""
-        from millstream.table.planner.nodes import Project
-
-        plan = self._plan
-        extra = [expressions] if expressions is not None else []
-        if not isinstance(result, RowType):
-            return self._with(Project(["_c0"], [result], plan.updating, plan, [fn], *extra))
-        whole = Project(["$row"], [result], plan.updating, plan, [fn], *extra)
-        width = len(result.fields)
-        fields: list[Callable[[tuple[Any, ...]], Any]] = [
-            functools.partial(_field_of, width, i) for i in range(width)
-        ]
-        return self._with(Project(result.field_names(), result.field_types(), plan.updating, whole, fields))
+        return self._with(builder.map_rows(self._plan, func))
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -415,62 +311,18 @@ class GroupedTable:
     def select(self, *fields: Any) -> Table:
         """The aggregation: group keys and aggregate calls (``col('x').sum``)."""
         table = self._table
-        plan = aggregate(table._plan, self._keys, _expressions(fields), table._t_env._batch)
-        return Table(plan, table._t_env)
+        return table._with(builder.group_select(table._plan, self._keys, _expressions(fields), table._batch))
 
     def aggregate(self, func: Any) -> Table:
         """A udaf with a ROW result (called with each whole row unless called with columns):
         the keys and the result's fields as columns (``.select(...)`` next)."""
-        from millstream.table.common.types import RowType
-        from millstream.table.expression.calls import UserAggregateCall, whole_row
-
         table = self._table
-        names = table._plan.names
-        aliases: list[str] | None = None
-        if isinstance(getattr(func, "operand", None), UserAggregateCall):  # f(col('x')).alias('a', 'b')
-            aliases, func = list(func.names), func.operand
-        call = func if isinstance(func, UserAggregateCall) else func(whole_row(list(names)))
-        result = call.wrapper.result_type
-        default = result.field_names() if isinstance(result, RowType) else ["f0"]
-        fields = list(aliases or call.wrapper._aliases or default)
-        keys = [n for n in (getattr(k, "name", None) for k in self._keys) if n is not None]
-        grouped = self.select(*[col(k) for k in keys], call.alias("$result"))
-        if not isinstance(result, RowType):
-            return grouped.select(*[col(k) for k in keys], col("$result").alias(fields[0]))
-        from millstream.table.planner.nodes import Project
-
-        plan = grouped._plan
-        width = len(keys)
-        getters: list[Callable[[tuple[Any, ...]], Any]] = [
-            functools.partial(_key_of, i) for i in range(width)
-        ]
-        getters += [functools.partial(_row_field, width, i) for i in range(len(fields))]
-        project = Project(
-            keys + fields, plan.types[:width] + result.field_types(), plan.updating, plan, getters
-        )
-        return Table(project, table._t_env)
+        return table._with(builder.aggregate_function(table._plan, self._keys, func, table._batch))
 
     def flat_aggregate(self, func: Any) -> Table:
         """A table aggregate (``udtaf``): the keys and every row it emits for the group; each
         update of a group retracts the rows it emitted before (``.select(...)`` next)."""
-        from millstream.table.runtime.group_agg import TableAggregate
-
-        table = self._table
-        plan = table._plan
-        keys = [k.resolve(plan.names, plan.types) for k in self._keys]
-        key_names = [k.name or f"$key{i}" for i, k in enumerate(keys)]
-        names = key_names + func.result_names()
-        types = [k.data_type for k in keys] + func.result_types()
-        node = TableAggregate(
-            names, types, True, plan, [k.fn for k in keys], func._function, list(plan.names)
-        )
-        return Table(node, table._t_env)
-
-
-def _field_of(width: int, index: int, values: tuple[Any, ...]) -> Any:
-    """Field ``index`` of the row a mapping function returned (the single column of ``values``)."""
-    result = values[0]
-    return None if result is None else tuple(result)[index]
+        return self._table._with(builder.flat_aggregate(self._table._plan, self._keys, func))
 
 
 class GroupWindowedTable:
@@ -496,33 +348,11 @@ class WindowGroupedTable:
 
     def select(self, *fields: Any) -> Table:
         """Keys, aggregates and window properties (``col('w').start`` / ``.end`` / ``.rowtime``)."""
-        from millstream.table.runtime.window_agg import window_aggregate
-
-        table, window = self._table, self._window
-        plan = table._plan
-        if window.time_field is None:
-            raise ValueError("a group window needs on(time_field)")
-        time_name = window.time_field.resolve(plan.names, plan.types).name
-        alias = window.alias_name
-        result = window_aggregate(
-            plan,
-            window.spec(),
-            plan.names.index(time_name),
-            self._keys,
-            _expressions(fields),
-            (f"{alias}$start", f"{alias}$end", f"{alias}$rowtime"),
-            batch=table._t_env._batch,
+        table = self._table
+        plan = builder.window_select(
+            table._plan, self._window, self._keys, _expressions(fields), table._batch
         )
-        return Table(result, table._t_env)
-
-
-def _key_of(index: int, values: tuple[Any, ...]) -> Any:
-    return values[index]
-
-
-def _row_field(width: int, index: int, values: tuple[Any, ...]) -> Any:
-    result = values[width]
-    return None if result is None else tuple(result)[index]
+        return table._with(plan)
 
 
 class OverWindowedTable:
@@ -533,26 +363,5 @@ class OverWindowedTable:
 
     def select(self, *fields: Any) -> Table:
         """Columns and over aggregates (``col('x').sum.over(col('w'))``)."""
-        from millstream.table.runtime.over import over_aggregate
-
-        frames = {w.alias_name: over_frame(w) for w in self._windows}
-        plan = over_aggregate(self._table._plan, frames, _expressions(fields))
-        return Table(plan, self._table._t_env)
-
-
-def over_frame(window: Any) -> Any:
-    """The frame of a Table API over window (default: UNBOUNDED RANGE, as Flink's)."""
-    from millstream.table.expression.expression import OverFrame, RowInterval, interval_millis
-
-    if window.order_by_field is None:
-        raise ValueError("an over window needs order_by(time attribute)")
-    bound = window.preceding_bound
-    if bound is None:
-        return OverFrame(tuple(window.partition_by), window.order_by_field, False, None)
-    if isinstance(bound, RowInterval):
-        count = bound.count()
-        return OverFrame(
-            tuple(window.partition_by), window.order_by_field, True, None if count < 0 else count
-        )
-    millis = interval_millis(bound)
-    return OverFrame(tuple(window.partition_by), window.order_by_field, False, None if millis < 0 else millis)
+        table = self._table
+        return table._with(builder.over_select(table._plan, self._windows, _expressions(fields)))

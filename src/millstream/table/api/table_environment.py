@@ -21,13 +21,11 @@ from millstream.common.config_option import ConfigurationError
 from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
-from millstream.table.api.catalog import DEFAULT_CATALOG, DEFAULT_DATABASE, CatalogMethods
+from millstream.table.api.catalog_methods import CatalogMethods
 from millstream.table.api.environment_settings import EnvironmentSettings
+from millstream.table.api.operation_executor import execute_operation
 from millstream.table.api.schema_planning import (
-    apply_schema,
     as_tuple,
-    cast_to,
-    declared_columns,
     element_names,
     has_type_info,
     infer_type,
@@ -40,12 +38,15 @@ from millstream.table.api.table import ExplainDetail, Table
 from millstream.table.api.table_config import TableConfig
 from millstream.table.api.table_descriptor import TableDescriptor
 from millstream.table.api.table_result import TableResult
-from millstream.table.common.factories import find_format_factory, find_table_factory
+from millstream.table.catalog.catalog_manager import CatalogManager, CatalogTable, CatalogView
 from millstream.table.common.timestamps import to_instant
 from millstream.table.common.types import DataTypes, RowType
-from millstream.table.planner.nodes import PlanNode, Sink, Values
+from millstream.table.planner.explain import explain_plan
+from millstream.table.planner.nodes import PlanNode, Values
 from millstream.table.planner.planning import plan_job
 from millstream.table.planner.sources import FromDataStream
+from millstream.table.sql.catalog_tables import apply_schema, declared_columns, sink_plan, source_plan
+from millstream.table.sql.statements import explain_operation, query_operation, statement_operation
 
 __all__ = ["EnvironmentSettings", "StatementSet", "StreamTableEnvironment", "TableConfig", "TableEnvironment"]
 
@@ -60,9 +61,7 @@ class TableEnvironment(CatalogMethods):
         if configuration is not None:
             config.add_all(configuration)
         self._config = TableConfig(config)
-        self._views: dict[str, Table] = {}
-        self._tables: dict[str, TableDescriptor] = {}  # connector tables
-        self._permanent: set[str] = set()  # of them, the ones created without TEMPORARY
+        self._catalog = CatalogManager()  # the tables and views by name
 
     @staticmethod
     def create(environment_settings: EnvironmentSettings | Configuration) -> TableEnvironment:
@@ -114,16 +113,16 @@ class TableEnvironment(CatalogMethods):
                 f"create_temporary_view of a {type(table_or_data_stream).__name__}: a TableEnvironment "
                 "names Tables; a DataStream needs StreamTableEnvironment.create(env)"
             )
-        self._views[view_path] = table_or_data_stream
+        table = table_or_data_stream
+        self._catalog.create_view(view_path, CatalogView(table._plan, table._declared))
 
     def drop_temporary_view(self, view_path: str) -> bool:
         """Forget a view; whether it existed."""
-        return self._views.pop(view_path, None) is not None
+        return self._catalog.drop_view(view_path)
 
     def drop_temporary_table(self, table_path: str) -> bool:
         """Forget a connector table; whether it existed."""
-        self._permanent.discard(table_path)
-        return self._tables.pop(table_path, None) is not None
+        return self._catalog.drop_temporary_table(table_path)
 
     def create_table(self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False) -> None:
         """Name a connector table in the catalog (``list_temporary_tables`` leaves it out).
@@ -131,18 +130,7 @@ class TableEnvironment(CatalogMethods):
         Raises:
             ValueError: a table of that name exists (and not ``ignoreIfExists``), as Flink's.
         """
-        if path in self._permanent:
-            if ignoreIfExists:
-                return
-            raise ValueError(
-                f"Could not execute CreateTable in path `{DEFAULT_CATALOG}`.`{DEFAULT_DATABASE}`.`{path}`: "
-                f"Table (or view) {DEFAULT_DATABASE}.{path} already exists in Catalog {DEFAULT_CATALOG}."
-            )
-        self._register_table(path, descriptor)
-        self._permanent.add(path)
-
-    def _has_table(self, path: str) -> bool:
-        return path in self._views or path in self._tables
+        self._catalog.create_table(path, self._catalog_table(path, descriptor), ignoreIfExists)
 
     def create_temporary_table(
         self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False
@@ -153,36 +141,23 @@ class TableEnvironment(CatalogMethods):
         Raises:
             ValueError: a temporary table of that name exists (and not ``ignoreIfExists``).
         """
-        if path in self._tables and path not in self._permanent:
-            if ignoreIfExists:
-                return
-            raise ValueError(
-                f"Temporary table '`{DEFAULT_CATALOG}`.`{DEFAULT_DATABASE}`.`{path}`' already exists"
-            )
-        self._permanent.discard(path)  # a temporary table shadows a permanent one
-        self._register_table(path, descriptor)
+        self._catalog.create_temporary_table(path, self._catalog_table(path, descriptor), ignoreIfExists)
 
-    def _register_table(self, path: str, descriptor: TableDescriptor) -> None:
-        factory = find_table_factory(descriptor.connector)
-        formats = [(k, v) for k, v in descriptor.options.items() if k == "format" or k.endswith(".format")]
-        for _, identifier in formats:
-            find_format_factory(identifier)
-        factory.validate(table_context(path, descriptor), formats)
-        self._tables[path] = descriptor
+    @staticmethod
+    def _catalog_table(path: str, descriptor: TableDescriptor) -> CatalogTable:
+        return CatalogTable(descriptor.connector, descriptor, table_context(path, descriptor))
 
     def from_path(self, path: str) -> Table:
         """The table named ``path``."""
-        if path in self._views:
-            return self._views[path]
-        descriptor = self._tables.get(path)
-        if descriptor is not None:
-            if descriptor.schema is None:
-                raise ValueError(f"table '{path}' ({descriptor.connector}) has no schema to read")
-            context = table_context(path, descriptor)
-            node = find_table_factory(descriptor.connector).create_source(context)
-            node = dataclasses.replace(node, label=f"default_catalog, default_database, {path}")
-            table = Table(apply_schema(node, context.schema), self)
-            table._declared = declared_columns(context.schema)  # print_schema shows them as Flink does
+        found = self._catalog.get(path)
+        if isinstance(found, CatalogView):
+            table = Table(found.plan, self)
+            table._declared = dict(found.declared)
+            return table
+        if isinstance(found, CatalogTable):
+            plan, declared = source_plan(path, found)
+            table = Table(plan, self)
+            table._declared = declared  # print_schema shows them as Flink does
             return table
         raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
 
@@ -197,35 +172,7 @@ class TableEnvironment(CatalogMethods):
         return path
 
     def _insert(self, plan: PlanNode, path: str) -> TableResult:
-        return self._run_many([self._sink_plan(plan, path)])
-
-    def _sink_plan(self, plan: PlanNode, path: str) -> PlanNode:
-        descriptor = self._tables.get(path)
-        if descriptor is None:
-            raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
-        context = table_context(path, descriptor)
-        if descriptor.schema is not None:
-            columns = descriptor.schema.persisted_columns()
-            if len(columns) != len(plan.names):
-                raise ValueError(
-                    f"the query has {len(plan.names)} columns {plan.names}, sink '{path}' has "
-                    f"{len(columns)}: {[n for n, _ in columns]}"
-                )
-            # the query's columns implicitly cast to the sink's types
-            plan = cast_to(plan, [n for n, _ in columns], [t for _, t in columns])
-        table_sink = find_table_factory(descriptor.connector).create_sink(context)
-        options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
-        return Sink(
-            plan.names,
-            plan.types,
-            plan.updating,
-            plan,
-            descriptor.connector,
-            options,
-            partitions,
-            table_sink,
-            label=path,
-        )
+        return self._run_many([sink_plan(self._catalog, plan, path)])
 
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
@@ -282,22 +229,18 @@ class TableEnvironment(CatalogMethods):
 
     def sql_query(self, query: str) -> Table:
         """The table a SELECT statement describes (over the views)."""
-        from millstream.table.sql.statements import parse_query
-
-        return parse_query(self, query)
+        return Table(query_operation(self._catalog, self._batch, query).plan, self)
 
     def explain_sql(self, stmt: str, *extra_details: Any) -> str:
         """The plan of a SELECT or an INSERT statement (see ``Table.explain``)."""
-        from millstream.table.sql.statements import explain_statement
-
-        return explain_statement(self, stmt, ExplainDetail.CHANGELOG_MODE in extra_details)
+        changelog_mode = ExplainDetail.CHANGELOG_MODE in extra_details
+        plan = explain_operation(self._catalog, self._batch, stmt, changelog_mode).plan
+        return explain_plan(plan, self.get_config(), changelog_mode)
 
     def execute_sql(self, stmt: str) -> TableResult:
         """Run a statement: a SELECT (its rows), ``CREATE TABLE ... WITH (...)`` (datagen,
         print, blackhole) or ``INSERT INTO sink SELECT ...`` (``.wait()`` for its job)."""
-        from millstream.table.sql.statements import execute_statement
-
-        return execute_statement(self, stmt)
+        return execute_operation(self, statement_operation(self._catalog, self._batch, stmt))
 
     # -- running -------------------------------------------------------------------------------------------
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.common.types import Row, RowKind
-from millstream.table.api.catalog import ResolvedSchema
 from millstream.table.api.table_schema import TableSchema
+from millstream.table.catalog.resolved_schema import ResolvedSchema
 from millstream.table.common.printing import tableau
 from millstream.table.common.types import ArrayType, DataType, DataTypes, MapType, RowType
 

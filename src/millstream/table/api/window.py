@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.table.api.expressions import col
-from millstream.table.expression.expression import Expression, interval_millis
+from millstream.table.expression.expression import Expression, col, interval_millis
 
 __all__ = ["GroupWindow", "Over", "OverWindow", "Session", "Slide", "Tumble"]
 

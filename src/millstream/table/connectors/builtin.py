@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 from millstream.datastream import SinkFunction
 from millstream.table.common.factories import DynamicTableFactory, TableContext, TableSink
 from millstream.table.common.printing import row_to_string
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
-from millstream.table.planner.nodes import INSERT, PlanNode, SourceScan
+from millstream.table.planner.nodes import PlanNode, SourceScan
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext

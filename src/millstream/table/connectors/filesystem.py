@@ -37,9 +37,10 @@ from millstream.table.common.factories import (
     find_format_factory,
 )
 from millstream.table.common.options import parse_duration_ms
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
 from millstream.table.functions.aggregates import to_float32
-from millstream.table.planner.nodes import INSERT, PlanNode, SourceScan
+from millstream.table.planner.nodes import PlanNode, SourceScan
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext

@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from millstream.common.types import Row
-from millstream.table.api.expressions import lit
 from millstream.table.common.types import DataType, DataTypes, RowType
-from millstream.table.expression.expression import Expression
+from millstream.table.expression.expression import Expression, lit
 from millstream.table.expression.resolved import Compiled
 
 __all__ = [

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from millstream.table.common.options import AGG_PHASE_STRATEGY, COLUMNAR_ENABLED, option_value
+from millstream.table.connectors.columnar_reader import ColumnarFormat
+from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.explain_expressions import _named, render
 from millstream.table.planner.nodes import (
     ChangelogNormalize,
@@ -46,12 +48,10 @@ from millstream.table.planner.nodes import (
     Values,
     columnar_plan,
 )
+from millstream.table.planner.over import OverAggregate
 from millstream.table.planner.sources import FromDataStream
+from millstream.table.planner.windows import WindowAggregate
 from millstream.table.runtime.arrow_window import arrow_local_phase, exact_aggregate
-from millstream.table.runtime.columnar_scan import _ColumnarFormat
-from millstream.table.runtime.group_agg import Aggregate
-from millstream.table.runtime.over import OverAggregate
-from millstream.table.runtime.window_agg import WindowAggregate
 
 if TYPE_CHECKING:
     from millstream.table.planner.nodes import ArrowPlan
@@ -210,9 +210,9 @@ def _freeze(physical: PhysicalPlan, prefix: _Line, infix: _Line, chain: str | No
 
 def _read_list(scan: Any) -> str:
     """The columns (and ROW fields) a columnar scan reads, in the table's order."""
-    fmt = _ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
+    fmt = ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
     fmt.fields = scan.fields
-    needed = _ColumnarFormat.needed(fmt)
+    needed = ColumnarFormat.needed(fmt)
     return ", ".join(
         name if needed[name] is None else ", ".join(f"{name}.{f}" for f in sorted(needed[name] or ()))
         for name in scan.source.names
@@ -400,7 +400,7 @@ _JOIN_TYPES = {
 def _join(node: Any, kind: str, children: list[_Line], ref: Callable[[str], str], infix: bool) -> _Line:
     """A join as Flink prints it: its type, its condition (a window join's without the window
     bounds), each input's Exchange by its equi-keys (none: a single subtask)."""
-    from millstream.table.runtime.join import split_condition
+    from millstream.table.planner.joins import split_condition
 
     condition = node.where if kind in ("WindowJoin", "IntervalJoin") else node.condition
     sides: tuple[list[Any], list[Any]] = ([], [])

@@ -88,8 +88,8 @@ def _logical_aggregate(
 def _logical(node: Any) -> _Line:
     """``node`` as Calcite's logical node, with ``$i`` references to its input's columns."""
     from millstream.table.planner import nodes as p
+    from millstream.table.planner.aggregate import Aggregate
     from millstream.table.planner.sources import FromDataStream
-    from millstream.table.runtime.group_agg import Aggregate
 
     below = node.plan_inputs()
     inputs = list(below[0].names) if below else []

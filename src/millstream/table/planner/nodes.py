@@ -19,40 +19,25 @@ lists is ``planner/projection.py``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from millstream.common.types import Row
-from millstream.datastream import KeyedProcessFunction
-from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.common.binary_row import BinaryRowKeyType
-from millstream.table.common.options import ARROW_BATCH_SIZE, option_value, state_ttl_ms, with_ttl
+from millstream.table.common.options import ARROW_BATCH_SIZE, option_value, state_ttl_ms
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression
 from millstream.table.planner.reuse import reusing
+from millstream.table.runtime.changelog_normalize import NormalizeFunction
+from millstream.table.runtime.exchange import by_row
+from millstream.table.runtime.sort_limit import LimitFunction, SortFunction
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext
 
-__all__ = [
-    "END_OF_INPUT",
-    "Filter",
-    "FlatMap",
-    "Limit",
-    "PlanNode",
-    "Project",
-    "Sink",
-    "SourceScan",
-    "Values",
-]
-
-INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
-_MAX_TIMESTAMP = 2**63 - 1
-
-
-END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
+__all__ = ["Filter", "FlatMap", "Limit", "PlanNode", "Project", "Sink", "SourceScan", "Values"]
 
 
 @dataclass(frozen=True)
@@ -183,7 +168,7 @@ class Limit(PlanNode):
         return (
             self.input.translate(ctx)
             .key_by(lambda kv: 0)
-            .process(_LimitFunction(self.offset, self.fetch))
+            .process(LimitFunction(self.offset, self.fetch))
             .set_parallelism(1)
         )
 
@@ -249,7 +234,7 @@ def columnar_plan(node: PlanNode, reuse: Any) -> ArrowPlan | None:
     and steps is translated once, ``planner/reuse.py``) or, when a node of the chain below
     ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for every
     consumer) through an Arrow Calc of the nodes above it (``runtime/batch_calc.py``)."""
-    from millstream.table.runtime.columnar_scan import fuse, fuse_steps
+    from millstream.table.planner.columnar import fuse, fuse_steps
 
     shared = _shared_below(node, reuse)
     if shared is None:
@@ -279,8 +264,8 @@ def _fields_read(node: PlanNode, reuse: Any) -> dict[str, tuple[str, ...] | None
     whole), through the Calc nodes above it (Flink's scan reuse reads the union of the
     fields its consumers project); None: every column whole (a consumer that is no Calc).
     The Arrow Calc of the nodes above computes only what is read (``BatchCalc``'s ``top``)."""
-    from millstream.table.planner.columnar_fields import merge_fields, needed_columns
-    from millstream.table.runtime.columnar_scan import _step
+    from millstream.table.planner.columnar import _step
+    from millstream.table.runtime.columnar_fields import merge_fields, needed_columns
 
     read: dict[str, set[str] | None] = {}
     for consumer in reuse.consumers(node):
@@ -320,28 +305,7 @@ def single_subtask_changelog(stream: Any) -> Any:
     """An updating changelog made by one subtask (no key to partition by), partitioned by row
     for the operators after it: a row's +I and its later -D then travel one channel, in order
     (a round-robin hand-over to parallel successors could swap them)."""
-    return stream.partition_custom(_by_row, lambda kv: kv[1])
-
-
-def _by_row(row: tuple[Any, ...], parallelism: int) -> int:
-    import zlib
-
-    return zlib.crc32(repr(row).encode()) % parallelism
-
-
-class _LimitFunction(KeyedProcessFunction):
-    def __init__(self, offset: int, fetch: int | None) -> None:
-        self.offset, self.fetch = offset, fetch
-
-    def open(self, runtime_context: Any) -> None:
-        self.seen = runtime_context.get_state(ValueStateDescriptor("seen"))
-
-    def process_element(self, value: Any, ctx: Any) -> Any:
-        seen = self.seen.value() or 0
-        self.seen.update(seen + 1)
-        if seen < self.offset or (self.fetch is not None and seen >= self.offset + self.fetch):
-            return None
-        return [value]
+    return stream.partition_custom(by_row, lambda kv: kv[1])
 
 
 @dataclass(frozen=True)
@@ -410,35 +374,11 @@ class ChangelogNormalize(PlanNode):
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         indexes = list(self.key_indexes)
-        function = _NormalizeFunction()
+        function = NormalizeFunction()
         function.ttl_ms = state_ttl_ms(ctx.config)
         stream = self.input.translate(ctx)
         key_type = BinaryRowKeyType.of([self.input.types[i] for i in indexes])
         return stream.key_by(lambda kv: tuple([kv[1][i] for i in indexes]), key_type).process(function)
-
-
-class _NormalizeFunction(KeyedProcessFunction):
-    ttl_ms = 0
-
-    def open(self, runtime_context: Any) -> None:
-        self.last = runtime_context.get_state(with_ttl(ValueStateDescriptor("last"), self.ttl_ms))
-
-    def process_element(self, value: Any, ctx: Any) -> Any:
-        kind, row = value
-        previous = self.last.value()
-        if kind == DELETE:
-            if previous is None:
-                return None
-            self.last.clear()
-            return [(DELETE, previous)]
-        if kind == UPDATE_BEFORE:  # an upsert stream's -U carries nothing the +U does not
-            return None
-        if previous == row:
-            return None
-        self.last.update(row)
-        if previous is None:
-            return [(INSERT, row)]
-        return [(UPDATE_BEFORE, previous), (UPDATE_AFTER, row)]
 
 
 @dataclass(frozen=True)
@@ -462,35 +402,5 @@ class Sort(PlanNode):
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
-        function = _SortFunction(self.keys, self.offset, self.fetch)
+        function = SortFunction(self.keys, self.offset, self.fetch)
         return self.input.translate(ctx).key_by(lambda kv: 0).process(function).set_parallelism(1)
-
-
-def _nulls_low(key: Callable[[tuple[Any, ...]], Any], row: tuple[Any, ...]) -> tuple[bool, Any]:
-    """A sort key placing NULL below every value."""
-    value = key(row)
-    return (False, 0) if value is None else (True, value)
-
-
-class _SortFunction(KeyedProcessFunction):
-    def __init__(
-        self, keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]], offset: int, fetch: int | None
-    ) -> None:
-        self.keys, self.offset, self.fetch = keys, offset, fetch
-
-    def open(self, runtime_context: Any) -> None:
-        from millstream.datastream.state import ListStateDescriptor
-
-        self.rows = runtime_context.get_list_state(ListStateDescriptor("rows"))
-
-    def process_element(self, value: Any, ctx: Any) -> Any:
-        self.rows.add(value[1])
-        ctx.timer_service().register_event_time_timer(_MAX_TIMESTAMP)
-        return None
-
-    def on_timer(self, timestamp: int, ctx: Any) -> Any:
-        rows = list(self.rows.get() or [])
-        for key, descending in reversed(self.keys):  # stable sorts, last key first
-            rows.sort(key=functools.partial(_nulls_low, key), reverse=descending)
-        end = None if self.fetch is None else self.offset + self.fetch
-        return [(INSERT, r) for r in rows[self.offset : end]]

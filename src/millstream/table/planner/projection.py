@@ -10,8 +10,8 @@ from typing import Any, TypeGuard
 
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import AggregateCall, Expression, _Alias, _Column, _FieldAccess
+from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.nodes import ChangelogNormalize, Filter, PlanNode, Project
-from millstream.table.runtime.group_agg import Aggregate
 
 __all__ = ["aggregate", "flattened", "grouped_expression", "project", "unique_columns"]
 

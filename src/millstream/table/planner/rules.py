@@ -38,8 +38,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, cast
 
-from millstream.table.api.expressions import col
-from millstream.table.expression.expression import Expression, _Column
+from millstream.table.expression.expression import Expression, _Column, col
 from millstream.table.expression.walk import children, columns_of, conjuncts, replaced
 from millstream.table.planner.nodes import Filter, PlanNode, Project
 
@@ -126,8 +125,8 @@ def push_filters_into_joins(node: PlanNode, shared: set[int]) -> PlanNode:
     """A filter over a join, its conjuncts of one input's columns applied to that input; over
     a regular INNER join, the conjuncts reading both inputs join its condition, which may then
     make it an interval join (``a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts`` in a WHERE)."""
-    from millstream.table.api.expressions import and_
-    from millstream.table.runtime.join import join_plans
+    from millstream.table.expression.logic import and_
+    from millstream.table.planner.joins import join_plans
 
     join = getattr(node, "input", None)
     if not isinstance(node, Filter) or node.expression is None or join is None:
@@ -178,8 +177,8 @@ def push_join_conditions(node: PlanNode, shared: set[int]) -> PlanNode:
     filters ``b`` before the join, which then keeps fewer rows in its state (Flink's
     ``JoinConditionPushRule``). A comma join's WHERE becomes its condition when the SQL is
     translated, so this also moves ``FROM a, b WHERE a.k = b.k AND a.x = 1``'s ``a.x = 1``."""
-    from millstream.table.api.expressions import and_
-    from millstream.table.runtime.join import join_plans
+    from millstream.table.expression.logic import and_
+    from millstream.table.planner.joins import join_plans
 
     if type(node).__name__ != "Join" or not isinstance(getattr(node, "condition", None), Expression):
         return node
@@ -216,7 +215,7 @@ def _one_side(conjunct: Expression, sides: tuple[int, ...], names: tuple[set[str
 
 def _filtered(node: PlanNode, conjuncts: list[Expression]) -> PlanNode:
     """``node``'s rows where every conjunct is TRUE (``node`` itself when there are none)."""
-    from millstream.table.api.expressions import and_
+    from millstream.table.expression.logic import and_
 
     if not conjuncts:
         return node
@@ -345,8 +344,8 @@ def prune_join_inputs(node: PlanNode, shared: set[int]) -> PlanNode:
     """A projection over a join (and a filter between them), the join's inputs narrowed to the
     columns the projection, the filter and the join condition read (an input that feeds other
     consumers too is left whole: narrowing it would cost a projection of every row)."""
+    from millstream.table.planner.joins import join_plans
     from millstream.table.planner.projection import project
-    from millstream.table.runtime.join import join_plans
 
     if not isinstance(node, Project) or node.expressions is None or node.input is None:
         return node

@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from millstream.table.api.expressions import col, lit
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.expression import col, lit
 from millstream.table.expression.resolved import NUMERIC_ORDER
+from millstream.table.planner.joins import Join
 from millstream.table.planner.nodes import FlatMap, PlanNode
 from millstream.table.planner.projection import aggregate, project
-from millstream.table.runtime.join import Join
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.common.types import Row
 from millstream.datastream.functions import ProcessFunction
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import from_epoch_millis
 from millstream.table.functions.aggregates import to_float32
-from millstream.table.planner.nodes import INSERT, PlanNode
+from millstream.table.planner.nodes import PlanNode
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext

@@ -23,10 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.datastream.state import ValueStateDescriptor
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.functions.aggregates import accumulator_for
-from millstream.table.planner.nodes import INSERT
 from millstream.table.runtime.arrow_slicing import (
     _grouped,
     accumulator_columns,

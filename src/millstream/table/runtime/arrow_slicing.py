@@ -31,11 +31,11 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.datastream.state import MapStateDescriptor
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import from_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec
 from millstream.table.functions.aggregates import accumulator_for
-from millstream.table.planner.nodes import INSERT
 
 __all__ = ["ArrowSlicingAggregate"]
 

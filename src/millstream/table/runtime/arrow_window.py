@@ -2,7 +2,7 @@
 
 When a TUMBLE, HOP or CUMULATE aggregation runs in two phases (Flink's local-global window
 aggregation, ``table.optimizer.agg-phase-strategy``) and its input is a columnar scan
-(``runtime/columnar_scan.py``), the scan hands its rows on as Arrow record batches (``ChangeBatch``)
+(``planner/columnar.py``), the scan hands its rows on as Arrow record batches (``ChangeBatch``)
 and the local phase folds each batch with Arrow's hash aggregation instead of one Python call
 per row:
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
-from millstream.table.planner.nodes import INSERT
 from millstream.table.runtime.change_batch import ChangeBatch
 
 __all__ = ["ArrowLocalSlices", "arrow_local_phase", "exact_aggregate"]
@@ -105,8 +105,7 @@ class ArrowLocalSlices:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from millstream.table.runtime.columnar_scan import _as_array
-        from millstream.table.runtime.vectorized import _evaluate, int64_arrow, int64_numpy
+        from millstream.table.runtime.vectorized import _evaluate, as_array, int64_arrow, int64_numpy
 
         time = batch.column(self.time_column)
         if time.null_count:  # a row without a time is in no window (as the row path skips it)
@@ -123,7 +122,7 @@ class ArrowLocalSlices:
             return batch.column(index)
 
         def evaluate(expression: Any) -> Any:
-            return _as_array(_evaluate(expression, self.names, column, size, self.types), size)
+            return as_array(_evaluate(expression, self.names, column, size, self.types), size)
 
         columns: dict[str, Any] = {f"k{i}": evaluate(k) for i, k in enumerate(self.keys)}
         columns["slice"] = int64_arrow(ends)

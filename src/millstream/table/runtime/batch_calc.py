@@ -9,9 +9,16 @@ each batch's rowtimes filtered with its rows. A batch that no row passes is drop
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.table.common.types import DataType
 from millstream.table.runtime.change_batch import ChangeBatch
+from millstream.table.runtime.vectorized import (
+    _evaluate,
+    as_array,
+)
 
 __all__ = ["BatchCalc"]
 
@@ -23,7 +30,7 @@ class BatchCalc:
     output nothing reads is NULLs of its type ``types``."""
 
     def __init__(self, steps: list[Any], types: list[Any], top: Any) -> None:
-        from millstream.table.planner.columnar_fields import needed_columns
+        from millstream.table.runtime.columnar_fields import needed_columns
 
         needed_columns(steps, top)  # marks the outputs of each projection a later step or ``top`` reads
         self.steps, self.types = steps, types
@@ -42,7 +49,6 @@ class BatchCalc:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from millstream.table.runtime.columnar_scan import _empty_batch, evaluator, projected
         from millstream.table.runtime.vectorized import int64_numpy, true_only
 
         columns: list[Any] = list(element.batch.columns)
@@ -62,5 +68,40 @@ class BatchCalc:
             pa.nulls(size, t.to_arrow()) if c is None else c for c, t in zip(columns, self.types, strict=True)
         ]
         names = [f"f{i}" for i in range(len(columns))]
-        batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
+        batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else empty_batch(size)
         return ChangeBatch(batch, stamps)
+
+
+@dataclass
+class Step:
+    """One operation of the fused chain over rows with columns ``names`` / ``types``."""
+
+    kind: str  # "project", "filter" or "watermark"
+    names: list[str]
+    types: list[DataType]
+    expressions: list[Any]  # project: one per output column; filter: [condition]; watermark: [expr]
+    rowtime: int | None = None  # watermark: the rowtime column
+    names_out: list[str] = field(default_factory=list)  # the columns after this step
+    live: list[bool] = field(default_factory=list)  # project: which outputs a later step reads
+
+
+def evaluator(step: Step, columns: list[Any], size: int) -> Callable[[Any], Any]:
+    """``evaluate(expression)``: an expression of ``step`` over its input ``columns`` (Arrow
+    arrays of ``size`` rows), as an Arrow array of ``size`` rows."""
+
+    def evaluate(expression: Any) -> Any:
+        return as_array(_evaluate(expression, step.names, columns.__getitem__, size, step.types), size)
+
+    return evaluate
+
+
+def projected(step: Step, evaluate: Callable[[Any], Any]) -> list[Any]:
+    """The columns after a projection step: those a later step reads computed, None others."""
+    return [evaluate(x) if live else None for x, live in zip(step.expressions, step.live, strict=True)]
+
+
+def empty_batch(size: int) -> Any:
+    """A batch of ``size`` rows without columns (``SELECT 1`` above a scan reads none)."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays([pa.nulls(size)], names=["_"]).select([])

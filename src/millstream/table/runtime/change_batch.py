@@ -1,6 +1,6 @@
 """Many inserted rows in one stream element: an Arrow record batch.
 
-A columnar scan (``runtime/columnar_scan.py``) computes its rows on Arrow batches and hands each
+A columnar scan (``planner/columnar.py``) computes its rows on Arrow batches and hands each
 slice between two watermarks on as one ``ChangeBatch``. Every row of a ``ChangeBatch`` is an
 INSERT; its columns are the plan node's, in order (named ``f0``, ``f1`` ... since output names
 may repeat); ``stamps``, when the table has an event time, is each row's timestamp.
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
-from millstream.table.planner.nodes import INSERT
 
 __all__ = ["BatchRows", "ChangeBatch", "to_changes"]
 

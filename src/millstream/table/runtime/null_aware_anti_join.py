@@ -5,44 +5,18 @@ in one subtask that holds both inputs, as it has no equality key to partition by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
-from millstream.table.common.options import state_ttl_ms, with_ttl
-from millstream.table.planner.nodes import DELETE, INSERT, UPDATE_AFTER, PlanNode, single_subtask_changelog
+from millstream.table.common.options import with_ttl
+from millstream.table.common.row_kind import DELETE, INSERT, UPDATE_AFTER
+from millstream.table.runtime.join import LEFT
 
-if TYPE_CHECKING:
-    from millstream.table.planner.planning import PlanningContext
-
-__all__ = ["NullAwareAntiJoin"]
-
-_LEFT, _RIGHT = 0, 1
+__all__ = ["NullAwareAntiJoinFunction"]
 
 
-@dataclass(frozen=True)
-class NullAwareAntiJoin(PlanNode):
-    """``x NOT IN (SELECT y ...)`` with SQL's NULL rules: a left row is kept while the
-    subquery is empty, or while its ``x`` is not NULL, no ``y`` equals it and no ``y`` is NULL
-    (a NULL makes the predicate UNKNOWN). As Flink's null-aware anti join, which has no
-    equality key to partition by, it runs as one subtask."""
-
-    left: PlanNode | None = None
-    right: PlanNode | None = None
-    value: Callable[[tuple[Any, ...]], Any] | None = None  # x of a left row
-
-    def translate(self, ctx: PlanningContext) -> Any:
-        assert self.left is not None and self.right is not None and self.value is not None
-        left = self.left.translate(ctx).map(lambda kv: (_LEFT, kv[0], kv[1]))
-        right = self.right.translate(ctx).map(lambda kv: (_RIGHT, kv[0], kv[1]))
-        function = _NullAwareAntiJoinFunction(self.value)
-        function.ttl_ms = state_ttl_ms(ctx.config)
-        joined = left.union(right).key_by(lambda tagged: 0).process(function).set_parallelism(1)
-        return single_subtask_changelog(joined)
-
-
-class _NullAwareAntiJoinFunction(KeyedProcessFunction):
+class NullAwareAntiJoinFunction(KeyedProcessFunction):
     """State: the left rows by their ``x`` (``x -> {row: count}``), the right values' counts,
     and ``[rows, nulls]`` of the right side. A right change that empties the subquery, fills
     it, or adds / removes the last NULL re-decides every left row; any other re-decides the
@@ -69,7 +43,7 @@ class _NullAwareAntiJoinFunction(KeyedProcessFunction):
         side, kind, row = value
         adding = kind in (INSERT, UPDATE_AFTER)
         rows, nulls = self.summary.value() or (0, 0)
-        if side == _LEFT:
+        if side == LEFT:
             return self._left(row, adding, rows, nulls)
         return self._right(row[0], adding, rows, nulls)
 

@@ -1,5 +1,7 @@
-"""Over aggregation: ``SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND
-CURRENT ROW)`` and the Table API's ``over_window(Over.partition_by(...)...)``.
+"""The operators of over aggregation and Top-N (the plan nodes are
+:mod:`millstream.table.planner.over`). Over aggregation: ``SUM(x) OVER (PARTITION BY k ORDER BY
+ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)`` and the Table API's
+``over_window(Over.partition_by(...)...)``.
 
 As Flink's event-time over aggregation (``RowTimeRowsBoundedPrecedingFunction`` and kin), the
 rows of each partition wait in keyed state until the watermark passes their time, then are
@@ -14,51 +16,26 @@ input's event-time attribute.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
-from millstream.table.expression.expression import Expression, OverCall, OverFrame
 from millstream.table.functions.aggregates import accumulator_for
-from millstream.table.planner.nodes import END_OF_INPUT, INSERT, PlanNode, single_subtask_changelog
+from millstream.table.runtime.window_operators import END_OF_INPUT
 
-if TYPE_CHECKING:
-    from millstream.table.planner.planning import PlanningContext
-
-__all__ = ["OverAggregate", "OverCall", "OverFrame", "over_aggregate"]
-
-
-@dataclass(frozen=True)
-class OverAggregate(PlanNode):
-    """The input's columns and one column per over aggregate."""
-
-    input: PlanNode | None = None
-    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
-    time_column: int = 0
-    rows: bool = True
-    preceding: int | None = None
-    calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
-    # the partition keys and the aggregate calls as expressions, for explain
-    partition_expressions: list[Expression] = field(default_factory=list, kw_only=True)
-    call_expressions: list[Expression] = field(default_factory=list, kw_only=True)
-
-    def translate(self, ctx: PlanningContext) -> Any:
-        assert self.input is not None
-        keys = self.partition_keys
-        root = self.input.types[self.time_column].root
-        function = _OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
-        stream = self.input.translate(ctx)
-        keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]))
-        result = keyed.process(function)
-        if not keys:
-            result.set_parallelism(1)
-        return result
+__all__ = [
+    "BatchRankFunction",
+    "OverFunction",
+    "RetractableTopNFunction",
+    "TopNFunction",
+    "WindowRankFunction",
+]
 
 
-class _OverFunction(KeyedProcessFunction):
+class OverFunction(KeyedProcessFunction):
     def __init__(
         self,
         column: int,
@@ -148,136 +125,10 @@ class _OverFunction(KeyedProcessFunction):
         return tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
 
 
-def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
-    """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
-    named in ``frames``) computed by over aggregations, one per window: the projection reads
-    each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
-    they are."""
-    from millstream.table.api.expressions import col
-    from millstream.table.expression.walk import replaced
-    from millstream.table.planner.projection import project
-
-    calls: list[OverCall] = []
-    for expression in selected:
-        for call in _over_calls(expression):
-            if not any(call is seen for seen in calls):
-                calls.append(call)
-    plan, window = node, -1
-    slots: dict[int, str] = {}  # id(over call) -> the column its over aggregation computes
-    for alias, frame in frames.items():
-        mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
-        if not mine:
-            continue
-        window += 1
-        time_name = frame.order_by.resolve(plan.names, plan.types).name
-        if plan.rowtime is None or plan.names[plan.rowtime] != time_name:
-            raise ValueError(
-                "OVER windows' ordering in stream mode must be defined on a time attribute: "
-                f"'{time_name}' is not the event-time attribute"
-            )
-        specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
-        slot_names: list[str] = []
-        slot_types: list[DataType] = []
-        for call in mine:
-            operand = call.call.operand.resolve(plan.names, plan.types)
-            specs.append((call.call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
-            slot = f"w{window}$o{len(slot_names)}"  # the column, as Flink names it (window w0, w1 ...)
-            while slot in plan.names:
-                slot = "$" + slot
-            slot_names.append(slot)
-            slot_types.append(call.call.result_type(operand.data_type))
-            slots[id(call)] = slot
-        keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
-        plan = OverAggregate(
-            list(plan.names) + slot_names,
-            list(plan.types) + slot_types,
-            False,
-            plan,
-            keys,
-            plan.names.index(time_name),
-            frame.rows,
-            frame.preceding,
-            specs,
-            rowtime=plan.rowtime,
-            partition_expressions=list(frame.partition_by),
-            call_expressions=[c.call for c in mine],
-        )
-
-    def column(x: Any) -> Any:
-        return col(slots[id(x)]) if isinstance(x, OverCall) and id(x) in slots else None
-
-    reading = [
-        col(slots[id(e)]).alias(f"EXPR${i}")
-        if isinstance(e, OverCall) and id(e) in slots
-        else replaced(e, column)
-        for i, e in enumerate(selected)
-    ]
-    return project(plan, reading, lambda i: f"EXPR${i}")
-
-
-def _over_calls(expression: Any) -> list[OverCall]:
-    if isinstance(expression, OverCall):
-        return [expression]
-    found: list[OverCall] = []
-    for attribute in ("operand", "left", "right", "condition", "then", "otherwise"):
-        child = getattr(expression, attribute, None)
-        if isinstance(child, Expression):
-            found.extend(_over_calls(child))
-    for child in getattr(expression, "args", None) or getattr(expression, "operands", None) or []:
-        if isinstance(child, Expression):
-            found.extend(_over_calls(child))
-    return found
-
-
 # -- Top-N and deduplication ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Rank(PlanNode):
-    """``ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) ... WHERE rn <= n``: per partition the
-    first ``limit`` rows by the sort key, with their row number at ``rank_column`` (or none).
-
-    As Flink's ``AppendOnlyTopNFunction``: a row entering the top N is emitted (``+I``); with
-    the row number in the output every row whose rank it shifts is updated (``-U`` old, ``+U``
-    new at that rank), without it the row pushed out is withdrawn (``-D``). Rows equal in the
-    sort key keep their arrival order. Ordering by the event-time attribute with ``rn = 1`` is
-    deduplication (Flink's ``RowTimeDeduplicateFunction``): the first (ASC) or last (DESC)
-    row per key, a row replacing the kept one when its time comes earlier / not earlier."""
-
-    input: PlanNode | None = None
-    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
-    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(
-        default_factory=list
-    )  # (key, desc)
-    limit: int = 1
-    rank_column: int | None = None  # where the row number goes in the output, None: not output
-    dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
-    rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
-
-    def translate(self, ctx: PlanningContext) -> Any:
-        assert self.input is not None
-        keys = self.partition_keys
-        function: KeyedProcessFunction
-        if self.rank_type != "ROW_NUMBER":
-            function = _BatchRankFunction(self.sort_keys, self.limit, self.rank_column, self.rank_type)
-        elif self.input.updating:
-            if self.dedup:
-                raise ValueError("Deduplicate doesn't support consuming update and delete changes")
-            function = _RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
-        else:
-            function = _TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
-        result = (
-            self.input.translate(ctx)
-            .key_by(lambda kv: tuple([k(kv[1]) for k in keys]), self.key_type)
-            .process(function)
-        )
-        if not keys:
-            result.set_parallelism(1)
-            return single_subtask_changelog(result)
-        return result
-
-
-class _Descending:
+class Descending:
     """Reverses the order of a sort key."""
 
     __slots__ = ("value",)
@@ -285,11 +136,11 @@ class _Descending:
     def __init__(self, value: Any) -> None:
         self.value = value
 
-    def __lt__(self, other: _Descending) -> bool:
+    def __lt__(self, other: Descending) -> bool:
         return bool(other.value < self.value)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Descending) and self.value == other.value
+        return isinstance(other, Descending) and self.value == other.value
 
     def __hash__(self) -> int:
         return hash(self.value)
@@ -299,7 +150,7 @@ def _null_first(value: Any) -> tuple[int, Any]:
     return (0, None) if value is None else (1, value)
 
 
-class _TopNFunction(KeyedProcessFunction):
+class TopNFunction(KeyedProcessFunction):
     def __init__(
         self,
         sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
@@ -315,7 +166,7 @@ class _TopNFunction(KeyedProcessFunction):
 
     def _sort_key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(
-            _Descending(_null_first(f(row))) if desc else _null_first(f(row)) for f, desc in self.sort_keys
+            Descending(_null_first(f(row))) if desc else _null_first(f(row)) for f, desc in self.sort_keys
         )
 
     def _with_rank(self, row: tuple[Any, ...], rank: int) -> tuple[Any, ...]:
@@ -355,7 +206,7 @@ class _TopNFunction(KeyedProcessFunction):
         return out
 
 
-class _BatchRankFunction(_TopNFunction):
+class BatchRankFunction(TopNFunction):
     """RANK / DENSE_RANK Top-N of a bounded input (Flink runs them in batch mode only): a
     partition's rows are ranked once all have arrived, ties sharing a rank (RANK leaves gaps
     after ties, DENSE_RANK does not); the rows ranked at most N are emitted."""
@@ -395,7 +246,7 @@ class _BatchRankFunction(_TopNFunction):
         return out
 
 
-class _RetractableTopNFunction(_TopNFunction):
+class RetractableTopNFunction(TopNFunction):
     """Top-N over an updating input, as Flink's ``RetractableTopNFunction``: every row of the
     partition is kept in sort order (a row that leaves the top N may come back when a row
     above it is retracted); each change emits the difference of the top N before and after:
@@ -458,36 +309,7 @@ class _RetractableTopNFunction(_TopNFunction):
         return out
 
 
-@dataclass(frozen=True)
-class WindowRank(PlanNode):
-    """Window Top-N: ``ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ... ORDER BY
-    s)`` over a windowed table, ``WHERE rn <= n``. As Flink's window rank, the rows of each
-    window are held until the watermark passes the window's end, then its first ``limit`` rows
-    are emitted once, in rank order (insert-only)."""
-
-    input: PlanNode | None = None
-    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
-    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
-    limit: int = 1
-    rank_column: int | None = None
-    end_column: int = 0  # the window_end column of the input
-
-    def translate(self, ctx: PlanningContext) -> Any:
-        assert self.input is not None
-        if self.input.updating:
-            raise ValueError("window Top-N needs an insert-only windowed input")
-        keys = self.partition_keys
-        function = _WindowRankFunction(
-            self.sort_keys,
-            self.limit,
-            self.rank_column,
-            self.end_column,
-            self.input.types[self.end_column].root,
-        )
-        return self.input.translate(ctx).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
-
-
-class _WindowRankFunction(_TopNFunction):
+class WindowRankFunction(TopNFunction):
     def __init__(
         self,
         sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],

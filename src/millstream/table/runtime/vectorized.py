@@ -403,3 +403,13 @@ class VectorizedCalc(_Projection):
         results = self._projected(column, size)
         rows = list(zip(*results, strict=True))
         return [(change[0], row) for change, row in zip(values, rows, strict=True)], kept
+
+
+def as_array(value: Any, size: int) -> Any:
+    import pyarrow as pa
+
+    if isinstance(value, pa.ChunkedArray):
+        return value.combine_chunks()
+    if isinstance(value, pa.Scalar):  # a constant: repeated without a Python list
+        return pa.repeat(value, size)
+    return value

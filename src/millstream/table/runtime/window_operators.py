@@ -16,18 +16,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from millstream.datastream import KeyedProcessFunction
+from millstream.datastream import KeyedProcessFunction, ProcessFunction
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec
 from millstream.table.functions.aggregates import accumulator_for
-from millstream.table.planner.nodes import END_OF_INPUT, INSERT
+
+END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
 
 # a window aggregation's calls: (built-in name or AggregateFunction, argument of a row, result type)
 CallSpecs = list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]]
 
 __all__ = [
+    "END_OF_INPUT",
+    "AssignWindows",
     "AttachedWindowAggregate",
     "CallSpecs",
     "LocalSlices",
@@ -326,3 +330,30 @@ class SessionAggregate(_WindowFunctionBase):
             self.sessions.clear()
         key = ctx.get_current_key()
         return [self._row(key, s[3], s[0], s[1]) for s in fired]
+
+
+class AssignWindows(ProcessFunction):
+    """Each row once per window of ``spec`` it belongs to, with window_start, window_end and
+    window_time appended; rows of windows the watermark has passed are dropped (late)."""
+
+    def __init__(self, spec: WindowSpec, column: int, root: str) -> None:
+        self.spec, self.column, self.root = spec, column, root
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        kind, row = value
+        time = row[self.column]
+        if time is None:
+            return None
+        watermark = ctx.timer_service().current_watermark()
+        out = []
+        root = self.root
+        for start, end in self.spec.windows_of(to_epoch_millis(time, root)):
+            if end - 1 <= watermark:
+                continue
+            bounds = (
+                from_epoch_millis(start, root),
+                from_epoch_millis(end, root),
+                from_epoch_millis(end - 1, root),
+            )
+            out.append((kind, row + bounds))
+        return out

@@ -12,11 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from millstream.table.api.expressions import and_, col, if_then_else, lit, not_, or_
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.calls import UserAggregateCall
-from millstream.table.expression.expression import AggregateCall, Expression, _FieldAccess
-from millstream.table.functions.builtins import call_builtin
+from millstream.table.expression.expression import (
+    AggregateCall,
+    Expression,
+    WindowProperty,
+    _FieldAccess,
+    col,
+    lit,
+)
+from millstream.table.expression.logic import and_, if_then_else, not_, or_
+from millstream.table.functions.builtins import call_builtin, is_builtin
+from millstream.table.functions.lookup import call
 from millstream.table.sql.forms import special_form
 from millstream.table.sql.literals import (
     INTERVAL_UNITS,
@@ -33,7 +41,7 @@ from millstream.table.sql.literals import (
 from millstream.table.sql.parser import _DIALECT, SqlError, _parse
 
 if TYPE_CHECKING:
-    from millstream.table.api.table import Table
+    from millstream.table.planner.nodes import PlanNode
 
 __all__ = ["parse_data_type"]  # and the internals of the SQL translation (sql/statements.py is its entry)
 
@@ -112,8 +120,8 @@ def _column_ref(node: exp.Column) -> Expression:
     return result
 
 
-def _scope_of(table: Table, alias: str | None) -> dict[tuple[str | None, str], str]:
-    names = table.get_schema().get_field_names()
+def _scope_of(plan: PlanNode, alias: str | None) -> dict[tuple[str | None, str], str]:
+    names = list(plan.names)
     scope: dict[tuple[str | None, str], str] = {(None, n): n for n in names}
     if alias:
         scope.update({(alias, n): n for n in names})
@@ -487,10 +495,6 @@ def _frame(node: exp.Window) -> Any:
 
 
 def _function(node: exp.Expression) -> Expression:
-    from millstream.table.api.expressions import call
-    from millstream.table.expression.expression import WindowProperty
-    from millstream.table.functions.builtins import call_builtin, is_builtin
-
     if isinstance(node, exp.Window):
         return _over(node)
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.api.expressions import and_, if_then_else, lit, not_, or_
-from millstream.table.expression.expression import Expression
+from millstream.table.expression.expression import Expression, lit
+from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.functions.temporal import EXTRACT_UNITS
 

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sqlglot import exp
 
-from millstream.table.api.table import Table
-from millstream.table.planner.nodes import Sort
+from millstream.table.planner import builder
+from millstream.table.planner.nodes import PlanNode, Sort
+from millstream.table.sql.context import SqlContext
 from millstream.table.sql.expressions import _expression
 from millstream.table.sql.parser import SqlError
-
-if TYPE_CHECKING:
-    from millstream.table.api.table_environment import TableEnvironment
 
 __all__ = ["order_and_limit"]
 
 
-def order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select | exp.SetOperation) -> Table:
+def order_and_limit(ctx: SqlContext, plan: PlanNode, select: exp.Select | exp.SetOperation) -> PlanNode:
     """ORDER BY (batch mode: a sort; streaming: refused as Flink refuses sorting on anything
     but time) and LIMIT / OFFSET."""
     order = select.args.get("order")
@@ -26,13 +22,12 @@ def order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select | 
     fetch = int(limit.expression.this) if limit is not None else None
     skip = int(offset.expression.this) if offset is not None else 0
     if order is None:
-        return table.limit(fetch, skip) if fetch is not None or skip else table
-    if not t_env._batch:
+        return builder.limit(plan, fetch, skip) if fetch is not None or skip else plan
+    if not ctx.batch:
         raise SqlError(
             "Sort on a non-time-attribute field is not supported: ORDER BY runs in batch mode "
             "(EnvironmentSettings.in_batch_mode())"
         )
-    plan = table._plan
     keys = []
     key_expressions = []
     for ordered in order.expressions:
@@ -43,5 +38,4 @@ def order_and_limit(t_env: TableEnvironment, table: Table, select: exp.Select | 
             raise SqlError(f"ORDER BY {ordered.this.sql()}: {err}") from err
         keys.append((compiled.fn, bool(ordered.args.get("desc"))))
         key_expressions.append((expression, bool(ordered.args.get("desc"))))
-    node = Sort(plan.names, plan.types, False, plan, keys, skip, fetch, key_expressions)
-    return Table(node, t_env)
+    return Sort(plan.names, plan.types, False, plan, keys, skip, fetch, key_expressions)

@@ -1,22 +1,29 @@
-"""SQL queries to Table API plans: FROM (tables, views, subqueries, VALUES, window TVFs,
+"""SQL queries to plans: FROM (tables, views, subqueries, VALUES, window TVFs,
 joins, LATERAL TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
 group windows), HAVING, select lists; ORDER BY / LIMIT is ``sql/order.py``, Top-N ``sql/top_n.py``.
 
 Unaliased computed items are named ``EXPR$<position>`` as Flink's SQL names them (a column
-keeps its name)."""
+keeps its name). Relational operations are the planner's builder, the one the Table API uses.
+The query translator reads the catalog and the job's mode from a ``SqlContext``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.api.expressions import col
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.common.window_spec import WindowSpec
-from millstream.table.expression.expression import Expression
+from millstream.table.expression.expression import Expression, col
+from millstream.table.functions.udf import registered_function
+from millstream.table.planner import builder
+from millstream.table.planner.nodes import FlatMap, PlanNode, Values
+from millstream.table.planner.over import over_aggregate
+from millstream.table.planner.windows import WindowTVF, tvf_columns, window_aggregate, window_time_column
+from millstream.table.sql.catalog_tables import table_plan
+from millstream.table.sql.context import SqlContext
 from millstream.table.sql.expressions import (
     _GROUP_WINDOWS,
     _LEGACY_WINDOW,
@@ -30,33 +37,29 @@ from millstream.table.sql.expressions import (
 from millstream.table.sql.order import order_and_limit
 from millstream.table.sql.parser import _TVFS, SqlError
 from millstream.table.sql.subqueries import _where_subqueries
+from millstream.table.sql.top_n import _top_n
 
-if TYPE_CHECKING:
-    from millstream.table.api.table import Table
-    from millstream.table.api.table_environment import TableEnvironment
-    from millstream.table.planner.nodes import PlanNode
-
-__all__: list[str] = []  # internal to the SQL translation (sql/statements.py is its entry)
+__all__ = ["is_query", "plan_select", "query"]
 
 
 @dataclass
 class _Windowed:
-    """A window TVF in FROM: the table it windows, the window and its time column."""
+    """A window TVF in FROM: the plan it windows, the window and its time column."""
 
-    table: Table
+    plan: PlanNode
     spec: WindowSpec
     time_column: int
 
 
-def _from_item(t_env: TableEnvironment, node: exp.Expression) -> tuple[Table, _Windowed | None]:
+def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Windowed | None]:
     if isinstance(node, exp.Subquery):
-        return query(t_env, node.this), None
+        return query(ctx, node.this), None
     if (
         isinstance(node, exp.Table)
         and isinstance(node.this, exp.Anonymous)
         and node.this.name.upper() == "TABLE"
     ):
-        return _window_tvf(t_env, node.this.expressions[0])
+        return _window_tvf(ctx, node.this.expressions[0])
     if isinstance(node, exp.Table):
         if node.args.get("version") is not None:
             # never run as a regular join: that would join every version, not the one valid then
@@ -64,18 +67,16 @@ def _from_item(t_env: TableEnvironment, node: exp.Expression) -> tuple[Table, _W
                 f"FOR SYSTEM_TIME AS OF on table '{node.name}' (a temporal join) is not supported "
                 "yet; millstream refuses it rather than join every version of the table"
             )
-        return t_env.from_path(node.name), None
+        derived = ctx.derived.get(node.name)
+        return (derived if derived is not None else table_plan(ctx.catalog, node.name)), None
     if isinstance(node, exp.Values):
-        return _values(t_env, node), None
+        return _values(node), None
     raise SqlError(f"unsupported FROM: {node.sql()}")
 
 
-def _values(t_env: TableEnvironment, node: exp.Values) -> Table:
+def _values(node: exp.Values) -> PlanNode:
     """``(VALUES (1, 'a'), (2, 'b')) AS t(x, y)``: the rows as a table (columns ``EXPR$0`` ...
     unless named); a column's type is its first non-NULL value's, nullable when one is NULL."""
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.planner.nodes import Values
-
     rows: list[tuple[Any, ...]] = []
     typed: list[list[DataType]] = []
     for row in node.expressions:
@@ -94,30 +95,24 @@ def _values(t_env: TableEnvironment, node: exp.Values) -> Table:
         known = [t[i] for t in typed if t[i].root != "NULL"]
         column = known[0] if known else DataTypes.NULL()
         types.append(column.nullable() if any(r[i] is None for r in rows) else column)
-    return TableClass(Values(names, types, False, rows, label="Values"), t_env)
+    return Values(names, types, False, rows, label="Values")
 
 
-def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _Windowed]:
+def _window_tvf(ctx: SqlContext, call: exp.Expression) -> tuple[PlanNode, _Windowed]:
     """``TUMBLE(t, DESCRIPTOR(ts), size [, offset])``, ``HOP(t, DESCRIPTOR(ts), slide, size)``,
     ``CUMULATE(t, DESCRIPTOR(ts), step, size)``, ``SESSION(t [PARTITION BY k], DESCRIPTOR(ts), gap)``."""
-    from millstream.table.api.table import Table
-    from millstream.table.runtime.window_agg import WindowTVF, tvf_columns, window_time_column
-
     name = call.name.upper().removeprefix("MS_")
     args = list(call.expressions)
     if name not in _TVFS or len(args) < 3:
         raise SqlError(f"unsupported table function in FROM: {call.sql()}")
     source = args.pop(0)
-    table, _ = _from_item(
-        t_env, source if not isinstance(source, exp.Column) else exp.Table(this=source.this)
-    )
+    plan, _ = _from_item(ctx, source if not isinstance(source, exp.Column) else exp.Table(this=source.this))
     if args and isinstance(args[0], exp.Anonymous) and args[0].name.upper() == "MS_PARTITION_BY":
         args.pop(0)  # a session's partition keys: its GROUP BY keys group it
     descriptor = args.pop(0)
     if not (isinstance(descriptor, exp.Anonymous) and descriptor.name.upper() == "DESCRIPTOR"):
         raise SqlError(f"{name} needs DESCRIPTOR(time_column) as its second argument")
     time_name = descriptor.expressions[0].name
-    plan = table._plan
     if time_name not in plan.names:
         raise SqlError(f"Column '{time_name}' not found in {name}'s input {plan.names}")
     time_column = plan.names.index(time_name)
@@ -128,7 +123,7 @@ def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _
         spec = WindowSpec(name, sizes[1], sizes[0], sizes[2] if len(sizes) > 2 else 0)
     else:
         spec = WindowSpec("SESSION", sizes[0])
-    if not window_time_column(plan, time_column, t_env._batch):
+    if not window_time_column(plan, time_column, ctx.batch):
         raise SqlError(
             "The window function requires the timecol is a time attribute type, but is "
             f"{plan.types[time_column]!r}"
@@ -144,54 +139,48 @@ def _window_tvf(t_env: TableEnvironment, call: exp.Expression) -> tuple[Table, _
         rowtime=len(names) - 1,
         window=(len(names) - 3, len(names) - 2),
     )
-    return Table(node, t_env), _Windowed(table, spec, time_column)
+    return node, _Windowed(plan, spec, time_column)
 
 
-def _source(t_env: TableEnvironment, select: exp.Select) -> tuple[Table, _Windowed | None]:
+def _source(ctx: SqlContext, select: exp.Select) -> tuple[PlanNode, _Windowed | None]:
     """The FROM clause: a table, view, subquery or window TVF, joined with the JOINs and
     LATERAL TABLEs after it. Sets the column scope for the rest of the query."""
     source = select.args.get("from_") or select.args.get("from")
     if source is None:  # SELECT 1 + 1: over one row of no columns, as Flink's VALUES
-        from millstream.table.api.table import Table as TableClass
-        from millstream.table.planner.nodes import Values
-
-        table, windowed = TableClass(Values([], [], False, [()], label="Values"), t_env), None
-        _STATE.scopes.append(_scope_of(table, None))
-        return table, windowed
-    table, windowed = _from_item(t_env, source.this)
-    scope = _scope_of(table, _alias_of(source.this))
+        plan: PlanNode = Values([], [], False, [()], label="Values")
+        _STATE.scopes.append(_scope_of(plan, None))
+        return plan, None
+    plan, windowed = _from_item(ctx, source.this)
+    scope = _scope_of(plan, _alias_of(source.this))
     _STATE.scopes.append(scope)
     joins = select.args.get("joins") or []
     for i, join in enumerate(joins):
         where = select.args.get("where")
         if isinstance(join.this, (exp.Lateral, exp.Unnest)):
-            table = _lateral(t_env, table, join, scope)
+            plan = _lateral(plan, join, scope)
         else:
             implicit = join.args.get("on") is None and i == len(joins) - 1 and where is not None
-            table = _join(t_env, table, join, scope, where.this if implicit and where is not None else None)
+            plan = _join(ctx, plan, join, scope, where.this if implicit and where is not None else None)
             if implicit:  # FROM a, b WHERE a.k = b.k: the WHERE is the join's condition
                 select.set("where", None)
         windowed = None
-    return table, windowed
+    return plan, windowed
 
 
 def _join(
-    t_env: TableEnvironment,
-    left: Table,
+    ctx: SqlContext,
+    left: PlanNode,
     join: exp.Join,
     scope: dict[tuple[str | None, str], str],
     implicit_condition: exp.Expression | None,
-) -> Table:
+) -> PlanNode:
     """``left [INNER | LEFT | RIGHT | FULL] JOIN right ON condition``; right's columns whose
     names are taken get a number (``k`` -> ``k0``), as Calcite names them."""
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.runtime.join import join_plans
-
-    right, _ = _from_item(t_env, join.this)
+    right, _ = _from_item(ctx, join.this)
     alias = _alias_of(join.this)
-    taken = set(left.get_schema().get_field_names())
+    taken = set(left.names)
     renamed: list[Expression] = []
-    for name in right.get_schema().get_field_names():
+    for name in right.names:
         new = name
         n = 0
         while new in taken:
@@ -202,32 +191,25 @@ def _join(
         scope[(alias, name)] = new
         if (None, name) not in scope:
             scope[(None, name)] = new
-    right = right.select(*renamed)
+    right = builder.select(right, renamed, ctx.batch)
     side = str(join.args.get("side") or "").upper()
     join_type = {"LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}.get(side, "INNER")
     on = join.args.get("on")
     condition = on if on is not None else implicit_condition
     predicate = _expression(condition) if condition is not None else None
-    plan = join_plans(left._plan, right._plan, join_type, predicate)
-    return TableClass(plan, left._t_env)
+    return builder.join(left, right, join_type, predicate)
 
 
-def _lateral(
-    t_env: TableEnvironment, left: Table, join: exp.Join, scope: dict[tuple[str | None, str], str]
-) -> Table:
+def _lateral(plan: PlanNode, join: exp.Join, scope: dict[tuple[str | None, str], str]) -> PlanNode:
     """``[CROSS | LEFT] JOIN LATERAL TABLE(udtf(args)) [AS] t(a, b) [ON TRUE]`` (each row with
     every row the function yields for it) or ``CROSS JOIN UNNEST(array) [AS] t(x)`` (each row
     with every element; a ROW element's fields are columns). LEFT keeps a row the function
     yields nothing for, padded with NULLs, as Flink's; its condition must be ``ON TRUE``."""
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.planner.nodes import FlatMap
-
     node = join.this
     outer = str(join.args.get("side") or "").upper() == "LEFT"
     condition = join.args.get("on")
     if outer and not (isinstance(condition, exp.Boolean) and condition.this):
         raise SqlError("LEFT JOIN LATERAL TABLE(...) supports the condition ON TRUE only, as Flink's")
-    plan = left._plan
     if isinstance(node, exp.Unnest):
         rows_of, columns, types = _unnest(node, plan)
     else:
@@ -252,17 +234,13 @@ def _lateral(
             scope[(alias.name, c)] = c
     if outer:
         types = [t.nullable() for t in types]
-    return TableClass(
-        FlatMap(list(plan.names) + columns, list(plan.types) + types, plan.updating, plan, joined), t_env
-    )
+    return FlatMap(list(plan.names) + columns, list(plan.types) + types, plan.updating, plan, joined)
 
 
 def _table_function(
     node: exp.Lateral, plan: PlanNode
 ) -> tuple[Callable[..., Any], list[str], list[DataType]]:
     """A registered table function's call: its rows of an input row, its columns and types."""
-    from millstream.table.functions.udf import registered_function
-
     call = node.this
     if isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE":
         call = call.expressions[0]
@@ -305,25 +283,27 @@ def _unnest(node: exp.Unnest, plan: PlanNode) -> tuple[Callable[..., Any], list[
     return (lambda row: [(e,) for e in value(row) or []]), ["f0"], [element]
 
 
-def query(t_env: TableEnvironment, node: exp.Expression) -> Table:
+def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
     """The table a query describes: a SELECT, a set operation of queries (``UNION [ALL]``,
     ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), or either in
     parentheses."""
     if isinstance(node, exp.Subquery):
-        return query(t_env, node.this)
+        return query(ctx, node.this)
     if isinstance(node, exp.SetOperation):
-        left, right = query(t_env, node.this), query(t_env, node.expression)
-        every = not node.args.get("distinct")
+        left, right = query(ctx, node.this), query(ctx, node.expression)
+        every, batch = not node.args.get("distinct"), ctx.batch
         if isinstance(node, exp.Union):
-            table = left.union_all(right) if every else left.union(right)
+            plan = builder.union_all(left, right) if every else builder.union(left, right, batch)
         elif isinstance(node, exp.Intersect):
-            table = left.intersect_all(right) if every else left.intersect(right)
+            plan = (
+                builder.intersect_all(left, right, batch) if every else builder.intersect(left, right, batch)
+            )
         else:
-            table = left.minus_all(right) if every else left.minus(right)
-        return order_and_limit(t_env, table, node)
+            plan = builder.minus_all(left, right, batch) if every else builder.minus(left, right, batch)
+        return order_and_limit(ctx, plan, node)
     if not isinstance(node, exp.Select):
         raise SqlError(f"unsupported query: {node.sql()[:80]}")
-    return _select(t_env, node)
+    return plan_select(ctx, node)
 
 
 def is_query(node: exp.Expression) -> bool:
@@ -333,97 +313,78 @@ def is_query(node: exp.Expression) -> bool:
     )
 
 
-def _select(t_env: TableEnvironment, select: exp.Select) -> Table:
+def plan_select(ctx: SqlContext, select: exp.Select) -> PlanNode:
+    """The plan of a SELECT (in the scopes of the queries it is nested in)."""
     depth = len(_STATE.scopes)
     frames: dict[str, Any] = {}
     for window in select.args.get("windows") or []:  # WINDOW w AS (...)
         frames[window.name] = window
     _STATE.over.append(frames)
     try:
-        return _select_in_scope(t_env, select)
+        return _select_in_scope(ctx, select)
     finally:
         del _STATE.scopes[depth:]
         _STATE.over.pop()
 
 
-def _resolves(table: Table, node: exp.Expression) -> bool:
-    """Whether ``node`` is an expression over ``table``'s own columns."""
-    _STATE.scopes.append(_scope_of(table, None))
-    try:
-        _expression(node).resolve(table._plan.names, table._plan.types)
-        return True
-    except (SqlError, ValueError):
-        return False
-    finally:
-        _STATE.scopes.pop()
-
-
-def _select_in_scope(t_env: TableEnvironment, select: exp.Select) -> Table:
-    from millstream.table.sql.top_n import _top_n  # it plans its inner query with _select
-
-    ranked = _top_n(t_env, select)
+def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
+    ranked = _top_n(ctx, select)
     if ranked is not None:
         return ranked
-    table, windowed = _source(t_env, select)
-    table, where = _where_subqueries(t_env, select, table)
+    plan, windowed = _source(ctx, select)
+    plan, where = _where_subqueries(ctx, select, plan)
     if where is not None:
         condition = _expression(where.this)
-        table = table.filter(condition)
+        plan = builder.filter_rows(plan, condition)
         if windowed is not None:  # a window aggregation reads the TVF's input: filter that too
             try:
-                windowed.table = windowed.table.filter(condition)
+                windowed.plan = builder.filter_rows(windowed.plan, condition)
             except ValueError:
                 windowed = None  # the condition reads window columns: aggregate the filtered TVF rows
     items: list[Expression] = []
     for position, e in enumerate(select.expressions):
-        items.extend(_items(table, e, position))
+        items.extend(_items(plan, e, position))
     items = _uniquify(items)
     group = select.args.get("group")
     having = select.args.get("having")
     aggregating = group is not None or any(e.aggregates() for e in items)
     if aggregating:
         group_nodes = list(group.expressions) if group is not None else []
-        aggregate = _window_grouping(table, windowed, group_nodes)
+        aggregate = _window_grouping(ctx, plan, windowed, group_nodes)
         if having is not None:
             condition = _expression(having.this).alias("$having")
             grouped = aggregate(items + [condition])
-            visible = [col(name) for name in grouped.get_schema().get_field_names() if name != "$having"]
-            table = grouped.filter(col("$having")).select(*visible)
+            visible = [col(name) for name in grouped.names if name != "$having"]
+            plan = builder.select(builder.filter_rows(grouped, col("$having")), visible, ctx.batch)
         else:
-            table = aggregate(items)
+            plan = aggregate(items)
     elif _STATE.over[-1]:
-        from millstream.table.api.table import Table as TableClass
-        from millstream.table.runtime.over import over_aggregate
-
         frames = {n: f if not isinstance(f, exp.Window) else _frame(f) for n, f in _STATE.over[-1].items()}
-        table = TableClass(over_aggregate(table._plan, frames, items), table._t_env)
+        plan = over_aggregate(plan, frames, items)
     else:
-        table = table.select(*items)
+        plan = builder.select(plan, items, ctx.batch)
     if select.args.get("distinct") is not None:
-        table = table.distinct()
-    return order_and_limit(t_env, table, select)
+        plan = builder.distinct(plan, ctx.batch)
+    return order_and_limit(ctx, plan, select)
 
 
 def _window_grouping(
-    table: Table, windowed: _Windowed | None, group_nodes: list[exp.Expression]
-) -> Callable[[list[Expression]], Table]:
+    ctx: SqlContext, plan: PlanNode, windowed: _Windowed | None, group_nodes: list[exp.Expression]
+) -> Callable[[list[Expression]], PlanNode]:
     """How the select list is aggregated: a window aggregation (GROUP BY window_start,
     window_end of a window TVF, or GROUP BY TUMBLE(ts, size) ...) or a group aggregation."""
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.runtime.window_agg import window_aggregate
-
     names = [n.name if isinstance(n, exp.Column) else None for n in group_nodes]
     legacy = [n for n in group_nodes if isinstance(n, exp.Anonymous) and n.name.upper() in _GROUP_WINDOWS]
     if windowed is not None and "window_start" in names and "window_end" in names:
         keys = [_expression(n) for n, name in zip(group_nodes, names, strict=True)
                 if name not in ("window_start", "window_end", "window_time")]  # fmt: skip
-        base = windowed.table
+        base = windowed.plan
 
-        def by_window(items: list[Expression]) -> Table:
-            plan = window_aggregate(base._plan, windowed.spec, windowed.time_column, keys, items,
-                                    ("window_start", "window_end", "window_time"),
-                                    batch=base._t_env._batch)  # fmt: skip
-            return TableClass(plan, base._t_env)
+        def by_window(items: list[Expression]) -> PlanNode:
+            properties = ("window_start", "window_end", "window_time")
+            return window_aggregate(
+                base, windowed.spec, windowed.time_column, keys, items, properties, batch=ctx.batch
+            )
 
         return by_window
     if legacy:
@@ -433,18 +394,16 @@ def _window_grouping(
         sizes = [_interval_ms(a) for a in call.expressions[1:]]
         spec = WindowSpec(kind, sizes[1], sizes[0]) if kind == "HOP" else WindowSpec(kind, sizes[0])
         keys = [_expression(n) for n in group_nodes if n is not call]
-        plan = table._plan
         time_column = plan.names.index(time_expression.name)
 
-        def by_group_window(items: list[Expression]) -> Table:
-            result = window_aggregate(plan, spec, time_column, keys, items,
-                                      tuple(f"{_LEGACY_WINDOW}${p}" for p in ("start", "end", "rowtime")),  # type: ignore[arg-type]
-                                      batch=table._t_env._batch)  # fmt: skip
-            return TableClass(result, table._t_env)
+        def by_group_window(items: list[Expression]) -> PlanNode:
+            return window_aggregate(plan, spec, time_column, keys, items,
+                                    tuple(f"{_LEGACY_WINDOW}${p}" for p in ("start", "end", "rowtime")),  # type: ignore[arg-type]
+                                    batch=ctx.batch)  # fmt: skip
 
         return by_group_window
     keys = [_expression(k) for k in group_nodes]
-    return lambda items: table.group_by(*keys).select(*items)
+    return lambda items: builder.group_select(plan, keys, items, ctx.batch)
 
 
 def _uniquify(items: list[Expression]) -> list[Expression]:
@@ -465,10 +424,10 @@ def _uniquify(items: list[Expression]) -> list[Expression]:
     return result
 
 
-def _items(table: Table, node: exp.Expression, position: int) -> list[Expression]:
+def _items(plan: PlanNode, node: exp.Expression, position: int) -> list[Expression]:
     """A select item with its column name (Flink's ``EXPR$<position>`` when unnamed); ``*``
     is every column."""
-    names = [n for n in table.get_schema().get_field_names() if not n.startswith("$")]
+    names = [n for n in plan.names if not n.startswith("$")]
     if isinstance(node, exp.Column) and isinstance(node.this, exp.Star) and node.table and _STATE.scopes:
         qualified = {v for (q, _), v in _STATE.scopes[-1].items() if q == node.table}
         return [col(n) for n in names if n in qualified]

@@ -4,32 +4,24 @@ table, as Flink's planner decorrelates them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.api.expressions import and_, col
-from millstream.table.expression.expression import Expression
+from millstream.table.expression.expression import col
+from millstream.table.expression.logic import and_
+from millstream.table.planner import builder
+from millstream.table.planner.nodes import PlanNode
+from millstream.table.sql.context import SqlContext
 from millstream.table.sql.expressions import _STATE, _alias_of, _expression
 from millstream.table.sql.parser import SqlError
-
-if TYPE_CHECKING:
-    from millstream.table.api.table import Table
-    from millstream.table.api.table_environment import TableEnvironment
 
 __all__: list[str] = []  # internal to the SQL translation (sql/statements.py is its entry)
 
 
-def _select(t_env: TableEnvironment, select: exp.Select) -> Table:
-    """A subquery's table (``sql_query._select``, which plans the WHERE it is in)."""
-    from millstream.table.sql.query import _select as select_table
-
-    return select_table(t_env, select)
-
-
 def _subquery_predicates(
-    t_env: TableEnvironment, select: exp.Select, table: Table, condition: Any
-) -> tuple[Table, Any]:
+    ctx: SqlContext, select: exp.Select, table: PlanNode, condition: Any
+) -> tuple[PlanNode, Any]:
     """``x IN (SELECT ...)`` and ``[NOT] EXISTS (SELECT ... WHERE inner = outer ...)`` among the
     WHERE's conjuncts become semi / anti joins of ``table``; the other conjuncts are returned
     (None: none left)."""
@@ -40,17 +32,17 @@ def _subquery_predicates(
         inner = c.this if negated else c
         if isinstance(inner, exp.In) and inner.args.get("query") is not None:
             sub = inner.args["query"]
-            right = _select(t_env, sub.this if isinstance(sub, exp.Subquery) else sub)
-            names = right.get_schema().get_field_names()
+            right = ctx.plan_select(ctx, sub.this if isinstance(sub, exp.Subquery) else sub)
+            names = list(right.names)
             if len(names) != 1:
                 raise SqlError("the subquery of IN must select one column")
-            right = right.select(col(names[0]).alias("$in0"))
+            right = builder.select(right, [col(names[0]).alias("$in0")], ctx.batch)
             if negated:
-                table = _not_in(table, right, _expression(inner.this))
+                table = builder.not_in(table, right, _expression(inner.this))
             else:
-                table = _semi_join(table, right, "SEMI", _expression(inner.this) == col("$in0"))
+                table = builder.join(table, right, "SEMI", _expression(inner.this) == col("$in0"))
         elif isinstance(inner, exp.Exists):
-            table = _exists(t_env, table, inner.this, "ANTI" if negated else "SEMI")
+            table = _exists(ctx, table, inner.this, "ANTI" if negated else "SEMI")
         else:
             remaining.append(c)
     if len(remaining) == len(conjuncts):
@@ -61,36 +53,18 @@ def _subquery_predicates(
     return table, rest
 
 
-def _where_subqueries(t_env: TableEnvironment, select: exp.Select, table: Table) -> tuple[Table, Any]:
+def _where_subqueries(ctx: SqlContext, select: exp.Select, table: PlanNode) -> tuple[PlanNode, Any]:
     """The WHERE's subquery predicates joined into ``table``; the WHERE that remains."""
     where = select.args.get("where")
     if where is None:
         return table, None
-    table, rest = _subquery_predicates(t_env, select, table, where.this)
+    table, rest = _subquery_predicates(ctx, select, table, where.this)
     if rest is None:
         return table, None
     return table, where if rest is where.this else exp.Where(this=rest)
 
 
-def _semi_join(left: Table, right: Table, kind: str, condition: Expression) -> Table:
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.runtime.join import join_plans
-
-    return TableClass(join_plans(left._plan, right._plan, kind, condition), left._t_env)
-
-
-def _not_in(left: Table, right: Table, value: Expression) -> Table:
-    """``value NOT IN (subquery)``: a null-aware anti join."""
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.runtime.null_aware_anti_join import NullAwareAntiJoin
-
-    plan = left._plan
-    fn = value.resolve(plan.names, plan.types).fn
-    node = NullAwareAntiJoin(list(plan.names), list(plan.types), True, left=plan, right=right._plan, value=fn)
-    return TableClass(node, left._t_env)
-
-
-def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table:
+def _exists(ctx: SqlContext, table: PlanNode, sub: Any, kind: str) -> PlanNode:
     """``EXISTS (SELECT ... FROM u WHERE u.k = t.k AND ...)``: the equalities with the outer
     query's columns become the semi join's keys, the rest stays in the subquery."""
     if isinstance(sub, exp.Subquery):
@@ -123,7 +97,7 @@ def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table
         "expressions",
         [exp.Alias(this=b.copy(), alias=exp.to_identifier(f"$ex{i}")) for i, b in enumerate(inner_columns)],
     )
-    right = _select(t_env, inner)
+    right = ctx.plan_select(ctx, inner)
     condition = None
     for i, (a, _) in enumerate(pairs):
         equal = _expression(a) == col(f"$ex{i}")
@@ -131,7 +105,7 @@ def _exists(t_env: TableEnvironment, table: Table, sub: Any, kind: str) -> Table
     for c in correlated:  # (over the outer row and the $ex columns)
         condition = and_(condition, _expression(c))
     assert condition is not None
-    return _semi_join(table, right, kind, condition)
+    return builder.join(table, right, kind, condition)
 
 
 def _correlation(

@@ -4,23 +4,19 @@ Top-N."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.api.expressions import (
-    col,
-)
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.types import DataTypes
+from millstream.table.expression.expression import col
+from millstream.table.planner import builder
+from millstream.table.planner.nodes import PlanNode
+from millstream.table.planner.over import Rank, WindowRank
+from millstream.table.sql.context import SqlContext
 from millstream.table.sql.expressions import _STATE, _expression, _scope_of
 from millstream.table.sql.parser import SqlError
-from millstream.table.sql.query import _resolves, _select
-
-if TYPE_CHECKING:
-    from millstream.table.api.table import Table
-    from millstream.table.api.table_environment import TableEnvironment
-    from millstream.table.planner.nodes import PlanNode
 
 __all__: list[str] = []  # internal to the SQL translation (sql/statements.py is its entry)
 
@@ -62,20 +58,29 @@ def _rank_limit(condition: Any, name: str) -> tuple[int, Any] | None:
     return limit, remaining
 
 
-def _rank_type(t_env: TableEnvironment, window: exp.Window) -> str:
+def _rank_type(ctx: SqlContext, window: exp.Window) -> str:
     """ROW_NUMBER, RANK or DENSE_RANK; the last two in batch mode only, as Flink's."""
     rank_type = {exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK"}.get(type(window.this), "ROW_NUMBER")
-    if rank_type != "ROW_NUMBER" and not t_env._batch:  # Flink's Top-N streams ROW_NUMBER only
+    if rank_type != "ROW_NUMBER" and not ctx.batch:  # Flink's Top-N streams ROW_NUMBER only
         raise SqlError(f"{rank_type}() on streaming table is not supported currently")
     return rank_type
 
 
-def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
+def _resolves(plan: PlanNode, node: exp.Expression) -> bool:
+    """Whether ``node`` is an expression over ``plan``'s own columns."""
+    _STATE.scopes.append(_scope_of(plan, None))
+    try:
+        _expression(node).resolve(plan.names, plan.types)
+        return True
+    except (SqlError, ValueError):
+        return False
+    finally:
+        _STATE.scopes.pop()
+
+
+def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
     """``SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) AS rn FROM t)
     WHERE rn <= N``: Flink's Top-N (deduplication when ordered by the time attribute, N = 1)."""
-    from millstream.table.api.table import Table as TableClass
-    from millstream.table.runtime.over import Rank
-
     source = select.args.get("from_") or select.args.get("from")
     if source is None or not isinstance(source.this, exp.Subquery) or select.args.get("joins"):
         return None
@@ -86,7 +91,7 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     if found is None:
         return None
     position, window, name = found
-    rank_type = _rank_type(t_env, window)
+    rank_type = _rank_type(ctx, window)
     where = select.args.get("where")
     limited = _rank_limit(where.this if where is not None else None, name)
     if limited is None:
@@ -97,7 +102,7 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     order = window.args.get("order")
     partition = list(window.args.get("partition_by") or [])
     ordering = list(order.expressions if order is not None else [])
-    base = _select(t_env, without.copy())  # a copy: planning a FROM a, b WHERE moves the WHERE
+    base = ctx.plan_select(ctx, without.copy())  # a copy: planning a FROM a, b WHERE moves the WHERE
     # a key or ordering over the FROM's columns that the select list does not have (A.id of
     # ``SELECT A.*, B.price``): computed as hidden columns of the ranked rows, dropped after
     hidden = [n for n in partition + [o.this for o in ordering] if not _resolves(base, n)]
@@ -106,8 +111,8 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
             "expressions",
             without.expressions + [exp.alias_(n.copy(), f"$rank{i}") for i, n in enumerate(hidden)],
         )
-        base = _select(t_env, without)
-    plan = base._plan
+        base = ctx.plan_select(ctx, without)
+    plan = base
 
     def key(node: exp.Expression) -> Any:
         if node in hidden:
@@ -157,8 +162,6 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
     )
     node: PlanNode
     if windowed and not plan.updating:  # window Top-N: each window ranked once, when it ends
-        from millstream.table.runtime.over import WindowRank
-
         rowtime = None if plan.rowtime is None else names.index(plan.names[plan.rowtime])
         end_column = plan.names.index("window_end")
         node = WindowRank(names, types, False, plan, keys, sort, limit, rank_at, end_column, rowtime=rowtime)
@@ -177,10 +180,11 @@ def _top_n(t_env: TableEnvironment, select: exp.Select) -> Table | None:
             rank_type=rank_type,
             key_type=key_type,
         )
-    ranked = TableClass(node, t_env)
     if hidden:
-        ranked = ranked.select(*(col(n) for n in names if not n.startswith("$rank")))
+        node = builder.select(node, [col(n) for n in names if not n.startswith("$rank")], ctx.batch)
+    derived = f"$ranked{len(ctx.derived)}"  # the outer select reads the ranked rows by this name
+    ctx.derived[derived] = node
     outer = select.copy()
-    outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(str(ranked)))))
+    outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(derived))))
     outer.set("where", exp.Where(this=rest) if rest is not None else None)
-    return _select(t_env, outer)
+    return ctx.plan_select(ctx, outer)

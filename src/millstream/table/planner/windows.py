@@ -1,6 +1,7 @@
 """Event time in tables: the watermark assigner, window table functions (TUMBLE, HOP,
-CUMULATE, SESSION) and window aggregation, as plan nodes (the windows are ``common/window_spec.py``,
-the aggregation's operators ``runtime/window_operators.py``).
+CUMULATE, SESSION) and window aggregation, as plan nodes (the windows are
+``common/window_spec.py``, the operators ``runtime/watermarks.py`` and
+``runtime/window_operators.py``).
 
 **Watermarks.** A table's event-time attribute (``WATERMARK FOR ts AS ts - INTERVAL '3'
 SECOND``, or ``Schema.watermark`` in ``from_data_stream``) becomes a ``WatermarkAssigner``:
@@ -26,30 +27,35 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from millstream.datastream import KeyedProcessFunction, ProcessFunction
+from millstream.datastream import KeyedProcessFunction
 from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.table.common.binary_row import BinaryRowKeyType
-from millstream.table.common.timestamps import from_epoch_millis, to_epoch_millis
+from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec, window_output_columns
 from millstream.table.planner.nodes import PlanNode, columnar_batches
 from millstream.table.runtime.arrow_slicing import ArrowSlicingAggregate
+from millstream.table.runtime.watermarks import ExpressionWatermarks, RowtimeAssigner
 from millstream.table.runtime.window_operators import (
+    AssignWindows,
     LocalSlices,
     ProcessingTimeSlices,
     SessionAggregate,
     SlicingAggregate,
 )
 
+__all__ = [
+    "WatermarkAssigner",
+    "WindowAggregate",
+    "WindowTVF",
+    "tvf_columns",
+    "window_aggregate",
+    "window_time_column",
+]
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext
 
-__all__ = ["WatermarkAssigner", "WindowAggregate", "WindowTVF", "window_aggregate"]
-
 _MIN_WATERMARK = -(2**63)
-
-
-# -- watermarks ------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,7 @@ class WatermarkAssigner(PlanNode):
     input: PlanNode | None = None
     watermark: Callable[[tuple[Any, ...]], Any] | None = None  # the watermark expression
     watermark_sql: str = ""
+    watermark_expression: Any = None  # the watermark as an expression (a columnar scan's step)
     delay_ms: int | None = None  # the expression is ``rowtime - INTERVAL delay`` (None: another one)
     compiled: ClassVar[dict[str, str]] = {"watermark": "watermark_sql"}
 
@@ -96,62 +103,8 @@ class WatermarkAssigner(PlanNode):
             return to_epoch_millis(value, root)
 
         return WatermarkStrategy.for_generator(
-            lambda context: _ExpressionWatermarks(expression, root, interval, self.delay_ms)
-        ).with_timestamp_assigner(_Assigner(timestamp_of))
-
-
-class _Assigner:
-    def __init__(self, fn: Callable[[Any, int], int]) -> None:
-        self.extract_timestamp = fn
-
-
-class _ExpressionWatermarks:
-    """Watermark = the largest value of the watermark expression over the rows seen, starting
-    from 0 (so no negative watermark is emitted); emitted periodically, and at once when it ran
-    more than the interval ahead of the last one emitted, as Flink's ``WatermarkAssignerOperator``
-    (``currentWatermark - lastWatermark > interval``). ``bounded_delay_ms``: the watermark is the
-    largest rowtime seen minus this delay (None: the expression is not of that form), which lets
-    a runtime with its own watermark (Spark's ``withWatermark``) express it."""
-
-    def __init__(
-        self,
-        expression: Callable[[tuple[Any, ...]], Any],
-        root: str,
-        interval: int,
-        bounded_delay_ms: int | None = None,
-    ) -> None:
-        self.expression, self.root, self.interval = expression, root, interval
-        self.bounded_delay_ms = bounded_delay_ms
-        self.current = self.emitted = 0
-
-    def on_event(self, event: Any, event_timestamp: int, output: Any) -> None:
-        value = self.expression(event[1])
-        if value is not None:
-            millis = to_epoch_millis(value, self.root)
-            if millis > self.current:
-                self.current = millis
-        if self.current - self.emitted > self.interval:
-            self.emitted = self.current
-            output.emit_watermark(self.current)
-
-    def on_marks(self, values: list[int], output: Any) -> None:
-        """The watermark expression's values (epoch millis) of rows a columnar scan read; the
-        scan cuts its output where ``on_event`` would have emitted inline, so this emits at
-        the same places."""
-        largest = max(values, default=self.current)
-        if largest > self.current:
-            self.current = largest
-        if self.current - self.emitted > self.interval:
-            self.emitted = self.current
-            output.emit_watermark(self.current)
-
-    def on_periodic_emit(self, output: Any) -> None:
-        if self.current > self.emitted:
-            self.emitted = self.current
-            output.emit_watermark(self.current)
-
-
-# -- the windowing table functions ------------------------------------------------------------------------
+            lambda context: ExpressionWatermarks(expression, root, interval, self.delay_ms)
+        ).with_timestamp_assigner(RowtimeAssigner(timestamp_of))
 
 
 @dataclass(frozen=True)
@@ -169,34 +122,7 @@ class WindowTVF(PlanNode):
         if self.spec.kind == "SESSION":
             raise ValueError("a SESSION window table function must be followed by a window aggregation")
         root = self.input.types[self.time_column].root
-        return self.input.translate(ctx).process(_AssignWindows(self.spec, self.time_column, root))
-
-
-class _AssignWindows(ProcessFunction):
-    def __init__(self, spec: WindowSpec, column: int, root: str) -> None:
-        self.spec, self.column, self.root = spec, column, root
-
-    def process_element(self, value: Any, ctx: Any) -> Any:
-        kind, row = value
-        time = row[self.column]
-        if time is None:
-            return None
-        watermark = ctx.timer_service().current_watermark()
-        out = []
-        root = self.root
-        for start, end in self.spec.windows_of(to_epoch_millis(time, root)):
-            if end - 1 <= watermark:
-                continue
-            bounds = (
-                from_epoch_millis(start, root),
-                from_epoch_millis(end, root),
-                from_epoch_millis(end - 1, root),
-            )
-            out.append((kind, row + bounds))
-        return out
-
-
-# -- window aggregation ---------------------------------------------------------------------------------
+        return self.input.translate(ctx).process(AssignWindows(self.spec, self.time_column, root))
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Which columns, and which fields of ROW columns, a columnar chain reads: the scan parses
-only those (``runtime/columnar_scan.py``), an Arrow Calc after a shared scan computes only those
+only those (``planner/columnar.py``), an Arrow Calc after a shared scan computes only those
 (``runtime/batch_calc.py``), and a scan shared by several consumers parses the union of theirs
 (``planner.columnar_plan``)."""
 

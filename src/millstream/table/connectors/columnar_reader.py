@@ -1,225 +1,40 @@
-"""A columnar scan: a filesystem table read with Arrow, with the projections, filters and
-watermark above it evaluated on Arrow record batches inside the source (Flink's projection,
-filter and watermark push-down into a scan, on Arrow instead of generated Java).
-
-``fuse(node)`` looks down from a plan node through Calc nodes (``Project`` / ``Filter`` with
-their expressions) and a ``WatermarkAssigner`` to a ``FileSystemSource`` of JSON lines or
-Parquet. When every expression on the way has an exact Arrow compute equal
-(``vectorized.vectorizable``), the chain runs as one ``ColumnarScan``:
-
-* only the columns (and the fields of ROW columns) some expression reads are parsed: the JSON
-  reader skips the rest of every object, Parquet reads only those columns;
-* JSON-lines files are read in byte ranges cut at line starts, so several subtasks share one
-  file, each range in chunks of a few MiB;
-* each chunk becomes one Arrow record batch; projections are Arrow kernels, a filter keeps the
-  rows whose condition is TRUE (NULL drops), field access is ``struct_field``;
-* the rows that pass leave as Arrow batches (``ChangeBatch``, each row's rowtime beside it):
-  an operator that takes batches reads them so (a sink, a window aggregation's local phase);
-  for any other, ``planner.columnar_scan`` turns them into ``(INSERT, row)`` tuples, each with
-  its rowtime as the record timestamp;
-* the watermark expression is evaluated for every row read (before the filter, as Flink's
-  watermark assigner sits below it), and the reader cuts its output where Flink's assigner
-  would emit a watermark inline (the running maximum more than the interval ahead of the last
-  one), so records and watermarks interleave as they would row by row.
+"""The columnar reader of a filesystem table: JSON lines in byte ranges (several subtasks share a
+file) or whole Parquet files read as Arrow record batches, only the columns and ROW fields the
+scan's steps read, each batch run through the steps (projections, filter, watermark) on Arrow and
+handed on as ``ChangeBatch`` elements, cut where a watermark would be emitted inline.
 
 A chunk Arrow cannot read (a value of another JSON type than the column's) is read by the row
-path's parser instead (``filesystem._read_json``), which either converts the value as it
-always has or fails naming the file, line and column; the rows then go through the same Arrow
-steps. ``explain`` names the fused scan and its steps.
-"""
+path's parser instead (``filesystem._read_json``), which either converts the value as it always
+has or fails naming the file, line and column; the rows then go through the same Arrow steps."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any
 
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import StreamFormat
 from millstream.table.common.types import DataType
-from millstream.table.planner.columnar_fields import needed_columns, read_schemas
-from millstream.table.planner.nodes import Filter, PlanNode, Project
+from millstream.table.runtime.batch_calc import Step, empty_batch, evaluator, projected
 from millstream.table.runtime.change_batch import ChangeBatch
+from millstream.table.runtime.columnar_fields import needed_columns, read_schemas
 from millstream.table.runtime.vectorized import (
     _arrow_input,
-    _evaluate,
-    arrow_type_exact,
+    as_array,
     int64_numpy,
     true_only,
-    vectorizable,
 )
 
-if TYPE_CHECKING:
-    from millstream.table.planner.planning import PlanningContext
-
-__all__ = ["ColumnarScan", "fuse", "fuse_steps"]
+__all__ = ["CHUNK_BYTES"]
 
 CHUNK_BYTES = 4 << 20  # JSON bytes parsed per Arrow call
-_JSON_OPTIONS = {"format", "path", "json.fail-on-missing-field", "json.timestamp-format.standard"}
-_PARQUET_OPTIONS = {"format", "path"}
 
 
-@dataclass
-class _Step:
-    """One operation of the fused chain over rows with columns ``names`` / ``types``."""
-
-    kind: str  # "project", "filter" or "watermark"
-    names: list[str]
-    types: list[DataType]
-    expressions: list[Any]  # project: one per output column; filter: [condition]; watermark: [expr]
-    rowtime: int | None = None  # watermark: the rowtime column
-    names_out: list[str] = field(default_factory=list)  # the columns after this step
-    live: list[bool] = field(default_factory=list)  # project: which outputs a later step reads
-
-
-@dataclass(frozen=True)
-class ColumnarScan(PlanNode):
-    """A filesystem source and the Calc / watermark nodes above it, run on Arrow batches."""
-
-    source: Any = None  # the FileSystemSource
-    steps: list[_Step] = field(default_factory=list)
-    watermark: Any = None  # the WatermarkAssigner fused (its strategy's interval and delay)
-    # the output columns its consumers read, with the ROW fields read of each (None: whole);
-    # None: every column whole (planner.columnar_plan: a scan shared by consumers)
-    fields: dict[str, tuple[str, ...] | None] | None = None
-    reads_source: ClassVar[bool] = True
-
-    def translate(self, ctx: PlanningContext) -> Any:
-        from millstream.common import WatermarkStrategy
-        from millstream.connectors.file.source import FileSource
-
-        path = self.source.options["path"]
-        interval = ctx.env.get_config().get_auto_watermark_interval()
-        fmt = _ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
-        fmt.fields = self.fields
-        strategy = WatermarkStrategy.no_watermarks()
-        if self.watermark is not None:
-            strategy = _watermark_strategy(self.watermark, ctx.env)
-        return ctx.env.from_source(
-            FileSource.for_record_stream_format(fmt, path).build(), strategy, self.describe()
-        )
-
-    def describe(self) -> str:
-        """The scan as ``explain`` and the job graph name it."""
-        kinds = {"project": "Calc", "filter": "Filter", "watermark": "WatermarkAssigner"}
-        steps = ", ".join(kinds[s.kind] for s in self.steps)
-        return f"ColumnarScan(filesystem: {self.source.options['path']}, arrow: {steps or 'scan'})"
-
-
-def fuse(node: PlanNode) -> ColumnarScan | None:
-    """The columnar scan that computes ``node``, or None when its chain cannot run on Arrow."""
-    from millstream.table.connectors.filesystem import FileSystemSource
-    from millstream.table.runtime.window_agg import WatermarkAssigner
-
-    chain: list[PlanNode] = []
-    current: PlanNode | None = node
-    while current is not None and not isinstance(current, FileSystemSource):
-        if (isinstance(current, Project) and current.expressions is not None) or (
-            isinstance(current, Filter) and current.expression is not None
-        ):
-            chain.append(current)
-        elif isinstance(current, WatermarkAssigner) and not current.pushed_down and current.watermark_sql:
-            if any(isinstance(c, WatermarkAssigner) for c in chain):
-                return None
-            chain.append(current)
-        else:
-            return None
-        current = getattr(current, "input", None)
-    if current is None or not _readable(current) or not chain:
-        return None
-    steps = [_step(plan) for plan in reversed(chain)]  # from the source up
-    if any(step is None for step in steps):
-        return None
-    watermark = next((plan for plan in chain if isinstance(plan, WatermarkAssigner)), None)
-    if not all(arrow_type_exact(t) for t in node.types):
-        return None
-    return ColumnarScan(
-        list(node.names),
-        list(node.types),
-        node.updating,
-        source=current,
-        steps=steps,  # type: ignore[arg-type]
-        watermark=watermark,
-        rowtime=node.rowtime,
-    )
-
-
-def fuse_steps(node: PlanNode, below: PlanNode) -> list[_Step] | None:
-    """The Arrow steps of the Calc nodes from ``below`` (exclusive) up to ``node``, or None
-    when a node between is not a Calc, or an expression has no exact Arrow equal."""
-    chain: list[PlanNode] = []
-    current: PlanNode | None = node
-    while current is not below:
-        if not (
-            (isinstance(current, Project) and current.expressions is not None)
-            or (isinstance(current, Filter) and current.expression is not None)
-        ):
-            return None
-        chain.append(current)
-        current = current.input
-    steps = [_step(plan) for plan in reversed(chain)]
-    if any(step is None for step in steps) or not all(arrow_type_exact(t) for t in node.types):
-        return None
-    return steps  # type: ignore[return-value]
-
-
-def _step(plan: PlanNode) -> _Step | None:
-    """The Arrow step of one Calc or watermark node, or None."""
-    from millstream.table.runtime.window_agg import WatermarkAssigner
-
-    below = plan.input  # type: ignore[attr-defined]
-    names, types = list(below.names), list(below.types)
-    if isinstance(plan, WatermarkAssigner):
-        from millstream.table.sql.expressions import parse_expression
-
-        step = _Step("watermark", names, types, [parse_expression(plan.watermark_sql)], plan.rowtime)
-    elif isinstance(plan, Filter):
-        step = _Step("filter", names, types, [plan.expression])
-    else:
-        assert isinstance(plan, Project) and plan.expressions is not None
-        step = _Step("project", names, types, list(plan.expressions))
-    if not all(vectorizable(e, names, types) for e in step.expressions):
-        return None
-    step.names_out = list(plan.names)
-    return step
-
-
-def _readable(source: Any) -> bool:
-    """JSON lines or Parquet with the default parsing options, no partitions, not watched."""
-    options = source.options
-    fmt = options.get("format")
-    allowed = _JSON_OPTIONS if fmt == "json" else _PARQUET_OPTIONS if fmt == "parquet" else None
-    if allowed is None or source.partition_keys or set(options) - allowed:
-        return False
-    if options.get("json.fail-on-missing-field", "false").lower() != "false":
-        return False
-    if options.get("json.timestamp-format.standard", "SQL").upper() != "SQL":
-        return False
-    return all(arrow_type_exact(t) for t in source.types)
-
-
-def _watermark_strategy(assigner: Any, env: Any) -> Any:
-    from millstream.common import WatermarkStrategy
-    from millstream.table.runtime.window_agg import _ExpressionWatermarks
-
-    root = assigner.types[assigner.rowtime].root
-    interval = env.get_config().get_auto_watermark_interval()
-    delay = assigner.delay_ms
-    # the reader hands each record its rowtime, and the watermark expression's values as events
-    return WatermarkStrategy.for_generator(
-        lambda context: _ExpressionWatermarks(assigner.watermark, root, interval, delay)
-    )
-
-
-# -- reading ------------------------------------------------------------------------------------------------
-
-
-class _ColumnarFormat(StreamFormat):
+class ColumnarFormat(StreamFormat):
     """The files of a fused scan: byte ranges of JSON lines, or whole Parquet files."""
 
     def __init__(
-        self, source: Any, steps: list[_Step], names: list[str], types: list[DataType], interval: int
+        self, source: Any, steps: list[Step], names: list[str], types: list[DataType], interval: int
     ) -> None:
         super().__init__()
         self.source, self.steps, self.names, self.types = source, steps, names, types
@@ -241,14 +56,14 @@ class _ColumnarFormat(StreamFormat):
         return self.format == "json"
 
     def create_reader(self, splits: list[FileSourceSplit]) -> FileReader:
-        return _ColumnarReader(splits, self)
+        return ColumnarReader(splits, self)
 
 
-class _ColumnarReader(FileReader):
+class ColumnarReader(FileReader):
     """Reads Arrow batches of its splits, runs the steps on them and hands out the rows that
     pass, cut where a watermark would be emitted inline."""
 
-    def __init__(self, splits: list[FileSourceSplit], fmt: _ColumnarFormat) -> None:
+    def __init__(self, splits: list[FileSourceSplit], fmt: ColumnarFormat) -> None:
         super().__init__(splits)
         self.fmt = fmt
         self.physical = list(zip(fmt.source.names, fmt.source.types, strict=True))
@@ -448,7 +263,7 @@ class _ColumnarReader(FileReader):
         import pyarrow.compute as pc
 
         batch = table.combine_chunks()  # a Table still: its columns are ChunkedArrays of one chunk
-        arrays = {f.name: _as_array(batch.column(i), batch.num_rows) for i, f in enumerate(batch.schema)}
+        arrays = {f.name: as_array(batch.column(i), batch.num_rows) for i, f in enumerate(batch.schema)}
         columns: list[Any] = [arrays.get(n) for n, _ in self.physical]
         size = batch.num_rows
         stamps = marks = positions = None  # positions: of each row among the rows the marks are of
@@ -490,31 +305,9 @@ class _ColumnarReader(FileReader):
 
         self.size, self.position = size, 0
         names = [f"f{i}" for i in range(len(columns))]  # output names may repeat
-        batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else _empty_batch(size)
+        batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else empty_batch(size)
         self.out = ChangeBatch(batch, None if stamps is None else int64_numpy(stamps))
         self.cuts = _cuts(marks, positions, self) if marks is not None else []
-
-
-def evaluator(step: _Step, columns: list[Any], size: int) -> Callable[[Any], Any]:
-    """``evaluate(expression)``: an expression of ``step`` over its input ``columns`` (Arrow
-    arrays of ``size`` rows), as an Arrow array of ``size`` rows."""
-
-    def evaluate(expression: Any) -> Any:
-        return _as_array(_evaluate(expression, step.names, columns.__getitem__, size, step.types), size)
-
-    return evaluate
-
-
-def projected(step: _Step, evaluate: Callable[[Any], Any]) -> list[Any]:
-    """The columns after a projection step: those a later step reads computed, None others."""
-    return [evaluate(x) if live else None for x, live in zip(step.expressions, step.live, strict=True)]
-
-
-def _empty_batch(size: int) -> Any:
-    """A batch of ``size`` rows without columns (``SELECT 1`` above a scan reads none)."""
-    import pyarrow as pa
-
-    return pa.RecordBatch.from_arrays([pa.nulls(size)], names=["_"]).select([])
 
 
 def _millis(array: Any) -> Any:
@@ -523,17 +316,7 @@ def _millis(array: Any) -> Any:
     return array.cast(pa.timestamp("ms")).cast(pa.int64())
 
 
-def _as_array(value: Any, size: int) -> Any:
-    import pyarrow as pa
-
-    if isinstance(value, pa.ChunkedArray):
-        return value.combine_chunks()
-    if isinstance(value, pa.Scalar):  # a constant: repeated without a Python list
-        return pa.repeat(value, size)
-    return value
-
-
-def _cuts(marks: Any, positions: Any, reader: _ColumnarReader) -> list[tuple[int, int]]:
+def _cuts(marks: Any, positions: Any, reader: ColumnarReader) -> list[tuple[int, int]]:
     """Where the output is cut so each watermark the expression's running maximum would emit
     inline (more than the interval past the last one) follows its record: (end row, value)."""
     import numpy as np

@@ -1,0 +1,208 @@
+"""Over aggregation and Top-N in the plan: ``SUM(x) OVER (PARTITION BY k ORDER BY ts ...)``, the Table
+API's ``over_window(...)``, and the ranks of Top-N queries (``ROW_NUMBER() OVER ...`` under a
+filter on it), each with how it runs on the operators of :mod:`millstream.table.runtime.over`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from millstream.datastream import KeyedProcessFunction
+from millstream.table.common.types import DataType
+from millstream.table.expression.expression import Expression, OverCall, OverFrame
+from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
+from millstream.table.runtime.over import (
+    BatchRankFunction,
+    OverFunction,
+    RetractableTopNFunction,
+    TopNFunction,
+    WindowRankFunction,
+)
+
+if TYPE_CHECKING:
+    from millstream.table.planner.planning import PlanningContext
+
+__all__ = ["OverAggregate", "Rank", "WindowRank", "over_aggregate"]
+
+
+@dataclass(frozen=True)
+class OverAggregate(PlanNode):
+    """The input's columns and one column per over aggregate."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    time_column: int = 0
+    rows: bool = True
+    preceding: int | None = None
+    calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = field(default_factory=list)
+    # the partition keys and the aggregate calls as expressions, for explain
+    partition_expressions: list[Expression] = field(default_factory=list, kw_only=True)
+    call_expressions: list[Expression] = field(default_factory=list, kw_only=True)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        keys = self.partition_keys
+        root = self.input.types[self.time_column].root
+        function = OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
+        stream = self.input.translate(ctx)
+        keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]))
+        result = keyed.process(function)
+        if not keys:
+            result.set_parallelism(1)
+        return result
+
+
+def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
+    """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
+    named in ``frames``) computed by over aggregations, one per window: the projection reads
+    each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
+    they are."""
+    from millstream.table.expression.expression import col
+    from millstream.table.expression.walk import replaced
+    from millstream.table.planner.projection import project
+
+    calls: list[OverCall] = []
+    for expression in selected:
+        for call in _over_calls(expression):
+            if not any(call is seen for seen in calls):
+                calls.append(call)
+    plan, window = node, -1
+    slots: dict[int, str] = {}  # id(over call) -> the column its over aggregation computes
+    for alias, frame in frames.items():
+        mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
+        if not mine:
+            continue
+        window += 1
+        time_name = frame.order_by.resolve(plan.names, plan.types).name
+        if plan.rowtime is None or plan.names[plan.rowtime] != time_name:
+            raise ValueError(
+                "OVER windows' ordering in stream mode must be defined on a time attribute: "
+                f"'{time_name}' is not the event-time attribute"
+            )
+        specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
+        slot_names: list[str] = []
+        slot_types: list[DataType] = []
+        for call in mine:
+            operand = call.call.operand.resolve(plan.names, plan.types)
+            specs.append((call.call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
+            slot = f"w{window}$o{len(slot_names)}"  # the column, as Flink names it (window w0, w1 ...)
+            while slot in plan.names:
+                slot = "$" + slot
+            slot_names.append(slot)
+            slot_types.append(call.call.result_type(operand.data_type))
+            slots[id(call)] = slot
+        keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
+        plan = OverAggregate(
+            list(plan.names) + slot_names,
+            list(plan.types) + slot_types,
+            False,
+            plan,
+            keys,
+            plan.names.index(time_name),
+            frame.rows,
+            frame.preceding,
+            specs,
+            rowtime=plan.rowtime,
+            partition_expressions=list(frame.partition_by),
+            call_expressions=[c.call for c in mine],
+        )
+
+    def column(x: Any) -> Any:
+        return col(slots[id(x)]) if isinstance(x, OverCall) and id(x) in slots else None
+
+    reading = [
+        col(slots[id(e)]).alias(f"EXPR${i}")
+        if isinstance(e, OverCall) and id(e) in slots
+        else replaced(e, column)
+        for i, e in enumerate(selected)
+    ]
+    return project(plan, reading, lambda i: f"EXPR${i}")
+
+
+def _over_calls(expression: Any) -> list[OverCall]:
+    if isinstance(expression, OverCall):
+        return [expression]
+    found: list[OverCall] = []
+    for attribute in ("operand", "left", "right", "condition", "then", "otherwise"):
+        child = getattr(expression, attribute, None)
+        if isinstance(child, Expression):
+            found.extend(_over_calls(child))
+    for child in getattr(expression, "args", None) or getattr(expression, "operands", None) or []:
+        if isinstance(child, Expression):
+            found.extend(_over_calls(child))
+    return found
+
+
+@dataclass(frozen=True)
+class Rank(PlanNode):
+    """``ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) ... WHERE rn <= n``: per partition the
+    first ``limit`` rows by the sort key, with their row number at ``rank_column`` (or none).
+
+    As Flink's ``AppendOnlyTopNFunction``: a row entering the top N is emitted (``+I``); with
+    the row number in the output every row whose rank it shifts is updated (``-U`` old, ``+U``
+    new at that rank), without it the row pushed out is withdrawn (``-D``). Rows equal in the
+    sort key keep their arrival order. Ordering by the event-time attribute with ``rn = 1`` is
+    deduplication (Flink's ``RowTimeDeduplicateFunction``): the first (ASC) or last (DESC)
+    row per key, a row replacing the kept one when its time comes earlier / not earlier."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(
+        default_factory=list
+    )  # (key, desc)
+    limit: int = 1
+    rank_column: int | None = None  # where the row number goes in the output, None: not output
+    dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
+    rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        keys = self.partition_keys
+        function: KeyedProcessFunction
+        if self.rank_type != "ROW_NUMBER":
+            function = BatchRankFunction(self.sort_keys, self.limit, self.rank_column, self.rank_type)
+        elif self.input.updating:
+            if self.dedup:
+                raise ValueError("Deduplicate doesn't support consuming update and delete changes")
+            function = RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
+        else:
+            function = TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
+        result = (
+            self.input.translate(ctx)
+            .key_by(lambda kv: tuple([k(kv[1]) for k in keys]), self.key_type)
+            .process(function)
+        )
+        if not keys:
+            result.set_parallelism(1)
+            return single_subtask_changelog(result)
+        return result
+
+
+@dataclass(frozen=True)
+class WindowRank(PlanNode):
+    """Window Top-N: ``ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ... ORDER BY
+    s)`` over a windowed table, ``WHERE rn <= n``. As Flink's window rank, the rows of each
+    window are held until the watermark passes the window's end, then its first ``limit`` rows
+    are emitted once, in rank order (insert-only)."""
+
+    input: PlanNode | None = None
+    partition_keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
+    sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]] = field(default_factory=list)
+    limit: int = 1
+    rank_column: int | None = None
+    end_column: int = 0  # the window_end column of the input
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.input is not None
+        if self.input.updating:
+            raise ValueError("window Top-N needs an insert-only windowed input")
+        keys = self.partition_keys
+        function = WindowRankFunction(
+            self.sort_keys,
+            self.limit,
+            self.rank_column,
+            self.end_column,
+            self.input.types[self.end_column].root,
+        )
+        return self.input.translate(ctx).key_by(lambda kv: tuple([k(kv[1]) for k in keys])).process(function)
