@@ -26,6 +26,8 @@ import pyarrow as pa
 import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
+from millstream.table.api.expressions import col, lit
+from millstream.table.functions.arrow_temporal import ltz_values
 from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, builtin_definition
 
 _SAMPLES: dict[str, tuple[pa.DataType, list[Any]]] = {
@@ -60,11 +62,9 @@ def test_each_arrow_kernel_gives_the_row_implementations_values(name: str) -> No
             rows = list(itertools.product(*(_SAMPLES[r][1] for r in roots)))
             if name == "MOD":  # Java's % of integers by 0 fails: both paths raise
                 rows = [r for r in rows if r[1] != 0]
-            columns = [pa.array([r[i] for r in rows], type=_SAMPLES[root][0]) for i, root in enumerate(roots)]
             kernel = definition.arrow
             assert kernel is not None
-            arrow_values = kernel(*columns).to_pylist()
-            for row, arrow_value in zip(rows, arrow_values, strict=True):
+            for row, arrow_value in _kernel_values(kernel, roots, rows):
                 expected = _row_value(definition, row)
                 if isinstance(expected, float) or isinstance(arrow_value, float):
                     assert (
@@ -76,6 +76,40 @@ def test_each_arrow_kernel_gives_the_row_implementations_values(name: str) -> No
                     assert arrow_value == expected, (name, row, arrow_value, expected)
             checked += len(rows)
     assert checked > 0, f"{name}'s Arrow kernel applies to no sample type"
+
+
+def _kernel_values(kernel: Any, roots: tuple[str, ...], rows: list[Any]) -> list[tuple[Any, Any]]:
+    """Each row with the kernel's value of it, as the row path holds values (a TIMESTAMP_LTZ's
+    instant as the session's wall clock); a kernel that takes only some literals as its later
+    arguments (``accepts``, as TO_TIMESTAMP_LTZ's precision) gets them as literals, each it
+    takes alone."""
+    accepts = getattr(kernel, "accepts", None)
+    groups = [(rows, None)]
+    if accepts is not None and len(roots) > 1:
+        literal_rows = dict.fromkeys(r[1:] for r in rows)
+        groups = [
+            ([r for r in rows if r[1:] == literals], literals)
+            for literals in literal_rows
+            if accepts([col("x"), *(lit(v) for v in literals)])
+        ]
+    found: list[tuple[Any, Any]] = []
+    for group, literals in groups:
+        if literals is None:
+            arguments = [
+                pa.array([r[i] for r in group], type=_SAMPLES[root][0]) for i, root in enumerate(roots)
+            ]
+        else:
+            first = pa.array([r[0] for r in group], type=_SAMPLES[roots[0]][0])
+            arguments = [
+                first,
+                *(pa.scalar(v, _SAMPLES[root][0]) for v, root in zip(literals, roots[1:], strict=True)),
+            ]
+        result = kernel(*arguments)
+        values = result.to_pylist()
+        if pa.types.is_timestamp(result.type) and result.type.tz is not None:
+            values = ltz_values(values)
+        found.extend(zip(group, values, strict=True))
+    return found
 
 
 def test_a_function_is_found_by_any_of_its_sql_spellings() -> None:

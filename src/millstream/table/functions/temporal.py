@@ -31,7 +31,8 @@ from millstream.table.common.printing import summary_string
 from millstream.table.common.timestamps import from_epoch_nanos, nano_of_second, with_nano_of_second
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.functions import datetime_patterns as patterns
-from millstream.table.functions.definition import NOT_LITERAL, FunctionDefinition
+from millstream.table.functions.arrow_temporal import to_timestamp_ltz as to_timestamp_ltz_arrow
+from millstream.table.functions.definition import INTEGRAL, NOT_LITERAL, FunctionDefinition
 
 __all__ = ["TEMPORAL", "extract", "java_time_zone"]
 
@@ -784,6 +785,8 @@ TEMPORAL: list[FunctionDefinition] = [
         _to_timestamp_ltz,
         _always(DataTypes.TIMESTAMP_LTZ(3)),
         literal_result=_to_timestamp_ltz_type,
+        arrow=to_timestamp_ltz_arrow,  # epoch seconds or milliseconds (arrow_temporal.py)
+        arrow_args=INTEGRAL,
     ),
     FunctionDefinition("CONVERT_TZ", _convert_tz, _always(DataTypes.STRING())),
 ]

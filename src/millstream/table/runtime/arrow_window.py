@@ -17,7 +17,8 @@ per row:
 
 Only what Arrow computes exactly as the row path is taken here: built-in COUNT, SUM of an
 integral type, MIN / MAX of integral, string, date and timestamp values; keys that are not
-nested; an event time of TIMESTAMP(0..3). Anything else keeps the row path's local phase.
+nested; an event time of TIMESTAMP(0..3) or TIMESTAMP_LTZ(0..3). Anything else keeps the row
+path's local phase.
 """
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ from typing import Any
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
 from millstream.table.runtime.change_batch import ChangeBatch
+from millstream.table.runtime.vectorized import (
+    _evaluate,
+    arrow_type_exact,
+    as_array,
+    int64_arrow,
+    int64_numpy,
+    vectorizable,
+)
 
 __all__ = ["ArrowLocalSlices", "arrow_local_phase", "exact_aggregate"]
 
@@ -38,17 +47,15 @@ _NESTED = {"ROW", "ARRAY", "MAP", "MULTISET", "RAW", "STRUCTURED"}
 def arrow_local_phase(node: Any) -> ArrowLocalSlices | None:
     """The Arrow local phase of the window aggregation ``node`` (a ``WindowAggregate`` over a
     columnar scan), or None when one of its parts has no exact Arrow equal."""
-    from millstream.table.runtime.vectorized import arrow_type_exact, vectorizable
-
     spec, source = node.spec, node.input
     if node.key_expressions is None or node.argument_expressions is None or spec.kind == "SESSION":
         return None
     names, types = list(source.names), list(source.types)
     time_type = types[node.time_column]
-    if time_type.root != "TIMESTAMP" or int((time_type.params or (6,))[0]) > 3:
-        return None
+    if time_type.root not in ("TIMESTAMP", "TIMESTAMP_LTZ") or int((time_type.params or (6,))[0]) > 3:
+        return None  # an instant or a wall-clock time: its epoch milliseconds on both paths
     resolved_keys = [k.resolve(names, types) for k in node.key_expressions]
-    if any(k.data_type.root in _NESTED or not arrow_type_exact(k.data_type) for k in resolved_keys):
+    if any(k.data_type.root in _NESTED or not _plain_key(k.data_type) for k in resolved_keys):
         return None
     for (function, _, argument_type), argument in zip(node.calls, node.argument_expressions, strict=True):
         if not isinstance(function, str) or not exact_aggregate(function, argument_type):
@@ -60,6 +67,12 @@ def arrow_local_phase(node: Any) -> ArrowLocalSlices | None:
     functions = [f for f, _, _ in node.calls]
     keys, arguments = list(node.key_expressions), list(node.argument_expressions)
     return ArrowLocalSlices(spec, node.time_column, names, types, keys, arguments, functions)
+
+
+def _plain_key(data_type: DataType) -> bool:
+    """A key type whose Arrow values (``to_pylist``) are the row path's: a TIMESTAMP_LTZ's are
+    instants with a zone, not the session's wall-clock times."""
+    return arrow_type_exact(data_type) and data_type.root != "TIMESTAMP_LTZ"
 
 
 def exact_aggregate(function: str, argument_type: DataType) -> bool:
@@ -104,8 +117,6 @@ class ArrowLocalSlices:
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
-
-        from millstream.table.runtime.vectorized import _evaluate, as_array, int64_arrow, int64_numpy
 
         time = batch.column(self.time_column)
         if time.null_count:  # a row without a time is in no window (as the row path skips it)

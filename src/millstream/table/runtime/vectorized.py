@@ -14,10 +14,16 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import struct
 from collections.abc import Callable
 from typing import Any
 
 from millstream.table.common.types import DataType
+from millstream.table.expression import expression as e
+from millstream.table.expression.calls import _IfThenElse
+from millstream.table.functions.arrow_temporal import ltz_input, ltz_values
+from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
+from millstream.table.runtime.arrow_casts import arrow_cast, cast_vectorizable
 
 __all__ = ["VectorizedCalc", "int64_arrow", "int64_numpy", "true_only", "vectorizable"]
 
@@ -48,24 +54,19 @@ _ARROW_ROOTS = {
 
 
 def arrow_type_exact(data_type: DataType) -> bool:
-    """Whether values of this type come out of Arrow (``to_pylist``) as the row path holds them:
-    flat types of ``_ARROW_ROOTS`` (TIMESTAMP up to precision 3) and ROWs of them."""
+    """Whether values of this type come out of Arrow (``to_pylist``, then ``arrow_output``) as
+    the row path holds them: flat types of ``_ARROW_ROOTS``, TIMESTAMP and TIMESTAMP_LTZ up to
+    precision 3, and ROWs of them."""
     fields = getattr(data_type, "fields", None)
-    if data_type.root == "ROW" and fields is not None:
-        return all(arrow_type_exact(f.data_type) for f in fields)
-    if data_type.root == "TIMESTAMP":
+    if data_type.root == "ROW" and fields is not None:  # a field's value as from_arrow gives it
+        return all(arrow_type_exact(f.data_type) and f.data_type.root != "TIMESTAMP_LTZ" for f in fields)
+    if data_type.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         return not data_type.params or data_type.params[0] <= 3
     return data_type.root in _ARROW_ROOTS
 
 
 def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bool:  # noqa: C901
     """Whether ``expression`` has an exact Arrow compute equal over these columns."""
-    import datetime
-    import decimal
-
-    from millstream.table.expression import expression as e
-    from millstream.table.expression.calls import _IfThenElse
-    from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
 
     kind = type(expression)
     if kind is e._Column:
@@ -79,6 +80,11 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
         return vectorizable(expression.operand, names, types)
     if kind in (e._Alias, e._Not, e._IsNull):
         return vectorizable(expression.operand, names, types)
+    if kind is e._Cast:
+        source = expression.operand.resolve(names, types).data_type
+        return vectorizable(expression.operand, names, types) and cast_vectorizable(
+            source, expression.data_type
+        )
     if kind is e._Logic:
         return all(vectorizable(o, names, types) for o in expression.operands)
     if kind is e._Binary and expression.op == "%":  # MOD of integers
@@ -95,6 +101,8 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
         right = expression.right.resolve(names, types).data_type.root
         numeric = {"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "NULL"}
         text = {"STRING", "VARCHAR", "CHAR", "NULL"}
+        if "TIMESTAMP_LTZ" in (left, right):  # an instant: its epoch values on Arrow
+            left, right = ("TIMESTAMP" if r == "TIMESTAMP_LTZ" else r for r in (left, right))
         if expression.op in _ARITHMETIC:
             if "DATE" in (left, right):  # Arrow's date + duration is a timestamp; Flink's a date
                 return False
@@ -118,9 +126,11 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
     if kind is _Call:  # a built-in function with an Arrow kernel for these argument types
         definition = BUILTIN_FUNCTIONS.get(expression.name_)
         roots = [a.resolve(names, types).data_type.root for a in expression.args]
+        accepts = getattr(definition.arrow, "accepts", None) if definition is not None else None
         return (
             definition is not None
             and definition.arrow_applies(roots)
+            and (accepts is None or accepts(expression.args))  # a kernel may take some literals only
             and all(vectorizable(a, names, types) for a in expression.args)
         )
     return False
@@ -130,10 +140,6 @@ def _evaluate(
     expression: Any, names: list[str], columns: Callable[[int], Any], size: int, types: list[DataType]
 ) -> Any:
     import pyarrow.compute as pc
-
-    from millstream.table.expression import expression as e
-    from millstream.table.expression.calls import _IfThenElse
-    from millstream.table.functions.builtins import BUILTIN_FUNCTIONS
 
     kind = type(expression)
     if kind is e._Column:
@@ -152,6 +158,11 @@ def _evaluate(
         return pc.is_null(inner) if expression.null else pc.is_valid(inner)
     if kind is e._Not:
         return pc.invert(_evaluate(expression.operand, names, columns, size, types))
+    if kind is e._Cast:
+        source = expression.operand.resolve(names, types).data_type
+        return arrow_cast(
+            _evaluate(expression.operand, names, columns, size, types), source, expression.data_type
+        )
     if kind is e._Logic:
         values = [_evaluate(o, names, columns, size, types) for o in expression.operands]
         combine = pc.or_kleene if expression.op == "OR" else pc.and_kleene
@@ -175,8 +186,10 @@ def _evaluate(
 
 
 def arrow_output(data_type: DataType) -> Callable[[list[Any]], list[Any]] | None:
-    """Arrow's Python values of a column -> the row path's (a ROW column's dicts -> ``Row``);
-    None: the same values."""
+    """Arrow's Python values of a column -> the row path's (a ROW column's dicts -> ``Row``, a
+    TIMESTAMP_LTZ column's instants -> the session zone's date-times); None: the same values."""
+    if data_type.root == "TIMESTAMP_LTZ":
+        return ltz_values
     if data_type.root != "ROW":
         return None
     convert = data_type.from_arrow()
@@ -184,7 +197,10 @@ def arrow_output(data_type: DataType) -> Callable[[list[Any]], list[Any]] | None
 
 
 def _arrow_input(data_type: DataType) -> Callable[[Any], Any] | None:
-    """A ROW value (a ``Row``, a tuple) as the dict Arrow builds a struct from; None: as is."""
+    """A ROW value (a ``Row``, a tuple) as the dict Arrow builds a struct from, a
+    TIMESTAMP_LTZ value as its instant; None: as is."""
+    if data_type.root == "TIMESTAMP_LTZ":
+        return ltz_input
     fields = getattr(data_type, "fields", None)
     if data_type.root != "ROW" or fields is None:
         return None
@@ -257,8 +273,6 @@ def _from_bytes(value: Any, arrow_type: Any) -> Any:
     (None: the type ``pa.scalar`` infers), built from its bytes; None for other values.
     Converting a Python value (``pa.scalar``, ``pa.array``) makes pyarrow import pandas, which
     costs a TaskManager's first job 0.3 s; a Calc of literals and columns needs none."""
-    import struct
-
     import pyarrow as pa
 
     if value is None:
