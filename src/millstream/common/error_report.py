@@ -183,6 +183,8 @@ def _render_job_failure(err: BaseException) -> str:
         between.append(f"{current}: ")
         current = current.__cause__
     header = f"millstream: Job '{job}' failed: {''.join(between)}{failure}" if job else f"millstream: {err}"
+    if hasattr(user_error, "describe_failure"):  # a SQL expression's error names what failed: one line
+        return _one_line(header, user_error)
     frames = traceback.format_tb(_user_frames(user_error.__traceback__))
     exception = "".join(traceback.format_exception_only(user_error)).rstrip("\n")
     said = f"{type(user_error).__name__}: {user_error}"

@@ -50,3 +50,8 @@ class UserFunctionError(Exception):
         self.operator_name = operator_name
         self.location = location
         self.record_index = record_index
+
+    def __str__(self) -> str:
+        # an error that says what failed itself (a SQL expression: ``describe_failure``) says it
+        describe = getattr(self.__cause__, "describe_failure", None)
+        return describe(self.location.describe()) if describe is not None else super().__str__()

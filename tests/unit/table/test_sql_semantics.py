@@ -62,14 +62,18 @@ def test_a_cast_to_decimal_rounds_to_its_scale_as_flink_does() -> None:
     """PyFlink 2.3.0 (batch) gives Decimal('1.0'), Decimal('2.6'), Decimal('-2.6'),
     Decimal('1.50'), Decimal('3.142') for these casts, fails the job for CAST(12345 AS
     DECIMAL(3, 1)) and gives NULL for the TRY_CAST."""
-    from millstream.table.expression.resolved import decimal_cast
+    from millstream.table.common.casts import converter
+    from millstream.table.expression.expression import lit
+    from millstream.table.types import DataTypes
 
-    cast = decimal_cast(11, 1)
-    assert str(cast(1)) == "1.0"
-    assert [str(decimal_cast(5, 1)(v)) for v in ("2.55", "-2.55")] == ["2.6", "-2.6"]
-    assert str(decimal_cast(4, 2)(1.5)) == "1.50" and str(decimal_cast(5, 3)(" 3.14159 ")) == "3.142"
-    with pytest.raises(ArithmeticError, match="does not fit DECIMAL"):
-        decimal_cast(3, 1)(12345)
+    assert str(converter(DataTypes.INT(), DataTypes.DECIMAL(11, 1))(1)) == "1.0"
+    to_5_1 = converter(DataTypes.STRING(), DataTypes.DECIMAL(5, 1))
+    assert [str(to_5_1(v)) for v in ("2.55", "-2.55")] == ["2.6", "-2.6"]
+    assert str(converter(DataTypes.DOUBLE(), DataTypes.DECIMAL(4, 2))(1.5)) == "1.50"
+    assert str(converter(DataTypes.STRING(), DataTypes.DECIMAL(5, 3))(" 3.14159 ")) == "3.142"
+    too_wide = lit(12345).cast(DataTypes.DECIMAL(3, 1)).resolve([], [])  # NULL cannot be NOT NULL
+    with pytest.raises(ArithmeticError, match=r"overflows DECIMAL\(3, 1\)"):
+        too_wide.fn(())
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
     sql = "SELECT CAST(1 AS DECIMAL(11,1)), CAST(2.55 AS DECIMAL(5,1)), TRY_CAST(12345 AS DECIMAL(3,1))"

@@ -26,19 +26,14 @@ Flink 2.3's rules, as PyFlink 2.3 prints them (observed; the tests quote its out
 from __future__ import annotations
 
 import datetime
-import decimal
-import math
 import struct
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH, format_day_time, format_year_month
-from millstream.table.common.timestamps import (
-    java_instant_string,
-    java_local_date_time_string,
-    nano_of_second,
-)
+from millstream.table.common.casts import format_java_double, format_java_float, to_string
+from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH
+from millstream.table.common.timestamps import java_instant_string, java_local_date_time_string
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = [
@@ -192,95 +187,10 @@ def java_hash_map_order(keys: Sequence[str]) -> list[str]:
 # -- values -----------------------------------------------------------------------------------------
 
 
-def format_java_double(value: float) -> str:
-    """``value`` as Java's ``Double.toString`` writes it: ``1.5``, ``0.001``, ``9999999.0``,
-    ``1.0E7``, ``9.9E-4``, ``-0.0``, ``NaN``, ``Infinity``."""
-    return _java_decimal(value, repr(abs(value)))
-
-
-def format_java_float(value: float) -> str:
-    """``value`` as Java's ``Float.toString`` writes a FLOAT (its shortest 32-bit digits)."""
-    single = struct.unpack("f", struct.pack("f", value))[0]
-    digits = repr(abs(single))
-    for precision in range(1, 10):
-        candidate = f"{abs(single):.{precision}g}"
-        if struct.unpack("f", struct.pack("f", float(candidate)))[0] == abs(single):
-            digits = candidate
-            break
-    return _java_decimal(single, digits)
-
-
-def _java_decimal(value: float, shortest: str) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    if value == 0:
-        return f"{sign}0.0"
-    number = decimal.Decimal(shortest)
-    if 1e-3 <= abs(value) < 1e7:
-        text = format(number, "f")
-        return sign + (text if "." in text else text + ".0")
-    digits = "".join(map(str, number.as_tuple().digits)).rstrip("0") or "0"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{number.adjusted()}"
-
-
-def _fraction(microseconds: int, precision: int) -> str:
-    return "" if precision <= 0 else "." + f"{microseconds:06d}000"[:precision]
-
-
-def _nano_fraction(nanos: int, precision: int) -> str:
-    """The fraction of a second to ``precision`` digits (a TIMESTAMP(9) shows nine)."""
-    return "" if precision <= 0 else "." + f"{nanos:09d}"[:precision]
-
-
 def format_value(t: DataType, value: Any) -> str:
-    """A cell's text: ``value`` cast to STRING as Flink's SQL does (None: ``<NULL>``)."""
-    return NULL_COLUMN if value is None else _cast(t, value)
-
-
-def _nested(t: DataType, value: Any) -> str:
-    return "NULL" if value is None else _cast(t, value)
-
-
-def _cast(t: DataType, value: Any) -> str:
-    if isinstance(t, ArrayType):
-        return "[" + ", ".join(_nested(t.element_type, v) for v in value) + "]"
-    if isinstance(t, MapType):
-        return (
-            "{"
-            + ", ".join(f"{_nested(t.key_type, k)}={_nested(t.value_type, v)}" for k, v in value.items())
-            + "}"
-        )
-    if isinstance(t, RowType):
-        return "(" + ", ".join(_nested(ft, v) for ft, v in zip(t.field_types(), value, strict=False)) + ")"
-    root = t.root
-    if root in _TEXT:
-        return _TEXT[root](value)
-    if root == "DECIMAL":
-        quantum = decimal.Decimal(1).scaleb(-int(t.params[1]))
-        return format(decimal.Decimal(value).quantize(quantum), "f")
-    if root in ("BYTES", "BINARY", "VARBINARY"):
-        return f"x'{bytes(value).hex()}'"
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and isinstance(value, datetime.datetime):
-        day = f"{value.year:04d}-{value.month:02d}-{value.day:02d}"  # strftime writes year 1 as 1
-        return f"{day} {value:%H:%M:%S}" + _nano_fraction(nano_of_second(value), _precision(t, 6))
-    if root == "TIME" and isinstance(value, datetime.time):
-        return value.strftime("%H:%M:%S") + _fraction(value.microsecond, _precision(t, 0))
-    if root == "DATE" and isinstance(value, datetime.date):
-        return value.isoformat()
-    return str(value)
-
-
-# the text of the values of these types
-_TEXT: dict[str, Callable[[Any], str]] = {
-    "BOOLEAN": lambda value: "TRUE" if value else "FALSE",
-    "DOUBLE": lambda value: format_java_double(float(value)),
-    "FLOAT": lambda value: format_java_float(float(value)),
-    YEAR_MONTH: format_year_month,
-    DAY_TIME: format_day_time,
-}
+    """A cell's text: ``value`` cast to STRING as Flink's SQL does (None: ``<NULL>``; bytes as
+    ``x'0102'``: ``common/casts.py``'s printing form)."""
+    return NULL_COLUMN if value is None else to_string(t, value, printing=True)
 
 
 # -- the tableau ----------------------------------------------------------------------------------------
@@ -368,7 +278,7 @@ def _java_string(t: DataType, value: Any) -> str:
         return java_local_date_time_string(value)
     if root == "TIMESTAMP_LTZ" and isinstance(value, datetime.datetime):
         return java_instant_string(value)
-    return _cast(t, value)
+    return to_string(t, value, printing=True)
 
 
 def row_to_string(kind: str, values: Sequence[Any], types: Sequence[DataType]) -> str:

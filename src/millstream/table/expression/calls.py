@@ -16,6 +16,7 @@ from millstream.table.expression.expression import (
     _Logic,
     lit,
 )
+from millstream.table.expression.resolved import common_type, nullable_if_any
 
 __all__ = ["UserAggregateCall", "whole_row"]
 
@@ -269,7 +270,12 @@ class _IfThenElse(Expression):
         cond = self.condition.resolve(names, types).fn
         then, otherwise = self.then.resolve(names, types), self.otherwise.resolve(names, types)
         ft, fo = then.fn, otherwise.fn
-        result = then.data_type if then.data_type.root != "NULL" else otherwise.data_type
+        # the branches' common type (Flink's: CASE of DECIMAL(5, 2) and DECIMAL(10, 4) is a
+        # DECIMAL(10, 4)), nullable when a branch is
+        result = common_type([then.data_type, otherwise.data_type])
+        if result is None:
+            typed = then.data_type if then.data_type.root != "NULL" else otherwise.data_type
+            result = nullable_if_any(typed, then.data_type, otherwise.data_type)
         return Compiled(lambda row: ft(row) if cond(row) else fo(row), result, None)
 
 

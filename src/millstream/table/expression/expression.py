@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.enums import JsonValueOnEmptyOrError, TimeIntervalUnit
 from millstream.table.expression.resolved import (
     Compiled,
+    aggregate_result_type,
     compile_binary,
     compile_cast,
     compile_field_access,
     compile_interval,
     compile_logic,
+    compile_negate,
     literal_type,
 )
 
@@ -37,15 +39,6 @@ __all__ = [
     "TimeIntervalUnit",
     "WindowProperty",
 ]
-
-# PyFlink's enums of the methods' arguments (``col('ts').floor(TimeIntervalUnit.DAY)``)
-TimeIntervalUnit = Enum(
-    "TimeIntervalUnit",
-    "YEAR YEAR_TO_MONTH QUARTER MONTH WEEK DAY DAY_TO_HOUR DAY_TO_MINUTE DAY_TO_SECOND HOUR SECOND "
-    "HOUR_TO_MINUTE HOUR_TO_SECOND MINUTE MINUTE_TO_SECOND",
-    start=0,
-)
-JsonValueOnEmptyOrError = Enum("JsonValueOnEmptyOrError", "NULL ERROR DEFAULT", start=0)
 
 
 def _aggregate(function: str, doc: str) -> Any:
@@ -105,7 +98,7 @@ class Expression:
         return self._binary("%", other)
 
     def __neg__(self) -> Expression:
-        return _Binary("-", lit(0), self)
+        return _Negate(self)
 
     def __eq__(self, other: Any) -> Expression:  # type: ignore[override]
         return self._binary("=", other)
@@ -310,6 +303,22 @@ class _Binary(Expression):
         return f"({self.left!r} {self.op} {self.right!r})"
 
 
+class _Negate(Expression):
+    """Unary minus: ``-x`` of ``x``'s type (``-CAST(-128 AS TINYINT)`` is -128, as Java's)."""
+
+    def __init__(self, operand: Expression) -> None:
+        self.operand = operand
+
+    def aggregates(self) -> list[AggregateCall]:
+        return self.operand.aggregates()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        return compile_negate(self.operand.resolve(names, types))
+
+    def __repr__(self) -> str:
+        return f"-({self.operand!r})"
+
+
 class _Interval(Expression):
     """``lit(5).seconds``: a day-time interval of ``operand`` units of ``unit_ms`` ms."""
 
@@ -508,18 +517,10 @@ class AggregateCall(Expression):
         )
 
     def result_type(self, operand_type: DataType) -> DataType:
-        """Flink's result type: COUNT BIGINT NOT NULL; SUM, AVG, MIN, MAX the operand's type."""
-        if self.function == "COUNT":
-            return DataTypes.BIGINT(False)
+        """Flink's result type (``resolved.aggregate_result_type``)."""
         from millstream.table.functions.aggregates_more import more_result_type
 
-        more = more_result_type(self.function, operand_type)
-        if more is not None:
-            return more
-        if operand_type.root == "DECIMAL" and self.function in ("SUM", "AVG"):
-            scale = int(operand_type.params[1])  # Flink: SUM DECIMAL(38, s), AVG DECIMAL(38, max(6, s))
-            return DataTypes.DECIMAL(38, scale if self.function == "SUM" else max(6, scale))
-        return operand_type if operand_type.is_nullable() else operand_type.nullable()
+        return aggregate_result_type(self.function, operand_type, more_result_type)
 
     def bound(self, slot: str) -> AggregateCall:
         """A copy of this call that reads column ``slot`` of its aggregation's output."""

@@ -3,9 +3,11 @@
 A ``Compiled`` is what an expression tree (``expression/expression.py``) resolves to against a table's
 columns: a Python function of one row (a tuple), its result's data type and the column name
 it gets. This module holds what resolving needs and nothing of the tree: the types of
-literals, arithmetic's widening (integer division and ``%`` truncate toward zero, as Java's;
-``%`` has its divisor's type), DECIMAL precision and scale (Flink's ``LogicalTypeMerging``),
-day-time intervals, CAST conversions, and comparisons and logic in SQL's three-valued logic
+literals, arithmetic as Java computes it in the result's type (integers wrap in their width:
+INT ``2147483647 + 1`` is ``-2147483648``; division and ``%`` truncate toward zero; ``%`` has
+its divisor's type; FLOAT results are rounded to 32 bits), DECIMAL precision and scale (Flink's
+``LogicalTypeMerging``; a result too wide for its precision is NULL), day-time intervals, CAST
+(the rules are ``common/casts.py``'s), and comparisons and logic in SQL's three-valued logic
 (NULL in, NULL out; ``FALSE AND NULL`` is FALSE).
 """
 
@@ -13,11 +15,22 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.table.common.casts import (
+    INTEGER_RANGES,
+    cast_type_name,
+    check_cast,
+    converter,
+    decimal_context,
+    fit_decimal,
+    to_float32,
+    wrap,
+)
 from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH, add_interval
 from millstream.table.common.types import DataType, DataTypes
 
@@ -25,12 +38,16 @@ __all__ = [
     "COMPARISONS",
     "INTERVAL",
     "Compiled",
+    "aggregate_result_type",
+    "common_type",
     "compile_binary",
     "compile_cast",
     "compile_field_access",
     "compile_interval",
     "compile_logic",
+    "compile_negate",
     "decimal_result_type",
+    "in_width",
     "interval_type",
     "literal_type",
     "nullable_if_any",
@@ -38,6 +55,7 @@ __all__ = [
 
 NUMERIC_ORDER = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
 INTEGRAL = {"TINYINT", "SMALLINT", "INT", "BIGINT"}
+APPROXIMATE = {"FLOAT", "DOUBLE"}
 TEMPORAL = ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE")
 INTERVAL = DAY_TIME
 INTERVALS = {YEAR_MONTH, DAY_TIME}
@@ -83,8 +101,11 @@ def interval_type(nullable: bool = False) -> DataType:
 
 
 def wider(a: DataType, b: DataType) -> DataType:
-    """The wider numeric type of ``a`` and ``b`` (NULL widens to the other), nullable when
-    either is."""
+    """The result type of arithmetic on the numbers ``a`` and ``b`` (NULL widens to the other),
+    nullable when either is, as Flink's type inference: the wider of two exact numbers; an
+    approximate one with an exact one; the first of two approximate ones (``FLOAT + DOUBLE`` is
+    FLOAT, ``DOUBLE + FLOAT`` DOUBLE: Calcite's least restrictive type keeps the first of equal
+    precision)."""
     ra, rb = a.root, b.root
     if ra == "NULL":
         return b
@@ -92,8 +113,70 @@ def wider(a: DataType, b: DataType) -> DataType:
         return a
     if ra not in NUMERIC_ORDER or rb not in NUMERIC_ORDER:
         raise TypeError(f"arithmetic needs numbers, got {ra} and {rb}")
-    result = a if NUMERIC_ORDER.index(ra) >= NUMERIC_ORDER.index(rb) else b
+    if ra in APPROXIMATE and rb in APPROXIMATE:
+        result = a
+    else:
+        result = a if NUMERIC_ORDER.index(ra) >= NUMERIC_ORDER.index(rb) else b
     return result.nullable() if a.is_nullable() or b.is_nullable() else result.not_null()
+
+
+_CHARACTER = ("CHAR", "VARCHAR", "STRING")
+_BINARY = ("BINARY", "VARBINARY", "BYTES")
+_MAX_LENGTH = 2**31 - 1
+
+
+def _length(t: DataType) -> int:
+    return _MAX_LENGTH if t.root in ("STRING", "BYTES") or not t.params else int(t.params[0])
+
+
+def _common_pair(a: DataType, b: DataType) -> DataType | None:
+    """Flink's ``LogicalTypeMerging`` of two non-NULL types (nullability aside), else None."""
+    ra, rb = a.root, b.root
+    if a == b or a.nullable() == b.nullable():
+        return a
+    strings = (
+        (_CHARACTER, "CHAR", "VARCHAR", DataTypes.STRING),
+        (_BINARY, "BINARY", "VARBINARY", DataTypes.BYTES),
+    )
+    for family, fixed, variable, unbounded in strings:
+        if ra in family and rb in family:
+            length = max(_length(a), _length(b))
+            if ra == rb == fixed and _length(a) == _length(b):
+                return a
+            if length >= _MAX_LENGTH:
+                return unbounded()
+            return DataType(variable, True, length)
+    if ra in NUMERIC_ORDER and rb in NUMERIC_ORDER:
+        if ra in APPROXIMATE or rb in APPROXIMATE:  # DOUBLE with a DECIMAL, else the first approximate
+            return DataTypes.DOUBLE() if "DOUBLE" in (ra, rb) or "DECIMAL" in (ra, rb) else DataTypes.FLOAT()
+        if "DECIMAL" in (ra, rb):
+            (pa, sa), (pb, sb) = _as_decimal(a) or (0, 0), _as_decimal(b) or (0, 0)
+            whole = min(max(pa - sa, pb - sb), _MAX_PRECISION)
+            scale = min(max(sa, sb), _MAX_PRECISION - whole)
+            return DataTypes.DECIMAL(whole + scale, scale)
+        return a if NUMERIC_ORDER.index(ra) >= NUMERIC_ORDER.index(rb) else b
+    if ra in ("TIMESTAMP", "TIMESTAMP_LTZ") and rb in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        precision = max(int(a.params[0]) if a.params else 6, int(b.params[0]) if b.params else 6)
+        return (DataTypes.TIMESTAMP_LTZ if "TIMESTAMP_LTZ" in (ra, rb) else DataTypes.TIMESTAMP)(precision)
+    if ra == rb == "TIME":
+        return DataTypes.TIME(max(int(a.params[0]) if a.params else 0, int(b.params[0]) if b.params else 0))
+    return a if ra == rb else None
+
+
+def common_type(types: list[DataType]) -> DataType | None:
+    """The type the values of ``types`` share (CASE's branches, COALESCE's arguments ...), as
+    Flink's ``LogicalTypeMerging.findCommonType``: the wider number (``DECIMAL(5, 2)`` and
+    ``DECIMAL(10, 4)``: ``DECIMAL(10, 4)``), VARCHAR of the longer strings, the finer timestamp;
+    nullable when any type is; NULL when all are NULL; None when they have none."""
+    typed = [t for t in types if t.root != "NULL"]
+    if not typed:
+        return DataTypes.NULL()
+    result: DataType | None = typed[0].nullable()
+    for t in typed[1:]:
+        result = _common_pair(result, t.nullable()) if result is not None else None
+    if result is None:
+        return None
+    return result.nullable() if any(t.is_nullable() for t in types) else result.not_null()
 
 
 def nullable_if_any(t: DataType, *operands: DataType) -> DataType:
@@ -102,15 +185,29 @@ def nullable_if_any(t: DataType, *operands: DataType) -> DataType:
 
 
 def java_div(a: Any, b: Any) -> Any:
-    """Integer division truncating toward zero, as Java's."""
+    """Integer division truncating toward zero, as Java's (``/ by zero`` fails)."""
+    if b == 0:
+        raise ZeroDivisionError("/ by zero")
     quotient = abs(a) // abs(b)
     return -quotient if (a < 0) != (b < 0) else quotient
 
 
 def java_mod(a: Any, b: Any) -> Any:
-    """The remainder with the dividend's sign, as Java's."""
+    """The remainder with the dividend's sign, as Java's (``/ by zero`` fails)."""
+    if b == 0:
+        raise ZeroDivisionError("/ by zero")
     remainder = abs(a) % abs(b)
     return -remainder if a < 0 else remainder
+
+
+def java_divide_double(a: float, b: float) -> float:
+    """``a / b`` on doubles, as Java's: by zero is an infinity or NaN."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 COMPARISONS = {
@@ -121,6 +218,37 @@ COMPARISONS = {
     ">": operator.gt,
     ">=": operator.ge,
 }
+
+_PYTHON_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+}
+
+
+def integer_operation(op: str, root: str) -> Callable[[Any, Any], int]:
+    """``op`` on integers of the result type ``root``, in its width as Java computes it
+    (``2147483647 + 1`` on INT is ``-2147483648``; ``/`` truncates toward zero)."""
+    low, high = INTEGER_RANGES[root]
+    if op == "/":
+        return lambda a, b: wrap(java_div(a, b), root)
+    if op == "%":
+        return java_mod
+    python = _PYTHON_ARITHMETIC[op]
+
+    def apply(a: int, b: int) -> int:
+        value = python(a, b)
+        return value if low <= value <= high else wrap(value, root)
+
+    return apply
+
+
+def approximate_operation(op: str, root: str) -> Callable[[Any, Any], float]:
+    """``op`` on doubles (Java's: by zero is infinite or NaN), a FLOAT result rounded to 32 bits."""
+    python = java_divide_double if op == "/" else _PYTHON_ARITHMETIC[op]
+    if root == "FLOAT":
+        return lambda a, b: to_float32(python(float(a), float(b)))
+    return lambda a, b: python(float(a), float(b))
 
 
 def interval_arithmetic(
@@ -153,26 +281,57 @@ def arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable[
     interval_result = interval_arithmetic(op, ta, tb)
     if interval_result is not None:
         return interval_result
-    integral = ta.root in INTEGRAL and tb.root in INTEGRAL
+    if op == "%" and (ta.root in APPROXIMATE or tb.root in APPROXIMATE):
+        raise TypeError(
+            f"Cannot apply '%' to arguments of type '<{cast_type_name(ta)}> % <{cast_type_name(tb)}>'. "
+            "Supported form(s): '<EXACT_NUMERIC> % <EXACT_NUMERIC>'"
+        )
     decimal_result = decimal_arithmetic(op, ta, tb)
     if decimal_result is not None:
         return decimal_result
-    if op == "%":
-        return (nullable_if_any(tb, ta, tb) if integral else wider(ta, tb)), (
-            java_mod if integral else lambda a, b: a % b
-        )
+    integral = ta.root in INTEGRAL and tb.root in INTEGRAL
+    if op == "%" and integral:  # the divisor's type, as Flink's MOD
+        return nullable_if_any(tb, ta, tb), java_mod
     result = wider(ta, tb)
-    if result.root in ("DOUBLE", "FLOAT") and "DECIMAL" in (ta.root, tb.root):  # DECIMAL op DOUBLE: DOUBLE
-        python_op = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}[op]
-        return result, lambda a, b: python_op(float(a), float(b))
-    if op == "/":
-        return result, (java_div if integral else operator.truediv)
-    return result, {"+": operator.add, "-": operator.sub, "*": operator.mul}[op]
+    if result.root in INTEGRAL:
+        return result, integer_operation(op, result.root)
+    if result.root in APPROXIMATE:
+        return result, approximate_operation(op, result.root)
+    return result, _PYTHON_ARITHMETIC.get(op, operator.truediv)
+
+
+def negation(t: DataType) -> Callable[[Any], Any]:
+    """Unary minus of a value of ``t`` (the same type: ``-CAST(-128 AS TINYINT)`` is -128)."""
+    if t.root in INTEGRAL:
+        root = t.root
+        low = INTEGER_RANGES[root][0]
+        return lambda v: v if v == low else -v
+    if t.root == "FLOAT":
+        return lambda v: -float(v)
+    return operator.neg
+
+
+def in_width(fn: Callable[..., Any], root: str) -> Callable[..., Any]:
+    """``fn`` with its number held in the result type ``root`` as Java holds it: an integer
+    wrapped to its width (``ABS(CAST(-128 AS TINYINT))`` is -128), a FLOAT rounded to 32 bits;
+    ``fn`` itself for other types."""
+    if root in INTEGER_RANGES:
+        low, high = INTEGER_RANGES[root]
+
+        def wrapped(*args: Any) -> Any:
+            value = fn(*args)
+            return value if value is None or low <= value <= high else wrap(value, root)
+
+        return wrapped
+    if root == "FLOAT":
+        return lambda *args: None if (value := fn(*args)) is None else to_float32(value)
+    return fn
 
 
 # integer types as the DECIMALs they widen to in DECIMAL arithmetic (Flink's)
 _INTEGER_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 _MAX_PRECISION = 38
+_MINIMUM_ADJUSTED_SCALE = 6
 
 
 def _as_decimal(t: DataType) -> tuple[int, int] | None:
@@ -183,13 +342,14 @@ def _as_decimal(t: DataType) -> tuple[int, int] | None:
     return None
 
 
-def _bounded(precision: int, scale: int, minimum_scale: int) -> tuple[int, int]:
-    """Flink's ``adjustPrecisionScale``: at most 38 digits, keeping integral digits first."""
+def _bounded(precision: int, scale: int) -> tuple[int, int]:
+    """Flink's ``adjustPrecisionScale``: at most 38 digits, keeping the integral digits and at
+    least min(scale, 6) fraction digits (``DECIMAL(38, 18) * DECIMAL(38, 18)`` is
+    ``DECIMAL(38, 6)``)."""
     if precision <= _MAX_PRECISION:
         return precision, scale
     integral = precision - scale
-    scale = max(min(scale, minimum_scale), _MAX_PRECISION - integral)
-    return _MAX_PRECISION, min(scale, _MAX_PRECISION)
+    return _MAX_PRECISION, max(_MAX_PRECISION - integral, min(scale, _MINIMUM_ADJUSTED_SCALE))
 
 
 def decimal_result_type(op: str, ta: DataType, tb: DataType) -> tuple[int, int]:
@@ -200,68 +360,112 @@ def decimal_result_type(op: str, ta: DataType, tb: DataType) -> tuple[int, int]:
     pb, sb = _as_decimal(tb) or (0, 0)
     if op in ("+", "-"):
         scale = max(sa, sb)
-        return _bounded(max(pa - sa, pb - sb) + scale + 1, scale, scale)
+        return _bounded(max(pa - sa, pb - sb) + scale + 1, scale)
     if op == "*":
-        return _bounded(pa + pb + 1, sa + sb, sa + sb)
+        return _bounded(pa + pb + 1, sa + sb)
     if op == "/":
         scale = max(6, sa + pb + 1)
-        return _bounded(pa - sa + sb + scale, scale, 6)
+        return _bounded(pa - sa + sb + scale, scale)
     scale = max(sa, sb)  # %
-    return _bounded(min(pa - sa, pb - sb) + scale, scale, scale)
+    return _bounded(min(pa - sa, pb - sb) + scale, scale)
+
+
+_DECIMAL_CONTEXT = decimal_context()
+_DECIMAL_OPERATIONS: dict[str, Callable[[decimal.Decimal, decimal.Decimal], decimal.Decimal]] = {
+    "+": _DECIMAL_CONTEXT.add,
+    "-": _DECIMAL_CONTEXT.subtract,
+    "*": _DECIMAL_CONTEXT.multiply,
+    "/": _DECIMAL_CONTEXT.divide,
+    "%": _DECIMAL_CONTEXT.remainder,  # the dividend's sign, as Java's
+}
+
+
+def decimal_operation(op: str, precision: int, scale: int) -> Callable[[Any, Any], decimal.Decimal | None]:
+    """``op`` on decimals with a DECIMAL(precision, scale) result: rounded half up to the
+    scale, NULL when it needs more digits (Flink's overflow), division by zero fails."""
+    compute = _DECIMAL_OPERATIONS[op]
+
+    def apply(a: Any, b: Any) -> decimal.Decimal | None:
+        x = a if isinstance(a, decimal.Decimal) else decimal.Decimal(a)
+        y = b if isinstance(b, decimal.Decimal) else decimal.Decimal(b)
+        if op in ("/", "%") and y.is_zero():
+            raise ZeroDivisionError("Division by zero")
+        return fit_decimal(compute(x, y), precision, scale)
+
+    return apply
 
 
 def decimal_arithmetic(
     op: str, ta: DataType, tb: DataType
 ) -> tuple[DataType, Callable[[Any, Any], Any]] | None:
-    """DECIMAL arithmetic (one operand DECIMAL, the other DECIMAL or an integer), else None."""
-    if "DECIMAL" not in (ta.root, tb.root) or _as_decimal(ta) is None or _as_decimal(tb) is None:
+    """DECIMAL arithmetic (one operand DECIMAL, the other DECIMAL or an integer), DOUBLE with
+    an approximate operand, else None."""
+    if "DECIMAL" not in (ta.root, tb.root):
+        return None
+    if ta.root in APPROXIMATE or tb.root in APPROXIMATE:  # DECIMAL op FLOAT / DOUBLE: DOUBLE
+        return nullable_if_any(DataTypes.DOUBLE(), ta, tb), approximate_operation(op, "DOUBLE")
+    if _as_decimal(ta) is None or _as_decimal(tb) is None:
         return None
     precision, scale = decimal_result_type(op, ta, tb)
-    quantum = decimal.Decimal(1).scaleb(-scale)
-    context = decimal.Context(prec=80)
-
-    def apply(a: Any, b: Any) -> Any:
-        x, y = decimal.Decimal(a), decimal.Decimal(b)
-        if op == "/":
-            value = context.divide(x, y)
-        elif op == "%":
-            value = context.remainder(x, y)  # sign of the dividend, as Java's
-        else:
-            value = {"+": context.add, "-": context.subtract, "*": context.multiply}[op](x, y)
-        return value.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=context)
-
-    result = DataTypes.DECIMAL(precision, scale)
-    return nullable_if_any(result, ta, tb), apply
+    result = nullable_if_any(DataTypes.DECIMAL(precision, scale), ta, tb)
+    return result, never_null_if(decimal_operation(op, precision, scale), result)
 
 
-CONVERSIONS: dict[str, Callable[[Any], Any]] = {
-    "TINYINT": int,
-    "SMALLINT": int,
-    "INT": int,
-    "BIGINT": int,
-    "FLOAT": float,
-    "DOUBLE": float,
-    "DECIMAL": lambda v: decimal.Decimal(str(v)),
-    "BOOLEAN": lambda v: v if isinstance(v, bool) else str(v).strip().lower() == "true",
-    # a string's UTF-8 bytes, as Flink's CAST(... AS BYTES)
-    "BYTES": lambda v: v.encode("utf-8") if isinstance(v, str) else bytes(v),
-}
+def never_null_if(fn: Callable[..., Any], result: DataType) -> Callable[..., Any]:
+    """``fn``, failing where it gives NULL (a DECIMAL overflow) if ``result`` is NOT NULL: Flink
+    writes the NULL into the NOT NULL column, and its sink's not-null enforcer fails the job."""
+    if result.is_nullable():
+        return fn
+
+    def apply(*args: Any) -> Any:
+        value = fn(*args)
+        if value is None:
+            shown = ", ".join(map(str, args))
+            reason = "Flink's overflow is NULL, and the column is NOT NULL"
+            raise ArithmeticError(f"{shown} overflows {cast_type_name(result)}: {reason}")
+        return value
+
+    return apply
 
 
-def decimal_cast(precision: int, scale: int) -> Callable[[Any], decimal.Decimal]:
-    """CAST to DECIMAL(precision, scale), as Flink's: rounded half up to ``scale`` places
-    (``CAST(2.55 AS DECIMAL(5, 1))`` is 2.6, ``CAST(1 AS DECIMAL(11, 1))`` 1.0); a value with
-    more than ``precision - scale`` digits before the point fails (TRY_CAST: NULL)."""
-    quantum = decimal.Decimal(1).scaleb(-scale)
+def comparison(op: str, ta: DataType, tb: DataType) -> Callable[[Any, Any], bool]:
+    """``ta op tb`` for a comparison, in the operands' common type as Flink compares them: a
+    number with an approximate one as doubles (``CAST(0.1 AS DECIMAL(1, 1)) = 0.1e0``), as
+    FLOATs when the first approximate operand is a FLOAT (``CAST(d AS FLOAT) = d``)."""
+    compare = COMPARISONS[op]
+    approximate = ta.root in APPROXIMATE or tb.root in APPROXIMATE
+    if not approximate or not {ta.root, tb.root} <= set(NUMERIC_ORDER):
+        return compare
+    if wider(ta, tb).root == "FLOAT":
+        return lambda a, b: compare(to_float32(float(a)), to_float32(float(b)))
+    return lambda a, b: compare(float(a), float(b))
 
-    def convert(value: Any) -> decimal.Decimal:
-        exact = decimal.Decimal(str(value).strip() if isinstance(value, str) else str(value))
-        rounded = exact.quantize(quantum, rounding=decimal.ROUND_HALF_UP)
-        if rounded != 0 and rounded.adjusted() + 1 > precision - scale:
-            raise ArithmeticError(f"{value} does not fit DECIMAL({precision}, {scale})")
-        return rounded
 
-    return convert
+_SUMMABLE = {*NUMERIC_ORDER, INTERVAL, "NULL"}
+
+
+def aggregate_result_type(
+    function: str, operand_type: DataType, more: Callable[[str, DataType], DataType | None] | None = None
+) -> DataType:
+    """Flink's result type of the built-in aggregate ``function``: COUNT BIGINT NOT NULL; SUM,
+    AVG, MIN and MAX the operand's type, nullable (SUM of a DECIMAL DECIMAL(38, s), AVG
+    DECIMAL(38, max(6, s))); SUM and AVG of anything but numbers are refused as Flink's.
+    ``more``: the types of the other built-ins (None for these)."""
+    if function == "COUNT":
+        return DataTypes.BIGINT(False)
+    special = more(function, operand_type) if more is not None else None
+    if special is not None:
+        return special
+    if function in ("SUM", "AVG") and operand_type.root not in _SUMMABLE:
+        name = cast_type_name(operand_type)
+        raise TypeError(
+            f"Cannot apply '{function}' to arguments of type '{function}(<{name}>)'. "
+            f"Supported form(s): '{function}(<NUMERIC>)'"
+        )
+    if operand_type.root == "DECIMAL" and function in ("SUM", "AVG"):
+        scale = int(operand_type.params[1])
+        return DataTypes.DECIMAL(38, scale if function == "SUM" else max(6, scale))
+    return operand_type.nullable()
 
 
 def compile_binary(op: str, left: Compiled, right: Compiled) -> Compiled:
@@ -270,7 +474,7 @@ def compile_binary(op: str, left: Compiled, right: Compiled) -> Compiled:
     ta, tb = left.data_type, right.data_type
     if op in COMPARISONS:
         result_type = nullable_if_any(DataTypes.BOOLEAN(), ta, tb)
-        func: Callable[[Any, Any], Any] = COMPARISONS[op]
+        func: Callable[[Any, Any], Any] = comparison(op, ta, tb)
     else:
         result_type, func = arithmetic(op, ta, tb)
 
@@ -346,29 +550,25 @@ def compile_field_access(inner: Compiled, field: str | int, sql_name: bool, desc
     return Compiled(get, field_type, name)
 
 
+def cast_result_type(source: DataType, target: DataType, safe: bool) -> DataType:
+    """The type of ``CAST(source AS target)``: the target, NOT NULL when the source is (TRY_CAST:
+    nullable); TIME keeps at most 3 fraction digits (Calcite's ``TIME(9)`` is ``TIME(3)``)."""
+    if target.root == "TIME" and target.params and int(target.params[0]) > 3:
+        target = DataTypes.TIME(3)
+    if safe or source.is_nullable():
+        return target.nullable()
+    return target.not_null()
+
+
 def compile_cast(inner: Compiled, data_type: DataType, safe: bool) -> Compiled:
-    """CAST ``inner`` to ``data_type`` (a value that cannot convert fails the job), or TRY_CAST
-    (``safe``: it is NULL)."""
-    from millstream.table.common.printing import format_value
-
+    """CAST ``inner`` to ``data_type`` as Flink's cast rules (``common/casts.py``): a value that
+    cannot convert fails the job, or is NULL for TRY_CAST (``safe``); a cast SQL does not allow
+    fails here, while planning."""
     fn, source = inner.fn, inner.data_type
-    root = data_type.root
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"):
-        from millstream.table.functions.builtins import temporal_cast
-
-        convert: Callable[[Any], Any] = temporal_cast(source, data_type)
-    elif root in ("STRING", "VARCHAR", "CHAR"):
-        convert = lambda v: format_value(source, v)  # noqa: E731
-    elif root in INTERVALS and source.root in NUMERIC_ORDER:  # the number is the milliseconds or months
-        convert = int if root == YEAR_MONTH else lambda v: datetime.timedelta(milliseconds=int(v))
-    elif root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and isinstance(source.root, str):
-        convert = (lambda v: int(str(v).strip())) if source.root in ("STRING", "VARCHAR", "CHAR") else int
-    elif root == "DECIMAL" and len(data_type.params) == 2:
-        convert = decimal_cast(int(data_type.params[0]), int(data_type.params[1]))
-    else:
-        convert = CONVERSIONS.get(root, lambda v: v)
+    target = cast_result_type(source, data_type, safe)
+    check_cast(source, target)
+    strict = never_null_if(converter(source, target), target)
     if safe:
-        strict = convert
 
         def convert(value: Any) -> Any:
             try:
@@ -376,8 +576,18 @@ def compile_cast(inner: Compiled, data_type: DataType, safe: bool) -> Compiled:
             except (ValueError, TypeError, ArithmeticError):
                 return None
 
-        return Compiled(
-            lambda row: None if (v := fn(row)) is None else convert(v), data_type.nullable(), None
-        )
-    target = data_type if source.is_nullable() else data_type.not_null()
+    else:
+        convert = strict
     return Compiled(lambda row: None if (v := fn(row)) is None else convert(v), target, None)
+
+
+def compile_negate(inner: Compiled) -> Compiled:
+    """``-inner``, of its type (Java's: the minimum of an integer type is its own negation)."""
+    fn, negate = inner.fn, negation(inner.data_type)
+    root = inner.data_type.root
+    if root not in NUMERIC_ORDER and root not in (INTERVAL, "NULL"):
+        raise TypeError(
+            f"Cannot apply '-' to arguments of type '-<{cast_type_name(inner.data_type)}>'. "
+            "Supported form(s): '-<NUMERIC>' '-<DATETIME_INTERVAL>'"
+        )
+    return Compiled(lambda row: None if (v := fn(row)) is None else negate(v), inner.data_type, None)

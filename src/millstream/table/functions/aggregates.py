@@ -14,11 +14,13 @@ where a double sum would print ``86.4``).
 from __future__ import annotations
 
 import decimal
+import operator
 import struct
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.common.casts import decimal_context, wrap
 from millstream.table.common.types import DataType
 
 __all__ = ["Accumulator", "accumulator_for", "to_float32"]
@@ -47,16 +49,18 @@ def accumulator_for(function: str, data_type: DataType, retracting: bool) -> Acc
     changelog (MIN/MAX then keep every value)."""
     if function.startswith(FILTERED):
         return _Filtered(accumulator_for(function[len(FILTERED) :], data_type, retracting))
-    if function.startswith(DISTINCT):
+    if function.startswith(DISTINCT) and not (function == "DISTINCT AVG" and data_type.root in _INTEGRAL):
         return _Distinct(accumulator_for(function[len(DISTINCT) :], data_type, False))
     if function == "COUNT":
         return _Count()
     if function == "SUM":
-        return _Sum(data_type.root == "FLOAT")
+        return _Sum(data_type.root)
     if function == "AVG":
         if data_type.root == "DECIMAL":
             return _DecimalAvg(max(6, int(data_type.params[1])))
-        return _Avg(data_type.root in _INTEGRAL, data_type.root == "FLOAT")
+        return _Avg(data_type.root)
+    if function == "DISTINCT AVG" and data_type.root in _INTEGRAL:  # Flink sums distinct integers in a BIGINT
+        return _Distinct(_Avg("BIGINT", data_type.root))
     if function in ("MIN", "MAX"):
         pick = min if function == "MIN" else max
         return _RetractingExtreme(pick) if retracting else _Extreme(pick)
@@ -175,41 +179,55 @@ class _Count(Accumulator):
 
 
 class _Sum(Accumulator):
-    """(sum, number of non-NULL values)."""
+    """(sum, number of non-NULL values) of values of type ``root``: an integer sum wraps in its
+    type's width as Java's (SUM of the INTs 2147483647 and 1 is -2147483648, as PyFlink 2.3.0
+    gives), a FLOAT sum is rounded to 32 bits after every addition, a DECIMAL sum keeps all 38
+    digits."""
 
-    def __init__(self, float32: bool) -> None:
-        self.round: Callable[[Any], Any] = to_float32 if float32 else _same
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.round: Callable[[Any], Any] = to_float32 if root == "FLOAT" else _same
+        self.plus: Callable[[Any, Any], Any] = _WIDE.add if root == "DECIMAL" else operator.add
 
     def create(self) -> Any:
         return (0, 0)
 
     def add(self, acc: Any, value: Any) -> Any:
-        return acc if value is None else (self.round(acc[0] + value), acc[1] + 1)
+        return acc if value is None else (self.round(self.plus(acc[0], value)), acc[1] + 1)
 
     def retract(self, acc: Any, value: Any) -> Any:
-        return acc if value is None else (self.round(acc[0] - value), acc[1] - 1)
+        return acc if value is None else (self.round(self.plus(acc[0], -value)), acc[1] - 1)
 
     def merge(self, acc: Any, other: Any) -> Any:
-        return (self.round(acc[0] + other[0]), acc[1] + other[1]) if other[1] else acc
+        return (self.round(self.plus(acc[0], other[0])), acc[1] + other[1]) if other[1] else acc
 
     def result(self, acc: Any) -> Any:
-        return acc[0] if acc[1] else None
+        if not acc[1]:
+            return None
+        return wrap(acc[0], self.root) if self.root in _INTEGRAL else acc[0]
 
 
 def _same(value: Any) -> Any:
     return value
 
 
+_WIDE = decimal_context()
+
+
 class _Avg(_Sum):
-    def __init__(self, integral: bool, float32: bool) -> None:
-        super().__init__(float32)
-        self.integral = integral
+    """AVG of ``root`` values summed in ``total_root`` (an integer type's AVG is that type,
+    truncated toward zero, of the sum wrapped in the sum's type, as Flink's)."""
+
+    def __init__(self, total_root: str, root: str | None = None) -> None:
+        super().__init__(total_root)
+        self.integral = (root or total_root) in _INTEGRAL
 
     def result(self, acc: Any) -> Any:
         total, n = acc
         if not n:
             return None
-        if self.integral:  # Flink's AVG of an integer type is that type: truncated toward zero
+        if self.integral:
+            total = wrap(total, self.root)
             quotient = abs(total) // n
             return -quotient if total < 0 else quotient
         return self.round(total / n)
@@ -219,17 +237,14 @@ class _DecimalAvg(_Sum):
     """AVG of a DECIMAL: DECIMAL(38, max(6, s)), rounded half up, as Flink's."""
 
     def __init__(self, scale: int) -> None:
-        super().__init__(False)
+        super().__init__("DECIMAL")
         self.quantum = decimal.Decimal(1).scaleb(-scale)
 
     def result(self, acc: Any) -> Any:
         total, n = acc
         if not n:
             return None
-        context = decimal.Context(prec=80)
-        return context.divide(decimal.Decimal(total), n).quantize(
-            self.quantum, rounding=decimal.ROUND_HALF_UP
-        )
+        return _WIDE.divide(decimal.Decimal(total), n).quantize(self.quantum, rounding=decimal.ROUND_HALF_UP)
 
 
 class _Extreme(Accumulator):

@@ -12,7 +12,6 @@ calling it, as SQL's functions do.
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
 import re
@@ -20,10 +19,9 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from millstream.table.common.timestamps import nano_of_second, with_nano_of_second
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import Expression, _Literal, _wrap
-from millstream.table.expression.resolved import Compiled, nullable_if_any
+from millstream.table.expression.resolved import Compiled, common_type, in_width, nullable_if_any
 from millstream.table.functions.builtin_more import MORE
 from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
 from millstream.table.functions.definition import (
@@ -40,7 +38,7 @@ from millstream.table.functions.like import like
 from millstream.table.functions.strings import STRINGS
 from millstream.table.functions.temporal import TEMPORAL
 
-__all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin", "temporal_cast"]
+__all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin"]
 
 
 def _string(args: list[DataType]) -> DataType:
@@ -61,8 +59,22 @@ def _boolean(args: list[DataType]) -> DataType:
 
 def _first_non_null(args: list[DataType]) -> DataType:
     typed = [a for a in args if a.root != "NULL"]
-    result = typed[0] if typed else DataTypes.NULL()
+    result = common_type(typed) or (typed[0] if typed else DataTypes.NULL())  # Flink's common type
     return result.not_null() if any(not a.is_nullable() for a in typed) else result.nullable()
+
+
+def _if_null(args: list[DataType]) -> DataType:
+    """IFNULL(a, b), as Flink's IfNullTypeStrategy: ``a``'s type when it is NOT NULL
+    (IFNULL('a', 'bbb') is CHAR(1)), else the common type, as nullable as ``b``
+    (IFNULL(NULL INT, 1.5e0) is DOUBLE NOT NULL)."""
+    if not args[0].is_nullable():
+        return args[0]
+    common = common_type(list(args)) or args[1]
+    return common.nullable() if args[1].is_nullable() else common.not_null()
+
+
+def _common(args: list[DataType]) -> DataType:
+    return common_type(args) or args[0]  # GREATEST / LEAST: the arguments' common type, as Flink's
 
 
 def _mod(a: Any, b: Any) -> Any:
@@ -157,7 +169,7 @@ def _extreme(name: str, python: Callable[..., Any], arrow_name: str, spark_name:
     return FunctionDefinition(
         name,
         python,
-        _same_as_first,
+        _common,
         arrow=_element_wise_arrow(arrow_name),
         arrow_args=INTEGRAL,
         spark=_null_if_any_null_spark(spark_name),
@@ -225,7 +237,7 @@ _DEFINITIONS = [
         null_aware=True,
         spark=spark_kernel("coalesce"),
     ),
-    FunctionDefinition("IFNULL", lambda a, b: b if a is None else a, _first_non_null, null_aware=True),
+    FunctionDefinition("IFNULL", lambda a, b: b if a is None else a, _if_null, null_aware=True),
     FunctionDefinition(
         "NULLIF", lambda a, b: None if a == b else a, lambda args: args[0].nullable(), null_aware=True
     ),
@@ -295,6 +307,7 @@ class _Call(Expression):
         if self.name_ in ("ROUND", "TRUNCATE"):
             places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
             result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
+        impl = in_width(impl, result_type.root)  # an integer in its type's width, as Java's
         if spec.null_aware:
 
             def apply(row: tuple[Any, ...]) -> Any:
@@ -317,47 +330,3 @@ class _Call(Expression):
 def call_builtin(name: str, *args: Any) -> Expression:
     """The built-in function ``name`` applied to ``args`` (expressions or literals)."""
     return _Call(name, [_wrap(a) for a in args])
-
-
-def temporal_cast(source: DataType, target: DataType) -> Callable[[Any], Any]:
-    """The conversion of a CAST to a TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME type."""
-    root = target.root
-    precision = int(target.params[0]) if target.params else (6 if root != "TIME" else 0)
-
-    def truncate(value: datetime.datetime) -> datetime.datetime:
-        nanos = nano_of_second(value)  # a TIMESTAMP(9) keeps nine digits, a TIMESTAMP(3) three
-        kept = nanos - nanos % 10 ** (9 - min(precision, 9))
-        return with_nano_of_second(value, kept) if kept != nanos else value
-
-    def to_datetime(value: Any) -> Any:
-        if isinstance(value, datetime.datetime):
-            return truncate(value)
-        if isinstance(value, datetime.date):
-            return datetime.datetime(value.year, value.month, value.day)
-        if isinstance(value, str):
-            return truncate(datetime.datetime.fromisoformat(value.strip()))
-        if hasattr(value, "to_epoch_milli"):  # an Instant
-            from millstream.table.common.timestamps import from_epoch_millis
-
-            return truncate(from_epoch_millis(value.to_epoch_milli(), "TIMESTAMP_LTZ"))
-        raise TypeError(f"cannot cast {value!r} ({source!r}) to {target!r}")
-
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return to_datetime
-    if root == "DATE":
-        return lambda v: (
-            datetime.date.fromisoformat(v.strip()) if isinstance(v, str) else to_datetime(v).date()
-        )
-
-    def to_time(value: Any) -> datetime.time:
-        if isinstance(value, str):
-            moment = datetime.time.fromisoformat(value.strip())
-        elif isinstance(value, datetime.time):
-            moment = value
-        else:
-            moment = to_datetime(value).time()
-        micros = moment.microsecond  # a TIME holds milliseconds: TIME(p) keeps min(p, 3) digits
-        kept = micros - micros % 10 ** (6 - min(precision, 3))
-        return moment.replace(microsecond=kept) if kept != micros else moment
-
-    return to_time

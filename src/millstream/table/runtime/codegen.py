@@ -17,11 +17,15 @@ expression can be generated and means exactly what its closure means.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.common.casts import INTEGER_RANGES, to_float32, wrap
 from millstream.table.common.types import DataType
+from millstream.table.expression.failures import evaluation_error
+from millstream.table.expression.resolved import negation
 
 __all__ = ["calc_function", "expression_code"]
 
@@ -107,12 +111,24 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         right_type = expression.right.resolve(names, types).data_type
         roots = (left_type.root, right_type.root)
         arithmetic = expression.op in ("+", "-", "*")
-        # DECIMAL and interval arithmetic convert and round: their closures do it
-        if not (arithmetic and {"INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH", "DECIMAL"} & set(roots)):
+        # DECIMAL and interval arithmetic convert and round, and so does a comparison of a
+        # number with an approximate one (as doubles, or FLOATs): their closures do it
+        approximate = ("FLOAT" in roots and "DOUBLE" in roots) or (
+            "DECIMAL" in roots and ("FLOAT" in roots or "DOUBLE" in roots)
+        )
+        intervals_or_decimals = {"INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH", "DECIMAL"} & set(roots)
+        if not (arithmetic and intervals_or_decimals) and not (not arithmetic and approximate):
             op = _PYTHON_OPERATORS[expression.op]
             left = _code(expression.left, names, types, w)
             right = _code(expression.right, names, types, w)
-            return _null_safe(w, [left, right], lambda v: f"{v[0]} {op} {v[1]}")
+            if not arithmetic:
+                return _null_safe(w, [left, right], lambda v: f"{v[0]} {op} {v[1]}")
+            result = expression.resolve(names, types).data_type.root
+            return _null_safe(w, [left, right], lambda v: _in_width(w, f"{v[0]} {op} {v[1]}", result))
+    elif kind is e._Negate:
+        inner = _code(expression.operand, names, types, w)
+        negate = w.function(negation(expression.operand.resolve(names, types).data_type))
+        return _null_safe(w, [inner], lambda v: f"{negate}({v[0]})")
     elif kind is _IfThenElse:
         condition = _code(expression.condition, names, types, w)
         then = _code(expression.then, names, types, w)
@@ -122,12 +138,33 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         spec = BUILTIN_FUNCTIONS[expression.name_]
         args = [_code(a, names, types, w) for a in expression.args]
         fn = w.function(spec.impl)
+        result = expression.resolve(names, types).data_type.root
         if spec.null_aware:
-            return f"{fn}({', '.join(args)})"
-        return _null_safe(w, args, lambda v: f"{fn}({', '.join(v)})")
+            return _in_width(w, f"{fn}({', '.join(args)})", result, nullable=True)
+        return _null_safe(w, args, lambda v: _in_width(w, f"{fn}({', '.join(v)})", result, nullable=True))
     # anything else: its compiled closure
     compiled = expression.resolve(names, types)
     return f"{w.function(compiled.fn)}(r)"
+
+
+def _in_width(w: _Writer, code: str, root: str, nullable: bool = False) -> str:
+    """``code``'s number held in the result type ``root`` as Java holds it: an integer wrapped to
+    its width (``2147483647 + 1`` on INT is ``-2147483648``), a FLOAT rounded to 32 bits."""
+    if root in INTEGER_RANGES:
+        low, high = INTEGER_RANGES[root]
+        t, wrapped = w.name("t"), w.function(_WRAPPERS[root])
+        if nullable:
+            return f"({t} if ({t} := {code}) is None or {low} <= {t} <= {high} else {wrapped}({t}))"
+        return f"({t} if {low} <= ({t} := {code}) <= {high} else {wrapped}({t}))"
+    if root == "FLOAT":
+        rounded = w.function(to_float32)
+        return f"{rounded}({code})" if not nullable else _null_safe(w, [code], lambda v: f"{rounded}({v[0]})")
+    return code
+
+
+_WRAPPERS: dict[str, Callable[[int], int]] = {
+    root: functools.partial(wrap, root=root) for root in INTEGER_RANGES
+}
 
 
 def expression_code(expression: Any, names: list[str], types: list[DataType]) -> tuple[str, dict[str, Any]]:
@@ -156,15 +193,16 @@ def calc_function(
         items = [_code(p, names, types, w) for p in projection]
         row = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         lines.append(f"    return ((change[0], {row}),)")
-    return _Calc("\n".join(lines), w.env)
+    return _Calc("\n".join(lines), w.env, (names, types, condition, projection))
 
 
 class _Calc:
     """A generated calc function: shipped to the tasks as its source and the values it names,
-    compiled where it runs."""
+    compiled where it runs. A row it fails on raises an error naming the expression that
+    failed (``expression/failures.py``: ``calc`` is the Calc's columns and expressions)."""
 
-    def __init__(self, source: str, env: dict[str, Any]) -> None:
-        self.source, self.env = source, env
+    def __init__(self, source: str, env: dict[str, Any], calc: tuple[Any, ...]) -> None:
+        self.source, self.env, self.calc = source, env, calc
         self._fn: Callable[[tuple[str, tuple[Any, ...]]], tuple[Any, ...]] | None = None
 
     def __call__(self, change: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
@@ -173,7 +211,14 @@ class _Calc:
             namespace: dict[str, Any] = dict(self.env)
             exec(compile(self.source, "<millstream calc>", "exec"), namespace)
             fn = self._fn = namespace["calc"]
-        return fn(change)
+        try:
+            return fn(change)
+        except Exception as err:
+            names, types, condition, projection = self.calc
+            failure = evaluation_error(names, types, condition, projection, change, err)
+            if failure is err:
+                raise
+            raise failure from err
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"source": self.source, "env": self.env, "_fn": None}
+        return {"source": self.source, "env": self.env, "calc": self.calc, "_fn": None}

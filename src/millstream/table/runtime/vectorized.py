@@ -18,6 +18,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.common.casts import INTEGER_RANGES
 from millstream.table.common.types import DataType
 from millstream.table.expression import expression as e
 from millstream.table.expression.calls import _IfThenElse
@@ -36,6 +37,7 @@ _COMPARE = {
     ">=": "greater_equal",
 }
 _ARITHMETIC = {"+": "add", "-": "subtract", "*": "multiply"}
+_NEGATABLE = {"TINYINT", "SMALLINT", "INT", "BIGINT", "DOUBLE", "DECIMAL"}
 _ARROW_ROOTS = {
     "DATE",
     "TIMESTAMP",
@@ -85,6 +87,10 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
         return vectorizable(expression.operand, names, types) and cast_vectorizable(
             source, expression.data_type
         )
+    if kind is e._Negate:  # of an integer, DOUBLE or DECIMAL
+        operand = expression.operand
+        root = operand.resolve(names, types).data_type.root
+        return root in _NEGATABLE and vectorizable(operand, names, types)
     if kind is e._Logic:
         return all(vectorizable(o, names, types) for o in expression.operands)
     if kind is e._Binary and expression.op == "%":  # MOD of integers
@@ -112,6 +118,8 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
                 return {left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"}
             return left in numeric and right in numeric and "FLOAT" not in (left, right)
         ordered = {"TIMESTAMP", "DATE", "DECIMAL"}
+        if "FLOAT" in (left, right) and left != right:  # compared as FLOATs or doubles: the closures
+            return False
         return (
             (left in numeric and right in numeric)
             or (left in text and right in text)
@@ -153,16 +161,8 @@ def _evaluate(
         return pc.struct_field(inner, [index])
     if kind is e._Alias:
         return _evaluate(expression.operand, names, columns, size, types)
-    if kind is e._IsNull:
-        inner = _evaluate(expression.operand, names, columns, size, types)
-        return pc.is_null(inner) if expression.null else pc.is_valid(inner)
-    if kind is e._Not:
-        return pc.invert(_evaluate(expression.operand, names, columns, size, types))
-    if kind is e._Cast:
-        source = expression.operand.resolve(names, types).data_type
-        return arrow_cast(
-            _evaluate(expression.operand, names, columns, size, types), source, expression.data_type
-        )
+    if kind in (e._IsNull, e._Cast, e._Negate, e._Not):
+        return _unary(expression, _evaluate(expression.operand, names, columns, size, types), names, types)
     if kind is e._Logic:
         values = [_evaluate(o, names, columns, size, types) for o in expression.operands]
         combine = pc.or_kleene if expression.op == "OR" else pc.and_kleene
@@ -182,7 +182,21 @@ def _evaluate(
     args = [_evaluate(a, names, columns, size, types) for a in expression.args]
     kernel = BUILTIN_FUNCTIONS[expression.name_].arrow
     assert kernel is not None  # vectorizable() admitted the call
-    return kernel(*args)
+    return _in_width(kernel(*args), expression.resolve(names, types).data_type)
+
+
+def _unary(expression: Any, inner: Any, names: list[str], types: list[DataType]) -> Any:
+    """IS [NOT] NULL, CAST, unary minus or NOT of the operand's values ``inner``."""
+    import pyarrow.compute as pc
+
+    kind = type(expression)
+    if kind is e._IsNull:
+        return pc.is_null(inner) if expression.null else pc.is_valid(inner)
+    if kind is e._Cast:
+        return arrow_cast(inner, expression.operand.resolve(names, types).data_type, expression.data_type)
+    if kind is e._Negate:  # Arrow's unchecked negation wraps as Java's: -(-128) on TINYINT is -128
+        return _in_width(pc.negate(inner), expression.resolve(names, types).data_type)
+    return pc.invert(inner)
 
 
 def arrow_output(data_type: DataType) -> Callable[[list[Any]], list[Any]] | None:
@@ -306,12 +320,25 @@ def _binary(expression: Any, left: Any, right: Any, names: list[str], types: lis
 
     if expression.op in _COMPARE:
         return getattr(pc, _COMPARE[expression.op])(left, right)
+    result_type = expression.resolve(names, types).data_type
     if expression.op == "%":  # Java's %: the dividend's sign (Arrow divides toward zero)
-        return pc.subtract(left, pc.multiply(pc.divide(left, right), right))
+        remainder = pc.subtract(left, pc.multiply(pc.divide(left, right), right))
+        # x % -1 is 0 (NULL for a NULL x): Arrow's unchecked MIN / -1 is 0, where Java's is MIN
+        zero = pc.subtract(left, left)
+        return _in_width(pc.if_else(pc.equal(right, _from_bytes(-1, None)), zero, remainder), result_type)
     result = getattr(pc, _ARITHMETIC[expression.op])(left, right)
     if pa.types.is_decimal(result.type):  # Flink's result precision and scale, the same value
-        result = result.cast(expression.resolve(names, types).data_type.to_arrow())
-    return result
+        result = result.cast(result_type.to_arrow())
+    return _in_width(result, result_type)
+
+
+def _in_width(result: Any, data_type: DataType) -> Any:
+    """An integer result in its Flink type's width, wrapped as Java's (Arrow computed it in the
+    operands' type: an INT column plus a literal in int64)."""
+    if data_type.root not in INTEGER_RANGES:
+        return result
+    arrow_type = data_type.to_arrow()
+    return result if result.type == arrow_type else result.cast(arrow_type, safe=False)
 
 
 class _Projection:
@@ -362,7 +389,9 @@ class VectorizedCalc(_Projection):
 
         try:
             return self._vectorized(values)
-        except (pa.ArrowException, TypeError, OverflowError):  # values Arrow cannot hold or compute on
+        except (pa.ArrowException, ArithmeticError, TypeError, ValueError):
+            # values Arrow cannot hold or compute on (a column of mixed Python types, a division
+            # by zero): the rows one by one, whose failure names the expression and row
             return self._row_by_row(values)
 
     def _row_by_row(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:

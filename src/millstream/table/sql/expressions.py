@@ -183,8 +183,8 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "DOUBLE": lambda t: DataTypes.DOUBLE(),
     "BOOLEAN": lambda t: DataTypes.BOOLEAN(),
     "TEXT": lambda t: DataTypes.STRING(),
-    "VARCHAR": lambda t: DataTypes.STRING(),
-    "CHAR": lambda t: DataTypes.STRING(),
+    "VARCHAR": lambda t: _sized(t, DataTypes.VARCHAR, DataTypes.STRING),
+    "CHAR": lambda t: DataTypes.CHAR(_params(t)[0] if _params(t) else 1),
     "DATE": lambda t: DataTypes.DATE(),
     "TIMESTAMP": lambda t: DataTypes.TIMESTAMP(_params(t)[0] if _params(t) else 6),
     "TIMESTAMPTZ": lambda t: DataTypes.TIMESTAMP(
@@ -194,12 +194,18 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "TIMESTAMPLTZ": lambda t: DataTypes.TIMESTAMP_LTZ(_params(t)[0] if _params(t) else 6),
     "TIME": lambda t: DataTypes.TIME(_params(t)[0] if _params(t) else 0),
     "DECIMAL": lambda t: _decimal(_params(t)),
-    "BINARY": lambda t: DataTypes.BYTES(),
-    "VARBINARY": lambda t: DataTypes.BYTES(),
+    "BINARY": lambda t: DataTypes.BINARY(_params(t)[0] if _params(t) else 1),
+    "VARBINARY": lambda t: _sized(t, DataTypes.VARBINARY, DataTypes.BYTES),
     "MAP": lambda t: DataTypes.MAP(_data_type(t.expressions[0]), _data_type(t.expressions[1])),
     "ARRAY": lambda t: DataTypes.ARRAY(_data_type(t.expressions[0])),
     "STRUCT": lambda t: DataTypes.ROW([DataTypes.FIELD(f.name, column_type(f)) for f in t.expressions]),
 }
+
+
+def _sized(t: exp.DataType, sized: Callable[[int], DataType], unbounded: Callable[[], DataType]) -> DataType:
+    """VARCHAR(n) / VARBINARY(n); without a length, or of the largest, STRING / BYTES (Flink's)."""
+    params = _params(t)
+    return sized(params[0]) if params and params[0] < 2**31 - 1 else unbounded()
 
 
 def _decimal(params: list[int]) -> DataType:
@@ -257,6 +263,21 @@ def parse_data_type(text: str) -> DataType:
     return column_type(columns[0])
 
 
+def _negative_literal(node: exp.Neg) -> exp.Literal | None:
+    """``-`` of a number written as a literal (in parentheses too) as the literal of the negated
+    number, as Calcite's parser folds it: ``-2147483648`` is an INT, ``-(-2147483648)`` the BIGINT
+    2147483648; None for other operands."""
+    inner = node.this
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if isinstance(inner, exp.Neg):
+        inner = _negative_literal(inner)
+    if not isinstance(inner, exp.Literal) or inner.is_string:
+        return None
+    text = inner.this
+    return exp.Literal(this=text[1:] if text.startswith("-") else f"-{text}", is_string=False)
+
+
 def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case per node kind
     if isinstance(node, exp.Paren):
         return _expression(node.this)
@@ -291,8 +312,9 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         return _expression(node.this).is_null
     if isinstance(node, exp.Neg):
-        if isinstance(node.this, exp.Literal) and not node.this.is_string:  # -7.89: DECIMAL(3, 2), as written
-            return _expression(exp.Literal(this=f"-{node.this.this}", is_string=False))
+        negative = _negative_literal(node)
+        if negative is not None:  # -7.89: DECIMAL(3, 2), as written; -(-2147483648): BIGINT
+            return _expression(negative)
         if isinstance(node.this, exp.Interval):  # -INTERVAL '1' DAY: the interval negated
             return _interval(node.this, -1)
         return -_expression(node.this)

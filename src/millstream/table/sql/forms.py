@@ -59,7 +59,7 @@ def _truth(value: Expression, wanted: bool | None, negated: bool) -> Expression:
     if wanted is None:
         test = value.is_null
     else:
-        test = if_then_else(value.is_null, lit(False), value if wanted else not_(value))
+        test = call_builtin("COALESCE", value if wanted else not_(value), lit(False))  # BOOLEAN NOT NULL
     return not_(test) if negated else test
 
 
@@ -67,7 +67,8 @@ def _distinct(a: Expression, b: Expression) -> Expression:
     """``a IS DISTINCT FROM b``: NULL equals NULL, never NULL."""
     both_null = and_(a.is_null, b.is_null)
     one_null = or_(a.is_null, b.is_null)
-    return if_then_else(both_null, lit(False), if_then_else(one_null, lit(True), a != b))
+    different = call_builtin("COALESCE", a != b, lit(False))  # BOOLEAN NOT NULL: no NULL reaches it
+    return if_then_else(both_null, lit(False), if_then_else(one_null, lit(True), different))
 
 
 def special_form(node: exp.Expression, expression: Convert) -> Expression | None:  # noqa: C901

@@ -39,7 +39,7 @@ _PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT", "TO_TIMESTAMP", "LTRIM", "RTRIM
     "RAND", "RAND_INTEGER", "DEGREES", "RADIANS", "COT", "SINH", "COSH", "TANH", "NOW",
     "STARTSWITH", "ENDSWITH", "FROM_UNIXTIME", "UNIX_TIMESTAMP", "ARRAY_APPEND", "ARRAY_PREPEND",
     "ARRAY_CONCAT", "ARRAY_REMOVE", "ARRAY_SORT", "ARRAY_JOIN", "STR_TO_MAP", "YEAR", "MONTH",
-    "DAYOFMONTH", "MAP_FROM_ARRAYS",
+    "DAYOFMONTH", "MAP_FROM_ARRAYS", "IFNULL",
 }  # fmt: skip
 
 
@@ -127,7 +127,11 @@ class _FlinkSql(Spark):
                 if qualifier is not None:  # INTERVAL DAY TO SECOND(3): an Interval of its qualifier
                     return exp.DataType(this=exp.Interval(unit=exp.var(str(qualifier))))
                 self._retreat(index)
-            this = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+            # CHAR(n) and VARCHAR(n) keep their length in a CAST too (Hive's parser, under
+            # Spark's, makes them STRING outside a schema)
+            this: Any = sqlglot.parser.Parser._parse_types(
+                self, check_func, schema, allow_identifiers, with_collation
+            )
             following = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
             if (
                 isinstance(this, exp.DataType)
@@ -432,7 +436,7 @@ def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
     ``STRUCT<f type, ...>``; None for any other token."""
     text = tok.text.upper()
     if text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
-        return "BINARY"
+        return "VARBINARY"
     if text == "ROW" and nxt is not None and nxt.token_type == TokenType.LT:
         return "STRUCT"
     return None
