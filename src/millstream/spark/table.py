@@ -68,6 +68,8 @@ def spark_type(data_type: DataType) -> Any:
         "TIMESTAMP": T.TimestampNTZType,
         "TIMESTAMP_LTZ": T.TimestampType,
         "BYTES": T.BinaryType,
+        "BINARY": T.BinaryType,
+        "VARBINARY": T.BinaryType,
         "NULL": T.NullType,
     }
     if root in simple:

@@ -451,7 +451,8 @@ def _fixed_decimal(precision: int, scale: int) -> Callable[[str], decimal.Decima
     exponent = decimal.Decimal(1).scaleb(-scale)
 
     def parse(text: str) -> decimal.Decimal | None:
-        value = _decimal(text).quantize(exponent, rounding=decimal.ROUND_HALF_UP)
+        wide = decimal.Context(prec=80)  # DECIMAL(38, s): more digits than the default context's 28
+        value = _decimal(text).quantize(exponent, rounding=decimal.ROUND_HALF_UP, context=wide)
         # Flink's DecimalData.fromBigDecimal: a value wider than the precision is NULL
         return None if len(value.as_tuple().digits) > precision and value != 0 else value
 

@@ -192,7 +192,8 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     ),  # sqlglot's Spark TIMESTAMP
     "TIMESTAMPNTZ": lambda t: DataTypes.TIMESTAMP(_params(t)[0] if _params(t) else 6),
     "TIMESTAMPLTZ": lambda t: DataTypes.TIMESTAMP_LTZ(_params(t)[0] if _params(t) else 6),
-    "TIME": lambda t: DataTypes.TIME(_params(t)[0] if _params(t) else 0),
+    # Flink keeps a TIME to the millisecond: TIME(9) is TIME(3)
+    "TIME": lambda t: DataTypes.TIME(min(_params(t)[0], 3) if _params(t) else 0),
     "DECIMAL": lambda t: _decimal(_params(t)),
     "BINARY": lambda t: DataTypes.BINARY(_params(t)[0] if _params(t) else 1),
     "VARBINARY": lambda t: _sized(t, DataTypes.VARBINARY, DataTypes.BYTES),
@@ -209,9 +210,15 @@ def _sized(t: exp.DataType, sized: Callable[[int], DataType], unbounded: Callabl
 
 
 def _decimal(params: list[int]) -> DataType:
-    """DECIMAL, DECIMAL(p) or DECIMAL(p, s) (defaults 10 and 0, as Flink's)."""
+    """DECIMAL, DECIMAL(p) or DECIMAL(p, s) (defaults 10 and 0, as Flink's; a precision above
+    38 is 38, the scale from 0 to the precision)."""
     precision = params[0] if params else 10
     scale = params[1] if len(params) > 1 else 0
+    if precision < 1:
+        raise SqlError("Decimal precision must be between 1 and 38 (both inclusive).")
+    precision = min(precision, 38)
+    if not 0 <= scale <= precision:
+        raise SqlError(f"Decimal scale must be between 0 and the precision {precision} (both inclusive).")
     return DataTypes.DECIMAL(precision, scale)
 
 
