@@ -16,12 +16,24 @@ import json
 import math
 from typing import Any
 
-from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.types import DataType, DataTypes, RowType
 from millstream.table.functions.aggregates import Accumulator, _ValueCounts
 
-__all__ = ["LAG", "LISTAGG", "PERCENTILE", "more_accumulator", "more_result_type"]
+__all__ = [
+    "JSON_ARRAYAGG",
+    "JSON_OBJECTAGG",
+    "LAG",
+    "LISTAGG",
+    "PERCENTILE",
+    "more_accumulator",
+    "more_result_type",
+]
 
 LISTAGG = "LISTAGG "  # the spec of LISTAGG(x, sep) is "LISTAGG " + the separator as JSON
+# JSON_ARRAYAGG(x NULL ON NULL): "JSON_ARRAYAGG " + {"null": "NULL" | "ABSENT", "raw": a nested
+# JSON constructor's value} as JSON (JSON_OBJECTAGG likewise); the bare names take the defaults
+JSON_ARRAYAGG = "JSON_ARRAYAGG "
+JSON_OBJECTAGG = "JSON_OBJECTAGG "
 LAG = "LAG "  # LAG(x, offset, default): "LAG " + [offset, default] as JSON
 PERCENTILE = "PERCENTILE "  # PERCENTILE(x, p): "PERCENTILE " + p as JSON
 _VARIANCES = ("STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP")
@@ -150,25 +162,61 @@ class _ListAgg(_Values):
         return self.separator.join(str(v) for v in acc) if acc else None
 
 
+def _json_node(data_type: DataType, raw: bool) -> Any:
+    """A value's conversion to JSON (a nested JSON constructor's text: as it is), as
+    JSON_ARRAY's; refuses a type Flink cannot write (DATE, TIME ...)."""
+    from millstream.table.functions.json_values import json_node
+    from millstream.table.functions.json_text import RawJson
+
+    if raw:
+        return RawJson
+    try:
+        return json_node(data_type)
+    except ValueError as error:
+        raise ValueError(str(error)) from None
+
+
 class _JsonArrayAgg(_Values):
-    """ABSENT ON NULL (Flink's default): NULLs are left out."""
+    """JSON_ARRAYAGG: the values in arrival order as a JSON array, written as JSON_ARRAY
+    writes them; ABSENT ON NULL (Flink's default) leaves NULLs out, NULL ON NULL keeps them."""
+
+    def __init__(self, data_type: DataType, keep_nulls: bool, raw: bool) -> None:
+        self.keep_nulls = keep_nulls
+        self.node = _json_node(data_type, raw)
 
     def result(self, acc: Any) -> Any:
-        return json.dumps(acc, separators=(",", ":"), ensure_ascii=False, default=str)
+        from millstream.table.functions.json_text import jsonize
+
+        return jsonize([None if v is None else self.node(v) for v in acc])
 
 
 class _JsonObjectAgg(_Values):
-    """(key, value) pairs; NULL ON NULL; a key twice is an error, as Flink's."""
+    """JSON_OBJECTAGG: (key, value) pairs as a JSON object (its keys in order); NULL ON NULL
+    (Flink's default) keeps a NULL value, ABSENT ON NULL leaves it out; a key twice fails the
+    job, as Flink's."""
 
     keep_nulls = True
 
+    def __init__(self, data_type: DataType, absent: bool, raw: bool) -> None:
+        types = data_type.field_types() if isinstance(data_type, RowType) else []
+        value_type = types[1] if len(types) > 1 else DataTypes.STRING()
+        self.absent = absent
+        self.node = _json_node(value_type, raw)
+
     def result(self, acc: Any) -> Any:
+        from millstream.table.functions.json_text import jsonize
+
         out: dict[str, Any] = {}
         for key, value in acc:
             if key in out:
-                raise ValueError(f"JSON_OBJECTAGG: the key '{key}' appears twice")
-            out[key] = value
-        return json.dumps(out, separators=(",", ":"), ensure_ascii=False, default=str)
+                raise ValueError(
+                    f"Key '{key}' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. "
+                    "Please ensure that keys are unique."
+                )
+            if value is None and self.absent:
+                continue
+            out[key] = None if value is None else self.node(value)
+        return jsonize(out)
 
 
 class _Lag(Accumulator):
@@ -233,16 +281,26 @@ def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
         return _Lag(offset, default)
     if function.startswith(PERCENTILE):
         return _Percentile(float(json.loads(function[len(PERCENTILE) :])))
+    if function.startswith("JSON_ARRAYAGG"):
+        options = json.loads(function[len(JSON_ARRAYAGG) :] or "{}")
+        return _JsonArrayAgg(data_type, options.get("null") == "NULL", bool(options.get("raw")))
+    if function.startswith("JSON_OBJECTAGG"):
+        options = json.loads(function[len(JSON_OBJECTAGG) :] or "{}")
+        return _JsonObjectAgg(data_type, options.get("null") == "ABSENT", bool(options.get("raw")))
     simple: dict[str, type[Accumulator]] = {
         "FIRST_VALUE": _First,
         "LAST_VALUE": _Last,
         "ARRAY_AGG": _ArrayAgg,
-        "JSON_ARRAYAGG": _JsonArrayAgg,
-        "JSON_OBJECTAGG": _JsonObjectAgg,
         "COLLECT": _Collect,
     }
     kind = simple.get(function)
     return kind() if kind is not None else None
+
+
+def _calcite(data_type: DataType) -> str:
+    from millstream.table.common.printing import summary_string
+
+    return {"INT": "INTEGER"}.get(data_type.root, summary_string(data_type.nullable()))
 
 
 def more_result_type(function: str, operand_type: DataType) -> DataType | None:
@@ -261,8 +319,22 @@ def more_result_type(function: str, operand_type: DataType) -> DataType | None:
         return operand_type.nullable()
     if function == "ARRAY_AGG":
         return DataTypes.ARRAY(operand_type)
-    if function in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
-        return DataTypes.STRING(False)
+    if function.startswith(("JSON_ARRAYAGG", "JSON_OBJECTAGG")):  # Calcite's VARCHAR(2000)
+        if function.startswith("JSON_OBJECTAGG"):
+            types = operand_type.field_types() if isinstance(operand_type, RowType) else []
+            key_type = types[0] if types else DataTypes.STRING()
+            if key_type.root not in ("CHAR", "VARCHAR", "STRING"):
+                name = (
+                    "JSON_OBJECTAGG_ABSENT_ON_NULL"
+                    if '"ABSENT"' in function
+                    else "JSON_OBJECTAGG_NULL_ON_NULL"
+                )
+                shown = ", ".join(f"<{_calcite(t)}>" for t in types)
+                raise ValueError(
+                    f"Cannot apply '{name}' to arguments of type '{name}({shown})'. Supported form(s): "
+                    f"'{name}(<CHARACTER>, <ANY>)'"
+                )
+        return DataTypes.VARCHAR(2000, False)
     if function == "COLLECT":
         return DataTypes.MAP(operand_type.not_null(), DataTypes.INT(False), False)
     return None

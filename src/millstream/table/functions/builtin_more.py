@@ -4,17 +4,16 @@
 Each follows Flink 2.3's documented result for the sample in ``docs/sql_functions.jsonl``;
 where Java and Python differ the Java behaviour is kept: ``TRIM`` family removes spaces only
 (or the given characters), ``URL_ENCODE`` is ``java.net.URLEncoder`` (``+`` for a space,
-``*`` kept, ``~`` escaped), ``CHR`` takes the code modulo 256. The temporal functions are
-``functions/temporal.py``.
+``*`` kept, ``~`` escaped), ``CHR`` takes the code modulo 256. The temporal, string and JSON
+functions are ``functions/temporal.py``, ``functions/strings.py`` and
+``functions/json_functions.py``.
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
-import json
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -91,103 +90,6 @@ def _array_join(values: list[Any], separator: str, null_text: str | None = None)
     return separator.join(v for v in shown if v is not None)
 
 
-def _json_path(document: Any, path: str) -> tuple[bool, Any]:
-    """(found, value) of a simple JSON path (``$``, ``.field``, ``[index]``, ``['field']``)."""
-    text = path.strip()
-    for mode in ("lax ", "strict "):
-        if text.startswith(mode):
-            text = text[len(mode) :].strip()
-    if not text.startswith("$"):
-        return False, None
-    value = document
-    for name, quoted, index in re.findall(r"\.([A-Za-z_]\w*)|\[['\"](.+?)['\"]\]|\[(\d+)\]", text[1:]):
-        key = name or quoted
-        if key:
-            if not isinstance(value, dict) or key not in value:
-                return False, None
-            value = value[key]
-        else:
-            if not isinstance(value, list) or int(index) >= len(value):
-                return False, None
-            value = value[int(index)]
-    return True, value
-
-
-def _json_exists(text: str, path: str) -> bool:
-    try:
-        return _json_path(json.loads(text), path)[0]
-    except ValueError:
-        return False
-
-
-def _json_query(text: str, path: str) -> str | None:
-    try:
-        found, value = _json_path(json.loads(text), path)
-    except ValueError:
-        return None
-    if not found or not isinstance(value, (dict, list)):
-        return None  # WITHOUT ARRAY WRAPPER: scalars are NULL
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _json_unquote(text: str) -> str:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if isinstance(value, str) else text
-
-
-def _json_value_of(value: Any, raw: bool) -> Any:
-    """A value as JSON holds it; ``raw``: it is the text of a nested JSON_OBJECT/JSON_ARRAY."""
-    if raw and value is not None:
-        return json.loads(value)
-    if isinstance(value, decimal.Decimal):
-        return float(value) if value != value.to_integral_value() else int(value)
-    if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
-        return value.isoformat(sep=" ") if isinstance(value, datetime.datetime) else value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        import base64
-
-        return base64.b64encode(bytes(value)).decode()
-    return value
-
-
-def _json_object(on_null: str, raw: str, *pairs: Any) -> str:
-    """JSON_OBJECT(KEY k VALUE v ... [NULL | ABSENT ON NULL]) (NULL ON NULL by default)."""
-    out: dict[str, Any] = {}
-    for i in range(0, len(pairs), 2):
-        key, value = pairs[i], pairs[i + 1]
-        if key is None:
-            raise ValueError("JSON_OBJECT: a key is NULL")
-        if value is None and on_null == "ABSENT":
-            continue
-        out[str(key)] = _json_value_of(value, raw[i // 2] == "1")
-    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
-
-
-def _json_array(on_null: str, raw: str, *values: Any) -> str:
-    """JSON_ARRAY(v ... [NULL | ABSENT ON NULL]) (ABSENT ON NULL by default)."""
-    items = [
-        _json_value_of(v, raw[i] == "1") for i, v in enumerate(values) if v is not None or on_null == "NULL"
-    ]
-    return json.dumps(items, separators=(",", ":"), ensure_ascii=False)
-
-
-def _is_json(text: str, kind: str = "VALUE") -> bool:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    if kind == "OBJECT":
-        return isinstance(value, dict)
-    if kind == "ARRAY":
-        return isinstance(value, list)
-    if kind == "SCALAR":
-        return not isinstance(value, (dict, list))
-    return True
-
-
 def _same_array(args: list[DataType]) -> DataType:
     return args[0]
 
@@ -258,12 +160,4 @@ MORE: list[FunctionDefinition] = [
         "MAP_FROM_ARRAYS", lambda keys, values: dict(zip(keys, values, strict=True)), _map_from_arrays
     ),
     FunctionDefinition("MAP_UNION", lambda *maps: {k: v for m in maps for k, v in m.items()}, _first),
-    # JSON
-    FunctionDefinition("JSON_EXISTS", _json_exists, _BOOLEAN),
-    FunctionDefinition("JSON_QUERY", _json_query, _STRINGS),
-    FunctionDefinition("JSON_QUOTE", lambda text: json.dumps(text, ensure_ascii=False), _STRING),
-    FunctionDefinition("JSON_UNQUOTE", _json_unquote, _STRING),
-    FunctionDefinition("JSON_OBJECT", _json_object, _always(DataTypes.STRING(False)), null_aware=True),
-    FunctionDefinition("JSON_ARRAY", _json_array, _always(DataTypes.STRING(False)), null_aware=True),
-    FunctionDefinition("IS_JSON", _is_json, _always(DataTypes.BOOLEAN(False))),
 ]

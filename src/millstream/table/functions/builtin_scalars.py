@@ -217,14 +217,6 @@ def _map_type(args: list[DataType]) -> DataType:
     return DataTypes.MAP(args[0], args[1], False)
 
 
-def _json_string(value: Any) -> str:
-    import json
-
-    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
-        return json.dumps(str(value))
-    return json.dumps(value, separators=(",", ":"), default=str)
-
-
 SCALARS: list[FunctionDefinition] = [
     # math
     math_function("SIN", math.sin, "sin", "sin", _DOUBLE),
@@ -276,7 +268,6 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition(
         "MAP", lambda *pairs: dict(zip(pairs[::2], pairs[1::2], strict=True)), _map_type, null_aware=True
     ),
-    FunctionDefinition("JSON_STRING", _json_string, _always(DataTypes.STRING())),
 ]
 
 # functions whose implementation holds state (a random generator): a fresh one per call site

@@ -12,9 +12,7 @@ calling it, as SQL's functions do.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -34,6 +32,7 @@ from millstream.table.functions.definition import (
     math_function,
     spark_kernel,
 )
+from millstream.table.functions.json_functions import JSON_FUNCTIONS
 from millstream.table.functions.like import like
 from millstream.table.functions.strings import STRINGS
 from millstream.table.functions.temporal import TEMPORAL
@@ -86,28 +85,6 @@ def _mod(a: Any, b: Any) -> Any:
         remainder = abs(a) % abs(b)
         return -remainder if a < 0 else remainder
     return math.fmod(a, b)
-
-
-def _json_value(text: str, path: str) -> Any:
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return None
-    for step in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path[1:] if path.startswith("$") else path):
-        key, index = step
-        if key:
-            if not isinstance(value, dict) or key not in value:
-                return None
-            value = value[key]
-        else:
-            if not isinstance(value, list) or int(index) >= len(value):
-                return None
-            value = value[int(index)]
-    if isinstance(value, (dict, list)) or value is None:
-        return None  # JSON_VALUE returns scalars only (NULL ON ERROR / ON EMPTY)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _round(value: Any, digits: int = 0) -> Any:
@@ -207,7 +184,6 @@ def _logarithm_spark(name: str) -> Callable[[Any], Any]:
 
 _DEFINITIONS = [
     FunctionDefinition("LIKE", like, _boolean),  # x LIKE p [ESCAPE c]
-    FunctionDefinition("JSON_VALUE", _json_value, lambda args: DataTypes.STRING()),
     FunctionDefinition(
         "ABS",
         abs,
@@ -250,6 +226,7 @@ _DEFINITIONS = [
     *MORE,
     *TEMPORAL,
     *STRINGS,
+    *JSON_FUNCTIONS,
 ]
 
 BUILTIN_FUNCTIONS: Mapping[str, FunctionDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
@@ -301,9 +278,9 @@ class _Call(Expression):
             raise ValueError(f"No match found for function signature {self.name_}()")
         compiled = [a.resolve(names, types) for a in self.args]
         fns = [c.fn for c in compiled]
-        impl = spec.impl
         literals = [a.value if isinstance(a, _Literal) else NOT_LITERAL for a in self.args]
         result_type = spec.result_type([c.data_type for c in compiled], literals)
+        impl = spec.implementation([c.data_type for c in compiled], literals)
         if self.name_ in ("ROUND", "TRUNCATE"):
             places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
             result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)

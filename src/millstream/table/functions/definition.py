@@ -56,7 +56,8 @@ class FunctionDefinition:
     (or scalars, for literals) and applies to arguments whose type roots are in
     ``arrow_args``; ``spark`` takes and returns ``pyspark.sql.Column``s. ``literal_result``,
     when given, decides the result type instead of ``result`` with the literal arguments' values
-    at hand.
+    at hand; ``bind``, when given, makes the row implementation from the arguments' types and
+    literal values (``implementation``).
     """
 
     name: str
@@ -67,6 +68,13 @@ class FunctionDefinition:
     arrow_args: frozenset[str] = TEXT
     spark: Callable[..., Any] | None = None
     literal_result: LiteralTypeRule | None = None
+    bind: Callable[[list[DataType], list[Any]], Callable[..., Any]] | None = None
+
+    def implementation(self, args: list[DataType], literals: list[Any]) -> Callable[..., Any]:
+        """The row implementation for a call with these argument types and literal values:
+        ``impl``, or what ``bind`` makes of them (a function whose conversions follow its
+        arguments' types, as JSON_STRING's of a ROW or a TIMESTAMP_LTZ)."""
+        return self.impl if self.bind is None else self.bind(args, literals)
 
     def result_type(self, args: list[DataType], literals: list[Any]) -> DataType:
         """The call's result type from its arguments' types and literal values (``NOT_LITERAL``

@@ -134,8 +134,8 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         then = _code(expression.then, names, types, w)
         otherwise = _code(expression.otherwise, names, types, w)
         return f"({then} if ({condition}) else {otherwise})"
-    elif kind is _Call and expression.name_ in BUILTIN_FUNCTIONS:
-        spec = BUILTIN_FUNCTIONS[expression.name_]
+    elif kind is _Call and getattr(BUILTIN_FUNCTIONS.get(expression.name_), "bind", True) is None:
+        spec = BUILTIN_FUNCTIONS[expression.name_]  # (a function bound to its argument types: its closure)
         args = [_code(a, names, types, w) for a in expression.args]
         fn = w.function(spec.impl)
         result = expression.resolve(names, types).data_type.root

@@ -5,7 +5,9 @@ Flink's meaning: ``x [NOT] LIKE p [ESCAPE c]``, ``x [NOT] SIMILAR TO p [ESCAPE c
 ``x IS [NOT] DISTINCT FROM y``, ``POSITION(a IN b)``, ``LPAD`` / ``RPAD``,
 ``OVERLAY(s PLACING r FROM i [FOR n])``, ``EXTRACT(unit FROM t)`` and ``YEAR(t)`` ...,
 ``FLOOR`` / ``CEIL`` of a number or of a time ``TO unit``, ``LOG10`` / ``LOG2`` / ``LOG``,
-``TRY_CAST``, ``CHR``, ``TIMESTAMPADD`` / ``TIMESTAMPDIFF``.
+``TRY_CAST``, ``CHR``, ``TIMESTAMPADD`` / ``TIMESTAMPDIFF``, the JSON functions' clauses
+(``JSON_VALUE(j, p RETURNING INT DEFAULT -1 ON ERROR)``, ``JSON_OBJECT(KEY k VALUE v ABSENT ON
+NULL)``, ``JSON_ARRAYAGG(x NULL ON NULL)`` ...).
 
 ``special_form(node, expression)`` is the call for ``node``, or None when ``node`` is not one
 of these (``expression`` turns a child node into an expression).
@@ -164,10 +166,21 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
     return _json_form(node, expression) or _aggregate_form(node, expression) or _overlaps(node, expression)
 
 
+def _json_call_name(node: exp.Expression) -> str:
+    return str(node.this).upper() if isinstance(node, exp.Anonymous) else ""
+
+
 def _is_json_constructor(node: exp.Expression) -> bool:
-    return isinstance(node, exp.JSONObject) or (
-        isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY"
-    )
+    """JSON_OBJECT(...), JSON_ARRAY(...), JSON(...): a value written into an enclosing JSON
+    value as JSON, not as text (Flink decides it by the call, ``JsonGenerateUtils``)."""
+    return isinstance(node, exp.JSONObject) or _json_call_name(node) in ("__JSON_ARRAY", "JSON")
+
+
+def _json_value_argument(node: exp.Expression, expression: Convert) -> Expression:
+    """A JSON_OBJECT value or JSON_ARRAY element: JSON(s) there is the call ``$JSON``."""
+    if _json_call_name(node) == "JSON":
+        return call_builtin("$JSON", *(expression(e) for e in node.expressions))
+    return expression(node)
 
 
 class _TypeOf(Expression):
@@ -178,8 +191,11 @@ class _TypeOf(Expression):
 
     def resolve(self, names: list[str], types: list[Any]) -> Any:
         from millstream.table.common.printing import summary_string
+        from millstream.table.common.types import DataTypes
+        from millstream.table.expression.resolved import Compiled
 
-        return lit(summary_string(self.operand.resolve(names, types).data_type)).resolve(names, types)
+        text = summary_string(self.operand.resolve(names, types).data_type)
+        return Compiled(lambda row: text, DataTypes.STRING(), None)  # Flink's TYPEOF: STRING
 
 
 def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
@@ -199,18 +215,88 @@ def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
     return and_(s1 <= e2, s2 <= e1)
 
 
+def _json_options(
+    node: exp.Anonymous,
+) -> tuple[dict[str, str], exp.Expression, list[exp.Expression], list[exp.Expression]]:
+    """What ``_parse_json_call`` put in a ``__JSON_...`` call: its options, RETURNING type (a
+    Null node: none), DEFAULT expressions (on empty, on error) and arguments."""
+    import json
+
+    options, returning, on_empty, on_error, *arguments = node.expressions
+    return json.loads(options.this), returning, [on_empty, on_error], arguments
+
+
+def _returning(node: exp.Expression, default: str) -> str:
+    """A RETURNING type as Flink's messages write it (``INT``, ``VARCHAR(3)``, ``ARRAY<STRING>``)."""
+    if isinstance(node, exp.Null):
+        return default
+    from millstream.table.common.printing import summary_string
+    from millstream.table.sql.expressions import _data_type
+
+    return summary_string(_data_type(node).nullable())  # type: ignore[arg-type]
+
+
 def _json_form(node: exp.Expression, expression: Convert) -> Expression | None:
-    """JSON_OBJECT(KEY k VALUE v ...), JSON_ARRAY(v ...), ``s IS [NOT] JSON [type]``: a nested
+    """JSON_OBJECT(KEY k VALUE v ...), JSON_ARRAY(v ...), JSON_VALUE / JSON_QUERY / JSON_EXISTS
+    with their clauses, JSON_STRING of a JSON constructor, ``s IS [NOT] JSON [type]``; a nested
     constructor's value goes in as JSON, not as a string (decided here, by the syntax)."""
+    name = _json_call_name(node)
     if isinstance(node, exp.JSONObject):
         pairs = list(node.expressions or [])
         on_null = "ABSENT" if "ABSENT" in str(node.args.get("null_handling") or "").upper() else "NULL"
         raw = "".join("1" if _is_json_constructor(p.expression) else "0" for p in pairs)
-        args = [expression(part) for p in pairs for part in (p.this, p.expression)]
+        args = [
+            part
+            for p in pairs
+            for part in (expression(p.this), _json_value_argument(p.expression, expression))
+        ]
         return call_builtin("JSON_OBJECT", lit(on_null), lit(raw), *args)
-    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "JSON_ARRAY":
-        raw = "".join("1" if _is_json_constructor(e) else "0" for e in node.expressions)
-        return call_builtin("JSON_ARRAY", lit("ABSENT"), lit(raw), *(expression(e) for e in node.expressions))
+    if name == "__JSON_ARRAY":
+        options, _, _, arguments = _json_options(node)  # type: ignore[arg-type]
+        raw = "".join("1" if _is_json_constructor(e) else "0" for e in arguments)
+        values = [_json_value_argument(e, expression) for e in arguments]
+        return call_builtin("JSON_ARRAY", lit(options.get("null", "ABSENT")), lit(raw), *values)
+    if name == "__JSON_VALUE":
+        options, returning, defaults, arguments = _json_options(node)  # type: ignore[arg-type]
+        behaviours = [options.get("empty", "NULL"), options.get("error", "NULL")]
+        extra = [expression(d) for d, b in zip(defaults, behaviours, strict=True) if b == "DEFAULT"]
+        return call_builtin(
+            "JSON_VALUE",
+            *map(expression, arguments),
+            lit(_returning(returning, "STRING")),
+            *map(lit, behaviours),
+            *extra,
+        )
+    if name == "__JSON_QUERY":
+        options, returning, _, arguments = _json_options(node)  # type: ignore[arg-type]
+        wrapper, on_empty, on_error = (
+            options.get("wrapper", "WITHOUT ARRAY"),
+            options.get("empty", "NULL"),
+            options.get("error", "NULL"),
+        )
+        return call_builtin(
+            "JSON_QUERY",
+            *map(expression, arguments),
+            lit(_returning(returning, "STRING")),
+            *map(lit, (wrapper, on_empty, on_error)),
+        )
+    if name == "__JSON_EXISTS":
+        options, _, _, arguments = _json_options(node)  # type: ignore[arg-type]
+        return call_builtin("JSON_EXISTS", *map(expression, arguments), lit(options.get("error", "FALSE")))
+    if (
+        name == "JSON_STRING"
+        and len(node.expressions) == 1
+        and _json_call_name(node.expressions[0]) != "JSON"
+    ):
+        if _is_json_constructor(node.expressions[0]):  # its JSON as it is
+            return expression(node.expressions[0])
+        return None
+    if name == "JSON":
+        example = """JSON_OBJECT('a', JSON('{"key": "value"}')) or JSON_ARRAY(JSON('{"key": "value"}'))"""
+        raise ValueError(
+            "The JSON() function is currently only supported inside JSON_ARRAY() or as the VALUE param of "
+            f"JSON_OBJECT(). Example: {example}."
+        )
     is_node = node.this if isinstance(node, exp.Not) else node
     if isinstance(is_node, exp.Is) and isinstance(is_node.expression, exp.JSON):
         kind = is_node.expression.this
@@ -226,7 +312,7 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
 
     from millstream.table.expression.calls import _Tuple
     from millstream.table.expression.expression import AggregateCall
-    from millstream.table.functions.aggregates_more import LISTAGG
+    from millstream.table.functions.aggregates_more import JSON_ARRAYAGG, JSON_OBJECTAGG, LISTAGG
 
     if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
         from millstream.table.functions.aggregates_more import LAG
@@ -251,9 +337,17 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
         separator = node.args.get("separator")
         text = "," if separator is None else str(separator.this)
         return AggregateCall(LISTAGG + json.dumps(text), expression(node.this))
-    if isinstance(node, exp.Anonymous) and str(node.this).upper() in ("COLLECT", "JSON_ARRAYAGG"):
-        return AggregateCall(str(node.this).upper(), expression(node.expressions[0]))
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "COLLECT":
+        return AggregateCall("COLLECT", expression(node.expressions[0]))
+    if _json_call_name(node) == "__JSON_ARRAYAGG":  # JSON_ARRAYAGG(x [NULL | ABSENT ON NULL])
+        options, _, _, arguments = _json_options(node)  # type: ignore[arg-type]
+        (value,) = arguments
+        spec = {"null": options.get("null", "ABSENT"), "raw": _is_json_constructor(value)}
+        return AggregateCall(JSON_ARRAYAGG + json.dumps(spec), _json_value_argument(value, expression))
     if isinstance(node, exp.JSONObjectAgg):
         pair = node.expressions[0]
-        return AggregateCall("JSON_OBJECTAGG", _Tuple([expression(pair.this), expression(pair.expression)]))
+        on_null = "ABSENT" if "ABSENT" in str(node.args.get("null_handling") or "").upper() else "NULL"
+        spec = {"null": on_null, "raw": _is_json_constructor(pair.expression)}
+        value = _json_value_argument(pair.expression, expression)
+        return AggregateCall(JSON_OBJECTAGG + json.dumps(spec), _Tuple([expression(pair.this), value]))
     return None

@@ -1,8 +1,9 @@
 """SQL text to sqlglot's tree in Flink's dialect: Spark's, with the calls whose Spark meaning
 differs from Flink's kept plain, and parsers for Flink's own forms (window table functions
 and their ``TABLE t PARTITION BY k`` argument, legacy group windows, ``WATERMARK FOR``,
-``METADATA`` columns, ``TIMESTAMPADD`` units, ``JSON_VALUE ... RETURNING``). Only Flink's
-type names ``BYTES`` and ``ROW<...>`` are renamed in the text before parsing."""
+``METADATA`` columns, ``TIMESTAMPADD`` units, the JSON calls' clauses: ``JSON_VALUE ...
+RETURNING``, ``ON EMPTY`` ...). Only Flink's type names ``BYTES`` and ``ROW<...>`` are renamed
+in the text before parsing."""
 
 from __future__ import annotations
 
@@ -106,7 +107,10 @@ class _FlinkSql(Spark):
             **Spark.Parser.FUNCTION_PARSERS,
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
             "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
-            "JSON_VALUE": lambda self: self._parse_json_value(),
+            **{
+                name: (lambda n: lambda self: self._parse_json_call(n))(name)
+                for name in ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_ARRAY", "JSON_ARRAYAGG")
+            },
             **{name: _window_parser(name) for name in _TVFS},
         }
 
@@ -308,22 +312,93 @@ class _FlinkSql(Spark):
                 exp.Anonymous(this=name, expressions=[exp.Literal.string(unit.text.upper()), *arguments])
             )
 
-        def _parse_json_value(self) -> exp.Expression:
-            """``JSON_VALUE(j, path [RETURNING t] [NULL ON EMPTY] [NULL ON ERROR])``: the value
-            converted to ``t`` (``TRY_CAST``), NULL when missing or when it does not convert
-            (Flink's defaults)."""
-            arguments = self._parse_csv(self._parse_assignment)
-            value = self.expression(exp.Anonymous(this="JSON_VALUE", expressions=arguments))
-            if not self._match_text_seq("RETURNING"):
-                return value
-            to = self._parse_types()
+        def _parse_json_call(self, name: str) -> exp.Expression:
+            """Flink's (Calcite's) JSON calls with their clauses: ``JSON_VALUE(j, path [RETURNING
+            t] [NULL | ERROR | DEFAULT x ON EMPTY] [... ON ERROR])``, ``JSON_QUERY(j, path
+            [RETURNING t] [WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER | WITHOUT [ARRAY]
+            WRAPPER] [NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT ON EMPTY] [... ON ERROR])``,
+            ``JSON_EXISTS(j, path [TRUE | FALSE | UNKNOWN | ERROR ON ERROR])``, ``JSON_ARRAY(v,
+            ... [NULL | ABSENT ON NULL])`` and ``JSON_ARRAYAGG(v [NULL | ABSENT ON NULL])``: the
+            call ``__<name>(options, returning type or NULL, default on empty or NULL, default on
+            error or NULL, arguments...)``, the options a JSON object (``sql/forms.py``)."""
+            import json
+
+            if self._curr is not None and self._curr.token_type == TokenType.R_PAREN:
+                arguments: list[exp.Expression] = []
+            else:
+                arguments = [a for a in self._parse_csv(self._parse_assignment) if a is not None]
+            options: dict[str, str] = {}
+            returning: exp.Expression = exp.null()
+            defaults = {"EMPTY": exp.null(), "ERROR": exp.null()}
+            if name in ("JSON_VALUE", "JSON_QUERY") and self._match_text_seq("RETURNING"):
+                returning = self._parse_types() or exp.null()
+            if name == "JSON_QUERY":
+                wrapper = self._json_wrapper()
+                if wrapper is not None:
+                    options["wrapper"] = wrapper
             while self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
-                if not (
-                    self._match_text_seq("NULL", "ON", "EMPTY") or self._match_text_seq("NULL", "ON", "ERROR")
-                ):
+                behaviour = self._json_behaviour(name)
+                if behaviour is None or not self._match(TokenType.ON):
                     rest = self._find_sql(self._curr, self._tokens[-1]).rsplit(")", 1)[0].strip()
-                    raise SqlError(f"JSON_VALUE(... {rest}) is not supported: only NULL ON EMPTY / ERROR")
-            return self.expression(exp.TryCast(this=value, to=to, safe=True))
+                    raise SqlError(f"SQL parse failed: {name}(... {rest}) is not valid")
+                target = self._curr.text.upper() if self._curr is not None else ""
+                allowed = ("NULL",) if name in ("JSON_ARRAY", "JSON_ARRAYAGG") else ("EMPTY", "ERROR")
+                if (
+                    target not in allowed
+                    or (name == "JSON_EXISTS" and target != "ERROR")
+                    or target.lower() in options
+                ):
+                    raise SqlError(f'SQL parse failed: Encountered "{target}" in {name}(...)')
+                self._advance()
+                if isinstance(behaviour, exp.Expression):
+                    defaults[target] = behaviour
+                    behaviour = "DEFAULT"
+                options[target.lower()] = behaviour
+            return self.expression(
+                exp.Anonymous(
+                    this=f"__{name}",
+                    expressions=[
+                        exp.Literal.string(json.dumps(options)),
+                        returning,
+                        defaults["EMPTY"],
+                        defaults["ERROR"],
+                        *arguments,
+                    ],
+                )
+            )
+
+        def _json_wrapper(self) -> str | None:
+            if self._match_text_seq("WITHOUT"):
+                self._match(TokenType.ARRAY)
+                if not self._match_text_seq("WRAPPER"):
+                    self.raise_error("expected WRAPPER after WITHOUT [ARRAY]")
+                return "WITHOUT ARRAY"
+            index = self._index
+            if self._match(TokenType.WITH):
+                kind = "UNCONDITIONAL ARRAY"
+                if self._match_text_seq("CONDITIONAL"):
+                    kind = "CONDITIONAL ARRAY"
+                else:
+                    self._match_text_seq("UNCONDITIONAL")
+                self._match(TokenType.ARRAY)
+                if self._match_text_seq("WRAPPER"):
+                    return kind
+                self._retreat(index)
+            return None
+
+        def _json_behaviour(self, name: str) -> str | exp.Expression | None:
+            """The behaviour before ``ON``: a word, or the expression after DEFAULT."""
+            if name == "JSON_VALUE" and self._match(TokenType.DEFAULT):
+                return self._parse_bitwise()
+            words = {
+                "JSON_EXISTS": ("TRUE", "FALSE", "UNKNOWN", "ERROR"),
+                "JSON_VALUE": ("NULL", "ERROR"),
+                "JSON_QUERY": ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT"),
+            }.get(name, ("NULL", "ABSENT"))
+            for word in words:
+                if self._match_text_seq(*word.split()):
+                    return word
+            return None
 
         def _parse_watermark(self) -> exp.Expression | None:
             if not self._match(TokenType.FOR):
