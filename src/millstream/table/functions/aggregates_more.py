@@ -165,8 +165,8 @@ class _ListAgg(_Values):
 def _json_node(data_type: DataType, raw: bool) -> Any:
     """A value's conversion to JSON (a nested JSON constructor's text: as it is), as
     JSON_ARRAY's; refuses a type Flink cannot write (DATE, TIME ...)."""
-    from millstream.table.functions.json_values import json_node
     from millstream.table.functions.json_text import RawJson
+    from millstream.table.functions.json_values import json_node
 
     if raw:
         return RawJson
