@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.common.types import DataType, DataTypes
-from millstream.table.functions.builtin_scalars import _BOOLEAN, _INT, _STRING, _always, _first
+from millstream.table.functions.builtin_scalars import _BOOLEAN, _always, _first
 from millstream.table.functions.definition import FunctionDefinition
 from millstream.table.functions.like import similar
 
@@ -63,62 +63,6 @@ def _plus_interval(value: Any, interval: Any) -> Any:
     return value + step
 
 
-def _distinct(values: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for v in values:
-        if v not in out:
-            out.append(v)
-    return out
-
-
-def _array_slice(values: list[Any], start: int, end: int | None = None) -> list[Any]:
-    size = len(values)
-    first = start if start > 0 else size + start + 1 if start < 0 else 1
-    last = size if end is None else end if end >= 0 else size + end + 1
-    return values[max(first, 1) - 1 : max(last, 0)]
-
-
-def _array_sort(values: list[Any], ascending: bool = True, nulls_first: bool | None = None) -> list[Any]:
-    present = sorted((v for v in values if v is not None), reverse=not ascending)
-    nulls = [None] * (len(values) - len(present))
-    first = ascending if nulls_first is None else nulls_first
-    return nulls + present if first else present + nulls
-
-
-def _array_join(values: list[Any], separator: str, null_text: str | None = None) -> str:
-    shown = [str(v) if v is not None else null_text for v in values]
-    return separator.join(v for v in shown if v is not None)
-
-
-def _same_array(args: list[DataType]) -> DataType:
-    return args[0]
-
-
-def _element(args: list[DataType]) -> DataType:
-    element: DataType = getattr(args[0], "element_type", DataTypes.NULL())
-    return element.nullable()
-
-
-def _map_keys(args: list[DataType]) -> DataType:
-    return DataTypes.ARRAY(getattr(args[0], "key_type", DataTypes.NULL()))
-
-
-def _map_values(args: list[DataType]) -> DataType:
-    return DataTypes.ARRAY(getattr(args[0], "value_type", DataTypes.NULL()))
-
-
-def _map_entries(args: list[DataType]) -> DataType:
-    key = getattr(args[0], "key_type", DataTypes.NULL())
-    value = getattr(args[0], "value_type", DataTypes.NULL())
-    return DataTypes.ARRAY(DataTypes.ROW([DataTypes.FIELD("key", key), DataTypes.FIELD("value", value)]))
-
-
-def _map_from_arrays(args: list[DataType]) -> DataType:
-    key = getattr(args[0], "element_type", DataTypes.NULL())
-    value = getattr(args[1], "element_type", DataTypes.NULL())
-    return DataTypes.MAP(key, value)
-
-
 _STRINGS = _always(DataTypes.STRING())
 _DATE_TIME = _first
 
@@ -133,31 +77,4 @@ MORE: list[FunctionDefinition] = [
     FunctionDefinition("PLUS_INTERVAL", _plus_interval, _DATE_TIME),
     FunctionDefinition("CURRENT_DATABASE", lambda: "default_database", _always(DataTypes.STRING(False))),
     # arrays and maps
-    FunctionDefinition("ARRAY_APPEND", lambda values, v: [*values, v], _same_array),
-    FunctionDefinition("ARRAY_PREPEND", lambda values, v: [v, *values], _same_array),
-    FunctionDefinition("ARRAY_CONCAT", lambda *arrays: [v for a in arrays for v in a], _same_array),
-    FunctionDefinition("ARRAY_CONTAINS", lambda values, v: v in values, _BOOLEAN),
-    FunctionDefinition("ARRAY_DISTINCT", _distinct, _same_array),
-    FunctionDefinition("ARRAY_EXCEPT", lambda a, b: _distinct([v for v in a if v not in b]), _same_array),
-    FunctionDefinition("ARRAY_INTERSECT", lambda a, b: _distinct([v for v in a if v in b]), _same_array),
-    FunctionDefinition("ARRAY_UNION", lambda a, b: _distinct([*a, *b]), _same_array),
-    FunctionDefinition("ARRAY_JOIN", _array_join, _STRING),
-    FunctionDefinition(
-        "ARRAY_MAX", lambda values: max((v for v in values if v is not None), default=None), _element
-    ),
-    FunctionDefinition(
-        "ARRAY_MIN", lambda values: min((v for v in values if v is not None), default=None), _element
-    ),
-    FunctionDefinition("ARRAY_POSITION", lambda values, v: values.index(v) + 1 if v in values else 0, _INT),
-    FunctionDefinition("ARRAY_REMOVE", lambda values, v: [x for x in values if x != v], _same_array),
-    FunctionDefinition("ARRAY_REVERSE", lambda values: values[::-1], _same_array),
-    FunctionDefinition("ARRAY_SLICE", _array_slice, _same_array),
-    FunctionDefinition("ARRAY_SORT", _array_sort, _same_array),
-    FunctionDefinition("MAP_KEYS", lambda m: list(m.keys()), _map_keys),
-    FunctionDefinition("MAP_VALUES", lambda m: list(m.values()), _map_values),
-    FunctionDefinition("MAP_ENTRIES", lambda m: [(k, v) for k, v in m.items()], _map_entries),
-    FunctionDefinition(
-        "MAP_FROM_ARRAYS", lambda keys, values: dict(zip(keys, values, strict=True)), _map_from_arrays
-    ),
-    FunctionDefinition("MAP_UNION", lambda *maps: {k: v for m in maps for k, v in m.items()}, _first),
 ]

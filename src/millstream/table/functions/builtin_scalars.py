@@ -168,39 +168,6 @@ def _local_now() -> datetime.datetime:
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
-def _element(values: list[Any]) -> Any:
-    if len(values) > 1:
-        raise ValueError("ELEMENT: the array has more than one element")
-    return values[0] if values else None
-
-
-def _cardinality(value: Any) -> int:
-    return len(value)
-
-
-def _array_type(args: list[DataType]) -> DataType:
-    typed = [a for a in args if a.root != "NULL"]
-    return DataTypes.ARRAY(typed[0] if typed else DataTypes.NULL(), False)
-
-
-def _element_type(args: list[DataType]) -> DataType:
-    element = getattr(args[0], "element_type", DataTypes.NULL())
-    return element.nullable()
-
-
-def _at(container: Any, key: Any) -> Any:
-    """``array[i]`` (1-based; NULL out of range) or ``map[k]`` (NULL when missing)."""
-    if isinstance(container, dict):
-        return container.get(key)
-    return container[key - 1] if 1 <= key <= len(container) else None
-
-
-def _at_type(args: list[DataType]) -> DataType:
-    container = args[0]
-    inner = getattr(container, "element_type", None) or getattr(container, "value_type", None)
-    return (inner or DataTypes.NULL()).nullable()
-
-
 def _row(values: tuple[Any, ...]) -> Any:
     from millstream.common.types import Row
 
@@ -211,10 +178,6 @@ def _row(values: tuple[Any, ...]) -> Any:
 
 def _row_type(args: list[DataType]) -> DataType:
     return DataTypes.ROW([DataTypes.FIELD(f"f{i}", t) for i, t in enumerate(args)], False)
-
-
-def _map_type(args: list[DataType]) -> DataType:
-    return DataTypes.MAP(args[0], args[1], False)
 
 
 SCALARS: list[FunctionDefinition] = [
@@ -260,14 +223,7 @@ SCALARS: list[FunctionDefinition] = [
         lambda args: args[1].nullable(),
         null_aware=True,
     ),
-    FunctionDefinition("CARDINALITY", _cardinality, _INT),
-    FunctionDefinition("ELEMENT", _element, _element_type),
-    FunctionDefinition("ARRAY", lambda *values: list(values), _array_type, null_aware=True),
-    FunctionDefinition("AT", _at, _at_type),
     FunctionDefinition("ROW", lambda *values: _row(values), _row_type, null_aware=True),
-    FunctionDefinition(
-        "MAP", lambda *pairs: dict(zip(pairs[::2], pairs[1::2], strict=True)), _map_type, null_aware=True
-    ),
 ]
 
 # functions whose implementation holds state (a random generator): a fresh one per call site

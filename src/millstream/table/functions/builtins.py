@@ -20,6 +20,7 @@ from typing import Any
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import Expression, _Literal, _wrap
 from millstream.table.expression.resolved import Compiled, common_type, in_width, nullable_if_any
+from millstream.table.functions.array_functions import COLLECTIONS
 from millstream.table.functions.builtin_more import MORE
 from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
 from millstream.table.functions.definition import (
@@ -227,6 +228,7 @@ _DEFINITIONS = [
     *TEMPORAL,
     *STRINGS,
     *JSON_FUNCTIONS,
+    *COLLECTIONS,
 ]
 
 BUILTIN_FUNCTIONS: Mapping[str, FunctionDefinition] = MappingProxyType({d.name: d for d in _DEFINITIONS})
