@@ -127,11 +127,15 @@ def from_ltz(array: Any, unit: str) -> Any:
 
 def ltz_values(values: list[Any]) -> list[Any]:
     """Arrow's TIMESTAMP_LTZ values (aware ``datetime``s in UTC) as the row path holds them:
-    the session zone's wall-clock date-time, without a zone."""
+    the session zone's wall-clock date-time, without a zone (in UTC: the same date-time)."""
+    if session_zone() == "UTC":
+        return [None if v is None else v.replace(tzinfo=None) for v in values]
     utc = datetime.UTC
     return [None if v is None else v.replace(tzinfo=utc).astimezone().replace(tzinfo=None) for v in values]
 
 
 def ltz_input(value: datetime.datetime) -> datetime.datetime:
     """A row's TIMESTAMP_LTZ value as the instant Arrow builds a ``timestamp(tz="UTC")`` from."""
-    return value.astimezone(datetime.UTC) if value.tzinfo is None else value
+    if value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=datetime.UTC) if session_zone() == "UTC" else value.astimezone(datetime.UTC)

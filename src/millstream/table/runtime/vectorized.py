@@ -349,7 +349,11 @@ class _Projection:
     projection: list[Any] | None
     from_arrow: list[Callable[[list[Any]], list[Any]] | None] | None
 
-    def _projected(self, column: Callable[[int], Any], size: int) -> list[list[Any]]:
+    def _projected(
+        self, column: Callable[[int], Any], size: int, rows: list[Any] | None = None
+    ) -> list[list[Any]]:
+        """Each projected column's values; ``rows``: the input rows' values, which a column
+        handed on unchanged takes as they are (no round trip through Arrow)."""
         import pyarrow as pa
 
         assert self.projection is not None
@@ -359,6 +363,11 @@ class _Projection:
             ]
         results = []
         for expression, convert in zip(self.projection, self.from_arrow, strict=True):
+            inner = expression.operand if type(expression) is e._Alias else expression
+            if rows is not None and type(inner) is e._Column:
+                index = self.names.index(inner.name)
+                results.append([row[index] for row in rows])
+                continue
             result = _evaluate(expression, self.names, column, size, self.types)
             python = [result.as_py()] * size if isinstance(result, pa.Scalar) else result.to_pylist()
             results.append(python if convert is None else convert(python))
@@ -443,7 +452,7 @@ class VectorizedCalc(_Projection):
                         return [], kept
         if self.projection is None:
             return values, kept
-        results = self._projected(column, size)
+        results = self._projected(column, size, [change[1] for change in values])
         rows = list(zip(*results, strict=True))
         return [(change[0], row) for change, row in zip(values, rows, strict=True)], kept
 
