@@ -70,3 +70,31 @@ def test_a_timestamp_of_precision_9_prints_its_nanoseconds() -> None:
     assert format_value(DataTypes.TIMESTAMP_LTZ(9), value) == "2023-11-14 22:13:20.123456789"
     assert format_value(DataTypes.TIMESTAMP(7), value) == "2023-11-14 22:13:20.1234567"
     assert format_value(DataTypes.TIMESTAMP(3), value) == "2023-11-14 22:13:20.123"
+
+
+def test_timestamp_literals_keep_their_nanoseconds() -> None:
+    """PyFlink 2.3.0 prints FALSE for ``TIMESTAMP '2024-01-01 00:00:00.000000001' = TIMESTAMP
+    '2024-01-01 00:00:00.000000002'``, TRUE for ``<``, 123456789 for ``EXTRACT(NANOSECOND FROM
+    TIMESTAMP '1999-12-31 23:59:59.123456789')``, 2000-01-01 00:00:00.123456789 for
+    ``TIMESTAMPADD(SECOND, 1, TIMESTAMP '1999-12-31 23:59:59.123456789')`` and 000000001 for
+    ``DATE_FORMAT(TIMESTAMP '2024-03-05 07:08:09.000000001', 'SSSSSSSSS')``."""
+    from millstream.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
+    table = t_env.sql_query(
+        "SELECT TIMESTAMP '2024-01-01 00:00:00.000000001' = TIMESTAMP '2024-01-01 00:00:00.000000002', "
+        "TIMESTAMP '2024-01-01 00:00:00.000000001' < TIMESTAMP '2024-01-01 00:00:00.000000002', "
+        "EXTRACT(NANOSECOND FROM TIMESTAMP '1999-12-31 23:59:59.123456789'), "
+        "TIMESTAMPADD(SECOND, 1, TIMESTAMP '1999-12-31 23:59:59.123456789'), "
+        "DATE_FORMAT(TIMESTAMP '2024-03-05 07:08:09.000000001', 'SSSSSSSSS')"
+    )
+    types = table.get_schema().get_field_data_types()
+    (row,) = list(table.execute().collect())
+    assert [format_value(t, v) for t, v in zip(types, row, strict=True)] == [
+        "FALSE",
+        "TRUE",
+        "123456789",
+        "2000-01-01 00:00:00.123456789",
+        "000000001",
+    ]

@@ -31,6 +31,7 @@ import decimal
 import re
 from dataclasses import dataclass
 
+from millstream.table.common.timestamps import with_nano_of_second
 from millstream.table.common.types import DataType, DataTypes
 
 __all__ = [
@@ -249,7 +250,7 @@ def time_literal(text: str) -> tuple[datetime.time, int]:
 
 def timestamp_literal(text: str, kind: str = "TIMESTAMP") -> tuple[datetime.datetime, int]:
     """``TIMESTAMP 'yyyy-MM-dd[ HH:mm:ss][.f]'``'s value and precision (the fraction's digits,
-    at most 9; the value keeps microseconds)."""
+    at most 9; a value of 7 to 9 digits keeps its nanoseconds, a ``NanoTimestamp``)."""
     match = _TIMESTAMP_RE.fullmatch(text)
     if match:
         date, fields, fraction = _date(match.groups()[:3]), _time(match.groups()[3:6]), match.group(7)
@@ -261,8 +262,9 @@ def timestamp_literal(text: str, kind: str = "TIMESTAMP") -> tuple[datetime.date
     digits = _fraction(fraction)
     if date is None or fields is None or digits is None or len(digits) > 9:
         raise _illegal(kind, text, "yyyy-MM-dd HH:mm:ss")
-    micros = int((digits + "000000")[:6])
-    return datetime.datetime(date.year, date.month, date.day, *fields, micros), len(digits)
+    nanos = int((digits + "000000000")[:9])
+    moment = datetime.datetime(date.year, date.month, date.day, *fields)
+    return with_nano_of_second(moment, nanos), len(digits)
 
 
 # -- intervals --------------------------------------------------------------------------------------
