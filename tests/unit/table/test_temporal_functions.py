@@ -707,3 +707,13 @@ def test_time_values_cast_to_a_time_precision() -> None:
         datetime.time(6, 55, 44),
         datetime.time(6, 55, 44),
     ]
+
+
+def test_current_time_without_parentheses_and_typeof_with_two_arguments() -> None:
+    """PyFlink 2.3.0 prints TRUE for ``CURRENT_TIME IS NOT NULL``, ``TIME(0) NOT NULL`` for
+    ``TYPEOF(CURRENT_TIME)`` and ``INT NOT NULL`` for ``TYPEOF(1, TRUE)`` (STRING columns)."""
+    assert _one_row("CURRENT_TIME IS NOT NULL", "TYPEOF(CURRENT_TIME)", "TYPEOF(1, TRUE)") == [
+        True,
+        "TIME(0) NOT NULL",
+        "INT NOT NULL",
+    ]

@@ -84,8 +84,8 @@ def _column_name(node: exp.Column) -> str:
     return name
 
 
-# Flink's functions written without parentheses that sqlglot reads as column names
-_NILADIC = {"LOCALTIMESTAMP": "LOCALTIMESTAMP", "LOCALTIME": "CURRENT_TIME", "CURRENT_ROW_TIMESTAMP": "NOW"}
+_NILADIC = {"LOCALTIMESTAMP": "LOCALTIMESTAMP", "LOCALTIME": "CURRENT_TIME", "CURRENT_TIME": "CURRENT_TIME"}
+_NILADIC["CURRENT_ROW_TIMESTAMP"] = "NOW"  # functions without parentheses, read as columns by sqlglot
 
 
 def _is_map_constructor(node: exp.Expression) -> bool:

@@ -161,8 +161,8 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         return call_builtin(
             name, lit(_unit(unit.this if isinstance(unit, exp.Literal) else unit)), *map(expression, rest)
         )
-    if isinstance(node, exp.Typeof):
-        return _TypeOf(expression(node.this))
+    if _json_call_name(node) == "TYPEOF" and len(node.expressions) in (1, 2):  # TYPEOF(x [, force])
+        return _TypeOf(expression(node.expressions[0]))
     return _json_form(node, expression) or _aggregate_form(node, expression) or _overlaps(node, expression)
 
 
