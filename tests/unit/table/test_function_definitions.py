@@ -168,3 +168,16 @@ def test_a_json_table_gives_flinks_edge_results_on_arrow_and_on_rows(tmp_path: P
     assert ("columnar=[arrow]" in t_env.explain_sql(sql)) == (columnar == "true")
     with t_env.execute_sql(sql).collect() as result:
         _assert_flinks(sorted((tuple(r) for r in result), key=lambda r: r[-3]))
+
+
+def test_floor_and_ceil_of_a_decimal_keep_its_precision() -> None:
+    """PyFlink 2.3.0 types CEIL(CAST(-2.50 AS DECIMAL(3, 2))) DECIMAL(3, 0) NOT NULL (printing
+    -2) and FLOOR of a DECIMAL(9, 4) DECIMAL(9, 0)."""
+    from millstream.table.common.printing import summary_string
+    from millstream.table.common.types import DataTypes
+
+    assert (
+        summary_string(BUILTIN_FUNCTIONS["CEIL"].result([DataTypes.DECIMAL(3, 2, False)]))
+        == "DECIMAL(3, 0) NOT NULL"
+    )
+    assert summary_string(BUILTIN_FUNCTIONS["FLOOR"].result([DataTypes.DECIMAL(9, 4)])) == "DECIMAL(9, 0)"

@@ -42,7 +42,7 @@ def _rounded_type(args: list[DataType]) -> DataType:
     t = args[0]
     if t.root == "DECIMAL":
         precision, scale = (list(t.params) + [10, 0])[:2]
-        return DataTypes.DECIMAL(max(1, precision - scale + (1 if scale else 0)), 0, t.is_nullable())
+        return DataTypes.DECIMAL(precision, 0, t.is_nullable())  # Flink keeps the precision
     return t
 
 
