@@ -17,6 +17,7 @@ is a ``NanoTimestamp``: a ``datetime`` that keeps them (``nanosecond``, 0..999, 
 from __future__ import annotations
 
 import datetime
+import time
 from typing import Any
 
 from millstream.common.time import Instant
@@ -167,6 +168,8 @@ def to_epoch_millis(value: Any, root: str) -> int:
     """Epoch milliseconds of a TIMESTAMP (as UTC) or TIMESTAMP_LTZ (in the local zone) value."""
     if root == "TIMESTAMP_LTZ":
         if value.tzinfo is None:
+            if time.timezone == 0 and time.altzone == 0:  # a UTC local zone: no zone lookup (slow)
+                return (value - EPOCH) // _MILLI
             value = value.astimezone()  # the local zone's wall-clock time
         return (value - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)) // _MILLI
     return (value - EPOCH) // _MILLI
