@@ -16,6 +16,7 @@ from millstream.table.catalog.catalog_manager import (
     CatalogView,
 )
 from millstream.table.common.factories import find_table_factory
+from millstream.table.common.logical_type_casts import sink_mismatch, supports_avoiding_cast
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression, col
 from millstream.table.planner.nodes import PlanNode, Sink
@@ -32,7 +33,7 @@ def cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNode
     expressions = []
     for name, source, target, sink_name in zip(plan.names, plan.types, types, names, strict=True):
         e = col(name)
-        if source.root != target.root and source.root != "NULL":
+        if not supports_avoiding_cast(source, target) and source.root != "NULL":
             e = e.cast(target if source.is_nullable() else target.not_null())
         expressions.append(e.alias(sink_name) if sink_name != name else e)
     casted = project(plan, expressions, lambda i: f"_c{i}")
@@ -215,7 +216,8 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
     connector's ``TableSink``.
 
     Raises:
-        ValueError: no such sink table, or the query has another number of columns.
+        ValueError: no such sink table, or the query's columns do not cast implicitly to the
+            sink's (Flink's message).
     """
     table = catalog.tables.get(path)
     if table is None:
@@ -223,13 +225,13 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
     descriptor = table.descriptor
     if descriptor.schema is not None:
         columns = descriptor.schema.persisted_columns()
-        if len(columns) != len(plan.names):
-            raise ValueError(
-                f"the query has {len(plan.names)} columns {plan.names}, sink '{path}' has "
-                f"{len(columns)}: {[n for n, _ in columns]}"
-            )
-        # the query's columns implicitly cast to the sink's types
-        plan = cast_to(plan, [n for n, _ in columns], [t for _, t in columns])
+        names, types = [n for n, _ in columns], [t for _, t in columns]
+        # Flink's DynamicSinkUtils: each column casts implicitly to the sink's, or the plan fails
+        table_name = f"{DEFAULT_CATALOG}.{DEFAULT_DATABASE}.{path}"
+        mismatch = sink_mismatch(table_name, plan.names, plan.types, names, types)
+        if mismatch is not None:
+            raise ValueError(mismatch)
+        plan = cast_to(plan, names, types)
     table_sink = find_table_factory(table.connector).create_sink(table.context)
     options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
     return Sink(

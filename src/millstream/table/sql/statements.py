@@ -19,9 +19,9 @@ from millstream.table.catalog.catalog_manager import CatalogManager
 from millstream.table.functions.udf import _REGISTERED
 from millstream.table.planner import builder
 from millstream.table.planner.nodes import PlanNode
-from millstream.table.sql.catalog_tables import sink_plan
 from millstream.table.sql.context import SqlContext
 from millstream.table.sql.expressions import column_type
+from millstream.table.sql.insert import insert_plan
 from millstream.table.sql.operations import (
     CreateFunctionOperation,
     CreateTableOperation,
@@ -47,10 +47,7 @@ def _context(catalog: CatalogManager, batch: bool) -> SqlContext:
 
 
 def _insert(ctx: SqlContext, tree: exp.Insert) -> PlanNode:
-    source = tree.expression
-    if not is_query(source):
-        raise SqlError("INSERT INTO needs a query (SELECT ...)")
-    return sink_plan(ctx.catalog, query(ctx, source), tree.this.name)
+    return insert_plan(ctx, tree)  # INSERT INTO t [(columns)] SELECT ... | VALUES ...
 
 
 def insert_operation(catalog: CatalogManager, batch: bool, statement: str) -> InsertOperation:
