@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.common.config_option import parse_duration_ms
+from millstream.common.types import Row
 from millstream.table.common.timestamps import from_epoch_millis
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
@@ -215,8 +216,6 @@ def _random_time(root: str, options: dict[str, str], prefix: str) -> Generate:
 
 
 def _random_row(name: str, data_type: RowType, options: dict[str, str]) -> Generate:
-    from millstream.common.types import Row
-
     names = data_type.field_names()
     fields = [_random(f"{name}.{n}", t, options) for n, t in zip(names, data_type.field_types(), strict=True)]
 

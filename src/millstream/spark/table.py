@@ -112,8 +112,8 @@ def to_dataframe(x: Any, spark: Any) -> Any:
         return to_dataframe(x.inputs[0], spark)
     if name == "TableSourceScan" and type(node) is p.Values:
         return spark.createDataFrame([tuple(r) for r in node.rows], _schema(node.names, node.types))
-    if name == "TableSourceScan" and type(node) is FileSystemSource:
-        return _read_files(node, spark)
+    if name == "TableSourceScan" and isinstance(node, p.SourceScan) and type(node.source) is FileSystemSource:
+        return _read_files(node.source, spark)
     if name == "Calc":
         return _calc(node, to_dataframe(x.inputs[0], spark), x.inputs[0].node)
     # an aggregation prints the projection of its keys and calls above it (its node then)

@@ -6,8 +6,9 @@ PyFlink's module paths and only re-export names. The code lives in one package p
 Flink's modules; each imports only the packages below it:
 
 - ``api``: TableEnvironment, Table, results, descriptors, expressions (flink-table-api-java);
-- ``sql``: the SQL front end, statements and queries to plans (flink-sql-parser and
-  SqlToOperationConverter);
+- ``sql``: the SQL front end, statements to operations and queries to plans (flink-sql-parser
+  and SqlToOperationConverter);
+- ``catalog``: the tables and views by name (Flink's CatalogManager);
 - ``planner``: logical plan, rewrite rules, exec nodes, explain (flink-table-planner);
 - ``connectors``: the built-in table connectors (filesystem, datagen, print, blackhole);
 - ``runtime``: the operators, on rows and Arrow batches (flink-table-runtime);

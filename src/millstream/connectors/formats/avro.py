@@ -19,9 +19,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common.typeinfo import Types
 from millstream.connectors.formats.common import _named_row
 from millstream.table.common.factories import Decoder, Encoder, FormatFactory
-from millstream.table.common.types import ArrayType, DataType, MapType, RowType
+from millstream.table.common.types import ArrayType, DataType, DataTypes, MapType, RowType
 
 __all__ = [
     "AVRO",
@@ -129,8 +130,6 @@ class AvroFormatFactory(FormatFactory):
     def _parsed(names: list[str], types: list[DataType]) -> Any:
         import fastavro
 
-        from millstream.table.common.types import DataTypes
-
         row = DataTypes.ROW([DataTypes.FIELD(n, t) for n, t in zip(names, types, strict=True)], False)
         return fastavro.parse_schema(_avro_type(row, "record", _NAMESPACE))
 
@@ -233,8 +232,6 @@ class AvroRowDeserializationSchema:
 
 
 def _type_info_of(schema: Any) -> Any:
-    from millstream.common.typeinfo import Types
-
     if isinstance(schema, list):  # a union: ["null", T] is a nullable T
         others = [s for s in schema if s != "null"]
         return _type_info_of(others[0]) if len(others) == 1 else Types.PICKLED_BYTE_ARRAY()

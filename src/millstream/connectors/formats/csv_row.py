@@ -10,18 +10,16 @@ import csv
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common.typeinfo import RowTypeInfo
 from millstream.connectors.formats.common import _named_row
 from millstream.connectors.formats.csv import csv_column_writers, csv_dialect, csv_field, single_char
 from millstream.connectors.formats.csv_jackson import arity_error, jackson_fields
-from millstream.table.common.types import DataType
+from millstream.table.common.types import DataType, from_type_info
 
 __all__ = ["CsvRowDeserializationSchema", "CsvRowSerializationSchema"]
 
 
 def _row_types(type_info: Any, what: str) -> tuple[list[str], list[DataType]]:
-    from millstream.common.typeinfo import RowTypeInfo
-    from millstream.table.common.types import from_type_info
-
     if not isinstance(type_info, RowTypeInfo):
         raise TypeError(f"{what} needs a row type (Types.ROW / Types.ROW_NAMED), got {type_info}")
     return type_info.get_field_names(), [from_type_info(t) for t in type_info.get_field_types()]

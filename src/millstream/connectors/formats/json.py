@@ -27,7 +27,7 @@ from millstream.connectors.file.readers import LineDecoder, LineError
 from millstream.connectors.formats.common import _named_row, _nullable, _SchemaReaderFormat
 from millstream.connectors.formats.json_converters import json_loads, json_text, json_value_converter
 from millstream.connectors.formats.json_encoders import dumps, json_object_encoder
-from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.types import DataType, DataTypes, from_type_info
 
 __all__ = ["JsonLinesReaderFormat", "JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
 
@@ -263,8 +263,6 @@ class JsonRowSerializationSchema:
 
 
 def _row_encoder(type_info: TypeInformation) -> Callable[[Any], bytes]:
-    from millstream.table.common.types import from_type_info
-
     if not isinstance(type_info, RowTypeInfo):
         raise TypeError(f"JsonRowSerializationSchema needs a row type (Types.ROW_NAMED), got {type_info}")
     names = type_info.get_field_names()

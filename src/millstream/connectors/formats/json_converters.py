@@ -35,6 +35,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common.types import Row
 from millstream.table.common.timestamps import with_nano_of_second
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
@@ -161,8 +162,6 @@ def _converter(data_type: DataType, ignore: bool, standard: str) -> Convert:
 
 
 def _nested_row(data_type: RowType, ignore: bool, standard: str) -> Convert:
-    from millstream.common.types import Row
-
     names = data_type.field_names()
     fields = [_nullable(json_value_converter(t, ignore, standard)) for t in data_type.field_types()]
 

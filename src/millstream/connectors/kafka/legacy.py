@@ -22,6 +22,8 @@ from millstream.connectors.kafka.offsets import (
     KafkaOffsetsInitializer,
     KafkaTopicPartition,
 )
+from millstream.connectors.kafka.sink import KafkaRecordSerializationSchema, KafkaSink
+from millstream.connectors.kafka.source import KafkaSource
 
 __all__ = ["FlinkKafkaConsumer", "FlinkKafkaProducer", "Semantic"]
 
@@ -94,8 +96,6 @@ class FlinkKafkaConsumer:
 
     def as_source(self) -> Any:
         """The KafkaSource this consumer runs as."""
-        from millstream.connectors.kafka.source import KafkaSource
-
         starting = self._starting
         if starting.kind == "committed" and "group.id" not in self.properties:
             # no group to read offsets of: where auto.offset.reset points
@@ -179,8 +179,6 @@ class FlinkKafkaProducer:
 
     def as_sink(self) -> Any:
         """The KafkaSink this producer runs as."""
-        from millstream.connectors.kafka.sink import KafkaRecordSerializationSchema, KafkaSink
-
         serializer = (
             KafkaRecordSerializationSchema.builder()
             .set_topic(self.topic)

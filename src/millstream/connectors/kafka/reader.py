@@ -21,6 +21,7 @@ from collections import deque
 from typing import Any
 
 from millstream.connectors.kafka.client import KafkaClientLog, KafkaConnectorError, create_client, split_owner
+from millstream.connectors.kafka.discovery import discover_splits
 from millstream.connectors.kafka.offsets import NO_STOPPING_OFFSET, KafkaPartitionSplit
 
 __all__ = ["KafkaSourceReader"]
@@ -211,8 +212,6 @@ class KafkaSourceReader:
         """Without an enumerator: discover the partitions, keep this subtask's (Flink's owner
         rule) and expect no more (a bounded source)."""
         from confluent_kafka import Consumer
-
-        from millstream.connectors.kafka.source import discover_splits
 
         client_log = KafkaClientLog(f"KafkaSource {self._name}")
         consumer = create_client(Consumer, self._source.consumer_config(None), client_log.what, client_log)

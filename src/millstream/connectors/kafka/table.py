@@ -31,16 +31,19 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from millstream.common.connector import DeliveryGuarantee
+from millstream.common.typeinfo import Types
 from millstream.connectors.kafka.client import KafkaConnectorError
 from millstream.connectors.kafka.offsets import (
     KafkaOffsetResetStrategy,
     KafkaOffsetsInitializer,
     KafkaTopicPartition,
 )
+from millstream.connectors.kafka.sink import KafkaSink
+from millstream.connectors.kafka.source import KafkaSource
 from millstream.table.common.factories import (
     DELETE,
     INSERT,
@@ -53,12 +56,9 @@ from millstream.table.common.factories import (
     find_format_factory,
 )
 from millstream.table.common.options import parse_duration_ms
+from millstream.table.common.table_source import TableSource
 from millstream.table.common.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.common.types import DataType
-from millstream.table.planner.nodes import ChangelogNormalize, PlanNode, SourceScan
-
-if TYPE_CHECKING:
-    from millstream.table.planner.planning import PlanningContext
 
 __all__ = ["KAFKA", "UPSERT_KAFKA"]
 
@@ -200,8 +200,6 @@ class _TableDeserializer:
         self.context, self.upsert = context, upsert
 
     def get_produced_type(self) -> Any:
-        from millstream.common.typeinfo import Types
-
         return Types.PICKLED_BYTE_ARRAY()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -322,18 +320,15 @@ def _initializer(context: TableContext, prefix: str, mode: str, topics: list[str
 
 
 @dataclass(frozen=True)
-class KafkaScan(SourceScan):
-    """A Kafka table's source: physical columns, then metadata columns."""
+class KafkaTableSource(TableSource):
+    """A Kafka table's source: physical columns, then metadata columns; it generates the
+    table's watermarks per partition when the planner pushes them into it."""
 
     context: Any = None
     upsert: bool = False
-    supports_watermark_push_down: bool = True
-    watermark: Any = field(default=None)  # (WatermarkAssigner, row function) pushed down
+    supports_watermark_push_down: ClassVar[bool] = True
 
-    def translate(self, ctx: PlanningContext) -> Any:
-        from millstream.common import WatermarkStrategy
-        from millstream.connectors.kafka.source import KafkaSource
-
+    def produce(self, env: Any, watermarks: Any) -> Any:
         context: TableContext = self.context
         options = context.options
         topics = _list(options.get("topic"))
@@ -358,11 +353,7 @@ class KafkaScan(SourceScan):
         if interval is not None:
             builder.set_property("partition.discovery.interval.ms", str(parse_duration_ms(interval)))
         builder.set_value_only_deserializer(_TableDeserializer(context, self.upsert))
-        strategy = WatermarkStrategy.no_watermarks()
-        if self.watermark is not None:
-            assigner, row_of = self.watermark
-            strategy = assigner.strategy(ctx.env, row_of)
-        stream = ctx.env.from_source(builder.build(), strategy, f"KafkaSource-{context.name}")
+        stream = env.from_source(builder.build(), watermarks, f"KafkaSource-{context.name}")
         if options.get("scan.parallelism"):
             stream.set_parallelism(int(options["scan.parallelism"]))
         return stream
@@ -456,8 +447,6 @@ class _KafkaTableSink(TableSink):
         self.context, self.upsert, self.changelog = context, upsert, changelog
 
     def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
-        from millstream.connectors.kafka.sink import KafkaSink
-
         options = self.context.options
         builder = KafkaSink.builder()
         for key, value in options.items():
@@ -502,16 +491,15 @@ class KafkaTableFactory(DynamicTableFactory):
                 f"table '{context.name}' ({self.identifier}): set exactly one of 'topic' and 'topic-pattern'"
             )
 
-    def create_source(self, context: TableContext) -> PlanNode:
+    def create_source(self, context: TableContext) -> TableSource:
         names = [n for n, _ in context.physical] + [c.name for c in context.metadata]
         types = [t for _, t in context.physical] + [c.data_type for c in context.metadata]
         _, (value_id, _) = _formats(context)
-        changelog = find_format_factory(value_id).changelog
-        scan = KafkaScan(names, types, changelog or self.upsert, context=context, upsert=self.upsert)
-        if not self.upsert:
-            return scan
-        keys = [names.index(n) for n in context.primary_key]
-        return ChangelogNormalize(names, types, True, input=scan, key_indexes=keys)
+        changelog = "all" if find_format_factory(value_id).changelog else "insert-only"
+        if self.upsert:  # the planner normalizes it by the key (Flink's ChangelogNormalize)
+            keys = [names.index(n) for n in context.primary_key]
+            return KafkaTableSource(names, types, "upsert", keys, context=context, upsert=True)
+        return KafkaTableSource(names, types, changelog, context=context)
 
     def create_sink(self, context: TableContext) -> TableSink:
         _, (value_id, _) = _formats(context)

@@ -97,8 +97,8 @@ class _Reader(DataSourceStreamReader):
     def _discover(self, known: dict[str, int]) -> dict[str, int]:
         """The starting offsets of partitions not in ``known`` ("topic:partition" keys);
         their starting and stopping offsets are kept for later micro-batches."""
+        from millstream.connectors.kafka.discovery import discover_splits
         from millstream.connectors.kafka.offsets import KafkaTopicPartition
-        from millstream.connectors.kafka.source import discover_splits
 
         consumer = self._consumer()
         try:

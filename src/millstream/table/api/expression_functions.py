@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.table.common.types import DataType
-from millstream.table.expression.calls import _builtin
-from millstream.table.expression.expression import Expression, _Column, _Literal, _wrap
+from millstream.table.expression.expression import Expression, _Column, _Literal, _wrap, lit
+from millstream.table.functions.builtins import call_builtin
+from millstream.table.sql.expressions import parse_expression
 
 __all__ = [
     "array",
@@ -41,32 +42,32 @@ __all__ = [
 
 def pi() -> Expression:
     """π (DOUBLE)."""
-    return _builtin("PI")
+    return call_builtin("PI")
 
 
 def e() -> Expression:
     """Euler's number (DOUBLE)."""
-    return _builtin("E")
+    return call_builtin("E")
 
 
 def rand(seed: Any = None) -> Expression:
     """A pseudorandom DOUBLE in [0, 1); with ``seed``, Java's sequence for it (as Flink's)."""
-    return _builtin("RAND") if seed is None else _builtin("RAND", seed)
+    return call_builtin("RAND") if seed is None else call_builtin("RAND", seed)
 
 
 def rand_integer(bound: Any, seed: Any = None) -> Expression:
     """A pseudorandom INT in [0, bound); with ``seed``, Java's sequence for it."""
-    return _builtin("RAND_INTEGER", bound) if seed is None else _builtin("RAND_INTEGER", seed, bound)
+    return call_builtin("RAND_INTEGER", bound) if seed is None else call_builtin("RAND_INTEGER", seed, bound)
 
 
 def atan2(y: Any, x: Any) -> Expression:
     """The angle of the point (x, y), in radians."""
-    return _builtin("ATAN2", y, x)
+    return call_builtin("ATAN2", y, x)
 
 
 def log(v: Any, base: Any = None) -> Expression:
     """The natural logarithm of ``v``, or its logarithm in ``base``."""
-    return _builtin("LOG", v) if base is None else _builtin("LOG", base, v)
+    return call_builtin("LOG", v) if base is None else call_builtin("LOG", base, v)
 
 
 def negative(v: Any) -> Expression:
@@ -76,68 +77,66 @@ def negative(v: Any) -> Expression:
 
 def uuid() -> Expression:
     """A random UUID (type 4) as text."""
-    return _builtin("UUID")
+    return call_builtin("UUID")
 
 
 def current_date() -> Expression:
     """Today in the local time zone (DATE)."""
-    return _builtin("CURRENT_DATE")
+    return call_builtin("CURRENT_DATE")
 
 
 def current_time() -> Expression:
     """The local time (TIME)."""
-    return _builtin("CURRENT_TIME")
+    return call_builtin("CURRENT_TIME")
 
 
 def local_time() -> Expression:
     """The local time (TIME)."""
-    return _builtin("CURRENT_TIME")
+    return call_builtin("CURRENT_TIME")
 
 
 def current_timestamp() -> Expression:
     """Now, as a TIMESTAMP_LTZ(3)."""
-    return _builtin("CURRENT_TIMESTAMP")
+    return call_builtin("CURRENT_TIMESTAMP")
 
 
 def local_timestamp() -> Expression:
     """Now in the local time zone, as a TIMESTAMP(3)."""
-    return _builtin("LOCALTIMESTAMP")
+    return call_builtin("LOCALTIMESTAMP")
 
 
 def current_database() -> Expression:
     """The current database's name."""
-    from millstream.table.expression.expression import lit
-
     return lit("default_database")
 
 
 def to_date(date_str: Any, format: Any = None) -> Expression:
     """A date parsed from ``yyyy-MM-dd`` text (or a Java ``format``); NULL if it does not parse."""
-    return _builtin("TO_DATE", date_str) if format is None else _builtin("TO_DATE", date_str, format)
+    return call_builtin("TO_DATE", date_str) if format is None else call_builtin("TO_DATE", date_str, format)
 
 
 def to_timestamp(timestamp_str: Any, format: Any = None) -> Expression:
     """A TIMESTAMP(3) parsed from ``yyyy-MM-dd HH:mm:ss`` text (or a Java ``format``)."""
     if format is None:
-        return _builtin("TO_TIMESTAMP", timestamp_str)
-    return _builtin("TO_TIMESTAMP", timestamp_str, format)
+        return call_builtin("TO_TIMESTAMP", timestamp_str)
+    return call_builtin("TO_TIMESTAMP", timestamp_str, format)
 
 
 def array(head: Any, *tail: Any) -> Expression:
     """An ARRAY of the values."""
-    return _builtin("ARRAY", head, *tail)
+    return call_builtin("ARRAY", head, *tail)
 
 
 def row(head: Any, *tail: Any) -> Expression:
     """A ROW of the values (fields ``f0``, ``f1`` ...)."""
-    return _builtin("ROW", head, *tail)
+    return call_builtin("ROW", head, *tail)
 
 
 def map_(key: Any, value: Any, *tail: Any) -> Expression:
     """A MAP of the key-value pairs (``map_(k1, v1, k2, v2)``)."""
     if len(tail) % 2:
         raise ValueError("map_ takes pairs of keys and values")
-    return _builtin("MAP", key, value, *tail)
+    return call_builtin("MAP", key, value, *tail)
 
 
 def null_of(data_type: DataType) -> Expression:
@@ -147,13 +146,11 @@ def null_of(data_type: DataType) -> Expression:
 
 def json_string(value: Any) -> Expression:
     """The value as JSON text (NULL stays NULL)."""
-    return _builtin("JSON_STRING", value)
+    return call_builtin("JSON_STRING", value)
 
 
 def call_sql(sql_expression: str) -> Expression:
     """An SQL expression over the table's columns (``call_sql("UPPER(name)")``)."""
-    from millstream.table.sql.expressions import parse_expression
-
     return parse_expression(sql_expression)
 
 

@@ -4,12 +4,13 @@
 The functions here build expression trees (``expression/expression.py``); ``expression/resolved.py`` has the
 typing rules they resolve by (Flink's: literals are ``NOT NULL``, ``lit(7)`` is INT, integer
 division truncates toward zero as Java's ...). Importing this module also gives expressions
-the Table API's methods that call built-in functions (``expression/calls.py``).
+the Table API's methods that call built-in functions (``api/expression_methods.py``).
 """
 
 from typing import Any
 
-from millstream.table.expression.calls import _builtin
+from millstream.table.api import expression_functions
+from millstream.table.api.expression_methods import install_methods
 from millstream.table.expression.expression import (
     AggregateCall,
     Compiled,
@@ -20,7 +21,10 @@ from millstream.table.expression.expression import (
     lit,
 )
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
+from millstream.table.functions.builtins import call_builtin
 from millstream.table.functions.lookup import call
+
+install_methods()  # col('s').upper_case, .substring(1, 2) ... on every expression
 
 __all__ = [
     "CURRENT_RANGE",
@@ -73,28 +77,28 @@ __all__ = [
 
 def concat(first: Any, *others: Any) -> Expression:
     """The strings joined (NULL if any is NULL)."""
-    return _builtin("CONCAT", first, *others)
+    return call_builtin("CONCAT", first, *others)
 
 
 def concat_ws(separator: Any, first: Any, *others: Any) -> Expression:
     """The non-NULL strings joined by ``separator``."""
-    return _builtin("CONCAT_WS", separator, first, *others)
+    return call_builtin("CONCAT_WS", separator, first, *others)
 
 
 def coalesce(*args: Any) -> Expression:
     """The first non-NULL argument."""
-    return _builtin("COALESCE", *args)
+    return call_builtin("COALESCE", *args)
 
 
 def to_timestamp_ltz(*args: Any) -> Expression:
     """A TIMESTAMP_LTZ of an epoch number: ``(numeric, precision)``, seconds for precision 0,
     milliseconds for 3 (PyFlink's signature takes ``*args``)."""
-    return _builtin("TO_TIMESTAMP_LTZ", *args)
+    return call_builtin("TO_TIMESTAMP_LTZ", *args)
 
 
 def date_format(timestamp: Any, format: Any) -> Expression:
     """The timestamp as text in a Java date-time ``format``."""
-    return _builtin("DATE_FORMAT", timestamp, format)
+    return call_builtin("DATE_FORMAT", timestamp, format)
 
 
 def row_interval(rows: int) -> Expression:
@@ -112,8 +116,6 @@ def __getattr__(name: str) -> Any:
     """The functions of ``expression_functions`` (``pi``, ``array``, ``with_columns`` ...) under
     this module's name, as PyFlink's ``pyflink.table.expressions`` has them; imported when first
     asked for (that module builds on this one)."""
-    from millstream.table.api import expression_functions
-
     if name in expression_functions.__all__:
         return getattr(expression_functions, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

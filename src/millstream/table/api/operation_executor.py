@@ -45,7 +45,7 @@ def execute_operation(t_env: TableEnvironment, operation: Operation) -> TableRes
         case InsertOperation(plan=plan):
             return t_env._run_many([plan])
         case ExplainOperation(plan=plan, changelog_mode=changelog_mode):
-            return TableResult.raw(explain_plan(plan, t_env.get_config(), changelog_mode))
+            return TableResult.raw(explain_plan(plan, t_env._planner_options(), changelog_mode))
         case ShowOperation() | UseOperation():
             return _catalog_statement(t_env, operation)
         case NoOperation():

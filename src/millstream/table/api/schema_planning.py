@@ -8,10 +8,12 @@ import datetime
 import decimal
 from typing import Any
 
+from millstream.common.typeinfo import PickledBytesTypeInfo
 from millstream.common.types import Row
+from millstream.table.api.schema import Schema
 from millstream.table.api.table_descriptor import TableDescriptor
 from millstream.table.common.factories import TableContext
-from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.types import DataType, DataTypes, RowType, from_type_info
 
 __all__ = [
     "as_tuple",
@@ -25,8 +27,6 @@ __all__ = [
 
 
 def has_type_info(data_stream: Any) -> bool:
-    from millstream.common.typeinfo import PickledBytesTypeInfo
-
     type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
     return type_info is not None and not isinstance(type_info, PickledBytesTypeInfo)
 
@@ -34,8 +34,6 @@ def has_type_info(data_stream: Any) -> bool:
 def stream_columns(data_stream: Any, fields: tuple[Any, ...]) -> tuple[list[str], list[DataType]]:
     """The physical columns of a table made of a DataStream: its declared type's fields (or
     ``f0`` for an atomic type), renamed by ``fields`` if given."""
-    from millstream.table.common.types import RowType, from_type_info
-
     type_info = data_stream.get_type() if hasattr(data_stream, "get_type") else None
     data_type = from_type_info(type_info) if type_info is not None else DataTypes.NULL()
     if isinstance(data_type, RowType):
@@ -51,8 +49,6 @@ def stream_columns(data_stream: Any, fields: tuple[Any, ...]) -> tuple[list[str]
 
 
 def table_context(path: str, descriptor: TableDescriptor) -> TableContext:
-    from millstream.table.api.schema import Schema
-
     schema = descriptor.schema if descriptor.schema is not None else Schema.new_builder().build()
     return TableContext(path, schema, dict(descriptor.options), list(descriptor.partition_keys))
 

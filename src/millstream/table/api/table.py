@@ -11,10 +11,14 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Any
 
+from millstream.table.api.expression_functions import ColumnSelection
+from millstream.table.api.expressions import col  # with the expression methods installed
 from millstream.table.api.table_schema import TableSchema
 from millstream.table.catalog.resolved_schema import ResolvedSchema
-from millstream.table.expression.expression import Expression, _Column, col
+from millstream.table.expression.expression import Expression, _Column
+from millstream.table.functions.pandas_values import data_frame_of
 from millstream.table.planner import builder
+from millstream.table.planner.explain import explain_plan
 from millstream.table.planner.nodes import PlanNode
 
 if TYPE_CHECKING:
@@ -36,8 +40,6 @@ class ExplainDetail(enum.Enum):
 def _expressions(fields: tuple[Any, ...], names: list[str] | None = None) -> list[Expression]:
     """Expressions given as such or as column names (``select('a', 'b')``); ``with_columns``
     / ``without_columns`` expand to the columns of ``names`` they choose."""
-    from millstream.table.api.expression_functions import ColumnSelection
-
     result: list[Expression] = []
     for f in fields:
         if isinstance(f, ColumnSelection):
@@ -109,8 +111,6 @@ class Table:
         PyFlink's; an updating table's changes are applied first, as Flink's
         ``ArrowUtils.collectAsPandasDataFrame`` does: +I / +U append a row, -U / -D remove the
         first row equal to theirs."""
-        from millstream.table.runtime.pandas_calc import data_frame_of
-
         rows: list[tuple[Any, ...]] = []
         with self.execute().collect() as changes:
             for change in changes:
@@ -295,10 +295,8 @@ class Table:
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The plan millstream runs, as Flink's ``explain`` sections: the plan tree (an operator
         per line, its output columns; ``CHANGELOG_MODE`` adds whether it inserts only or updates)."""
-        from millstream.table.planner.explain import explain_plan
-
         changelog_mode = ExplainDetail.CHANGELOG_MODE in extra_details
-        return explain_plan(self._plan, self._t_env.get_config(), changelog_mode)
+        return explain_plan(self._plan, self._t_env._planner_options(), changelog_mode)
 
 
 class GroupedTable:

@@ -12,6 +12,7 @@ configuration.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,9 +22,11 @@ from millstream.common.config_option import ConfigurationError
 from millstream.common.pipeline_executor import get_table_runner
 from millstream.common.typeinfo import Types
 from millstream.common.types import Row, RowKind
+from millstream.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from millstream.table.api.catalog_methods import CatalogMethods
 from millstream.table.api.environment_settings import EnvironmentSettings
 from millstream.table.api.operation_executor import execute_operation
+from millstream.table.api.schema import Schema
 from millstream.table.api.schema_planning import (
     as_tuple,
     element_names,
@@ -39,10 +42,12 @@ from millstream.table.api.table_config import TableConfig
 from millstream.table.api.table_descriptor import TableDescriptor
 from millstream.table.api.table_result import TableResult
 from millstream.table.catalog.catalog_manager import CatalogManager, CatalogTable, CatalogView
+from millstream.table.common.changelog_mode import ChangelogMode
 from millstream.table.common.timestamps import to_instant
 from millstream.table.common.types import DataTypes, RowType
+from millstream.table.functions.udf import register_function, unregister_function
 from millstream.table.planner.explain import explain_plan
-from millstream.table.planner.nodes import PlanNode, Values
+from millstream.table.planner.nodes import ChangelogNormalize, PlanNode, Values
 from millstream.table.planner.planning import plan_job
 from millstream.table.planner.sources import FromDataStream
 from millstream.table.sql.catalog_tables import apply_schema, declared_columns, sink_plan, source_plan
@@ -78,6 +83,11 @@ class TableEnvironment(CatalogMethods):
     def get_config(self) -> TableConfig:
         """The environment's configuration."""
         return self._config
+
+    def _planner_options(self) -> dict[str, str]:
+        """The options the planner reads (``table.*``, ``parallelism.default`` ...), as a
+        mapping of keys to values: the planner never calls back into the Table API."""
+        return self._config.get_configuration().to_dict()
 
     # -- tables ------------------------------------------------------------------------------------------
 
@@ -177,7 +187,7 @@ class TableEnvironment(CatalogMethods):
     def _run_many(self, sinks: list[PlanNode]) -> TableResult:
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
-        sinks, ctx = plan_job(env, self._config, sinks)
+        sinks, ctx = plan_job(env, self._planner_options(), sinks)
         for sink in sinks:
             sink.translate(ctx)
         names = [f"default_catalog.default_database.{s.label or 'sink'}" for s in sinks]
@@ -185,8 +195,6 @@ class TableEnvironment(CatalogMethods):
 
     def create_temporary_function(self, path: str, function: Any) -> None:
         """Register a udf / udtf / udaf under ``path`` for SQL and ``call(path, ...)``."""
-        from millstream.table.functions.udf import register_function
-
         register_function(path, function)
 
     def create_temporary_system_function(self, name: str, function: Any) -> None:
@@ -195,8 +203,6 @@ class TableEnvironment(CatalogMethods):
 
     def drop_temporary_function(self, path: str) -> bool:
         """Forget a function registered with create_temporary_function; whether it existed."""
-        from millstream.table.functions.udf import unregister_function
-
         return unregister_function(path)
 
     def drop_temporary_system_function(self, name: str) -> bool:
@@ -217,8 +223,6 @@ class TableEnvironment(CatalogMethods):
 
     def from_pandas(self, pdf: Any, schema: Any = None, splits_num: int = 1) -> Table:
         """A table of a pandas DataFrame's rows (``schema``: a ROW type or column names)."""
-        from millstream.table.common.types import RowType
-
         rows = [tuple(_from_pandas_value(v) for v in r) for r in pdf.itertuples(index=False, name=None)]
         if isinstance(schema, RowType):
             return self.from_elements(rows, schema)
@@ -235,7 +239,7 @@ class TableEnvironment(CatalogMethods):
         """The plan of a SELECT or an INSERT statement (see ``Table.explain``)."""
         changelog_mode = ExplainDetail.CHANGELOG_MODE in extra_details
         plan = explain_operation(self._catalog, self._batch, stmt, changelog_mode).plan
-        return explain_plan(plan, self.get_config(), changelog_mode)
+        return explain_plan(plan, self._planner_options(), changelog_mode)
 
     def execute_sql(self, stmt: str) -> TableResult:
         """Run a statement: a SELECT (its rows), ``CREATE TABLE ... WITH (...)`` (datagen,
@@ -249,8 +253,6 @@ class TableEnvironment(CatalogMethods):
 
     def _environment(self) -> Any:
         """The StreamExecutionEnvironment a table job runs on (a new one per job)."""
-        from millstream.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
-
         configuration = Configuration()
         configuration.add_all(self._config.get_configuration())
         env = StreamExecutionEnvironment.get_execution_environment(configuration)
@@ -260,7 +262,7 @@ class TableEnvironment(CatalogMethods):
 
     def _run(self, plan: PlanNode, insert: bool) -> TableResult:
         env = self._environment()
-        [plan], ctx = plan_job(env, self._config, [plan])
+        [plan], ctx = plan_job(env, self._planner_options(), [plan])
         if not insert and self._batch:
             target = self._config.get("execution.target", None) or ""
             runner = get_table_runner(target) if target else None
@@ -361,8 +363,6 @@ class StreamTableEnvironment(TableEnvironment):
         types physical columns by name, adds computed columns (SQL expressions) and declares
         the event-time attribute with its watermark; column expressions rename the columns
         (default: the stream's declared type, else ``f0``)."""
-        from millstream.table.api.schema import Schema
-
         schema = fields_or_schema[0] if fields_or_schema and isinstance(fields_or_schema[0], Schema) else None
         self._anonymous = getattr(self, "_anonymous", 0) + 1
         label = f"*anonymous_datastream_source${self._anonymous}*"
@@ -397,9 +397,6 @@ class StreamTableEnvironment(TableEnvironment):
         """A table of a DataStream of Rows whose RowKinds are changes (``changelog_mode``:
         ``ChangelogMode.all()`` by default; ``insert_only()``; ``upsert()`` with the schema's
         primary key: each row replaces its key's row, normalized into a full changelog)."""
-        from millstream.table.common.changelog_mode import ChangelogMode
-        from millstream.table.planner.nodes import ChangelogNormalize
-
         mode = changelog_mode or ChangelogMode.all()
         self._stream_environment("from_changelog_stream")
         source = self._stream_source(data_stream, schema, ())
@@ -490,15 +487,13 @@ class StreamTableEnvironment(TableEnvironment):
             return row
 
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
-        [plan], ctx = plan_job(self._stream_environment(method), self._config, [plan])
+        [plan], ctx = plan_job(self._stream_environment(method), self._planner_options(), [plan])
         return plan.translate(ctx).map(to_row, output_type=type_info)
 
 
 def _final_rows(changes: Any) -> Any:
     """The rows a bounded changelog leaves (``+I``/``+U`` add, ``-U``/``-D`` take back), in the
     order they were first added: what a batch query returns (Flink's batch results are final)."""
-    from collections import Counter
-
     with changes:
         held: Counter[tuple[Any, ...]] = Counter()
         order: dict[tuple[Any, ...], None] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.table.common.window_spec import WindowSpec
 from millstream.table.expression.expression import Expression, col, interval_millis
 
 __all__ = ["GroupWindow", "Over", "OverWindow", "Session", "Slide", "Tumble"]
@@ -49,8 +50,6 @@ class GroupWindow:
 
     def spec(self) -> Any:
         """The window's definition in ms."""
-        from millstream.table.common.window_spec import WindowSpec
-
         size = interval_millis(self.size)
         if self.kind == "HOP":
             if self.slide is None:

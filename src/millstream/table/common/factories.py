@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from millstream.table.common.types import DataType
 
 if TYPE_CHECKING:
-    from millstream.table.api.schema import Schema
-    from millstream.table.planner.nodes import PlanNode
+    from millstream.table.common.schema import Schema
+    from millstream.table.common.table_source import TableSource
 
 __all__ = [
     "Decoder",
@@ -146,9 +146,9 @@ class DynamicTableFactory:
     readable_metadata: ClassVar[dict[str, str]] = {}
     writable_metadata: ClassVar[dict[str, str]] = {}
 
-    def create_source(self, context: TableContext) -> PlanNode:
-        """The plan node reading the table: its columns are the physical ones, then the
-        metadata columns, named as declared."""
+    def create_source(self, context: TableContext) -> TableSource:
+        """The source reading the table (``table_source.TableSource``): its columns are the
+        physical ones, then the metadata columns, named as declared."""
         raise ValueError(f"table '{context.name}' ({self.identifier}) can only be written to")
 
     def create_sink(self, context: TableContext) -> TableSink:

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 
 from millstream.common.config_option import ConfigOption, parse_duration_ms
 from millstream.common.config_options import BUNDLE_SIZE, BUNDLE_TIME
+from millstream.common.time import Time
+from millstream.datastream.state import StateTtlConfig
 
 __all__ = [
     "AGG_PHASE_STRATEGY",
@@ -216,8 +218,5 @@ def with_ttl(descriptor: Any, ttl_ms: int) -> Any:
     """``descriptor`` expiring entries ``ttl_ms`` after their last write (Flink's idle state
     retention for SQL operators), when ``ttl_ms`` is set."""
     if ttl_ms > 0:
-        from millstream.common.time import Time
-        from millstream.datastream.state import StateTtlConfig
-
         descriptor.enable_time_to_live(StateTtlConfig.new_builder(Time.milliseconds(ttl_ms)).build())
     return descriptor

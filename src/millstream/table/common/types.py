@@ -14,7 +14,7 @@ import decimal
 from collections.abc import Callable
 from typing import Any
 
-from millstream.common.typeinfo import TypeInformation, Types
+from millstream.common.typeinfo import BasicTypeInfo, RowTypeInfo, TupleTypeInfo, TypeInformation, Types
 from millstream.common.types import Row
 
 __all__ = ["ArrayType", "DataType", "DataTypes", "MapType", "RowField", "RowType"]
@@ -576,8 +576,6 @@ _FROM_BASIC: dict[str, Callable[[], DataType]] = {
 def from_type_info(type_info: Any) -> DataType:
     """The SQL type of a DataStream type (Flink's type conversion for ``from_data_stream``);
     types SQL cannot name become NULL-typed (RAW) columns."""
-    from millstream.common.typeinfo import BasicTypeInfo, RowTypeInfo, TupleTypeInfo
-
     if isinstance(type_info, BasicTypeInfo) and type_info.name in _FROM_BASIC:
         return _FROM_BASIC[type_info.name]()
     if isinstance(type_info, RowTypeInfo):

@@ -4,34 +4,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from millstream.connectors.datagen import InterleavedDataGeneratorSource
+from millstream.connectors.datagen_table import datagen_rows
 from millstream.datastream import SinkFunction
 from millstream.table.common.factories import DynamicTableFactory, TableContext, TableSink
 from millstream.table.common.printing import row_to_string
 from millstream.table.common.row_kind import INSERT
+from millstream.table.common.table_source import TableSource
 from millstream.table.common.types import DataType
-from millstream.table.planner.nodes import PlanNode, SourceScan
 
-if TYPE_CHECKING:
-    from millstream.table.planner.planning import PlanningContext
-
-__all__ = ["BLACKHOLE", "DATAGEN", "PRINT", "DataGenScan"]
+__all__ = ["BLACKHOLE", "DATAGEN", "PRINT", "DataGenSource"]
 
 
 @dataclass(frozen=True)
-class DataGenScan(SourceScan):
+class DataGenSource(TableSource):
     """The ``datagen`` connector's rows (``connectors.datagen_table``: random or sequence
     fields, as Flink's): ``number-of-rows`` of them (unbounded without it, or as many as the
     shortest sequence) at ``rows-per-second`` (10000), dealt round-robin to the subtasks."""
 
     options: dict[str, str] = field(default_factory=dict)
 
-    def translate(self, ctx: PlanningContext) -> Any:
-        from millstream.common import WatermarkStrategy
-        from millstream.connectors.datagen import InterleavedDataGeneratorSource
-        from millstream.connectors.datagen_table import datagen_rows
-
+    def produce(self, env: Any, watermarks: Any) -> Any:
         row, count = datagen_rows(list(self.names), list(self.types), self.options)
         rate = float(self.options.get("rows-per-second", "10000"))
 
@@ -39,7 +34,7 @@ class DataGenScan(SourceScan):
             return (INSERT, row(index))
 
         source = InterleavedDataGeneratorSource(generate, count, rate)
-        return ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), "datagen")
+        return env.from_source(source, watermarks, "datagen")
 
 
 class DataGenFactory(DynamicTableFactory):
@@ -47,13 +42,11 @@ class DataGenFactory(DynamicTableFactory):
 
     identifier = "datagen"
 
-    def create_source(self, context: TableContext) -> PlanNode:
-        from millstream.connectors.datagen_table import datagen_rows
-
+    def create_source(self, context: TableContext) -> TableSource:
         names = [n for n, _ in context.physical]
         types = [t for _, t in context.physical]
         datagen_rows(names, types, dict(context.options))  # bad options fail at CREATE TABLE's use
-        return DataGenScan(names, types, False, dict(context.options))
+        return DataGenSource(names, types, options=dict(context.options))
 
 
 class _PrintSink(TableSink):

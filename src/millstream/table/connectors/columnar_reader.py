@@ -10,11 +10,14 @@ has or fails naming the file, line and column; the rows then go through the same
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 from typing import Any
 
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import StreamFormat
 from millstream.table.common.types import DataType
+from millstream.table.connectors.filesystem import _read_json
 from millstream.table.runtime.batch_calc import Step, empty_batch, evaluator, projected
 from millstream.table.runtime.change_batch import ChangeBatch
 from millstream.table.runtime.columnar_fields import needed_columns, read_schemas
@@ -224,12 +227,7 @@ class ColumnarReader(FileReader):
     def _parse_by_rows(self, data: bytes) -> Any:
         """A chunk Arrow refused, read by the row path (its conversions and its errors, naming
         the file and line), then as Arrow arrays."""
-        import os
-        import tempfile
-
         import pyarrow as pa
-
-        from millstream.table.connectors.filesystem import _read_json
 
         handle, scratch = tempfile.mkstemp(suffix=".json")
         try:

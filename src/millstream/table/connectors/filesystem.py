@@ -22,12 +22,16 @@ import os
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from millstream.common.serialization import Encoder
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
-from millstream.connectors.file.source import StreamFormat
+from millstream.connectors.file.sink import FileSink, OutputFileConfig
+from millstream.connectors.file.source import FileSource, StreamFormat
+from millstream.connectors.formats.avro import AvroFileWriterFactory, read_avro_file
 from millstream.connectors.formats.csv_jackson import arity_error, jackson_fields
 from millstream.connectors.formats.json_converters import json_loads, json_row_converter
+from millstream.connectors.formats.parquet import ParquetBulkWriters
 from millstream.connectors.formats.row_formats import csv_field as _csv_value
 from millstream.connectors.formats.row_formats import csv_write_options, lenient_csv_row
 from millstream.table.common.factories import (
@@ -38,12 +42,9 @@ from millstream.table.common.factories import (
 )
 from millstream.table.common.options import parse_duration_ms
 from millstream.table.common.row_kind import INSERT
-from millstream.table.common.types import DataType
+from millstream.table.common.table_source import TableSource
+from millstream.table.common.types import DataType, DataTypes, _same
 from millstream.table.functions.aggregates import to_float32
-from millstream.table.planner.nodes import PlanNode, SourceScan
-
-if TYPE_CHECKING:
-    from millstream.table.planner.planning import PlanningContext
 
 __all__ = ["FILESYSTEM", "FileSystemSource", "write_filesystem"]
 
@@ -67,17 +68,14 @@ def _changelog(table_format: str) -> bool:
 
 
 @dataclass(frozen=True)
-class FileSystemSource(SourceScan):
+class FileSystemSource(TableSource):
     """The rows of a filesystem table: physical columns (``file_names``) from the files,
     partition columns from the directories."""
 
     options: dict[str, str] = field(default_factory=dict)
     partition_keys: list[str] = field(default_factory=list)
 
-    def translate(self, ctx: PlanningContext) -> Any:
-        from millstream.common import WatermarkStrategy
-        from millstream.connectors.file.source import FileSource
-
+    def produce(self, env: Any, watermarks: Any) -> Any:
         path = self.options.get("path")
         if not path:
             raise ValueError("the filesystem connector needs the 'path' option")
@@ -92,7 +90,7 @@ class FileSystemSource(SourceScan):
                 raise ValueError(f"'source.monitor-interval' must be greater than 0, got {interval!r}")
             builder.monitor_continuously(millis)
         source = builder.build()
-        return ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), f"filesystem: {path}")
+        return env.from_source(source, watermarks, f"filesystem: {path}")
 
 
 class _TableFileFormat(StreamFormat):
@@ -148,8 +146,6 @@ class _TableFileReader(FileReader):
         elif fmt.format == "json":
             changes = [(INSERT, row) for row in _read_json(path, self.physical, fmt.options)]
         elif fmt.format == "avro":
-            from millstream.connectors.formats.avro import read_avro_file
-
             names = [n for n, _ in self.physical]
             changes = [(INSERT, row) for row in read_avro_file(path, names, [t for _, t in self.physical])]
         elif fmt.format == "csv":
@@ -294,8 +290,6 @@ def _read_lines(
 def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[Any, ...]]:
     import pyarrow.parquet as pq
 
-    from millstream.table.common.types import _same
-
     table = pq.read_table(path, columns=[n for n, _ in columns])
     data = []
     for i, (_, data_type) in enumerate(columns):
@@ -348,10 +342,6 @@ def write_filesystem(
     stream: Any, names: list[str], types: list[DataType], options: dict[str, str], partition_keys: list[str]
 ) -> Any:
     """Write a stream of insert-only ``(kind, row)`` changes as the table's files."""
-    from millstream.connectors.file.sink import FileSink, OutputFileConfig
-    from millstream.connectors.formats.parquet import ParquetBulkWriters
-    from millstream.table.common.types import DataTypes
-
     path = options.get("path")
     if not path:
         raise ValueError("the filesystem connector needs the 'path' option")
@@ -372,8 +362,6 @@ def write_filesystem(
         return change[1]
 
     if table_format in ("parquet", "avro"):  # whole files of rows
-        from millstream.connectors.formats.avro import AvroFileWriterFactory
-
         row_type = DataTypes.ROW([DataTypes.FIELD(names[i], types[i]) for i in physical])
         encode: Callable[[tuple[Any, ...]], Any] = lambda row: tuple(row[i] for i in physical)  # noqa: E731
         factory = (
@@ -385,7 +373,6 @@ def write_filesystem(
         suffix = f".{table_format}"
     else:
         encode = _line_encoder(table_format, [names[i] for i in physical], physical_types, physical, options)
-        from millstream.common.serialization import Encoder
 
         builder = FileSink.for_row_format(path, Encoder.simple_string_encoder())
         suffix = f".{table_format}"
@@ -406,9 +393,6 @@ def _write_lines(
     physical: list[int],
     table_format: str,
 ) -> Any:
-    from millstream.common.serialization import Encoder
-    from millstream.connectors.file.sink import FileSink, OutputFileConfig
-
     factory = find_format_factory(table_format)
     encoder = factory.encoder([names[i] for i in physical], [types[i] for i in physical], options, "")
 
@@ -473,11 +457,12 @@ class FileSystemFactory(DynamicTableFactory):
 
     identifier = "filesystem"
 
-    def create_source(self, context: TableContext) -> PlanNode:
+    def create_source(self, context: TableContext) -> TableSource:
         names = [n for n, _ in context.physical]
         types = [t for _, t in context.physical]
-        updating = _changelog(_format_of(context.options))
-        return FileSystemSource(names, types, updating, dict(context.options), list(context.partition_keys))
+        changelog = "all" if _changelog(_format_of(context.options)) else "insert-only"
+        options, partitions = dict(context.options), list(context.partition_keys)
+        return FileSystemSource(names, types, changelog, options=options, partition_keys=partitions)
 
     def create_sink(self, context: TableContext) -> TableSink:
         return _FileSystemSink(context)

@@ -11,6 +11,7 @@ importing it also installs the methods that call built-in functions (``upper_cas
 
 from __future__ import annotations
 
+import copy
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,6 @@ from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.enums import JsonValueOnEmptyOrError, TimeIntervalUnit
 from millstream.table.expression.resolved import (
     Compiled,
-    aggregate_result_type,
     compile_binary,
     compile_cast,
     compile_field_access,
@@ -229,14 +229,6 @@ class Expression:
     last_value = _aggregate("LAST_VALUE", "The last non-NULL value.")
     collect = _aggregate("COLLECT", "The multiset of the non-NULL values (a map of each value to its count).")
     array_agg = _aggregate("ARRAY_AGG", "The values (NULLs too) as an array, in arrival order.")
-
-    def list_agg(self, separator: str | None = None) -> Expression:
-        """The non-NULL values joined by ``separator`` (``,`` by default)."""
-        import json
-
-        from millstream.table.functions.aggregates_more import LISTAGG
-
-        return AggregateCall(LISTAGG + json.dumps("," if separator is None else separator), self)
 
 
 def _wrap(value: Any) -> Expression:
@@ -505,27 +497,8 @@ class AggregateCall(Expression):
         operand = self.operand.operand if isinstance(self.operand, _Filtered) else self.operand
         return AggregateCall(self.function, operand, True, self.where)
 
-    def accumulator_spec(self, operand_type: DataType) -> Any:
-        """What the aggregation runs: the built-in's name (``DISTINCT``, ``FILTERED``
-        prefixed: ``aggregates.accumulator_for``), or a user function's accumulator."""
-        from millstream.table.functions.aggregates import DISTINCT, FILTERED
-
-        return (
-            (FILTERED if self.where is not None else "")
-            + (DISTINCT if self.is_distinct else "")
-            + self.function
-        )
-
-    def result_type(self, operand_type: DataType) -> DataType:
-        """Flink's result type (``resolved.aggregate_result_type``)."""
-        from millstream.table.functions.aggregates_more import more_result_type
-
-        return aggregate_result_type(self.function, operand_type, more_result_type)
-
     def bound(self, slot: str) -> AggregateCall:
         """A copy of this call that reads column ``slot`` of its aggregation's output."""
-        import copy
-
         bound = copy.copy(self)
         bound.slot = slot
         return bound
@@ -543,16 +516,19 @@ class AggregateCall(Expression):
         return text if self.where is None else f"{text} FILTER (WHERE {self.where!r})"
 
 
+class SKIP:  # a sentinel: the argument of a row an aggregate's FILTER (WHERE ...) leaves out
+    """Passed to an accumulator for a row ``FILTER (WHERE ...)`` leaves out. A class, so that
+    a pickled closure refers to this one in every process (an ``object()`` would be copied)."""
+
+
 class _Filtered(Expression):
     """An aggregate's argument under ``FILTER (WHERE condition)``: the value where the
-    condition is TRUE, else ``aggregates.SKIP`` (the accumulator leaves the row out)."""
+    condition is TRUE, else ``SKIP`` (the accumulator leaves the row out)."""
 
     def __init__(self, operand: Expression, condition: Expression) -> None:
         self.operand, self.condition = operand, condition
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        from millstream.table.functions.aggregates import SKIP
-
         value = self.operand.resolve(names, types)
         condition = self.condition.resolve(names, types).fn
         fn = value.fn

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.common.casts import decimal_context, wrap
-from millstream.table.common.types import DataType
+from millstream.table.expression.expression import SKIP
 
-__all__ = ["Accumulator", "accumulator_for", "to_float32"]
+__all__ = ["Accumulator", "to_float32"]
 
 _INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 _FLOAT = struct.Struct("f")
@@ -34,42 +34,8 @@ def to_float32(value: float) -> float:
     return _FLOAT.unpack(_FLOAT.pack(value))[0]
 
 
-class SKIP:  # a sentinel: the argument of a row an aggregate's FILTER (WHERE ...) leaves out
-    """Passed to an accumulator for a row ``FILTER (WHERE ...)`` leaves out. A class, so that
-    a pickled closure refers to this one in every process (an ``object()`` would be copied)."""
-
-
 FILTERED = "FILTERED "  # prefixes of a built-in's name: ``COUNT(DISTINCT x) FILTER (WHERE c)``
 DISTINCT = "DISTINCT "  # is "FILTERED DISTINCT COUNT"
-
-
-def accumulator_for(function: str, data_type: DataType, retracting: bool) -> Accumulator:
-    """The accumulator of ``function`` (COUNT, SUM, AVG, MIN, MAX, each maybe ``DISTINCT`` and
-    ``FILTERED``) over values of ``data_type``; ``retracting``: the input is an updating
-    changelog (MIN/MAX then keep every value)."""
-    if function.startswith(FILTERED):
-        return _Filtered(accumulator_for(function[len(FILTERED) :], data_type, retracting))
-    if function.startswith(DISTINCT) and not (function == "DISTINCT AVG" and data_type.root in _INTEGRAL):
-        return _Distinct(accumulator_for(function[len(DISTINCT) :], data_type, False))
-    if function == "COUNT":
-        return _Count()
-    if function == "SUM":
-        return _Sum(data_type.root)
-    if function == "AVG":
-        if data_type.root == "DECIMAL":
-            return _DecimalAvg(max(6, int(data_type.params[1])))
-        return _Avg(data_type.root)
-    if function == "DISTINCT AVG" and data_type.root in _INTEGRAL:  # Flink sums distinct integers in a BIGINT
-        return _Distinct(_Avg("BIGINT", data_type.root))
-    if function in ("MIN", "MAX"):
-        pick = min if function == "MIN" else max
-        return _RetractingExtreme(pick) if retracting else _Extreme(pick)
-    from millstream.table.functions.aggregates_more import more_accumulator
-
-    more = more_accumulator(function, data_type)
-    if more is None:
-        raise ValueError(f"unknown aggregate function {function}")
-    return more
 
 
 class Accumulator:

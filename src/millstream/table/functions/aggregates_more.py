@@ -16,8 +16,11 @@ import json
 import math
 from typing import Any
 
+from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes, RowType
 from millstream.table.functions.aggregates import Accumulator, _ValueCounts
+from millstream.table.functions.json_text import RawJson, jsonize
+from millstream.table.functions.json_values import json_node
 
 __all__ = [
     "JSON_ARRAYAGG",
@@ -165,9 +168,6 @@ class _ListAgg(_Values):
 def _json_node(data_type: DataType, raw: bool) -> Any:
     """A value's conversion to JSON (a nested JSON constructor's text: as it is), as
     JSON_ARRAY's; refuses a type Flink cannot write (DATE, TIME ...)."""
-    from millstream.table.functions.json_text import RawJson
-    from millstream.table.functions.json_values import json_node
-
     if raw:
         return RawJson
     try:
@@ -185,8 +185,6 @@ class _JsonArrayAgg(_Values):
         self.node = _json_node(data_type, raw)
 
     def result(self, acc: Any) -> Any:
-        from millstream.table.functions.json_text import jsonize
-
         return jsonize([None if v is None else self.node(v) for v in acc])
 
 
@@ -204,8 +202,6 @@ class _JsonObjectAgg(_Values):
         self.node = _json_node(value_type, raw)
 
     def result(self, acc: Any) -> Any:
-        from millstream.table.functions.json_text import jsonize
-
         out: dict[str, Any] = {}
         for key, value in acc:
             if key in out:
@@ -298,8 +294,6 @@ def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
 
 
 def _calcite(data_type: DataType) -> str:
-    from millstream.table.common.printing import summary_string
-
     return {"INT": "INTEGER"}.get(data_type.root, summary_string(data_type.nullable()))
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from millstream.table.functions.java_text import java_regex
 from millstream.table.functions.json_text import java_decimal_str, java_order
 
 __all__ = [
@@ -196,7 +197,6 @@ def _regex_matches(left: Any, right: Any) -> bool:
     if (left[0] == "pattern") == (right[0] == "pattern"):
         return False
     pattern, subject = (left, right) if left[0] == "pattern" else (right, left)
-    from millstream.table.functions.java_text import java_regex
 
     flags = pattern[2]
     compiled = java_regex(("(?i)" if "i" in flags else "") + pattern[1])

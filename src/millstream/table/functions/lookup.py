@@ -5,25 +5,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.table.expression.calls import _builtin, _NamedCall
-from millstream.table.expression.expression import (
-    Expression,
-    _wrap,
+from millstream.table.common.types import DataType
+from millstream.table.expression.expression import AggregateCall, Compiled, Expression, WindowProperty, _wrap
+from millstream.table.functions.builtins import call_builtin, is_builtin
+from millstream.table.functions.udf import (
+    _REGISTERED,
+    UserDefinedAggregateFunctionWrapper,
+    registered_function,
 )
 
 __all__ = ["call"]
+
+
+class _NamedCall(Expression):
+    """A call of a function registered in the TableEnvironment (resolved when planned)."""
+
+    def __init__(self, name: str, args: list[Expression]) -> None:
+        self.function_name, self.args = name, args
+
+    def aggregates(self) -> list[AggregateCall]:
+        return [a for arg in self.args for a in arg.aggregates()]
+
+    def window_properties(self) -> list[WindowProperty]:
+        return [p for arg in self.args for p in arg.window_properties()]
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        return registered_function(self.function_name)(*self.args).resolve(names, types)
 
 
 def call(f: Any, *args: Any) -> Expression:
     """A function by name (a built-in or one registered with ``create_temporary_function``)
     or a user-defined function object, applied to ``args``."""
     if isinstance(f, str):
-        from millstream.table.functions.builtins import is_builtin
-
         if is_builtin(f):
-            return _builtin(f, *args)
-        from millstream.table.functions.udf import _REGISTERED, UserDefinedAggregateFunctionWrapper
-
+            return call_builtin(f, *args)
         registered = _REGISTERED.get(f.lower())
         if isinstance(registered, UserDefinedAggregateFunctionWrapper):  # an aggregate: planned as one
             return registered(*args)

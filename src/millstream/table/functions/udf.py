@@ -17,8 +17,18 @@ from typing import Any
 
 from millstream.common.types import Row
 from millstream.table.common.types import DataType, DataTypes, RowType
-from millstream.table.expression.expression import Expression, lit
+from millstream.table.expression.calls import _Tuple
+from millstream.table.expression.expression import AggregateCall, Expression, lit
 from millstream.table.expression.resolved import Compiled
+from millstream.table.functions.aggregates import _Filtered
+from millstream.table.functions.async_calls import one_row_evaluator
+from millstream.table.functions.pandas_values import evaluate_one_row, series_of
+from millstream.table.functions.user_defined import (
+    AsyncScalarFunction,
+    FunctionContext,
+    ScalarFunction,
+    TableFunction,
+)
 
 __all__ = [
     "AggregateFunction",
@@ -61,61 +71,6 @@ def registered_function(name: str) -> Any:
     if function is None:
         raise ValueError(f"No match found for function signature {name}()")
     return function
-
-
-class FunctionContext:
-    """What ``open`` receives (job parameters)."""
-
-    def __init__(self, job_parameters: dict[str, str] | None = None) -> None:
-        self._job_parameters = job_parameters or {}
-
-    def get_job_parameter(self, key: str, default_value: str) -> str:
-        """A global job parameter."""
-        return self._job_parameters.get(key, default_value)
-
-
-class ScalarFunction:
-    """A scalar function: ``eval(*args)`` returns one value."""
-
-    def open(self, function_context: FunctionContext) -> None:
-        """Before the first call."""
-
-    def close(self) -> None:
-        """After the last call."""
-
-    def eval(self, *args: Any) -> Any:
-        """The value for the arguments."""
-        raise NotImplementedError
-
-
-class AsyncScalarFunction:
-    """A scalar function whose ``eval(*args)`` is a coroutine (``async def``): a Calc calls it
-    for many rows at once, at most ``table.exec.async-scalar.max-concurrent-operations`` in
-    flight, and emits the results in the rows' order (``runtime/async_calc.py``)."""
-
-    def open(self, function_context: FunctionContext) -> None:
-        """Before the first call."""
-
-    def close(self) -> None:
-        """After the last call."""
-
-    async def eval(self, *args: Any) -> Any:
-        """The value for the arguments."""
-        raise NotImplementedError
-
-
-class TableFunction:
-    """A table function: ``eval(*args)`` yields rows (or values)."""
-
-    def open(self, function_context: FunctionContext) -> None:
-        """Before the first call."""
-
-    def close(self) -> None:
-        """After the last call."""
-
-    def eval(self, *args: Any) -> Iterable[Any]:
-        """The rows for the arguments."""
-        raise NotImplementedError
 
 
 def _type(value: DataType | str) -> DataType:
@@ -213,13 +168,9 @@ class _ScalarCall(Expression):
         fns = [c.fn for c in compiled]
         function = self.wrapper._function
         if isinstance(self.wrapper, UserDefinedAsyncScalarFunctionWrapper):  # a Calc runs it on batches
-            from millstream.table.runtime.async_calc import one_row_evaluator
-
             awaited = one_row_evaluator(self.wrapper)
             return Compiled(lambda row: awaited(tuple(f(row) for f in fns)), self.wrapper.result_type, None)
         if isinstance(function, _PandasScalar):  # Series of one row (a Calc runs it on batches)
-            from millstream.table.runtime.pandas_calc import evaluate_one_row
-
             arg_types = [c.data_type for c in compiled]
             name, result_type = str(self.wrapper._name), self.wrapper.result_type
 
@@ -464,9 +415,7 @@ class _PandasAggregate(AggregateFunction):
             accumulator.extend(other)
 
     def get_value(self, accumulator: Any) -> Any:
-        import pandas as pd
-
-        from millstream.table.runtime.pandas_calc import series_of
+        import pandas as pd  # optional (the spark extra installs it): imported where a pandas aggregate runs
 
         columns: list[Any] = list(zip(*accumulator, strict=True)) if accumulator else [[] for _ in self.types]
         if self.types:
@@ -475,6 +424,37 @@ class _PandasAggregate(AggregateFunction):
             series = [pd.Series(list(c)) for c in columns]
         result = self.function(*series)
         return result.item() if hasattr(result, "item") else result
+
+
+class UserAggregateCall(AggregateCall):
+    """A call of a user-defined aggregate function (``udaf``) on argument expressions."""
+
+    def __init__(self, wrapper: Any, args: list[Expression], where: Expression | None = None) -> None:
+        super().__init__(wrapper._name, _Tuple(args), where=where)
+        self.wrapper = wrapper
+
+    def filtered(self, where: Expression) -> UserAggregateCall:
+        """This call with a ``FILTER (WHERE where)`` condition."""
+        assert self.where is None
+        return UserAggregateCall(self.wrapper, list(self.operand.items), where)  # type: ignore[attr-defined]
+
+    def accumulator_spec(self, operand_type: DataType) -> Any:
+        """The accumulator of the user's function (the rows a FILTER leaves out skipped)."""
+        function = self.wrapper._function
+        if hasattr(function, "with_types"):  # a pandas aggregate builds Series of the argument types
+            types = operand_type.field_types() if isinstance(operand_type, RowType) else []
+            function = function.with_types(types)
+        result = self.wrapper.result_type
+        accumulator = _UserAccumulator(
+            function, result.field_names() if isinstance(result, RowType) else None
+        )
+        if self.where is not None:  # the rows the condition leaves out arrive as SKIP
+            return _Filtered(accumulator)  # type: ignore[arg-type]
+        return accumulator
+
+    def result_type(self, operand_type: DataType) -> DataType:
+        """The user's declared result type."""
+        return self.wrapper.result_type
 
 
 class UserDefinedAggregateFunctionWrapper:
@@ -499,8 +479,6 @@ class UserDefinedAggregateFunctionWrapper:
         return twin
 
     def __call__(self, *args: Any) -> Any:
-        from millstream.table.expression.calls import UserAggregateCall
-
         return UserAggregateCall(self, [a if isinstance(a, Expression) else lit(a) for a in args])
 
 

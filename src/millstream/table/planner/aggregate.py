@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.options import (
     mini_batch_latency_ms,
@@ -17,7 +18,9 @@ from millstream.table.common.options import (
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression
 from millstream.table.planner.nodes import PlanNode
+from millstream.table.runtime.arrow_attached import ArrowAttachedAggregate
 from millstream.table.runtime.group_agg import GroupAggregateFunction, TableAggregateFunction
+from millstream.table.runtime.window_operators import AttachedWindowAggregate
 
 __all__ = ["Aggregate", "TableAggregate"]
 if TYPE_CHECKING:
@@ -41,10 +44,6 @@ class Aggregate(PlanNode):
         assert self.input is not None
         keys = self.keys
         if self.attached is not None:  # a window aggregation over the window the rows carry
-            from millstream.graph.operator_specs import KeyedProcessSpec
-            from millstream.table.runtime.arrow_attached import ArrowAttachedAggregate
-            from millstream.table.runtime.window_operators import AttachedWindowAggregate
-
             root = self.types[self.attached[1]].root
             attached = AttachedWindowAggregate(self.calls, self.attached[1], root)
             stream = self.input.translate(ctx)

@@ -16,7 +16,7 @@ from typing import Any
 
 from millstream.common.types import Row
 from millstream.table.common.types import RowType
-from millstream.table.expression.calls import UserAggregateCall, whole_row
+from millstream.table.expression.calls import whole_row
 from millstream.table.expression.expression import (
     Expression,
     Ordering,
@@ -25,7 +25,7 @@ from millstream.table.expression.expression import (
     col,
     interval_millis,
 )
-from millstream.table.functions.udf import in_declared_order
+from millstream.table.functions.udf import UserAggregateCall, in_declared_order
 from millstream.table.planner.aggregate import TableAggregate
 from millstream.table.planner.joins import NullAwareAntiJoin, join_plans
 from millstream.table.planner.nodes import Filter, FlatMap, Limit, PlanNode, Project, Sort

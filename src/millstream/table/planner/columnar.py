@@ -28,16 +28,27 @@ are ``runtime/batch_calc.py``'s. ``explain`` names the fused scan and its steps.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from millstream.common import WatermarkStrategy
+from millstream.connectors.file.source import FileSource
 from millstream.table.connectors.columnar_reader import ColumnarFormat
-from millstream.table.planner.nodes import Filter, PlanNode, Project
-from millstream.table.runtime.batch_calc import Step
+from millstream.table.connectors.filesystem import FileSystemSource
+from millstream.table.planner.nodes import Filter, PlanNode, Project, SourceScan
+from millstream.table.planner.windows import WatermarkAssigner
+from millstream.table.runtime.batch_calc import BatchCalc, Step
+from millstream.table.runtime.columnar_fields import merge_fields, needed_columns
 from millstream.table.runtime.vectorized import (
     arrow_type_exact,
     vectorizable,
 )
+from millstream.table.runtime.watermarks import ExpressionWatermarks
+
+if TYPE_CHECKING:
+    from millstream.table.planner.planning import PlanningContext
 
 __all__ = ["ColumnarScan", "fuse", "fuse_steps"]
 if TYPE_CHECKING:
@@ -62,9 +73,6 @@ class ColumnarScan(PlanNode):
     reads_source: ClassVar[bool] = True
 
     def translate(self, ctx: PlanningContext) -> Any:
-        from millstream.common import WatermarkStrategy
-        from millstream.connectors.file.source import FileSource
-
         path = self.source.options["path"]
         interval = ctx.env.get_config().get_auto_watermark_interval()
         fmt = ColumnarFormat(self.source, self.steps, list(self.names), list(self.types), interval)
@@ -85,12 +93,9 @@ class ColumnarScan(PlanNode):
 
 def fuse(node: PlanNode) -> ColumnarScan | None:
     """The columnar scan that computes ``node``, or None when its chain cannot run on Arrow."""
-    from millstream.table.connectors.filesystem import FileSystemSource
-    from millstream.table.planner.windows import WatermarkAssigner
-
     chain: list[PlanNode] = []
     current: PlanNode | None = node
-    while current is not None and not isinstance(current, FileSystemSource):
+    while current is not None and not _file_scan(current):
         if (isinstance(current, Project) and current.expressions is not None) or (
             isinstance(current, Filter) and current.expression is not None
         ):
@@ -106,7 +111,7 @@ def fuse(node: PlanNode) -> ColumnarScan | None:
         else:
             return None
         current = getattr(current, "input", None)
-    if current is None or not _readable(current) or not chain:
+    if current is None or not _readable(current.source) or not chain:  # type: ignore[attr-defined]
         return None
     steps = [_step(plan) for plan in reversed(chain)]  # from the source up
     if any(step is None for step in steps):
@@ -118,11 +123,16 @@ def fuse(node: PlanNode) -> ColumnarScan | None:
         list(node.names),
         list(node.types),
         node.updating,
-        source=current,
+        source=current.source,  # type: ignore[attr-defined]
         steps=steps,  # type: ignore[arg-type]
         watermark=watermark,
         rowtime=node.rowtime,
     )
+
+
+def _file_scan(node: PlanNode) -> bool:
+    """Whether ``node`` is the scan of a filesystem table."""
+    return isinstance(node, SourceScan) and isinstance(node.source, FileSystemSource)
 
 
 def fuse_steps(node: PlanNode, below: PlanNode) -> list[Step] | None:
@@ -146,8 +156,6 @@ def fuse_steps(node: PlanNode, below: PlanNode) -> list[Step] | None:
 
 def _step(plan: PlanNode) -> Step | None:
     """The Arrow step of one Calc or watermark node, or None."""
-    from millstream.table.planner.windows import WatermarkAssigner
-
     below = plan.input  # type: ignore[attr-defined]
     names, types = list(below.names), list(below.types)
     if isinstance(plan, WatermarkAssigner):
@@ -178,9 +186,6 @@ def _readable(source: Any) -> bool:
 
 
 def _watermark_strategy(assigner: Any, env: Any) -> Any:
-    from millstream.common import WatermarkStrategy
-    from millstream.table.runtime.watermarks import ExpressionWatermarks
-
     root = assigner.types[assigner.rowtime].root
     interval = env.get_config().get_auto_watermark_interval()
     delay = assigner.delay_ms
@@ -188,3 +193,79 @@ def _watermark_strategy(assigner: Any, env: Any) -> Any:
     return WatermarkStrategy.for_generator(
         lambda context: ExpressionWatermarks(assigner.watermark, root, interval, delay)
     )
+
+
+@dataclass(frozen=True)
+class ArrowPlan:
+    """How a node's rows come as Arrow batches: ``translate(ctx)`` makes the stream of its
+    ``ChangeBatch`` elements; ``scan``: the columnar scan fusing its chain with the file scan
+    below (None: an Arrow Calc over the batches of a scan shared with other consumers)."""
+
+    translate: Callable[[Any], Any]
+    scan: Any = None
+
+
+def columnar_plan(node: PlanNode, reuse: Any) -> ArrowPlan | None:
+    """How ``node``'s rows come as a stream of ``ChangeBatch`` elements, or None when they
+    cannot come as Arrow batches: a columnar scan of ``node``'s chain (a scan of the same table
+    and steps is translated once, ``planner/reuse.py``) or, when a node of the chain below
+    ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for every
+    consumer) through an Arrow Calc of the nodes above it (``runtime/batch_calc.py``)."""
+    shared = _shared_below(node, reuse)
+    if shared is None:
+        scan = fuse(node)
+        if scan is not None and reuse is not None and reuse.shared(node):
+            # one scan for every consumer: what they read
+            scan = dataclasses.replace(scan, fields=_fields_read(node, reuse))
+        return None if scan is None else ArrowPlan(scan.translate, scan)
+    steps = fuse_steps(node, shared)
+    below = None if steps is None else columnar_plan(shared, reuse)
+    if steps is None or below is None:
+        return None
+
+    read = _fields_read(node, reuse) if reuse.shared(node) else None  # its consumers' union
+    batches = below.translate
+
+    def translate(ctx: Any) -> Any:
+        return batches(ctx)._map_batches(BatchCalc(steps, list(node.types), _top(node, read))).name("Calc")
+
+    return ArrowPlan(translate)
+
+
+def _fields_read(node: PlanNode, reuse: Any) -> dict[str, tuple[str, ...] | None] | None:
+    """The columns of ``node`` its consumers read, each with the ROW fields read (None:
+    whole), through the Calc nodes above it (Flink's scan reuse reads the union of the
+    fields its consumers project); None: every column whole (a consumer that is no Calc).
+    The Arrow Calc of the nodes above computes only what is read (``BatchCalc``'s ``top``)."""
+    read: dict[str, set[str] | None] = {}
+    for consumer in reuse.consumers(node):
+        calc = (isinstance(consumer, Project) and consumer.expressions is not None) or (
+            isinstance(consumer, Filter) and consumer.expression is not None
+        )
+        step = _step(consumer) if calc else None
+        if step is None:
+            return None
+        above = _fields_read(consumer, reuse) if reuse.consumers(consumer) else None
+        for name, fields in needed_columns([step], _top(consumer, above)).items():
+            merge_fields(read, name, fields)
+    return {name: None if fields is None else tuple(sorted(fields)) for name, fields in read.items()}
+
+
+def _top(node: PlanNode, fields: dict[str, tuple[str, ...] | None] | None) -> Any:
+    """The output columns of ``node`` read, for ``columnar_fields.needed_columns``."""
+    if fields is None:
+        return list(node.names)
+    return {name: None if read is None else set(read) for name, read in fields.items()}
+
+
+def _shared_below(node: PlanNode, reuse: Any) -> PlanNode | None:
+    """The highest node of ``node``'s chain of single inputs (below ``node``) that another
+    consumer also reads, or None."""
+    if reuse is None:
+        return None
+    current = getattr(node, "input", None)
+    while current is not None:
+        if reuse.shared(current):
+            return current
+        current = getattr(current, "input", None)
+    return None

@@ -34,8 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.table.common.options import AGG_PHASE_STRATEGY, COLUMNAR_ENABLED, option_value
 from millstream.table.connectors.columnar_reader import ColumnarFormat
+from millstream.table.expression import expression as e
 from millstream.table.planner.aggregate import Aggregate
+from millstream.table.planner.columnar import columnar_plan
 from millstream.table.planner.explain_expressions import _named, render
+from millstream.table.planner.joins import split_condition
 from millstream.table.planner.nodes import (
     ChangelogNormalize,
     Filter,
@@ -46,7 +49,6 @@ from millstream.table.planner.nodes import (
     Sort,
     SourceScan,
     Values,
-    columnar_plan,
 )
 from millstream.table.planner.over import OverAggregate
 from millstream.table.planner.sources import FromDataStream
@@ -54,7 +56,7 @@ from millstream.table.planner.windows import WindowAggregate
 from millstream.table.runtime.arrow_window import arrow_local_phase, exact_aggregate
 
 if TYPE_CHECKING:
-    from millstream.table.planner.nodes import ArrowPlan
+    from millstream.table.planner.columnar import ArrowPlan
 
 __all__ = ["ExecNode", "Execution", "PhysicalPlan", "physical_plan", "two_phase"]
 
@@ -250,8 +252,6 @@ def sink_terms(node: Any) -> list[str]:
 def over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
     """A projection that only names an aggregation's keys and calls (``SELECT s, SUM(x) AS
     total ... GROUP BY s``): its items, which Flink prints inside the aggregate node."""
-    from millstream.table.expression import expression as e
-
     if not (isinstance(node, Project) and node.expressions is not None and isinstance(node.input, Aggregate)):
         return None
     keys = {getattr(k, "name", None) for k in node.input.key_expressions or []}
@@ -400,8 +400,6 @@ _JOIN_TYPES = {
 def _join(node: Any, kind: str, children: list[_Line], ref: Callable[[str], str], infix: bool) -> _Line:
     """A join as Flink prints it: its type, its condition (a window join's without the window
     bounds), each input's Exchange by its equi-keys (none: a single subtask)."""
-    from millstream.table.planner.joins import split_condition
-
     condition = node.where if kind in ("WindowJoin", "IntervalJoin") else node.condition
     sides: tuple[list[Any], list[Any]] = ([], [])
     if condition is not None:
@@ -446,8 +444,6 @@ def _window_aggregate(
     """A window aggregation as Flink prints it: in two phases a LocalWindowAggregate per input
     subtask, folding rows into slices, an Exchange by key and a GlobalWindowAggregate merging
     the slices; else one WindowAggregate."""
-    from millstream.table.expression import expression as e
-
     spec, time_name = node.spec, node.input.names[node.time_column]
     keys = [render(k, ref, infix) for k in node.key_expressions]
     key_names = list(node.names[: len(keys)])

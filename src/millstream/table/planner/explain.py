@@ -20,10 +20,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.expression import expression as e
+from millstream.table.expression.calls import _Tuple
 from millstream.table.expression.expression import Expression
+from millstream.table.planner import nodes as p
+from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.exec_nodes import ExecNode, over_aggregate, sink_terms, source_name
 from millstream.table.planner.explain_expressions import render
 from millstream.table.planner.planning import plan_phases
+from millstream.table.planner.sources import FromDataStream
 
 __all__ = ["explain_plan"]
 
@@ -53,9 +58,6 @@ def _logical_aggregate(
 ) -> _Line:
     """Calcite's aggregate: a LogicalProject of the group keys then the calls' arguments
     below it, the group ``{0, 1 ...}`` and each call over ``$i`` of that projection."""
-    from millstream.table.expression import expression as e
-    from millstream.table.expression.calls import _Tuple
-
     keys = node.key_expressions or []
     items: list[tuple[str, str]] = []  # (name, rendered expression) of the projection
 
@@ -87,10 +89,6 @@ def _logical_aggregate(
 
 def _logical(node: Any) -> _Line:
     """``node`` as Calcite's logical node, with ``$i`` references to its input's columns."""
-    from millstream.table.planner import nodes as p
-    from millstream.table.planner.aggregate import Aggregate
-    from millstream.table.planner.sources import FromDataStream
-
     below = node.plan_inputs()
     inputs = list(below[0].names) if below else []
 

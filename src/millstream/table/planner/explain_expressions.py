@@ -7,6 +7,12 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.expression import expression as e
+from millstream.table.expression.calls import _IfThenElse, _Tuple
+from millstream.table.functions.builtins import _Call
+from millstream.table.functions.lookup import _NamedCall
+from millstream.table.functions.udf import _ScalarCall
+
 __all__ = ["render"]
 
 
@@ -47,10 +53,6 @@ _UNITS = [("DAY", 86_400_000), ("HOUR", 3_600_000), ("MINUTE", 60_000), ("SECOND
 def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # noqa: C901
     """``expression`` as Flink prints it: prefix (``>(x, 1)``) or infix (``(x > 1)``);
     ``ref(name)`` prints a column."""
-    from millstream.table.expression import expression as e
-    from millstream.table.expression.calls import _IfThenElse, _NamedCall, _Tuple
-    from millstream.table.functions.builtins import _Call
-    from millstream.table.functions.udf import _ScalarCall
 
     def go(x: Any) -> str:
         return render(x, ref, infix)
@@ -104,8 +106,6 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
 
 
 def _named(expression: Any, name: str, ref: Callable[[str], str], infix: bool) -> str:
-    from millstream.table.expression import expression as e
-
     text = render(expression, ref, infix)
     inner = expression.operand if type(expression) is e._Alias else expression
     if type(inner) is e._Column and inner.name == name:

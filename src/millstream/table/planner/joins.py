@@ -18,8 +18,10 @@ from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.options import state_ttl_ms
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import interval_millis
+from millstream.table.expression.logic import and_
 from millstream.table.expression.walk import columns_of, conjuncts
 from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
+from millstream.table.planner.projection import _check_unique
 from millstream.table.runtime.interval_join import IntervalJoinFunction
 from millstream.table.runtime.join import (
     LEFT,
@@ -145,8 +147,6 @@ def _joined_columns(left: PlanNode, right: PlanNode, join_type: str) -> tuple[li
 def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any | None) -> PlanNode:
     """The plan of ``left <join_type> JOIN right ON condition`` (None: every pair): a window
     join, an interval join, or a regular (or semi / anti) join, as the condition says."""
-    from millstream.table.planner.projection import _check_unique
-
     names, types = _joined_columns(left, right, join_type)
     _check_unique(names)
     left_keys: list[Any] = []
@@ -159,8 +159,6 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
         left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
     residual = None
     if rest:
-        from millstream.table.expression.logic import and_
-
         residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
     left_compiled = [k.resolve(left.names, left.types) for k in left_keys]
     right_compiled = [k.resolve(right.names, right.types) for k in right_keys]
@@ -269,8 +267,6 @@ def _window_join(
     """A window join keyed, as Flink's, by the equi-keys other than the window bounds (none:
     one subtask joins every window); a window's rows pair when their window_start is equal
     too, and the rest of the condition (``residual``) holds."""
-    from millstream.table.expression.logic import and_
-
     left, right = inputs
     names, types = columns
     others, left_window, right_window = bounds

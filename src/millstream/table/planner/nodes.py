@@ -18,26 +18,34 @@ lists is ``planner/projection.py``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from millstream.common import WatermarkStrategy
 from millstream.common.types import Row
+from millstream.connectors.collection import CollectionSource
+from millstream.graph.operator_specs import SourceSpec
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.options import ARROW_BATCH_SIZE, option_value, state_ttl_ms
 from millstream.table.common.row_kind import INSERT
+from millstream.table.common.table_source import TableSource
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression
+from millstream.table.functions.async_calls import AsyncOptions
 from millstream.table.planner.reuse import reusing
+from millstream.table.runtime.change_batch import BatchRows
 from millstream.table.runtime.changelog_normalize import NormalizeFunction
+from millstream.table.runtime.codegen import calc_function
 from millstream.table.runtime.exchange import by_row
+from millstream.table.runtime.pandas_calc import BatchedCallCalc, bound_calls, has_batched_call
 from millstream.table.runtime.sort_limit import LimitFunction, SortFunction
+from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext
 
-__all__ = ["Filter", "FlatMap", "Limit", "PlanNode", "Project", "Sink", "SourceScan", "Values"]
+__all__ = ["Filter", "FlatMap", "Limit", "PlanNode", "Project", "Sink", "SourceScan", "Values", "table_scan"]
 
 
 @dataclass(frozen=True)
@@ -90,9 +98,6 @@ class Values(PlanNode):
     def translate(self, ctx: PlanningContext) -> Any:
         """A source at the default parallelism whose first subtask emits the rows (Flink's
         values source: the rows arrive at subtask 1, so a print sink prefixes them ``1>``)."""
-        from millstream.connectors.collection import CollectionSource
-        from millstream.graph.operator_specs import SourceSpec
-
         spec = SourceSpec(CollectionSource([(INSERT, row) for row in self.rows]))
         return ctx.env._source("Values", spec, None)
 
@@ -178,11 +183,6 @@ def calc_stream(
 ) -> Any:
     """``source``'s rows filtered by ``condition`` and projected to ``projection``: vectorized on
     Arrow batches when every expression has an Arrow equal, else generated row-at-a-time code."""
-    from millstream.table.runtime.async_calc import AsyncOptions
-    from millstream.table.runtime.codegen import calc_function
-    from millstream.table.runtime.pandas_calc import BatchedCallCalc, bound_calls, has_batched_call
-    from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
-
     names, types = list(source.names), list(source.types)
     expressions = ([condition] if condition is not None else []) + list(projection or [])
     bound = [bound_calls(e) for e in expressions]  # SQL's f(x) as the function it names
@@ -206,7 +206,6 @@ def columnar_scan(node: PlanNode, ctx: PlanningContext) -> Any:
     batches = columnar_batches(node, ctx)
     if batches is None:
         return None
-    from millstream.table.runtime.change_batch import BatchRows
 
     return batches._map_batches(BatchRows(list(node.types))).name("Rows")
 
@@ -216,89 +215,6 @@ def columnar_batches(node: PlanNode, ctx: PlanningContext) -> Any:
     phase decided so, else None."""
     arrow = ctx.physical.of(node).arrow
     return None if arrow is None else arrow.translate(ctx)
-
-
-@dataclass(frozen=True)
-class ArrowPlan:
-    """How a node's rows come as Arrow batches: ``translate(ctx)`` makes the stream of its
-    ``ChangeBatch`` elements; ``scan``: the columnar scan fusing its chain with the file scan
-    below (None: an Arrow Calc over the batches of a scan shared with other consumers)."""
-
-    translate: Callable[[Any], Any]
-    scan: Any = None
-
-
-def columnar_plan(node: PlanNode, reuse: Any) -> ArrowPlan | None:
-    """How ``node``'s rows come as a stream of ``ChangeBatch`` elements, or None when they
-    cannot come as Arrow batches: a columnar scan of ``node``'s chain (a scan of the same table
-    and steps is translated once, ``planner/reuse.py``) or, when a node of the chain below
-    ``node`` also feeds another consumer (``reuse``), that node's batches (one scan for every
-    consumer) through an Arrow Calc of the nodes above it (``runtime/batch_calc.py``)."""
-    from millstream.table.planner.columnar import fuse, fuse_steps
-
-    shared = _shared_below(node, reuse)
-    if shared is None:
-        scan = fuse(node)
-        if scan is not None and reuse is not None and reuse.shared(node):
-            # one scan for every consumer: what they read
-            scan = dataclasses.replace(scan, fields=_fields_read(node, reuse))
-        return None if scan is None else ArrowPlan(scan.translate, scan)
-    steps = fuse_steps(node, shared)
-    below = None if steps is None else columnar_plan(shared, reuse)
-    if steps is None or below is None:
-        return None
-
-    read = _fields_read(node, reuse) if reuse.shared(node) else None  # its consumers' union
-    batches = below.translate
-
-    def translate(ctx: Any) -> Any:
-        from millstream.table.runtime.batch_calc import BatchCalc
-
-        return batches(ctx)._map_batches(BatchCalc(steps, list(node.types), _top(node, read))).name("Calc")
-
-    return ArrowPlan(translate)
-
-
-def _fields_read(node: PlanNode, reuse: Any) -> dict[str, tuple[str, ...] | None] | None:
-    """The columns of ``node`` its consumers read, each with the ROW fields read (None:
-    whole), through the Calc nodes above it (Flink's scan reuse reads the union of the
-    fields its consumers project); None: every column whole (a consumer that is no Calc).
-    The Arrow Calc of the nodes above computes only what is read (``BatchCalc``'s ``top``)."""
-    from millstream.table.planner.columnar import _step
-    from millstream.table.runtime.columnar_fields import merge_fields, needed_columns
-
-    read: dict[str, set[str] | None] = {}
-    for consumer in reuse.consumers(node):
-        calc = (isinstance(consumer, Project) and consumer.expressions is not None) or (
-            isinstance(consumer, Filter) and consumer.expression is not None
-        )
-        step = _step(consumer) if calc else None
-        if step is None:
-            return None
-        above = _fields_read(consumer, reuse) if reuse.consumers(consumer) else None
-        for name, fields in needed_columns([step], _top(consumer, above)).items():
-            merge_fields(read, name, fields)
-    return {name: None if fields is None else tuple(sorted(fields)) for name, fields in read.items()}
-
-
-def _top(node: PlanNode, fields: dict[str, tuple[str, ...] | None] | None) -> Any:
-    """The output columns of ``node`` read, for ``columnar_fields.needed_columns``."""
-    if fields is None:
-        return list(node.names)
-    return {name: None if read is None else set(read) for name, read in fields.items()}
-
-
-def _shared_below(node: PlanNode, reuse: Any) -> PlanNode | None:
-    """The highest node of ``node``'s chain of single inputs (below ``node``) that another
-    consumer also reads, or None."""
-    if reuse is None:
-        return None
-    current = getattr(node, "input", None)
-    while current is not None:
-        if reuse.shared(current):
-            return current
-        current = getattr(current, "input", None)
-    return None
 
 
 def single_subtask_changelog(stream: Any) -> Any:
@@ -383,9 +299,37 @@ class ChangelogNormalize(PlanNode):
 
 @dataclass(frozen=True)
 class SourceScan(PlanNode):
-    """A connector table's source (explain prints it as a TableSourceScan)."""
+    """A connector table's source (explain prints it as a TableSourceScan): the factory's
+    ``TableSource`` producing the rows; ``watermark``: the table's watermark assigner pushed
+    into it, with the function from the source's row to the row it reads (None: not pushed)."""
 
+    source: TableSource | None = None
+    watermark: Any = None
     reads_source: ClassVar[bool] = True
+
+    @property
+    def supports_watermark_push_down(self) -> bool:
+        """Whether the source generates watermarks per split when given a strategy."""
+        return self.source is not None and self.source.supports_watermark_push_down
+
+    def translate(self, ctx: PlanningContext) -> Any:
+        assert self.source is not None
+        strategy = WatermarkStrategy.no_watermarks()
+        if self.watermark is not None:
+            assigner, row_of = self.watermark
+            strategy = assigner.strategy(ctx.env, row_of)
+        return self.source.produce(ctx.env, strategy)
+
+
+def table_scan(source: TableSource, label: str) -> PlanNode:
+    """The plan reading ``source`` (labelled ``label`` in explain): its scan, and for an upsert
+    source the normalization of its changelog by the primary key, as Flink's planner adds it."""
+    if source.changelog != "upsert":
+        updating = source.changelog != "insert-only"
+        return SourceScan(list(source.names), list(source.types), updating, source=source, label=label)
+    scan = SourceScan(list(source.names), list(source.types), True, source=source)
+    names, types, key = list(source.names), list(source.types), list(source.primary_key)
+    return ChangelogNormalize(names, types, True, input=scan, key_indexes=key, label=label)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from millstream.datastream import KeyedProcessFunction
 from millstream.table.common.types import DataType
-from millstream.table.expression.expression import Expression, OverCall, OverFrame
+from millstream.table.expression.expression import Expression, OverCall, OverFrame, col
+from millstream.table.expression.walk import replaced
+from millstream.table.functions.aggregate_calls import accumulator_spec, result_type
 from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
+from millstream.table.planner.projection import project
 from millstream.table.runtime.over import (
     BatchRankFunction,
     OverFunction,
@@ -58,10 +61,6 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
     named in ``frames``) computed by over aggregations, one per window: the projection reads
     each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
     they are."""
-    from millstream.table.expression.expression import col
-    from millstream.table.expression.walk import replaced
-    from millstream.table.planner.projection import project
-
     calls: list[OverCall] = []
     for expression in selected:
         for call in _over_calls(expression):
@@ -85,12 +84,12 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
         slot_types: list[DataType] = []
         for call in mine:
             operand = call.call.operand.resolve(plan.names, plan.types)
-            specs.append((call.call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
+            specs.append((accumulator_spec(call.call, operand.data_type), operand.fn, operand.data_type))
             slot = f"w{window}$o{len(slot_names)}"  # the column, as Flink names it (window w0, w1 ...)
             while slot in plan.names:
                 slot = "$" + slot
             slot_names.append(slot)
-            slot_types.append(call.call.result_type(operand.data_type))
+            slot_types.append(result_type(call.call, operand.data_type))
             slots[id(call)] = slot
         keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
         plan = OverAggregate(

@@ -9,7 +9,16 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from millstream.table.common.types import DataType
-from millstream.table.expression.expression import AggregateCall, Expression, _Alias, _Column, _FieldAccess
+from millstream.table.expression.expression import (
+    AggregateCall,
+    Expression,
+    WindowProperty,
+    _Alias,
+    _Column,
+    _FieldAccess,
+)
+from millstream.table.expression.walk import fingerprint, replaced
+from millstream.table.functions.aggregate_calls import accumulator_spec, result_type
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.nodes import ChangelogNormalize, Filter, PlanNode, Project
 
@@ -99,8 +108,6 @@ def is_proctime_call(expression: Expression) -> bool:
 
 def referenced_column(expression: Expression) -> str | None:
     """The input column an expression passes through unchanged (under any alias), if any."""
-    from millstream.table.expression.expression import WindowProperty
-
     while hasattr(expression, "operand") and type(expression).__name__ == "_Alias":
         expression = expression.operand
     if type(expression).__name__ == "_Column":
@@ -120,9 +127,6 @@ def aggregate_calls(
     and the HAVING is computed once, as Flink's planner does), each given a slot column
     (``$agg<i>``): their (function, argument, argument type) specs, slot names and result
     types, and ``selected`` with each call bound to its slot (the given calls unchanged)."""
-    from millstream.table.expression.expression import AggregateCall
-    from millstream.table.expression.walk import fingerprint, replaced
-
     call_specs: list[AggregateSpec] = []
     slot_names: list[str] = []
     slot_types: list[DataType] = []
@@ -132,10 +136,10 @@ def aggregate_calls(
         if key in bound:
             continue
         operand = call.operand.resolve(node.names, node.types)
-        call_specs.append((call.accumulator_spec(operand.data_type), operand.fn, operand.data_type))
+        call_specs.append((accumulator_spec(call, operand.data_type), operand.fn, operand.data_type))
         slot = f"$agg{len(slot_names)}"
         slot_names.append(slot)
-        slot_types.append(call.result_type(operand.data_type))
+        slot_types.append(result_type(call, operand.data_type))
         bound[key] = call.bound(slot)
 
     def bind(expression: Any) -> Any:
@@ -208,8 +212,6 @@ def _attached_window(node: PlanNode, keys: list[Expression], batch: bool) -> tup
 def unique_columns(node: PlanNode) -> set[str] | None:
     """Columns on which ``node``'s rows are unique (an upsert source's primary key, through
     projections and filters), if known."""
-    from millstream.table.expression.expression import _Alias, _Column
-
     if isinstance(node, ChangelogNormalize) and node.input is not None:
         return {node.input.names[i] for i in node.key_indexes}
     if isinstance(node, Filter) and node.input is not None:
@@ -240,8 +242,6 @@ def _aggregate_removed(
     with only SUM / MIN / MAX of one argument, every group has one row, so the aggregation
     is the projection of the keys and the arguments (an upsert source's changelog then passes
     through: -U/+U where an aggregation would retract and re-insert)."""
-    from millstream.table.expression.expression import _Column
-
     unique = unique_columns(node)
     if unique is None or not keys or not all(type(k) is _Column for k in keys):
         return None
@@ -268,9 +268,6 @@ def grouped_expression(expression: Expression, keys: list[Expression], key_names
     """``expression`` over the aggregation's output: a part equal to a group key that is not
     a plain column (``GROUP BY UPPER(s)`` ... ``SELECT UPPER(s)``) reads that key's column
     (aggregate calls' arguments are evaluated on the input rows, so they are left alone)."""
-    from millstream.table.expression.expression import AggregateCall, _Column
-    from millstream.table.expression.walk import fingerprint, replaced
-
     computed = {
         fingerprint(k): name for k, name in zip(keys, key_names, strict=True) if type(k) is not _Column
     }

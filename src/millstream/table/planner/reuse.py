@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.table.common.types import DataType
+from millstream.table.expression.walk import fingerprint
 
 __all__ = ["PlanReuse", "reusing"]
 
@@ -132,8 +133,6 @@ class PlanReuse:
             key = self.key(value)
             return None if key is None else ("input", key)
         if hasattr(value, "resolve"):  # an expression
-            from millstream.table.expression.walk import fingerprint
-
             return ("expression", fingerprint(value))
         if isinstance(value, (list, tuple)):
             items = [self._value(v, skip_functions) for v in value]

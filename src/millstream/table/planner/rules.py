@@ -39,8 +39,12 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from millstream.table.expression.expression import Expression, _Column, col
+from millstream.table.expression.logic import and_
 from millstream.table.expression.walk import children, columns_of, conjuncts, replaced
+from millstream.table.functions.builtins import _Call
+from millstream.table.planner.joins import join_plans
 from millstream.table.planner.nodes import Filter, PlanNode, Project
+from millstream.table.planner.projection import project
 
 __all__ = ["PHASES", "optimize"]
 
@@ -125,9 +129,6 @@ def push_filters_into_joins(node: PlanNode, shared: set[int]) -> PlanNode:
     """A filter over a join, its conjuncts of one input's columns applied to that input; over
     a regular INNER join, the conjuncts reading both inputs join its condition, which may then
     make it an interval join (``a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts`` in a WHERE)."""
-    from millstream.table.expression.logic import and_
-    from millstream.table.planner.joins import join_plans
-
     join = getattr(node, "input", None)
     if not isinstance(node, Filter) or node.expression is None or join is None:
         return node
@@ -177,9 +178,6 @@ def push_join_conditions(node: PlanNode, shared: set[int]) -> PlanNode:
     filters ``b`` before the join, which then keeps fewer rows in its state (Flink's
     ``JoinConditionPushRule``). A comma join's WHERE becomes its condition when the SQL is
     translated, so this also moves ``FROM a, b WHERE a.k = b.k AND a.x = 1``'s ``a.x = 1``."""
-    from millstream.table.expression.logic import and_
-    from millstream.table.planner.joins import join_plans
-
     if type(node).__name__ != "Join" or not isinstance(getattr(node, "condition", None), Expression):
         return node
     join: Any = node
@@ -215,8 +213,6 @@ def _one_side(conjunct: Expression, sides: tuple[int, ...], names: tuple[set[str
 
 def _filtered(node: PlanNode, conjuncts: list[Expression]) -> PlanNode:
     """``node``'s rows where every conjunct is TRUE (``node`` itself when there are none)."""
-    from millstream.table.expression.logic import and_
-
     if not conjuncts:
         return node
     return Filter.over(node, conjuncts[0] if len(conjuncts) == 1 else and_(*conjuncts))
@@ -225,8 +221,6 @@ def _filtered(node: PlanNode, conjuncts: list[Expression]) -> PlanNode:
 def _deterministic(expression: Any) -> bool:
     """Built-in operators and functions other than the clock and random numbers (a user
     function may count its calls: it is evaluated where the query put it)."""
-    from millstream.table.functions.builtins import _Call
-
     kind = type(expression).__module__
     if isinstance(expression, _Call):
         if expression.name_.upper() in _NOT_DETERMINISTIC:
@@ -344,9 +338,6 @@ def prune_join_inputs(node: PlanNode, shared: set[int]) -> PlanNode:
     """A projection over a join (and a filter between them), the join's inputs narrowed to the
     columns the projection, the filter and the join condition read (an input that feeds other
     consumers too is left whole: narrowing it would cost a projection of every row)."""
-    from millstream.table.planner.joins import join_plans
-    from millstream.table.planner.projection import project
-
     if not isinstance(node, Project) or node.expressions is None or node.input is None:
         return node
     middle = node.input if isinstance(node.input, Filter) and node.input.expression is not None else None

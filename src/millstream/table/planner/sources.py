@@ -1,5 +1,5 @@
-"""Plan nodes that bring rows in: a DataStream's elements (``from_data_stream``). (The
-``datagen`` connector's node is ``builtin_connectors.DataGenScan``.)"""
+"""Plan nodes that bring rows in: a DataStream's elements (``from_data_stream``). (A connector
+table's rows come through ``nodes.SourceScan`` over its ``TableSource``.)"""
 
 from __future__ import annotations
 

@@ -27,13 +27,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from millstream.common import WatermarkStrategy
 from millstream.datastream import KeyedProcessFunction
 from millstream.graph.operator_specs import KeyedProcessSpec
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec, window_output_columns
-from millstream.table.planner.nodes import PlanNode, columnar_batches
+from millstream.table.planner.nodes import PlanNode, columnar_batches, columnar_scan
+from millstream.table.planner.projection import (
+    aggregate_calls,
+    distinct_calls,
+    expr_names,
+    grouped_expression,
+    project,
+)
 from millstream.table.runtime.arrow_slicing import ArrowSlicingAggregate
 from millstream.table.runtime.watermarks import ExpressionWatermarks, RowtimeAssigner
 from millstream.table.runtime.window_operators import (
@@ -75,7 +83,6 @@ class WatermarkAssigner(PlanNode):
         assert self.input is not None
         if self.pushed_down:
             return self.input.translate(ctx)
-        from millstream.table.planner.nodes import columnar_scan
 
         scanned = columnar_scan(self, ctx)
         if scanned is not None:
@@ -85,8 +92,6 @@ class WatermarkAssigner(PlanNode):
     def strategy(self, env: Any, row_of: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None) -> Any:
         """The WatermarkStrategy of the expression; ``row_of``: the source's row -> this
         node's row (the computed columns), for a strategy pushed into the source."""
-        from millstream.common import WatermarkStrategy
-
         assert self.rowtime is not None and self.watermark is not None
         index, root = self.rowtime, self.types[self.rowtime].root
         interval = env.get_config().get_auto_watermark_interval()
@@ -212,14 +217,6 @@ def window_aggregate(
 ) -> PlanNode:
     """A window aggregation of ``node`` grouped by ``keys`` and the window, then ``selected``
     over it; the window's start, end and time are the columns ``window_names``."""
-    from millstream.table.planner.projection import (
-        aggregate_calls,
-        distinct_calls,
-        expr_names,
-        grouped_expression,
-        project,
-    )
-
     if not window_time_column(node, time_column, batch):
         name = node.names[time_column]
         raise ValueError(

@@ -26,13 +26,14 @@ from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
-from millstream.table.functions.aggregates import accumulator_for
+from millstream.table.functions.aggregate_calls import accumulator_for
 from millstream.table.runtime.arrow_slicing import (
     _grouped,
     accumulator_columns,
     accumulator_merges,
     accumulator_rows,
 )
+from millstream.table.runtime.vectorized import _from_bytes, int64_arrow
 
 __all__ = ["ArrowAttachedAggregate"]
 
@@ -110,8 +111,6 @@ class ArrowAttachedAggregate:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from millstream.table.runtime.vectorized import int64_arrow
-
         tables = [] if self._table is None else [self._table]
         if self._pending:
             pending, self._pending = self._pending, []
@@ -148,8 +147,6 @@ class ArrowAttachedAggregate:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from millstream.table.runtime.vectorized import _from_bytes
-
         columns: dict[str, Any] = {
             "key": folded.column("key"),
             "fire": folded.column("fire_min"),
@@ -170,8 +167,6 @@ class ArrowAttachedAggregate:
     def _restored_table(self) -> Any:
         import pyarrow as pa
 
-        from millstream.table.runtime.vectorized import int64_arrow
-
         held, self._held = self._held, []
         columns: dict[str, Any] = {
             "key": int64_arrow([kid for kid, _, _ in held]),
@@ -184,8 +179,6 @@ class ArrowAttachedAggregate:
 
     def _emit(self, watermark: int) -> list[tuple[list[Any], list[int]]]:
         import pyarrow.compute as pc
-
-        from millstream.table.runtime.vectorized import _from_bytes
 
         table = self._table
         if table is None:
@@ -221,7 +214,6 @@ class ArrowAttachedAggregate:
         """Renumber the keys once most have been emitted."""
         if len(self._keys) <= 2 * len(self._fires) + 1024:
             return
-        from millstream.table.runtime.vectorized import int64_arrow
 
         live = sorted(self._fires)
         renumber = {old: new for new, old in enumerate(live)}

@@ -35,7 +35,8 @@ from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import from_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec
-from millstream.table.functions.aggregates import accumulator_for
+from millstream.table.functions.aggregate_calls import accumulator_for
+from millstream.table.runtime.vectorized import int64_arrow
 
 __all__ = ["ArrowSlicingAggregate"]
 
@@ -112,8 +113,6 @@ class ArrowSlicingAggregate:
     def _merge(self) -> None:
         """The pending partials merged into the slice table (one row per key and slice)."""
         import pyarrow as pa
-
-        from millstream.table.runtime.vectorized import int64_arrow
 
         if not self._pending:
             return
@@ -276,8 +275,6 @@ def accumulator_columns(
     """The Arrow columns of the row path's accumulators (``per_function[i]``: those of
     ``functions[i]``): ``a{i}`` the count, the sum or the value, ``c{i}`` a sum's count."""
     import pyarrow as pa
-
-    from millstream.table.runtime.vectorized import int64_arrow
 
     columns: dict[str, Any] = {}
     for i, function in enumerate(functions):

@@ -15,9 +15,12 @@ from typing import Any
 
 from millstream.table.common.types import DataType
 from millstream.table.runtime.change_batch import ChangeBatch
+from millstream.table.runtime.columnar_fields import needed_columns
 from millstream.table.runtime.vectorized import (
     _evaluate,
     as_array,
+    int64_numpy,
+    true_only,
 )
 
 __all__ = ["BatchCalc"]
@@ -30,8 +33,6 @@ class BatchCalc:
     output nothing reads is NULLs of its type ``types``."""
 
     def __init__(self, steps: list[Any], types: list[Any], top: Any) -> None:
-        from millstream.table.runtime.columnar_fields import needed_columns
-
         needed_columns(steps, top)  # marks the outputs of each projection a later step or ``top`` reads
         self.steps, self.types = steps, types
 
@@ -48,8 +49,6 @@ class BatchCalc:
     def _apply(self, element: ChangeBatch) -> ChangeBatch:
         import pyarrow as pa
         import pyarrow.compute as pc
-
-        from millstream.table.runtime.vectorized import int64_numpy, true_only
 
         columns: list[Any] = list(element.batch.columns)
         stamps = element.stamps

@@ -17,6 +17,7 @@ from typing import Any
 
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
+from millstream.table.runtime.vectorized import arrow_output
 
 __all__ = ["BatchRows", "ChangeBatch", "to_changes"]
 
@@ -54,8 +55,6 @@ class ChangeBatch:
 
 def to_changes(rows: ChangeBatch, types: list[DataType]) -> list[tuple[str, tuple[Any, ...]]]:
     """The ``(INSERT, row)`` changes of ``rows``, each value as the row path holds it."""
-    from millstream.table.runtime.vectorized import arrow_output
-
     columns = []
     for column, data_type in zip(rows.batch.columns, types, strict=True):
         values = column.to_pylist()

@@ -24,8 +24,11 @@ from typing import Any
 
 from millstream.table.common.casts import INTEGER_RANGES, to_float32, wrap
 from millstream.table.common.types import DataType
+from millstream.table.expression import expression as e
+from millstream.table.expression.calls import _IfThenElse
 from millstream.table.expression.failures import evaluation_error
 from millstream.table.expression.resolved import negation
+from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
 
 __all__ = ["calc_function", "expression_code"]
 
@@ -76,10 +79,6 @@ _PYTHON_OPERATORS = {
 
 
 def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) -> str:  # noqa: C901
-    from millstream.table.expression import expression as e
-    from millstream.table.expression.calls import _IfThenElse
-    from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
-
     kind = type(expression)
     if kind is e._Column:
         if expression.name in names:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.table.common.types import DataType
+from millstream.table.expression import expression as e
 
 __all__ = ["merge_fields", "needed_columns", "read_schemas"]
 
@@ -19,8 +20,6 @@ def needed_columns(
     value; a ROW column passed through a projection and only read as ``bid.price`` above is
     read with that field alone). ``top``: the chain's output columns read (a list: whole; a
     dict: with the fields read of each, ``ColumnarScan.fields``)."""
-    from millstream.table.expression import expression as e
-
     needed: dict[str, set[str] | None] = (
         dict.fromkeys(top)
         if isinstance(top, list)

@@ -21,7 +21,7 @@ from millstream.table.common.options import (
 )
 from millstream.table.common.row_kind import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
 from millstream.table.common.types import DataType
-from millstream.table.functions.aggregates import accumulator_for
+from millstream.table.functions.aggregate_calls import accumulator_for
 
 __all__ = ["GroupAggregateFunction", "TableAggregateFunction"]
 

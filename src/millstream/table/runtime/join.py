@@ -27,6 +27,7 @@ from millstream.datastream import KeyedProcessFunction
 from millstream.datastream.state import MapStateDescriptor
 from millstream.table.common.options import with_ttl
 from millstream.table.common.row_kind import DELETE, INSERT, UPDATE_AFTER
+from millstream.table.common.timestamps import to_epoch_millis
 
 __all__ = ["LEFT", "RIGHT", "JoinFunction", "SameWindow", "SemiJoinFunction", "WindowJoinFunction"]
 
@@ -174,8 +175,6 @@ class WindowJoinFunction(KeyedProcessFunction):
         )
 
     def process_element(self, value: Any, ctx: Any) -> Any:
-        from millstream.table.common.timestamps import to_epoch_millis
-
         side, _, row = value
         end = to_epoch_millis(row[self.ends[side]], self.roots[side])
         timers = ctx.timer_service()

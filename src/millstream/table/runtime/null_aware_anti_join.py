@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
-from millstream.datastream.state import MapStateDescriptor
+from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.table.common.options import with_ttl
 from millstream.table.common.row_kind import DELETE, INSERT, UPDATE_AFTER
 from millstream.table.runtime.join import LEFT
@@ -27,8 +27,6 @@ class NullAwareAntiJoinFunction(KeyedProcessFunction):
         self.ttl_ms = 0
 
     def open(self, runtime_context: Any) -> None:
-        from millstream.datastream.state import ValueStateDescriptor
-
         ttl = self.ttl_ms
         state = runtime_context
         self.left_rows = state.get_map_state(with_ttl(MapStateDescriptor("left", None, None), ttl))

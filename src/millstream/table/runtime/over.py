@@ -23,7 +23,7 @@ from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor,
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
-from millstream.table.functions.aggregates import accumulator_for
+from millstream.table.functions.aggregate_calls import accumulator_for
 from millstream.table.runtime.window_operators import END_OF_INPUT
 
 __all__ = [

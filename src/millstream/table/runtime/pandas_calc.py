@@ -1,5 +1,5 @@
 """Vectorized Python scalar functions (``udf(..., func_type="pandas")``) and async scalar
-functions (``runtime/async_calc.py``) in a Calc: calls evaluated once per chunk of rows.
+functions (``functions/async_calls.py``) in a Calc: calls evaluated once per chunk of rows.
 
 Flink runs a Calc whose expressions call pandas UDFs in its Arrow Python operator: the
 arguments of up to ``python.fn-execution.arrow.batch.size`` rows (default 1000) go to the
@@ -22,27 +22,28 @@ Series of one row (``evaluate_one_row``): the same results, without the batch.
 
 from __future__ import annotations
 
-import datetime
 import operator
 from collections.abc import Callable
 from typing import Any
 
 from millstream.common.user_code import ElementError
-from millstream.table.common.types import DataType, RowType
+from millstream.table.common.types import DataType
 from millstream.table.expression.expression import _Column
 from millstream.table.expression.walk import children, replaced
-from millstream.table.functions.udf import FunctionContext, _PandasScalar, _ScalarCall
-from millstream.table.runtime.async_calc import AsyncColumn, AsyncOptions, CallFailed, is_async_call
+from millstream.table.functions.async_calls import AsyncColumn, AsyncOptions, CallFailed
+from millstream.table.functions.lookup import _NamedCall
+from millstream.table.functions.pandas_values import _values, series_of
+from millstream.table.functions.udf import (
+    FunctionContext,
+    UserDefinedAsyncScalarFunctionWrapper,
+    UserDefinedScalarFunctionWrapper,
+    _PandasScalar,
+    _ScalarCall,
+    registered_function,
+)
 from millstream.table.runtime.codegen import calc_function
 
-__all__ = [
-    "BatchedCallCalc",
-    "bound_calls",
-    "data_frame_of",
-    "evaluate_one_row",
-    "has_batched_call",
-    "series_of",
-]
+__all__ = ["BatchedCallCalc", "bound_calls", "has_batched_call"]
 
 DEFAULT_ARROW_BATCH_SIZE = 1000  # Flink's python.fn-execution.arrow.batch.size
 
@@ -54,8 +55,6 @@ def _is_pandas_call(expression: Any) -> bool:
 def bound_calls(expression: Any) -> Any:
     """``expression`` with its calls of functions registered by name (SQL's ``f(x)``) bound
     to the function, so that pandas and async calls are seen as such."""
-    from millstream.table.expression.calls import _NamedCall
-    from millstream.table.functions.udf import UserDefinedScalarFunctionWrapper, registered_function
 
     def bind(node: Any) -> Any:
         if type(node) is not _NamedCall:
@@ -64,6 +63,12 @@ def bound_calls(expression: Any) -> Any:
         return function(*node.args) if isinstance(function, UserDefinedScalarFunctionWrapper) else None
 
     return replaced(expression, bind)
+
+
+def is_async_call(expression: Any) -> bool:
+    """Whether ``expression`` is a call of an async scalar function."""
+    wrapper = getattr(expression, "wrapper", None) if type(expression) is _ScalarCall else None
+    return isinstance(wrapper, UserDefinedAsyncScalarFunctionWrapper)
 
 
 def _is_batched_call(expression: Any) -> bool:
@@ -115,107 +120,6 @@ class _PandasColumn:
         return _values(result, self.result_type)
 
 
-def series_of(values: list[Any], data_type: DataType) -> Any:
-    """A column's values as PyFlink hands them to a pandas function: through Arrow."""
-    import pyarrow as pa
-
-    if isinstance(data_type, RowType):
-        import pandas as pd
-
-        names = data_type.field_names()
-        columns = [
-            series_of([None if v is None else v[i] for v in values], t).rename(n)
-            for i, (n, t) in enumerate(zip(names, data_type.field_types(), strict=True))
-        ]
-        return pd.concat(columns, axis=1)
-    arrow_type = _arrow_type(data_type)
-    return pa.array(values, type=arrow_type).to_pandas(date_as_object=True)
-
-
-def _arrow_type(data_type: DataType) -> Any:
-    import pyarrow as pa
-
-    if data_type.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):  # naive wall-clock values (common/timestamps.py)
-        return pa.timestamp("us")
-    if data_type.root == "NULL":
-        return pa.null()
-    try:
-        return data_type.to_arrow()
-    except (KeyError, AttributeError, TypeError):
-        return None  # Arrow infers it
-
-
-def data_frame_of(names: list[str], types: list[DataType], rows: list[tuple[Any, ...]]) -> Any:
-    """A table's rows as the pandas DataFrame ``Table.to_pandas`` returns: through Arrow, typed
-    as PyFlink's ``to_arrow_type`` types the columns (INT int32, FLOAT float32, TIMESTAMP(p)
-    in seconds, ms, us or ns by its precision), TIMESTAMP_LTZ columns localized to the session
-    (this process's) time zone; no rows: an empty frame of the columns, as PyFlink's."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if not rows:
-        return pd.DataFrame.from_records([], columns=names)
-    arrays = [pa.array([r[i] for r in rows], type=_pandas_arrow_type(t)) for i, t in enumerate(types)]
-    frame = pa.Table.from_arrays(arrays, names=[f"${i}" for i in range(len(names))]).to_pandas()
-    frame.columns = list(names)  # the names as they are (a duplicate too)
-    zone = datetime.datetime.now().astimezone().tzinfo
-    for i, t in enumerate(types):
-        if t.root == "TIMESTAMP_LTZ":
-            frame[frame.columns[i]] = frame.iloc[:, i].dt.tz_localize(zone)
-    return frame
-
-
-def _pandas_arrow_type(data_type: DataType) -> Any:
-    import pyarrow as pa
-
-    root, params = data_type.root, data_type.params
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME"):
-        precision = int(params[0]) if params else (6 if root != "TIME" else 0)
-        unit = "s" if precision == 0 else "ms" if precision <= 3 else "us" if precision <= 6 else "ns"
-        if root != "TIME":
-            return pa.timestamp(unit)
-        return pa.time32(unit) if unit in ("s", "ms") else pa.time64(unit)
-    return _arrow_type(data_type)
-
-
-def _values(result: Any, data_type: DataType) -> list[Any]:
-    """The function's Series (a DataFrame for a ROW result) as the column's Python values."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if isinstance(result, pd.DataFrame):
-        if not isinstance(data_type, RowType):
-            raise TypeError(f"a pandas UDF returned a DataFrame for a {data_type!r} result")
-        columns = [_values(result[result.columns[i]], t) for i, t in enumerate(data_type.field_types())]
-        return list(zip(*columns, strict=True)) if columns else [() for _ in range(len(result))]
-    array = pa.Array.from_pandas(result, mask=result.isnull(), type=_arrow_type(data_type))
-    values: list[Any] = array.to_pylist()
-    return values
-
-
-def evaluate_one_row(
-    function: _PandasScalar,
-    name: str,
-    arg_types: list[DataType],
-    result_type: DataType,
-    args: tuple[Any, ...],
-) -> Any:
-    """A pandas call outside a Calc: Series of one value each, the Series' one result."""
-    import pandas as pd
-
-    result = function.function(*(series_of([a], t) for a, t in zip(args, arg_types, strict=True)))
-    if not isinstance(result, (pd.Series, pd.DataFrame)):
-        raise TypeError(
-            f"The result type of Pandas UDF '{name}' must be pandas.Series or "
-            f"pandas.DataFrame, got {type(result)}"
-        )
-    if len(result) != 1:
-        raise ValueError(
-            f"The result length '{len(result)}' of Pandas UDF '{name}' is not equal to the input length '1'"
-        )
-    return _values(result, result_type)[0]
-
-
 class BatchedCallCalc:
     """``fn(values) -> (outputs, kept)`` for the batch operator: a Calc calling pandas or
     async UDFs, each call evaluated once per chunk of at most ``batch_size`` rows. The task
@@ -247,7 +151,8 @@ class BatchedCallCalc:
             if _is_pandas_call(node):
                 column = _PandasColumn(node, extended_names, extended_types)
             else:
-                column = AsyncColumn(node, extended_names, extended_types, async_options or AsyncOptions())
+                options = async_options or AsyncOptions()
+                column = AsyncColumn(node.wrapper, node.args, extended_names, extended_types, options)
             name = f"$batched{len(self.columns)}"
             self.columns.append(column)
             extended_names.append(name)

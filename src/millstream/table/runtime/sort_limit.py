@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
-from millstream.datastream.state import ValueStateDescriptor
+from millstream.datastream.state import ListStateDescriptor, ValueStateDescriptor
 from millstream.table.common.row_kind import INSERT
 
 __all__ = ["LimitFunction", "SortFunction"]
@@ -50,8 +50,6 @@ class SortFunction(KeyedProcessFunction):
         self.keys, self.offset, self.fetch = keys, offset, fetch
 
     def open(self, runtime_context: Any) -> None:
-        from millstream.datastream.state import ListStateDescriptor
-
         self.rows = runtime_context.get_list_state(ListStateDescriptor("rows"))
 
     def process_element(self, value: Any, ctx: Any) -> Any:

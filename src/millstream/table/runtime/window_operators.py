@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from millstream.datastream import KeyedProcessFunction, ProcessFunction
+from millstream.datastream import KeyedProcessFunction, ProcessFunction, TimeDomain
 from millstream.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import from_epoch_millis, to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec
-from millstream.table.functions.aggregates import accumulator_for
+from millstream.table.functions.aggregate_calls import accumulator_for
 
 END_OF_INPUT = 2**63 - 2  # an event-time timer only the final watermark (MAX) reaches
 
@@ -222,8 +222,6 @@ class ProcessingTimeSlices(SlicingAggregate):
         return None
 
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
-        from millstream.datastream import TimeDomain
-
         if ctx.time_domain() != TimeDomain.EVENT_TIME:
             return super().on_timer(timestamp, ctx)
         # the input ended (only the final watermark reaches an event-time timer here): every

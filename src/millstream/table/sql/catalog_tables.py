@@ -19,7 +19,7 @@ from millstream.table.common.factories import find_table_factory
 from millstream.table.common.logical_type_casts import sink_mismatch, supports_avoiding_cast
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression, col
-from millstream.table.planner.nodes import PlanNode, Sink
+from millstream.table.planner.nodes import PlanNode, Sink, table_scan
 from millstream.table.planner.projection import project
 from millstream.table.planner.sources import FromDataStream
 from millstream.table.planner.windows import WatermarkAssigner
@@ -206,8 +206,8 @@ def source_plan(path: str, table: CatalogTable) -> tuple[PlanNode, dict[str, Any
     schema = table.descriptor.schema
     if schema is None:
         raise ValueError(f"table '{path}' ({table.connector}) has no schema to read")
-    node = find_table_factory(table.connector).create_source(table.context)
-    node = dataclasses.replace(node, label=f"{DEFAULT_CATALOG}, {DEFAULT_DATABASE}, {path}")
+    source = find_table_factory(table.connector).create_source(table.context)
+    node = table_scan(source, f"{DEFAULT_CATALOG}, {DEFAULT_DATABASE}, {path}")
     return apply_schema(node, table.context.schema), declared_columns(table.context.schema)
 
 

@@ -20,10 +20,16 @@ from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.expression.expression import Expression, lit
+from millstream.table.common.printing import summary_string
+from millstream.table.common.types import DataTypes
+from millstream.table.expression.calls import _Tuple
+from millstream.table.expression.expression import AggregateCall, Expression, lit
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
+from millstream.table.expression.resolved import Compiled
+from millstream.table.functions.aggregates_more import JSON_ARRAYAGG, JSON_OBJECTAGG, LAG, LISTAGG, PERCENTILE
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.functions.temporal import EXTRACT_UNITS
+from millstream.table.sql.types import _data_type
 
 __all__ = ["TIME_UNITS", "special_form"]
 
@@ -150,8 +156,6 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
             return call_builtin("LOG2", expression(value))
         return call_builtin("LOG", expression(base), expression(value))
     if isinstance(node, (exp.Cast, exp.TryCast)) and node.args.get("safe"):  # TRY_CAST (CAST: not safe)
-        from millstream.table.sql.expressions import _data_type
-
         return expression(node.this).try_cast(_data_type(node.to))
     if isinstance(node, exp.Chr):
         return call_builtin("CHR", *(expression(e) for e in node.expressions))
@@ -190,10 +194,6 @@ class _TypeOf(Expression):
         self.operand = operand
 
     def resolve(self, names: list[str], types: list[Any]) -> Any:
-        from millstream.table.common.printing import summary_string
-        from millstream.table.common.types import DataTypes
-        from millstream.table.expression.resolved import Compiled
-
         text = summary_string(self.operand.resolve(names, types).data_type)
         return Compiled(lambda row: text, DataTypes.STRING(), None)  # Flink's TYPEOF: STRING
 
@@ -230,9 +230,6 @@ def _returning(node: exp.Expression, default: str) -> str:
     """A RETURNING type as Flink's messages write it (``INT``, ``VARCHAR(3)``, ``ARRAY<STRING>``)."""
     if isinstance(node, exp.Null):
         return default
-    from millstream.table.common.printing import summary_string
-    from millstream.table.sql.expressions import _data_type
-
     return summary_string(_data_type(node).nullable())  # type: ignore[arg-type]
 
 
@@ -310,21 +307,13 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
     """LISTAGG(x [, sep]), COLLECT(x), JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY k VALUE v)."""
     import json
 
-    from millstream.table.expression.calls import _Tuple
-    from millstream.table.expression.expression import AggregateCall
-    from millstream.table.functions.aggregates_more import JSON_ARRAYAGG, JSON_OBJECTAGG, LISTAGG
-
     if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
-        from millstream.table.functions.aggregates_more import LAG
-
         offset = node.args.get("offset")
         default = node.args.get("default")
         count = 1 if offset is None else int(offset.this)
         fallback = None if default is None else expression(default).resolve([], []).fn(())
         return AggregateCall(LAG + json.dumps([count, fallback]), expression(node.this))
     if isinstance(node, exp.Quantile):  # PERCENTILE(x, p), p a literal in [0, 1]
-        from millstream.table.functions.aggregates_more import PERCENTILE
-
         percentage = expression(node.args["quantile"]).resolve([], []).fn(())
         if percentage is None or not 0 <= float(percentage) <= 1:
             raise ValueError(f"PERCENTILE's percentage must be a literal between 0 and 1, got {percentage}")

@@ -1,5 +1,5 @@
-"""Async scalar functions (an ``AsyncScalarFunction`` or a ``udf`` of an ``async def``) in a
-Calc.
+"""How async scalar functions (an ``AsyncScalarFunction`` or a ``udf`` of an ``async def``)
+are called: concurrently on an event loop of the subtask, bounded, retried and in order.
 
 Flink splits each async call into a Calc of its own (``AsyncCalcSplitRule``) and runs it in
 an ``AsyncWaitOperator`` in ORDERED mode: at most
@@ -41,14 +41,10 @@ from millstream.table.common.options import (
     option_value,
 )
 from millstream.table.common.types import DataType
-from millstream.table.expression.expression import _Column
-from millstream.table.functions.udf import (
-    AsyncScalarFunction,
-    FunctionContext,
-    UserDefinedAsyncScalarFunctionWrapper,
-)
+from millstream.table.expression.expression import Expression, _Column
+from millstream.table.functions.user_defined import AsyncScalarFunction, FunctionContext
 
-__all__ = ["AsyncColumn", "AsyncOptions", "CallFailed", "is_async_call", "one_row_evaluator"]
+__all__ = ["AsyncColumn", "AsyncOptions", "CallFailed", "one_row_evaluator"]
 
 
 @dataclass(frozen=True)
@@ -71,14 +67,6 @@ class AsyncOptions:
             option_value(config, ASYNC_SCALAR_RETRY_DELAY),
             option_value(config, ASYNC_SCALAR_MAX_ATTEMPTS),
         )
-
-
-def is_async_call(expression: Any) -> bool:
-    """Whether ``expression`` is a call of an async scalar function."""
-    from millstream.table.functions.udf import _ScalarCall
-
-    wrapper = getattr(expression, "wrapper", None) if type(expression) is _ScalarCall else None
-    return isinstance(wrapper, UserDefinedAsyncScalarFunctionWrapper)
 
 
 class CallFailed(Exception):
@@ -111,14 +99,20 @@ class AsyncColumn:
     """One async call of a Calc: its function, argument expressions and result type; its
     ``evaluate(rows)`` is the list of results for a chunk of rows, in their order."""
 
-    def __init__(self, call: Any, names: list[str], types: list[DataType], options: AsyncOptions) -> None:
-        wrapper = call.wrapper
+    def __init__(
+        self,
+        wrapper: Any,
+        arguments: list[Expression],
+        names: list[str],
+        types: list[DataType],
+        options: AsyncOptions,
+    ) -> None:
         self.function = wrapper._function
         self.name = str(wrapper._name)
         self.result_type: DataType = wrapper.result_type
         self.options = options
         self.arg_fns: list[Callable[[tuple[Any, ...]], Any]] = []
-        for argument in call.args:
+        for argument in arguments:
             if type(argument) is _Column and argument.name in names:  # read by index
                 self.arg_fns.append(operator.itemgetter(names.index(argument.name)))
             else:
@@ -217,12 +211,10 @@ async def _call_open(function: AsyncScalarFunction, context: FunctionContext) ->
     function.open(context)
 
 
-def one_row_evaluator(wrapper: UserDefinedAsyncScalarFunctionWrapper) -> Callable[[tuple[Any, ...]], Any]:
+def one_row_evaluator(wrapper: Any) -> Callable[[tuple[Any, ...]], Any]:
     """An async call outside a Calc (a join condition, an aggregate's argument): awaited row
     by row, with the default options; the function is opened on the first call."""
-    from millstream.table.functions.udf import _ScalarCall
-
-    column = AsyncColumn(_ScalarCall(wrapper, []), [], [], AsyncOptions())
+    column = AsyncColumn(wrapper, [], [], [], AsyncOptions())
 
     def evaluate(args: tuple[Any, ...]) -> Any:
         column.arg_fns = [operator.itemgetter(i) for i in range(len(args))]
