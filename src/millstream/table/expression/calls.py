@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from millstream.common.types import Row
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import (
     Compiled,
@@ -24,8 +25,6 @@ class _WholeRow(Expression):
         self.names = names
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        from millstream.common.types import Row
-
         field_names = list(names)
 
         def whole(row: tuple[Any, ...]) -> Any:

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common.types import Row
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.functions.definition import (
     FunctionDefinition,
@@ -169,8 +170,6 @@ def _local_now() -> datetime.datetime:
 
 
 def _row(values: tuple[Any, ...]) -> Any:
-    from millstream.common.types import Row
-
     row = Row(*values)
     row.set_field_names([f"f{i}" for i in range(len(values))])
     return row

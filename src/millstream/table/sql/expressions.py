@@ -16,9 +16,12 @@ from millstream.table.common.types import DataTypes
 from millstream.table.expression.expression import (
     AggregateCall,
     Expression,
+    OverCall,
+    OverFrame,
     WindowProperty,
     _FieldAccess,
     col,
+    interval_millis,
     lit,
 )
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
@@ -48,8 +51,6 @@ __all__ = ["column_type", "parse_data_type"]  # sql/types.py's; and the internal
 
 
 def _interval_ms(node: exp.Expression) -> int:
-    from millstream.table.expression.expression import interval_millis
-
     return interval_millis(_expression(node))
 
 
@@ -388,8 +389,6 @@ def _arguments(node: exp.Expression, keys: tuple[str, ...]) -> list[Expression]:
 
 def _over(node: exp.Window) -> Expression:
     """``agg(x) OVER (PARTITION BY k ORDER BY ts ROWS|RANGE BETWEEN ... AND CURRENT ROW)``."""
-    from millstream.table.expression.expression import OverCall
-
     if not _STATE.over:
         raise SqlError("OVER is only valid in a SELECT list")
     frames = _STATE.over[-1]
@@ -407,8 +406,6 @@ def _over(node: exp.Window) -> Expression:
 
 
 def _frame(node: exp.Window) -> Any:
-    from millstream.table.expression.expression import OverFrame
-
     partition = tuple(_expression(p) for p in node.args.get("partition_by") or [])
     order = node.args.get("order")
     if order is None or len(order.expressions) != 1:
