@@ -239,6 +239,22 @@ def test_interval_operations_flink_refuses_are_refused(sql: str) -> None:
         _t_env().sql_query(sql)
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # PyFlink 2.3.0, while planning: Cast function cannot convert value of type INTERVAL DAY
+        # to type BIGINT
+        "SELECT CAST(INTERVAL '1' DAY AS BIGINT)",
+        # PyFlink 2.3.0, while planning: Unsupported cast from 'CHAR(1) NOT NULL' to
+        # 'INTERVAL SECOND(3) NOT NULL'.
+        "SELECT CAST('1' AS INTERVAL DAY)",
+    ],
+)
+def test_casts_between_intervals_and_numbers_or_strings_flink_refuses_are_refused(sql: str) -> None:
+    with pytest.raises(ValueError, match="Cast function cannot convert value of type"):
+        _t_env().sql_query(sql)
+
+
 def test_date_interval_arithmetic_is_the_same_on_arrow_and_on_rows(tmp_path: Path) -> None:
     """A Calc over a CSV file runs on Arrow where it can; DATE arithmetic must still give
     Flink's dates (Arrow's date + duration is a timestamp)."""

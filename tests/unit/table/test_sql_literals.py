@@ -210,6 +210,17 @@ def test_numeric_literals_are_typed_as_calcite_types_them() -> None:
     ]
 
 
+def test_a_bare_null_column_is_refused_as_flink_refuses_it() -> None:
+    # PyFlink 2.3.0: SQL validation failed. From line 1, column 8 to line 1, column 11: Illegal use of 'NULL'
+    with pytest.raises(SqlError, match="Illegal use of 'NULL'"):
+        _t_env().sql_query("SELECT NULL")
+    # PyFlink 2.3.0 prints <NULL> typed STRING, and TRUE typed BOOLEAN NOT NULL
+    assert _select("SELECT CAST(NULL AS STRING), NULL IS NULL") == [
+        ("STRING", "<NULL>"),
+        ("BOOLEAN NOT NULL", "TRUE"),
+    ]
+
+
 @pytest.mark.parametrize(
     "literal",
     # PyFlink 2.3.0: Numeric literal '...' out of range (a DECIMAL's unscaled value must fit a BIGINT)

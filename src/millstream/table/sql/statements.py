@@ -63,7 +63,15 @@ def query_operation(catalog: CatalogManager, batch: bool, statement: str) -> Que
     tree = _parse(statement)
     if not is_query(tree):
         raise SqlError(f"only queries (SELECT ...) are supported here, got: {statement.strip()[:80]}")
-    return QueryOperation(query(_context(catalog, batch), tree))
+    return _query_operation(_context(catalog, batch), tree)
+
+
+def _query_operation(ctx: SqlContext, tree: exp.Expression) -> QueryOperation:
+    """A query's operation; a bare NULL among its columns is refused as Calcite refuses it (it
+    has no type: ``SELECT NULL``; ``SELECT CAST(NULL AS INT)`` is fine)."""
+    if isinstance(tree, exp.Select) and any(isinstance(e.unalias(), exp.Null) for e in tree.expressions):
+        raise SqlError("Illegal use of 'NULL'")
+    return QueryOperation(query(ctx, tree))
 
 
 def statement_operation(catalog: CatalogManager, batch: bool, statement: str) -> Operation:
@@ -85,7 +93,7 @@ def statement_operation(catalog: CatalogManager, batch: bool, statement: str) ->
         return shown
     tree = _parse(statement)
     if is_query(tree):
-        return QueryOperation(query(ctx, tree))
+        return _query_operation(ctx, tree)
     if isinstance(tree, exp.Insert):
         return InsertOperation(_insert(ctx, tree))
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "TABLE":
