@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from millstream.table.common.types import DataType
-from millstream.table.expression.expression import Expression, _Column, _Literal, _wrap, lit
+from millstream.common.types import Row
+from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.expression import Compiled, Expression, _Column, _Literal, _wrap, lit
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.sql.expressions import parse_expression
 
@@ -129,7 +130,42 @@ def array(head: Any, *tail: Any) -> Expression:
 
 def row(head: Any, *tail: Any) -> Expression:
     """A ROW of the values (fields ``f0``, ``f1`` ...)."""
-    return call_builtin("ROW", head, *tail)
+    return _FieldsRow(call_builtin("ROW", head, *tail))
+
+
+class _FieldsRow(Expression):
+    """The Table API's ``row()``: the ROW call's value with its fields named ``f0``, ``f1`` ...
+    (Flink's ``BuiltInFunctionDefinitions.ROW``: PyFlink 2.3.0 types row(col('x'), col('y'))
+    ``ROW<`f0` BIGINT, `f1` STRING> NOT NULL``), where SQL's ROW(x, y) names them ``EXPR$0``,
+    ``EXPR$1`` (Calcite's)."""
+
+    def __init__(self, operand: Expression) -> None:
+        self.operand = operand
+
+    def aggregates(self) -> list[Any]:
+        return self.operand.aggregates()
+
+    def window_properties(self) -> list[Any]:
+        return self.operand.window_properties()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        inner = self.operand.resolve(names, types)
+        fields = [DataTypes.FIELD(f"f{i}", t) for i, t in enumerate(inner.data_type.field_types())]  # type: ignore[attr-defined]
+        field_names = [f.name for f in fields]
+        fn = inner.fn
+
+        def apply(values: tuple[Any, ...]) -> Any:
+            value = fn(values)
+            if value is None:
+                return None
+            renamed = Row(*value)
+            renamed.set_field_names(field_names)
+            return renamed
+
+        return Compiled(apply, DataTypes.ROW(fields, inner.data_type.is_nullable()), inner.name)
+
+    def __repr__(self) -> str:
+        return repr(self.operand)
 
 
 def map_(key: Any, value: Any, *tail: Any) -> Expression:

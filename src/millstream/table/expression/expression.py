@@ -16,9 +16,11 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.enums import JsonValueOnEmptyOrError, TimeIntervalUnit
 from millstream.table.expression.resolved import (
+    COMPARISONS,
     Compiled,
     compile_binary,
     compile_cast,
@@ -26,6 +28,7 @@ from millstream.table.expression.resolved import (
     compile_interval,
     compile_logic,
     compile_negate,
+    compile_reflexive,
     literal_type,
 )
 
@@ -289,10 +292,38 @@ class _Binary(Expression):
         return self.left.window_properties() + self.right.window_properties()
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        return compile_binary(self.op, self.left.resolve(names, types), self.right.resolve(names, types))
+        left, right = self.left.resolve(names, types), self.right.resolve(names, types)
+        if self.reflexive():  # simplified before Flink's code generator refuses an ARRAY's order
+            return compile_reflexive(self.op, left)
+        if self.op in ("<", "<=", ">", ">="):  # Flink orders ROW values, but not a ROW(...) call's
+            for operand, compiled in ((self.left, left), (self.right, right)):
+                if getattr(operand, "name_", None) == "ROW":
+                    shown = summary_string(compiled.data_type)
+                    raise TypeError(f"Comparable type expected, but was '{shown}'.")
+        return compile_binary(self.op, left, right)
+
+    def reflexive(self) -> bool:
+        """Whether this is a comparison of an expression with itself (``x = x``), which Flink's
+        planner simplifies before it runs (``compile_reflexive``)."""
+        return self.op in COMPARISONS and same_expression(self.left, self.right)
 
     def __repr__(self) -> str:
         return f"({self.left!r} {self.op} {self.right!r})"
+
+
+def same_expression(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same expression (Calcite's equal digests): of one kind,
+    with the same operands, literal values and types."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Expression):
+        left, right = vars(a), vars(b)
+        return left.keys() == right.keys() and all(same_expression(left[k], right[k]) for k in left)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_expression(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and a != a:
+        return b != b
+    return a is b or bool(a == b)
 
 
 class _Negate(Expression):

@@ -171,12 +171,14 @@ def _local_now() -> datetime.datetime:
 
 def _row(values: tuple[Any, ...]) -> Any:
     row = Row(*values)
-    row.set_field_names([f"f{i}" for i in range(len(values))])
+    row.set_field_names([f"EXPR${i}" for i in range(len(values))])
     return row
 
 
 def _row_type(args: list[DataType]) -> DataType:
-    return DataTypes.ROW([DataTypes.FIELD(f"f{i}", t) for i, t in enumerate(args)], False)
+    """ROW(a, b)'s type: Calcite's anonymous row, its fields ``EXPR$0``, ``EXPR$1`` ... (the
+    Table API's ``row()`` names them ``f0``, ``f1`` ...: ``api/expression_functions.py``)."""
+    return DataTypes.ROW([DataTypes.FIELD(f"EXPR${i}", t) for i, t in enumerate(args)], False)
 
 
 SCALARS: list[FunctionDefinition] = [

@@ -19,7 +19,7 @@ from typing import Any
 
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import Expression, _Literal, _wrap
-from millstream.table.expression.resolved import Compiled, common_type, in_width, nullable_if_any
+from millstream.table.expression.resolved import Compiled, common_type, comparison, in_width, nullable_if_any
 from millstream.table.functions.array_functions import COLLECTIONS
 from millstream.table.functions.builtin_more import MORE
 from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
@@ -183,8 +183,33 @@ def _logarithm_spark(name: str) -> Callable[[Any], Any]:
     return kernel
 
 
+def _distinct_from(name: str, negated: bool) -> FunctionDefinition:
+    """``a IS [NOT] DISTINCT FROM b``: NULL is not distinct from NULL, never NULL; two values
+    compared as the orderings compare them (a FLOAT and a DOUBLE as doubles: CAST(0.1 AS
+    FLOAT) IS DISTINCT FROM CAST(0.1 AS DOUBLE) is TRUE, as PyFlink 2.3.0 gives it); types
+    that do not compare are refused while planning, as ``=`` refuses them."""
+
+    def bind(args: list[DataType], literals: list[Any]) -> Callable[[Any, Any], bool]:
+        unequal = comparison("<>", args[0], args[1], name, promoted=True)
+
+        def distinct(a: Any, b: Any) -> bool:
+            if a is None or b is None:
+                return (a is None) is not (b is None) if not negated else (a is None) is (b is None)
+            return bool(unequal(a, b)) is not negated
+
+        return distinct
+
+    def result(args: list[DataType]) -> DataType:
+        comparison("<>", args[0], args[1], name)  # refuses what does not compare
+        return DataTypes.BOOLEAN(False)
+
+    return FunctionDefinition(name, bind([DataTypes.NULL()] * 2, []), result, null_aware=True, bind=bind)
+
+
 _DEFINITIONS = [
     FunctionDefinition("LIKE", like, _boolean),  # x LIKE p [ESCAPE c]
+    _distinct_from("IS DISTINCT FROM", False),
+    _distinct_from("IS NOT DISTINCT FROM", True),
     FunctionDefinition(
         "ABS",
         abs,

@@ -46,7 +46,12 @@ _PYTHON_CLASSES = {
 
 
 def like(text: str, pattern: str, escape: str | None = None) -> bool:
-    """``text LIKE pattern [ESCAPE escape]``."""
+    """``text LIKE pattern [ESCAPE escape]``; a pattern without ``%`` and ``_`` is the text
+    itself, whatever the escape (Flink's LikeCallGen compares the strings: ``'abc' LIKE 'abc'
+    ESCAPE ''`` is TRUE, as PyFlink 2.3.0 gives it)."""
+    if "%" not in pattern and "_" not in pattern and (not escape or escape not in pattern):
+        _escape_character(escape or None)  # a longer escape is refused all the same
+        return text == pattern
     return _like_regex(pattern, escape).fullmatch(text) is not None
 
 

@@ -116,7 +116,10 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
             "DECIMAL" in roots and ("FLOAT" in roots or "DOUBLE" in roots)
         )
         intervals_or_decimals = {"INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH", "DECIMAL"} & set(roots)
-        if not (arithmetic and intervals_or_decimals) and not (not arithmetic and approximate):
+        # a comparison Python's operator computes as Flink does: values of one plain family (a
+        # ROW's fields, a text cast to a date, x = x ... are their closures')
+        plain = arithmetic or (not approximate and not expression.reflexive() and _plainly_compared(*roots))
+        if plain and not (arithmetic and intervals_or_decimals):
             op = _PYTHON_OPERATORS[expression.op]
             left = _code(expression.left, names, types, w)
             right = _code(expression.right, names, types, w)
@@ -144,6 +147,23 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
     # anything else: its compiled closure
     compiled = expression.resolve(names, types)
     return f"{w.function(compiled.fn)}(r)"
+
+
+_PLAIN_FAMILIES = (
+    frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "NULL"}),  # exactly
+    frozenset({"DOUBLE", "NULL"}),  # a DOUBLE with a BIGINT: as doubles (the closure's)
+    frozenset({"FLOAT", "NULL"}),
+    frozenset({"CHAR", "VARCHAR", "STRING", "NULL"}),
+    frozenset({"BINARY", "VARBINARY", "BYTES", "NULL"}),
+)
+
+
+def _plainly_compared(left: str, right: str) -> bool:
+    """Whether values of the roots ``left`` and ``right`` compare with Python's operators as
+    Flink compares them."""
+    if left == right:
+        return left not in ("ROW", "ARRAY", "MAP", "MULTISET")
+    return any(left in family and right in family for family in _PLAIN_FAMILIES)
 
 
 def _in_width(w: _Writer, code: str, root: str, nullable: bool = False) -> str:

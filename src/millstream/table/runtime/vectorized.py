@@ -103,6 +103,8 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
     if kind is e._Binary and (expression.op in _COMPARE or expression.op in _ARITHMETIC):
         if not (vectorizable(expression.left, names, types) and vectorizable(expression.right, names, types)):
             return False
+        if expression.reflexive():  # x = x: TRUE unless NULL, even for NaN (its closure)
+            return False
         left = expression.left.resolve(names, types).data_type.root
         right = expression.right.resolve(names, types).data_type.root
         numeric = {"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "NULL"}

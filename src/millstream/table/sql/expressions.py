@@ -194,6 +194,8 @@ def _negative_literal(node: exp.Neg) -> exp.Literal | None:
 def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case per node kind
     if isinstance(node, exp.Paren):
         return _expression(node.this)
+    if isinstance(node, exp.Tuple):  # (a, b): the row constructor ROW(a, b)
+        return call_builtin("ROW", *(_expression(e) for e in node.expressions))
     special = special_form(node, _expression)  # NOT LIKE, CASE x WHEN, TRIM(LEADING ...), EXTRACT ...
     if special is not None:
         return special

@@ -23,7 +23,7 @@ from sqlglot import exp
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataTypes
 from millstream.table.expression.calls import _Tuple
-from millstream.table.expression.expression import AggregateCall, Expression, lit
+from millstream.table.expression.expression import AggregateCall, Expression, lit, same_expression
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.expression.resolved import Compiled
 from millstream.table.functions.aggregates_more import JSON_ARRAYAGG, JSON_OBJECTAGG, LAG, LISTAGG, PERCENTILE
@@ -71,12 +71,12 @@ def _truth(value: Expression, wanted: bool | None, negated: bool) -> Expression:
     return not_(test) if negated else test
 
 
-def _distinct(a: Expression, b: Expression) -> Expression:
-    """``a IS DISTINCT FROM b``: NULL equals NULL, never NULL."""
-    both_null = and_(a.is_null, b.is_null)
-    one_null = or_(a.is_null, b.is_null)
-    different = call_builtin("COALESCE", a != b, lit(False))  # BOOLEAN NOT NULL: no NULL reaches it
-    return if_then_else(both_null, lit(False), if_then_else(one_null, lit(True), different))
+def _distinct(a: Expression, b: Expression, negated: bool) -> Expression:
+    """``a IS [NOT] DISTINCT FROM b``: NULL equals NULL, never NULL; of an expression with
+    itself FALSE (TRUE), as Calcite's simplifier makes it before it runs."""
+    if same_expression(a, b):
+        return lit(negated)
+    return call_builtin("IS NOT DISTINCT FROM" if negated else "IS DISTINCT FROM", a, b)
 
 
 def special_form(node: exp.Expression, expression: Convert) -> Expression | None:  # noqa: C901
@@ -117,9 +117,9 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
     ):
         return _truth(expression(node.this.this), bool(node.this.expression.this), True)
     if isinstance(node, exp.NullSafeNEQ):
-        return _distinct(expression(node.this), expression(node.expression))
+        return _distinct(expression(node.this), expression(node.expression), False)
     if isinstance(node, exp.NullSafeEQ):
-        return not_(_distinct(expression(node.this), expression(node.expression)))
+        return _distinct(expression(node.this), expression(node.expression), True)
     if isinstance(node, exp.StrPosition):  # POSITION(needle IN text)
         return call_builtin("POSITION", expression(node.args["substr"]), expression(node.this))
     if isinstance(node, exp.Pad):
