@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from millstream.graph.operator_specs import KeyedProcessSpec
+from millstream.connectors.collection import CollectionSource
+from millstream.graph.operator_specs import KeyedProcessSpec, SourceSpec
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.options import (
     mini_batch_latency_ms,
@@ -19,7 +20,11 @@ from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression
 from millstream.table.planner.nodes import PlanNode
 from millstream.table.runtime.arrow_attached import ArrowAttachedAggregate
-from millstream.table.runtime.group_agg import GroupAggregateFunction, TableAggregateFunction
+from millstream.table.runtime.group_agg import (
+    OPEN_GLOBAL_GROUP,
+    GroupAggregateFunction,
+    TableAggregateFunction,
+)
 from millstream.table.runtime.window_operators import AttachedWindowAggregate
 
 __all__ = ["Aggregate", "TableAggregate"]
@@ -72,6 +77,11 @@ class Aggregate(PlanNode):
             # buffers each bundle by key and emits once per key at the bundle's end
             function.key_group_size, function.key_group_latency_ms = python_bundle(ctx.config)
         stream = self.input.translate(ctx)
+        if self.batch and not keys:
+            # a global aggregation (no GROUP BY) in BATCH emits one row even over no input, as
+            # Flink's batch aggregate does (COUNT(*) 0, MIN NULL): a marker opens the one group
+            opening = SourceSpec(CollectionSource([OPEN_GLOBAL_GROUP]))
+            stream = stream.union(ctx.env._source("Values", opening, None))
         key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
         return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
 

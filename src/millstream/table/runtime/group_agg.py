@@ -23,9 +23,13 @@ from millstream.table.common.row_kind import DELETE, INSERT, UPDATE_AFTER, UPDAT
 from millstream.table.common.types import DataType
 from millstream.table.functions.aggregate_calls import accumulator_for
 
-__all__ = ["GroupAggregateFunction", "TableAggregateFunction"]
+__all__ = ["OPEN_GLOBAL_GROUP", "GroupAggregateFunction", "TableAggregateFunction"]
 
 _MAX_TIMESTAMP = 2**63 - 1
+
+OPEN_GLOBAL_GROUP: tuple[str, tuple[Any, ...]] = ("", ())
+"""The element the plan adds to a BATCH global aggregation's input (no GROUP BY keys): it opens
+the one group without adding a row, so the aggregation emits its row over an empty input."""
 
 
 # -- group aggregation ---------------------------------------------------------------------------------
@@ -71,6 +75,8 @@ class GroupAggregateFunction(KeyedProcessFunction):
         accs = held[1]
         pairs = self.pairs
         for kind, row in values:
+            if not kind:  # OPEN_GLOBAL_GROUP: the group exists, with no row
+                continue
             adding = kind in (INSERT, UPDATE_AFTER)
             held[0] += 1 if adding else -1
             for i, (acc, argument) in enumerate(pairs):
@@ -97,7 +103,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
 
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
         held = self.state.value()
-        if held is None or held[0] <= 0:
+        if held is None or (held[0] <= 0 and self.key_count):  # the global group: a row even if empty
             return None
         return [(INSERT, self._result(ctx.get_current_key(), held[1]))]
 
