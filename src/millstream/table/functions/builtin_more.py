@@ -41,7 +41,7 @@ def _rounded(direction: str) -> Callable[[Any], Any]:
 def _rounded_type(args: list[DataType]) -> DataType:
     t = args[0]
     if t.root == "DECIMAL":
-        precision, scale = (list(t.params) + [10, 0])[:2]
+        precision, _scale = (list(t.params) + [10, 0])[:2]
         return DataTypes.DECIMAL(precision, 0, t.is_nullable())  # Flink keeps the precision
     return t
 
