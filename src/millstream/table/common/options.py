@@ -30,6 +30,7 @@ __all__ = [
     "MINI_BATCH_SIZE",
     "REUSE_SOURCE",
     "REUSE_SUB_PLAN",
+    "SINK_NOT_NULL_ENFORCER",
     "STATE_TTL",
     "mini_batch_latency_ms",
     "mini_batch_size",
@@ -102,6 +103,14 @@ MINI_BATCH_SIZE: ConfigOption[int] = ConfigOption(
     int,
     "The most rows a mini-batch holds before it is processed.",
     minimum=0,
+)
+SINK_NOT_NULL_ENFORCER: ConfigOption[str] = ConfigOption(
+    "table.exec.sink.not-null-enforcer",
+    "ERROR",
+    str,
+    "What a NULL written into a sink's NOT NULL column does: ERROR fails the job naming the "
+    "column, DROP drops the row silently.",
+    choices=("ERROR", "DROP"),
 )
 STATE_TTL: ConfigOption[int] = ConfigOption(
     "table.exec.state.ttl",

@@ -27,7 +27,12 @@ from millstream.common.types import Row
 from millstream.connectors.collection import CollectionSource
 from millstream.graph.operator_specs import SourceSpec
 from millstream.table.common.binary_row import BinaryRowKeyType
-from millstream.table.common.options import ARROW_BATCH_SIZE, option_value, state_ttl_ms
+from millstream.table.common.options import (
+    ARROW_BATCH_SIZE,
+    SINK_NOT_NULL_ENFORCER,
+    option_value,
+    state_ttl_ms,
+)
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.table_source import TableSource
 from millstream.table.common.types import DataType
@@ -39,6 +44,7 @@ from millstream.table.runtime.changelog_normalize import NormalizeFunction
 from millstream.table.runtime.codegen import calc_function
 from millstream.table.runtime.exchange import by_row
 from millstream.table.runtime.pandas_calc import BatchedCallCalc, bound_calls, has_batched_call
+from millstream.table.runtime.sink_constraints import NotNullBatchEnforcer, NotNullEnforcer
 from millstream.table.runtime.sort_limit import LimitFunction, SortFunction
 from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
 
@@ -253,6 +259,7 @@ class Sink(PlanNode):
     options: dict[str, str] = field(default_factory=dict)
     partition_keys: list[str] = field(default_factory=list)
     table_sink: Any = None  # the factory's TableSink
+    not_null: tuple[int, ...] = ()  # the sink's NOT NULL columns the query's may leave NULL
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.table_sink is not None
@@ -263,10 +270,17 @@ class Sink(PlanNode):
                 "write it in batch mode, or to a connector or format that takes a changelog "
                 "(upsert-kafka, debezium-json, canal-json)"
             )
+        # table.exec.sink.not-null-enforcer: a NULL in a NOT NULL column fails the job or is dropped
+        not_null = self.not_null
+        drop = option_value(ctx.config, SINK_NOT_NULL_ENFORCER) == "DROP"
         batches = self.batch_scan(ctx)
         if batches is not None:  # inserted rows as Arrow batches, straight from the scan
+            if not_null:
+                batches = batches.map(NotNullBatchEnforcer(self.names, not_null, drop))
             return self.table_sink.consume_batches(batches, list(self.names), list(self.input.types))
         stream = self.input.translate(ctx)
+        if not_null:
+            stream = stream.filter(NotNullEnforcer(self.names, not_null, drop))
         return self.table_sink.consume(stream, list(self.names), list(self.input.types))
 
     def batch_scan(self, ctx: PlanningContext) -> Any:

@@ -223,6 +223,7 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
     if table is None:
         raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
     descriptor = table.descriptor
+    not_null: tuple[int, ...] = ()
     if descriptor.schema is not None:
         columns = descriptor.schema.persisted_columns()
         names, types = [n for n, _ in columns], [t for _, t in columns]
@@ -231,6 +232,12 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
         mismatch = sink_mismatch(table_name, plan.names, plan.types, names, types)
         if mismatch is not None:
             raise ValueError(mismatch)
+        # Flink's SinkNotNullEnforcer: on each NOT NULL sink column the query's may leave NULL
+        not_null = tuple(
+            i
+            for i, (s, t) in enumerate(zip(plan.types, types, strict=True))
+            if s.is_nullable() and not t.is_nullable()
+        )
         plan = cast_to(plan, names, types)
     table_sink = find_table_factory(table.connector).create_sink(table.context)
     options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
@@ -243,6 +250,7 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
         options,
         partitions,
         table_sink,
+        not_null,
         label=path,
     )
 
