@@ -337,6 +337,6 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
         pair = node.expressions[0]
         on_null = "ABSENT" if "ABSENT" in str(node.args.get("null_handling") or "").upper() else "NULL"
         spec = {"null": on_null, "raw": _is_json_constructor(pair.expression)}
-        value = _json_value_argument(pair.expression, expression)
-        return AggregateCall(JSON_OBJECTAGG + json.dumps(spec), _Tuple([expression(pair.this), value]))
+        entry_value = _json_value_argument(pair.expression, expression)
+        return AggregateCall(JSON_OBJECTAGG + json.dumps(spec), _Tuple([expression(pair.this), entry_value]))
     return None
