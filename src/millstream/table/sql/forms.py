@@ -120,7 +120,12 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         return _distinct(expression(node.this), expression(node.expression), False)
     if isinstance(node, exp.NullSafeEQ):
         return _distinct(expression(node.this), expression(node.expression), True)
-    if isinstance(node, exp.StrPosition):  # POSITION(needle IN text)
+    if isinstance(node, exp.StrPosition):  # POSITION(needle IN text [FROM start])
+        start = node.args.get("position")
+        if start is not None:  # Calcite's POSITION ... FROM: LOCATE(needle, text, start)
+            return call_builtin(
+                "LOCATE", expression(node.args["substr"]), expression(node.this), expression(start)
+            )
         return call_builtin("POSITION", expression(node.args["substr"]), expression(node.this))
     if isinstance(node, exp.Pad):
         fill = node.args.get("fill_pattern")

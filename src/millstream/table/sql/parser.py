@@ -105,6 +105,7 @@ class _FlinkSql(Spark):
         }
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
+            "CEILING": Spark.Parser.FUNCTION_PARSERS["CEIL"],  # CEILING(t TO HOUR) as CEIL(t TO HOUR)
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
             "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
             **{
@@ -145,6 +146,13 @@ class _FlinkSql(Spark):
             ):
                 this.set("nullable", False)
             return this
+
+        def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:
+            """sqlglot's ``POSITION(needle IN text)``, and Flink's ``... FROM start``."""
+            node: exp.StrPosition = super()._parse_position(haystack_first)
+            if node.args.get("position") is None and self._match(TokenType.FROM):
+                node.set("position", self._parse_bitwise())
+            return node
 
         def _parse_atom(self) -> exp.Expression | None:
             """sqlglot's fast path for a single token, except a string literal: it may go on
