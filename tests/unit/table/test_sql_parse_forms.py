@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import re
+
+import pytest
 
 from millstream.table import EnvironmentSettings, TableEnvironment
 
@@ -30,3 +33,11 @@ def test_ceiling_to_a_unit() -> None:
         "CEIL(TIMESTAMP '2024-01-01 12:34:56' TO HOUR)"
     )
     assert _row(sql) == (datetime.datetime(2024, 1, 1, 13, 0), datetime.datetime(2024, 1, 1, 13, 0))
+
+
+def test_abs_of_an_interval_is_refused() -> None:
+    """PyFlink 2.3.0 refuses SELECT ABS(INTERVAL '1' DAY) with ``CodeGenException: Unsupported
+    call: ABS(INTERVAL SECOND(3) NOT NULL)``; millstream returned the interval."""
+    with pytest.raises(ValueError, match=re.escape("Unsupported call: ABS(INTERVAL SECOND(3) NOT NULL)")):
+        _row("SELECT ABS(INTERVAL '1' DAY)")
+    assert _row("SELECT ABS(-2)") == (2,)

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH
+from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import Expression, _Literal, _wrap
 from millstream.table.expression.resolved import Compiled, common_type, comparison, in_width, nullable_if_any
@@ -46,6 +48,13 @@ def _string(args: list[DataType]) -> DataType:
 
 
 def _same_as_first(args: list[DataType]) -> DataType:
+    return args[0]
+
+
+def _abs_type(args: list[DataType]) -> DataType:
+    """ABS of a number; of an interval Flink's code generation refuses the call."""
+    if args[0].root in (YEAR_MONTH, DAY_TIME):
+        raise ValueError(f"Unsupported call: ABS({summary_string(args[0])}) ")
     return args[0]
 
 
@@ -213,7 +222,7 @@ _DEFINITIONS = [
     FunctionDefinition(
         "ABS",
         abs,
-        _same_as_first,
+        _abs_type,
         arrow=arrow_kernel("abs"),
         arrow_args=NUMBERS | {"DECIMAL"},
         spark=spark_kernel("abs"),
