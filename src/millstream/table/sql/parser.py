@@ -337,7 +337,7 @@ class _FlinkSql(Spark):
                 arguments = [a for a in self._parse_csv(self._parse_assignment) if a is not None]
             options: dict[str, str] = {}
             returning: exp.Expression = exp.null()
-            defaults = {"EMPTY": exp.null(), "ERROR": exp.null()}
+            defaults: dict[str, exp.Expression] = {"EMPTY": exp.null(), "ERROR": exp.null()}
             if name in ("JSON_VALUE", "JSON_QUERY") and self._match_text_seq("RETURNING"):
                 returning = self._parse_types() or exp.null()
             if name == "JSON_QUERY":
