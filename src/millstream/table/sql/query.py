@@ -14,9 +14,10 @@ from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec
 from millstream.table.expression.expression import Expression, col
+from millstream.table.expression.resolved import common_type
 from millstream.table.functions.udf import registered_function
 from millstream.table.planner import builder
 from millstream.table.planner.nodes import FlatMap, PlanNode, Values
@@ -76,25 +77,38 @@ def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Window
 
 def _values(node: exp.Values) -> PlanNode:
     """``(VALUES (1, 'a'), (2, 'b')) AS t(x, y)``: the rows as a table (columns ``EXPR$0`` ...
-    unless named); a column's type is its first non-NULL value's, nullable when one is NULL."""
-    rows: list[tuple[Any, ...]] = []
-    typed: list[list[DataType]] = []
-    for row in node.expressions:
-        items = row.expressions if isinstance(row, exp.Tuple) else [row]
-        compiled = [_expression(item).resolve([], []) for item in items]
-        rows.append(tuple(c.fn(()) for c in compiled))
-        typed.append([c.data_type for c in compiled])
-    width = len(rows[0]) if rows else 0
-    if any(len(r) != width for r in rows):
+    unless named); a column's type is the common type of its values (Calcite's
+    ``leastRestrictive``: ``(1), (2.5)`` is DECIMAL(11, 1)), each value cast to it, nullable when
+    one is NULL. A bare NULL among the values is refused, as Calcite refuses it (it has no type:
+    ``CAST(NULL AS INT)`` is fine)."""
+    items_of = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in node.expressions]
+    if any(isinstance(item, exp.Null) for items in items_of for item in items):
+        raise SqlError("Illegal use of 'NULL'")
+    expressions = [[_expression(item) for item in items] for items in items_of]
+    width = len(expressions[0]) if expressions else 0
+    if any(len(r) != width for r in expressions):
         raise SqlError(f"the rows of VALUES differ in length: {node.sql()[:80]}")
+    typed = [[e.resolve([], []).data_type for e in row] for row in expressions]
+    types = []
+    for i in range(width):
+        column = common_type([t[i] for t in typed])
+        if column is None:
+            listed = ", ".join(sorted({repr(t[i]) for t in typed}))
+            raise SqlError(
+                f"Values passed to VALUES operator must have compatible types: column {i + 1} is {listed}"
+            )
+        types.append(column)
+    rows: list[tuple[Any, ...]] = []
+    for row, row_types in zip(expressions, typed, strict=True):
+        values = []
+        for e, t, column in zip(row, row_types, types, strict=True):
+            same = t.nullable() == column.nullable() or column.root == "NULL"
+            values.append((e if same else e.cast(column.nullable())).resolve([], []).fn(()))
+        rows.append(tuple(values))
+    types = [t.nullable() if any(r[i] is None for r in rows) else t.not_null() for i, t in enumerate(types)]
     alias = node.args.get("alias")
     names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
     names = names or [f"EXPR${i}" for i in range(width)]
-    types = []
-    for i in range(width):
-        known = [t[i] for t in typed if t[i].root != "NULL"]
-        column = known[0] if known else DataTypes.NULL()
-        types.append(column.nullable() if any(r[i] is None for r in rows) else column)
     return Values(names, types, False, rows, label="Values")
 
 
