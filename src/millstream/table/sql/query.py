@@ -105,7 +105,7 @@ def _values(node: exp.Values) -> PlanNode:
             same = t.nullable() == column.nullable() or column.root == "NULL"
             values.append((e if same else e.cast(column.nullable())).resolve([], []).fn(()))
         rows.append(tuple(values))
-    types = [t.nullable() if any(r[i] is None for r in rows) else t.not_null() for i, t in enumerate(types)]
+    types = [t.nullable() if any(r[i] is None for r in rows) else t for i, t in enumerate(types)]
     alias = node.args.get("alias")
     names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
     names = names or [f"EXPR${i}" for i in range(width)]
