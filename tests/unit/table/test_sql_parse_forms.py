@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,33 @@ def test_abs_of_an_interval_is_refused() -> None:
     with pytest.raises(ValueError, match=re.escape("Unsupported call: ABS(INTERVAL SECOND(3) NOT NULL)")):
         _row("SELECT ABS(INTERVAL '1' DAY)")
     assert _row("SELECT ABS(-2)") == (2,)
+
+
+def test_a_datetime_difference_as_an_interval() -> None:
+    """PyFlink 2.3.0 prints ``+0 12:00:00.000`` (INTERVAL SECOND(3)) for both (TIMESTAMP
+    '2024-01-02 00:00:00' - TIMESTAMP '2024-01-01 12:00:00') HOUR and ... DAY (the whole
+    difference), ``+60 00:00:00.000`` for (DATE '2024-03-01' - DATE '2024-01-01') DAY, ``+0-02``
+    (INTERVAL MONTH) for ... MONTH and ``+0 23:30:00.000`` for (TIMESTAMP '2024-01-02 00:00:00'
+    - TIMESTAMP '2024-01-01 00:30:00') MINUTE cast to STRING; the form did not parse."""
+    differences = (
+        "(TIMESTAMP '2024-01-02 00:00:00' - TIMESTAMP '2024-01-01 12:00:00') HOUR",
+        "(TIMESTAMP '2024-01-02 00:00:00' - TIMESTAMP '2024-01-01 12:00:00') DAY",
+        "(DATE '2024-03-01' - DATE '2024-01-01') DAY",
+        "(DATE '2024-03-01' - DATE '2024-01-01') MONTH",
+        "(TIMESTAMP '2024-01-02 00:00:00' - TIMESTAMP '2024-01-01 00:30:00') MINUTE",
+    )
+    sql = "SELECT " + ", ".join(f"CAST({d} AS STRING)" for d in differences)
+    assert _row(sql) == ("+0 12:00:00.000", "+0 12:00:00.000", "+60 00:00:00.000", "+0-02", "+0 23:30:00.000")
+
+
+def test_a_datetime_difference_over_a_columnar_scan(tmp_path: Path) -> None:
+    """The same over a filesystem table's columns (the scan runs on Arrow)."""
+    (tmp_path / "data.json").write_text('{"a": "2024-01-02 00:00:00", "b": "2024-01-01 12:00:00"}\n')
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("minicluster.mode", "threads")
+    t_env.execute_sql(
+        f"CREATE TABLE f (a TIMESTAMP(3), b TIMESTAMP(3)) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path}', 'format' = 'json')"
+    )
+    rows = list(t_env.execute_sql("SELECT CAST((a - b) HOUR AS STRING), a FROM f").collect())
+    assert [r[0] for r in rows] == ["+0 12:00:00.000"]

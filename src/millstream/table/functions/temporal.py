@@ -37,6 +37,7 @@ from millstream.table.functions.definition import INTEGRAL, NOT_LITERAL, Functio
 from millstream.table.functions.temporal_units import (
     EXTRACT_UNITS,
     _bigint,
+    _datetime_minus_type,
     _div,
     _extract_literal_type,
     _floor_ceil,
@@ -44,6 +45,7 @@ from millstream.table.functions.temporal_units import (
     _shorthand,
     _timestamp_add_type,
     _timestamp_diff_type,
+    datetime_minus,
     extract,
     timestamp_add,
     timestamp_diff,
@@ -300,6 +302,12 @@ TEMPORAL: list[FunctionDefinition] = [
     ),
     FunctionDefinition(
         "TIMESTAMPADD", timestamp_add, lambda args: args[2], literal_result=_timestamp_add_type
+    ),
+    FunctionDefinition(
+        "DATETIME_MINUS",
+        datetime_minus,
+        lambda args: DataType("INTERVAL_DAY_TIME", True, 3),
+        literal_result=_datetime_minus_type,
     ),
     FunctionDefinition(
         "TIMESTAMPDIFF",

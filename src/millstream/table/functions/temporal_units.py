@@ -482,6 +482,39 @@ def timestamp_diff(unit: str, start: Any, end: Any) -> int:
     return _int(_div(millis, _MILLIS[unit]))
 
 
+def datetime_minus(unit: str, left: Any, right: Any) -> Any:
+    """``(left - right) unit`` of two DATEs or TIMESTAMPs (Calcite's datetime minus): a day-time
+    unit gives the whole difference as a day-time interval (``(TIMESTAMP '2024-01-02 00:00:00'
+    - TIMESTAMP '2024-01-01 12:00:00') DAY`` is 12 hours), MONTH the months between (Flink's
+    ``subtractMonths``)."""
+    if unit.upper() == "MONTH":
+        return _subtract_months(_millis(left), _millis(right))
+    return datetime.timedelta(milliseconds=_millis(left) - _millis(right))
+
+
+def _datetime_minus_type(args: list[DataType], literals: list[Any]) -> DataType:
+    unit = str(literals[0]).upper() if literals[0] is not NOT_LITERAL else ""
+    left, right = args[1], args[2]
+    if left.root not in ("DATE", "TIMESTAMP") or right.root not in ("DATE", "TIMESTAMP"):
+        raise ValueError(
+            f"Cannot apply '-' to arguments of type '<{summary_string(left)}> - <{summary_string(right)}>' "
+            f"as an interval {unit}: (datetime - datetime) {unit} takes two DATEs or TIMESTAMPs"
+        )
+    if unit not in ("MONTH", *_DAY_TIME_UNITS):
+        raise ValueError(
+            f"(datetime - datetime) {unit} is not supported: a unit of MONTH, DAY, HOUR, MINUTE, SECOND"
+        )
+    result = DataType(
+        "INTERVAL_YEAR_MONTH" if unit == "MONTH" else "INTERVAL_DAY_TIME",
+        True,
+        *(() if unit == "MONTH" else (3,)),
+    )
+    return result.nullable() if left.is_nullable() or right.is_nullable() else result.not_null()
+
+
+_DAY_TIME_UNITS = ("DAY", "HOUR", "MINUTE", "SECOND")
+
+
 def _timestamp_diff_type(args: list[DataType], literals: list[Any]) -> DataType:
     unit = str(literals[0]).upper() if literals[0] is not NOT_LITERAL else ""
     if unit not in (*_MONTHS, *_MILLIS, *_NANOS):

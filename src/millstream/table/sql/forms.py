@@ -164,6 +164,9 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         return expression(node.this).try_cast(_data_type(node.to))
     if isinstance(node, exp.Chr):
         return call_builtin("CHR", *(expression(e) for e in node.expressions))
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "__DATETIME_MINUS":  # (a - b) HOUR
+        unit, left, right = node.expressions
+        return call_builtin("DATETIME_MINUS", lit(unit.this), expression(left), expression(right))
     if isinstance(node, exp.Anonymous) and str(node.this).upper() in ("__TIMESTAMPADD", "__TIMESTAMPDIFF"):
         unit, *rest = node.expressions
         name = str(node.this).upper().lstrip("_")

@@ -167,7 +167,14 @@ class _FlinkSql(Spark):
                 return self._parse_literal()
             if self._match_pair(TokenType.DOT, TokenType.NUMBER):  # .5, as written: DECIMAL(1, 1)
                 return exp.Literal.number(f".{self._prev.text}")
-            return super()._parse_primary()
+            primary = super()._parse_primary()
+            unit = self._curr.text.upper() if self._curr is not None else ""
+            if isinstance(primary, exp.Paren) and isinstance(primary.this, exp.Sub) and unit in _MINUS_UNITS:
+                self._advance()  # Calcite's (datetime - datetime) unit: an interval
+                minus = primary.this
+                operands = [exp.Literal.string(unit), minus.this, minus.expression]
+                return exp.Anonymous(this="__DATETIME_MINUS", expressions=operands)
+            return primary
 
         def _parse_literal(self) -> exp.Expression:
             """A character or binary string literal as Calcite's parser reads one: its head
@@ -438,6 +445,9 @@ _LITERAL_HEADS = {
 }
 # Calcite's character set names: a letter or digit, then letters, digits and : . - _
 _CHARSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9:._-]*")
+
+
+_MINUS_UNITS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")  # (a - b) HOUR
 
 
 def _line_of(sql: str, token: Token) -> int:
