@@ -18,17 +18,16 @@ from typing import Any
 
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.comparisons import compile_binary, compile_reflexive, same_expression
 from millstream.table.expression.enums import JsonValueOnEmptyOrError, TimeIntervalUnit
 from millstream.table.expression.resolved import (
     COMPARISONS,
     Compiled,
-    compile_binary,
     compile_cast,
     compile_field_access,
     compile_interval,
     compile_logic,
     compile_negate,
-    compile_reflexive,
     literal_type,
 )
 
@@ -309,21 +308,6 @@ class _Binary(Expression):
 
     def __repr__(self) -> str:
         return f"({self.left!r} {self.op} {self.right!r})"
-
-
-def same_expression(a: Any, b: Any) -> bool:
-    """Whether ``a`` and ``b`` are the same expression (Calcite's equal digests): of one kind,
-    with the same operands, literal values and types."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, Expression):
-        left, right = vars(a), vars(b)
-        return left.keys() == right.keys() and all(same_expression(left[k], right[k]) for k in left)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_expression(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and a != a:
-        return b != b
-    return a is b or bool(a == b)
 
 
 class _Negate(Expression):

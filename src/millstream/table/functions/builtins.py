@@ -20,8 +20,9 @@ from typing import Any
 from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.comparisons import comparison
 from millstream.table.expression.expression import Expression, _Literal, _wrap
-from millstream.table.expression.resolved import Compiled, common_type, comparison, in_width, nullable_if_any
+from millstream.table.expression.resolved import Compiled, common_type, in_width, nullable_if_any
 from millstream.table.functions.array_functions import COLLECTIONS
 from millstream.table.functions.builtin_more import MORE
 from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES

@@ -23,7 +23,8 @@ from sqlglot import exp
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataTypes
 from millstream.table.expression.calls import _Tuple
-from millstream.table.expression.expression import AggregateCall, Expression, lit, same_expression
+from millstream.table.expression.comparisons import same_expression
+from millstream.table.expression.expression import AggregateCall, Expression, lit
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.expression.resolved import Compiled
 from millstream.table.functions.aggregates_more import JSON_ARRAYAGG, JSON_OBJECTAGG, LAG, LISTAGG, PERCENTILE
