@@ -201,15 +201,15 @@ def to_string(t: DataType, value: Any, printing: bool = False) -> str:
 
 
 def _constructed_text(t: DataType, value: Any, printing: bool) -> str:
-    """An ARRAY's ``[1, NULL]``, a MAP's ``{k=1}``, a ROW's ``(1, x)``."""
-    element = getattr(t, "element_type", None)
-    if element is not None:
-        return "[" + ", ".join(_nested(element, v, printing) for v in value) + "]"
+    """An ARRAY's ``[1, NULL]``, a MAP's (and a MULTISET's) ``{k=1}``, a ROW's ``(1, x)``."""
     key_type, value_type = getattr(t, "key_type", None), getattr(t, "value_type", None)
     if key_type is not None and value_type is not None:
         pairs = value.items() if isinstance(value, dict) else value
         entries = (f"{_nested(key_type, k, printing)}={_nested(value_type, v, printing)}" for k, v in pairs)
         return "{" + ", ".join(entries) + "}"
+    element = getattr(t, "element_type", None)
+    if element is not None:
+        return "[" + ", ".join(_nested(element, v, printing) for v in value) + "]"
     fields = getattr(t, "fields", None)
     if fields is not None:
         return (

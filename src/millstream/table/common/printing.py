@@ -33,6 +33,7 @@ from typing import Any
 
 from millstream.table.common.casts import format_java_double, format_java_float, to_string
 from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH
+from millstream.table.common.multiset_type import MultisetType
 from millstream.table.common.timestamps import java_instant_string, java_local_date_time_string
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
@@ -71,6 +72,8 @@ def summary_string(data_type: DataType) -> str:
 def _sql(t: DataType) -> str:
     if isinstance(t, ArrayType):
         return f"ARRAY<{summary_string(t.element_type)}>"
+    if isinstance(t, MultisetType):
+        return f"MULTISET<{summary_string(t.element_type)}>"
     if isinstance(t, MapType):
         return f"MAP<{summary_string(t.key_type)}, {summary_string(t.value_type)}>"
     if isinstance(t, RowType):

@@ -23,7 +23,7 @@ from typing import Any
 from millstream.table.common.casts import decimal_context, wrap
 from millstream.table.expression.expression import SKIP
 
-__all__ = ["Accumulator", "to_float32"]
+__all__ = ["DISTINCT", "FILTERED", "NOT_NULL", "SORTED", "Accumulator", "to_float32"]
 
 _INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 _FLOAT = struct.Struct("f")
@@ -36,6 +36,8 @@ def to_float32(value: float) -> float:
 
 FILTERED = "FILTERED "  # prefixes of a built-in's name: ``COUNT(DISTINCT x) FILTER (WHERE c)``
 DISTINCT = "DISTINCT "  # is "FILTERED DISTINCT COUNT"
+SORTED = "SORTED "  # "SORTED DISTINCT ARRAY_AGG": the distinct values in ascending order (BATCH's)
+NOT_NULL = "NOT NULL "  # a result typed NOT NULL: a NULL one is written as Java's default value
 
 
 class Accumulator:
@@ -112,19 +114,63 @@ class _ValueCounts(Accumulator):
 
 class _Distinct(_ValueCounts):
     """``agg(DISTINCT x)``: the inner aggregate over the distinct values (NULL among them:
-    the inner aggregate skips it as it always does)."""
+    the inner aggregate skips it as it always does), in the order they first came, or
+    ``ordered``: ascending, NULL first, as Flink's BATCH plan hands them over (it makes the
+    values distinct by sorting them: PyFlink 2.3.0 gives ARRAY_AGG(DISTINCT x) of 3, 1, NULL,
+    2, 1 as [NULL, 1, 2, 3])."""
 
     keep_nulls = True
 
-    def __init__(self, inner: Accumulator) -> None:
+    def __init__(self, inner: Accumulator, ordered: bool = False) -> None:
         self.inner = inner
+        self.ordered = ordered
 
     def result(self, acc: Any) -> Any:
         inner = self.inner
         folded = inner.create()
-        for value in acc:
+        for value in sorted(acc, key=_nulls_first) if self.ordered else acc:
             folded = inner.add(folded, value)
         return inner.result(folded)
+
+
+def _nulls_first(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value)
+
+
+class _NotNull(Accumulator):
+    """An aggregate whose result Flink types NOT NULL (a grouped SUM of NOT NULL values ...)
+    though it may compute NULL (a DECIMAL sum out of its precision, VAR_SAMP of one value):
+    Flink's generated code then writes the Java default of the type, -1 for an integer or an
+    approximate number (PyFlink 2.3.0 gives VAR_SAMP of one INT -1 there), and fails the job
+    for any other type as its sink's NOT NULL enforcer does."""
+
+    def __init__(self, inner: Accumulator, function: str, root: str) -> None:
+        self.inner, self.function, self.root = inner, function, root
+
+    def create(self) -> Any:
+        return self.inner.create()
+
+    def add(self, acc: Any, value: Any) -> Any:
+        return self.inner.add(acc, value)
+
+    def retract(self, acc: Any, value: Any) -> Any:
+        return self.inner.retract(acc, value)
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return self.inner.merge(acc, other)
+
+    def result(self, acc: Any) -> Any:
+        value = self.inner.result(acc)
+        if value is not None:
+            return value
+        if self.root in _INTEGRAL:
+            return -1
+        if self.root in ("FLOAT", "DOUBLE"):
+            return -1.0
+        raise ValueError(
+            f"{self.function} is typed NOT NULL, however, a null value is being written into it "
+            "(Flink's sink NOT NULL enforcer fails the job)"
+        )
 
 
 class _Count(Accumulator):
@@ -148,12 +194,13 @@ class _Sum(Accumulator):
     """(sum, number of non-NULL values) of values of type ``root``: an integer sum wraps in its
     type's width as Java's (SUM of the INTs 2147483647 and 1 is -2147483648, as PyFlink 2.3.0
     gives), a FLOAT sum is rounded to 32 bits after every addition, a DECIMAL sum keeps all 38
-    digits."""
+    digits and is NULL past them, and the next value starts it again (Flink's sum is ``IF(sum
+    IS NULL, x, sum + x)``: PyFlink 2.3.0 sums 10^38 - 1, 1 and -5 as DECIMAL(38, 0) to -5)."""
 
     def __init__(self, root: str) -> None:
         self.root = root
         self.round: Callable[[Any], Any] = to_float32 if root == "FLOAT" else _same
-        self.plus: Callable[[Any, Any], Any] = _WIDE.add if root == "DECIMAL" else operator.add
+        self.plus: Callable[[Any, Any], Any] = _decimal_plus if root == "DECIMAL" else operator.add
 
     def create(self) -> Any:
         return (0, 0)
@@ -178,6 +225,18 @@ def _same(value: Any) -> Any:
 
 
 _WIDE = decimal_context()
+_DECIMAL_LIMIT = decimal.Decimal(10) ** 38  # a DECIMAL(38, s) sum holds fewer digits
+
+
+def _decimal_plus(total: Any, value: Any) -> Any:
+    """A DECIMAL sum plus a value: NULL (None) when it needs more than 38 digits, the value
+    itself after a NULL."""
+    if total is None:
+        return value
+    result = _WIDE.add(total, value)
+    exponent = result.as_tuple().exponent
+    digits = result.scaleb(-int(exponent)) if isinstance(exponent, int) and exponent < 0 else result
+    return None if digits.copy_abs() >= _DECIMAL_LIMIT else result  # abs() would round to 28 digits
 
 
 class _Avg(_Sum):
@@ -190,7 +249,7 @@ class _Avg(_Sum):
 
     def result(self, acc: Any) -> Any:
         total, n = acc
-        if not n:
+        if not n or total is None:
             return None
         if self.integral:
             total = wrap(total, self.root)
@@ -208,7 +267,7 @@ class _DecimalAvg(_Sum):
 
     def result(self, acc: Any) -> Any:
         total, n = acc
-        if not n:
+        if not n or total is None:
             return None
         return _WIDE.divide(decimal.Decimal(total), n).quantize(self.quantum, rounding=decimal.ROUND_HALF_UP)
 

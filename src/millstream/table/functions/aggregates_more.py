@@ -3,19 +3,26 @@ VAR_POP, VAR_SAMP (VARIANCE), COLLECT, LISTAGG, FIRST_VALUE, LAST_VALUE, ARRAY_A
 JSON_ARRAYAGG and JSON_OBJECTAGG, each retractable and mergeable (the two-phase window
 aggregation merges partial accumulators).
 
-Flink computes the variances from SUM(x), SUM(x * x) and COUNT(x) in the operand's type
-(Calcite's ``AggregateReduceFunctionsRule``): an integer operand gives an integer variance
-(divisions truncated), a DECIMAL one a DECIMAL(38, 6) rounded half up, DOUBLE a DOUBLE; the
-standard deviations are the square roots, in the same type.
+Flink computes the variances from SUM(x), SUM(x * x) and COUNT(x) (Calcite's
+``AggregateReduceFunctionsRule``) and types them as their operand: an integer operand's
+variance is the exact one cast from a double to its type as Java casts (saturating at INT's and
+BIGINT's bounds, wrapping TINYINT and SMALLINT: PyFlink 2.3.0 gives VAR_POP of the TINYINTs
+127 and 1 -127, of the INTs 2147483647 and 1 2147483647), a DECIMAL one's a DECIMAL(38, 6)
+rounded half up (NULL past 38 digits), DOUBLE a DOUBLE; the standard deviations are the square
+roots, in the same type. Other operands are refused, as Calcite refuses them.
 """
 
 from __future__ import annotations
 
 import decimal
+import fractions
 import json
 import math
 from typing import Any
 
+from millstream.table.common.casts import cast_type_name
+from millstream.table.common.java_hashes import hash_map_order
+from millstream.table.common.multiset_type import MultisetType
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes, RowType
 from millstream.table.functions.aggregates import Accumulator, _ValueCounts
@@ -23,30 +30,76 @@ from millstream.table.functions.json_text import RawJson, jsonize
 from millstream.table.functions.json_values import json_node
 
 __all__ = [
+    "ARRAY_AGG_IGNORE_NULLS",
     "JSON_ARRAYAGG",
     "JSON_OBJECTAGG",
     "LAG",
     "LISTAGG",
     "PERCENTILE",
+    "VARIANCES",
+    "java_double_to_integral",
+    "keeps_nullability",
+    "may_be_null",
     "more_accumulator",
     "more_result_type",
 ]
 
 LISTAGG = "LISTAGG "  # the spec of LISTAGG(x, sep) is "LISTAGG " + the separator as JSON
+ARRAY_AGG_IGNORE_NULLS = "ARRAY_AGG IGNORE NULLS"
 # JSON_ARRAYAGG(x NULL ON NULL): "JSON_ARRAYAGG " + {"null": "NULL" | "ABSENT", "raw": a nested
 # JSON constructor's value} as JSON (JSON_OBJECTAGG likewise); the bare names take the defaults
 JSON_ARRAYAGG = "JSON_ARRAYAGG "
 JSON_OBJECTAGG = "JSON_OBJECTAGG "
 LAG = "LAG "  # LAG(x, offset, default): "LAG " + [offset, default] as JSON
-PERCENTILE = "PERCENTILE "  # PERCENTILE(x, p): "PERCENTILE " + p as JSON
-_VARIANCES = ("STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP")
+PERCENTILE = "PERCENTILE "  # PERCENTILE(x, p): "PERCENTILE " + p (a number or a list) as JSON
+# the variances by their SQL names: VARIANCE is VAR_SAMP, STDDEV STDDEV_SAMP
+VARIANCES = _VARIANCES = {
+    "STDDEV_POP": "STDDEV_POP",
+    "STDDEV_SAMP": "STDDEV_SAMP",
+    "STDDEV": "STDDEV_SAMP",
+    "VAR_POP": "VAR_POP",
+    "VAR_SAMP": "VAR_SAMP",
+    "VARIANCE": "VAR_SAMP",
+}
 _INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_NUMERIC = (*_INTEGRAL, "DECIMAL", "FLOAT", "DOUBLE")
 _SIX = decimal.Decimal("0.000001")
+_DECIMAL_LIMIT = decimal.Decimal(10) ** 38
+_EXACT = decimal.Context(prec=200)  # integers and decimals' sums and squares, without rounding
+# a double's cast to an integer goes via an int (a long for BIGINT), then narrows
+_JAVA_INT_BOUNDS = {"TINYINT": 32, "SMALLINT": 32, "INT": 32, "BIGINT": 64}
+_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+# functions whose result keeps a NOT NULL operand's NOT NULL in a group that is never empty
+_KEEPING = {"SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", *_VARIANCES}
 
 
-def _java_divide(a: int, b: int) -> int:
-    quotient = abs(a) // abs(b)
-    return quotient if (a < 0) == (b < 0) else -quotient
+def keeps_nullability(function: str) -> bool:
+    """Whether ``function``'s result is NOT NULL over NOT NULL values in a non-empty group."""
+    return function in _KEEPING
+
+
+def may_be_null(function: str, operand_type: DataType) -> bool:
+    """Whether ``function`` typed NOT NULL may compute NULL: a sample variance of one value, a
+    DECIMAL sum or variance past 38 digits, ARRAY_AGG and LISTAGG over no row (a global
+    aggregation's)."""
+    if function.split(" ")[-1] in ("VAR_SAMP", "STDDEV_SAMP", "VARIANCE", "STDDEV"):
+        return True
+    if function.startswith(("ARRAY_AGG", LISTAGG)):
+        return True
+    return operand_type.root == "DECIMAL" and function.split(" ")[-1] in {"SUM", "AVG", *_VARIANCES}
+
+
+def java_double_to_integral(value: float, root: str) -> int:
+    """``(type) value`` of a double in Java: NaN is 0, to an int (or a long, for BIGINT)
+    saturating at its bounds, then narrowed (wrapping) to a TINYINT or SMALLINT."""
+    if value != value:
+        return 0
+    bits = _JAVA_INT_BOUNDS[root]
+    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    whole = high if value >= high else low if value <= low else int(value)
+    narrow = _BITS[root]
+    whole &= (1 << narrow) - 1
+    return whole - (1 << narrow) if whole >= 1 << (narrow - 1) else whole
 
 
 class _Variance(Accumulator):
@@ -71,6 +124,8 @@ class _Variance(Accumulator):
             delta = value - a
             mean = a + delta / n
             return (n, mean, b + delta * (value - mean))
+        if isinstance(value, decimal.Decimal):  # exactly: the default context keeps 28 digits
+            return (n + 1, _EXACT.add(a, value), _EXACT.add(b, _EXACT.multiply(value, value)))
         return (n + 1, a + value, b + value * value)
 
     def retract(self, acc: Any, value: Any) -> Any:
@@ -82,6 +137,8 @@ class _Variance(Accumulator):
                 return (0, 0.0, 0.0)
             mean = (n * a - value) / (n - 1)
             return (n - 1, mean, b - (value - mean) * (value - a))
+        if isinstance(value, decimal.Decimal):
+            return (n - 1, _EXACT.subtract(a, value), _EXACT.subtract(b, _EXACT.multiply(value, value)))
         return (n - 1, a - value, b - value * value)
 
     def merge(self, acc: Any, other: Any) -> Any:
@@ -94,7 +151,7 @@ class _Variance(Accumulator):
             n = na + nb
             delta = mb - ma
             return (n, ma + delta * nb / n, sa + sb + delta * delta * na * nb / n)
-        return (acc[0] + other[0], acc[1] + other[1], acc[2] + other[2])
+        return (acc[0] + other[0], _EXACT.add(acc[1], other[1]), _EXACT.add(acc[2], other[2]))
 
     def result(self, acc: Any) -> Any:
         n, total, squares = acc
@@ -105,11 +162,15 @@ class _Variance(Accumulator):
         if self.floating:
             variance = max(squares, 0.0) / divisor
             return math.sqrt(variance) if stddev else variance
-        if self.root in _INTEGRAL:
-            whole = _java_divide(squares - _java_divide(total * total, n), divisor)
-            return int(math.sqrt(whole)) if stddev else whole
+        if self.root in _INTEGRAL:  # exactly, then as a double cast to the type
+            exact = (fractions.Fraction(squares) - fractions.Fraction(total * total, n)) / divisor
+            value = math.sqrt(max(float(exact), 0.0)) if stddev else float(exact)
+            return java_double_to_integral(value, self.root)
+        total_squared = _EXACT.multiply(total, total)
+        if _EXACT.abs(squares) >= _DECIMAL_LIMIT or total_squared >= _DECIMAL_LIMIT:
+            return None  # SUM(x * x) or SUM(x) * SUM(x) past DECIMAL(38)'s digits: NULL
         context = decimal.Context(prec=60)  # the divisions keep their digits, the result 6
-        exact = context.divide(squares - context.divide(decimal.Decimal(total) * total, n), divisor)
+        exact = context.divide(context.subtract(squares, context.divide(total_squared, n)), divisor)
         if stddev:
             exact = context.sqrt(exact)
         return exact.quantize(_SIX, decimal.ROUND_HALF_UP)
@@ -151,7 +212,11 @@ class _Last(_Values):
 
 
 class _ArrayAgg(_Values):
-    keep_nulls = True  # RESPECT NULLS, Flink's default
+    """ARRAY_AGG(x [RESPECT NULLS | IGNORE NULLS]): the values in arrival order, NULLs too
+    unless ``ignoring`` (RESPECT NULLS is Flink's default)."""
+
+    def __init__(self, ignoring: bool = False) -> None:
+        self.keep_nulls = not ignoring
 
     def result(self, acc: Any) -> Any:
         return list(acc) if acc else None
@@ -244,39 +309,54 @@ class _Lag(Accumulator):
 class _Percentile(_ValueCounts):
     """PERCENTILE(x, p): the exact percentile of the non-NULL values, interpolated linearly
     between the two values around position ``p * (n - 1)`` of the sorted values (Flink's
-    ``PercentileAggFunction``), as a DOUBLE."""
+    ``PercentileAggFunction``), as a DOUBLE; for an ARRAY of percentages, an ARRAY of them."""
 
-    def __init__(self, percentage: float) -> None:
+    def __init__(self, percentage: float | list[float]) -> None:
         self.percentage = percentage
 
     def result(self, acc: Any) -> Any:
-        values = sorted(v for v, n in acc.items() for _ in range(n))
+        values = [float(v) for v in sorted(v for v, n in acc.items() for _ in range(n))]
         if not values:
             return None
-        position = self.percentage * (len(values) - 1)
-        low = math.floor(position)
-        high = min(low + 1, len(values) - 1)
-        return float(values[low]) + (position - low) * (float(values[high]) - float(values[low]))
+        if isinstance(self.percentage, list):
+            return [_interpolated(values, p) for p in self.percentage]
+        return _interpolated(values, self.percentage)
+
+
+def _interpolated(values: list[float], percentage: float) -> float:
+    position = percentage * (len(values) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (position - low) * (values[high] - values[low])
 
 
 class _Collect(_ValueCounts):
-    """COLLECT: the multiset of the non-NULL values (a map of each value to its count)."""
+    """COLLECT: the multiset of the non-NULL values (a map of each value to its count), its
+    values in the order the ``HashMap`` of Flink's accumulator holds them (PyFlink 2.3.0
+    prints COLLECT over 'b', 'a', 'c', 'a' as ``{a=2, c=1, b=1}``)."""
+
+    def __init__(self, data_type: DataType) -> None:
+        self.data_type = data_type
 
     def result(self, acc: Any) -> Any:
-        return dict(acc)
+        return {value: acc[value] for value in hash_map_order(acc, self.data_type)}
 
 
 def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
     """The accumulator of one of this module's functions, None for another name."""
     if function in _VARIANCES:
-        return _Variance(function, data_type.root)
+        return _Variance(_VARIANCES[function], data_type.root)
     if function.startswith(LISTAGG):
         return _ListAgg(json.loads(function[len(LISTAGG) :]))
     if function.startswith(LAG):
         offset, default = json.loads(function[len(LAG) :])
         return _Lag(offset, default)
     if function.startswith(PERCENTILE):
-        return _Percentile(float(json.loads(function[len(PERCENTILE) :])))
+        return _Percentile(json.loads(function[len(PERCENTILE) :]))
+    if function == ARRAY_AGG_IGNORE_NULLS:
+        return _ArrayAgg(ignoring=True)
+    if function == "COLLECT":
+        return _Collect(data_type)
     if function.startswith("JSON_ARRAYAGG"):
         options = json.loads(function[len(JSON_ARRAYAGG) :] or "{}")
         return _JsonArrayAgg(data_type, options.get("null") == "NULL", bool(options.get("raw")))
@@ -287,7 +367,6 @@ def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
         "FIRST_VALUE": _First,
         "LAST_VALUE": _Last,
         "ARRAY_AGG": _ArrayAgg,
-        "COLLECT": _Collect,
     }
     kind = simple.get(function)
     return kind() if kind is not None else None
@@ -297,22 +376,38 @@ def _calcite(data_type: DataType) -> str:
     return {"INT": "INTEGER"}.get(data_type.root, summary_string(data_type.nullable()))
 
 
+def _variance_type(function: str, operand_type: DataType) -> DataType:
+    """A variance's type: a DECIMAL's DECIMAL(38, 6), a number's its own; anything else is
+    refused as Calcite refuses it."""
+    if operand_type.root not in _NUMERIC:
+        name = cast_type_name(operand_type)
+        raise TypeError(
+            f"Cannot apply '{function}' to arguments of type '{function}(<{name}>)'. "
+            f"Supported form(s): '{function}(<NUMERIC>)'"
+        )
+    if operand_type.root == "DECIMAL":
+        return DataTypes.DECIMAL(38, 6)
+    return operand_type.nullable()
+
+
 def more_result_type(function: str, operand_type: DataType) -> DataType | None:
-    """The result type of one of this module's functions, None for another name."""
+    """The result type of one of this module's functions, None for another name; raises
+    TypeError where Flink refuses the operand."""
     if function in _VARIANCES:
-        if operand_type.root == "DECIMAL":
-            return DataTypes.DECIMAL(38, 6)
-        return operand_type.nullable()
-    if function.startswith(LISTAGG):
-        return DataTypes.STRING()
+        return _variance_type(function, operand_type)
+    if function.startswith(LISTAGG):  # Calcite's: the operand's type (CHAR(1) NOT NULL ...)
+        return operand_type
     if function.startswith(LAG):
         return operand_type.nullable()
     if function.startswith(PERCENTILE):
-        return DataTypes.DOUBLE()
+        if operand_type.root not in _NUMERIC:
+            raise TypeError("Invalid input arguments.")
+        many = function[len(PERCENTILE) :].startswith("[")
+        return DataTypes.ARRAY(DataTypes.DOUBLE()) if many else DataTypes.DOUBLE()
     if function in ("FIRST_VALUE", "LAST_VALUE"):
         return operand_type.nullable()
-    if function == "ARRAY_AGG":
-        return DataTypes.ARRAY(operand_type)
+    if function in ("ARRAY_AGG", ARRAY_AGG_IGNORE_NULLS):  # NOT NULL of NOT NULL values, as Flink's
+        return DataTypes.ARRAY(operand_type, operand_type.is_nullable())
     if function.startswith(("JSON_ARRAYAGG", "JSON_OBJECTAGG")):  # Calcite's VARCHAR(2000)
         if function.startswith("JSON_OBJECTAGG"):
             types = operand_type.field_types() if isinstance(operand_type, RowType) else []
@@ -330,5 +425,5 @@ def more_result_type(function: str, operand_type: DataType) -> DataType | None:
                 )
         return DataTypes.VARCHAR(2000, False)
     if function == "COLLECT":
-        return DataTypes.MAP(operand_type.not_null(), DataTypes.INT(False), False)
+        return MultisetType(operand_type, False)
     return None

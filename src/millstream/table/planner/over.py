@@ -82,14 +82,19 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
         specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
         slot_names: list[str] = []
         slot_types: list[DataType] = []
+        # a frame from the partition's start or the current row always holds a row (Calcite's
+        # isAlwaysNonEmpty): a NOT NULL operand's SUM ... is NOT NULL there
+        non_empty = frame.preceding in (None, 0)
         for call in mine:
             operand = call.call.operand.resolve(plan.names, plan.types)
-            specs.append((accumulator_spec(call.call, operand.data_type), operand.fn, operand.data_type))
+            typed = result_type(call.call, operand.data_type, non_empty)
+            spec = accumulator_spec(call.call, operand.data_type, typed)
+            specs.append((spec, operand.fn, operand.data_type))
             slot = f"w{window}$o{len(slot_names)}"  # the column, as Flink names it (window w0, w1 ...)
             while slot in plan.names:
                 slot = "$" + slot
             slot_names.append(slot)
-            slot_types.append(result_type(call.call, operand.data_type))
+            slot_types.append(typed)
             slots[id(call)] = slot
         keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
         plan = OverAggregate(

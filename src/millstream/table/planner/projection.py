@@ -18,7 +18,7 @@ from millstream.table.expression.expression import (
     _FieldAccess,
 )
 from millstream.table.expression.walk import fingerprint, replaced
-from millstream.table.functions.aggregate_calls import accumulator_spec, result_type
+from millstream.table.functions.aggregate_calls import accumulator_spec, reduces_averages, result_type
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.nodes import ChangelogNormalize, Filter, PlanNode, Project
 
@@ -121,25 +121,30 @@ AggregateSpec = tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]
 
 
 def aggregate_calls(
-    node: PlanNode, selected: list[Expression]
+    node: PlanNode, selected: list[Expression], grouped: bool = True, ordered: bool = False
 ) -> tuple[list[AggregateSpec], list[str], list[DataType], list[Expression]]:
     """The aggregate calls in ``selected``, one per distinct call (``SUM(v)`` in the SELECT
     and the HAVING is computed once, as Flink's planner does), each given a slot column
     (``$agg<i>``): their (function, argument, argument type) specs, slot names and result
-    types, and ``selected`` with each call bound to its slot (the given calls unchanged)."""
+    types, and ``selected`` with each call bound to its slot (the given calls unchanged).
+    ``grouped``: the groups are never empty (GROUP BY keys, windows), ``ordered``: DISTINCT
+    calls fold their values in ascending order (BATCH's)."""
     call_specs: list[AggregateSpec] = []
     slot_names: list[str] = []
     slot_types: list[DataType] = []
     bound: dict[Any, AggregateCall] = {}  # fingerprint -> the call bound to its slot
+    reduced = reduces_averages(distinct_calls(selected))
     for call in distinct_calls(selected):
         key = fingerprint(call)
         if key in bound:
             continue
         operand = call.operand.resolve(node.names, node.types)
-        call_specs.append((accumulator_spec(call, operand.data_type), operand.fn, operand.data_type))
+        typed = result_type(call, operand.data_type, grouped)
+        spec = accumulator_spec(call, operand.data_type, typed, ordered, reduced)
+        call_specs.append((spec, operand.fn, operand.data_type))
         slot = f"$agg{len(slot_names)}"
         slot_names.append(slot)
-        slot_types.append(result_type(call, operand.data_type))
+        slot_types.append(typed)
         bound[key] = call.bound(slot)
 
     def bind(expression: Any) -> Any:
@@ -175,7 +180,7 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     key_compiled = [k.resolve(node.names, node.types) for k in keys]
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
     selected = [grouped_expression(e, keys, key_names) for e in selected]
-    call_specs, slot_names, slot_types, selected = aggregate_calls(node, selected)
+    call_specs, slot_names, slot_types, selected = aggregate_calls(node, selected, bool(keys), batch)
     removed = _aggregate_removed(node, keys, key_compiled, key_names, selected, slot_names, slot_types)
     if removed is not None:
         return project(removed, selected, expr_names(selected))

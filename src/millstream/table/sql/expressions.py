@@ -25,6 +25,7 @@ from millstream.table.expression.expression import (
     lit,
 )
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
+from millstream.table.functions.aggregates_more import ARRAY_AGG_IGNORE_NULLS
 from millstream.table.functions.builtins import call_builtin, is_builtin
 from millstream.table.functions.lookup import call
 from millstream.table.functions.udf import UserAggregateCall
@@ -167,9 +168,9 @@ _AGGREGATES: dict[type, str] = {
     exp.Max: "max",
     exp.StddevPop: "stddev_pop",
     exp.StddevSamp: "stddev_samp",
-    exp.Stddev: "stddev_samp",
+    exp.Stddev: "stddev",
     exp.VariancePop: "var_pop",
-    exp.Variance: "var_samp",
+    exp.Variance: "variance",
     exp.FirstValue: "first_value",
     exp.LastValue: "last_value",
     exp.ArrayAgg: "array_agg",
@@ -246,6 +247,11 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         return call.filtered(_expression(node.expression.this))
     if type(node) in _AGGREGATES:
         return _aggregate(node, None)
+    if isinstance(node, (exp.RespectNulls, exp.IgnoreNulls)) and isinstance(node.this, exp.ArrayAgg):
+        call = _aggregate(node.this, None)  # ARRAY_AGG(x RESPECT NULLS) is ARRAY_AGG(x), Flink's default
+        if isinstance(node, exp.IgnoreNulls):
+            call = AggregateCall(ARRAY_AGG_IGNORE_NULLS, call.operand, call.is_distinct)
+        return call
     if isinstance(node, exp.Case):
         return _case(node)
     return _function(node)
@@ -340,6 +346,10 @@ def _aggregate(node: exp.Expression, where: Expression | None) -> AggregateCall:
     function = _AGGREGATES[type(node)].upper()
     if isinstance(node, exp.Count) and (operand is None or isinstance(operand, exp.Star)):
         return AggregateCall("COUNT", lit(1), where=where)
+    if isinstance(node, exp.Count) and node.expressions:  # COUNT(x, y): rows where none is NULL
+        values = [_expression(e) for e in (operand, *node.expressions)]
+        counted = if_then_else(or_(*(v.is_null for v in values)), lit(None), lit(1))
+        return AggregateCall("COUNT", counted, where=where)
     if isinstance(operand, exp.Distinct):
         if len(operand.expressions) != 1:
             raise SqlError(f"{function}(DISTINCT ...) takes one expression, got: {operand.sql()}")

@@ -322,19 +322,31 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
         count = 1 if offset is None else int(offset.this)
         fallback = None if default is None else expression(default).resolve([], []).fn(())
         return AggregateCall(LAG + json.dumps([count, fallback]), expression(node.this))
-    if isinstance(node, exp.Quantile):  # PERCENTILE(x, p), p a literal in [0, 1]
+    if isinstance(node, exp.Quantile):  # PERCENTILE(x, p), p a literal in [0, 1] or an ARRAY of them
         percentage = expression(node.args["quantile"]).resolve([], []).fn(())
-        if percentage is None or not 0 <= float(percentage) <= 1:
-            raise ValueError(f"PERCENTILE's percentage must be a literal between 0 and 1, got {percentage}")
-        return AggregateCall(PERCENTILE + json.dumps(float(percentage)), expression(node.this))
+        many = isinstance(percentage, list)
+        values = percentage if many else [percentage]
+        if not values or any(p is None or not 0 <= float(p) <= 1 for p in values):
+            raise ValueError("Invalid input arguments.")  # Flink's: a percentage outside [0, 1]
+        percentages = [float(p) for p in values] if many else float(percentage)
+        return AggregateCall(PERCENTILE + json.dumps(percentages), expression(node.this))
     if isinstance(node, exp.Lead):
         raise ValueError(
             "LEAD Function is not supported in stream mode (millstream runs it in neither mode yet)"
         )
-    if isinstance(node, exp.GroupConcat):
+    if isinstance(node, exp.GroupConcat):  # LISTAGG([DISTINCT] x [, 'separator'])
         separator = node.args.get("separator")
+        if separator is not None and not (isinstance(separator, exp.Literal) and separator.is_string):
+            null = isinstance(separator, exp.Null) or (
+                isinstance(separator, (exp.Cast, exp.TryCast)) and isinstance(separator.this, exp.Null)
+            )
+            wrong = "not be NULL" if null else "be a literal"
+            raise ValueError(f"Argument to function 'LISTAGG' must {wrong}")
         text = "," if separator is None else str(separator.this)
-        return AggregateCall(LISTAGG + json.dumps(text), expression(node.this))
+        operand = node.this
+        if isinstance(operand, exp.Distinct):
+            return AggregateCall(LISTAGG + json.dumps(text), expression(operand.expressions[0]), True)
+        return AggregateCall(LISTAGG + json.dumps(text), expression(operand))
     if isinstance(node, exp.Anonymous) and str(node.this).upper() == "COLLECT":
         return AggregateCall("COLLECT", expression(node.expressions[0]))
     if _json_call_name(node) == "__JSON_ARRAYAGG":  # JSON_ARRAYAGG(x [NULL | ABSENT ON NULL])

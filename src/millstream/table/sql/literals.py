@@ -186,11 +186,12 @@ def exact_numeric(text: str) -> tuple[int | decimal.Decimal, DataType]:
 
 def approximate_numeric(text: str) -> tuple[float, DataType]:
     """An approximate numeric literal (``1e2``): DOUBLE NOT NULL; out of a double's range an
-    error."""
+    error. Calcite holds the literal as a BigDecimal, which has no negative zero: ``-0.0e0`` is
+    0.0 (PyFlink 2.3.0 prints 0.0, and groups it with 0.0)."""
     value = float(text)
     if value in (float("inf"), float("-inf")):
         raise LiteralError(f"Numeric literal '{text.upper()}' out of range")
-    return value, DataTypes.DOUBLE(False)
+    return value + 0.0, DataTypes.DOUBLE(False)
 
 
 # -- dates and times --------------------------------------------------------------------------------
