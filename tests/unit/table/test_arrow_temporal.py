@@ -137,3 +137,23 @@ def test_a_timestamp_ltz_value_is_the_epoch_of_the_session_wall_clock(moment: da
     assert to_epoch_millis(moment, "TIMESTAMP_LTZ") == (moment.astimezone() - epoch) // datetime.timedelta(
         milliseconds=1
     )
+
+
+def test_a_calc_that_only_picks_columns_hands_them_on_without_arrow() -> None:
+    """A projection of columns alone (the Calc after a Nexmark join) picks each row's values
+    with one C call, as the generated row code's result; a Calc that computes keeps Arrow."""
+    from millstream.table.api.expressions import col
+
+    names, types = ["a", "b", "c"], [DataTypes.BIGINT(), DataTypes.STRING(), DataTypes.TIMESTAMP_LTZ(3)]
+    rows = _rows([(1, "x", datetime.datetime(2024, 1, 1)), (None, None, None)])
+    for projection in ([col("c"), col("a").alias("z")], [col("b")], []):
+        row_code = calc_function(names, types, None, projection)
+        calc = VectorizedCalc(names, types, None, projection, row_code)
+        assert calc.select is not None
+        assert calc(rows) == ([row_code(r)[0] for r in rows], None)
+    assert (
+        VectorizedCalc(
+            names, types, None, [col("a") + 1], calc_function(names, types, None, [col("a") + 1])
+        ).select
+        is None
+    )

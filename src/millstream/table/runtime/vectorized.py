@@ -410,6 +410,26 @@ class _Projection:
         return results
 
 
+def _selection(
+    names: list[str], condition: Any | None, projection: list[Any] | None
+) -> Callable[[tuple[Any, ...]], tuple[Any, ...]] | None:
+    """A Calc that only picks columns (no condition): a row -> its projected row, as one C call
+    (``operator.itemgetter``); None for a Calc that computes."""
+    import operator
+
+    if condition is not None or projection is None:
+        return None
+    indexes = []
+    for expression in projection:
+        inner = expression.operand if type(expression) is e._Alias else expression
+        if type(inner) is not e._Column or inner.name not in names:
+            return None
+        indexes.append(names.index(inner.name))
+    if len(indexes) == 1:
+        return operator.itemgetter(slice(indexes[0], indexes[0] + 1))
+    return operator.itemgetter(*indexes) if indexes else operator.itemgetter(slice(0, 0))
+
+
 class VectorizedCalc(_Projection):
     """``fn(values) -> (outputs, kept)`` for the batch operator: the filter and projection of a
     Calc over a batch; ``fallback``: the generated row-at-a-time calc (same meaning)."""
@@ -428,10 +448,14 @@ class VectorizedCalc(_Projection):
         self.arrow_types: list[Any] | None = None
         self.to_arrow: list[Callable[[Any], Any] | None] = []
         self.from_arrow: list[Callable[[list[Any]], list[Any]] | None] | None = None
+        self.select = _selection(names, condition, projection)
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:
         import pyarrow as pa
 
+        select = self.select
+        if select is not None:  # columns handed on: no Arrow to compute on
+            return [(change[0], select(change[1])) for change in values], None
         try:
             return self._vectorized(values)
         except (pa.ArrowException, ArithmeticError, TypeError, ValueError):
