@@ -55,6 +55,9 @@ _CALCS = [
     "CAST(b AS INT)",
     "CAST(i AS DOUBLE)",
     "CAST(i AS DECIMAL(12, 2))",
+    "CAST(ms AS DECIMAL(5, 0))",  # NULL where a value has more digits, as Flink's DecimalData
+    "CAST(CAST(i AS DECIMAL(12, 2)) AS DECIMAL(4, 3))",
+    "CAST(CAST(ms AS DECIMAL(19, 0)) * 0.908 AS DECIMAL(23, 3))",  # Nexmark q1's sink column
     "ltz",
     "ltz > TO_TIMESTAMP_LTZ(ms, 3)",
 ]
@@ -83,7 +86,7 @@ def test_a_vectorized_calc_of_instants_and_casts_gives_the_row_codes_values(sql:
         "TO_TIMESTAMP_LTZ(ms, 6)",  # a precision the kernel does not take: microseconds
         "TO_TIMESTAMP_LTZ(ms, i)",  # a precision that is not a literal
         "CAST(i AS TINYINT)",  # narrowing wraps as Java does: the row code's
-        "CAST(ms AS DECIMAL(5, 0))",  # too narrow for a BIGINT
+        "CAST(CAST(i AS DECIMAL(12, 2)) AS DECIMAL(12, 1))",  # fewer fraction digits: rounding
         "CAST(ms AS STRING)",
     ],
 )
