@@ -151,7 +151,9 @@ class _Variance(Accumulator):
             n = na + nb
             delta = mb - ma
             return (n, ma + delta * nb / n, sa + sb + delta * delta * na * nb / n)
-        return (acc[0] + other[0], _EXACT.add(acc[1], other[1]), _EXACT.add(acc[2], other[2]))
+        if self.root == "DECIMAL":  # exactly: the default context keeps 28 digits
+            return (acc[0] + other[0], _EXACT.add(acc[1], other[1]), _EXACT.add(acc[2], other[2]))
+        return (acc[0] + other[0], acc[1] + other[1], acc[2] + other[2])
 
     def result(self, acc: Any) -> Any:
         n, total, squares = acc
