@@ -18,6 +18,7 @@ directory. The sink accepts insert-only tables (Flink's filesystem sink is appen
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import urllib.parse
 from collections.abc import Callable
@@ -69,18 +70,39 @@ def _changelog(table_format: str) -> bool:
 
 @dataclass(frozen=True)
 class FileSystemSource(TableSource):
-    """The rows of a filesystem table: physical columns (``file_names``) from the files,
-    partition columns from the directories."""
+    """The rows of a filesystem table: physical columns from the files, partition columns
+    from the directories.
+
+    As Flink's FileSystemTableSource it supports projection push-down (``apply_projection``:
+    its columns become the ones its consumers read, the files' formats decode only those
+    where they can, ``table_columns`` keeps the table's) and filter push-down
+    (``apply_filters``: it keeps the conjuncts, every one also remaining in the filter above;
+    a columnar Parquet scan skips the row groups whose statistics rule them out)."""
 
     options: dict[str, str] = field(default_factory=dict)
     partition_keys: list[str] = field(default_factory=list)
+    # the table's columns (partition columns included) when a projection was pushed; None: ``names``
+    table_columns: tuple[tuple[str, DataType], ...] | None = None
+    filters: tuple[Any, ...] = ()  # the conjuncts pushed into the scan (expressions)
+
+    def apply_projection(self, names: list[str]) -> FileSystemSource:
+        """This table's columns ``names`` only, in that order."""
+        columns = self.table_columns or tuple(zip(self.names, self.types, strict=True))
+        types = dict(columns)
+        return dataclasses.replace(
+            self, names=list(names), types=[types[n] for n in names], table_columns=columns
+        )
+
+    def apply_filters(self, filters: list[Any]) -> FileSystemSource:
+        """This table with ``filters`` pushed (all of them remain in the filter above)."""
+        return dataclasses.replace(self, filters=tuple(filters))
 
     def produce(self, env: Any, watermarks: Any) -> Any:
         path = self.options.get("path")
         if not path:
             raise ValueError("the filesystem connector needs the 'path' option")
         table_format = _TableFileFormat(
-            list(self.names), list(self.types), self.partition_keys, self.options, path
+            list(self.names), list(self.types), self.partition_keys, self.options, path, self.table_columns
         )
         builder = FileSource.for_record_stream_format(table_format, path)
         interval = self.options.get("source.monitor-interval")
@@ -103,10 +125,12 @@ class _TableFileFormat(StreamFormat):
         partition_keys: list[str],
         options: dict[str, str],
         root: str,
+        table_columns: tuple[tuple[str, DataType], ...] | None = None,
     ) -> None:
         super().__init__()
-        self.names, self.types, self.options = names, types, options
+        self.names, self.types, self.options = names, types, options  # the columns read
         self.partition_keys = partition_keys
+        self.table_columns = list(table_columns or zip(names, types, strict=True))  # the table's
         self.root = os.path.abspath(root.removeprefix("file://"))
         self.format = _format_of(options)
 
@@ -125,6 +149,8 @@ class _TableFileReader(FileReader):
         self.fmt = fmt
         partitions = set(fmt.partition_keys)
         self.physical = [(n, t) for n, t in zip(fmt.names, fmt.types, strict=True) if n not in partitions]
+        # what a file holds, for the formats that decode by position (CSV, the line formats)
+        self.file_columns = [(n, t) for n, t in fmt.table_columns if n not in partitions]
         self.changes: list[tuple[str, tuple[Any, ...]]] | None = None
         self.position = 0
 
@@ -149,9 +175,11 @@ class _TableFileReader(FileReader):
             names = [n for n, _ in self.physical]
             changes = [(INSERT, row) for row in read_avro_file(path, names, [t for _, t in self.physical])]
         elif fmt.format == "csv":
-            changes = [(INSERT, row) for row in _read_csv(path, self.physical, fmt.options)]
+            changes = [
+                (INSERT, row) for row in _read_csv(path, self.file_columns, fmt.options, self.physical)
+            ]
         else:
-            changes = _read_lines(path, self.physical, fmt.format, fmt.options)
+            changes = self._projected(_read_lines(path, self.file_columns, fmt.format, fmt.options))
         if not fmt.partition_keys:
             return changes
         values = _partition_values(path, fmt)
@@ -161,6 +189,14 @@ class _TableFileReader(FileReader):
             for kind, row in changes
         ]
 
+    def _projected(self, changes: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tuple[Any, ...]]]:
+        """Changes decoded with every column of the files, cut to the columns read."""
+        if self.file_columns == self.physical:
+            return changes
+        positions = {n: i for i, (n, _) in enumerate(self.file_columns)}
+        indexes = [positions[n] for n, _ in self.physical]
+        return [(kind, tuple([row[i] for i in indexes])) for kind, row in changes]
+
     def close(self) -> None:
         self.changes = None
 
@@ -169,7 +205,7 @@ def _partition_values(path: str, fmt: _TableFileFormat) -> dict[str, Any]:
     """``k=v`` directories between the table's root and the file, typed by the schema."""
     relative = os.path.relpath(os.path.dirname(os.path.abspath(path)), fmt.root)
     default = fmt.options.get("partition.default-name", DEFAULT_PARTITION)
-    types = dict(zip(fmt.names, fmt.types, strict=True))
+    types = dict(fmt.table_columns)
     values: dict[str, Any] = dict.fromkeys(fmt.partition_keys)
     for segment in relative.split(os.sep):
         key, sep, text = segment.partition("=")
@@ -185,14 +221,20 @@ def _error(path: str, line: int, column: str | None, err: Exception) -> ValueErr
 
 
 def _read_csv(
-    path: str, columns: list[tuple[str, DataType]], options: dict[str, str]
+    path: str,
+    columns: list[tuple[str, DataType]],
+    options: dict[str, str],
+    read: list[tuple[str, DataType]] | None = None,
 ) -> list[tuple[Any, ...]]:
+    """The rows of a CSV file of ``columns``, each cut to the columns ``read`` (None: all),
+    whose values alone are converted (Flink's projected CSV converter)."""
     delimiter = options.get("csv.field-delimiter", ",").encode().decode("unicode_escape")
     quote = options.get("csv.quote-character", '"')
     null_literal = options.get("csv.null-literal")
     comments = options.get("csv.allow-comments", "false").lower() == "true"
     ignore = options.get("csv.ignore-parse-errors", "false").lower() == "true"
-    parsers = [(n, t.root, t.from_text()) for n, t in columns]
+    wanted = {n for n, _ in read or columns}
+    parsers = [(n, t.root, t.from_text()) if n in wanted else (n, "STRING", str) for n, t in columns]
     rows = []
     with open(path, encoding="utf-8-sig", newline="") as file:  # a leading UTF-8 BOM is not data
         reader = csv.reader(file, delimiter=delimiter, quotechar=quote or None, strict=False)
@@ -225,7 +267,11 @@ def _read_csv(
                     None,
                 )
                 raise _error(path, reader.line_num, column, err) from err
-    return rows
+    if read is None or [n for n, _ in read] == [n for n, _ in columns]:
+        return rows
+    positions = {n: i for i, (n, _) in enumerate(columns)}
+    indexes = [positions[n] for n, _ in read]
+    return [tuple([row[i] for i in indexes]) for row in rows]
 
 
 def _parses(root: str, parse: Callable[[str], Any], text: str, null_literal: str | None) -> bool:

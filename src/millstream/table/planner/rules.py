@@ -45,6 +45,7 @@ from millstream.table.functions.builtins import _Call
 from millstream.table.planner.joins import join_plans
 from millstream.table.planner.nodes import Filter, PlanNode, Project
 from millstream.table.planner.projection import project
+from millstream.table.planner.scan_push_down import PLAN_PHASES as SCAN_PHASES
 
 __all__ = ["PHASES", "optimize"]
 
@@ -67,11 +68,14 @@ _NOT_DETERMINISTIC = {
 
 
 def optimize(plans: list[PlanNode]) -> list[PlanNode]:
-    """``plans`` (one job's: they may share nodes) after every phase."""
+    """``plans`` (one job's: they may share nodes) after every phase, then the push-downs into
+    table scans (``planner/scan_push_down.py``), which read the whole plan."""
     for _, phase in PHASES:
         shared = _shared(plans)
         done: dict[int, PlanNode] = {}
         plans = [_bottom_up(plan, phase, shared, done) for plan in plans]
+    for _, rewrite in SCAN_PHASES:
+        plans = rewrite(plans)
     return plans
 
 
@@ -257,7 +261,24 @@ def push_filters_through_projections(node: PlanNode, shared: set[int]) -> PlanNo
         lambda x: _unaliased(inner[x.name]) if isinstance(x, _Column) else None,
         top_down=True,
     )
-    return dataclasses.replace(below, input=Filter.over(below.input, condition))
+    # as far down as it goes, one filter with any it meets (the rules to their fixpoint)
+    pushed = merge_filters(Filter.over(below.input, condition), shared)
+    return dataclasses.replace(below, input=push_filters_through_projections(pushed, shared))
+
+
+# -- filter merging ------------------------------------------------------------------------------------------
+
+
+def merge_filters(node: PlanNode, shared: set[int]) -> PlanNode:
+    """A filter over a filter as one filter, the lower one's conjuncts first (Calcite's
+    ``FilterMergeRule``): a view's filter and the query's are one Calc, and both reach a scan
+    together. Not when the lower one feeds other consumers too."""
+    below = getattr(node, "input", None)
+    if type(node) is not Filter or type(below) is not Filter or id(below) in shared:
+        return node
+    if node.expression is None or below.expression is None or below.input is None:
+        return node
+    return _filtered(below.input, conjuncts(below.expression) + conjuncts(node.expression))
 
 
 # -- Calc merging -------------------------------------------------------------------------------------------
@@ -379,6 +400,7 @@ PHASES: list[tuple[str, Callable[[PlanNode, set[int]], PlanNode]]] = [
     ("filter push-down into join inputs", push_filters_into_joins),
     ("join condition push-down into join inputs", push_join_conditions),
     ("filter push-down through projections", push_filters_through_projections),
+    ("filter merging", merge_filters),
     ("projection push-down into join inputs", prune_join_inputs),
     ("Calc merging", merge_projections),
     ("identity projection removal", remove_identity_projections),
