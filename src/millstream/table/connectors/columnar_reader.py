@@ -1,14 +1,21 @@
 """The columnar reader of a filesystem table: JSON lines in byte ranges (several subtasks share a
-file) or whole Parquet files read as Arrow record batches, only the columns and ROW fields the
-scan's steps read, each batch run through the steps (projections, filter, watermark) on Arrow and
-handed on as ``ChangeBatch`` elements, cut where a watermark would be emitted inline.
+file), whole CSV files or whole Parquet files read as Arrow record batches, only the columns and
+ROW fields the scan's steps read, each batch run through the steps (projections, filter,
+watermark) on Arrow and handed on as ``ChangeBatch`` elements, cut where a watermark would be
+emitted inline.
 
-A chunk Arrow cannot read (a value of another JSON type than the column's) is read by the row
-path's parser instead (``filesystem._read_json``), which either converts the value as it always
-has or fails naming the file, line and column; the rows then go through the same Arrow steps."""
+A JSON chunk Arrow cannot read (a value of another JSON type than the column's) is read by the
+row path's parser instead (``filesystem._read_json``), which either converts the value as it
+always has or fails naming the file, line and column; the rows then go through the same Arrow
+steps. A CSV file whose record or value Arrow cannot read as the row path does
+(``formats/csv_arrow.py``) is read by the row path from that record on. A Parquet file skips the
+row groups whose statistics rule out a filter pushed into the scan (``formats/parquet_pruning.py``);
+the filter itself runs on the rows of the others."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import io
 import os
 import tempfile
@@ -16,8 +23,11 @@ from typing import Any
 
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import StreamFormat
+from millstream.connectors.formats.csv_arrow import CsvArrowFallback, csv_batches, typed_columns
+from millstream.connectors.formats.parquet_pruning import COMPARISONS, kept_row_groups
 from millstream.table.common.types import DataType
-from millstream.table.connectors.filesystem import _read_json
+from millstream.table.connectors.filesystem import _read_csv, _read_json
+from millstream.table.expression import expression as e
 from millstream.table.runtime.batch_calc import Step, empty_batch, evaluator, projected
 from millstream.table.runtime.change_batch import ChangeBatch
 from millstream.table.runtime.columnar_fields import needed_columns, read_schemas
@@ -61,6 +71,13 @@ class ColumnarFormat(StreamFormat):
     def create_reader(self, splits: list[FileSourceSplit]) -> FileReader:
         return ColumnarReader(splits, self)
 
+    def parquet_predicate(self) -> list[tuple[str, str, Any]]:
+        """The comparisons of the filters pushed into the scan that Parquet's statistics can
+        decide (``parquet_pruning``)."""
+        columns = dict(zip(self.source.names, self.source.types, strict=True))
+        found = (_comparison(f, columns) for f in getattr(self.source, "filters", ()))
+        return [c for c in found if c is not None]
+
 
 class ColumnarReader(FileReader):
     """Reads Arrow batches of its splits, runs the steps on them and hands out the rows that
@@ -79,6 +96,8 @@ class ColumnarReader(FileReader):
         self._file: Any = None
         self._pos = self._end = 0
         self._parquet: Any = None
+        self._csv: Any = None  # the record batches of the CSV file being read
+        self._csv_rows = 0  # ... and how many of its records they held so far
         self._last_marks: list[int] | None = None
         self.emitted_mark = 0  # the reader's view of the last watermark emitted inline
 
@@ -152,6 +171,14 @@ class ColumnarReader(FileReader):
                 except StopIteration:
                     self._parquet = None
                     continue
+            if self.fmt.format == "csv":
+                if self._csv is None and not self._open_next():
+                    return None
+                table = self._next_csv()
+                if table is None:
+                    self._csv = None
+                    continue
+                return table
             if self._file is None and not self._open_next():
                 return None
             data = self._read_lines()
@@ -169,7 +196,14 @@ class ColumnarReader(FileReader):
 
             reader = pq.ParquetFile(split.path)
             columns = [f.name for f in self.read_schema]
-            self._parquet = reader.iter_batches(batch_size=65536, columns=columns)
+            predicate = self.fmt.parquet_predicate()
+            groups = kept_row_groups(reader.metadata, predicate) if predicate else None
+            self._parquet = reader.iter_batches(batch_size=65536, columns=columns, row_groups=groups)
+            return True
+        if self.fmt.format == "csv":
+            names = [n for n, _ in self._file_columns()]
+            self._csv = csv_batches(split.path, names, self.fmt.source.options, CHUNK_BYTES)
+            self._csv_rows = 0
             return True
         self._file = open(split.path, "rb")  # noqa: SIM115 - closed by close()
         self._end, self._pos = split.end, split.start
@@ -182,7 +216,36 @@ class ColumnarReader(FileReader):
         if self._file is not None:
             self._file.close()
             self._file = None
-        self._parquet = None
+        self._parquet = self._csv = None
+
+    def _file_columns(self) -> list[tuple[str, DataType]]:
+        """The columns a CSV file holds, in order (the table's, a projection or not)."""
+        return list(self.fmt.source.table_columns or self.physical)
+
+    def _next_csv(self) -> Any:
+        """The next records of the CSV file as an Arrow table of the columns read (None: the
+        file is done); from the first record Arrow cannot read as the row path does, the
+        rest of the file by the row path."""
+        import pyarrow as pa
+
+        columns = [(f.name, dict(self.physical)[f.name]) for f in self.read_schema]
+        null_literal = self.fmt.source.options.get("csv.null-literal")
+        try:
+            batch = next(self._csv)
+            arrays = typed_columns(batch, columns, null_literal)
+        except StopIteration:
+            return None
+        except CsvArrowFallback:
+            return self._csv_by_rows()
+        self._csv_rows += batch.num_rows
+        return pa.Table.from_arrays(arrays, schema=self.read_schema)
+
+    def _csv_by_rows(self) -> Any:
+        """The records of the CSV file not yet read, by the row path (its values, or its error
+        naming the file, line and column)."""
+        rows = _read_csv(self.current_file, self._file_columns(), self.fmt.source.options, self.physical)
+        self._csv = iter(())  # the file is done after these
+        return self._arrow_table(rows[self._csv_rows :])
 
     def _read_lines(self) -> bytes | None:
         """The next chunk of whole lines that start before the split's end (None: done)."""
@@ -227,7 +290,6 @@ class ColumnarReader(FileReader):
     def _parse_by_rows(self, data: bytes) -> Any:
         """A chunk Arrow refused, read by the row path (its conversions and its errors, naming
         the file and line), then as Arrow arrays."""
-        import pyarrow as pa
 
         handle, scratch = tempfile.mkstemp(suffix=".json")
         try:
@@ -243,6 +305,13 @@ class ColumnarReader(FileReader):
                 ) from None
         finally:
             os.unlink(scratch)
+        return self._arrow_table(rows)
+
+    def _arrow_table(self, rows: list[tuple[Any, ...]]) -> Any:
+        """Rows of the row path (the table's physical columns) as an Arrow table of the columns
+        read."""
+        import pyarrow as pa
+
         columns = {n: i for i, (n, _) in enumerate(self.physical)}
         arrays = []
         for f in self.read_schema:
@@ -306,6 +375,42 @@ class ColumnarReader(FileReader):
         batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else empty_batch(size)
         self.out = ChangeBatch(batch, None if stamps is None else int64_numpy(stamps))
         self.cuts = _cuts(marks, positions, self) if marks is not None else []
+
+
+_FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_PRUNABLE = {  # column type -> the Python values its Parquet statistics compare with
+    "TINYINT": (int,),
+    "SMALLINT": (int,),
+    "INT": (int,),
+    "BIGINT": (int,),
+    "CHAR": (str,),
+    "VARCHAR": (str,),
+    "STRING": (str,),
+    "DATE": (datetime.date,),
+    "TIMESTAMP": (datetime.datetime,),
+    "DECIMAL": (decimal.Decimal, int),
+}
+
+
+def _comparison(conjunct: Any, columns: dict[str, DataType]) -> tuple[str, str, Any] | None:
+    """A pushed conjunct as a comparison Parquet's statistics decide (``column op literal``,
+    ``column IS [NOT] NULL`` of a type whose statistics order as the filter does), or None."""
+    if type(conjunct) is e._IsNull and type(conjunct.operand) is e._Column:
+        return (conjunct.operand.name, "IS NULL" if conjunct.null else "IS NOT NULL", None)
+    if type(conjunct) is not e._Binary or conjunct.op not in COMPARISONS:
+        return None
+    op, left, right = conjunct.op, conjunct.left, conjunct.right
+    if type(left) is e._Literal and type(right) is e._Column:
+        op, left, right = _FLIPPED[op], right, left
+    if type(left) is not e._Column or type(right) is not e._Literal or left.name not in columns:
+        return None
+    kinds = _PRUNABLE.get(columns[left.name].root)
+    value = right.value
+    if kinds is None or isinstance(value, bool) or not isinstance(value, kinds):
+        return None
+    if isinstance(value, datetime.datetime) != (columns[left.name].root == "TIMESTAMP"):
+        return None  # a date is no timestamp, nor the reverse
+    return (left.name, op, value)
 
 
 def _millis(array: Any) -> Any:

@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from millstream.common import WatermarkStrategy
 from millstream.connectors.file.source import FileSource
+from millstream.connectors.formats.csv_arrow import arrow_readable
 from millstream.table.connectors.columnar_reader import ColumnarFormat
 from millstream.table.connectors.filesystem import FileSystemSource
+from millstream.table.functions.arrow_temporal import session_zone
 from millstream.table.planner.nodes import Filter, PlanNode, Project, SourceScan
 from millstream.table.planner.windows import WatermarkAssigner
 from millstream.table.runtime.batch_calc import BatchCalc, Step
@@ -172,11 +174,20 @@ def _step(plan: PlanNode) -> Step | None:
 
 
 def _readable(source: Any) -> bool:
-    """JSON lines or Parquet with the default parsing options, no partitions, not watched."""
+    """JSON lines, CSV or Parquet with the parsing options Arrow reads as the row path does
+    (``csv_arrow.arrow_readable`` for CSV), no partitions, not watched; a TIMESTAMP_LTZ column
+    read from a file only in a session zone of UTC (the file's text is a UTC instant on Arrow,
+    a session wall-clock time on rows)."""
     options = source.options
     fmt = options.get("format")
-    allowed = _JSON_OPTIONS if fmt == "json" else _PARQUET_OPTIONS if fmt == "parquet" else None
-    if allowed is None or source.partition_keys or set(options) - allowed:
+    if source.partition_keys or fmt not in ("json", "csv", "parquet"):
+        return False
+    if any(t.root == "TIMESTAMP_LTZ" for t in source.types) and session_zone() != "UTC":
+        return False
+    if fmt == "csv":
+        columns = source.table_columns or list(zip(source.names, source.types, strict=True))
+        return arrow_readable(options, [t for _, t in columns])
+    if set(options) - (_JSON_OPTIONS if fmt == "json" else _PARQUET_OPTIONS):
         return False
     if options.get("json.fail-on-missing-field", "false").lower() != "false":
         return False

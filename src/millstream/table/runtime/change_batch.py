@@ -17,7 +17,7 @@ from typing import Any
 
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
-from millstream.table.runtime.vectorized import arrow_output
+from millstream.table.runtime.vectorized import python_values
 
 __all__ = ["BatchRows", "ChangeBatch", "to_changes"]
 
@@ -55,11 +55,7 @@ class ChangeBatch:
 
 def to_changes(rows: ChangeBatch, types: list[DataType]) -> list[tuple[str, tuple[Any, ...]]]:
     """The ``(INSERT, row)`` changes of ``rows``, each value as the row path holds it."""
-    columns = []
-    for column, data_type in zip(rows.batch.columns, types, strict=True):
-        values = column.to_pylist()
-        convert = arrow_output(data_type)
-        columns.append(values if convert is None else convert(values))
+    columns = [python_values(c, t) for c, t in zip(rows.batch.columns, types, strict=True)]
     if not columns:
         return [(INSERT, ())] * len(rows)
     return [(INSERT, row) for row in zip(*columns, strict=True)]
