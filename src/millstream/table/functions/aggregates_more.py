@@ -34,8 +34,11 @@ __all__ = [
     "JSON_ARRAYAGG",
     "JSON_OBJECTAGG",
     "LAG",
+    "LEAD",
     "LISTAGG",
+    "NTILE",
     "PERCENTILE",
+    "RANKINGS",
     "VARIANCES",
     "java_double_to_integral",
     "keeps_nullability",
@@ -51,6 +54,11 @@ ARRAY_AGG_IGNORE_NULLS = "ARRAY_AGG IGNORE NULLS"
 JSON_ARRAYAGG = "JSON_ARRAYAGG "
 JSON_OBJECTAGG = "JSON_OBJECTAGG "
 LAG = "LAG "  # LAG(x, offset, default): "LAG " + [offset, default] as JSON
+LEAD = "LEAD "  # LEAD(x, offset, default): "LEAD " + [offset, default] as JSON (BATCH only)
+NTILE = "NTILE "  # NTILE(n): "NTILE " + n
+# the functions of an OVER window that read the partition's order rather than aggregate a
+# frame: computed by the BATCH over aggregation (runtime/over.py) by position
+RANKINGS = ("ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST")
 PERCENTILE = "PERCENTILE "  # PERCENTILE(x, p): "PERCENTILE " + p (a number or a list) as JSON
 # the variances by their SQL names: VARIANCE is VAR_SAMP, STDDEV STDDEV_SAMP
 VARIANCES = _VARIANCES = {
@@ -392,6 +400,18 @@ def _variance_type(function: str, operand_type: DataType) -> DataType:
     return operand_type.nullable()
 
 
+def _window_function_type(function: str, operand_type: DataType) -> DataType:
+    """An OVER window function's type: ROW_NUMBER, RANK, DENSE_RANK and NTILE BIGINT NOT NULL,
+    PERCENT_RANK and CUME_DIST DOUBLE NOT NULL, LEAD and LAG their value's (NOT NULL with a NOT
+    NULL value and default: PyFlink 2.3.0 types LAG(x, 1, 0) of NOT NULL x INT NOT NULL)."""
+    if function.startswith((LAG, LEAD)):
+        default = json.loads(function.split(" ", 1)[1])[1]
+        return operand_type if default is not None else operand_type.nullable()
+    if function in ("PERCENT_RANK", "CUME_DIST"):
+        return DataTypes.DOUBLE(False)
+    return DataTypes.BIGINT(False)
+
+
 def more_result_type(function: str, operand_type: DataType) -> DataType | None:
     """The result type of one of this module's functions, None for another name; raises
     TypeError where Flink refuses the operand."""
@@ -399,8 +419,8 @@ def more_result_type(function: str, operand_type: DataType) -> DataType | None:
         return _variance_type(function, operand_type)
     if function.startswith(LISTAGG):  # Calcite's: the operand's type (CHAR(1) NOT NULL ...)
         return operand_type
-    if function.startswith(LAG):
-        return operand_type.nullable()
+    if function.startswith((LAG, LEAD, NTILE)) or function in RANKINGS:
+        return _window_function_type(function, operand_type)
     if function.startswith(PERCENTILE):
         if operand_type.root not in _NUMERIC:
             raise TypeError("Invalid input arguments.")

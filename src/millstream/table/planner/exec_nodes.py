@@ -369,16 +369,18 @@ def _over(
     partition, order, frame and the input's columns with each aggregate appended."""
     keys = [render(k, ref, infix) for k in node.partition_expressions]
     time = node.input.names[node.time_column] if node.input is not None else ""
+    order = [f"{render(e, ref, infix)} {'DESC' if d else 'ASC'}" for e, d in node.order_expressions]
     frame = "ROWS" if node.rows else "RANGE"
     preceding = "UNBOUNDED" if node.preceding is None else str(node.preceding)
+    following = "CURRENT ROW" if node.following == 0 else f"{node.following or 'UNBOUNDED'} FOLLOWING"
     slots = names[len(names) - len(node.call_expressions) :]
     calls = [
         f"{render(c, ref, infix)} AS {slot}" for c, slot in zip(node.call_expressions, slots, strict=True)
     ]
     terms = [f"partitionBy=[{', '.join(keys)}]"] if keys else []
     terms += [
-        f"orderBy=[{time} ASC]",
-        f"window=[ {frame} BETWEEN {preceding} PRECEDING AND CURRENT ROW]",
+        f"orderBy=[{', '.join(order) if node.batch else f'{time} ASC'}]",
+        f"window=[ {frame} BETWEEN {preceding} PRECEDING AND {following}]",
         f"select=[{', '.join(names[: len(names) - len(slots)] + calls)}]",
     ]
     distribution = f"hash[{', '.join(keys)}]" if keys else "single"

@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from millstream.datastream import KeyedProcessFunction
+from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression, OverCall, OverFrame, col
 from millstream.table.expression.walk import replaced
 from millstream.table.functions.aggregate_calls import accumulator_spec, result_type
+from millstream.table.functions.aggregates_more import LEAD, NTILE, RANKINGS
 from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
 from millstream.table.planner.projection import project
 from millstream.table.runtime.over import (
+    BatchOverFunction,
     BatchRankFunction,
     OverFunction,
     RetractableTopNFunction,
@@ -42,12 +45,28 @@ class OverAggregate(PlanNode):
     # the partition keys and the aggregate calls as expressions, for explain
     partition_expressions: list[Expression] = field(default_factory=list, kw_only=True)
     call_expressions: list[Expression] = field(default_factory=list, kw_only=True)
+    # BATCH: ordered by any keys (key, descending, NULLs first), the frame ending ``following``
+    # after the current row (None: UNBOUNDED FOLLOWING), RANGE distances in the first key's units
+    batch: bool = field(default=False, kw_only=True)
+    order_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool, bool]] = field(
+        default_factory=list, kw_only=True
+    )
+    order_expressions: list[tuple[Expression, bool]] = field(default_factory=list, kw_only=True)
+    order_root: str = field(default="", kw_only=True)
+    following: int | None = field(default=0, kw_only=True)
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         keys = self.partition_keys
         root = self.input.types[self.time_column].root
-        function = OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
+        function: KeyedProcessFunction
+        if self.batch:
+            range_value = _range_value(self.order_root)
+            function = BatchOverFunction(
+                self.order_keys, range_value, self.rows, self.preceding, self.following, self.calls
+            )
+        else:
+            function = OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
         stream = self.input.translate(ctx)
         keyed = stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]))
         result = keyed.process(function)
@@ -56,11 +75,26 @@ class OverAggregate(PlanNode):
         return result
 
 
-def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression]) -> PlanNode:
+def _range_value(root: str) -> Callable[[Any], Any]:
+    """A RANGE frame's measure of an ORDER BY key of type ``root``: a time's epoch ms (its
+    distances are intervals), a number itself."""
+    if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"):
+        return lambda value: to_epoch_millis(value, root) if root != "TIME" else _millis_of_day(value)
+    return lambda value: value
+
+
+def _millis_of_day(value: Any) -> int:
+    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
+
+
+def over_aggregate(
+    node: PlanNode, frames: dict[str, OverFrame], selected: list[Expression], batch: bool = False
+) -> PlanNode:
     """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
     named in ``frames``) computed by over aggregations, one per window: the projection reads
     each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
-    they are."""
+    they are. Streaming orders by the event-time attribute (frames end at the current row);
+    BATCH (as Flink's) by any keys, with LEAD, NTILE, RANK ... too."""
     calls: list[OverCall] = []
     for expression in selected:
         for call in _over_calls(expression):
@@ -73,18 +107,16 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
         if not mine:
             continue
         window += 1
-        time_name = frame.order_by.resolve(plan.names, plan.types).name
-        if plan.rowtime is None or plan.names[plan.rowtime] != time_name:
-            raise ValueError(
-                "OVER windows' ordering in stream mode must be defined on a time attribute: "
-                f"'{time_name}' is not the event-time attribute"
-            )
+        if not batch:
+            _check_streaming(plan, frame, mine)
+        ordered_by = frame.order_by
+        time_name = ordered_by.resolve(plan.names, plan.types).name if ordered_by is not None else None
         specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
         slot_names: list[str] = []
         slot_types: list[DataType] = []
         # a frame from the partition's start or the current row always holds a row (Calcite's
         # isAlwaysNonEmpty): a NOT NULL operand's SUM ... is NOT NULL there
-        non_empty = frame.preceding in (None, 0)
+        non_empty = frame.preceding in (None, 0) and frame.following in (None, 0)
         for call in mine:
             operand = call.call.operand.resolve(plan.names, plan.types)
             typed = result_type(call.call, operand.data_type, non_empty)
@@ -97,19 +129,26 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
             slot_types.append(typed)
             slots[id(call)] = slot
         keys = [k.resolve(plan.names, plan.types).fn for k in frame.partition_by]
+        ordering = list(frame.order_keys) or ([(ordered_by, False, True)] if ordered_by is not None else [])
+        resolved = [(e.resolve(plan.names, plan.types), d, n) for e, d, n in ordering]
         plan = OverAggregate(
             list(plan.names) + slot_names,
             list(plan.types) + slot_types,
             False,
             plan,
             keys,
-            plan.names.index(time_name),
+            plan.names.index(time_name) if time_name in plan.names else 0,
             frame.rows,
             frame.preceding,
             specs,
             rowtime=plan.rowtime,
             partition_expressions=list(frame.partition_by),
             call_expressions=[c.call for c in mine],
+            batch=batch,
+            order_keys=[(c.fn, d, n) for c, d, n in resolved],
+            order_expressions=[(e, d) for e, d, _ in ordering],
+            order_root=resolved[0][0].data_type.root if resolved else "",
+            following=frame.following,
         )
 
     def column(x: Any) -> Any:
@@ -122,6 +161,27 @@ def over_aggregate(node: PlanNode, frames: dict[str, OverFrame], selected: list[
         for i, e in enumerate(selected)
     ]
     return project(plan, reading, lambda i: f"EXPR${i}")
+
+
+def _check_streaming(plan: PlanNode, frame: OverFrame, calls: list[OverCall]) -> None:
+    """What Flink's streaming over aggregation refuses: an order but by the event-time
+    attribute, a frame ending past the current row, LEAD and the ranking functions (Top-N
+    queries rank rows instead)."""
+    for call in calls:
+        name = call.call.function
+        if name in RANKINGS or name.startswith((LEAD, NTILE)):
+            shown = name.split(" ")[0]
+            raise ValueError(f"{shown} Function is not supported in stream mode (BATCH runs it)")
+    if frame.order_by is None:
+        raise ValueError("OVER windows in stream mode need an ORDER BY the event-time attribute")
+    time_name = frame.order_by.resolve(plan.names, plan.types).name
+    if plan.rowtime is None or plan.names[plan.rowtime] != time_name or len(frame.order_keys) > 1:
+        raise ValueError(
+            "OVER windows' ordering in stream mode must be defined on a time attribute: "
+            f"'{time_name}' is not the event-time attribute"
+        )
+    if frame.following != 0:
+        raise ValueError("OVER windows in stream mode end at CURRENT ROW")
 
 
 def _over_calls(expression: Any) -> list[OverCall]:

@@ -15,6 +15,7 @@ input's event-time attribute.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -24,9 +25,11 @@ from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.functions.aggregate_calls import accumulator_for
+from millstream.table.functions.aggregates_more import LAG, LEAD, NTILE, RANKINGS
 from millstream.table.runtime.window_operators import END_OF_INPUT
 
 __all__ = [
+    "BatchOverFunction",
     "BatchRankFunction",
     "OverFunction",
     "RetractableTopNFunction",
@@ -123,6 +126,192 @@ class OverFunction(KeyedProcessFunction):
 
     def _results(self, accs: list[Any]) -> tuple[Any, ...]:
         return tuple(a.result(acc) for a, acc in zip(self.accumulators, accs, strict=True))
+
+
+class BatchOverFunction(KeyedProcessFunction):
+    """Over aggregation of a bounded input (BATCH), as Flink's batch ``OverAggregate``: a
+    partition's rows once all have arrived, sorted by the ORDER BY keys (stable: ties in
+    arrival order; NULLs first ascending unless told otherwise), each emitted in that order
+    with its values appended. An aggregate covers the row's frame: ``ROWS`` a count of rows
+    around it, ``RANGE`` the rows whose first ORDER BY key lies within the distance (its peers,
+    rows of equal keys, at the current row), the whole partition without ORDER BY. ROW_NUMBER,
+    RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LEAD and LAG read the row's position in
+    the partition instead."""
+
+    def __init__(
+        self,
+        order_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool, bool]],
+        range_value: Callable[[Any], Any],
+        rows: bool,
+        preceding: int | None,
+        following: int | None,
+        calls: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]],
+    ) -> None:
+        self.order_keys, self.range_value = order_keys, range_value
+        self.rows, self.preceding, self.following = rows, preceding, following
+        self.calls = calls
+
+    def open(self, runtime_context: Any) -> None:
+        self.partition = runtime_context.get_list_state(ListStateDescriptor("partition_rows", None))
+        self.accumulators = [
+            (None if _positional(f) else accumulator_for(f, t, False)) if isinstance(f, str) else f
+            for f, _, t in self.calls
+        ]
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.partition.add(value[1])
+        ctx.timer_service().register_event_time_timer(END_OF_INPUT)  # once per key (a set)
+        return None
+
+    def _sort_key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        key: list[tuple[int, Any]] = []
+        for f, descending, nulls_first in self.order_keys:
+            value = f(row)
+            if value is None:
+                key.append((0 if nulls_first else 2, None))
+            else:
+                key.append((1, Descending(value) if descending else value))
+        return tuple(key)
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        rows = sorted(self.partition.get() or [], key=self._sort_key)
+        self.partition.clear()
+        if not rows:
+            return None
+        keys = [self._sort_key(r) for r in rows]
+        peers = _peer_groups(keys)
+        columns = []
+        for (function, argument, _), accumulator in zip(self.calls, self.accumulators, strict=True):
+            if accumulator is None:
+                columns.append(_positional_values(function, argument, rows, peers))
+            else:
+                columns.append(self._framed(accumulator, argument, rows, peers))
+        return [(INSERT, row + tuple(c[i] for c in columns)) for i, row in enumerate(rows)]
+
+    def _frame(self, i: int, rows: list[tuple[Any, ...]], peers: list[tuple[int, int]]) -> tuple[int, int]:
+        """The first and last index of row ``i``'s frame."""
+        n = len(rows)
+        if self.rows or not self.order_keys:
+            if not self.order_keys and not self.rows:
+                return 0, n - 1
+            start = 0 if self.preceding is None else max(0, i - self.preceding)
+            end = n - 1 if self.following is None else min(n - 1, i + self.following)
+            return start, end
+        first, last = peers[i]
+        if self.preceding is None:
+            start = 0
+        elif self.preceding == 0:
+            start = first
+        else:
+            start = self._range_edge(i, rows, self.preceding, True)
+        if self.following is None:
+            end = n - 1
+        elif self.following == 0:
+            end = last
+        else:
+            end = self._range_edge(i, rows, self.following, False)
+        return start, end
+
+    def _range_edge(self, i: int, rows: list[tuple[Any, ...]], distance: int, backward: bool) -> int:
+        """The first (``backward``) or last row of row ``i``'s RANGE frame: the rows whose
+        first ORDER BY key is within ``distance`` of its key on that side of it."""
+        key, descending, _ = self.order_keys[0]
+        current = key(rows[i])
+        step = -1 if backward else 1
+        if current is None:  # a NULL key's range: its peers
+            j = i
+            while 0 <= j + step < len(rows) and key(rows[j + step]) is None:
+                j += step
+            return j
+        low_side = backward != descending  # the rows on this side hold smaller values
+        bound = self.range_value(current) + (-distance if low_side else distance)
+
+        def inside(value: Any) -> bool:
+            if value is None:
+                return False
+            v = self.range_value(value)
+            return bool(v >= bound) if low_side else bool(v <= bound)
+
+        j = i
+        while 0 <= j + step < len(rows) and inside(key(rows[j + step])):
+            j += step
+        return j
+
+    def _framed(
+        self,
+        accumulator: Any,
+        argument: Callable[[tuple[Any, ...]], Any],
+        rows: list[tuple[Any, ...]],
+        peers: list[tuple[int, int]],
+    ) -> list[Any]:
+        """An aggregate's value for each row, over its frame (frames starting at the
+        partition's first row grow: their accumulator is carried along)."""
+        values = [argument(r) for r in rows]
+        out = []
+        carried, reached = accumulator.create(), -1
+        for i in range(len(rows)):
+            start, end = self._frame(i, rows, peers)
+            if start == 0 and end >= reached:
+                for j in range(reached + 1, end + 1):
+                    carried = accumulator.add(carried, values[j])
+                reached = end
+                out.append(accumulator.result(carried))
+                continue
+            acc = accumulator.create()
+            for j in range(start, end + 1):
+                acc = accumulator.add(acc, values[j])
+            out.append(accumulator.result(acc))
+        return out
+
+
+def _positional(function: str) -> bool:
+    return function in RANKINGS or function.startswith((LAG, LEAD, NTILE))
+
+
+def _peer_groups(keys: list[Any]) -> list[tuple[int, int]]:
+    """For each row, the first and last index of the rows with its ORDER BY keys (its peers)."""
+    groups: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or keys[i] != keys[start]:
+            groups.extend([(start, i - 1)] * (i - start))
+            start = i
+    return groups
+
+
+def _positional_values(
+    function: str,
+    argument: Callable[[tuple[Any, ...]], Any],
+    rows: list[tuple[Any, ...]],
+    peers: list[tuple[int, int]],
+) -> list[Any]:
+    """A window function of the partition's order, for each row (as Flink's ``RankAggFunction``,
+    ``NtileAggFunction``, ``LeadLagAggFunction`` ...)."""
+    n = len(rows)
+    if function == "ROW_NUMBER":
+        return [i + 1 for i in range(n)]
+    if function == "RANK":
+        return [first + 1 for first, _ in peers]
+    if function == "DENSE_RANK":
+        dense, out, previous = 0, [], None
+        for first, _ in peers:
+            if first != previous:
+                dense, previous = dense + 1, first
+            out.append(dense)
+        return out
+    if function == "PERCENT_RANK":
+        return [first / (n - 1) if n > 1 else 0.0 for first, _ in peers]
+    if function == "CUME_DIST":
+        return [(last + 1) / n for _, last in peers]
+    if function.startswith(NTILE):
+        buckets = int(function[len(NTILE) :])
+        size, extra = divmod(n, buckets)
+        wide = extra * (size + 1)  # the first ``extra`` buckets hold one row more
+        return [i // (size + 1) + 1 if i < wide else (i - wide) // size + extra + 1 for i in range(n)]
+    offset, default = json.loads(function.split(" ", 1)[1])
+    step = offset if function.startswith(LEAD) else -offset
+    values = [argument(r) for r in rows]
+    return [values[i + step] if 0 <= i + step < n else default for i in range(n)]
 
 
 # -- Top-N and deduplication ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from millstream.table.expression.expression import (
     lit,
 )
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
-from millstream.table.functions.aggregates_more import ARRAY_AGG_IGNORE_NULLS
+from millstream.table.functions.aggregates_more import ARRAY_AGG_IGNORE_NULLS, NTILE
 from millstream.table.functions.builtins import call_builtin, is_builtin
 from millstream.table.functions.lookup import call
 from millstream.table.functions.udf import UserAggregateCall
@@ -399,14 +399,37 @@ def _arguments(node: exp.Expression, keys: tuple[str, ...]) -> list[Expression]:
     return args
 
 
+# the ranking functions of an OVER window: sqlglot's node -> the function (ROW_NUMBER() ...)
+_RANKINGS: dict[type, str] = {
+    exp.RowNumber: "ROW_NUMBER",
+    exp.Rank: "RANK",
+    exp.DenseRank: "DENSE_RANK",
+    exp.PercentRank: "PERCENT_RANK",
+    exp.CumeDist: "CUME_DIST",
+}
+
+
+def _window_function(node: exp.Expression) -> Expression:
+    """The function an OVER window computes: an aggregate, a ranking (``RANK()`` ...),
+    ``NTILE(n)``, ``LEAD`` / ``LAG``."""
+    if type(node) in _RANKINGS:
+        return AggregateCall(_RANKINGS[type(node)], lit(1))
+    if isinstance(node, exp.Ntile):
+        buckets = _expression(node.this).resolve([], []).fn(())
+        if not isinstance(buckets, int) or buckets <= 0:
+            raise SqlError(f"NTILE takes a positive integer literal, got {node.this.sql()}")
+        return AggregateCall(NTILE + str(buckets), lit(1))
+    return _expression(node)
+
+
 def _over(node: exp.Window) -> Expression:
     """``agg(x) OVER (PARTITION BY k ORDER BY ts ROWS|RANGE BETWEEN ... AND CURRENT ROW)``."""
     if not _STATE.over:
         raise SqlError("OVER is only valid in a SELECT list")
     frames = _STATE.over[-1]
-    inner = _expression(node.this)
+    inner = _window_function(node.this)
     if not isinstance(inner, AggregateCall):
-        raise SqlError(f"unsupported OVER function: {node.this.sql()} (aggregates only; ROW_NUMBER in Top-N)")
+        raise SqlError(f"unsupported OVER function: {node.this.sql()} (aggregates and window functions only)")
     alias = node.args.get("alias")
     window_name = alias.name if alias is not None else None
     named = node.args.get("partition_by") is None and node.args.get("order") is None
@@ -418,23 +441,40 @@ def _over(node: exp.Window) -> Expression:
 
 
 def _frame(node: exp.Window) -> Any:
+    """The OVER window's partition, order and frame (the planner checks what a mode allows:
+    streaming, one time attribute and a frame ending at the current row)."""
     partition = tuple(_expression(p) for p in node.args.get("partition_by") or [])
     order = node.args.get("order")
-    if order is None or len(order.expressions) != 1:
-        raise SqlError("OVER windows must be ordered by one time attribute")
-    time = _expression(order.expressions[0].this)
+    ordered = order.expressions if order else []
+    keys = tuple((_expression(o.this), bool(o.args.get("desc")), _nulls_first(o)) for o in ordered)
+    time = keys[0][0] if keys else None
     spec = node.args.get("spec")
-    if spec is None:  # Flink's default frame: RANGE UNBOUNDED PRECEDING
-        return OverFrame(partition, time, False, None)
-    if str(spec.args.get("end", "")).upper() not in ("CURRENT ROW", ""):
-        raise SqlError("OVER windows end at CURRENT ROW in Flink")
-    start = spec.args.get("start")
+    if spec is None:  # Flink's default frame: RANGE UNBOUNDED PRECEDING (to the end without ORDER BY)
+        return OverFrame(partition, time, False, None, keys, 0 if keys else None)
     rows = str(spec.args.get("kind", "")).upper() == "ROWS"
-    if str(start).upper() == "UNBOUNDED":
-        return OverFrame(partition, time, rows, None)
-    if str(start).upper() == "CURRENT ROW":
-        return OverFrame(partition, time, rows, 0)
-    return OverFrame(partition, time, rows, int(start.this) if rows else _interval_ms(start))
+    preceding = _bound(spec.args.get("start"), rows)
+    end = spec.args.get("end")
+    following = 0 if end is None else _bound(end, rows)
+    return OverFrame(partition, time, rows, preceding, keys, following)
+
+
+def _bound(bound: Any, rows: bool) -> int | None:
+    """A frame bound's distance from the current row: None for UNBOUNDED, 0 for CURRENT ROW,
+    else rows, or milliseconds of an interval (a number as it is)."""
+    if str(bound).upper() == "UNBOUNDED":
+        return None
+    if str(bound).upper() == "CURRENT ROW":
+        return 0
+    if rows or isinstance(bound, exp.Literal):
+        return int(bound.this)
+    return _interval_ms(bound)
+
+
+def _nulls_first(ordered: exp.Ordered) -> bool:
+    """Whether an ORDER BY key puts NULLs first: as written, else Flink's default (first
+    ascending, last descending)."""
+    written = ordered.args.get("nulls_first")
+    return (not ordered.args.get("desc")) if written is None else bool(written)
 
 
 def _function(node: exp.Expression) -> Expression:

@@ -27,7 +27,14 @@ from millstream.table.expression.comparisons import same_expression
 from millstream.table.expression.expression import AggregateCall, Expression, lit
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.expression.resolved import Compiled
-from millstream.table.functions.aggregates_more import JSON_ARRAYAGG, JSON_OBJECTAGG, LAG, LISTAGG, PERCENTILE
+from millstream.table.functions.aggregates_more import (
+    JSON_ARRAYAGG,
+    JSON_OBJECTAGG,
+    LAG,
+    LEAD,
+    LISTAGG,
+    PERCENTILE,
+)
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.functions.temporal import EXTRACT_UNITS
 from millstream.table.sql.types import _data_type
@@ -330,10 +337,12 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
             raise ValueError("Invalid input arguments.")  # Flink's: a percentage outside [0, 1]
         percentages = [float(p) for p in values] if many else float(percentage)
         return AggregateCall(PERCENTILE + json.dumps(percentages), expression(node.this))
-    if isinstance(node, exp.Lead):
-        raise ValueError(
-            "LEAD Function is not supported in stream mode (millstream runs it in neither mode yet)"
-        )
+    if isinstance(node, exp.Lead):  # LEAD(x [, offset [, default]]) OVER (...): BATCH only, as Flink's
+        offset = node.args.get("offset")
+        default = node.args.get("default")
+        count = 1 if offset is None else int(offset.this)
+        fallback = None if default is None else expression(default).resolve([], []).fn(())
+        return AggregateCall(LEAD + json.dumps([count, fallback]), expression(node.this))
     if isinstance(node, exp.GroupConcat):  # LISTAGG([DISTINCT] x [, 'separator'])
         separator = node.args.get("separator")
         if separator is not None and not (isinstance(separator, exp.Literal) and separator.is_string):

@@ -374,7 +374,7 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
             plan = aggregate(items)
     elif _STATE.over[-1]:
         frames = {n: f if not isinstance(f, exp.Window) else _frame(f) for n, f in _STATE.over[-1].items()}
-        plan = over_aggregate(plan, frames, items)
+        plan = over_aggregate(plan, frames, items, ctx.batch)
     else:
         plan = builder.select(plan, items, ctx.batch)
     if select.args.get("distinct") is not None:
