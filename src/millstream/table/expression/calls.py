@@ -7,14 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.common.types import Row
+from millstream.table.common.casts import converter
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import (
     Compiled,
     Expression,
 )
-from millstream.table.expression.resolved import common_type, nullable_if_any
+from millstream.table.expression.resolved import common_type
 
-__all__ = ["whole_row"]
+__all__ = ["converts", "whole_row"]
 
 
 class _WholeRow(Expression):
@@ -50,12 +51,41 @@ class _IfThenElse(Expression):
         then, otherwise = self.then.resolve(names, types), self.otherwise.resolve(names, types)
         ft, fo = then.fn, otherwise.fn
         # the branches' common type (Flink's: CASE of DECIMAL(5, 2) and DECIMAL(10, 4) is a
-        # DECIMAL(10, 4)), nullable when a branch is
+        # DECIMAL(10, 4)), nullable when a branch is; a branch's value converted to it (CASE
+        # ... THEN 1 ELSE 2.5 is DECIMAL(11, 1)); branches without one are refused, as Calcite
         result = common_type([then.data_type, otherwise.data_type])
         if result is None:
-            typed = then.data_type if then.data_type.root != "NULL" else otherwise.data_type
-            result = nullable_if_any(typed, then.data_type, otherwise.data_type)
+            raise TypeError("Illegal mixing of types in CASE or COALESCE statement")
+        ft, fo = _in_type(ft, then.data_type, result), _in_type(fo, otherwise.data_type, result)
         return Compiled(lambda row: ft(row) if cond(row) else fo(row), result, None)
+
+    def typed_as_branches(self, names: list[str], types: list[DataType]) -> bool:
+        """Whether both branches' values are already the result's (none is converted)."""
+        result = self.resolve(names, types).data_type
+        branches = (self.then.resolve(names, types).data_type, self.otherwise.resolve(names, types).data_type)
+        return not any(converts(t, result) for t in branches)
+
+
+_TEXT = ("CHAR", "VARCHAR", "STRING")
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def converts(source: DataType, target: DataType) -> bool:
+    """Whether a value of ``source`` changes when cast to ``target`` (their common type): not
+    from NULL or the same type, a string to a longer VARCHAR, an integer to a wider one."""
+    if source.root == "NULL" or source.nullable() == target.nullable():
+        return False
+    if source.root in _TEXT and target.root in ("VARCHAR", "STRING"):
+        return False
+    return not (source.root in _INTEGERS and target.root in _INTEGERS)
+
+
+def _in_type(fn: Any, source: DataType, target: DataType) -> Any:
+    """``fn``'s value of ``source`` as the value of ``target``."""
+    if not converts(source, target):
+        return fn
+    convert = converter(source.not_null(), target.not_null())
+    return lambda row: None if (value := fn(row)) is None else convert(value)
 
 
 class _Tuple(Expression):

@@ -23,6 +23,7 @@ from millstream.table.expression.enums import JsonValueOnEmptyOrError, TimeInter
 from millstream.table.expression.resolved import (
     COMPARISONS,
     Compiled,
+    check_boolean,
     compile_cast,
     compile_field_access,
     compile_interval,
@@ -442,6 +443,7 @@ class _Not(Expression):
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         inner = self.operand.resolve(names, types)
+        check_boolean("NOT", [inner.data_type])
         fn = inner.fn
         return Compiled(lambda row: None if (v := fn(row)) is None else not v, inner.data_type, None)
 

@@ -45,6 +45,7 @@ __all__ = [
     "Compiled",
     "aggregate_result_type",
     "arithmetic",
+    "check_boolean",
     "common_type",
     "compile_cast",
     "compile_field_access",
@@ -461,7 +462,9 @@ def aggregate_result_type(
 
 
 def compile_logic(op: str, compiled: list[Compiled]) -> Compiled:
-    """AND / OR of ``compiled``, in three-valued logic."""
+    """AND / OR of ``compiled``, in three-valued logic; of BOOLEANs only, as Calcite's validator
+    (``1 AND TRUE`` and a bare NULL are refused with its message)."""
+    check_boolean(op, [c.data_type for c in compiled])
     fns = [c.fn for c in compiled]
     deciding = op == "OR"  # OR: one TRUE decides; AND: one FALSE decides
 
@@ -476,6 +479,19 @@ def compile_logic(op: str, compiled: list[Compiled]) -> Compiled:
         return None if unknown else not deciding
 
     return Compiled(apply, nullable_if_any(DataTypes.BOOLEAN(), *(c.data_type for c in compiled)), None)
+
+
+def check_boolean(op: str, types: list[DataType]) -> None:
+    """Refuses operands of a logical operator that are not BOOLEAN, as Calcite's validator:
+    ``Illegal use of 'NULL'`` for a NULL without a type, ``Cannot apply 'AND' to arguments of
+    type '<INTEGER> AND <BOOLEAN>'`` for another type."""
+    if any(t.root == "NULL" for t in types):
+        raise TypeError("Illegal use of 'NULL'")
+    if any(t.root != "BOOLEAN" for t in types):
+        shown = f" {op} ".join(f"<{cast_type_name(t)}>" for t in types) if len(types) > 1 else ""
+        shown = shown or f"{op} <{cast_type_name(types[0])}>"
+        forms = f"<BOOLEAN> {op} <BOOLEAN>" if len(types) > 1 else f"{op} <BOOLEAN>"
+        raise TypeError(f"Cannot apply '{op}' to arguments of type '{shown}'. Supported form(s): '{forms}'")
 
 
 def compile_interval(inner: Compiled, unit_ms: int) -> Compiled:

@@ -18,7 +18,11 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.common.types import Row
+from millstream.table.common.casts import cast_type_name, converter
+from millstream.table.common.java_numbers import parse_java_double
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.calls import converts
+from millstream.table.expression.resolved import common_type
 from millstream.table.functions.definition import (
     FunctionDefinition,
     TypeRule,
@@ -26,7 +30,7 @@ from millstream.table.functions.definition import (
     math_function,
 )
 
-__all__ = ["SCALARS", "JavaRandom"]
+__all__ = ["SCALARS", "JavaRandom", "converted"]
 
 
 def _nullable_if(result: DataType) -> TypeRule:
@@ -150,12 +154,49 @@ def _truncate(value: Any, places: int = 0) -> Any:
     return cut
 
 
-def _is_decimal(text: str) -> bool:
+def _is_decimal(text: str | None) -> bool:
+    """Flink's IS_DECIMAL: whether Java's ``Double.parseDouble`` reads the text ('NaN' and
+    '1.5f' too); FALSE for NULL."""
+    if text is None:
+        return False
     try:
-        float(text.strip())
-        return text.strip() != "" and not any(c in text for c in "nN")  # no NaN / Infinity
+        parse_java_double(text)
     except ValueError:
         return False
+    return True
+
+
+def converted(source: DataType, target: DataType) -> Callable[[Any], Any]:
+    """A value of ``source`` as the same value of ``target`` (a branch of IF or CASE, an
+    argument of COALESCE, in their common type: IF(FALSE, 1, 2.5e0) is the DOUBLE 2.5)."""
+    if not converts(source, target):
+        return _same
+    convert = converter(source.not_null(), target.not_null())
+    return lambda value: None if value is None else convert(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _if_type(args: list[DataType]) -> DataType:
+    """IF(c, a, b): the common type of ``a`` and ``b``, nullable when any of the three is
+    (PyFlink 2.3.0 types IF(CAST(NULL AS BOOLEAN), 1, 2) INT), for a BOOLEAN ``c``; anything
+    else is refused, with Calcite's message."""
+    common = common_type(args[1:])
+    if args[0].root not in ("BOOLEAN", "NULL") or common is None:
+        shown = ", ".join(f"<{cast_type_name(a)}>" for a in args)
+        raise TypeError(
+            f"Cannot apply 'IF' to arguments of type 'IF({shown})'. "
+            "Supported form(s): 'IF(<ANY_TYPE>, <NUMERIC_TYPE>, <NUMERIC_TYPE>)'"
+        )
+    return common.nullable() if args[0].is_nullable() else common
+
+
+def _if_implementation(args: list[DataType], literals: list[Any]) -> Callable[..., Any]:
+    common = _if_type(args)
+    then, otherwise = converted(args[1], common), converted(args[2], common)
+    return lambda condition, a, b: then(a) if condition is True else otherwise(b)
 
 
 def _now_ltz() -> datetime.datetime:
@@ -203,13 +244,20 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition("TRUNCATE", _truncate, _first),
     # strings
     FunctionDefinition("UUID", lambda: str(uuid.uuid4()), _always(DataTypes.STRING(False))),
+    # IS_DIGIT / IS_ALPHA / IS_DECIMAL of NULL are FALSE, as Flink's SqlFunctionUtils give
     FunctionDefinition(
-        "IS_DIGIT", lambda text: text != "" and text.isdigit(), _always(DataTypes.BOOLEAN(False))
+        "IS_DIGIT",
+        lambda text: text is not None and text != "" and text.isdigit(),
+        _always(DataTypes.BOOLEAN(False)),
+        null_aware=True,
     ),
     FunctionDefinition(
-        "IS_ALPHA", lambda text: text != "" and text.isalpha(), _always(DataTypes.BOOLEAN(False))
+        "IS_ALPHA",
+        lambda text: text is not None and text != "" and text.isalpha(),
+        _always(DataTypes.BOOLEAN(False)),
+        null_aware=True,
     ),
-    FunctionDefinition("IS_DECIMAL", _is_decimal, _always(DataTypes.BOOLEAN(False))),
+    FunctionDefinition("IS_DECIMAL", _is_decimal, _always(DataTypes.BOOLEAN(False)), null_aware=True),
     # time
     FunctionDefinition("CURRENT_TIMESTAMP", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
     FunctionDefinition("PROCTIME", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
@@ -221,8 +269,9 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition(
         "IF",
         lambda condition, a, b: a if condition is True else b,
-        lambda args: args[1].nullable(),
+        _if_type,
         null_aware=True,
+        bind=_if_implementation,
     ),
     FunctionDefinition("ROW", lambda *values: _row(values), _row_type, null_aware=True),
 ]

@@ -25,7 +25,7 @@ from millstream.table.expression.expression import Expression, _Literal, _wrap
 from millstream.table.expression.resolved import Compiled, common_type, in_width, nullable_if_any
 from millstream.table.functions.array_functions import COLLECTIONS
 from millstream.table.functions.builtin_more import MORE
-from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES
+from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES, converted
 from millstream.table.functions.definition import (
     INTEGRAL,
     NOT_LITERAL,
@@ -68,9 +68,27 @@ def _boolean(args: list[DataType]) -> DataType:
 
 
 def _first_non_null(args: list[DataType]) -> DataType:
+    """COALESCE's type: its arguments' common type (refused without one, as Flink's: COALESCE(1,
+    'a') is "Invalid input arguments."), NOT NULL when an argument is."""
     typed = [a for a in args if a.root != "NULL"]
-    result = common_type(typed) or (typed[0] if typed else DataTypes.NULL())  # Flink's common type
+    result = common_type(typed) if typed else DataTypes.NULL()
+    if result is None:
+        raise TypeError("Invalid input arguments.")
     return result.not_null() if any(not a.is_nullable() for a in typed) else result.nullable()
+
+
+def _coalesce(args: list[DataType], literals: list[Any]) -> Callable[..., Any]:
+    """COALESCE's row implementation: the first non-NULL argument, in the common type."""
+    common = _first_non_null(args)
+    conversions = [converted(a, common) for a in args]
+
+    def coalesce(*values: Any) -> Any:
+        for convert, value in zip(conversions, values, strict=True):
+            if value is not None:
+                return convert(value)
+        return None
+
+    return coalesce
 
 
 def _if_null(args: list[DataType]) -> DataType:
@@ -84,7 +102,42 @@ def _if_null(args: list[DataType]) -> DataType:
 
 
 def _common(args: list[DataType]) -> DataType:
-    return common_type(args) or args[0]  # GREATEST / LEAST: the arguments' common type, as Flink's
+    """GREATEST / LEAST's type: the arguments' common type, as Flink's; arguments that do not
+    compare are refused with Flink's message."""
+    common = common_type(args)
+    if common is None:
+        first = args[0]
+        other = next(a for a in args[1:] if common_type([first, a]) is None)
+        raise TypeError(
+            "All types in a comparison should support both 'EQUALS' and 'ORDER' comparison with each "
+            f"other. Can not compare {summary_string(first)} with {summary_string(other)}"
+        )
+    return common
+
+
+def _java_order(value: Any) -> Any:
+    """The order Java's ``Double.compare`` gives a number: NaN above all, -0.0 below 0.0."""
+    if isinstance(value, float):
+        return (value != value, value, math.copysign(1.0, value))
+    return (False, value, 1.0)
+
+
+def _extreme_implementation(
+    pick: Callable[..., Any],
+) -> Callable[[list[DataType], list[Any]], Callable[..., Any]]:
+    """GREATEST / LEAST over the arguments in their common type, ordered as Java compares
+    (LEAST(NaN, 1.0) is 1.0, as PyFlink 2.3.0 gives it); NULL when any is NULL."""
+
+    def bind(args: list[DataType], literals: list[Any]) -> Callable[..., Any]:
+        common = _common(args)
+        conversions = [converted(a, common) for a in args]
+
+        def extreme(*values: Any) -> Any:
+            return pick((c(v) for c, v in zip(conversions, values, strict=True)), key=_java_order)
+
+        return extreme
+
+    return bind
 
 
 def _mod(a: Any, b: Any) -> Any:
@@ -161,6 +214,7 @@ def _extreme(name: str, python: Callable[..., Any], arrow_name: str, spark_name:
         arrow=_element_wise_arrow(arrow_name),
         arrow_args=INTEGRAL,
         spark=_null_if_any_null_spark(spark_name),
+        bind=_extreme_implementation(python),
     )
 
 
@@ -248,6 +302,7 @@ _DEFINITIONS = [
         _first_non_null,
         null_aware=True,
         spark=spark_kernel("coalesce"),
+        bind=_coalesce,
     ),
     FunctionDefinition("IFNULL", lambda a, b: b if a is None else a, _if_null, null_aware=True),
     FunctionDefinition(

@@ -131,7 +131,7 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         inner = _code(expression.operand, names, types, w)
         negate = w.function(negation(expression.operand.resolve(names, types).data_type))
         return _null_safe(w, [inner], lambda v: f"{negate}({v[0]})")
-    elif kind is _IfThenElse:
+    elif kind is _IfThenElse and expression.typed_as_branches(names, types):  # else its closure converts
         condition = _code(expression.condition, names, types, w)
         then = _code(expression.then, names, types, w)
         otherwise = _code(expression.otherwise, names, types, w)

@@ -128,8 +128,8 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
             or (left == right and left in ordered)
             or ({left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"})
         )
-    if kind is _IfThenElse:
-        return all(
+    if kind is _IfThenElse:  # branches of other types than the result's: the closure converts them
+        return expression.typed_as_branches(names, types) and all(
             vectorizable(x, names, types)
             for x in (expression.condition, expression.then, expression.otherwise)
         )
