@@ -51,6 +51,7 @@ from millstream.table.planner.nodes import (
     Values,
 )
 from millstream.table.planner.over import OverAggregate
+from millstream.table.planner.scan_push_down import scan_digest
 from millstream.table.planner.sources import FromDataStream
 from millstream.table.planner.windows import WindowAggregate
 from millstream.table.runtime.arrow_window import arrow_local_phase, exact_aggregate
@@ -202,7 +203,7 @@ def _freeze(physical: PhysicalPlan, prefix: _Line, infix: _Line, chain: str | No
             grouped = node if isinstance(node, Aggregate) else getattr(node, "input", None)
             columnar = physical.of(grouped).attached_on_arrow
     if below is not None and not infix.children:  # the scan at the bottom of a fused chain
-        reads = below
+        reads = below or None
     children = tuple(
         _freeze(physical, p, i, below) for p, i in zip(prefix.children, infix.children, strict=True)
     )
@@ -211,10 +212,13 @@ def _freeze(physical: PhysicalPlan, prefix: _Line, infix: _Line, chain: str | No
 
 
 def _read_list(scan: Any) -> str:
-    """The columns (and ROW fields) a columnar scan reads, in the table's order."""
+    """The columns (and ROW fields) a columnar scan reads, in the table's order; empty when
+    that is every column of the scan whole (its ``fields`` say so)."""
     fmt = ColumnarFormat(scan.source, scan.steps, scan.names, scan.types, 0)
     fmt.fields = scan.fields
     needed = ColumnarFormat.needed(fmt)
+    if set(needed) == set(scan.source.names) and all(f is None for f in needed.values()):
+        return ""
     return ", ".join(
         name if needed[name] is None else ", ".join(f"{name}.{f}" for f in sorted(needed[name] or ()))
         for name in scan.source.names
@@ -239,8 +243,8 @@ def source_name(node: Any) -> str:
     path = getattr(node, "path", None) or getattr(node, "table_path", None)
     if path:
         return f"[default_catalog, default_database, {path}]"
-    label = getattr(node, "label", "")
-    return f"[{label or f'*anonymous_{type(node).__name__.lower()}*'}]"
+    label = getattr(node, "label", "") or f"*anonymous_{type(node).__name__.lower()}*"
+    return f"[{', '.join([label, *scan_digest(node)])}]"  # with what was pushed into it, as Flink's
 
 
 def sink_terms(node: Any) -> list[str]:
@@ -331,8 +335,13 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])
     if kind == "Union":  # as Flink prints UNION ALL
         return _Line(kind, ["all=[true]", f"union=[{', '.join(names)}]"], node, children)
-    if kind == "WatermarkAssigner":
-        watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
+    if kind == "WatermarkAssigner":  # its expression as Flink prints it: -(ts, 4000:INTERVAL SECOND)
+        text = (
+            node.watermark_sql
+            if node.watermark_expression is None
+            else render(node.watermark_expression, ref, infix)
+        )
+        watermark = f"watermark=[{text}]" if text else "watermark=[]"
         return _Line(kind, [f"rowtime=[{names[node.rowtime]}]", watermark], node, children)
     return _Line(kind, [f"select=[{', '.join(names)}]"], node, children)
 
