@@ -42,6 +42,7 @@ from millstream.table.planner.projection import (
     grouped_expression,
     project,
 )
+from millstream.table.runtime.arrow_sessions import GroupedSessionAggregate, session_groups
 from millstream.table.runtime.arrow_slicing import ArrowSlicingAggregate
 from millstream.table.runtime.watermarks import ExpressionWatermarks, RowtimeAssigner
 from millstream.table.runtime.window_operators import (
@@ -178,6 +179,14 @@ class WindowAggregate(PlanNode):
             columnar = ArrowSlicingAggregate(self.spec, root, functions, [t for _, _, t in self.calls])
             spec = KeyedProcessSpec(merge, "process_element", columnar=columnar)  # the row function kept
             return keyed._one_input("GlobalWindowAggregate", spec, None, keyed.get_key_selector())
+        if self.spec.kind == "SESSION":
+            batches = columnar_batches(self.input, ctx)
+            groups = session_groups(self) if batches is not None else None
+            if groups is not None:  # a key's rows of each Arrow batch at a time (runtime/arrow_sessions.py)
+                grouped = GroupedSessionAggregate(self.spec, self.time_column, root, self.calls)
+                return (
+                    batches._map_batches(groups).name("Calc").key_by(_partial_key, key_type).process(grouped)
+                )
         stream = self.input.translate(ctx)
         if self.spec.kind == "SESSION":
             function: KeyedProcessFunction = SessionAggregate(self.spec, self.time_column, root, self.calls)
