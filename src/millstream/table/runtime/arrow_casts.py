@@ -63,6 +63,8 @@ def arrow_cast(value: Any, source: DataType, target: DataType) -> Any:
         return value
     if target.root == "DECIMAL":
         return _to_decimal(value, source, target)
+    if target.root == "DOUBLE":  # rounded as Java's (double) of a long (a safe cast refuses past 2^53)
+        return pc.cast(value, target.to_arrow(), safe=False)
     return value.cast(target.to_arrow())
 
 

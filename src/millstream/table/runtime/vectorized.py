@@ -117,7 +117,10 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
             if "TIMESTAMP" in (left, right):
                 return expression.op != "*" and "INTERVAL_DAY_TIME" in (left, right)  # ts -/+ interval
             if "DECIMAL" in (left, right):  # exact: both decimal or integral, the result typed as Flink's
-                return {left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"}
+                typed = [o.resolve(names, types).data_type for o in (expression.left, expression.right)]
+                return {left, right} <= {"DECIMAL", "TINYINT", "SMALLINT", "INT", "BIGINT"} and (
+                    _arrow_decimal_precision(expression.op, *typed) <= 38  # else Arrow refuses it
+                )
             return left in numeric and right in numeric and "FLOAT" not in (left, right)
         ordered = {"TIMESTAMP", "DATE", "DECIMAL"}
         if "FLOAT" in (left, right) and left != right:  # compared as FLOATs or doubles: the closures
@@ -351,6 +354,10 @@ def _binary(expression: Any, left: Any, right: Any, names: list[str], types: lis
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if pa.types.is_floating(left.type) != pa.types.is_floating(right.type):
+        # an integer with a double: Java converts it, rounding (Arrow's implicit cast refuses
+        # one past 2^53: 9223372036854775807 + 1e0 is 9.223372036854776E18, as the row path's)
+        left, right = (_as_double(x) for x in (left, right))
     if expression.op in _COMPARE:
         return getattr(pc, _COMPARE[expression.op])(left, right)
     result_type = expression.resolve(names, types).data_type
@@ -363,6 +370,29 @@ def _binary(expression: Any, left: Any, right: Any, names: list[str], types: lis
     if pa.types.is_decimal(result.type):  # Flink's result precision and scale, the same value
         result = result.cast(result_type.to_arrow())
     return _in_width(result, result_type)
+
+
+_INTEGER_PRECISION = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+
+
+def _arrow_decimal_precision(op: str, a: DataType, b: DataType) -> int:
+    """The precision of Arrow's decimal result of ``a op b`` (+, -, *; an integer as the
+    DECIMAL of its digits): past 38 Arrow raises, where Flink bounds the type."""
+    (pa_, sa), (pb, sb) = (
+        (int(t.params[0]), int(t.params[1])) if t.root == "DECIMAL" else (_INTEGER_PRECISION[t.root], 0)
+        for t in (a, b)
+    )
+    if op == "*":
+        return pa_ + pb + 1
+    return max(pa_ - sa, pb - sb) + max(sa, sb) + 1
+
+
+def _as_double(value: Any) -> Any:
+    """An integer array or scalar as doubles, rounded as Java's ``(double)`` rounds."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.cast(value, pa.float64(), safe=False) if pa.types.is_integer(value.type) else value
 
 
 def _in_width(result: Any, data_type: DataType) -> Any:
