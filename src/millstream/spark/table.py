@@ -221,7 +221,10 @@ def _read_files(node: Any, spark: Any) -> Any:
     table_format = _format_of(options)
     if table_format not in ("csv", "json", "parquet"):
         raise Untranslatable(f"the '{table_format}' format of files")
-    reader = spark.read.schema(_schema(node.names, node.types))
+    # a CSV file's fields are positional: read the table's every column, then the projection
+    # the planner pushed into the scan (its names)
+    columns = node.table_columns or tuple(zip(node.names, node.types, strict=True))
+    reader = spark.read.schema(_schema([n for n, _ in columns], [t for _, t in columns]))
     path = options["path"].removeprefix("file://")
     if table_format == "csv":
         reader = reader.option("sep", options.get("csv.field-delimiter", ",")).option(
