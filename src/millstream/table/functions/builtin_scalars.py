@@ -278,7 +278,7 @@ SCALARS: list[FunctionDefinition] = [
 
 # functions whose implementation holds state (a random generator): a fresh one per call site
 STATEFUL = {"RAND": _rand, "RAND_INTEGER": _rand_integer}
-STATEFUL_TYPES: dict[str, TypeRule] = {
-    "RAND": _always(DataTypes.DOUBLE(False)),
-    "RAND_INTEGER": _always(DataTypes.INT(False)),
+STATEFUL_TYPES: dict[str, TypeRule] = {  # NULL of a NULL seed or bound (PyFlink 2.3.0: RAND(NULL) DOUBLE)
+    "RAND": _nullable_if(DataTypes.DOUBLE()),
+    "RAND_INTEGER": _nullable_if(DataTypes.INT()),
 }

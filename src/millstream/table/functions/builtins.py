@@ -155,6 +155,12 @@ def _round(value: Any, digits: int = 0) -> Any:
     import decimal
 
     if isinstance(value, float):
+        if not math.isfinite(value):  # Flink rounds a double through a BigDecimal, which has none
+            first = "N" if value != value else "I"  # of Java's NaN / Infinity
+            raise ValueError(
+                f"Character {first} is neither a decimal digit number, decimal point, nor "
+                '"e" notation exponential mark.'
+            )
         quantum = decimal.Decimal(1).scaleb(-digits)
         return float(decimal.Decimal(repr(value)).quantize(quantum, rounding=decimal.ROUND_HALF_UP))
     if isinstance(value, decimal.Decimal):
@@ -373,9 +379,10 @@ class _Call(Expression):
         literals = [a.value if isinstance(a, _Literal) else NOT_LITERAL for a in self.args]
         result_type = spec.result_type([c.data_type for c in compiled], literals)
         impl = spec.implementation([c.data_type for c in compiled], literals)
-        if self.name_ in ("ROUND", "TRUNCATE"):
+        if self.name_ in ("ROUND", "TRUNCATE"):  # NULL places make it NULL (nullable)
             places = getattr(self.args[1], "value", None) if len(self.args) > 1 else 0
-            result_type = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
+            rounded = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
+            result_type = nullable_if_any(rounded, *(c.data_type for c in compiled))
         impl = in_width(impl, result_type.root)  # an integer in its type's width, as Java's
         if spec.null_aware:
 
