@@ -270,7 +270,8 @@ class TableEnvironment(CatalogMethods):
             rows = runner(root, self) if runner is not None else None
             if rows is not None:  # the target's SQL engine ran the plan (else: DataStream translation)
                 self.last_runtime = target
-                return TableResult(plan.names, plan.types, iter(rows), streaming=False)
+                result = TableResult(plan.names, plan.types, iter(rows), streaming=False)
+                return self._printed_as_configured(result)
         self.last_runtime = "datastream"
         stream = plan.translate(ctx)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
@@ -278,7 +279,15 @@ class TableEnvironment(CatalogMethods):
         changes = stream.execute_and_collect("collect")
         if self._batch and plan.updating:  # a batch result is the final table: fold the changes
             changes = _final_rows(changes)
-        return TableResult(plan.names, plan.types, changes, streaming=not self._batch)
+        result = TableResult(plan.names, plan.types, changes, streaming=not self._batch)
+        return self._printed_as_configured(result)
+
+    def _printed_as_configured(self, result: TableResult) -> TableResult:
+        """``result``, printing columns as wide as ``table.display.max-column-width`` says."""
+        width = self._config.get("table.display.max-column-width", None)
+        if width is not None:
+            result._max_column_width = int(width)
+        return result
 
 
 def _insert_result(env: Any, names: list[str]) -> TableResult:

@@ -63,6 +63,7 @@ class TableResult:
 
     _raw: str | None = None
     _content_widths = False  # columns as wide as their cells (a SHOW statement's result)
+    _max_column_width = 30  # table.display.max-column-width: print()'s width of a STRING column ...
 
     def get_job_client(self) -> Any:
         """The job of an INSERT (None for a query)."""
@@ -95,13 +96,25 @@ class TableResult:
         if self._raw is not None:
             print(self._raw, flush=True)
             return
+        width = self._max_column_width
         if self._streaming:
-            lines = tableau(self._names, self._types, self._changes, with_kinds=True)
+            lines = tableau(self._names, self._types, self._changes, with_kinds=True, max_width=width)
         else:
             rows = (values for _, values in self._changes)
-            lines = tableau(self._names, self._types, rows, content_widths=self._content_widths)
-        for line in lines:
-            print(line, flush=True)
+            content = self._content_widths
+            lines = tableau(self._names, self._types, rows, content_widths=content, max_width=width)
+        try:
+            for line in lines:
+                print(line, flush=True)
+        except BaseException:
+            self._release()  # the job stops, and its embedded cluster with it
+            raise
+
+    def _release(self) -> None:
+        """Stop the job producing the rows (when it still runs) and release it."""
+        close = getattr(self._changes, "close", None)
+        if close is not None:
+            close()
 
     def wait(self, timeout_ms: int | None = None) -> None:
         """Wait for the job to end (an INSERT's; a query's rows are read and dropped). In

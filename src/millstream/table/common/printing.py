@@ -153,8 +153,9 @@ def _precision(t: DataType, default: int) -> int:
     return int(t.params[0]) if t.params else default
 
 
-def column_width(t: DataType) -> int:
-    """The width Flink gives a column of type ``t`` (before its name and ``<NULL>``)."""
+def column_width(t: DataType, max_width: int = MAX_COLUMN_WIDTH) -> int:
+    """The width Flink gives a column of type ``t`` (before its name and ``<NULL>``): the
+    type's own, else ``max_width`` (``table.display.max-column-width``)."""
     root = t.root
     if root in _WIDTHS:
         return _WIDTHS[root]
@@ -166,7 +167,7 @@ def column_width(t: DataType) -> int:
     if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         precision = _precision(t, 6)
         return 19 if precision == 0 else 19 + (4 if precision <= 3 else 7 if precision <= 6 else 10)
-    return MAX_COLUMN_WIDTH
+    return max_width
 
 
 def java_hash_map_order(keys: Sequence[str]) -> list[str]:
@@ -231,18 +232,26 @@ def tableau(
     rows: Iterable[Any],
     with_kinds: bool = False,
     content_widths: bool = False,
+    max_width: int = MAX_COLUMN_WIDTH,
 ) -> Iterable[str]:
     """The lines of a result in tableau form, as the rows come (``with_kinds``: the rows are
     ``(kind, values)`` pairs of a streaming result, ``kind`` being ``+I``/``-U``/``+U``/``-D``;
     otherwise plain values and no ``op`` column). ``content_widths``: each column as wide as
-    its name and widest cell (Flink's widths for a SHOW statement's few rows, read first)."""
+    its name and widest cell (Flink's widths for a SHOW statement's few rows, read first);
+    ``max_width``: the width of a column whose type has none of its own (PyFlink's
+    ``table.display.max-column-width``, 30 by default).
+
+    Raises:
+        ValueError: a value cannot be printed as its column's type (naming the column and row).
+    """
     if content_widths:
         rows = list(rows)
         shown = [r[1] if with_kinds else r for r in rows]
         texts = [[format_value(t, v) for t, v in zip(types, r, strict=True)] for r in shown]
         widths = [max([len(name), *(_display_width(c[i]) for c in texts)]) for i, name in enumerate(names)]
     else:
-        widths = [max(len(n), column_width(t), len(NULL_COLUMN)) for n, t in zip(names, types, strict=True)]
+        typed_names = zip(names, types, strict=True)
+        widths = [max(len(n), column_width(t, max_width), len(NULL_COLUMN)) for n, t in typed_names]
     header = list(names)
     if with_kinds:
         widths.insert(0, len(ROW_KIND_COLUMN))
@@ -254,18 +263,27 @@ def tableau(
             yield border
             yield _line(widths, header)
             yield border
-        if with_kinds:
-            kind, values = row
-            cells = [kind, *(format_value(t, v) for t, v in zip(types, values, strict=True))]
-        else:
-            cells = [format_value(t, v) for t, v in zip(types, row, strict=True)]
-        yield _line(widths, cells)
+        kind, values = row if with_kinds else ("", row)
+        typed = enumerate(zip(types, values, strict=True))
+        cells = [_cell(names[i], t, v, count + 1) for i, (t, v) in typed]
+        yield _line(widths, [kind, *cells] if with_kinds else cells)
         count += 1
     if count == 0:
         yield "Empty set"
         return
     yield border
     yield f"{count} {'row' if count == 1 else 'rows'} in set"
+
+
+def _cell(name: str, t: DataType, value: Any, row: int) -> str:
+    """A cell's text; a value its type cannot print fails in one line naming its column."""
+    try:
+        return format_value(t, value)
+    except Exception as error:
+        raise ValueError(
+            f"cannot print column '{name}' of row {row}: {value!r} is not a {summary_string(t)} value "
+            f"({type(error).__name__}: {error})"
+        ) from None
 
 
 def _java_string(t: DataType, value: Any) -> str:
