@@ -227,3 +227,11 @@ def test_variance_accumulators_merge_as_they_add(root: DataType, values: list[ob
             else:
                 right = accumulator.add(right, value)
         assert accumulator.result(accumulator.merge(left, right)) == accumulator.result(whole)
+
+
+def test_nan_keys_meet_in_one_group(t_env: TableEnvironment) -> None:
+    # PyFlink 2.3.0 prints 0.0 | 2, 1.0 | 1, NaN | 2 (the literal -0.0e0 is 0.0: Calcite's
+    # BigDecimal has no negative zero)
+    values = "(VALUES (1.0e0), (CAST('NaN' AS DOUBLE)), (CAST('NaN' AS DOUBLE)), (-0.0e0), (0.0e0)) AS t(x)"
+    _, rows = _rows(t_env, f"SELECT x, COUNT(*) FROM {values} GROUP BY x")
+    assert sorted(rows) == [["0.0", "2"], ["1.0", "1"], ["NaN", "2"]]

@@ -83,7 +83,7 @@ class Aggregate(PlanNode):
             opening = SourceSpec(CollectionSource([OPEN_GLOBAL_GROUP]))
             stream = stream.union(ctx.env._source("Values", opening, None))
         key_type = BinaryRowKeyType.of(self.types[: len(keys)])  # the subtask Flink's would pick
-        return stream.key_by(lambda kv: tuple([k(kv[1]) for k in keys]), key_type).process(function)
+        return stream.key_by(lambda kv: tuple([_grouped(k(kv[1])) for k in keys]), key_type).process(function)
 
 
 @dataclass(frozen=True)
@@ -106,3 +106,12 @@ class TableAggregate(PlanNode):
 
 
 _BATCH_GROUP = 1 << 30  # a whole input batch per key group
+
+
+_NAN = float("nan")
+
+
+def _grouped(value: Any) -> Any:
+    """A group key's value: every NaN the one NaN, so NaN keys meet in one group as Flink's
+    binary keys do (Python's NaN equals no other)."""
+    return _NAN if value != value and isinstance(value, float) else value
