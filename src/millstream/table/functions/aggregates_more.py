@@ -26,6 +26,7 @@ from millstream.table.common.multiset_type import MultisetType
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes, RowType
 from millstream.table.functions.aggregates import Accumulator, _ValueCounts
+from millstream.table.functions.bitmaps import BITMAP_AGGREGATES, BitmapAggregate
 from millstream.table.functions.json_text import RawJson, jsonize
 from millstream.table.functions.json_values import json_node
 
@@ -363,6 +364,8 @@ def more_accumulator(function: str, data_type: DataType) -> Accumulator | None:
         return _Lag(offset, default)
     if function.startswith(PERCENTILE):
         return _Percentile(json.loads(function[len(PERCENTILE) :]))
+    if function in BITMAP_AGGREGATES:
+        return BitmapAggregate(function)
     if function == ARRAY_AGG_IGNORE_NULLS:
         return _ArrayAgg(ignoring=True)
     if function == "COLLECT":
@@ -448,4 +451,15 @@ def more_result_type(function: str, operand_type: DataType) -> DataType | None:
         return DataTypes.VARCHAR(2000, False)
     if function == "COLLECT":
         return MultisetType(operand_type, False)
-    return None
+    return _bitmap_aggregate_type(function, operand_type)
+
+
+def _bitmap_aggregate_type(function: str, operand_type: DataType) -> DataType | None:
+    """A bitmap aggregate's type (BITMAP_OR_AGG's BITMAP ...), of a BITMAP; None for another
+    function."""
+    if function not in BITMAP_AGGREGATES:
+        return None
+    if operand_type.root not in ("BITMAP", "NULL"):
+        shown = summary_string(operand_type)
+        raise TypeError(f"Invalid input arguments: {function} takes a BITMAP, got {shown}")
+    return BITMAP_AGGREGATES[function]

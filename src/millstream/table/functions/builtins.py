@@ -24,6 +24,7 @@ from millstream.table.expression.comparisons import comparison
 from millstream.table.expression.expression import Expression, _Literal, _wrap
 from millstream.table.expression.resolved import Compiled, common_type, in_width, nullable_if_any
 from millstream.table.functions.array_functions import COLLECTIONS
+from millstream.table.functions.bitmaps import BITMAPS
 from millstream.table.functions.builtin_more import MORE
 from millstream.table.functions.builtin_scalars import SCALARS, STATEFUL, STATEFUL_TYPES, converted
 from millstream.table.functions.definition import (
@@ -320,6 +321,7 @@ _DEFINITIONS = [
         "DATE_FORMAT_PY", lambda v, fmt: v.strftime(fmt), _string
     ),  # SQL's, format already strftime
     *SCALARS,
+    *BITMAPS,
     *MORE,
     *TEMPORAL,
     *STRINGS,

@@ -35,6 +35,7 @@ from millstream.table.functions.aggregates_more import (
     LISTAGG,
     PERCENTILE,
 )
+from millstream.table.functions.bitmaps import BITMAP_AGGREGATES
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.functions.temporal import EXTRACT_UNITS
 from millstream.table.sql.types import _data_type
@@ -319,6 +320,18 @@ def _json_form(node: exp.Expression, expression: Convert) -> Expression | None:
     return None
 
 
+def _named_aggregate(node: exp.Expression, expression: Convert) -> Expression | None:
+    """COLLECT(x) and the bitmap aggregates (BITMAP_OR_AGG(b) ...): sqlglot's node for the
+    name, or an anonymous call."""
+    if not isinstance(node, exp.Func):
+        return None
+    name = str(node.this).upper() if isinstance(node, exp.Anonymous) else node.sql_name()
+    if name != "COLLECT" and name not in BITMAP_AGGREGATES:
+        return None
+    operand = node.expressions[0] if isinstance(node, exp.Anonymous) else node.this
+    return AggregateCall(name, expression(operand))
+
+
 def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | None:
     """LISTAGG(x [, sep]), COLLECT(x), JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY k VALUE v)."""
     import json
@@ -356,8 +369,9 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
         if isinstance(operand, exp.Distinct):
             return AggregateCall(LISTAGG + json.dumps(text), expression(operand.expressions[0]), True)
         return AggregateCall(LISTAGG + json.dumps(text), expression(operand))
-    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "COLLECT":
-        return AggregateCall("COLLECT", expression(node.expressions[0]))
+    named = _named_aggregate(node, expression)
+    if named is not None:
+        return named
     if _json_call_name(node) == "__JSON_ARRAYAGG":  # JSON_ARRAYAGG(x [NULL | ABSENT ON NULL])
         options, _, _, arguments = _json_options(node)  # type: ignore[arg-type]
         (value,) = arguments
