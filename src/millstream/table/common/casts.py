@@ -294,6 +294,8 @@ def cast_type_name(t: DataType) -> str:
 def supports_cast(source: DataType, target: DataType) -> bool:
     """Whether ``CAST(source AS target)`` is valid SQL (Flink's ``supportsExplicitCast``)."""
     s, t = source.root, target.root
+    if "VARIANT" in (s, t) and s != "NULL":  # no cast makes or reads a VARIANT (Flink 2.3's)
+        return False
     if s == "NULL" or (s == t and s not in CONSTRUCTED):
         return True
     if s in CONSTRUCTED or t in CONSTRUCTED:

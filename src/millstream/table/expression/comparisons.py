@@ -60,7 +60,7 @@ def comparison(
         return compare
     fa, fb = _comparable_family(ra), _comparable_family(rb)
     if fa == fb:
-        if fa in ("ARRAY", "MAP", "MULTISET") and op not in ("=", "<>"):
+        if fa in ("ARRAY", "MAP", "MULTISET", "VARIANT") and op not in ("=", "<>"):
             from_type = summary_string(ta)
             raise TypeError(f"Comparable type expected, but was '{from_type}'.")
         if fa == "ROW":

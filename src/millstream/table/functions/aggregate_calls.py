@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from millstream.table.common.types import DataType
+from millstream.table.common.variant import check_orderable
 from millstream.table.expression.expression import AggregateCall
 from millstream.table.expression.resolved import aggregate_result_type
 from millstream.table.functions.aggregates import (
@@ -83,6 +84,12 @@ def result_type(call: AggregateCall, operand_type: DataType, grouped: bool = Fal
     without the GROUP BY)."""
     if isinstance(call, UserAggregateCall):
         return call.result_type(operand_type)
+    if call.is_distinct:  # DISTINCT groups the values
+        check_orderable(operand_type)
+    if call.function in ("MIN", "MAX") and operand_type.root == "VARIANT":  # PyFlink 2.3.0's message
+        raise TypeError(
+            f"{call.function.capitalize()} aggregate function does not support type: ''VARIANT''."
+        )
     typed = aggregate_result_type(call.function, operand_type, more_result_type)
     if grouped and call.where is None and not operand_type.is_nullable() and keeps_nullability(call.function):
         return typed.not_null()

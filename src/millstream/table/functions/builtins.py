@@ -41,6 +41,7 @@ from millstream.table.functions.json_functions import JSON_FUNCTIONS
 from millstream.table.functions.like import like
 from millstream.table.functions.strings import STRINGS
 from millstream.table.functions.temporal import TEMPORAL
+from millstream.table.functions.variants import VARIANTS
 
 __all__ = ["BUILTIN_FUNCTIONS", "builtin_definition", "call_builtin", "is_builtin"]
 
@@ -322,6 +323,7 @@ _DEFINITIONS = [
     ),  # SQL's, format already strftime
     *SCALARS,
     *BITMAPS,
+    *VARIANTS,
     *MORE,
     *TEMPORAL,
     *STRINGS,

@@ -33,6 +33,7 @@ from millstream.table.common.casts import converter
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import ArrayType, DataType, DataTypes, MapType
 from millstream.table.expression.resolved import common_type
+from millstream.table.functions.variants import variant_item, variant_item_type
 
 __all__ = ["CollectionError", "common_collection_type"]
 
@@ -203,11 +204,15 @@ def _at_type(args: list[DataType]) -> DataType:
         return container.element_type.nullable()
     if isinstance(container, MapType):
         return container.value_type.nullable()
+    if container.root == "VARIANT":
+        return variant_item_type(args)
     raise ValueError(f"Cannot apply 'ITEM' to arguments of type 'ITEM({summary_string(container)}, ...)'")
 
 
 def _at(args: list[DataType], literals: list[Any]) -> Callable[..., Any]:
     container = args[0]
+    if container.root == "VARIANT":
+        return variant_item
     if isinstance(container, MapType):
         missing = _default_value(container.value_type)
         key = _cast(args[1], container.key_type)

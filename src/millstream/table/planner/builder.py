@@ -16,6 +16,7 @@ from typing import Any
 
 from millstream.common.types import Row
 from millstream.table.common.types import RowType
+from millstream.table.common.variant import check_orderable
 from millstream.table.expression.calls import whole_row
 from millstream.table.expression.expression import (
     Expression,
@@ -179,7 +180,9 @@ def order_by(plan: PlanNode, expressions: list[Expression], batch: bool) -> Plan
     keys, key_expressions = [], []
     for e in expressions:
         descending = isinstance(e, Ordering) and e.descending
-        keys.append((e.resolve(plan.names, plan.types).fn, descending))
+        compiled = e.resolve(plan.names, plan.types)
+        check_orderable(compiled.data_type)
+        keys.append((compiled.fn, descending))
         key_expressions.append((e.operand if isinstance(e, Ordering) else e, descending))
     return Sort(plan.names, plan.types, False, plan, keys, key_expressions=key_expressions)
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from millstream.table.common.types import DataType
+from millstream.table.common.variant import check_orderable
 from millstream.table.expression.expression import (
     AggregateCall,
     Expression,
@@ -178,6 +179,8 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     """``group_by(keys).select(selected)``: the aggregation, then the select list over it
     (aggregate calls become columns; unnamed results are ``EXPR$0``, ``EXPR$1`` ...)."""
     key_compiled = [k.resolve(node.names, node.types) for k in keys]
+    for compiled in key_compiled:
+        check_orderable(compiled.data_type)
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
     selected = [grouped_expression(e, keys, key_names) for e in selected]
     call_specs, slot_names, slot_types, selected = aggregate_calls(node, selected, bool(keys), batch)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from millstream.table.common.variant import check_orderable
 from millstream.table.planner import builder
 from millstream.table.planner.nodes import PlanNode, Sort
 from millstream.table.sql.context import SqlContext
@@ -34,6 +35,7 @@ def order_and_limit(ctx: SqlContext, plan: PlanNode, select: exp.Select | exp.Se
         expression = _expression(ordered.this)
         try:
             compiled = expression.resolve(plan.names, plan.types)
+            check_orderable(compiled.data_type)
         except ValueError as err:
             raise SqlError(f"ORDER BY {ordered.this.sql()}: {err}") from err
         keys.append((compiled.fn, bool(ordered.args.get("desc"))))

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.variant import VARIANT
 from millstream.table.sql.literals import (
     LiteralError,
     interval_qualifier,
@@ -44,6 +45,7 @@ _TYPES: dict[str, Callable[[exp.DataType], DataType]] = {
     "MAP": lambda t: DataTypes.MAP(_data_type(t.expressions[0]), _data_type(t.expressions[1])),
     "ARRAY": lambda t: DataTypes.ARRAY(_data_type(t.expressions[0])),
     "STRUCT": lambda t: DataTypes.ROW([DataTypes.FIELD(f.name, column_type(f)) for f in t.expressions]),
+    "VARIANT": lambda t: VARIANT(),
 }
 
 
