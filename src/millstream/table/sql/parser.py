@@ -525,11 +525,12 @@ def _token_error(err: sqlglot.errors.TokenError) -> str:
 
 
 def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
-    """sqlglot's name of a Flink type name: BYTES is BINARY, ``ROW<f type, ...>`` is
-    ``STRUCT<f type, ...>``; None for any other token."""
+    """sqlglot's name of a Flink type name: BYTES is VARBINARY of the longest length (Flink's
+    meaning; BINARY(n) is another type), ``ROW<f type, ...>`` is ``STRUCT<f type, ...>``;
+    None for any other token."""
     text = tok.text.upper()
     if text == "BYTES" and tok.token_type == TokenType.VAR and depth >= 1:
-        return "VARBINARY"
+        return "VARBINARY(2147483647)"
     if text == "ROW" and nxt is not None and nxt.token_type == TokenType.LT:
         return "STRUCT"
     return None
