@@ -149,3 +149,20 @@ def test_joins_are_planned_as_pyflink_plans_them(events: Path, name: str) -> Non
         )
         assert below[0].startswith(want), below[0]
         assert any("where=[((event_type = 0) AND (((person.state = " in line for line in below), below
+
+
+def test_an_aggregation_over_a_join_narrows_the_join_to_the_columns_it_reads(events: Path) -> None:
+    """Nexmark q4: the MAX(price) GROUP BY id, category over the auction-bid join reads a
+    projection of the join, so the join and its inputs keep only the columns read. PyFlink
+    2.3.0 prints, for the nested DDL: ``Calc(select=[id, category, price])`` over
+    ``Join(joinType=[InnerJoin], ..., select=[id, dateTime, expires, category, auction, price,
+    dateTime0], ...)``."""
+    t_env = nexmark_environment(events, batch=False)
+    t_env.execute_sql(f"CREATE TABLE sink_q4 ({QUERIES['q4'].columns}) WITH ('connector' = 'blackhole')")
+    lines = t_env.explain_sql(f"INSERT INTO sink_q4 {QUERIES['q4'].sql}").split(
+        "== Optimized Execution Plan =="
+    )[1]
+    plan = [line.lstrip(" :+-|") for line in lines.splitlines()]
+    at = next(i for i, line in enumerate(plan) if line.startswith("Join("))
+    assert "select=[id, dateTime, expires, category, auction, price, dateTime0]" in plan[at], plan[at]
+    assert plan[at - 1] == "Calc(select=[id, category, price])", plan[at - 1]

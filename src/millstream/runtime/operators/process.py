@@ -18,6 +18,9 @@ bundle's elements are grouped by key (keys in order of first appearance, each ke
 elements in order) and ``process_key_group(values, ctx)`` is called once per key: state is
 read and written once per key and bundle, and the function emits once per key. Held
 elements are not in any snapshot: the flush before it puts their effect in the state.
+A function whose ``groups_each_batch`` is true (the SQL regular join) gets each batch that
+arrives grouped by key the same way, nothing held: its output is what calling
+``process_element`` per element gives, each key's elements taken in order.
 """
 
 from __future__ import annotations
@@ -237,7 +240,8 @@ class KeyedProcessOperator(StreamOperator):
         self._on_timer = getattr(lifecycle, "on_timer", None)
         self._group_size = int(getattr(lifecycle, "key_group_size", 0) or 0)
         self._group_latency_ms = int(getattr(lifecycle, "key_group_latency_ms", 0) or 0)
-        self.vectorized = self._group_size > 0  # key groups want whole bundles (bundles.py)
+        self._each_batch = bool(getattr(lifecycle, "groups_each_batch", False))
+        self.vectorized = self._group_size > 0 or self._each_batch  # whole bundles (bundles.py)
         self._held: list[Any] = []  # a bundle being filled (key groups, STREAMING)
         self._held_ts: list[int | None] = []
         self._held_timer: Any = None
@@ -245,10 +249,12 @@ class KeyedProcessOperator(StreamOperator):
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Set the key, call ``process_element`` per element (or hold the elements for a
         bundle of ``process_key_group`` calls)."""
-        if self._group_size <= 0:
+        if self._each_batch:
+            self._run_key_groups(values, timestamps, len(values))
+        elif self._group_size <= 0:
             self._run(values, timestamps, self._fn, self._key_selector, self._ctx)
         elif self.context.batch:
-            self._run_key_groups(values, timestamps)
+            self._run_key_groups(values, timestamps, self._group_size)
         else:
             self._held.extend(values)
             self._held_ts.extend(timestamps if timestamps is not None else [None] * len(values))
@@ -274,18 +280,18 @@ class KeyedProcessOperator(StreamOperator):
         count = len(self._held) if count is None else count
         values, stamps = self._held[:count], self._held_ts[:count]
         self._held, self._held_ts = self._held[count:], self._held_ts[count:]
-        self._run_key_groups(values, None if all(t is None for t in stamps) else stamps)  # type: ignore[arg-type]
+        timestamps = None if all(t is None for t in stamps) else stamps
+        self._run_key_groups(values, timestamps, self._group_size)  # type: ignore[arg-type]
 
-    def _run_key_groups(self, values: list[Any], timestamps: list[int] | None) -> None:
+    def _run_key_groups(self, values: list[Any], timestamps: list[int] | None, size: int) -> None:
         set_key = self.keyed_backend.set_current_key  # type: ignore[union-attr]
         collect = self._collector.collect
         process_group = self._function.process_key_group
         key_selector = self._key_selector
         ctx = self._ctx
-        size = self._group_size
         first = 0
         try:
-            for start in range(0, len(values), size):
+            for start in range(0, len(values), max(1, size)):
                 groups: dict[Any, list[int]] = {}
                 for index in range(start, min(start + size, len(values))):
                     first = index

@@ -42,6 +42,7 @@ from millstream.table.expression.expression import Expression, _Column, col
 from millstream.table.expression.logic import and_
 from millstream.table.expression.walk import children, columns_of, conjuncts, replaced
 from millstream.table.functions.builtins import _Call
+from millstream.table.planner.aggregate_inputs import project_below_aggregations
 from millstream.table.planner.joins import join_plans
 from millstream.table.planner.nodes import Filter, PlanNode, Project
 from millstream.table.planner.projection import project
@@ -401,6 +402,7 @@ PHASES: list[tuple[str, Callable[[PlanNode, set[int]], PlanNode]]] = [
     ("join condition push-down into join inputs", push_join_conditions),
     ("filter push-down through projections", push_filters_through_projections),
     ("filter merging", merge_filters),
+    ("projection below aggregations over joins", project_below_aggregations),
     ("projection push-down into join inputs", prune_join_inputs),
     ("Calc merging", merge_projections),
     ("identity projection removal", remove_identity_projections),

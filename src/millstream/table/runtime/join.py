@@ -36,6 +36,8 @@ LEFT, RIGHT = 0, 1
 
 
 class JoinFunction(KeyedProcessFunction):
+    groups_each_batch = True  # the operator hands each batch's elements of a key together
+
     def __init__(
         self,
         join_type: str,
@@ -107,6 +109,45 @@ class JoinFunction(KeyedProcessFunction):
                 state.remove(row)
             else:
                 state.put(row, [held_row[0] - 1, held_row[1]])
+        return out or None
+
+    def process_key_group(self, values: list[Any], ctx: Any) -> Any:
+        """A key's elements of one batch, as ``process_element`` one after the other. Rows
+        inserted into one side of an inner join (the common case) read the other side's
+        rows once for all of them and this side's state once per distinct row."""
+        side = values[0][0]
+        simple = self.join_type == "INNER"
+        if simple:
+            for value in values:
+                if value[0] != side or value[1] != INSERT:
+                    simple = False
+                    break
+        if not simple:
+            out: list[tuple[str, tuple[Any, ...]]] = []
+            for value in values:
+                result = self.process_element(value, ctx)
+                if result:
+                    out.extend(result)
+            return out or None
+        rejected = self.null_rejecting and None in ctx.get_current_key()
+        others = [] if rejected else list(self.sides[1 - side].items())
+        residual = self.residual
+        out = []
+        added: dict[tuple[Any, ...], list[int]] = {}  # row -> [times added, its matches]
+        for _, _, row in values:
+            total = 0
+            for other, held in others:
+                joined = row + other if side == LEFT else other + row
+                if residual is None or residual(joined) is True:
+                    count = held[0]
+                    total += count
+                    out.extend([(INSERT, joined)] * count)
+            known = added.get(row)
+            added[row] = [1, total] if known is None else [known[0] + 1, total]
+        state = self.sides[side]
+        for row, (times, total) in added.items():
+            held_row = state.get(row)
+            state.put(row, [times, total] if held_row is None else [held_row[0] + times, total])
         return out or None
 
 
