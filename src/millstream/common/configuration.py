@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any, NoReturn, TypeVar
@@ -152,8 +153,6 @@ def load_global_configuration() -> Configuration:
     option without touching job programs; the variable's lines win over the file's.
     Empty when neither variable is set.
     """
-    import os
-
     config = Configuration()
     directory = os.environ.get(CONF_DIR_ENV)
     if directory:

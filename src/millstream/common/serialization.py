@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from millstream.common.typeinfo import Types
+
 __all__ = ["ByteArraySchema", "Encoder", "RowFieldExtractorSchema", "SimpleStringSchema"]
 
 
@@ -40,8 +42,6 @@ class ByteArraySchema:
 
     def get_produced_type(self) -> object:
         """``Types.PRIMITIVE_ARRAY(Types.BYTE())``."""
-        from millstream.common.typeinfo import Types
-
         return Types.PRIMITIVE_ARRAY(Types.BYTE())
 
 

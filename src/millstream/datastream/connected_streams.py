@@ -31,7 +31,6 @@ from millstream.graph.operator_specs import (
     KeyedCoProcessSpec,
     OperatorSpec,
 )
-from millstream.graph.transformations import TwoInputTransformation
 
 if TYPE_CHECKING:
     from millstream.datastream.data_stream import DataStream
@@ -39,32 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["BroadcastConnectedStream", "BroadcastStream", "ConnectedStreams"]
 
 _CoSpec = CoMapSpec | CoFlatMapSpec | CoProcessSpec | KeyedCoProcessSpec
-
-
-def two_input(
-    first: DataStream,
-    second_id: int,
-    name: str,
-    spec: OperatorSpec,
-    output_type: Any,
-    key_selectors: tuple[Any, Any] | None = None,
-) -> DataStream:
-    """Append a two-input operator reading ``first`` (input 1) and ``second_id`` (input 2)."""
-    from millstream.datastream.data_stream import DataStream
-
-    env = first._env
-    t = TwoInputTransformation(
-        id=env._new_id(),
-        name=name,
-        parallelism=env._default_parallelism_for_new_operator(),
-        input1=first._values_id(),
-        input2=second_id,
-        operator=spec,
-        output_type=output_type,
-        state_key_selector1=key_selectors[0] if key_selectors else None,
-        state_key_selector2=key_selectors[1] if key_selectors else None,
-    )
-    return DataStream(env, env._add(t))
 
 
 def _methods(func: Any, cls: type, names: tuple[str, str], what: str) -> tuple[str, str]:
@@ -81,10 +54,9 @@ class ConnectedStreams:
         self.stream2 = stream2
 
     def _key_selectors(self) -> tuple[Any, Any] | None:
-        from millstream.datastream.data_stream import KeyedStream
-
-        if isinstance(self.stream1, KeyedStream) and isinstance(self.stream2, KeyedStream):
-            return (self.stream1.get_key_selector(), self.stream2.get_key_selector())
+        first, second = self.stream1._keyed_selector(), self.stream2._keyed_selector()
+        if first is not None and second is not None:  # both keyed streams
+            return (first, second)
         return None
 
     def key_by(
@@ -98,7 +70,7 @@ class ConnectedStreams:
     def _op(self, name: str, spec: _CoSpec, output_type: Any, keys: Any) -> DataStream:
         if keys is not None:
             spec = replace(spec, key_selectors=keys)
-        return two_input(self.stream1, self.stream2._values_id(), name, spec, output_type, keys)
+        return self.stream1._two_input(self.stream2._values_id(), name, spec, output_type, keys)
 
     def map(self, func: CoMapFunction, output_type: TypeInformation | None = None) -> DataStream:
         """``map1`` for elements of the first input, ``map2`` for the second."""
@@ -149,15 +121,13 @@ class BroadcastConnectedStream:
 
     def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
         """A BroadcastProcessFunction, or a KeyedBroadcastProcessFunction after ``key_by``."""
-        from millstream.datastream.data_stream import KeyedStream
-
-        keyed = isinstance(self._non_broadcast, KeyedStream)
+        key = self._non_broadcast._keyed_selector()  # None: not a keyed stream
+        keyed = key is not None
         descriptors = tuple(self._broadcast.descriptors)
         spec: OperatorSpec
         if keyed:
             if not isinstance(func, KeyedBroadcastProcessFunction):
                 raise TypeError("A KeyedBroadcastProcessFunction is required on a keyed stream.")
-            key = self._non_broadcast.get_key_selector()  # type: ignore[attr-defined]
             spec = KeyedBroadcastProcessSpec(func, descriptors, key)
             name, keys = "Co-Process-Broadcast-Keyed", (key, None)
         else:
@@ -165,4 +135,4 @@ class BroadcastConnectedStream:
                 raise TypeError("A BroadcastProcessFunction is required on a non-keyed stream.")
             spec = BroadcastProcessSpec(func, descriptors)
             name, keys = "Co-Process-Broadcast", None
-        return two_input(self._non_broadcast, self._broadcast._stream._id, name, spec, output_type, keys)
+        return self._non_broadcast._two_input(self._broadcast._stream._id, name, spec, output_type, keys)

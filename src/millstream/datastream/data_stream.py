@@ -72,6 +72,7 @@ from millstream.graph.transformations import (
     SideOutputTransformation,
     SinkTransformation,
     Transformation,
+    TwoInputTransformation,
     UnionTransformation,
 )
 
@@ -212,6 +213,28 @@ class DataStream:
             operator=spec,
             output_type=output_type,
             state_key_selector=key_selector,
+        )
+        return DataStream(self._env, self._env._add(t))
+
+    def _two_input(
+        self,
+        second_id: int,
+        name: str,
+        spec: OperatorSpec,
+        output_type: Any,
+        key_selectors: tuple[Any, Any] | None = None,
+    ) -> DataStream:
+        """Append a two-input operator reading this stream (input 1) and ``second_id`` (input 2)."""
+        t = TwoInputTransformation(
+            id=self._env._new_id(),
+            name=name,
+            parallelism=self._env._default_parallelism_for_new_operator(),
+            input1=self._values_id(),
+            input2=second_id,
+            operator=spec,
+            output_type=output_type,
+            state_key_selector1=key_selectors[0] if key_selectors else None,
+            state_key_selector2=key_selectors[1] if key_selectors else None,
         )
         return DataStream(self._env, self._env._add(t))
 
@@ -512,6 +535,8 @@ class KeyedStream(DataStream):
 
     def interval_join(self, other: KeyedStream) -> IntervalJoin:
         """Event-time interval join with another keyed stream: ``.between(lower, upper).process(f)``."""
+        if not isinstance(other, KeyedStream):
+            raise TypeError("interval_join needs two keyed streams")
         return IntervalJoin(self, other)
 
     def window(self, window_assigner: Any) -> WindowedStream:

@@ -209,10 +209,6 @@ class IntervalJoin:
     """``keyed_a.interval_join(keyed_b)``: ``between(lower, upper)`` comes next."""
 
     def __init__(self, left: KeyedStream, right: KeyedStream) -> None:
-        from millstream.datastream.data_stream import KeyedStream
-
-        if not isinstance(left, KeyedStream) or not isinstance(right, KeyedStream):
-            raise TypeError("interval_join needs two keyed streams")
         self._left = left
         self._right = right
 
@@ -247,8 +243,6 @@ class IntervalJoined:
 
     def process(self, process_join_function: Any, output_type: TypeInformation | None = None) -> DataStream:
         """``process_element(left, right, ctx)`` for every joined pair."""
-        from millstream.datastream.connected_streams import two_input
-
         if not (isinstance(process_join_function, ProcessJoinFunction) or callable(process_join_function)):
             raise TypeError("process expects a ProcessJoinFunction")
         keys = (self._left.get_key_selector(), self._right.get_key_selector())
@@ -260,4 +254,4 @@ class IntervalJoined:
             self._lower_exclusive,
             self._upper_exclusive,
         )
-        return two_input(self._left, self._right._values_id(), "Interval Join", spec, output_type, keys)
+        return self._left._two_input(self._right._values_id(), "Interval Join", spec, output_type, keys)

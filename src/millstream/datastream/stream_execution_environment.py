@@ -387,8 +387,6 @@ class StreamExecutionEnvironment:
         connector (``FlinkKafkaConsumer``) that runs as its FLIP-27 source (parallel)."""
         as_source = getattr(source_func, "as_source", None)
         if as_source is not None:
-            from millstream.common import WatermarkStrategy
-
             strategy = source_func.watermark_strategy() or WatermarkStrategy.no_watermarks()
             return self.from_source(as_source(), strategy, source_name, type_info)
         if not isinstance(source_func, SourceFunction):

@@ -26,7 +26,6 @@ import atexit
 import hashlib
 import os
 import queue
-import re
 import shlex
 import sys
 import tempfile
@@ -36,11 +35,13 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
+import millstream
 from millstream.common.configuration import Configuration
-from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID
+from millstream.common.job_execution_result import JobExecutionException, JobExecutionResult, JobID, JobStatus
 from millstream.common.job_listeners import notify_job_finished, notify_job_submitted
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.client_log import report_notice
+from millstream.spark.failures import job_failure
 from millstream.spark.streaming.client import StreamingJobClient
 from millstream.spark.streaming.query import translate_streaming
 from millstream.spark.support import batch_semantics_notice, is_unbounded
@@ -101,6 +102,7 @@ def _worker_python(master: str) -> str:
     if not master.startswith("local") or os.name != "posix":
         return sys.executable
     try:
+        # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
         import pyspark
     except ImportError:
         return sys.executable
@@ -122,6 +124,7 @@ def _worker_python(master: str) -> str:
 def local_session(master: str = "local[2]", app_name: str = "millstream", **settings: str) -> Any:
     """A SparkSession on this machine bound to 127.0.0.1 (tests, benchmarks, notebooks)."""
     os.environ.setdefault("PYSPARK_PYTHON", _worker_python(master))
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master(master).appName(app_name)
@@ -137,6 +140,7 @@ def _session(configuration: Configuration) -> Any:
     settings.setdefault("spark.master", "local[*]")
     os.environ.setdefault("PYSPARK_PYTHON", _worker_python(settings["spark.master"]))
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import SparkSession
 
     if _handed_session is not None:
@@ -166,7 +170,6 @@ def _ship_code(sc: Any, job_graph: JobGraph) -> None:
     master = str(sc.master)
     if master == "local" or master.startswith("local["):
         return
-    import millstream
 
     package_dir = os.path.dirname(millstream.__file__)
     archive = os.path.join(tempfile.mkdtemp(prefix="millstream-spark-"), "millstream.zip")
@@ -186,6 +189,7 @@ def _pickle_job_modules_by_value() -> None:
     executors (on a cluster, or Python workers started elsewhere) cannot import those, so
     they are pickled by value, as cloudpickle does for the script itself.
     """
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark import cloudpickle
 
     script = sys.argv[0] if sys.argv and sys.argv[0] else ""
@@ -202,37 +206,6 @@ def _pickle_job_modules_by_value() -> None:
                 cloudpickle.register_pickle_by_value(module)
             except ValueError:
                 pass  # not importable by its name (nothing to register)
-
-
-_USER_ERROR = re.compile(r"(?:UserFunctionError|UnsupportedStreamingError|UnsupportedOnSparkError): (.*)")
-
-
-def _job_failure(job_graph: JobGraph, err: BaseException) -> JobExecutionException:
-    """The Spark failure as millstream reports a failed job: the operator, subtask and record."""
-    text = str(err)
-    match = _USER_ERROR.search(text)
-    cause = match.group(1).strip() if match else text.strip().splitlines()[0] if text.strip() else repr(err)
-    root = _root_cause(text)
-    if match and root and root.split(": ", 1)[-1] not in cause:
-        cause = f"{cause}; caused by {root}"
-    failure = JobExecutionException(job_graph.job_id, f"Job '{job_graph.job_name}' failed on Spark: {cause}")
-    failure.__cause__ = err
-    return failure
-
-
-_CHAINED = "The above exception was the direct cause of the following exception:"
-_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.+)$")
-
-
-def _root_cause(text: str) -> str | None:
-    """The first exception of a worker's chained Python traceback (``Type: message``), if any."""
-    if _CHAINED not in text:
-        return None
-    for line in reversed(text.split(_CHAINED, 1)[0].strip().splitlines()):
-        found = _EXCEPTION_LINE.match(line.strip())
-        if found:
-            return f"{found.group(1).rsplit('.', 1)[-1]}: {found.group(2)}"
-    return None
 
 
 class SparkJobClient:
@@ -298,7 +271,7 @@ class SparkJobClient:
         if self._cancelled:
             raise JobExecutionException(self._job_graph.job_id, "Job was cancelled")
         if self._error is not None:
-            raise _job_failure(self._job_graph, self._error)
+            raise job_failure(self._job_graph, self._error)
         assert self._result is not None
         return self._result
 
@@ -308,8 +281,6 @@ class SparkJobClient:
 
     def get_job_status(self) -> Any:
         """RUNNING, FINISHED, FAILED or CANCELED."""
-        from millstream.common.job_execution_result import JobStatus
-
         if not self._done.is_set():
             return JobStatus.RUNNING
         if self._cancelled:

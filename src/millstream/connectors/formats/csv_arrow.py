@@ -21,8 +21,13 @@ typed here (``arrow_readable``).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as arrow_csv
 
 from millstream.table.common.types import DataType
 
@@ -75,19 +80,16 @@ def csv_batches(path: str, names: list[str], options: dict[str, str], block_size
     """The records of the CSV file at ``path`` as Arrow record batches of text columns
     ``names`` (the table's physical columns), about ``block_size`` bytes each. Raises
     ``CsvArrowFallback`` at a record Arrow cannot read as the row path does."""
-    import pyarrow as pa
-    import pyarrow.csv as pc
-
     quote = options.get("csv.quote-character", '"')
-    read = pc.ReadOptions(column_names=names, block_size=block_size, encoding="utf8")
-    parse = pc.ParseOptions(
+    read = arrow_csv.ReadOptions(column_names=names, block_size=block_size, encoding="utf8")
+    parse = arrow_csv.ParseOptions(
         delimiter=_delimiter(options),
         quote_char=quote or False,
         double_quote=True,
         newlines_in_values=True,
         ignore_empty_lines=False,  # Jackson reads an empty line as one empty field
     )
-    convert = pc.ConvertOptions(
+    convert = arrow_csv.ConvertOptions(
         column_types={n: pa.string() for n in names},
         null_values=[],
         strings_can_be_null=False,
@@ -97,7 +99,7 @@ def csv_batches(path: str, names: list[str], options: dict[str, str], block_size
         with open(path, "rb") as raw:
             if raw.read(3) != b"\xef\xbb\xbf":  # a leading UTF-8 BOM is not data
                 raw.seek(0)
-            reader = pc.open_csv(raw, read_options=read, parse_options=parse, convert_options=convert)
+            reader = arrow_csv.open_csv(raw, read_options=read, parse_options=parse, convert_options=convert)
             yield from reader
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as err:
         raise CsvArrowFallback(str(err)) from err
@@ -112,19 +114,12 @@ def typed_columns(batch: Any, columns: list[tuple[str, DataType]], null_literal:
 def _text(value: str) -> Any:
     """A string Arrow scalar made from its bytes: a Python string handed to a compute function
     makes pyarrow import pandas (0.3 s of a TaskManager's first job)."""
-    import struct
-
-    import pyarrow as pa
-
     data = value.encode()
     offsets = pa.py_buffer(struct.pack("<ii", 0, len(data)))
     return pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])[0]
 
 
 def _typed(text: Any, data_type: DataType, null_literal: str | None) -> Any:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     root = data_type.root
     nothing = pa.nulls(1, pa.string())[0]
     nulls = pc.equal(text, _text(null_literal)) if null_literal is not None else None

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from millstream.common.typeinfo import (
     TypeInformation,
 )
@@ -55,8 +58,6 @@ class ParquetColumnarRowInputFormat(BulkFormat):
 
     def units(self, path: str, size: int) -> list[FileSourceSplit]:
         """One unit per row group, weighted by its bytes."""
-        import pyarrow.parquet as pq
-
         try:
             metadata = pq.ParquetFile(path).metadata
         except Exception as err:
@@ -85,8 +86,6 @@ class _ParquetReader(FileReader):
         self._pending: list[Any] = []
 
     def _open_next(self) -> bool:
-        import pyarrow.parquet as pq
-
         split = self._next_split()
         if split is None:
             return False
@@ -165,8 +164,6 @@ _ROW_GROUP_ROWS = 65_536
 
 class _ParquetBulkWriter:
     def __init__(self, path: str, row_type: RowType) -> None:
-        import pyarrow.parquet as pq
-
         self._schema = row_type.to_arrow_schema()
         self._writer = pq.ParquetWriter(path, self._schema)
         self._to_arrow = [_arrow_value(t) for t in row_type.field_types()]
@@ -178,8 +175,6 @@ class _ParquetBulkWriter:
             self._flush()
 
     def _flush(self) -> None:
-        import pyarrow as pa
-
         if not self._rows:
             return
         columns = [

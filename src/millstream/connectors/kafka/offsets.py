@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from confluent_kafka import TopicPartition
+
 from millstream.connectors.kafka.client import KafkaConnectorError
 
 __all__ = [
@@ -117,8 +119,6 @@ class KafkaOffsetsInitializer:
 
     def resolve(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> dict[KafkaTopicPartition, int]:
         """A concrete offset for each partition."""
-        from confluent_kafka import TopicPartition
-
         if not partitions:
             return {}
         if self.kind == "earliest":
@@ -173,8 +173,6 @@ class KafkaOffsetsInitializer:
 
 
 def _watermarks(consumer: Any, partition: KafkaTopicPartition) -> tuple[int, int]:
-    from confluent_kafka import TopicPartition
-
     try:
         low, high = consumer.get_watermark_offsets(
             TopicPartition(partition.topic, partition.partition), timeout=METADATA_TIMEOUT_S, cached=False

@@ -20,6 +20,8 @@ import threading
 from collections import deque
 from typing import Any
 
+from confluent_kafka import Consumer, KafkaError, TopicPartition
+
 from millstream.connectors.kafka.client import KafkaClientLog, KafkaConnectorError, create_client, split_owner
 from millstream.connectors.kafka.discovery import discover_splits
 from millstream.connectors.kafka.offsets import NO_STOPPING_OFFSET, KafkaPartitionSplit
@@ -89,8 +91,6 @@ class _Fetcher:
     # -- fetcher thread ------------------------------------------------------------------------
 
     def _run(self) -> None:
-        from confluent_kafka import Consumer
-
         consumer = None
         try:
             consumer = create_client(Consumer, self._config, f"KafkaSource {self._name}")
@@ -119,8 +119,6 @@ class _Fetcher:
                     log.debug("closing the Kafka consumer of %s failed", self._name, exc_info=True)
 
     def _apply(self, consumer: Any, kind: str, arg: Any) -> None:
-        from confluent_kafka import TopicPartition
-
         if kind == "assign":
             splits: list[KafkaPartitionSplit] = arg
             consumer.incremental_assign(
@@ -143,8 +141,6 @@ class _Fetcher:
                 log.warning("KafkaSource %s: committing offsets to the group failed: %s", self._name, err)
 
     def _fetch(self, consumer: Any) -> None:
-        from confluent_kafka import TopicPartition
-
         messages = consumer.consume(1000, FETCH_TIMEOUT_S)
         positions: dict[_TP, int] = {}
         bounded = [TopicPartition(t, p) for (t, p), b in self._assigned.items() if b]
@@ -211,8 +207,6 @@ class KafkaSourceReader:
     def assign_owned_partitions(self) -> None:
         """Without an enumerator: discover the partitions, keep this subtask's (Flink's owner
         rule) and expect no more (a bounded source)."""
-        from confluent_kafka import Consumer
-
         client_log = KafkaClientLog(f"KafkaSource {self._name}")
         consumer = create_client(Consumer, self._source.consumer_config(None), client_log.what, client_log)
         try:
@@ -337,8 +331,6 @@ class KafkaSourceReader:
         return groups, finished
 
     def _fail_on(self, message: Any, error: Any) -> None:
-        from confluent_kafka import KafkaError
-
         if error.code() == KafkaError._PARTITION_EOF:
             return
         where = f"partition {message.topic()}-{message.partition()}" if message.topic() else "the broker"

@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from confluent_kafka import Producer
+
 from millstream.common.connector import DeliveryGuarantee
 from millstream.connectors.kafka.client import KafkaConnectorError, client_config, create_client
 from millstream.connectors.kafka.transactions import (
@@ -227,8 +229,6 @@ class KafkaWriter:
         if self._producer is not None:
             return self._producer
         if not self._exactly_once:
-            from confluent_kafka import Producer
-
             self._producer = create_client(Producer, self._config, f"KafkaSink {self._name}")
             return self._producer
         if not self._recovered:

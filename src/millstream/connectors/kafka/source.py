@@ -19,6 +19,8 @@ import logging
 import uuid
 from typing import Any
 
+from confluent_kafka import Consumer
+
 from millstream.common.typeinfo import Types
 from millstream.connectors.kafka.client import (
     KafkaClientLog,
@@ -207,8 +209,6 @@ class KafkaSourceEnumerator:
     # -- worker thread -------------------------------------------------------------------------
 
     def _discover(self) -> list[KafkaPartitionSplit]:
-        from confluent_kafka import Consumer
-
         if self._consumer is None:
             self._consumer = create_client(
                 Consumer, self._source.consumer_config(None), self._client_log.what, self._client_log

@@ -25,6 +25,8 @@ import threading
 import time
 from typing import Any
 
+from confluent_kafka import Producer
+
 from millstream.connectors.kafka.client import KafkaConnectorError, create_client
 
 __all__ = ["abort_lingering", "commit_prepared", "producer_identity"]
@@ -194,8 +196,6 @@ def producer_identity(producer: Any, stats: _Stats, timeout_s: float = REQUEST_T
 def transactional_producer(config: dict[str, Any], transactional_id: str, what: str) -> tuple[Any, _Stats]:
     """An initialized transactional producer (its previous owner fenced, open transaction
     aborted) and the statistics that carry its id and epoch."""
-    from confluent_kafka import Producer
-
     stats = _Stats()
     producer = create_client(
         Producer,

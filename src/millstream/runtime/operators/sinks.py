@@ -6,6 +6,7 @@ Per-record path: print and file sinks render a batch to text and write it once.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, Protocol, runtime_checkable
 
 from millstream.common.connector import TextRenderer, TwoPhaseCommittingSinkWriter
@@ -156,8 +157,6 @@ class _SinkContext:
 
     def current_processing_time(self) -> int:
         """Now, in epoch ms."""
-        import time
-
         return int(time.time() * 1000)
 
 

@@ -17,6 +17,11 @@ from millstream.graph.state_backend import StateBackendSettings
 from millstream.runtime.state.heap import HeapKeyedStateBackend
 from millstream.runtime.state.key_groups import KeyGroupRange
 from millstream.runtime.state.keyed_backend import KeyedStateBackend
+from millstream.runtime.state.rocksdb import (
+    RocksDBKeyedStateBackend,
+    add_task_manager_slots,
+    task_manager_slots,
+)
 
 __all__ = [
     "StateBackendSettings",
@@ -24,19 +29,6 @@ __all__ = [
     "create_keyed_state_backend",
     "task_manager_slots",
 ]
-
-_slots = [0]  # slots of the TaskManagers of this process: RocksDB's memory is fixed per slot
-
-
-def add_task_manager_slots(slots: int) -> None:
-    """A TaskManager of ``slots`` slots runs in this process (one per process, or several
-    in an embedded cluster's threads)."""
-    _slots[0] += max(0, int(slots))
-
-
-def task_manager_slots() -> int:
-    """The slots of the TaskManagers of this process (at least 1)."""
-    return max(1, _slots[0])
 
 
 def create_keyed_state_backend(
@@ -51,8 +43,6 @@ def create_keyed_state_backend(
     """The keyed state backend of one operator subtask (``name`` names it in errors and files;
     ``shared_dir``: where RocksDB's incremental checkpoints put their files)."""
     if settings.rocksdb and not batch:
-        from millstream.runtime.state.rocksdb import RocksDBKeyedStateBackend
-
         return RocksDBKeyedStateBackend(
             max_parallelism,
             key_groups,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from millstream.runtime.state.incremental import IncrementalKeyedStateHandle
 from millstream.runtime.state.keyed_backend import (
     VOID_NAMESPACE,
     InternalStateDescriptor,
@@ -31,6 +32,7 @@ from millstream.runtime.state.keyed_backend import (
     merge_stored,
     ttl_of,
 )
+from millstream.runtime.state.rocksdb import read_canonical
 
 __all__ = [
     "VOID_NAMESPACE",
@@ -69,6 +71,13 @@ class HeapKeyedStateBackend(KeyedStateBackend):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tables: dict[str, StateTable] = {}
+
+    def _canonical(self, snapshot: Any) -> Any:
+        """A RocksDB incremental handle (a job restored on the hashmap backend) as the entries
+        of this subtask's key groups, read through a temporary RocksDB instance."""
+        if isinstance(snapshot, IncrementalKeyedStateHandle):
+            return read_canonical(snapshot, self.key_group_range)
+        return snapshot
 
     def _new_state_storage(self, name: str, kind: str) -> None:
         self.tables[name] = StateTable(name, kind, self._num_groups)

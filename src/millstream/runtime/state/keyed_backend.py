@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from millstream.common.hashable_keys import hashable_key
-from millstream.runtime.state.incremental import IncrementalKeyedStateHandle
 from millstream.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
 from millstream.runtime.state.snapshot import SNAPSHOT_VERSION, DeferredSnapshot, KeyedStateSnapshot
 
@@ -377,17 +376,17 @@ class KeyedStateBackend:
 
     def restore(self, snapshots: Iterable[Any]) -> None:
         """Replace every entry by those of this subtask's key groups in ``snapshots``
-        (canonical snapshots, or RocksDB's incremental handles, read through a temporary
-        RocksDB instance)."""
+        (canonical snapshots, or what ``_canonical`` reads as one)."""
         self.clear_all()
         for snapshot in snapshots:
             if isinstance(snapshot, DeferredSnapshot):
                 snapshot = snapshot.materialize()
-            if isinstance(snapshot, IncrementalKeyedStateHandle):
-                from millstream.runtime.state.rocksdb import read_canonical
+            self._restore_canonical(self._canonical(snapshot))
 
-                snapshot = read_canonical(snapshot, self.key_group_range)
-            self._restore_canonical(snapshot)
+    def _canonical(self, snapshot: Any) -> Any:
+        """``snapshot`` in the canonical form (a backend that reads another's snapshots
+        converts them here)."""
+        return snapshot
 
     def _restore_canonical(self, snapshot: Any) -> None:
         """Add the entries of this subtask's key groups in a canonical snapshot."""

@@ -39,7 +39,6 @@ import psutil
 import rocksdict
 
 from millstream.graph.state_backend import StateBackendSettings
-from millstream.runtime.state.backends import task_manager_slots
 from millstream.runtime.state.incremental import IncrementalKeyedStateHandle, PendingUpload, materialize
 from millstream.runtime.state.key_groups import KeyGroupRange
 from millstream.runtime.state.keyed_backend import (
@@ -52,11 +51,25 @@ from millstream.runtime.state.rocksdb_states import STATE_KINDS, frame, frames
 from millstream.runtime.state.serialization import decode_key, encode_key, value_codec
 from millstream.runtime.state.snapshot import KeyedStateSnapshot
 
-__all__ = ["RocksDBKeyedStateBackend", "read_canonical"]
+__all__ = ["RocksDBKeyedStateBackend", "add_task_manager_slots", "read_canonical", "task_manager_slots"]
 
 _NAMESPACE_CACHE_LIMIT = 4096
 
 # -- memory shared by every instance of the process ------------------------------------------
+
+_slots = [0]  # slots of the TaskManagers of this process: RocksDB's memory is fixed per slot
+
+
+def add_task_manager_slots(slots: int) -> None:
+    """A TaskManager of ``slots`` slots runs in this process (one per process, or several
+    in an embedded cluster's threads)."""
+    _slots[0] += max(0, int(slots))
+
+
+def task_manager_slots() -> int:
+    """The slots of the TaskManagers of this process (at least 1)."""
+    return max(1, _slots[0])
+
 
 _memory_lock = threading.Lock()
 _shared: dict[str, Any] = {}

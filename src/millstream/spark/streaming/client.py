@@ -14,11 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.common.connector import WriterContext
+from millstream.common.job_execution_result import JobExecutionException, JobStatus
 from millstream.graph.job_graph import JobGraph
 from millstream.graph.operator_specs import (
     SinkWriterSpec,
 )
 from millstream.spark.batch import COLLECT_PREFIX
+from millstream.spark.failures import job_failure
 from millstream.spark.streaming.envelope import _BATCH
 
 __all__ = ["FileSinkWrite", "StreamingJobClient", "StreamingPlan"]
@@ -42,8 +45,6 @@ class FileSinkWrite:
         rows.rdd.mapPartitionsWithIndex(lambda i, it: self._write_partition(batch_id, i, it)).count()
 
     def _write_partition(self, batch_id: int, index: int, rows: Iterator[Any]) -> Iterator[int]:
-        from millstream.common.connector import WriterContext
-
         values = [pickle.loads(row["payload"]) for row in rows]
         if not values:
             return iter(())
@@ -151,14 +152,10 @@ class StreamingJobClient:
     def _raise_if_failed(self) -> None:
         error = self.query.exception()
         if error is not None:
-            from millstream.spark.runner import _job_failure
-
-            raise _job_failure(self._job_graph, Exception(str(error)))
+            raise job_failure(self._job_graph, Exception(str(error)))
 
     def get_job_execution_result(self, timeout: float | None = None) -> Any:
         """Wait for the query to stop (it runs until cancelled); raise if it failed."""
-        from millstream.common.job_execution_result import JobExecutionException
-
         # wait in short steps: a Python signal (Ctrl-C, a test timeout) is handled between them
         deadline = None if timeout is None else time.monotonic() + timeout
         finished = False
@@ -182,8 +179,6 @@ class StreamingJobClient:
 
     def get_job_status(self) -> Any:
         """RUNNING, or how the query ended."""
-        from millstream.common.job_execution_result import JobStatus
-
         if self.query.isActive:
             return JobStatus.RUNNING
         if self.query.exception() is not None:

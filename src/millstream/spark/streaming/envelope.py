@@ -41,6 +41,7 @@ _BATCH = 1024
 
 
 def _envelope_schema() -> Any:
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType, TimestampType
 
     return StructType(
@@ -93,6 +94,7 @@ class _CollectChannels:
 
 
 def _frame(rows: list[tuple[Any, ...]]) -> Any:
+    # pandas is optional (the [spark] extra installs it): imported when Spark runs a job
     import pandas as pd
 
     frame = pd.DataFrame(rows, columns=["tag", "key", "ts", "payload"])
@@ -147,6 +149,7 @@ def feed_envelopes(handlers: list[Any], frame: Any) -> None:
 
 def _broadcast_first(frames: list[Any], tags: set[str]) -> Any:
     """One frame of ``frames``' rows, those of the broadcast inputs first (order kept otherwise)."""
+    # pandas is optional (the [spark] extra installs it): imported when Spark runs a job
     import pandas as pd
 
     frame = pd.concat(frames, ignore_index=True) if len(frames) != 1 else frames[0]

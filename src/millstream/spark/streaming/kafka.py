@@ -21,7 +21,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import cloudpickle
+from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+
+from millstream.connectors.kafka.client import create_client
+from millstream.connectors.kafka.discovery import discover_splits
+from millstream.connectors.kafka.offsets import KafkaTopicPartition
 
 __all__ = ["KAFKA_ROW_SCHEMA", "KafkaDataSource", "KafkaMessage", "kafka_frame"]
 
@@ -88,18 +93,11 @@ class _Reader(DataSourceStreamReader):
         self.source = cloudpickle.loads(base64.b64decode(options["source"]))
 
     def _consumer(self) -> Any:
-        from confluent_kafka import Consumer
-
-        from millstream.connectors.kafka.client import create_client
-
         return create_client(Consumer, self.source.consumer_config(None), "KafkaSource on Spark")
 
     def _discover(self, known: dict[str, int]) -> dict[str, int]:
         """The starting offsets of partitions not in ``known`` ("topic:partition" keys);
         their starting and stopping offsets are kept for later micro-batches."""
-        from millstream.connectors.kafka.discovery import discover_splits
-        from millstream.connectors.kafka.offsets import KafkaTopicPartition
-
         consumer = self._consumer()
         try:
             seen = {KafkaTopicPartition(*_split_key(k)) for k in known}
@@ -123,8 +121,6 @@ class _Reader(DataSourceStreamReader):
     def latestOffset(self, start: Any = None, limit: Any = None) -> dict[str, int]:
         """Each partition's end now (PySpark 4.2+ passes the batch's start; every available
         record is read: no read limit)."""
-        from confluent_kafka import TopicPartition
-
         known = start or self.__dict__.get("_latest") or self.initialOffset()
         latest = dict(known)
         latest.update(self._discover(known))
@@ -153,8 +149,6 @@ class _Reader(DataSourceStreamReader):
         return ranges
 
     def read(self, partition: Any) -> Iterator[tuple[Any, ...]]:
-        from confluent_kafka import TopicPartition
-
         consumer = self._consumer()
         try:
             consumer.assign([TopicPartition(partition.topic, partition.partition, partition.start)])

@@ -165,6 +165,7 @@ def _input_index(edge: Any) -> int:
 
 
 def _keyed_processor(program: StreamingVertexProgram, time_mode: str, behind: bool) -> Any:
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql.streaming import StatefulProcessor
     from pyspark.sql.types import BinaryType, StructField, StructType
 

@@ -160,6 +160,7 @@ def _inputs_frame(
     vertex: JobVertex, frames: dict[Any, Any], data_sets: dict[Any, tuple[JobVertex, int]]
 ) -> Any:
     """The union of a vertex's input edges, each row's tag set to its operator input ("0"/"1")."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
     from pyspark.sql.functions import lit
 
     unioned = None

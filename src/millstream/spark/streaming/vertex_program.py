@@ -27,6 +27,7 @@ from millstream.spark.streaming.envelope import (
     feed_envelopes,
     watermark_carriers,
 )
+from millstream.spark.streaming.kafka import KafkaMessage
 
 __all__ = ["StreamingVertexProgram"]
 
@@ -114,8 +115,6 @@ class StreamingVertexProgram:
     def _deserialize(self, frame: Any, handler: Any) -> None:
         """Kafka messages (rows of the data source) through the source's deserializer into the
         chain, each record with its Kafka timestamp."""
-        from millstream.spark.streaming.kafka import KafkaMessage
-
         source = self.kafka_source
         deserialize = source.record_deserializer()
         many = bool(getattr(source.deserializer, "produces_many", False))

@@ -242,6 +242,7 @@ def _find(identifier: str, found: dict[str, Any], builtin: dict[str, str], group
         module, attribute = target.split(":")
         factory = found[identifier] = getattr(importlib.import_module(module), attribute)
         return factory
+    # importlib.metadata (~17 ms of start-up): imported only for a factory not built in
     from importlib.metadata import entry_points
 
     for entry in entry_points(group=group):

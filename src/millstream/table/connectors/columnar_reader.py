@@ -21,6 +21,12 @@ import os
 import tempfile
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+import pyarrow.parquet as pq
+
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import StreamFormat
 from millstream.connectors.formats.csv_arrow import CsvArrowFallback, csv_batches, typed_columns
@@ -160,8 +166,6 @@ class ColumnarReader(FileReader):
                     return True
 
     def _next_table(self) -> Any:
-        import pyarrow as pa
-
         while True:
             if self.fmt.format == "parquet":
                 if self._parquet is None and not self._open_next():
@@ -192,8 +196,6 @@ class ColumnarReader(FileReader):
         if split is None:
             return False
         if self.fmt.format == "parquet":
-            import pyarrow.parquet as pq
-
             reader = pq.ParquetFile(split.path)
             columns = [f.name for f in self.read_schema]
             predicate = self.fmt.parquet_predicate()
@@ -226,8 +228,6 @@ class ColumnarReader(FileReader):
         """The next records of the CSV file as an Arrow table of the columns read (None: the
         file is done); from the first record Arrow cannot read as the row path does, the
         rest of the file by the row path."""
-        import pyarrow as pa
-
         columns = [(f.name, dict(self.physical)[f.name]) for f in self.read_schema]
         null_literal = self.fmt.source.options.get("csv.null-literal")
         try:
@@ -268,9 +268,6 @@ class ColumnarReader(FileReader):
         """A chunk of lines as an Arrow table: parsed in blocks by Arrow's threads (one per
         core; a line longer than a block gets one block for the chunk), or by the row path
         when Arrow refuses it."""
-        import pyarrow as pa
-        import pyarrow.json as pj
-
         parse = pj.ParseOptions(explicit_schema=self.read_schema, unexpected_field_behavior="ignore")
         blocks = max(1 << 20, -(-len(data) // max(1, pa.cpu_count())))
         for block_size in (blocks, len(data) + 1):
@@ -310,8 +307,6 @@ class ColumnarReader(FileReader):
     def _arrow_table(self, rows: list[tuple[Any, ...]]) -> Any:
         """Rows of the row path (the table's physical columns) as an Arrow table of the columns
         read."""
-        import pyarrow as pa
-
         columns = {n: i for i, (n, _) in enumerate(self.physical)}
         arrays = []
         for f in self.read_schema:
@@ -327,8 +322,6 @@ class ColumnarReader(FileReader):
 
     def _compute(self, table: Any) -> None:
         """Run the steps on one batch; the rows that pass, their timestamps and the cuts."""
-        import pyarrow.compute as pc
-
         batch = table.combine_chunks()  # a Table still: its columns are ChunkedArrays of one chunk
         arrays = {f.name: as_array(batch.column(i), batch.num_rows) for i, f in enumerate(batch.schema)}
         columns: list[Any] = [arrays.get(n) for n, _ in self.physical]
@@ -356,8 +349,6 @@ class ColumnarReader(FileReader):
                 positions = None
         fields = self.fmt.fields
         if fields is not None:  # a column no consumer reads: NULLs (cheaper than parsing it)
-            import pyarrow as pa
-
             columns = [
                 pa.nulls(size, t.to_arrow()) if c is None and n not in fields else c
                 for n, t, c in zip(self.fmt.names, self.fmt.types, columns, strict=True)
@@ -368,8 +359,6 @@ class ColumnarReader(FileReader):
         self._convert(columns, size, stamps, marks, positions)
 
     def _convert(self, columns: list[Any], size: int, stamps: Any, marks: Any, positions: Any) -> None:
-        import pyarrow as pa
-
         self.size, self.position = size, 0
         names = [f"f{i}" for i in range(len(columns))]  # output names may repeat
         batch = pa.RecordBatch.from_arrays(columns, names=names) if columns else empty_batch(size)
@@ -414,16 +403,12 @@ def _comparison(conjunct: Any, columns: dict[str, DataType]) -> tuple[str, str, 
 
 
 def _millis(array: Any) -> Any:
-    import pyarrow as pa
-
     return array.cast(pa.timestamp("ms")).cast(pa.int64())
 
 
 def _cuts(marks: Any, positions: Any, reader: ColumnarReader) -> list[tuple[int, int]]:
     """Where the output is cut so each watermark the expression's running maximum would emit
     inline (more than the interval past the last one) follows its record: (end row, value)."""
-    import numpy as np
-
     values = np.maximum.accumulate(int64_numpy(marks))
     if not len(values):
         return []

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from millstream.common.serialization import Encoder
 from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.sink import FileSink, OutputFileConfig
@@ -334,8 +336,6 @@ def _read_lines(
 
 
 def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[Any, ...]]:
-    import pyarrow.parquet as pq
-
     table = pq.read_table(path, columns=[n for n, _ in columns])
     data = []
     for i, (_, data_type) in enumerate(columns):

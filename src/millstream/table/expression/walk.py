@@ -3,6 +3,7 @@ replaced, and a structural fingerprint."""
 
 from __future__ import annotations
 
+import copy
 import datetime
 import decimal
 from collections.abc import Callable
@@ -53,8 +54,6 @@ def replaced(
             continue
         if new is not value:
             if copied is None:
-                import copy
-
                 copied = copy.copy(expression)
             setattr(copied, name, new)
     node = copied if copied is not None else expression

@@ -14,8 +14,13 @@ from __future__ import annotations
 import datetime
 import functools
 import os
+import struct
 import time
+import zoneinfo
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = [
     "ToTimestampLtz",
@@ -46,8 +51,6 @@ def session_zone() -> str | None:
     if name in ("UTC", "Etc/UTC", "GMT", "Etc/GMT", "UCT", "Zulu", "Universal"):
         return "UTC"
     try:
-        import zoneinfo
-
         zoneinfo.ZoneInfo(name)
     except (ValueError, OSError, KeyError):  # not a zone name (a POSIX TZ rule, a bad path)
         return None
@@ -69,9 +72,6 @@ class ToTimestampLtz:
     outside the years 0000 to 9999, as the row function (``temporal._ltz_of_number``)."""
 
     def __call__(self, value: Any, precision: Any = None) -> Any:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         scale = 1000 if precision is not None and precision.as_py() == 0 else 1
         epoch = value.cast(pa.int64())
         within = pc.and_(
@@ -97,27 +97,18 @@ to_timestamp_ltz = ToTimestampLtz()
 def _int64(value: int) -> Any:
     """An int64 Arrow scalar made from its bytes: a Python int handed to a compute function
     makes pyarrow import pandas (0.3 s of a TaskManager's first job)."""
-    import struct
-
-    import pyarrow as pa
-
     return pa.Array.from_buffers(pa.int64(), 1, [None, pa.py_buffer(struct.pack("<q", value))])[0]
 
 
 def to_ltz(array: Any, unit: str) -> Any:
     """TIMESTAMP values (wall-clock, no zone) as the TIMESTAMP_LTZ instants they are in the
     session zone, UTC (``converts_between_zones(True)``)."""
-    import pyarrow as pa
-
     assert session_zone() == "UTC"
     return array.cast(pa.timestamp(unit)).cast(pa.timestamp(unit, tz="UTC"))
 
 
 def from_ltz(array: Any, unit: str) -> Any:
     """TIMESTAMP_LTZ instants as the wall-clock date-times of the session zone (TIMESTAMP)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     zone = session_zone()
     assert zone is not None
     if zone == "UTC":

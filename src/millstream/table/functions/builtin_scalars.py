@@ -12,6 +12,7 @@ a TIMESTAMP_LTZ(3) read when the row is computed (streaming: per record, as Flin
 from __future__ import annotations
 
 import datetime
+import decimal
 import math
 import uuid
 from collections.abc import Callable
@@ -141,8 +142,6 @@ def _cot(x: float) -> float:
 
 def _truncate(value: Any, places: int = 0) -> Any:
     """TRUNCATE(x, n): toward zero at ``n`` places after the point (before it when negative)."""
-    import decimal
-
     if isinstance(value, int) and places >= 0:
         return value
     exact = decimal.Decimal(repr(value)) if isinstance(value, float) else decimal.Decimal(value)

@@ -12,10 +12,14 @@ calling it, as SQL's functions do.
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH
 from millstream.table.common.printing import summary_string
@@ -154,8 +158,6 @@ def _mod(a: Any, b: Any) -> Any:
 
 
 def _round(value: Any, digits: int = 0) -> Any:
-    import decimal
-
     if isinstance(value, float):
         if not math.isfinite(value):  # Flink rounds a double through a BigDecimal, which has none
             first = "N" if value != value else "I"  # of Java's NaN / Infinity
@@ -189,15 +191,10 @@ def _round_type(first: DataType, places: int | None) -> DataType:
 def _mod_arrow(a: Any, b: Any) -> Any:
     """Java's ``%`` of integers on Arrow (division truncates toward zero, so the remainder
     takes the dividend's sign)."""
-    import pyarrow.compute as pc
-
     return pc.subtract(a, pc.multiply(pc.divide(a, b), b))
 
 
 def _power_arrow(a: Any, b: Any) -> Any:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     return pc.power(pc.cast(a, pa.float64()), pc.cast(b, pa.float64()))
 
 
@@ -205,8 +202,6 @@ def _element_wise_arrow(name: str) -> Callable[..., Any]:
     """GREATEST / LEAST on Arrow: NULL when any argument is NULL, as Flink's."""
 
     def kernel(first: Any, second: Any, *rest: Any) -> Any:
-        import pyarrow.compute as pc
-
         return getattr(pc, name)(first, second, *rest, skip_nulls=False)
 
     return kernel
@@ -230,6 +225,7 @@ def _null_if_any_null_spark(name: str) -> Callable[..., Any]:
     """GREATEST / LEAST on Spark, whose own skip NULL arguments: NULL when any is NULL."""
 
     def kernel(first: Any, second: Any, *rest: Any) -> Any:
+        # pyspark is optional (the [spark] extra): imported when the Spark runner runs this kernel
         from pyspark.sql import functions as F
 
         any_null = first.isNull() | second.isNull()
@@ -244,6 +240,7 @@ def _logarithm_spark(name: str) -> Callable[[Any], Any]:
     """LN / LOG10 on Spark, whose own give NULL at and below 0: Java's -Infinity and NaN."""
 
     def kernel(column: Any) -> Any:
+        # pyspark is optional (the [spark] extra): imported when the Spark runner runs this kernel
         from pyspark.sql import functions as F
 
         return (

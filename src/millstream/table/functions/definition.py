@@ -18,6 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.table.common.types import DataType
 
 __all__ = [
@@ -101,11 +105,9 @@ def _takes(kernel: Callable[..., Any], count: int) -> bool:
 
 
 def arrow_kernel(name: str, **options: Any) -> Callable[[Any], Any]:
-    """``pyarrow.compute.<name>`` of one column, with ``options`` (imported when first run)."""
+    """``pyarrow.compute.<name>`` of one column, with ``options``."""
 
     def kernel(values: Any) -> Any:
-        import pyarrow.compute as pc
-
         return getattr(pc, name)(values, **options)
 
     return kernel
@@ -116,9 +118,6 @@ def arrow_double_kernel(name: str) -> Callable[[Any], Any]:
     gives (``ln(0)`` -Infinity, ``sqrt(-1)`` NaN), never an error."""
 
     def kernel(values: Any) -> Any:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         return getattr(pc, name)(pc.cast(values, pa.float64()))
 
     return kernel
@@ -128,6 +127,7 @@ def spark_kernel(name: str) -> Callable[..., Any]:
     """``pyspark.sql.functions.<name>`` of the argument Columns."""
 
     def kernel(*columns: Any) -> Any:
+        # pyspark is optional (the [spark] extra): imported when the Spark runner runs this kernel
         from pyspark.sql import functions as F
 
         return getattr(F, name)(*columns)
@@ -144,8 +144,6 @@ def ieee(fn: Callable[[float], float], name: str) -> Callable[[Any], float]:
         try:
             return fn(value)
         except (ValueError, OverflowError, ZeroDivisionError):
-            import numpy as np
-
             with np.errstate(all="ignore"):
                 return float(getattr(np, name)(np.float64(value)))
 
@@ -158,8 +156,6 @@ def java_pow(base: Any, exponent: Any) -> float:
     try:
         return math.pow(float(base), float(exponent))
     except (ValueError, OverflowError, ZeroDivisionError):
-        import numpy as np
-
         with np.errstate(all="ignore"):
             return float(np.power(np.float64(base), np.float64(exponent)))
 

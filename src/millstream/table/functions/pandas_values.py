@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+import pyarrow as pa
+
 from millstream.table.common.types import DataType, RowType
 
 __all__ = ["data_frame_of", "evaluate_one_row", "series_of"]
@@ -16,9 +18,8 @@ __all__ = ["data_frame_of", "evaluate_one_row", "series_of"]
 
 def series_of(values: list[Any], data_type: DataType) -> Any:
     """A column's values as PyFlink hands them to a pandas function: through Arrow."""
-    import pyarrow as pa
-
     if isinstance(data_type, RowType):
+        # pandas is optional (only the [spark] extra installs it): imported when a pandas function runs
         import pandas as pd
 
         names = data_type.field_names()
@@ -32,8 +33,6 @@ def series_of(values: list[Any], data_type: DataType) -> Any:
 
 
 def _arrow_type(data_type: DataType) -> Any:
-    import pyarrow as pa
-
     if data_type.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):  # naive wall-clock values (common/timestamps.py)
         return pa.timestamp("us")
     if data_type.root == "NULL":
@@ -49,8 +48,8 @@ def data_frame_of(names: list[str], types: list[DataType], rows: list[tuple[Any,
     as PyFlink's ``to_arrow_type`` types the columns (INT int32, FLOAT float32, TIMESTAMP(p)
     in seconds, ms, us or ns by its precision), TIMESTAMP_LTZ columns localized to the session
     (this process's) time zone; no rows: an empty frame of the columns, as PyFlink's."""
+    # pandas is optional (only the [spark] extra installs it): imported when a pandas function runs
     import pandas as pd
-    import pyarrow as pa
 
     if not rows:
         return pd.DataFrame.from_records([], columns=names)
@@ -65,8 +64,6 @@ def data_frame_of(names: list[str], types: list[DataType], rows: list[tuple[Any,
 
 
 def _pandas_arrow_type(data_type: DataType) -> Any:
-    import pyarrow as pa
-
     root, params = data_type.root, data_type.params
     if root in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME"):
         precision = int(params[0]) if params else (6 if root != "TIME" else 0)
@@ -79,8 +76,8 @@ def _pandas_arrow_type(data_type: DataType) -> Any:
 
 def _values(result: Any, data_type: DataType) -> list[Any]:
     """The function's Series (a DataFrame for a ROW result) as the column's Python values."""
+    # pandas is optional (only the [spark] extra installs it): imported when a pandas function runs
     import pandas as pd
-    import pyarrow as pa
 
     if isinstance(result, pd.DataFrame):
         if not isinstance(data_type, RowType):
@@ -100,6 +97,7 @@ def evaluate_one_row(
     args: tuple[Any, ...],
 ) -> Any:
     """A pandas call outside a Calc: Series of one value each, the Series' one result."""
+    # pandas is optional (only the [spark] extra installs it): imported when a pandas function runs
     import pandas as pd
 
     result = function.function(*(series_of([a], t) for a, t in zip(args, arg_types, strict=True)))

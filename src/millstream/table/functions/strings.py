@@ -22,6 +22,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.functions.definition import FunctionDefinition, TypeRule, spark_kernel
@@ -447,9 +450,6 @@ def _ascii_kernel(name: str, python: Callable[[str], Any], **options: Any) -> Ca
     with other characters (Arrow's Unicode case mapping is not Java's: ß, final sigma, İ)."""
 
     def kernel(values: Any) -> Any:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         if isinstance(values, pa.Scalar):
             value = values.as_py()
             return pa.scalar(None if value is None else python(value), values.type)
@@ -479,15 +479,11 @@ def _trim_definition(name: str, where: str, arrow_name: str, spark_name: str) ->
 
 
 def _length_kernel(values: Any) -> Any:
-    import pyarrow.compute as pc
-
     return pc.utf8_length(values)
 
 
 def _concat_kernel(first: Any, *rest: Any) -> Any:
     """CONCAT on Arrow: NULL when any argument is NULL, as Flink's."""
-    import pyarrow.compute as pc
-
     return pc.binary_join_element_wise(first, *rest, "")
 
 

@@ -22,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.datastream.state import ValueStateDescriptor
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import to_epoch_millis
@@ -108,9 +111,6 @@ class ArrowAttachedAggregate:
 
     def _merge(self) -> None:
         """Held rows (and restored accumulators) folded into the accumulator table."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         tables = [] if self._table is None else [self._table]
         if self._pending:
             pending, self._pending = self._pending, []
@@ -144,9 +144,6 @@ class ArrowAttachedAggregate:
 
     def _as_accumulators(self, folded: Any) -> Any:
         """A group_by result of held rows as the accumulator table's columns."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         columns: dict[str, Any] = {
             "key": folded.column("key"),
             "fire": folded.column("fire_min"),
@@ -165,8 +162,6 @@ class ArrowAttachedAggregate:
         return pa.table(columns)
 
     def _restored_table(self) -> Any:
-        import pyarrow as pa
-
         held, self._held = self._held, []
         columns: dict[str, Any] = {
             "key": int64_arrow([kid for kid, _, _ in held]),
@@ -178,8 +173,6 @@ class ArrowAttachedAggregate:
         return pa.table(columns)
 
     def _emit(self, watermark: int) -> list[tuple[list[Any], list[int]]]:
-        import pyarrow.compute as pc
-
         table = self._table
         if table is None:
             return []

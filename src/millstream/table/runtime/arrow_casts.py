@@ -12,7 +12,11 @@ fraction, as the row path does; between the two kinds in the session zone,
 
 from __future__ import annotations
 
+import struct
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from millstream.table.common.types import DataType
 from millstream.table.functions.arrow_temporal import converts_between_zones, from_ltz, to_ltz
@@ -51,8 +55,6 @@ def cast_vectorizable(source: DataType, target: DataType) -> bool:
 def arrow_cast(value: Any, source: DataType, target: DataType) -> Any:
     """``value`` (an Arrow array or scalar of ``source``) cast to ``target`` (admitted by
     ``cast_vectorizable``)."""
-    import pyarrow.compute as pc
-
     if source.root in _TIMES:
         if source.root != target.root:
             value = to_ltz(value, "ms") if target.root == "TIMESTAMP_LTZ" else from_ltz(value, "ms")
@@ -77,11 +79,6 @@ def _integral_digits(data_type: DataType) -> int:
 def _to_decimal(value: Any, source: DataType, target: DataType) -> Any:
     """An integral or DECIMAL ``value`` as ``target`` (of at least its scale): NULL where it has
     more integral digits than the target holds."""
-    import struct
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     digits = int(target.params[0]) - int(target.params[1])
     if digits < _integral_digits(source):  # NULL for what does not fit, before the cast
         wide = value.cast(pa.decimal128(38, int(source.params[1]) if source.root == "DECIMAL" else 0))

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
 from millstream.table.runtime.arrow_window import exact_aggregate
@@ -95,8 +97,6 @@ class SessionGroups:
         return python_values(as_array(value, size), expression.resolve(self.names, self.types).data_type)
 
     def _groups(self, element: ChangeBatch) -> list[Any]:
-        import pyarrow as pa
-
         batch = element.batch
         size = batch.num_rows
         if not size:

@@ -30,6 +30,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.datastream.state import MapStateDescriptor
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.timestamps import from_epoch_millis
@@ -112,8 +115,6 @@ class ArrowSlicingAggregate:
 
     def _merge(self) -> None:
         """The pending partials merged into the slice table (one row per key and slice)."""
-        import pyarrow as pa
-
         if not self._pending:
             return
         pending, self._pending = self._pending, []
@@ -169,8 +170,6 @@ class ArrowSlicingAggregate:
 
     def _window(self, start: int, end: int) -> Any:
         """The slice table's rows in the window ``(start, end]``, or None."""
-        import pyarrow.compute as pc
-
         table = self._table
         if table is None:
             return None
@@ -193,9 +192,6 @@ class ArrowSlicingAggregate:
 
     def _expire(self, fired: int) -> None:
         """Drop the slices whose windows all ended by ``fired``; forget keys no slice holds."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         table = self._table
         if table is None:
             return
@@ -210,9 +206,6 @@ class ArrowSlicingAggregate:
             self._renumber()
 
     def _renumber(self) -> None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         table = self._table
         if table is None:
             self._keys, self._key_ids = [], {}
@@ -274,8 +267,6 @@ def accumulator_columns(
 ) -> dict[str, Any]:
     """The Arrow columns of the row path's accumulators (``per_function[i]``: those of
     ``functions[i]``): ``a{i}`` the count, the sum or the value, ``c{i}`` a sum's count."""
-    import pyarrow as pa
-
     columns: dict[str, Any] = {}
     for i, function in enumerate(functions):
         values = per_function[i]

@@ -25,6 +25,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.types import DataType
 from millstream.table.runtime.change_batch import ChangeBatch
@@ -114,10 +118,6 @@ class ArrowLocalSlices:
         return out, kept
 
     def _partials(self, batch: Any) -> list[Any]:
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         time = batch.column(self.time_column)
         if time.null_count:  # a row without a time is in no window (as the row path skips it)
             batch = batch.filter(pc.is_valid(time))

@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.table.common.types import DataType
 from millstream.table.runtime.change_batch import ChangeBatch
 from millstream.table.runtime.columnar_fields import needed_columns
@@ -47,9 +50,6 @@ class BatchCalc:
         return out, kept
 
     def _apply(self, element: ChangeBatch) -> ChangeBatch:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         columns: list[Any] = list(element.batch.columns)
         stamps = element.stamps
         size = element.batch.num_rows
@@ -101,6 +101,4 @@ def projected(step: Step, evaluate: Callable[[Any], Any]) -> list[Any]:
 
 def empty_batch(size: int) -> Any:
     """A batch of ``size`` rows without columns (``SELECT 1`` above a scan reads none)."""
-    import pyarrow as pa
-
     return pa.RecordBatch.from_arrays([pa.nulls(size)], names=["_"]).select([])

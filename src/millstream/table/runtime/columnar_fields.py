@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from millstream.table.common.types import DataType
 from millstream.table.expression import expression as e
 
@@ -83,8 +85,6 @@ def _children(expression: Any) -> list[Any]:
 def read_schemas(physical: list[tuple[str, DataType]], needed: dict[str, set[str] | None]) -> tuple[Any, Any]:
     """The Arrow schema to parse (needed columns, ROW columns cut to the fields read) and the
     full one."""
-    import pyarrow as pa
-
     full = pa.schema([pa.field(n, t.to_arrow()) for n, t in physical])
     read = []
     for name, data_type in physical:

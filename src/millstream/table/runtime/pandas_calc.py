@@ -101,6 +101,7 @@ class _PandasColumn:
 
     def evaluate(self, rows: list[tuple[Any, ...]]) -> list[Any]:
         """The function's results for ``rows``, one per row."""
+        # pandas is optional (only the [spark] extra installs it): imported when a pandas function runs
         import pandas as pd
 
         series = [

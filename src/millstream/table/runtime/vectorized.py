@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import operator
 import struct
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from millstream.table.common.casts import INTEGER_RANGES
 from millstream.table.common.types import DataType
@@ -152,8 +157,6 @@ def vectorizable(expression: Any, names: list[str], types: list[DataType]) -> bo
 def _evaluate(
     expression: Any, names: list[str], columns: Callable[[int], Any], size: int, types: list[DataType]
 ) -> Any:
-    import pyarrow.compute as pc
-
     kind = type(expression)
     if kind is e._Column:
         return columns(names.index(expression.name))
@@ -192,8 +195,6 @@ def _evaluate(
 
 def _unary(expression: Any, inner: Any, names: list[str], types: list[DataType]) -> Any:
     """IS [NOT] NULL, CAST, unary minus or NOT of the operand's values ``inner``."""
-    import pyarrow.compute as pc
-
     kind = type(expression)
     if kind is e._IsNull:
         return pc.is_null(inner) if expression.null else pc.is_valid(inner)
@@ -220,9 +221,6 @@ def python_values(array: Any, data_type: DataType) -> list[Any]:
     TIMESTAMP and TIMESTAMP_LTZ values of milliseconds are made by numpy from their epoch
     values, twenty times faster than pyarrow's ``to_pylist`` makes ``datetime`` objects; the
     instants of a TIMESTAMP_LTZ as the session zone's wall clock."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     kind = array.type
@@ -266,8 +264,6 @@ def _arrow_input(data_type: DataType) -> Callable[[Any], Any] | None:
 
 
 def _literal(expression: Any) -> Any:
-    import pyarrow as pa
-
     root, value = expression.data_type.root, expression.value
     if root == "DECIMAL":
         arrow_type = expression.data_type.to_arrow()
@@ -286,10 +282,6 @@ def _literal(expression: Any) -> Any:
 def int64_numpy(array: Any) -> Any:
     """An integer Arrow array as a numpy int64 array (NULL as 0), read from its buffer:
     pyarrow's ``to_numpy`` imports pandas (0.3 s of a TaskManager's first job)."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     if array.type != pa.int64():
@@ -304,17 +296,12 @@ def int64_numpy(array: Any) -> Any:
 def int64_arrow(values: Any) -> Any:
     """A numpy integer array (or a sequence of ints) as an Arrow int64 array, from its bytes
     (``pa.array`` of numpy or Python values imports pandas)."""
-    import numpy as np
-    import pyarrow as pa
-
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
 
 
 def true_only(condition: Any) -> Any:
     """A condition's values with NULL as FALSE (a filter keeps the rows where it is TRUE)."""
-    import pyarrow.compute as pc
-
     return pc.fill_null(condition, _from_bytes(False, None))  # a Python False: pa.scalar(False)
 
 
@@ -323,8 +310,6 @@ def _from_bytes(value: Any, arrow_type: Any) -> Any:
     (None: the type ``pa.scalar`` infers), built from its bytes; None for other values.
     Converting a Python value (``pa.scalar``, ``pa.array``) makes pyarrow import pandas, which
     costs a TaskManager's first job 0.3 s; a Calc of literals and columns needs none."""
-    import pyarrow as pa
-
     if value is None:
         return pa.nulls(1, arrow_type or pa.null())[0]
     if isinstance(value, bool):
@@ -351,9 +336,6 @@ def _from_bytes(value: Any, arrow_type: Any) -> Any:
 
 
 def _binary(expression: Any, left: Any, right: Any, names: list[str], types: list[DataType]) -> Any:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if pa.types.is_floating(left.type) != pa.types.is_floating(right.type):
         # an integer with a double: Java converts it, rounding (Arrow's implicit cast refuses
         # one past 2^53: 9223372036854775807 + 1e0 is 9.223372036854776E18, as the row path's)
@@ -389,9 +371,6 @@ def _arrow_decimal_precision(op: str, a: DataType, b: DataType) -> int:
 
 def _as_double(value: Any) -> Any:
     """An integer array or scalar as doubles, rounded as Java's ``(double)`` rounds."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     return pc.cast(value, pa.float64(), safe=False) if pa.types.is_integer(value.type) else value
 
 
@@ -417,8 +396,6 @@ class _Projection:
     ) -> list[list[Any]]:
         """Each projected column's values; ``rows``: the input rows' values, which a column
         handed on unchanged takes as they are (no round trip through Arrow)."""
-        import pyarrow as pa
-
         assert self.projection is not None
         if self.from_arrow is None:
             self.from_arrow = [
@@ -445,8 +422,6 @@ def _selection(
 ) -> Callable[[tuple[Any, ...]], tuple[Any, ...]] | None:
     """A Calc that only picks columns (no condition): a row -> its projected row, as one C call
     (``operator.itemgetter``); None for a Calc that computes."""
-    import operator
-
     if condition is not None or projection is None:
         return None
     indexes = []
@@ -481,8 +456,6 @@ class VectorizedCalc(_Projection):
         self.select = _selection(names, condition, projection)
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:
-        import pyarrow as pa
-
         select = self.select
         if select is not None:  # columns handed on: no Arrow to compute on
             return [(change[0], select(change[1])) for change in values], None
@@ -504,9 +477,6 @@ class VectorizedCalc(_Projection):
         return out, (None if len(kept) == len(values) else kept)
 
     def _vectorized(self, values: list[Any]) -> tuple[list[Any], list[int] | None]:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         if self.arrow_types is None:
             self.arrow_types = [t.to_arrow() if arrow_type_exact(t) else None for t in self.types]
             self.to_arrow = [_arrow_input(t) for t in self.types]
@@ -548,8 +518,6 @@ class VectorizedCalc(_Projection):
 
 
 def as_array(value: Any, size: int) -> Any:
-    import pyarrow as pa
-
     if isinstance(value, pa.ChunkedArray):
         return value.combine_chunks()
     if isinstance(value, pa.Scalar):  # a constant: repeated without a Python list

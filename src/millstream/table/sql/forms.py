@@ -15,6 +15,7 @@ of these (``expression`` turns a child node into an expression).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -237,8 +238,6 @@ def _json_options(
 ) -> tuple[dict[str, str], exp.Expression, list[exp.Expression], list[exp.Expression]]:
     """What ``_parse_json_call`` put in a ``__JSON_...`` call: its options, RETURNING type (a
     Null node: none), DEFAULT expressions (on empty, on error) and arguments."""
-    import json
-
     options, returning, on_empty, on_error, *arguments = node.expressions
     return json.loads(options.this), returning, [on_empty, on_error], arguments
 
@@ -334,8 +333,6 @@ def _named_aggregate(node: exp.Expression, expression: Convert) -> Expression | 
 
 def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | None:
     """LISTAGG(x [, sep]), COLLECT(x), JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY k VALUE v)."""
-    import json
-
     if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
         offset = node.args.get("offset")
         default = node.args.get("default")

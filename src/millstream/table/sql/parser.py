@@ -7,6 +7,7 @@ in the text before parsing."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, ClassVar
 
@@ -336,8 +337,6 @@ class _FlinkSql(Spark):
             ... [NULL | ABSENT ON NULL])`` and ``JSON_ARRAYAGG(v [NULL | ABSENT ON NULL])``: the
             call ``__<name>(options, returning type or NULL, default on empty or NULL, default on
             error or NULL, arguments...)``, the options a JSON object (``sql/forms.py``)."""
-            import json
-
             if self._curr is not None and self._curr.token_type == TokenType.R_PAREN:
                 arguments: list[exp.Expression] = []
             else:
