@@ -70,6 +70,8 @@ class Join(PlanNode):
         function = kind(self.join_type, len(self.left.names), len(self.right.names), self.residual)
         function.null_rejecting = not self.null_safe
         function.ttl_ms = state_ttl_ms(ctx.config)
+        if self.join_type == "INNER":
+            function.appended = (not self.left.updating, not self.right.updating)
         return keyed_sides(self, ctx).process(function)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.datastream import KeyedProcessFunction
-from millstream.datastream.state import MapStateDescriptor
+from millstream.datastream.state import ListStateDescriptor, MapStateDescriptor
 from millstream.table.common.options import with_ttl
 from millstream.table.common.row_kind import DELETE, INSERT, UPDATE_AFTER
 from millstream.table.common.timestamps import to_epoch_millis
@@ -52,13 +52,24 @@ class JoinFunction(KeyedProcessFunction):
         self.join_type = join_type
         self.ttl_ms = 0
         self.null_rejecting = False  # a NULL equi-key matches nothing (not for INTERSECT / EXCEPT)
+        # per side: its input inserts only and the join is INNER, so its rows are appended to a
+        # list (no count or association to keep: nothing is taken out, nothing is padded)
+        self.appended = (False, False)
 
     def open(self, runtime_context: Any) -> None:
         ttl = self.ttl_ms  # table.exec.state.ttl: rows idle that long are forgotten
-        self.sides = (
-            runtime_context.get_map_state(with_ttl(MapStateDescriptor("left", None, None), ttl)),
-            runtime_context.get_map_state(with_ttl(MapStateDescriptor("right", None, None), ttl)),
+        self.sides = tuple(
+            runtime_context.get_list_state(with_ttl(ListStateDescriptor(f"{name}-rows", None), ttl))
+            if appended
+            else runtime_context.get_map_state(with_ttl(MapStateDescriptor(name, None, None), ttl))
+            for name, appended in zip(("left", "right"), self.appended, strict=True)
         )
+
+    def _held(self, side: int) -> Any:
+        """(row, [count, associations]) of every row held for ``side``."""
+        if self.appended[side]:
+            return [(row, [1, 0]) for row in self.sides[side].get()]
+        return self.sides[side].items()
 
     def _joined(self, side: int, row: tuple[Any, ...], other: tuple[Any, ...] | None) -> tuple[Any, ...]:
         if other is None:
@@ -72,7 +83,7 @@ class JoinFunction(KeyedProcessFunction):
             return []
         residual = self.residual
         found = []
-        for other, held in self.sides[1 - side].items():
+        for other, held in self._held(1 - side):
             if residual is None or residual(self._joined(side, row, other)) is True:
                 found.append((other, held))
         return found
@@ -101,6 +112,13 @@ class JoinFunction(KeyedProcessFunction):
                 other_state.put(other, held)
         if outer and not matches:
             out.append((result_kind, self._joined(side, row, None)))
+        if self.appended[side]:
+            if not adding:
+                raise ValueError(
+                    f"the join's {('left', 'right')[side]} input inserts only, yet took out {row}"
+                )
+            state.add(row)
+            return out or None
         held_row = state.get(row)
         if adding:
             state.put(row, [1, total] if held_row is None else [held_row[0] + 1, total])
@@ -114,24 +132,23 @@ class JoinFunction(KeyedProcessFunction):
     def process_key_group(self, values: list[Any], ctx: Any) -> Any:
         """A key's elements of one batch, as ``process_element`` one after the other. Rows
         inserted into one side of an inner join (the common case) read the other side's
-        rows once for all of them and this side's state once per distinct row."""
+        rows once for all of them, and this side's state once per distinct row (once for
+        all of them when the side inserts only)."""
         side = values[0][0]
-        simple = self.join_type == "INNER"
-        if simple:
-            for value in values:
-                if value[0] != side or value[1] != INSERT:
-                    simple = False
-                    break
-        if not simple:
-            out: list[tuple[str, tuple[Any, ...]]] = []
-            for value in values:
-                result = self.process_element(value, ctx)
-                if result:
-                    out.extend(result)
-            return out or None
+        if self.join_type == "INNER" and all(v[0] == side and v[1] == INSERT for v in values):
+            return self._inserted(side, values, ctx)
+        out: list[tuple[str, tuple[Any, ...]]] = []
+        for value in values:
+            result = self.process_element(value, ctx)
+            if result:
+                out.extend(result)
+        return out or None
+
+    def _inserted(self, side: int, values: list[Any], ctx: Any) -> Any:
         rejected = self.null_rejecting and None in ctx.get_current_key()
-        others = [] if rejected else list(self.sides[1 - side].items())
+        others = [] if rejected else list(self._held(1 - side))
         residual = self.residual
+        appended = self.appended[side]
         out = []
         added: dict[tuple[Any, ...], list[int]] = {}  # row -> [times added, its matches]
         for _, _, row in values:
@@ -142,9 +159,12 @@ class JoinFunction(KeyedProcessFunction):
                     count = held[0]
                     total += count
                     out.extend([(INSERT, joined)] * count)
-            known = added.get(row)
-            added[row] = [1, total] if known is None else [known[0] + 1, total]
+            if not appended:
+                known = added.get(row)
+                added[row] = [1, total] if known is None else [known[0] + 1, total]
         state = self.sides[side]
+        if appended:
+            state.add_all([value[2] for value in values])
         for row, (times, total) in added.items():
             held_row = state.get(row)
             state.put(row, [times, total] if held_row is None else [held_row[0] + times, total])
