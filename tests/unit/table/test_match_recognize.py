@@ -1081,3 +1081,67 @@ def test_a_late_row_is_dropped_and_state_is_cleared_when_no_run_is_open(t_env: T
     after = harness.snapshot()
     assert not any(entries for entries in after.keyed.groups.values()), after.keyed.groups
     assert after.event_timers == []
+
+
+def test_match_rowtime_is_a_rowtime_attribute_windows_over_the_matches_read(
+    t_env: TableEnvironment, capsys: pytest.CaptureFixture[str]
+) -> None:
+    t_env.execute_sql(
+        "CREATE TEMPORARY VIEW matched AS SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, "
+        "C.id AS c, MATCH_ROWTIME() AS mt ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW "
+        "PATTERN (A B+? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)"
+    )
+    tumbled = (
+        "SELECT window_start, window_end, COUNT(*) AS n, MAX(c) AS last_c FROM TABLE(TUMBLE(TABLE matched, "
+        "DESCRIPTOR(mt), INTERVAL '5' SECOND)) GROUP BY window_start, window_end"
+    )
+    # PyFlink 2.3.0 prints:
+    assert (
+        _printed(t_env, tumbled, capsys)
+        == """\
++----+-------------------------+-------------------------+----------------------+-------------+
+| op |            window_start |              window_end |                    n |      last_c |
++----+-------------------------+-------------------------+----------------------+-------------+
+| +I | 2024-01-01 00:00:00.000 | 2024-01-01 00:00:05.000 |                    2 |           4 |
+| +I | 2024-01-01 00:00:05.000 | 2024-01-01 00:00:10.000 |                    1 |           8 |
+| +I | 2024-01-01 00:00:10.000 | 2024-01-01 00:00:15.000 |                    2 |          15 |
++----+-------------------------+-------------------------+----------------------+-------------+
+3 rows in set
+"""
+    )
+
+
+def test_partitions_spread_over_subtasks_match_as_in_one(tmp_path: Path) -> None:
+    t_env = _environment(tmp_path)
+    t_env.get_config().set("parallelism.default", "2")
+    rows = t_env.execute_sql(
+        "SELECT * FROM P MATCH_RECOGNIZE(PARTITION BY k1, k2 ORDER BY ts MEASURES A.id AS a, B.id AS b "
+        "ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) WITHIN INTERVAL '10' SECOND "
+        "DEFINE A AS A.v < 5, B AS B.v > A.v)"
+    ).collect()
+    # PyFlink 2.3.0's rows (at parallelism 1, in this order): a 1 1 2, b 1 3 6, a 2 4 8, a 1 7 10, b 1 9 12
+    assert sorted(tuple(r) for r in rows) == [
+        ("a", 1, 1, 2),
+        ("a", 1, 7, 10),
+        ("a", 2, 4, 8),
+        ("b", 1, 3, 6),
+        ("b", 1, 9, 12),
+    ]
+
+
+def test_rows_of_one_processing_time_are_sorted_by_the_further_order_keys(t_env: TableEnvironment) -> None:
+    """Ordered by a processing-time attribute and another key, the rows of one millisecond wait
+    for a processing-time timer and go through the pattern in that key's order (Flink's
+    CepOperator with a comparator), as rows of one rowtime do: PyFlink 2.3.0 matches rows 1
+    (v 1) and 2 (v 9) of one time ordered by v DESC as A = 2, B = 1."""
+    node = _match_node(
+        t_env,
+        "SELECT * FROM P MATCH_RECOGNIZE(PARTITION BY k1 ORDER BY pt, v DESC MEASURES A.id AS a, B.id AS b "
+        "ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS B.v < A.v)",
+    )
+    harness = _harness(node.function(), processing_time=1000)
+    harness.process_element(("+I", ("a", 1, 1, 1, None, None)))
+    harness.process_element(("+I", ("a", 1, 2, 9, None, None)))
+    assert harness.records() == []
+    harness.set_processing_time(1000)
+    assert [v[1] for v, _ in harness.records()] == [("a", 2, 1)]

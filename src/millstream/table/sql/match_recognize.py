@@ -42,25 +42,8 @@ _CONSTANT_INTERVALS = (
 def match_recognize(ctx: SqlContext, plan: PlanNode, clause: exp.Expression, joined: bool) -> PlanNode:
     """The plan of ``FROM input MATCH_RECOGNIZE (...)`` over ``plan`` (the input's);
     ``joined``: the FROM clause joins other tables too."""
-    if joined:
-        raise SqlError(
-            "MATCH_RECOGNIZE over a join is not supported here: match over a subquery "
-            "(FROM (SELECT ... JOIN ...) MATCH_RECOGNIZE (...))"
-        )
-    if plan.updating:
-        raise SqlError(
-            "Match Recognize doesn't support consuming update and delete changes: its input "
-            f"({', '.join(plan.names)}) is an updating table"
-        )
-    try:
-        pattern, anchors = _anchored(parse_pattern(clause.args["pattern"].name))
-    except ValueError as err:
-        raise SqlError(f"SQL parse failed. {err}") from err
-    # the pattern's variables, then those only DEFINE names (a match has no rows of them)
-    defined = [i.alias for i in clause.args.get("define") or [] if isinstance(i, exp.Alias)]
-    variables = pattern.variables()
-    variables += [v for v in dict.fromkeys(defined) if v not in variables]
-    subsets = _subsets(clause.args.get("subset") or [], variables)
+    _check_input(plan, joined)
+    pattern, anchors, variables, subsets = _pattern(clause)
     partition = _partition(plan, clause.args.get("partition_by") or [])
     streaming = not ctx.batch
     skip = _skip(clause.args.get("after"), variables)
@@ -68,17 +51,6 @@ def match_recognize(ctx: SqlContext, plan: PlanNode, clause: exp.Expression, joi
     measured, names, types, texts, times = measures(plan, clause, variables + subsets, partition, streaming)
     time_column, proctime, sort_keys, order, order_logical = _order(plan, clause, streaming)
     elements = _elements(pattern)
-    states, start = compile_nfa(elements)
-    if can_produce_empty_matches(states, start):
-        raise SqlError(
-            "Patterns that can produce empty matches are not supported. There must be at least "
-            "one non-optional state."
-        )
-    if elements[-1].greedy:
-        raise SqlError(
-            "Greedy quantifiers are not allowed as the last element of a Pattern yet. Finish your "
-            "pattern with either a simple variable or reluctant quantifier."
-        )
     within, interval = _within(clause.args.get("within"))
     explain = MatchExplain(
         tuple(texts),
@@ -92,8 +64,7 @@ def match_recognize(ctx: SqlContext, plan: PlanNode, clause: exp.Expression, joi
         interval,
         anchors,
     )
-    offset = len(partition)
-    rowtime, proctime_column = times
+    offset, (rowtime, proctime_column) = len(partition), times
     return MatchRecognize(
         [plan.names[i] for i in partition] + names,
         [plan.types[i] for i in partition] + types,
@@ -112,6 +83,33 @@ def match_recognize(ctx: SqlContext, plan: PlanNode, clause: exp.Expression, joi
         proctime=None if proctime_column is None else offset + proctime_column,
         explain=explain,
     )
+
+
+def _check_input(plan: PlanNode, joined: bool) -> None:
+    if joined:
+        raise SqlError(
+            "MATCH_RECOGNIZE over a join is not supported here: match over a subquery "
+            "(FROM (SELECT ... JOIN ...) MATCH_RECOGNIZE (...))"
+        )
+    if plan.updating:
+        raise SqlError(
+            "Match Recognize doesn't support consuming update and delete changes: its input "
+            f"({', '.join(plan.names)}) is an updating table"
+        )
+
+
+def _pattern(clause: exp.Expression) -> tuple[PatternNode, tuple[bool, bool], list[str], list[str]]:
+    """The PATTERN without its anchors, whether it had them, the variables its expressions
+    read (the pattern's, then those only DEFINE names: a match has no rows of them) and the
+    names of SUBSET's unions."""
+    try:
+        pattern, anchors = _anchored(parse_pattern(clause.args["pattern"].name))
+    except ValueError as err:
+        raise SqlError(f"SQL parse failed. {err}") from err
+    defined = [i.alias for i in clause.args.get("define") or [] if isinstance(i, exp.Alias)]
+    variables = pattern.variables()
+    variables += [v for v in dict.fromkeys(defined) if v not in variables]
+    return pattern, anchors, variables, _subsets(clause.args.get("subset") or [], variables)
 
 
 def _anchored(pattern: PatternNode) -> tuple[PatternNode, tuple[bool, bool]]:
@@ -223,12 +221,24 @@ def _within(node: exp.Expression | None) -> tuple[int, str | None]:
 
 def _elements(pattern: PatternNode) -> list[PatternElement]:
     """The CEP pattern of the row pattern, variable by variable in order, as Flink's
-    ``PatternVisitor`` builds it (and refuses what it cannot)."""
+    ``PatternVisitor`` builds it (and refuses what it cannot), checked as Flink's exec node
+    checks it: not able to match no row, no greedy quantifier at the end."""
     elements: list[PatternElement] = []
     try:
         _visit(pattern, elements)
     except MalformedPatternError as err:
         raise SqlError(str(err)) from err
+    states, start = compile_nfa(elements)
+    if can_produce_empty_matches(states, start):
+        raise SqlError(
+            "Patterns that can produce empty matches are not supported. There must be at least "
+            "one non-optional state."
+        )
+    if elements[-1].greedy:
+        raise SqlError(
+            "Greedy quantifiers are not allowed as the last element of a Pattern yet. Finish your "
+            "pattern with either a simple variable or reluctant quantifier."
+        )
     return elements
 
 
