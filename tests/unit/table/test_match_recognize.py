@@ -267,6 +267,69 @@ RESULTS = [
         id="unqualified-measure",
     ),
     pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |           3 |           3 |                    1 |           4 |
+| +I |           6 |           7 |           7 |                    1 |           8 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
+| +I |          13 |          14 |          14 |                    1 |          15 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-B-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |      <NULL> |      <NULL> |                    0 |           3 |
+| +I |           6 |      <NULL> |      <NULL> |                    0 |           7 |
+| +I |          10 |      <NULL> |      <NULL> |                    0 |          11 |
+| +I |          13 |      <NULL> |      <NULL> |                    0 |          14 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-Bq-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B* C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="A-Bstar-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B*? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |      <NULL> |      <NULL> |                    0 |           3 |
+| +I |           6 |      <NULL> |      <NULL> |                    0 |           7 |
+| +I |          10 |      <NULL> |      <NULL> |                    0 |          11 |
+| +I |          13 |      <NULL> |      <NULL> |                    0 |          14 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-Bstarq-C",
+    ),
+    pytest.param(
         "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+ C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
         """\
 +----+-------------+-------------+-------------+----------------------+-------------+
@@ -282,6 +345,81 @@ RESULTS = [
         id="A-Bplus-C",
     ),
     pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |           3 |           3 |                    1 |           4 |
+| +I |           6 |           7 |           7 |                    1 |           8 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
+| +I |          13 |          14 |          14 |                    1 |          15 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-Bplusq-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{2} C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           3 |                    2 |           4 |
+| +I |           2 |           3 |           4 |                    2 |           5 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          13 |          14 |          15 |                    2 |          16 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="A-B2-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{2}? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           3 |                    2 |           4 |
+| +I |           2 |           3 |           4 |                    2 |           5 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          13 |          14 |          15 |                    2 |          16 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="A-B2q-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{2,} C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
++----+-------------+-------------+-------------+----------------------+-------------+
+3 rows in set
+""",
+        id="A-B2_-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{2,}? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           3 |                    2 |           4 |
+| +I |           2 |           3 |           4 |                    2 |           5 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          13 |          14 |          15 |                    2 |          16 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="A-B2_q-C",
+    ),
+    pytest.param(
         "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{1,3} C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
         """\
 +----+-------------+-------------+-------------+----------------------+-------------+
@@ -293,6 +431,152 @@ RESULTS = [
 2 rows in set
 """,
         id="A-B1_3-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{1,3}? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |           3 |           3 |                    1 |           4 |
+| +I |           6 |           7 |           7 |                    1 |           8 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
+| +I |          13 |          14 |          14 |                    1 |          15 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-B1_3q-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{0,} C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="A-B0_-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{0,1} C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |      <NULL> |      <NULL> |                    0 |           3 |
+| +I |           6 |      <NULL> |      <NULL> |                    0 |           7 |
+| +I |          10 |      <NULL> |      <NULL> |                    0 |          11 |
+| +I |          13 |      <NULL> |      <NULL> |                    0 |          14 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-B0_1-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{0,2}? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |      <NULL> |      <NULL> |                    0 |           3 |
+| +I |           6 |      <NULL> |      <NULL> |                    0 |           7 |
+| +I |          10 |      <NULL> |      <NULL> |                    0 |          11 |
+| +I |          13 |      <NULL> |      <NULL> |                    0 |          14 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-B0_2q-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{2} C{2}) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           3 |                    2 |           5 |
++----+-------------+-------------+-------------+----------------------+-------------+
+1 row in set
+""",
+        id="A-B2-C2",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+ C{1,2}?) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="A-Bplus-C1_2q",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+? C+?) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           2 |                    1 |           3 |
+| +I |           2 |           3 |           3 |                    1 |           4 |
+| +I |           6 |           7 |           7 |                    1 |           8 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
+| +I |          13 |          14 |          14 |                    1 |          15 |
++----+-------------+-------------+-------------+----------------------+-------------+
+5 rows in set
+""",
+        id="A-Bplusq-Cplusq",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A{2,} B C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           2 |           3 |           3 |                    1 |           4 |
++----+-------------+-------------+-------------+----------------------+-------------+
+1 row in set
+""",
+        id="A2_-B-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A+ B+ C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="Aplus-Bplus-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+2 rows in set
+""",
+        id="past-A-Bplus-C",
     ),
     pytest.param(
         "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+? C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
@@ -308,6 +592,47 @@ RESULTS = [
 4 rows in set
 """,
         id="past-A-Bplusq-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO LAST B PATTERN (A B+ C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+2 rows in set
+""",
+        id="last-B-A-Bplus-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO FIRST B PATTERN (A B+ C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |           2 |           3 |           8 |                    6 |           9 |
+| +I |           6 |           7 |           8 |                    2 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+4 rows in set
+""",
+        id="first-B-A-Bplus-C",
+    ),
+    pytest.param(
+        "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES A.id AS a, FIRST(B.id) AS b1, LAST(B.id) AS bn, COUNT(B.id) AS nb, C.id AS c ONE ROW PER MATCH AFTER MATCH SKIP TO LAST B PATTERN (A B* C) DEFINE A AS A.v < 5, B AS B.v < 10, C AS C.v > 4)",
+        """\
++----+-------------+-------------+-------------+----------------------+-------------+
+| op |           a |          b1 |          bn |                   nb |           c |
++----+-------------+-------------+-------------+----------------------+-------------+
+| +I |           1 |           2 |           8 |                    7 |           9 |
+| +I |          10 |          11 |          11 |                    1 |          12 |
++----+-------------+-------------+-------------+----------------------+-------------+
+2 rows in set
+""",
+        id="last-B-A-Bstar-C",
     ),
     pytest.param(
         "SELECT * FROM Q MATCH_RECOGNIZE(ORDER BY ts MEASURES FIRST(A.id) AS a, LAST(C.id) AS c, SUM(v) AS s ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW PATTERN (A B+ C) DEFINE A AS A.v < 5, B AS SUM(v) < 20 AND LAST(v, 1) < v, C AS C.v > 4 AND FIRST(v) < 3)",

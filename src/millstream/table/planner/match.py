@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from millstream.common.config_option import ConfigurationError
 from millstream.common.config_options import EXECUTION_TARGET
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.planner.nodes import PlanNode
@@ -81,8 +82,8 @@ class MatchRecognize(PlanNode):
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
-        if ctx.env._configuration.get(EXECUTION_TARGET) == "spark":
-            raise ValueError(
+        if ctx.env._configuration.get(EXECUTION_TARGET) == "spark":  # the target cannot run it
+            raise ConfigurationError(
                 "MATCH_RECOGNIZE cannot run on --target spark: Spark SQL has no row pattern "
                 "recognition; run the job on millstream's runtime (--target embedded or cluster://...)"
             )
