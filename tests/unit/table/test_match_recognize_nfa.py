@@ -208,14 +208,20 @@ def test_matches_completed_by_one_row_come_out_in_the_order_they_started() -> No
     assert emitted == [[]] * 8 + [[6, 7]]
 
 
+def _start(run: Run | None) -> int:
+    assert run is not None and run.start_id is not None
+    return run.start_id[0]
+
+
 def test_the_queue_orders_as_javas_priority_queue() -> None:
-    """Runs with the same start keep the order of java.util.PriorityQueue's sift steps; a
-    removal keeps the survivors in array order and heapifies (Java's ``removeAll``)."""
+    """The array keeps the order of java.util.PriorityQueue's sift steps (so runs that started
+    together are taken in Flink's order); a removal keeps the survivors in array order and
+    heapifies (Java's ``removeAll``)."""
     runs = [Run("s", (), 0, (t, 0)) for t in (5, 3, 8, 1, 9, 2)]
     queue = JavaQueue()
     for run in runs:
         queue.offer(run)
-    assert [r.start_id[0] for r in queue.items] == [1, 3, 2, 5, 9, 8]  # as Java's array holds them
-    queue.remove_where(lambda r: r.start_id is not None and r.start_id[0] in (1, 9))
-    assert [r.start_id[0] for r in queue.items] == [2, 3, 5, 8]
-    assert [queue.poll().start_id[0] for _ in range(4)] == [2, 3, 5, 8]
+    assert [_start(r) for r in queue.items] == [1, 3, 2, 5, 9, 8]  # as Java's array holds them
+    queue.remove_where(lambda r: _start(r) in (1, 9))
+    assert [_start(r) for r in queue.items] == [2, 3, 5, 8]
+    assert [_start(queue.poll()) for _ in range(4)] == [2, 3, 5, 8]
