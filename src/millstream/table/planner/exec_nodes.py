@@ -39,6 +39,7 @@ from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.columnar import columnar_plan
 from millstream.table.planner.explain_expressions import _named, render
 from millstream.table.planner.joins import split_condition
+from millstream.table.planner.match import MatchRecognize, match_exec_terms
 from millstream.table.planner.nodes import (
     ChangelogNormalize,
     Filter,
@@ -330,6 +331,10 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         return _window_aggregate(node, children, ref, infix, physical.of(node).two_phase)
     if isinstance(node, OverAggregate):
         return _over(node, names, children, ref, infix)
+    if isinstance(node, MatchRecognize):
+        terms, distribution = match_exec_terms(node)
+        exchange = _Line("Exchange", [f"distribution=[{distribution}]"], None, children)
+        return _Line("Match", terms, node, [exchange])
     if kind in ("Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
         exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
         return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])

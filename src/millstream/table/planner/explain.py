@@ -27,6 +27,7 @@ from millstream.table.planner import nodes as p
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.exec_nodes import ExecNode, over_aggregate, sink_terms, source_name
 from millstream.table.planner.explain_expressions import render
+from millstream.table.planner.match import MatchRecognize, match_logical_terms
 from millstream.table.planner.planning import plan_phases
 from millstream.table.planner.sources import FromDataStream
 
@@ -112,6 +113,8 @@ def _logical(node: Any) -> _Line:
         return _Line("LogicalFilter", [f"condition=[{render(node.expression, ref, False)}]"], node, children)
     if isinstance(node, Aggregate):
         return _logical_aggregate(node, names, ref, children)
+    if isinstance(node, MatchRecognize):
+        return _Line("LogicalMatch", match_logical_terms(node), node, children)
     if isinstance(node, (p.Values, FromDataStream, p.SourceScan)):
         return _Line("LogicalTableScan", [f"table=[{source_name(node)}]"], node, [])
     if isinstance(node, p.Sort):

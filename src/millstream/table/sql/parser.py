@@ -26,6 +26,7 @@ from millstream.table.sql.literals import (
     unescape_unicode,
     unicode_escape_character,
 )
+from millstream.table.sql.match_syntax import parse_match_recognize
 
 __all__ = ["SqlError"]  # and the parser internals the other sql_* modules use
 
@@ -42,6 +43,7 @@ _PLAIN_CALLS = {"DATE_FORMAT", "REGEXP_EXTRACT", "TO_TIMESTAMP", "LTRIM", "RTRIM
     "STARTSWITH", "ENDSWITH", "FROM_UNIXTIME", "UNIX_TIMESTAMP", "ARRAY_APPEND", "ARRAY_PREPEND",
     "ARRAY_CONCAT", "ARRAY_REMOVE", "ARRAY_SORT", "ARRAY_JOIN", "STR_TO_MAP", "YEAR", "MONTH",
     "DAYOFMONTH", "MAP_FROM_ARRAYS", "IFNULL", "TYPEOF",
+    "FIRST", "LAST",  # MATCH_RECOGNIZE's FIRST(A.x, n) / LAST(A.x, n): Spark's drop the offset
 }  # fmt: skip
 
 
@@ -79,6 +81,7 @@ class _FlinkSql(Spark):
         a string in a named character set (a NATIONAL_STRING token, as ``N'...'``)."""
 
         KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != "SESSION"}
+        KEYWORDS["MATCH_RECOGNIZE"] = TokenType.MATCH_RECOGNIZE
         QUOTES = ["'"]
         STRING_ESCAPES = ["'"]
         RAW_STRINGS: ClassVar[list[str | tuple[str, str]]] = []
@@ -147,6 +150,10 @@ class _FlinkSql(Spark):
             ):
                 this.set("nullable", False)
             return this
+
+        def _parse_match_recognize(self) -> exp.Expression | None:
+            """Flink's MATCH_RECOGNIZE clause, WITHIN included (``sql/match_syntax.py``)."""
+            return parse_match_recognize(self, SqlError)
 
         def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:
             """sqlglot's ``POSITION(needle IN text)``, and Flink's ``... FROM start``."""

@@ -35,6 +35,7 @@ from millstream.table.sql.expressions import (
     _interval_ms,
     _scope_of,
 )
+from millstream.table.sql.match_recognize import match_recognize
 from millstream.table.sql.order import order_and_limit
 from millstream.table.sql.parser import _TVFS, SqlError
 from millstream.table.sql.subqueries import _where_subqueries
@@ -165,7 +166,11 @@ def _source(ctx: SqlContext, select: exp.Select) -> tuple[PlanNode, _Windowed | 
         _STATE.scopes.append(_scope_of(plan, None))
         return plan, None
     plan, windowed = _from_item(ctx, source.this)
-    scope = _scope_of(plan, _alias_of(source.this))
+    alias, match = _alias_of(source.this), select.args.get("match")
+    if match is not None:  # FROM t MATCH_RECOGNIZE (...) [AS] alias: its rows are the source's
+        plan = match_recognize(ctx, plan, match, bool(select.args.get("joins")))
+        alias, windowed = _alias_of(match), None
+    scope = _scope_of(plan, alias)
     _STATE.scopes.append(scope)
     joins = select.args.get("joins") or []
     for i, join in enumerate(joins):
