@@ -1,0 +1,80 @@
+"""GROUPING SETS, ROLLUP and CUBE with ``execution.target: spark``: a batch job runs on Spark
+SQL, the aggregation over the Expand as Spark's own ``groupingSets()`` with ``grouping_id()``
+as Flink's expand id; a streaming job over bounded input runs millstream's Expand and updating
+aggregation through the DataStream translation on Spark. Both give the rows PyFlink 2.3.0
+printed for the same statements (``tests/unit/table/test_sql_grouping_sets.py`` cites them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from millstream.common.types import RowKind
+from millstream.table import EnvironmentSettings, TableEnvironment
+from millstream.table.common.printing import format_value
+from tests.unit.table.test_sql_grouping_sets import (
+    _CASES,
+    _FILE_CUBE,
+    _FILE_CUBE_ROWS,
+    _FILE_ROLLUP,
+    _FILE_ROLLUP_ROWS,
+    _VALUES,
+    _rows_of_file,
+)
+
+pytestmark = pytest.mark.timeout(600)
+
+# every case but a plain GROUP BY's (no Expand) and the one of no rows
+_ON_SPARK = [c for c in _CASES if c not in ("grouping_in_a_plain_group_by", "rollup_of_no_rows")]
+
+
+def _t_env(mode: str) -> TableEnvironment:
+    settings = (
+        EnvironmentSettings.in_batch_mode() if mode == "batch" else EnvironmentSettings.in_streaming_mode()
+    )
+    t_env = TableEnvironment.create(settings)
+    t_env.get_config().set("execution.target", "spark")
+    t_env.execute_sql(_VALUES)
+    return t_env
+
+
+def _rows(t_env: TableEnvironment, sql: str) -> list[tuple[str, ...]]:
+    """The final table's rows as printed cells, sorted."""
+    table = t_env.sql_query(sql)
+    types = table.get_resolved_schema().get_column_data_types()
+    rows: Counter[tuple[str, ...]] = Counter()
+    with table.execute().collect() as collected:
+        for row in collected:
+            cells = tuple(format_value(t, v) for t, v in zip(types, row, strict=True))
+            rows[cells] += 1 if row.get_row_kind() in (RowKind.INSERT, RowKind.UPDATE_AFTER) else -1
+    return sorted((+rows).elements())
+
+
+def test_grouping_sets_run_on_spark_sql(spark: Any, tmp_path: Path) -> None:
+    t_env = _t_env("batch")
+    for case in _ON_SPARK:
+        sql, _, expected = _CASES[case]
+        assert _rows(t_env, sql) == expected, case
+        assert t_env.last_runtime == "spark", f"{case} ran through the {t_env.last_runtime} translation"
+    path = tmp_path / "ev.json"
+    path.write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if v is not None}) + "\n" for r in _rows_of_file())
+    )
+    t_env.execute_sql(
+        "CREATE TABLE ev (k STRING, x INT, v INT, c STRING) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')"
+    )
+    assert _rows(t_env, _FILE_CUBE) == _FILE_CUBE_ROWS and t_env.last_runtime == "spark"
+    assert _rows(t_env, _FILE_ROLLUP) == _FILE_ROLLUP_ROWS and t_env.last_runtime == "spark"
+
+
+def test_grouping_sets_stream_on_spark(spark: Any) -> None:
+    t_env = _t_env("streaming")
+    for case in ("rollup", "cube_aggregating_its_keys", "group_id_of_a_repeated_set"):
+        sql, _, expected = _CASES[case]
+        assert _rows(t_env, sql) == expected, case
