@@ -272,6 +272,19 @@ def test_rows_in_order_by_grouping_id() -> None:
     ]
 
 
+def test_order_by_a_grouping_function_reads_the_select_item_computing_it() -> None:
+    # PyFlink 2.3.0, batch, in this order
+    sql = "SELECT k, GROUPING(k) AS g, SUM(v) AS s FROM t GROUP BY ROLLUP(k) ORDER BY GROUPING(k) DESC, k"
+    with _t_env("batch").execute_sql(sql).collect() as rows:
+        printed = [tuple("<NULL>" if v is None else str(v) for v in row) for row in rows]
+    assert printed == [("<NULL>", "1", "150"), ("<NULL>", "0", "40"), ("a", "0", "30"), ("b", "0", "80")]
+    # PyFlink orders by GROUPING(k) not selected too (a hidden column); millstream refuses it
+    # in one line, naming the select item to add
+    unselected = "SELECT k, SUM(v) AS s FROM t GROUP BY ROLLUP(k) ORDER BY GROUPING(k) DESC, k"
+    with pytest.raises(Exception, match=r"ORDER BY GROUPING\(k\): order by a select item that computes it"):
+        _t_env("batch").sql_query(unselected)
+
+
 @pytest.mark.parametrize(
     ("sql", "message"),
     [

@@ -64,39 +64,88 @@ def grouping_sets(select: exp.Select) -> GroupingSets | None:
     having = select.args.get("having")
     scopes = [*select.expressions, *([having] if having is not None else [])]
     found = [node for scope in scopes for node in _grouping_functions(scope)]
-    if not found and not any(isinstance(e, (*_SET_NODES, exp.Tuple)) for e in elements):
+    order = select.args.get("order")
+    ordered = _grouping_functions(order) if order is not None else []
+    if not found and not ordered and not any(isinstance(e, (*_SET_NODES, exp.Tuple)) for e in elements):
         return None
     if group is None:
-        raise SqlError(f"{_function_name(found[0])} operator may only occur in an aggregate query")
+        first = (found or ordered)[0]
+        raise SqlError(f"{_function_name(first)} operator may only occur in an aggregate query")
     spec = GroupingSets()
-    fingerprints: list[object] = []
-
-    def position(node: exp.Expression) -> int:
-        expression = _expression(node)
-        key = fingerprint(expression)
-        if key not in fingerprints:
-            fingerprints.append(key)
-            spec.keys.append(expression)
-        return fingerprints.index(key)
-
+    keys = _Keys(spec)
     product: list[frozenset[int]] = [frozenset()]
     for element in elements:
-        options = _sets(element, position)
+        options = _sets(element, keys.position)
         product = [a | b for a in product for b in options]
     spec.sets = [tuple(sorted(s)) for s in product]
-    for node in found:
+    _placeholders(select, found, ordered, keys)
+    return spec
+
+
+class _Keys:
+    """The group keys of a GROUP BY being read: each distinct expression once, in order."""
+
+    def __init__(self, spec: GroupingSets) -> None:
+        self.spec = spec
+        self.fingerprints: list[object] = []
+
+    def position(self, node: exp.Expression) -> int:
+        """The position of the key ``node`` is (a new key when no earlier one is the same)."""
+        expression = _expression(node)
+        key = fingerprint(expression)
+        if key not in self.fingerprints:
+            self.fingerprints.append(key)
+            self.spec.keys.append(expression)
+        return self.fingerprints.index(key)
+
+    def call(self, node: exp.Expression) -> GroupingCall:
+        """A GROUPING function's call, its arguments as key positions.
+
+        Raises:
+            SqlError: an argument is not a group key.
+        """
         arguments = list(node.expressions) if isinstance(node, (exp.Grouping, exp.GroupingId)) else []
-        keys = []
+        positions = []
         for argument in arguments:
             key = fingerprint(_expression(argument))
-            if key not in fingerprints:
+            if key not in self.fingerprints:
                 raise SqlError(f"Argument to {_function_name(node)} operator must be a grouped expression")
-            keys.append(fingerprints.index(key))
-        name = f"$g{len(spec.calls)}"
-        spec.calls[name] = GroupingCall(_function_name(node), tuple(keys))
+            positions.append(self.fingerprints.index(key))
+        return GroupingCall(_function_name(node), tuple(positions))
+
+
+def _placeholders(
+    select: exp.Select, found: list[exp.Expression], ordered: list[exp.Expression], keys: _Keys
+) -> None:
+    """Each GROUPING function's call ``found`` in the select list and HAVING replaced by its
+    placeholder column (``keys.spec.calls``); each ``ordered`` (in ORDER BY) by the column of
+    the select item computing it.
+
+    Raises:
+        SqlError: an ORDER BY of a GROUPING function no select item computes.
+    """
+    calls = keys.spec.calls
+    items = {}  # a select item's GROUPING call -> the item's column name
+    for i, item in enumerate(select.expressions):
+        inner = item.this if isinstance(item, exp.Alias) else item
+        if _function_name(inner):
+            items[id(inner)] = item.alias or f"EXPR${i}"
+    columns: dict[GroupingCall, str] = {}
+    for node in found:
+        name = f"$g{len(calls)}"
+        calls[name] = keys.call(node)
+        if id(node) in items:
+            columns.setdefault(calls[name], items[id(node)])
         # in parentheses: an unaliased call is still named EXPR$<position>, not the placeholder
         node.replace(exp.Paren(this=exp.column(exp.to_identifier(name, quoted=True))))
-    return spec
+    for node in ordered:
+        column = columns.get(keys.call(node))
+        if column is None:
+            raise SqlError(
+                f"ORDER BY {node.sql()}: order by a select item that computes it "
+                f"(SELECT ..., {node.sql()} AS g ... ORDER BY g)"
+            )
+        node.replace(exp.column(exp.to_identifier(column, quoted=True)))
 
 
 def _sets(element: exp.Expression, key: Callable[[exp.Expression], int]) -> list[frozenset[int]]:
