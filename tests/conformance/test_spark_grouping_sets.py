@@ -1,8 +1,9 @@
-"""GROUPING SETS, ROLLUP and CUBE with ``execution.target: spark``: a batch job runs on Spark
-SQL, the aggregation over the Expand as Spark's own ``groupingSets()`` with ``grouping_id()``
-as Flink's expand id; a streaming job over bounded input runs millstream's Expand and updating
-aggregation through the DataStream translation on Spark. Both give the rows PyFlink 2.3.0
-printed for the same statements (``tests/unit/table/test_sql_grouping_sets.py`` cites them).
+"""GROUPING SETS, ROLLUP and CUBE with ``execution.target: spark``: a batch job runs on Spark SQL,
+the aggregation over the Expand as Spark's own ``groupingSets()`` with ``grouping_id()`` as
+Flink's expand id (a window aggregation's Expand as an ``inline`` of the projections); a
+streaming job over bounded input runs millstream's Expand and updating aggregation through the
+DataStream translation on Spark. Both give the rows PyFlink 2.3.0 printed for the same
+statements (``tests/unit/table/test_sql_grouping_sets.py`` cites them).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from tests.unit.table.test_sql_grouping_sets import (
     _FILE_ROLLUP,
     _FILE_ROLLUP_ROWS,
     _VALUES,
+    _WINDOW_ROLLUP,
+    _WINDOW_ROLLUP_ROWS,
+    _bids,
     _rows_of_file,
 )
 
@@ -78,3 +82,16 @@ def test_grouping_sets_stream_on_spark(spark: Any) -> None:
     for case in ("rollup", "cube_aggregating_its_keys", "group_id_of_a_repeated_set"):
         sql, _, expected = _CASES[case]
         assert _rows(t_env, sql) == expected, case
+
+
+def test_a_window_aggregation_of_grouping_sets_runs_on_spark_sql(spark: Any, tmp_path: Path) -> None:
+    t_env = _t_env("batch")
+    t_env.get_config().set("table.local-time-zone", "UTC")
+    t_env.execute_sql(
+        "CREATE TABLE bid (k STRING, x INT, v INT, ts TIMESTAMP(3), "
+        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{_bids(tmp_path)}', 'format' = 'csv', "
+        "'csv.null-literal' = '')"
+    )
+    assert _rows(t_env, _WINDOW_ROLLUP) == _WINDOW_ROLLUP_ROWS
+    assert t_env.last_runtime == "spark"

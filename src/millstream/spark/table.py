@@ -196,8 +196,29 @@ def _union(x: Any, node: Any, spark: Any) -> Any:
     return union.toDF(*node.names)
 
 
+def _expand(x: Any, node: Any, spark: Any) -> Any:
+    """An Expand (below a window aggregation of grouping sets; a group aggregation's runs as
+    ``groupingSets()``): each row once per projection, as Spark's ``inline`` of an array of
+    structs, the columns a projection leaves out NULL of their type."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
+    from pyspark.sql import functions as F
+
+    frame = to_dataframe(x.inputs[0], spark)
+    inputs, names = list(node.input.names), [n for n in node.names if n != EXPAND_ID]
+    types = [t for n, t in zip(node.names, node.types, strict=True) if n != EXPAND_ID]
+    copies = []
+    for projection, value in zip(node.projections, node.ids, strict=True):
+        fields = [
+            (F.lit(None).cast(spark_type(t)) if source is None else _column(inputs[source])).alias(name)
+            for source, name, t in zip(projection, names, types, strict=True)
+        ]
+        fields.insert(node.id_column, F.lit(value).cast("long").alias(EXPAND_ID))
+        copies.append(F.struct(*fields))
+    return frame.select(F.inline(F.array(*copies)))
+
+
 # exec nodes of insert-only plans translated by name alone
-_BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union": _union}
+_BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union": _union, "Expand": _expand}
 
 
 def _calc(node: Any, frame: Any, source: Any) -> Any:

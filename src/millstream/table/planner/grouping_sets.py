@@ -31,7 +31,9 @@ input, instead of one aggregation per grouping set.
   the n-th with ``GROUP_ID()`` n - 1.
 
 Streaming, the aggregation is an updating group aggregation as any other; a retraction of an
-input row retracts it from every set's group.
+input row retracts it from every set's group. Over a window TVF, ``GROUP BY window_start,
+window_end, ROLLUP(k)`` is a window aggregation per set: the Expand carries the time column
+(last, as Flink's), and the window aggregation groups by the keys and ``$e``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from millstream.table.common.types import DataTypes
+from millstream.table.common.window_spec import WindowSpec
 from millstream.table.expression.expression import AggregateCall, Expression, _Alias, _Column, col, lit
 from millstream.table.expression.logic import if_then_else, or_
 from millstream.table.expression.walk import columns_of, fingerprint, replaced
@@ -49,12 +52,21 @@ from millstream.table.planner.columnar import ArrowPlan, columnar_plan
 from millstream.table.planner.nodes import PlanNode, columnar_scan
 from millstream.table.planner.projection import aggregate, grouped_expression, project
 from millstream.table.planner.set_operations import union_all
+from millstream.table.planner.windows import window_aggregate
 from millstream.table.runtime.expand import ExpandBatches, ExpandRows
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext
 
-__all__ = ["EXPAND_ID", "Expand", "GroupingCall", "expand_arrow_plan", "expand_terms", "grouping_sets_select"]
+__all__ = [
+    "EXPAND_ID",
+    "Expand",
+    "GroupingCall",
+    "WindowGrouping",
+    "expand_arrow_plan",
+    "expand_terms",
+    "grouping_sets_select",
+]
 
 EXPAND_ID = "$e"  # the expand id's column, as Flink names it
 _MAX_KEYS = 63  # the ids are a BIGINT's bits (DecomposeGroupingSetsRule: "group count must be less than 64")
@@ -62,12 +74,23 @@ _MAX_KEYS = 63  # the ids are a BIGINT's bits (DecomposeGroupingSetsRule: "group
 
 @dataclass(frozen=True)
 class GroupingCall:
-    """``GROUPING(a, ...)``, ``GROUPING_ID(a, ...)`` (``keys``: the arguments' key positions) or
-    ``GROUP_ID()`` in a select list, read through the placeholder column the SQL front end put
-    in its place."""
+    """``GROUPING(a, ...)``, ``GROUPING_ID(a, ...)`` (``keys``: the arguments' key positions;
+    None: a key every set has, a window's start or end) or ``GROUP_ID()`` in a select list, read
+    through the placeholder column the SQL front end put in its place."""
 
     function: str
-    keys: tuple[int, ...] = ()
+    keys: tuple[int | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class WindowGrouping:
+    """The window of a window aggregation of grouping sets (``GROUP BY window_start,
+    window_end, ROLLUP(k)`` over a window TVF): its spec, the time column of the TVF's input it
+    windows, the window columns' names (start, end, time)."""
+
+    spec: WindowSpec
+    time_column: str
+    properties: tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -148,17 +171,20 @@ def grouping_sets_select(
     calls: dict[str, GroupingCall],
     selected: list[Expression],
     batch: bool,
+    window: WindowGrouping | None = None,
 ) -> PlanNode:
     """``SELECT selected FROM plan GROUP BY GROUPING SETS (sets)``: ``keys`` the distinct group
     expressions, ``sets`` each grouping set (as written, repeats kept) as key positions,
-    ``calls`` the GROUPING functions read through placeholder columns of ``selected``.
+    ``calls`` the GROUPING functions read through placeholder columns of ``selected``; with a
+    ``window``, a window aggregation of ``plan`` (a window TVF's input) per window and set.
 
     Raises:
         ValueError: more than 63 group keys (the expand ids' bits).
     """
     if len(keys) > _MAX_KEYS:
         raise ValueError(f"group count must be less than 64, got {len(keys)} grouping keys")
-    below, key_names = _projected(plan, keys, selected)
+    carried = window.time_column if window is not None else None
+    below, key_names = _projected(plan, keys, selected, carried)
     selected = [grouped_expression(e, keys, key_names) for e in selected]
     counts = Counter(tuple(sorted(s)) for s in sets)
     branches = []
@@ -166,51 +192,65 @@ def grouping_sets_select(
         distinct = sorted(
             {s for s, n in counts.items() if n > group_id}, key=lambda s: expand_id(len(keys), s)
         )
-        branches.append(_branch(below, key_names, distinct, calls, group_id, selected, batch))
+        branches.append(_Grouped(below, key_names, calls, selected, batch, window).branch(distinct, group_id))
     result = branches[0]
     for branch in branches[1:]:
         result = union_all(result, branch)
     return result
 
 
-def _branch(
-    below: PlanNode,
-    key_names: list[str],
-    sets: list[tuple[int, ...]],
-    calls: dict[str, GroupingCall],
-    group_id: int,
-    selected: list[Expression],
-    batch: bool,
-) -> PlanNode:
-    """One aggregation of ``below`` (the keys ``key_names`` its first columns) over distinct
-    grouping ``sets``, with ``GROUP_ID()`` ``group_id``."""
-    if len(sets) == 1:  # one grouping set: a plain aggregation, the keys it leaves out NULL
-        kept = sets[0]
-        missing = {key_names[i]: below.types[i].nullable() for i in range(len(key_names)) if i not in kept}
-        grouping = {name: lit(_grouping_value(call, kept, group_id), _BIGINT) for name, call in calls.items()}
-        selected = [
-            _outside_calls(e, {**grouping, **{n: lit(None, t) for n, t in missing.items()}}) for e in selected
-        ]
-        return aggregate(below, [col(key_names[i]) for i in kept], selected, batch)
-    common = set.intersection(*(set(s) for s in sets))
-    read = set().union(*(columns_of(c) for e in selected for c in e.aggregates()))
-    duplicated = [i for i, name in enumerate(key_names) if i not in common and name in read]
-    expand = _expand(below, len(key_names), sets, duplicated)
-    copies = {key_names[i]: expand.names[expand.id_column + 1 + n] for n, i in enumerate(duplicated)}
-    grouping = {name: _grouping_case(call, sets, len(key_names), group_id) for name, call in calls.items()}
-    selected = [_in_calls(_outside_calls(e, grouping), copies) for e in selected]
-    return aggregate(expand, [col(n) for n in key_names] + [col(EXPAND_ID)], selected, batch)
+@dataclass
+class _Grouped:
+    """The aggregations of ``below`` (the keys ``key_names`` its first columns): group
+    aggregations, or window aggregations per ``window``."""
+
+    below: PlanNode
+    key_names: list[str]
+    calls: dict[str, GroupingCall]
+    selected: list[Expression]
+    batch: bool
+    window: WindowGrouping | None
+
+    def branch(self, sets: list[tuple[int, ...]], group_id: int) -> PlanNode:
+        """One aggregation over distinct grouping ``sets``, with ``GROUP_ID()`` ``group_id``."""
+        below, key_names, calls = self.below, self.key_names, self.calls
+        if len(sets) == 1:  # one grouping set: a plain aggregation, the keys it leaves out NULL
+            kept = sets[0]
+            missing = {
+                key_names[i]: below.types[i].nullable() for i in range(len(key_names)) if i not in kept
+            }
+            grouping = {n: lit(_grouping_value(call, kept, group_id), _BIGINT) for n, call in calls.items()}
+            nulls = {n: lit(None, t) for n, t in missing.items()}
+            selected = [_outside_calls(e, {**grouping, **nulls}) for e in self.selected]
+            return self._aggregate(below, [col(key_names[i]) for i in kept], selected)
+        common = set.intersection(*(set(s) for s in sets))
+        read = set().union(*(columns_of(c) for e in self.selected for c in e.aggregates()))
+        duplicated = [i for i, name in enumerate(key_names) if i not in common and name in read]
+        trailing = [] if self.window is None else [below.names.index(self.window.time_column)]
+        expand = _expand(below, len(key_names), sets, duplicated, trailing)
+        copies = {key_names[i]: expand.names[expand.id_column + 1 + n] for n, i in enumerate(duplicated)}
+        grouping = {n: _grouping_case(call, sets, len(key_names), group_id) for n, call in calls.items()}
+        selected = [_in_calls(_outside_calls(e, grouping), copies) for e in self.selected]
+        return self._aggregate(expand, [col(n) for n in key_names] + [col(EXPAND_ID)], selected)
+
+    def _aggregate(self, node: PlanNode, keys: list[Expression], selected: list[Expression]) -> PlanNode:
+        window = self.window
+        if window is None:
+            return aggregate(node, keys, selected, self.batch)
+        time_column = node.names.index(window.time_column)
+        return window_aggregate(node, window.spec, time_column, keys, selected, window.properties, self.batch)
 
 
 _BIGINT = DataTypes.BIGINT(False)
 
 
 def _projected(
-    plan: PlanNode, keys: list[Expression], selected: list[Expression]
+    plan: PlanNode, keys: list[Expression], selected: list[Expression], carried: str | None
 ) -> tuple[PlanNode, list[str]]:
     """The keys as the first columns (an expression key computed, named as the select item
     that is the same expression, else ``$f<i>``), then the other columns the aggregate calls
-    read, in the input's order; and the keys' names. None of it when that is the input."""
+    read, in the input's order, and the ``carried`` column (a window's time); and the keys'
+    names. None of it when that is the input."""
     aliases = {fingerprint(e.operand): e.name for e in selected if type(e) is _Alias}
     taken = set(plan.names)
     key_names: list[str] = []
@@ -226,7 +266,7 @@ def _projected(
         key_names.append(name)
         items.append(key.alias(name))
     read = set().union(*(columns_of(c) for e in selected for c in e.aggregates()))
-    items += [col(n) for n in plan.names if n in read and n not in key_names]
+    items += [col(n) for n in plan.names if (n in read or n == carried) and n not in key_names]
     if [getattr(i, "name", None) for i in items] == list(plan.names) and all(
         type(i) is _Column for i in items
     ):
@@ -234,10 +274,12 @@ def _projected(
     return project(plan, items, lambda i: f"$f{i}"), key_names
 
 
-def _expand(below: PlanNode, key_count: int, sets: list[tuple[int, ...]], duplicated: list[int]) -> Expand:
-    """The Expand of ``below`` (its first ``key_count`` columns the keys) for ``sets``: every
-    column, the expand id, then a copy of each ``duplicated`` key, named ``x_0`` as Flink's."""
-    width = len(below.names)
+def _expand(
+    below: PlanNode, key_count: int, sets: list[tuple[int, ...]], duplicated: list[int], trailing: list[int]
+) -> Expand:
+    """The Expand of ``below`` (its first ``key_count`` columns the keys) for ``sets``: its
+    columns, the expand id, a copy of each ``duplicated`` key (named ``x_0`` as Flink's), then
+    the ``trailing`` columns (a window's time, last as in Flink's Expand)."""
     taken = set(below.names) | {EXPAND_ID}
     copy_names = []
     for i in duplicated:
@@ -247,19 +289,27 @@ def _expand(below: PlanNode, key_count: int, sets: list[tuple[int, ...]], duplic
             name = f"{below.names[i]}_{n}"
         taken.add(name)
         copy_names.append(name)
-    left_out = [any(i not in s for s in sets) for i in range(key_count)] + [False] * (width - key_count)
-    types = [t.nullable() if out else t for t, out in zip(below.types, left_out, strict=True)]
+    leading = [c for c in range(len(below.names)) if c not in trailing]
+    left_out = {i for i in range(key_count) if any(i not in s for s in sets)}
+    types = [below.types[c].nullable() if c in left_out else below.types[c] for c in leading]
     projections = tuple(
-        tuple(c if c >= key_count or c in s else None for c in range(width)) + tuple(duplicated) for s in sets
+        tuple(c if c >= key_count or c in s else None for c in leading) + tuple(duplicated) + tuple(trailing)
+        for s in sets
     )
+    order = [*leading, *duplicated, *trailing]  # the input column behind each output column but $e
+    time = {"rowtime": below.rowtime, "proctime": below.proctime}
+    at = {k: None if c is None or c not in trailing else len(order) - len(trailing) + trailing.index(c) + 1
+          for k, c in time.items()}  # fmt: skip
     return Expand(
-        [*below.names, EXPAND_ID, *copy_names],
-        [*types, _BIGINT, *(below.types[i] for i in duplicated)],
+        [*(below.names[c] for c in leading), EXPAND_ID, *copy_names, *(below.names[c] for c in trailing)],
+        [*types, _BIGINT, *(below.types[c] for c in (*duplicated, *trailing))],
         below.updating,
         below,
         projections,
         tuple(expand_id(key_count, s) for s in sets),
-        width,
+        len(leading),
+        rowtime=at["rowtime"],
+        proctime=at["proctime"],
     )
 
 
@@ -269,7 +319,7 @@ def _grouping_value(call: GroupingCall, grouping_set: Sequence[int], group_id: i
         return group_id
     value = 0
     for key in call.keys:
-        value = (value << 1) + (0 if key in grouping_set else 1)
+        value = (value << 1) + (0 if key is None or key in grouping_set else 1)
     return value
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from millstream.table.expression.expression import Expression
+from millstream.table.expression.expression import Expression, _Column
 from millstream.table.expression.walk import fingerprint
 from millstream.table.planner.grouping_sets import GroupingCall
 from millstream.table.sql.expressions import _expression
@@ -47,6 +47,29 @@ class GroupingSets:
     keys: list[Expression] = field(default_factory=list)
     sets: list[tuple[int, ...]] = field(default_factory=list)
     calls: dict[str, GroupingCall] = field(default_factory=dict)
+
+    def without(self, columns: tuple[str, ...]) -> GroupingSets:
+        """These grouping sets with the keys that are ``columns`` taken out (a window's start
+        and end: the window aggregation groups by them); a GROUPING function of one is 0.
+
+        Raises:
+            SqlError: a grouping set leaves one of them out.
+        """
+        gone = [i for i, k in enumerate(self.keys) if type(k) is _Column and k.name in columns]
+        if any(i not in s for s in self.sets for i in gone):
+            raise SqlError(
+                f"{' and '.join(columns[:2])} must be in every grouping set of a window aggregation"
+            )
+        kept = [i for i in range(len(self.keys)) if i not in gone]
+
+        def moved(i: int | None) -> int | None:
+            return None if i is None or i in gone else kept.index(i)
+
+        return GroupingSets(
+            [self.keys[i] for i in kept],
+            [tuple(kept.index(i) for i in s if i not in gone) for s in self.sets],
+            {n: GroupingCall(c.function, tuple(moved(i) for i in c.keys)) for n, c in self.calls.items()},
+        )
 
 
 def grouping_sets(select: exp.Select) -> GroupingSets | None:

@@ -20,7 +20,7 @@ from millstream.table.expression.expression import Expression, col
 from millstream.table.expression.resolved import common_type
 from millstream.table.functions.udf import registered_function
 from millstream.table.planner import builder
-from millstream.table.planner.grouping_sets import grouping_sets_select
+from millstream.table.planner.grouping_sets import WindowGrouping, grouping_sets_select
 from millstream.table.planner.nodes import FlatMap, PlanNode, Values
 from millstream.table.planner.over import over_aggregate
 from millstream.table.planner.windows import WindowTVF, tvf_columns, window_aggregate, window_time_column
@@ -397,10 +397,19 @@ def _window_grouping(
     over grouping ``sets`` (``sql/grouping_sets.py``)."""
     names = [n.name if isinstance(n, exp.Column) else None for n in group_nodes]
     legacy = [n for n in group_nodes if isinstance(n, exp.Anonymous) and n.name.upper() in _GROUP_WINDOWS]
-    if sets is not None and (legacy or (windowed is not None and "window_start" in names)):
-        raise SqlError("GROUPING SETS, ROLLUP and CUBE in a window aggregation are not supported yet")
+    if sets is not None and legacy:
+        raise SqlError(
+            "GROUPING SETS, ROLLUP and CUBE with a group window (GROUP BY TUMBLE(...)) are not supported"
+        )
     if sets is not None:
-        return lambda items: grouping_sets_select(plan, sets.keys, sets.sets, sets.calls, items, ctx.batch)
+        grouped, base, window = sets, plan, None
+        if windowed is not None and "window_start" in names and "window_end" in names:
+            properties = ("window_start", "window_end", "window_time")
+            grouped, base = sets.without(properties), windowed.plan
+            window = WindowGrouping(windowed.spec, base.names[windowed.time_column], properties)
+        return lambda items: grouping_sets_select(
+            base, grouped.keys, grouped.sets, grouped.calls, items, ctx.batch, window
+        )
     if windowed is not None and "window_start" in names and "window_end" in names:
         keys = [_expression(n) for n, name in zip(group_nodes, names, strict=True)
                 if name not in ("window_start", "window_end", "window_time")]  # fmt: skip
