@@ -185,14 +185,17 @@ def grouping_sets_select(
         raise ValueError(f"group count must be less than 64, got {len(keys)} grouping keys")
     carried = window.time_column if window is not None else None
     below, key_names = _projected(plan, keys, selected, carried)
+    if carried in key_names:
+        raise ValueError(f"the window's time column {carried} cannot be a key of its grouping sets")
     selected = [grouped_expression(e, keys, key_names) for e in selected]
+    grouped = _Grouped(below, key_names, calls, selected, batch, window)
     counts = Counter(tuple(sorted(s)) for s in sets)
     branches = []
     for group_id in range(max(counts.values())):
         distinct = sorted(
             {s for s, n in counts.items() if n > group_id}, key=lambda s: expand_id(len(keys), s)
         )
-        branches.append(_Grouped(below, key_names, calls, selected, batch, window).branch(distinct, group_id))
+        branches.append(grouped.branch(distinct, group_id))
     result = branches[0]
     for branch in branches[1:]:
         result = union_all(result, branch)

@@ -48,18 +48,14 @@ class GroupingSets:
     sets: list[tuple[int, ...]] = field(default_factory=list)
     calls: dict[str, GroupingCall] = field(default_factory=dict)
 
-    def without(self, columns: tuple[str, ...]) -> GroupingSets:
+    def without(self, columns: tuple[str, ...]) -> GroupingSets | None:
         """These grouping sets with the keys that are ``columns`` taken out (a window's start
-        and end: the window aggregation groups by them); a GROUPING function of one is 0.
-
-        Raises:
-            SqlError: a grouping set leaves one of them out.
-        """
+        and end: the window aggregation groups by them), a GROUPING function of one 0; None
+        when a set leaves one of them out (no window aggregation then: Flink groups the window
+        TVF's rows by them as by any column)."""
         gone = [i for i, k in enumerate(self.keys) if type(k) is _Column and k.name in columns]
         if any(i not in s for s in self.sets for i in gone):
-            raise SqlError(
-                f"{' and '.join(columns[:2])} must be in every grouping set of a window aggregation"
-            )
+            return None
         kept = [i for i in range(len(self.keys)) if i not in gone]
 
         def moved(i: int | None) -> int | None:

@@ -402,14 +402,15 @@ def _window_grouping(
             "GROUPING SETS, ROLLUP and CUBE with a group window (GROUP BY TUMBLE(...)) are not supported"
         )
     if sets is not None:
-        grouped, base, window = sets, plan, None
-        if windowed is not None and "window_start" in names and "window_end" in names:
-            properties = ("window_start", "window_end", "window_time")
-            grouped, base = sets.without(properties), windowed.plan
+        properties = ("window_start", "window_end", "window_time")
+        per_window = sets.without(properties) if windowed is not None else None
+        if windowed is not None and per_window is not None and {"window_start", "window_end"} <= set(names):
+            base = windowed.plan  # a window aggregation per grouping set
             window = WindowGrouping(windowed.spec, base.names[windowed.time_column], properties)
-        return lambda items: grouping_sets_select(
-            base, grouped.keys, grouped.sets, grouped.calls, items, ctx.batch, window
-        )
+            return lambda items: grouping_sets_select(
+                base, per_window.keys, per_window.sets, per_window.calls, items, ctx.batch, window
+            )
+        return lambda items: grouping_sets_select(plan, sets.keys, sets.sets, sets.calls, items, ctx.batch)
     if windowed is not None and "window_start" in names and "window_end" in names:
         keys = [_expression(n) for n, name in zip(group_nodes, names, strict=True)
                 if name not in ("window_start", "window_end", "window_time")]  # fmt: skip
