@@ -9,6 +9,10 @@ statements (``tests/unit/table/test_sql_grouping_sets.py`` cites them).
 from __future__ import annotations
 
 import json
+import os
+import queue
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,9 @@ import pytest
 from millstream.common.types import RowKind
 from millstream.table import EnvironmentSettings, TableEnvironment
 from millstream.table.common.printing import format_value
+from millstream.testing.tables import fold_changelog
+from tests.conformance.streaming_support import publish
+from tests.conformance.test_spark_streaming_sql import _batch_result, _click_files, _drain, _environment
 from tests.unit.table.test_sql_grouping_sets import (
     _CASES,
     _FILE_CUBE,
@@ -95,3 +102,44 @@ def test_a_window_aggregation_of_grouping_sets_runs_on_spark_sql(spark: Any, tmp
     )
     assert _rows(t_env, _WINDOW_ROLLUP) == _WINDOW_ROLLUP_ROWS
     assert t_env.last_runtime == "spark"
+
+
+def test_a_rollup_on_structured_streaming_folds_to_the_batch_result(spark: Any, tmp_path: Path) -> None:
+    """Over watched files (an unbounded source), the Expand and the updating aggregation run in
+    the Structured Streaming query; the changelog Spark emits folds to the batch result (the
+    embedded runtime's, which gives PyFlink's rows for these statements)."""
+    sql = (
+        "SELECT u, GROUPING(u) AS g, COUNT(*) AS n, SUM(amount) AS total "
+        "FROM clicks WHERE u <> 'flush' GROUP BY ROLLUP(u)"
+    )
+    files = _click_files()
+    for root in (tmp_path / "batch", tmp_path):
+        for directory in ("clicks", "regions"):
+            os.makedirs(root / directory, exist_ok=True)
+    for i, lines in enumerate(files):
+        publish(tmp_path / "batch" / "clicks", f"part-{i}.csv", lines)
+    expected = _batch_result(tmp_path / "batch", sql)
+    assert len(expected) == 6, "five users and the grand total"
+    publish(tmp_path / "clicks", "part-0.csv", files[0])
+    t_env = _environment(tmp_path, "spark", streaming=True)
+    changes: list[tuple[str, tuple[Any, ...]]] = []
+    deadline = time.monotonic() + 120
+    with t_env.execute_sql(sql).collect() as rows:
+        arrived: queue.Queue[Any] = queue.Queue()
+        reader = threading.Thread(target=_drain, args=(rows, arrived), daemon=True)
+        reader.start()
+        published = 1
+        while fold_changelog(changes) != expected or published < len(files):
+            try:
+                row = arrived.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"the changelog folds to {fold_changelog(changes)}, not {expected}")
+            if isinstance(row, BaseException):
+                raise row
+            assert spark.streams.active, "the query runs on Structured Streaming"
+            changes.append((str(row.get_row_kind()), tuple(row)))
+            if published < len(files):  # more files once the query has produced results
+                publish(tmp_path / "clicks", f"part-{published}.csv", files[published])
+                published += 1
+    reader.join(timeout=30)
+    assert {kind for kind, _ in changes} >= {"+I", "-U", "+U"}, "an updating changelog"
