@@ -42,6 +42,9 @@ pytestmark = pytest.mark.timeout(600)
 
 # every case but a plain GROUP BY's (no Expand) and the one of no rows
 _ON_SPARK = [c for c in _CASES if c not in ("grouping_in_a_plain_group_by", "rollup_of_no_rows")]
+# LISTAGG and BATCH's DISTINCT aggregates (folded in ascending order) have no Spark SQL
+# translation, with grouping sets or without: these run through the DataStream translation
+_DATASTREAM_ON_SPARK = {"other_aggregates", "distinct_aggregates"}
 
 
 def _t_env(mode: str) -> TableEnvironment:
@@ -71,7 +74,8 @@ def test_grouping_sets_run_on_spark_sql(spark: Any, tmp_path: Path) -> None:
     for case in _ON_SPARK:
         sql, _, expected = _CASES[case]
         assert _rows(t_env, sql) == expected, case
-        assert t_env.last_runtime == "spark", f"{case} ran through the {t_env.last_runtime} translation"
+        runtime = "datastream" if case in _DATASTREAM_ON_SPARK else "spark"
+        assert t_env.last_runtime == runtime, f"{case} ran through the {t_env.last_runtime} translation"
     path = tmp_path / "ev.json"
     path.write_text(
         "".join(json.dumps({k: v for k, v in r.items() if v is not None}) + "\n" for r in _rows_of_file())

@@ -47,7 +47,7 @@ from millstream.table.common.types import DataTypes
 from millstream.table.common.window_spec import WindowSpec
 from millstream.table.expression.expression import AggregateCall, Expression, _Alias, _Column, col, lit
 from millstream.table.expression.logic import if_then_else, or_
-from millstream.table.expression.walk import columns_of, fingerprint, replaced
+from millstream.table.expression.walk import children, columns_of, fingerprint, replaced
 from millstream.table.planner.columnar import ArrowPlan, columnar_plan
 from millstream.table.planner.nodes import PlanNode, columnar_scan
 from millstream.table.planner.projection import aggregate, grouped_expression, project
@@ -188,6 +188,7 @@ def grouping_sets_select(
     if carried in key_names:
         raise ValueError(f"the window's time column {carried} cannot be a key of its grouping sets")
     selected = [grouped_expression(e, keys, key_names) for e in selected]
+    _check_grouped(selected, {*key_names, *calls, *(window.properties if window is not None else ())})
     grouped = _Grouped(below, key_names, calls, selected, batch, window)
     counts = Counter(tuple(sorted(s)) for s in sets)
     branches = []
@@ -245,6 +246,27 @@ class _Grouped:
 
 
 _BIGINT = DataTypes.BIGINT(False)
+
+
+def _check_grouped(selected: list[Expression], grouped: set[str]) -> None:
+    """Every column ``selected`` reads outside aggregate calls is a key (or ``grouped``).
+
+    Raises:
+        ValueError: one is not, as Calcite's validator says it.
+    """
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        if type(node) is _Column and node.name not in grouped:
+            found.append(node.name)
+        elif not isinstance(node, AggregateCall):
+            for child in children(node):
+                visit(child)
+
+    for expression in selected:
+        visit(expression)
+    if found:
+        raise ValueError(f"Expression '{found[0]}' is not being grouped")
 
 
 def _projected(
