@@ -2,16 +2,16 @@
 operations (``execution.target: spark`` with a batch TableEnvironment).
 
 The plan is translated operator by operator from the exec nodes of its physical plan, the
-operators ``explain`` prints (``planner/exec_nodes.py``; never re-parsed from SQL text): values and filesystem
-tables become DataFrames (Spark reads the same CSV / JSON / Parquet files and ``k=v``
-partition directories), projections and filters become Spark Column expressions, group
-aggregation ``groupBy().agg()``, joins ``DataFrame.join``, ``ORDER BY`` / ``LIMIT``
-``orderBy`` / ``limit`` / ``offset``, tumbling and hopping window aggregation
-``window()``. Expressions Spark has no equal for (Flink's CAST to STRING, user functions ...)
-run as Python UDFs of millstream's own compiled expression, so they mean the same on both
-runtimes. A plan with a node this translation does not cover (streaming-only operators,
-user-defined aggregates, table functions ...) returns None: the job then runs through the
-DataStream translation on Spark, which covers everything.
+operators ``explain`` prints (``planner/exec_nodes.py``; never re-parsed from SQL text): values
+and filesystem tables become DataFrames (Spark reads the same CSV / JSON / Parquet files and
+``k=v`` partition directories), projections and filters become Spark Column expressions, group
+aggregation ``groupBy().agg()``, joins ``DataFrame.join``, ``ORDER BY`` / ``LIMIT`` ``orderBy``
+/ ``limit`` / ``offset``, tumbling and hopping window aggregation ``window()``, an aggregation
+of grouping sets (an Expand below it) ``groupingSets()``. Expressions Spark has no equal for
+(Flink's CAST to STRING, user functions ...) run as Python UDFs of millstream's own compiled
+expression, so they mean the same on both runtimes. A plan with a node this translation does
+not cover (streaming-only operators, user-defined aggregates, table functions ...) returns
+None: the job then runs through the DataStream translation on Spark, which covers everything.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from millstream.table.functions.aggregates import DISTINCT, FILTERED
 from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
 from millstream.table.planner import nodes as p
 from millstream.table.planner.aggregate import Aggregate
+from millstream.table.planner.grouping_sets import EXPAND_ID, Expand
 from millstream.table.planner.windows import WindowAggregate
 
 __all__ = ["Untranslatable", "run_table_plan", "to_dataframe"]
@@ -130,7 +131,7 @@ def to_dataframe(x: Any, spark: Any) -> Any:
         and grouped.argument_expressions is not None
         and name in ("HashAggregate", "GroupAggregate", "WindowAggregate")
     ):
-        frame = _aggregate(grouped, to_dataframe(x.inputs[0], spark))
+        frame = _group_aggregate(grouped, x.inputs[0], spark)
         return frame if grouped is node else _calc(node, frame, grouped)
     if isinstance(node, WindowAggregate) and node.spec is not None and node.spec.kind in ("TUMBLE", "HOP"):
         below = x.inputs[0]  # an Exchange; in two phases, over the local phase
@@ -195,8 +196,29 @@ def _union(x: Any, node: Any, spark: Any) -> Any:
     return union.toDF(*node.names)
 
 
+def _expand(x: Any, node: Any, spark: Any) -> Any:
+    """An Expand (below a window aggregation of grouping sets; a group aggregation's runs as
+    ``groupingSets()``): each row once per projection, as Spark's ``inline`` of an array of
+    structs, the columns a projection leaves out NULL of their type."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
+    from pyspark.sql import functions as F
+
+    frame = to_dataframe(x.inputs[0], spark)
+    inputs, names = list(node.input.names), [n for n in node.names if n != EXPAND_ID]
+    types = [t for n, t in zip(node.names, node.types, strict=True) if n != EXPAND_ID]
+    copies = []
+    for projection, value in zip(node.projections, node.ids, strict=True):
+        fields = [
+            (F.lit(None).cast(spark_type(t)) if source is None else _column(inputs[source])).alias(name)
+            for source, name, t in zip(projection, names, types, strict=True)
+        ]
+        fields.insert(node.id_column, F.lit(value).cast("long").alias(EXPAND_ID))
+        copies.append(F.struct(*fields))
+    return frame.select(F.inline(F.array(*copies)))
+
+
 # exec nodes of insert-only plans translated by name alone
-_BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union": _union}
+_BY_NAME: dict[str, Callable[[Any, Any, Any], Any]] = {"Limit": _limit, "Union": _union, "Expand": _expand}
 
 
 def _calc(node: Any, frame: Any, source: Any) -> Any:
@@ -306,6 +328,43 @@ def _aggregate(node: Any, frame: Any) -> Any:
     if not keys:
         return frame.agg(*aggregates)
     return frame.groupBy(*keys).agg(*aggregates)
+
+
+def _group_aggregate(node: Any, below: Any, spark: Any) -> Any:
+    """A group aggregation of the rows of exec node ``below`` (an Exchange; over an Expand for
+    a GROUP BY of grouping sets)."""
+    expand = below.inputs[0] if below.inputs else None
+    if isinstance(node.input, Expand) and expand is not None and expand.node is node.input:
+        return _grouping_sets(node, expand, spark)
+    return _aggregate(node, to_dataframe(below, spark))
+
+
+def _grouping_sets(node: Any, expand: Any, spark: Any) -> Any:
+    """The aggregation of an Expand (``planner/grouping_sets.py``) as Spark's own ``GROUPING
+    SETS`` over the Expand's input: its keys grouped in each projection's set, the expand id
+    ``$e`` Spark's ``grouping_id()`` (the same bits: one per key, the first key's the highest,
+    set when the set leaves the key out), the keys' copies the aggregate calls read (``x_0``) as
+    columns of the input."""
+    # pyspark is optional (the [spark] extra): imported when the Spark runner runs a job
+    from pyspark.sql import functions as F
+
+    plan = expand.node
+    source = plan.input
+    width = len(source.names)
+    keys = [_column(n) for n in node.names[: len(node.key_expressions) - 1]]  # the keys, then $e
+    copies = [
+        _column(source.names[i]).alias(plan.names[width + 1 + n])
+        for n, i in enumerate(plan.projections[0][width:])
+    ]
+    frame = to_dataframe(expand.inputs[0], spark).select(*[_column(n) for n in source.names], *copies)
+    sets = [
+        [keys[c] for c in range(len(keys)) if projection[c] is not None] for projection in plan.projections
+    ]
+    names = [n for n in plan.names if n != EXPAND_ID]
+    types = [t for n, t in zip(plan.names, plan.types, strict=True) if n != EXPAND_ID]
+    aggregates = _aggregate_columns(node, names, types)
+    grouped = frame.groupingSets(sets, *keys).agg(*aggregates, F.grouping_id(*keys).alias(EXPAND_ID))
+    return grouped.select(*[_column(n) for n in node.names])
 
 
 def _window_aggregate(node: Any, frame: Any) -> Any:

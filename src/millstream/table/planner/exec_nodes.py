@@ -38,6 +38,7 @@ from millstream.table.expression import expression as e
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.columnar import columnar_plan
 from millstream.table.planner.explain_expressions import _named, render
+from millstream.table.planner.grouping_sets import Expand, expand_arrow_plan, expand_terms
 from millstream.table.planner.joins import split_condition
 from millstream.table.planner.match import MatchRecognize, match_exec_terms
 from millstream.table.planner.nodes import (
@@ -150,6 +151,8 @@ def _execution(node: PlanNode, below: list[Execution], config: Any, reuse: Any, 
     if isinstance(node, Aggregate) and node.attached is not None:
         exact = all(isinstance(f, str) and exact_aggregate(f, t) for f, _, t in node.calls)
         return Execution(arrow, attached_on_arrow=columnar and exact)
+    if isinstance(node, Expand):  # the scan's batches expanded on Arrow
+        return Execution(expand_arrow_plan(node, below[0].arrow, reuse)) if columnar else _ROWS
     if isinstance(node, Sink):
         takes = getattr(node.table_sink, "takes_batches", False)
         return Execution(arrow, sink_batches=takes and below[0].arrow is not None)
@@ -259,6 +262,8 @@ def over_aggregate(node: Any) -> list[tuple[Any, str]] | None:
     total ... GROUP BY s``): its items, which Flink prints inside the aggregate node."""
     if not (isinstance(node, Project) and node.expressions is not None and isinstance(node.input, Aggregate)):
         return None
+    if isinstance(node.input.input, Expand):  # a Calc leaves out $e, as Flink's
+        return None
     keys = {getattr(k, "name", None) for k in node.input.key_expressions or []}
     items = []
     for expression, name in zip(node.expressions, node.names, strict=True):
@@ -317,6 +322,8 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         return _Line("TableSourceScan", terms, node, [])
     if isinstance(node, Sink):
         return _Line("Sink", sink_terms(node), node, children)
+    if isinstance(node, Expand):
+        return _Line("Expand", expand_terms(node), node, children)
     if isinstance(node, ChangelogNormalize):
         key = [inputs[0][i] for i in node.key_indexes]
         exchange = _Line("Exchange", [f"distribution=[hash[{', '.join(key)}]]"], None, children)

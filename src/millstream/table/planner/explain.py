@@ -27,6 +27,7 @@ from millstream.table.planner import nodes as p
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.exec_nodes import ExecNode, over_aggregate, sink_terms, source_name
 from millstream.table.planner.explain_expressions import render
+from millstream.table.planner.grouping_sets import Expand, expand_terms
 from millstream.table.planner.match import MatchRecognize, match_logical_terms
 from millstream.table.planner.planning import plan_phases
 from millstream.table.planner.sources import FromDataStream
@@ -123,7 +124,14 @@ def _logical(node: Any) -> _Line:
         )
     if isinstance(node, p.Sink):
         return _Line("LogicalSink", sink_terms(node), node, children)
+    return _logical_other(node, names, children)
+
+
+def _logical_other(node: Any, names: list[str], children: list[_Line]) -> _Line:
+    """The logical line of an Expand, a watermark assigner, a join or any other node."""
     kind = type(node).__name__
+    if isinstance(node, Expand):
+        return _Line("LogicalExpand", expand_terms(node), node, children)
     if kind == "WatermarkAssigner":
         watermark = f"watermark=[{node.watermark_sql}]" if node.watermark_sql else "watermark=[]"
         return _Line(

@@ -81,8 +81,12 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
         return f"{go(expression.operand)} {test}" if infix else f"{test}({go(expression.operand)})"
     if kind is e._Cast:
         return f"CAST({go(expression.operand)} AS {expression.data_type!r})"
-    if kind is _IfThenElse:
-        return f"CASE({go(expression.condition)}, {go(expression.then)}, {go(expression.otherwise)})"
+    if kind is _IfThenElse:  # CASE(c1, v1, c2, v2, ..., else): Calcite's one call for every WHEN
+        parts, branch = [], expression
+        while type(branch) is _IfThenElse:
+            parts += [go(branch.condition), go(branch.then)]
+            branch = branch.otherwise
+        return f"CASE({', '.join([*parts, go(branch)])})"
     if isinstance(expression, e.AggregateCall):
         operand = expression.operand
         if type(operand) is _Tuple:

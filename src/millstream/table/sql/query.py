@@ -20,6 +20,7 @@ from millstream.table.expression.expression import Expression, col
 from millstream.table.expression.resolved import common_type
 from millstream.table.functions.udf import registered_function
 from millstream.table.planner import builder
+from millstream.table.planner.grouping_sets import WindowGrouping, grouping_sets_select
 from millstream.table.planner.nodes import FlatMap, PlanNode, Values
 from millstream.table.planner.over import over_aggregate
 from millstream.table.planner.windows import WindowTVF, tvf_columns, window_aggregate, window_time_column
@@ -35,6 +36,7 @@ from millstream.table.sql.expressions import (
     _interval_ms,
     _scope_of,
 )
+from millstream.table.sql.grouping_sets import GroupingSets, grouping_sets
 from millstream.table.sql.match_recognize import match_recognize
 from millstream.table.sql.order import order_and_limit
 from millstream.table.sql.parser import _TVFS, SqlError
@@ -360,6 +362,7 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
                 windowed.plan = builder.filter_rows(windowed.plan, condition)
             except ValueError:
                 windowed = None  # the condition reads window columns: aggregate the filtered TVF rows
+    sets = grouping_sets(select)  # GROUPING SETS / ROLLUP / CUBE; GROUPING(...) as placeholders
     items: list[Expression] = []
     for position, e in enumerate(select.expressions):
         items.extend(_items(plan, e, position))
@@ -369,7 +372,7 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
     aggregating = group is not None or any(e.aggregates() for e in items)
     if aggregating:
         group_nodes = list(group.expressions) if group is not None else []
-        aggregate = _window_grouping(ctx, plan, windowed, group_nodes)
+        aggregate = _window_grouping(ctx, plan, windowed, group_nodes, sets)
         if having is not None:
             condition = _expression(having.this).alias("$having")
             grouped = aggregate(items + [condition])
@@ -388,12 +391,31 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
 
 
 def _window_grouping(
-    ctx: SqlContext, plan: PlanNode, windowed: _Windowed | None, group_nodes: list[exp.Expression]
+    ctx: SqlContext,
+    plan: PlanNode,
+    windowed: _Windowed | None,
+    group_nodes: list[exp.Expression],
+    sets: GroupingSets | None = None,
 ) -> Callable[[list[Expression]], PlanNode]:
     """How the select list is aggregated: a window aggregation (GROUP BY window_start,
-    window_end of a window TVF, or GROUP BY TUMBLE(ts, size) ...) or a group aggregation."""
+    window_end of a window TVF, or GROUP BY TUMBLE(ts, size) ...), a group aggregation, or one
+    over grouping ``sets`` (``sql/grouping_sets.py``)."""
     names = [n.name if isinstance(n, exp.Column) else None for n in group_nodes]
     legacy = [n for n in group_nodes if isinstance(n, exp.Anonymous) and n.name.upper() in _GROUP_WINDOWS]
+    if sets is not None and legacy:
+        raise SqlError(
+            "GROUPING SETS, ROLLUP and CUBE with a group window (GROUP BY TUMBLE(...)) are not supported"
+        )
+    if sets is not None:
+        properties = ("window_start", "window_end", "window_time")
+        per_window = sets.without(properties) if windowed is not None else None
+        if windowed is not None and per_window is not None and {"window_start", "window_end"} <= set(names):
+            base = windowed.plan  # a window aggregation per grouping set
+            window = WindowGrouping(windowed.spec, base.names[windowed.time_column], properties)
+            return lambda items: grouping_sets_select(
+                base, per_window.keys, per_window.sets, per_window.calls, items, ctx.batch, window
+            )
+        return lambda items: grouping_sets_select(plan, sets.keys, sets.sets, sets.calls, items, ctx.batch)
     if windowed is not None and "window_start" in names and "window_end" in names:
         keys = [_expression(n) for n, name in zip(group_nodes, names, strict=True)
                 if name not in ("window_start", "window_end", "window_time")]  # fmt: skip
