@@ -337,6 +337,8 @@ def _read_lines(
 
 def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[Any, ...]]:
     table = pq.read_table(path, columns=[n for n, _ in columns])
+    if not columns:  # a query reading no column of the file (SELECT RAND() FROM t): its rows
+        return [()] * table.num_rows
     data = []
     for i, (_, data_type) in enumerate(columns):
         values = table.column(i).to_pylist()
