@@ -85,9 +85,12 @@ class TableEnvironment(CatalogMethods):
         return self._config
 
     def _planner_options(self) -> dict[str, str]:
-        """The options the planner reads (``table.*``, ``parallelism.default`` ...), as a
-        mapping of keys to values: the planner never calls back into the Table API."""
-        return self._config.get_configuration().to_dict()
+        """The options the planner reads (``table.*``, ``parallelism.default`` ..., and the
+        environment's ``execution.runtime-mode``), as a mapping of keys to values: the planner
+        never calls back into the Table API."""
+        options = self._config.get_configuration().to_dict()
+        options["execution.runtime-mode"] = "BATCH" if self._batch else "STREAMING"
+        return options
 
     # -- tables ------------------------------------------------------------------------------------------
 

@@ -65,7 +65,8 @@ def replaced(
 
 def fingerprint(expression: Any) -> Any:
     """A value equal for expressions of the same structure (``GROUP BY UPPER(s)`` matches
-    ``SELECT UPPER(s)``); expressions holding functions or other objects compare by identity."""
+    ``SELECT UPPER(s)``); expressions holding functions or other objects compare by identity,
+    unless the object's class names a ``fingerprint_atom`` (a call's ``QueryClock``)."""
     parts: list[Any] = [type(expression).__name__]
     for name, value in sorted(vars(expression).items()):
         if isinstance(value, Expression):
@@ -97,7 +98,8 @@ _VALUES = (
 def _atom(value: Any) -> Any:
     if value is None or isinstance(value, _VALUES):
         return (type(value).__name__, repr(value))
-    return ("id", id(value))
+    atom = getattr(type(value), "fingerprint_atom", None)  # an object equal to all of its kind
+    return ("id", id(value)) if atom is None else atom
 
 
 def conjuncts(condition: Any) -> list[Any]:

@@ -6,7 +6,9 @@ functions give Java's ``Math`` results where Python's raise (``LN(0)`` -Infinity
 and ``ASIN(2)`` NaN, ``EXP(1000)`` Infinity), ``RAND(seed)`` is Java's ``java.util.Random`` sequence,
 ``LOG(b, x)`` the logarithm of ``x`` in base ``b``, ``LOCATE`` / ``INSTR`` 1-based with 0 for
 not found, ``DAYOFWEEK`` 1 for Sunday, hashes as lowercase hex strings, ``CURRENT_TIMESTAMP``
-a TIMESTAMP_LTZ(3) read when the row is computed (streaming: per record, as Flink's).
+a TIMESTAMP_LTZ(3) of the query's start in BATCH mode and read per record in STREAMING mode
+(``functions/query_time.py``: the implementations here are the per-record ones),
+``CURRENT_ROW_TIMESTAMP()`` and ``PROCTIME()`` read per record in both.
 """
 
 from __future__ import annotations
@@ -261,6 +263,7 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition("CURRENT_TIMESTAMP", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
     FunctionDefinition("PROCTIME", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
     FunctionDefinition("NOW", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
+    FunctionDefinition("CURRENT_ROW_TIMESTAMP", _now_ltz, _always(DataTypes.TIMESTAMP_LTZ(3, False))),
     FunctionDefinition("LOCALTIMESTAMP", _local_now, _always(DataTypes.TIMESTAMP(3, False))),
     FunctionDefinition("CURRENT_DATE", lambda: datetime.date.today(), _always(DataTypes.DATE(False))),
     FunctionDefinition("CURRENT_TIME", lambda: _local_now().time(), _always(DataTypes.TIME(0, False))),

@@ -43,6 +43,7 @@ from millstream.table.functions.definition import (
 )
 from millstream.table.functions.json_functions import JSON_FUNCTIONS
 from millstream.table.functions.like import like
+from millstream.table.functions.query_time import QUERY_LEVEL, QueryClock
 from millstream.table.functions.strings import STRINGS
 from millstream.table.functions.temporal import TEMPORAL
 from millstream.table.functions.variants import VARIANTS
@@ -337,7 +338,6 @@ _ALIASES = {
     "SUBSTR": "SUBSTRING",
     "UPPER_CASE": "UPPER",
     "LOWER_CASE": "LOWER",
-    "CURRENT_ROW_TIMESTAMP": "CURRENT_TIMESTAMP",
     "POW": "POWER",
     "LCASE": "LOWER",
     "UCASE": "UPPER",
@@ -357,11 +357,13 @@ def builtin_definition(name: str) -> FunctionDefinition | None:
 
 
 class _Call(Expression):
-    """A built-in function applied to argument expressions."""
+    """A built-in function applied to argument expressions. ``clock``: the clock a query-level
+    time function reads (``functions/query_time.py``; None for the other functions)."""
 
     def __init__(self, name: str, args: list[Expression]) -> None:
         upper = name.upper()
         self.name_, self.args = _ALIASES.get(upper, upper), args
+        self.clock = QueryClock() if self.name_ in QUERY_LEVEL and not args else None
 
     def aggregates(self) -> list[Any]:
         return [a for arg in self.args for a in arg.aggregates()]
@@ -385,6 +387,9 @@ class _Call(Expression):
             rounded = _round_type(compiled[0].data_type, places if isinstance(places, int) else None)
             result_type = nullable_if_any(rounded, *(c.data_type for c in compiled))
         impl = in_width(impl, result_type.root)  # an integer in its type's width, as Java's
+        if self.clock is not None:  # the query's start in BATCH mode, else the clock per record
+            clock, value_at = self.clock, QUERY_LEVEL[self.name_]
+            return Compiled(lambda row: value_at(clock.now()), result_type, None)
         if spec.null_aware:
 
             def apply(row: tuple[Any, ...]) -> Any:

@@ -18,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.common.config_options import RUNTIME_MODE
 from millstream.table.common.options import REUSE_SOURCE, REUSE_SUB_PLAN, option_value
+from millstream.table.functions.query_time import start_query
 from millstream.table.planner.exec_nodes import PhysicalPlan, physical_plan
 from millstream.table.planner.nodes import PlanNode
 from millstream.table.planner.reuse import PlanReuse
@@ -58,6 +60,8 @@ def plan_phases(plans: list[PlanNode], config: Any) -> tuple[list[PlanNode], Pla
 
 
 def plan_job(env: Any, config: Any, plans: list[PlanNode]) -> tuple[list[PlanNode], PlanningContext]:
-    """The optimized ``plans`` and the context to translate them on ``env`` with."""
+    """The optimized ``plans`` and the context to translate them on ``env`` with; the query
+    starts (in BATCH mode its time functions read this instant: ``functions/query_time.py``)."""
     plans, reuse, physical = plan_phases(plans, config)
+    start_query(plans, batch=option_value(config, RUNTIME_MODE).upper() == "BATCH")
     return plans, PlanningContext(env, config, reuse, physical)

@@ -136,7 +136,11 @@ def _code(expression: Any, names: list[str], types: list[DataType], w: _Writer) 
         then = _code(expression.then, names, types, w)
         otherwise = _code(expression.otherwise, names, types, w)
         return f"({then} if ({condition}) else {otherwise})"
-    elif kind is _Call and getattr(BUILTIN_FUNCTIONS.get(expression.name_), "bind", True) is None:
+    elif (
+        kind is _Call
+        and expression.clock is None  # (a query-level time function reads its call's clock: its closure)
+        and getattr(BUILTIN_FUNCTIONS.get(expression.name_), "bind", True) is None
+    ):
         spec = BUILTIN_FUNCTIONS[expression.name_]  # (a function bound to its argument types: its closure)
         args = [_code(a, names, types, w) for a in expression.args]
         fn = w.function(spec.impl)

@@ -88,7 +88,7 @@ def _column_name(node: exp.Column) -> str:
 
 
 _NILADIC = {"LOCALTIMESTAMP": "LOCALTIMESTAMP", "LOCALTIME": "CURRENT_TIME", "CURRENT_TIME": "CURRENT_TIME"}
-_NILADIC["CURRENT_ROW_TIMESTAMP"] = "NOW"  # functions without parentheses, read as columns by sqlglot
+_NILADIC["CURRENT_ROW_TIMESTAMP"] = "CURRENT_ROW_TIMESTAMP"  # without parentheses, read as columns by sqlglot
 
 
 def _is_map_constructor(node: exp.Expression) -> bool:
