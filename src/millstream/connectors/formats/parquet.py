@@ -17,6 +17,7 @@ from millstream.connectors.file.readers import FileReader, FileSourceSplit
 from millstream.connectors.file.source import BulkFormat
 from millstream.connectors.formats.common import _fields_of, _named_row, _nullable
 from millstream.table.common.factories import Decoder, Encoder, FormatFactory
+from millstream.table.common.timestamps import arrow_nano_timestamps, instant_epoch_nanos, to_epoch_nanos
 from millstream.table.common.types import ArrayType, DataType, RowType
 
 __all__ = ["PARQUET", "ParquetBulkWriters", "ParquetColumnarRowInputFormat"]
@@ -123,12 +124,17 @@ class _ParquetReader(FileReader):
 
     def _rows(self, batch: Any) -> list[Row]:
         n = batch.num_rows
-        columns = []
+        columns: list[list[Any]] = []
         for name, convert in zip(self._columns, self._converters):
             if name is None:
                 columns.append([None] * n)
                 continue
-            values = batch.column(name).to_pylist()
+            column = batch.column(name)
+            nanos = arrow_nano_timestamps(column)  # (to_pylist would lose the nanoseconds)
+            if nanos is not None:
+                columns.append(nanos)
+                continue
+            values = column.to_pylist()
             columns.append(values if convert is None else [convert(v) for v in values])
         names = self._names
         return [_named_row(names, list(values)) for values in zip(*columns)]
@@ -204,6 +210,11 @@ def _arrow_value(data_type: DataType) -> Callable[[Any], Any]:
     if data_type.root == "MAP":
         value = _arrow_value(data_type.value_type)  # type: ignore[attr-defined]
         return lambda v: None if v is None else [(k, value(x)) for k, x in v.items()]
+    if data_type.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and data_type.params and data_type.params[0] > 6:
+        # a timestamp[ns] column (DataType.to_arrow): the epoch nanoseconds, which a datetime
+        # (to the microsecond) would lose; a TIMESTAMP_LTZ's of its instant
+        epoch = instant_epoch_nanos if data_type.root == "TIMESTAMP_LTZ" else to_epoch_nanos
+        return lambda v: None if v is None else epoch(v)
     return lambda v: v
 
 

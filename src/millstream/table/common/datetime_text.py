@@ -15,6 +15,7 @@ from millstream.table.common.timestamps import nano_of_second, with_nano_of_seco
 
 __all__ = [
     "DateTimeParseError",
+    "iso_timestamp",
     "parse_date",
     "parse_time",
     "parse_timestamp",
@@ -79,6 +80,20 @@ def parse_timestamp(text: str, precision: int) -> datetime.datetime:
         return with_nano_of_second(whole, nanos)
     except ValueError:
         raise DateTimeParseError(f"Text '{text}' could not be parsed") from None
+
+
+def iso_timestamp(text: str) -> datetime.datetime:
+    """An ISO date-time (a CSV or JSON field of a TIMESTAMP column); a fraction of more than
+    six digits keeps its nanoseconds (Python's ``fromisoformat`` cuts them), and a zone (the
+    ``Z`` of a TIMESTAMP_LTZ) is kept."""
+    nanos = _NANO_FRACTION.fullmatch(text)
+    if nanos is None:
+        return datetime.datetime.fromisoformat(text)
+    whole = datetime.datetime.fromisoformat(nanos[1] + (nanos[3] or ""))
+    return with_nano_of_second(whole, int((nanos[2] + "00")[:9]))
+
+
+_NANO_FRACTION = re.compile(r"(.*?)\.(\d{7,})(Z|[+-]\d\d:?\d\d)?")
 
 
 def timestamp_text(value: datetime.datetime, precision: int) -> str:

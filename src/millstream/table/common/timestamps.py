@@ -25,8 +25,10 @@ from millstream.common.time import Instant
 __all__ = [
     "EPOCH",
     "NanoTimestamp",
+    "arrow_nano_timestamps",
     "from_epoch_millis",
     "from_epoch_nanos",
+    "instant_epoch_nanos",
     "java_instant_string",
     "java_local_date_time_string",
     "nano_of_second",
@@ -164,11 +166,41 @@ def from_epoch_nanos(nanos: int) -> datetime.datetime:
     return with_nano_of_second(EPOCH + datetime.timedelta(seconds=seconds), fraction)
 
 
+def _utc_zone() -> bool:
+    return time.timezone == 0 and time.altzone == 0
+
+
+def instant_epoch_nanos(value: datetime.datetime) -> int:
+    """Nanoseconds since the epoch of a TIMESTAMP_LTZ value's instant (a value without a zone
+    is the local wall clock, as the row path holds them)."""
+    if value.tzinfo is None and not _utc_zone():
+        value = value.astimezone(datetime.UTC)  # (a NanoTimestamp keeps its nanoseconds)
+    return to_epoch_nanos(value)
+
+
+def arrow_nano_timestamps(array: Any) -> list[datetime.datetime | None] | None:
+    """The values of an Arrow ``timestamp[ns]`` array (a TIMESTAMP(7..9) or TIMESTAMP_LTZ(7..9)
+    column) as the row path holds them, their nanoseconds kept: an array with a zone holds
+    instants, given as the local wall clock (TIMESTAMP_LTZ). None for any other array, whose
+    ``to_pylist`` gives its values (of a ``timestamp[ns]`` array pandas' or, without pandas,
+    an error past the microseconds)."""
+    kind = array.type
+    if not str(kind).startswith("timestamp[ns"):
+        return None
+    values: list[datetime.datetime | None] = [
+        None if n is None else from_epoch_nanos(n) for n in array.cast("int64").to_pylist()
+    ]
+    if kind.tz is None or _utc_zone():
+        return values
+    utc = datetime.UTC
+    return [None if v is None else v.replace(tzinfo=utc).astimezone().replace(tzinfo=None) for v in values]
+
+
 def to_epoch_millis(value: Any, root: str) -> int:
     """Epoch milliseconds of a TIMESTAMP (as UTC) or TIMESTAMP_LTZ (in the local zone) value."""
     if root == "TIMESTAMP_LTZ":
         if value.tzinfo is None:
-            if time.timezone == 0 and time.altzone == 0:  # a UTC local zone: no zone lookup (slow)
+            if _utc_zone():  # a UTC local zone: no zone lookup (slow)
                 return (value - EPOCH) // _MILLI
             value = value.astimezone()  # the local zone's wall-clock time
         return (value - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)) // _MILLI

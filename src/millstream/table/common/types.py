@@ -18,6 +18,7 @@ from typing import Any
 
 from millstream.common.typeinfo import BasicTypeInfo, RowTypeInfo, TupleTypeInfo, TypeInformation, Types
 from millstream.common.types import Row
+from millstream.table.common.datetime_text import iso_timestamp
 
 __all__ = ["ArrayType", "DataType", "DataTypes", "MapType", "RowField", "RowType"]
 
@@ -81,8 +82,9 @@ class DataType:
         root, params = self.root, self.params
         if root == "DECIMAL":
             return pa.decimal128(*params)
-        if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            unit = "ms" if params and params[0] <= 3 else "us"
+        if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):  # the unit that holds the precision's digits
+            precision = params[0] if params else 6
+            unit = "ms" if precision <= 3 else "us" if precision <= 6 else "ns"
             return pa.timestamp(unit, tz="UTC" if root == "TIMESTAMP_LTZ" else None)
         if root == "TIME":
             return pa.time32("ms") if not params or params[0] <= 3 else pa.time64("us")
@@ -473,7 +475,7 @@ def _time(text: str) -> datetime.time:
 
 
 def _timestamp(text: str) -> datetime.datetime:
-    return datetime.datetime.fromisoformat(text.strip())
+    return iso_timestamp(text.strip())
 
 
 def _bytes(text: str) -> bytes:

@@ -46,6 +46,7 @@ from millstream.table.common.factories import (
 from millstream.table.common.options import parse_duration_ms
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.table_source import TableSource
+from millstream.table.common.timestamps import arrow_nano_timestamps
 from millstream.table.common.types import DataType, DataTypes, _same
 from millstream.table.functions.aggregates import to_float32
 
@@ -341,6 +342,10 @@ def _read_parquet(path: str, columns: list[tuple[str, DataType]]) -> list[tuple[
         return [()] * table.num_rows
     data = []
     for i, (_, data_type) in enumerate(columns):
+        nanos = arrow_nano_timestamps(table.column(i))  # a TIMESTAMP(9)'s, to the nanosecond
+        if nanos is not None:
+            data.append(nanos)
+            continue
         values = table.column(i).to_pylist()
         convert = data_type.from_arrow()
         if convert is not _same:  # only types whose Arrow value differs from the Python one

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from millstream.table.common.casts import INTEGER_RANGES
+from millstream.table.common.timestamps import arrow_nano_timestamps
 from millstream.table.common.types import DataType
 from millstream.table.expression import expression as e
 from millstream.table.expression.calls import _IfThenElse
@@ -235,6 +236,9 @@ def python_values(array: Any, data_type: DataType) -> list[Any]:
                     for index in int64_numpy(pc.indices_nonzero(pc.is_null(array))).tolist():
                         values[index] = None
                 return values
+    nanos = arrow_nano_timestamps(array)  # a TIMESTAMP(9)'s, to the nanosecond (to_pylist's lose them)
+    if nanos is not None:
+        return nanos
     values = array.to_pylist()
     convert = arrow_output(data_type)
     return values if convert is None else convert(values)
