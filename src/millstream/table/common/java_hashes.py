@@ -1,7 +1,10 @@
 """Java's ``hashCode`` of Flink's internal values, and the order a ``java.util.HashMap`` holds
 its keys in: what decides the order of a value Flink builds in a ``HashMap`` (COLLECT's
 multiset is its accumulator's ``MapView``: PyFlink 2.3.0 prints COLLECT over 'b', 'a', 'c',
-'a' as ``{a=2, c=1, b=1}``).
+'a' as ``{a=2, c=1, b=1}``). With ``external``, the hashes of the Java classes a value
+becomes outside the runtime (``String``, ``Integer``, ``BigDecimal``, ``LocalDate``,
+``LocalDateTime``, ``Instant`` ...): a MAP given to a sink as a ``java.util.Map`` (the print
+connector's ``{zz=4, Aa=5, a=2}``) is a ``HashMap`` of those.
 
 The hashes are those of the classes Flink's runtime holds values in: ``Integer``, ``Long``,
 ``Double`` ... for numbers, ``BinaryStringData`` (Murmur3 of the UTF-8 bytes, seed 42, as
@@ -119,27 +122,74 @@ _HASHES: dict[str, Callable[[Any, DataType], int]] = {
 }
 
 
-def java_hash(value: Any, data_type: DataType) -> int | None:
-    """The ``hashCode`` of ``value`` as Flink's runtime holds a value of ``data_type``; None
-    for a type whose hash this module does not know (binary strings, ARRAY, MAP, ROW)."""
-    hash_of = _HASHES.get(data_type.root)
+def _string_hash(value: str) -> int:
+    """``String.hashCode``: over the UTF-16 code units."""
+    h = 0
+    data = value.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & _MASK
+    return _int32(h)
+
+
+def _local_date_hash(value: datetime.date) -> int:
+    """``LocalDate.hashCode``."""
+    year = value.year
+    return _int32((year & 0xFFFFF800) ^ ((year << 11) + (value.month << 6) + value.day))
+
+
+def _nano_of_day(value: Any) -> int:
+    return ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000_000 + nano_of_second(value)
+
+
+def _instant_hash(value: datetime.datetime) -> int:
+    """``Instant.hashCode`` of a TIMESTAMP_LTZ value (the local wall clock, or with a zone)."""
+    aware = value.astimezone(datetime.UTC) if value.tzinfo is None else value
+    nanos = to_epoch_nanos(aware)
+    seconds = nanos // 1_000_000_000
+    return _int32(_long_hash(seconds) + 51 * (nanos % 1_000_000_000))
+
+
+# the hashCode of the Java class a value of each type is outside the runtime (Row's fields)
+_EXTERNAL_HASHES: dict[str, Callable[[Any, DataType], int]] = {
+    **{root: hash_of for root, hash_of in _HASHES.items() if root in ("BOOLEAN", "FLOAT", "DOUBLE")},
+    "TINYINT": lambda v, t: _int32(v),
+    "SMALLINT": lambda v, t: _int32(v),
+    "INT": lambda v, t: _int32(v),
+    "BIGINT": lambda v, t: _long_hash(v),
+    "CHAR": lambda v, t: _string_hash(v),
+    "VARCHAR": lambda v, t: _string_hash(v),
+    "STRING": lambda v, t: _string_hash(v),
+    "DECIMAL": _HASHES["DECIMAL"],
+    "DATE": lambda v, t: _local_date_hash(v),
+    "TIME": lambda v, t: _long_hash(_nano_of_day(v)),
+    "TIMESTAMP": lambda v, t: _local_date_hash(v) ^ _long_hash(_nano_of_day(v)),
+    "TIMESTAMP_LTZ": lambda v, t: _instant_hash(v),
+}
+
+
+def java_hash(value: Any, data_type: DataType, external: bool = False) -> int | None:
+    """The ``hashCode`` of ``value`` as Flink's runtime holds a value of ``data_type`` (with
+    ``external``: as the Java class it is outside the runtime); None for a type whose hash
+    this module does not know (binary strings, ARRAY, MAP, ROW)."""
+    hash_of = (_EXTERNAL_HASHES if external else _HASHES).get(data_type.root)
     return None if hash_of is None else hash_of(value, data_type)
 
 
-def hash_map_order(keys: Iterable[Any], data_type: DataType) -> list[Any]:
+def hash_map_order(keys: Iterable[Any], data_type: DataType, external: bool = False) -> list[Any]:
     """``keys`` (distinct, in insertion order) in the order a ``java.util.HashMap`` of the
     default capacity iterates them after they were put in: by bucket (the spread hash masked by
     the table size, which doubles past 3/4 full), insertion order within a bucket. Keys of a
-    type without a known hash keep their insertion order."""
+    type without a known hash keep their insertion order. ``external``: keys of the Java
+    classes values are outside the runtime (``java_hash``)."""
     keys = list(keys)
-    if _HASHES.get(data_type.root) is None:
+    if (_EXTERNAL_HASHES if external else _HASHES).get(data_type.root) is None:
         return keys
     capacity = 16
     while len(keys) > capacity * 3 // 4:
         capacity *= 2
 
     def bucket(key: Any) -> int:
-        h = (java_hash(key, data_type) or 0) & _MASK
+        h = (java_hash(key, data_type, external) or 0) & _MASK
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return sorted(keys, key=bucket)  # stable: insertion order within a bucket

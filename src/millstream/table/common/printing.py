@@ -26,6 +26,7 @@ Flink 2.3's rules, as PyFlink 2.3 prints them (observed; the tests quote its out
 from __future__ import annotations
 
 import datetime
+import decimal
 import struct
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -33,8 +34,13 @@ from typing import Any
 
 from millstream.table.common.casts import format_java_double, format_java_float, to_string
 from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH
+from millstream.table.common.java_hashes import hash_map_order
 from millstream.table.common.multiset_type import MultisetType
-from millstream.table.common.timestamps import java_instant_string, java_local_date_time_string
+from millstream.table.common.timestamps import (
+    java_instant_string,
+    java_local_date_time_string,
+    java_local_time_string,
+)
 from millstream.table.common.types import ArrayType, DataType, MapType, RowType
 
 __all__ = [
@@ -287,7 +293,13 @@ def _cell(name: str, t: DataType, value: Any, row: int) -> str:
 
 
 def _java_string(t: DataType, value: Any) -> str:
-    """A value as Java's ``toString`` writes it inside a printed Row."""
+    """A value as the Java object it is outside Flink's runtime prints inside a ``Row``
+    (``RowUtils.deepToStringRow``): ``true``, ``null``, doubles as Java's, decimals as
+    ``BigDecimal.toString`` (``1.50``, ``1E-8``), ``LocalDate``, ``LocalTime`` (``03:04``),
+    ``LocalDateTime`` (``2024-01-02T03:04:05.500``) and ``Instant`` (``...Z``), bytes as Java's
+    signed ``[1, -128]``, arrays ``[1, null]``, maps and multisets ``{k=1}`` in the order of a
+    ``java.util.HashMap`` of the keys' Java classes, rows ``+I[1, x]``. PyFlink 2.3.0's print
+    connector writes ``+I[[1, 0, 0], [true, false], +I[x, 0.1, null], {zz=4, Aa=5, a=2}]``."""
     if value is None:
         return "null"
     root = t.root
@@ -295,10 +307,31 @@ def _java_string(t: DataType, value: Any) -> str:
         return "true" if value else "false"
     if root in ("DOUBLE", "FLOAT"):
         return format_java_double(float(value)) if root == "DOUBLE" else format_java_float(float(value))
+    if root == "DECIMAL" and len(t.params) == 2:  # Java's BigDecimal.toString is the same rule
+        return str(decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-int(t.params[1]))))
+    if root == "TIME" and isinstance(value, datetime.time):
+        return java_local_time_string(value)
     if root == "TIMESTAMP" and isinstance(value, datetime.datetime):
         return java_local_date_time_string(value)
     if root == "TIMESTAMP_LTZ" and isinstance(value, datetime.datetime):
         return java_instant_string(value)
+    if root in ("BINARY", "VARBINARY", "BYTES"):  # Arrays.toString(byte[])
+        return "[" + ", ".join(str(b - 256 if b > 127 else b) for b in bytes(value)) + "]"
+    if isinstance(t, MapType):  # a MULTISET too: a map of each element to its count
+        entries = dict(value.items() if isinstance(value, dict) else value)
+        keys = hash_map_order(entries, t.key_type, external=True)
+        return (
+            "{"
+            + ", ".join(
+                f"{_java_string(t.key_type, k)}={_java_string(t.value_type, entries[k])}" for k in keys
+            )
+            + "}"
+        )
+    if isinstance(t, ArrayType):
+        return "[" + ", ".join(_java_string(t.element_type, v) for v in value) + "]"
+    if isinstance(t, RowType):
+        fields = zip(t.field_types(), value, strict=False)
+        return "+I[" + ", ".join(_java_string(f, v) for f, v in fields) + "]"
     return to_string(t, value, printing=True)
 
 

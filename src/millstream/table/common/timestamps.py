@@ -31,6 +31,7 @@ __all__ = [
     "instant_epoch_nanos",
     "java_instant_string",
     "java_local_date_time_string",
+    "java_local_time_string",
     "nano_of_second",
     "to_epoch_millis",
     "to_epoch_nanos",
@@ -226,21 +227,30 @@ def from_epoch_millis(millis: int, root: str) -> datetime.datetime:
     return utc
 
 
-def _fraction(microsecond: int) -> str:
+def _fraction(nanos: int) -> str:
     """Java's nano-of-second text: none, or groups of three digits as needed."""
-    if microsecond == 0:
+    if nanos == 0:
         return ""
-    if microsecond % 1000 == 0:
-        return f".{microsecond // 1000:03d}"
-    return f".{microsecond:06d}"
+    if nanos % 1_000_000 == 0:
+        return f".{nanos // 1_000_000:03d}"
+    if nanos % 1000 == 0:
+        return f".{nanos // 1000:06d}"
+    return f".{nanos:09d}"
+
+
+def java_local_time_string(value: datetime.time | datetime.datetime) -> str:
+    """``LocalTime.toString``: ``03:04``, ``03:04:05``, ``03:04:05.500``."""
+    text = f"{value.hour:02d}:{value.minute:02d}"
+    nanos = nano_of_second(value)
+    if value.second or nanos:
+        text += f":{value.second:02d}{_fraction(nanos)}"
+    return text
 
 
 def java_local_date_time_string(value: datetime.datetime) -> str:
-    """``LocalDateTime.toString``: ``1970-01-01T00:00``, ``...T00:00:01``, ``...T00:00:04.500``."""
-    text = f"{value.year:04d}-{value.month:02d}-{value.day:02d}T{value.hour:02d}:{value.minute:02d}"
-    if value.second or value.microsecond:
-        text += f":{value.second:02d}{_fraction(value.microsecond)}"
-    return text
+    """``LocalDateTime.toString``: ``1970-01-01T00:00``, ``...T00:00:01``, ``...T00:00:04.500``,
+    ``...T03:04:05.123456789``."""
+    return f"{value.year:04d}-{value.month:02d}-{value.day:02d}T{java_local_time_string(value)}"
 
 
 def java_instant_string(value: datetime.datetime) -> str:
@@ -249,5 +259,5 @@ def java_instant_string(value: datetime.datetime) -> str:
     utc = utc.astimezone(datetime.UTC)
     return (
         f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
-        f"{_fraction(utc.microsecond)}Z"
+        f"{_fraction(nano_of_second(utc))}Z"
     )
