@@ -47,11 +47,32 @@ def _rounded_type(args: list[DataType]) -> DataType:
 
 
 def _sign(value: Any) -> Any:
+    """SIGN as Flink's: an integer's -1, 0 or 1, a double's ``Math.signum`` (NaN and a zero
+    are themselves: SIGN(NaN) is NaN, as PyFlink 2.3.0 gives it)."""
+    if isinstance(value, float):
+        return value if value == 0 or value != value else math.copysign(1.0, value)
     sign = (value > 0) - (value < 0)
     if isinstance(value, decimal.Decimal):
         return decimal.Decimal(sign).quantize(decimal.Decimal(1).scaleb(value.as_tuple().exponent))  # type: ignore[arg-type]
-    if isinstance(value, float):
-        return float(sign)
+    return sign
+
+
+def _sign_implementation(args: list[DataType], literals: list[Any]) -> Callable[[Any], Any]:
+    """SIGN of a DECIMAL(p, s) in its type: 1 or -1 with s digits, which a DECIMAL without an
+    integral digit cannot hold (PyFlink 2.3.0 fails SIGN of a DECIMAL(1, 1) 0.5 with "Cannot
+    convert 1.0 to DECIMAL(1, 1) due to overflow")."""
+    first = args[0]
+    if first.root != "DECIMAL" or len(first.params) != 2:
+        return _sign
+    precision, scale = int(first.params[0]), int(first.params[1])
+    quantum = decimal.Decimal(1).scaleb(-scale)
+
+    def sign(value: decimal.Decimal) -> decimal.Decimal:
+        result = decimal.Decimal((value > 0) - (value < 0)).quantize(quantum)
+        if result and precision - scale < 1:
+            raise ValueError(f"Cannot convert {result} to DECIMAL({precision}, {scale}) due to overflow")
+        return result
+
     return sign
 
 
@@ -72,7 +93,7 @@ MORE: list[FunctionDefinition] = [
     # numbers
     FunctionDefinition("FLOOR", _rounded("floor"), _rounded_type),
     FunctionDefinition("CEIL", _rounded("ceil"), _rounded_type),
-    FunctionDefinition("SIGN", _sign, _first),
+    FunctionDefinition("SIGN", _sign, _first, bind=_sign_implementation),
     # time
     FunctionDefinition("PLUS_INTERVAL", _plus_interval, _DATE_TIME),
     FunctionDefinition("CURRENT_DATABASE", lambda: "default_database", _always(DataTypes.STRING(False))),

@@ -20,6 +20,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from millstream.common.types import Row
 from millstream.table.common.casts import cast_type_name, converter
 from millstream.table.common.java_numbers import parse_java_double
@@ -27,6 +30,7 @@ from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.calls import converts
 from millstream.table.expression.resolved import common_type
 from millstream.table.functions.definition import (
+    NUMBERS,
     FunctionDefinition,
     TypeRule,
     ieee,
@@ -142,14 +146,36 @@ def _cot(x: float) -> float:
     return math.copysign(math.inf, tangent) if tangent == 0 else 1.0 / tangent
 
 
+def _log2(value: float) -> float:
+    """LOG2(x) as Flink's ``SqlFunctionUtils.log2``: ``Math.log(x) / Math.log(2)``, whose last
+    digit Python's exact ``log2`` may not share (LOG2(1e308) is 1023.1538532253077, PyFlink
+    2.3.0's, where ``math.log2`` gives 1023.1538532253076)."""
+    return _LN(value) / _LN2
+
+
+_LN2 = math.log(2.0)
+
+
+def _log2_arrow(values: Any) -> Any:
+    """LOG2 over the column as DOUBLE: the same IEEE division of Arrow's ``ln``."""
+    return pc.divide(pc.ln(pc.cast(values, pa.float64())), pa.scalar(_LN2, pa.float64()))
+
+
 def _truncate(value: Any, places: int = 0) -> Any:
-    """TRUNCATE(x, n): toward zero at ``n`` places after the point (before it when negative)."""
+    """TRUNCATE(x, n): toward zero at ``n`` places after the point (before it when negative),
+    a double through Java's ``BigDecimal`` as Flink's: no negative zero (TRUNCATE(-0.5e0) is
+    0.0), and NaN or an infinity fails as ROUND's."""
     if isinstance(value, int) and places >= 0:
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(
+            f"Character {'N' if value != value else 'I'} is neither a decimal digit number, decimal point, "
+            'nor "e" notation exponential mark.'
+        )
     exact = decimal.Decimal(repr(value)) if isinstance(value, float) else decimal.Decimal(value)
     cut = exact.scaleb(places).to_integral_value(rounding=decimal.ROUND_DOWN).scaleb(-places)
     if isinstance(value, float):
-        return float(cut)
+        return float(cut) + 0.0
     if isinstance(value, int):
         return int(cut)
     return cut
@@ -239,7 +265,7 @@ SCALARS: list[FunctionDefinition] = [
     FunctionDefinition("DEGREES", math.degrees, _DOUBLE),
     FunctionDefinition("RADIANS", math.radians, _DOUBLE),
     FunctionDefinition("LOG", _log, _DOUBLE),
-    math_function("LOG2", math.log2, "log2", "log2", _DOUBLE),
+    FunctionDefinition("LOG2", _log2, _DOUBLE, arrow=_log2_arrow, arrow_args=NUMBERS),
     FunctionDefinition("PI", lambda: math.pi, _always(DataTypes.DOUBLE(False))),
     FunctionDefinition("E", lambda: math.e, _always(DataTypes.DOUBLE(False))),
     FunctionDefinition("TRUNCATE", _truncate, _first),

@@ -166,8 +166,8 @@ def _round(value: Any, digits: int = 0) -> Any:
                 f"Character {first} is neither a decimal digit number, decimal point, nor "
                 '"e" notation exponential mark.'
             )
-        quantum = decimal.Decimal(1).scaleb(-digits)
-        return float(decimal.Decimal(repr(value)).quantize(quantum, rounding=decimal.ROUND_HALF_UP))
+        quantum = decimal.Decimal(1).scaleb(-digits)  # (Java's BigDecimal has no negative zero)
+        return float(decimal.Decimal(repr(value)).quantize(quantum, rounding=decimal.ROUND_HALF_UP)) + 0.0
     if isinstance(value, decimal.Decimal):
         return value.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
     if digits >= 0:
