@@ -43,6 +43,7 @@ from millstream.table.api.table_descriptor import TableDescriptor
 from millstream.table.api.table_result import TableResult
 from millstream.table.catalog.catalog_manager import CatalogManager, CatalogTable, CatalogView
 from millstream.table.common.changelog_mode import ChangelogMode
+from millstream.table.common.options import SINK_NOT_NULL_ENFORCER, option_value
 from millstream.table.common.timestamps import to_instant
 from millstream.table.common.types import DataTypes, RowType
 from millstream.table.functions.udf import register_function, unregister_function
@@ -50,6 +51,7 @@ from millstream.table.planner.explain import explain_plan
 from millstream.table.planner.nodes import ChangelogNormalize, PlanNode, Values
 from millstream.table.planner.planning import plan_job
 from millstream.table.planner.sources import FromDataStream
+from millstream.table.runtime.sink_constraints import NotNullEnforcer
 from millstream.table.sql.catalog_tables import apply_schema, declared_columns, sink_plan, source_plan
 from millstream.table.sql.statements import explain_operation, query_operation, statement_operation
 
@@ -279,7 +281,7 @@ class TableEnvironment(CatalogMethods):
         stream = plan.translate(ctx)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             return _insert_result(env, ["result"])
-        changes = stream.execute_and_collect("collect")
+        changes = _not_null_enforced(stream, plan, ctx.config).execute_and_collect("collect")
         if self._batch and plan.updating:  # a batch result is the final table: fold the changes
             changes = _final_rows(changes)
         result = TableResult(plan.names, plan.types, changes, streaming=not self._batch)
@@ -501,6 +503,20 @@ class StreamTableEnvironment(TableEnvironment):
         type_info = Types.ROW_NAMED(names, [t.to_type_info() for t in plan.types])
         [plan], ctx = plan_job(self._stream_environment(method), self._planner_options(), [plan])
         return plan.translate(ctx).map(to_row, output_type=type_info)
+
+
+def _not_null_enforced(stream: Any, plan: PlanNode, config: Any) -> Any:
+    """The rows a query's result collects, its NOT NULL columns enforced as Flink's collect
+    sink enforces a sink's (``SinkNotNullEnforcer``, ``table.exec.sink.not-null-enforcer``): a
+    NULL there (a function giving NULL where its type says NOT NULL: REGEXP_REPLACE with an
+    invalid pattern, a DECIMAL overflowing its CAST) fails the job, as PyFlink 2.3.0's
+    "Column 'EXPR$0' is NOT NULL, however, a null value is being written into it", or is
+    dropped."""
+    not_null = [i for i, t in enumerate(plan.types) if not t.is_nullable()]
+    if not not_null:
+        return stream
+    drop = option_value(config, SINK_NOT_NULL_ENFORCER) == "DROP"
+    return stream.filter(NotNullEnforcer(plan.names, not_null, drop))
 
 
 def _final_rows(changes: Any) -> Any:
