@@ -84,3 +84,9 @@ def test_a_column_gives_the_same_on_rows_and_on_arrow(t_env: TableEnvironment) -
     assert _cells(t_env, "SELECT SIGN(d) FROM d") == ["NaN", "-1.0", "1.0", "1.0", "0.0", "-1.0"]
     assert _cells(t_env, "SELECT ROUND(d) FROM d WHERE d = -0.5") == ["-1.0"]
     assert _cells(t_env, "SELECT TRUNCATE(d) FROM d WHERE d = -0.5") == ["0.0"]
+
+
+def test_pi_takes_no_parentheses(t_env: TableEnvironment) -> None:
+    # PyFlink 2.3.0: PI is 3.141592653589793 (DOUBLE NOT NULL); before, "Cannot resolve field [PI]"
+    assert _cells(t_env, "SELECT PI") == ["3.141592653589793"]
+    assert _cells(t_env, "SELECT pi FROM (VALUES (1)) AS t(pi)") == ["1"]  # a column of that name

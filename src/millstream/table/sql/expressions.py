@@ -89,6 +89,7 @@ def _column_name(node: exp.Column) -> str:
 
 _NILADIC = {"LOCALTIMESTAMP": "LOCALTIMESTAMP", "LOCALTIME": "CURRENT_TIME", "CURRENT_TIME": "CURRENT_TIME"}
 _NILADIC["CURRENT_ROW_TIMESTAMP"] = "CURRENT_ROW_TIMESTAMP"  # without parentheses, read as columns by sqlglot
+_NILADIC["PI"] = "PI"  # Flink's PI takes no parentheses (PyFlink 2.3.0: PI is 3.141592653589793)
 
 
 def _is_map_constructor(node: exp.Expression) -> bool:
