@@ -29,6 +29,7 @@ from millstream.table.common.java_numbers import parse_java_double
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.calls import converts
 from millstream.table.expression.resolved import common_type
+from millstream.table.functions import java_math
 from millstream.table.functions.definition import (
     NUMBERS,
     FunctionDefinition,
@@ -255,13 +256,14 @@ SCALARS: list[FunctionDefinition] = [
     math_function("COS", math.cos, "cos", "cos", _DOUBLE),
     math_function("TAN", math.tan, "tan", "tan", _DOUBLE),
     FunctionDefinition("COT", _cot, _DOUBLE),
-    FunctionDefinition("ASIN", lambda x: math.asin(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
-    FunctionDefinition("ACOS", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, _DOUBLE),
-    math_function("ATAN", math.atan, "arctan", "atan", _DOUBLE),
-    FunctionDefinition("ATAN2", math.atan2, _DOUBLE),
-    FunctionDefinition("SINH", ieee(math.sinh, "sinh"), _DOUBLE),
-    FunctionDefinition("COSH", ieee(math.cosh, "cosh"), _DOUBLE),
-    FunctionDefinition("TANH", math.tanh, _DOUBLE),
+    # Java's StrictMath (fdlibm) to the last bit: java_math.py (on rows only: Arrow's are libm's)
+    FunctionDefinition("ASIN", lambda x: java_math.asin(float(x)), _DOUBLE),
+    FunctionDefinition("ACOS", lambda x: java_math.acos(float(x)), _DOUBLE),
+    FunctionDefinition("ATAN", lambda x: java_math.atan(float(x)), _DOUBLE),
+    FunctionDefinition("ATAN2", lambda y, x: java_math.atan2(float(y), float(x)), _DOUBLE),
+    FunctionDefinition("SINH", lambda x: java_math.sinh(float(x)), _DOUBLE),
+    FunctionDefinition("COSH", lambda x: java_math.cosh(float(x)), _DOUBLE),
+    FunctionDefinition("TANH", lambda x: java_math.tanh(float(x)), _DOUBLE),
     FunctionDefinition("DEGREES", math.degrees, _DOUBLE),
     FunctionDefinition("RADIANS", math.radians, _DOUBLE),
     FunctionDefinition("LOG", _log, _DOUBLE),
