@@ -281,7 +281,7 @@ class TableEnvironment(CatalogMethods):
         stream = plan.translate(ctx)
         if insert:  # the job runs now; its result is the number of rows... as Flink's, -1
             return _insert_result(env, ["result"])
-        changes = _not_null_enforced(stream, plan, ctx.config).execute_and_collect("collect")
+        changes = _not_null_enforced(stream.execute_and_collect("collect"), plan, ctx.config)
         if self._batch and plan.updating:  # a batch result is the final table: fold the changes
             changes = _final_rows(changes)
         result = TableResult(plan.names, plan.types, changes, streaming=not self._batch)
@@ -505,18 +505,45 @@ class StreamTableEnvironment(TableEnvironment):
         return plan.translate(ctx).map(to_row, output_type=type_info)
 
 
-def _not_null_enforced(stream: Any, plan: PlanNode, config: Any) -> Any:
-    """The rows a query's result collects, its NOT NULL columns enforced as Flink's collect
+def _not_null_enforced(changes: Any, plan: PlanNode, config: Any) -> Any:
+    """The changes a query's result collects, its NOT NULL columns enforced as Flink's collect
     sink enforces a sink's (``SinkNotNullEnforcer``, ``table.exec.sink.not-null-enforcer``): a
     NULL there (a function giving NULL where its type says NOT NULL: REGEXP_REPLACE with an
-    invalid pattern, a DECIMAL overflowing its CAST) fails the job, as PyFlink 2.3.0's
+    invalid pattern, a DECIMAL overflowing its CAST) fails the result, as PyFlink 2.3.0's
     "Column 'EXPR$0' is NOT NULL, however, a null value is being written into it", or is
-    dropped."""
+    dropped. Checked as the rows arrive (an operator in the job would take the job's
+    parallelism, reordering a sorted result)."""
     not_null = [i for i, t in enumerate(plan.types) if not t.is_nullable()]
     if not not_null:
-        return stream
+        return changes
     drop = option_value(config, SINK_NOT_NULL_ENFORCER) == "DROP"
-    return stream.filter(NotNullEnforcer(plan.names, not_null, drop))
+    return _Enforced(changes, NotNullEnforcer(plan.names, not_null, drop))
+
+
+class _Enforced:
+    """``changes`` (a CloseableIterator) with the rows ``enforcer`` keeps, failing where it
+    fails; closing it closes them."""
+
+    def __init__(self, changes: Any, enforcer: NotNullEnforcer) -> None:
+        self._changes, self._enforcer = changes, enforcer
+
+    def __iter__(self) -> _Enforced:
+        return self
+
+    def __next__(self) -> Any:
+        while True:
+            change = next(self._changes)
+            if self._enforcer(change):
+                return change
+
+    def close(self) -> None:
+        self._changes.close()
+
+    def __enter__(self) -> _Enforced:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._changes.__exit__(*exc)
 
 
 def _final_rows(changes: Any) -> Any:
