@@ -218,7 +218,11 @@ class _TypeOf(Expression):
 
 def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
     """``(start1, end1 | length1) OVERLAPS (start2, end2 | length2)``: the two periods share a
-    point (Calcite's rule: each period ordered first, then ``s1 <= e2 AND s2 <= e1``)."""
+    point (Calcite's rule: each period ordered first, then ``s1 <= e2 AND s2 <= e1``). The
+    order is Calcite's ``CASE WHEN start <= end THEN start ELSE end`` (and the reverse), so a
+    NULL end leaves the start as the period's end: (DATE '2024-01-01', NULL) OVERLAPS (DATE
+    '2024-01-05', DATE '2024-01-20') is FALSE, as PyFlink 2.3.0 gives it (LEAST / GREATEST
+    made it NULL)."""
     if not isinstance(node, exp.Overlaps):
         return None
     periods = []
@@ -228,7 +232,8 @@ def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
             raise ValueError(f"OVERLAPS compares two periods (start, end or length), got: {side.sql()}")
         start, other = expression(items[0]), expression(items[1])
         end = call_builtin("PLUS_INTERVAL", start, other) if isinstance(items[1], exp.Interval) else other
-        periods.append((call_builtin("LEAST", start, end), call_builtin("GREATEST", start, end)))
+        ordered = start <= end
+        periods.append((if_then_else(ordered, start, end), if_then_else(ordered, end, start)))
     (s1, e1), (s2, e2) = periods
     return and_(s1 <= e2, s2 <= e1)
 
