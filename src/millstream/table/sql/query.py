@@ -1,5 +1,6 @@
 """SQL queries to plans: FROM (tables, views, subqueries, VALUES, window TVFs,
-joins, LATERAL TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
+joins, temporal and lookup joins ``FOR SYSTEM_TIME AS OF``: ``sql/temporal_join.py``, LATERAL
+TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
 group windows), HAVING, select lists; ORDER BY / LIMIT is ``sql/order.py``, Top-N ``sql/top_n.py``.
 
 Unaliased computed items are named ``EXPR$<position>`` as Flink's SQL names them (a column
