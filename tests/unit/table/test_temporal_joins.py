@@ -548,3 +548,39 @@ def test_an_upsert_source_is_a_versioned_table(tmp_path: Path, capsys: pytest.Ca
     capsys.readouterr()
     t_env.execute_sql(sql).print()
     assert _by_key(capsys.readouterr().out) == _by_key(CASES[1].values[2])  # type: ignore[arg-type]
+
+
+def test_a_canal_json_changelog_is_a_versioned_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PyFlink 2.3.0 printed this table for the same statements (an insert and an update of
+    EUR in canal-json)."""
+    (tmp_path / "canal.json").write_text(
+        '{"data":[{"currency":"EUR","rate":114,"update_time":"2024-01-01 10:00:00"}],"old":null,"type":"INSERT"}\n'
+        '{"data":[{"currency":"EUR","rate":116,"update_time":"2024-01-01 10:00:05"}],'
+        '"old":[{"rate":114,"update_time":"2024-01-01 10:00:00"}],"type":"UPDATE"}\n'
+    )
+    t_env = _environment(tmp_path)
+    t_env.execute_sql(
+        f"""CREATE TABLE canal_rates (currency STRING, rate INT, update_time TIMESTAMP(3),
+            WATERMARK FOR update_time AS update_time - {_LAG}, PRIMARY KEY (currency) NOT ENFORCED)
+            WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/canal.json', 'format' = 'canal-json')"""
+    )
+    capsys.readouterr()
+    t_env.execute_sql(
+        "SELECT o.order_id, o.order_time, r.rate FROM orders AS o "
+        "JOIN canal_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency"
+    ).print()
+    assert capsys.readouterr().out == (
+        """\
++----+--------------------------------+-------------------------+-------------+
+| op |                       order_id |              order_time |        rate |
++----+--------------------------------+-------------------------+-------------+
+| +I |                             o1 | 2024-01-01 10:00:01.000 |         114 |
+| +I |                             o3 | 2024-01-01 10:00:05.000 |         116 |
+| +I |                             o5 | 2024-01-01 10:00:11.000 |         116 |
+| +I |                             o9 | 2024-01-01 10:00:04.000 |         114 |
++----+--------------------------------+-------------------------+-------------+
+4 rows in set
+"""
+    )
