@@ -19,7 +19,9 @@ the rest to one of the 100 newest; sellers and bidders are recent people; an auc
 
 ``QUERIES`` holds, per query, Flink SQL over the views (the semantics of Nexmark's query of
 that number) and the same question for DuckDB (window TVFs spelled with epoch arithmetic,
-session windows with window functions).
+session windows with window functions). ``SIDE_INPUT_QUERIES`` holds q13, which also reads
+Nexmark's side input (``write_side_input``, ``side_input_ddl``): a lookup join of each bid with
+the side input's row of its auction modulo 10,000, as Nexmark's query is written.
 """
 
 from __future__ import annotations
@@ -29,7 +31,18 @@ import json
 import random
 from dataclasses import dataclass
 
-__all__ = ["CONFIGURATION", "QUERIES", "NexmarkQuery", "ddl", "duckdb_views", "write_events"]
+__all__ = [
+    "CONFIGURATION",
+    "QUERIES",
+    "SIDE_INPUT_QUERIES",
+    "NexmarkQuery",
+    "ddl",
+    "duckdb_side_input",
+    "duckdb_views",
+    "side_input_ddl",
+    "write_events",
+    "write_side_input",
+]
 
 BASE = datetime.datetime(2024, 1, 1)
 EVENT_GAP_US = 100  # 10,000 events per second of event time
@@ -319,5 +332,44 @@ QUERIES: dict[str, NexmarkQuery] = {
         "SELECT bidder, CAST(SUM(n) AS BIGINT) AS bid_count, MIN(dateTime) AS starttime, "
         "MAX(dateTime) + INTERVAL 10 SECOND AS endtime "
         "FROM numbered GROUP BY bidder, session",
+    ),
+}
+
+
+SIDE_INPUT_ROWS = 10_000  # Nexmark's side_input_gen.sh: --num 10000
+
+
+def write_side_input(path: str, rows: int = SIDE_INPUT_ROWS) -> None:
+    """Nexmark's side input file (its ``SideInputGenerator``): ``i,i`` for i in 0 .. rows - 1."""
+    with open(path, "w", encoding="utf-8") as out:
+        out.writelines(f"{i},{i}\n" for i in range(rows))
+
+
+def side_input_ddl(path: str) -> str:
+    """The ``side_input`` table q13 reads (Nexmark's DDL, with the filesystem connector's
+    options: the lookup table a q13 bid fetches its row from)."""
+    return (
+        "CREATE TABLE side_input (key BIGINT, `value` VARCHAR) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')"
+    )
+
+
+def duckdb_side_input(path: str) -> str:
+    """The side input as a DuckDB view."""
+    return (
+        "CREATE OR REPLACE VIEW side_input AS SELECT * FROM read_csv("
+        f"'{path}', header = false, columns = {{'key': 'BIGINT', 'value': 'VARCHAR'}})"
+    )
+
+
+SIDE_INPUT_QUERIES: dict[str, NexmarkQuery] = {
+    # q13: bounded side input join (a lookup join as of each bid's processing time)
+    "q13": NexmarkQuery(
+        "auction BIGINT, bidder BIGINT, price BIGINT, `dateTime` TIMESTAMP(3), `value` VARCHAR",
+        "SELECT B.auction, B.bidder, B.price, B.`dateTime`, S.`value` "
+        "FROM (SELECT *, PROCTIME() as p_time FROM bid) B "
+        "JOIN side_input FOR SYSTEM_TIME AS OF B.p_time AS S ON mod(B.auction, 10000) = S.key",
+        "SELECT B.auction, B.bidder, B.price, B.dateTime, S.value FROM bid B "
+        "JOIN side_input S ON B.auction % 10000 = S.key",
     ),
 }

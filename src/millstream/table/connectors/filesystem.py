@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import os
 import urllib.parse
 from collections.abc import Callable
@@ -43,11 +44,17 @@ from millstream.table.common.factories import (
     TableSink,
     find_format_factory,
 )
+from millstream.table.common.lookup_source import LookupContext, LookupFunctionProvider, LookupTableSource
 from millstream.table.common.options import parse_duration_ms
 from millstream.table.common.row_kind import INSERT
 from millstream.table.common.table_source import TableSource
 from millstream.table.common.timestamps import arrow_nano_timestamps
 from millstream.table.common.types import DataType, DataTypes, _same
+from millstream.table.connectors.filesystem_lookup import (
+    DEFAULT_CACHE_TTL,
+    LOOKUP_CACHE_TTL,
+    FileSystemLookupFunction,
+)
 from millstream.table.functions.aggregates import to_float32
 
 __all__ = ["FILESYSTEM", "FileSystemSource", "write_filesystem"]
@@ -72,9 +79,10 @@ def _changelog(table_format: str) -> bool:
 
 
 @dataclass(frozen=True)
-class FileSystemSource(TableSource):
+class FileSystemSource(TableSource, LookupTableSource):
     """The rows of a filesystem table: physical columns from the files, partition columns
-    from the directories.
+    from the directories; also a lookup table (``filesystem_lookup.py``: the whole table
+    cached, read again after ``lookup.join.cache.ttl``).
 
     As Flink's FileSystemTableSource it supports projection push-down (``apply_projection``:
     its columns become the ones its consumers read, the files' formats decode only those
@@ -100,6 +108,14 @@ class FileSystemSource(TableSource):
         """This table with ``filters`` pushed (all of them remain in the filter above)."""
         return dataclasses.replace(self, filters=tuple(filters))
 
+    def get_lookup_runtime_provider(self, context: LookupContext) -> LookupFunctionProvider:
+        path = self.options.get("path")
+        if not path:
+            raise ValueError("the filesystem connector needs the 'path' option")
+        ttl_ms = parse_duration_ms(self.options.get(LOOKUP_CACHE_TTL, DEFAULT_CACHE_TTL))
+        load = functools.partial(_read_table, dataclasses.replace(self, filters=()))
+        return LookupFunctionProvider.of(FileSystemLookupFunction(load, context.key_indexes(), ttl_ms, path))
+
     def produce(self, env: Any, watermarks: Any) -> Any:
         path = self.options.get("path")
         if not path:
@@ -116,6 +132,24 @@ class FileSystemSource(TableSource):
             builder.monitor_continuously(millis)
         source = builder.build()
         return env.from_source(source, watermarks, f"filesystem: {path}")
+
+
+def _read_table(source: FileSystemSource) -> list[tuple[str, tuple[Any, ...]]]:
+    """Every change in the files of ``source``'s table, file after file."""
+    path = source.options["path"]
+    table_format = _TableFileFormat(
+        list(source.names),
+        list(source.types),
+        source.partition_keys,
+        source.options,
+        path,
+        source.table_columns,
+    )
+    reader = _TableFileReader([], table_format)
+    changes: list[tuple[str, tuple[Any, ...]]] = []
+    for split in FileSource.for_record_stream_format(table_format, path).build().splits():
+        changes.extend(reader._decode(split.path))
+    return changes
 
 
 class _TableFileFormat(StreamFormat):

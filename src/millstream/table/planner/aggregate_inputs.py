@@ -31,7 +31,7 @@ from millstream.table.planner.windows import WindowAggregate
 
 __all__ = ["project_below_aggregations"]
 
-_JOINS = ("Join", "IntervalJoin", "WindowJoin")
+_JOINS = ("Join", "IntervalJoin", "WindowJoin", "TemporalJoin", "LookupJoin")
 
 
 def project_below_aggregations(node: PlanNode, shared: set[int]) -> PlanNode:

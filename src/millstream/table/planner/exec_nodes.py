@@ -55,7 +55,14 @@ from millstream.table.planner.nodes import (
 from millstream.table.planner.over import OverAggregate
 from millstream.table.planner.scan_push_down import scan_digest
 from millstream.table.planner.sources import FromDataStream
-from millstream.table.planner.windows import WindowAggregate
+from millstream.table.planner.temporal_joins import (
+    DropUpdateBefore,
+    LookupJoin,
+    TemporalJoin,
+    lookup_join_terms,
+    temporal_join_terms,
+)
+from millstream.table.planner.windows import WatermarkAssigner, WindowAggregate
 from millstream.table.runtime.arrow_window import arrow_local_phase, exact_aggregate
 
 if TYPE_CHECKING:
@@ -234,6 +241,11 @@ def _changelog_mode(node: Any) -> str:
     """The changes ``node`` emits: an aggregation of an insert-only input never deletes a group."""
     if node is None or not node.updating:
         return "I"
+    probe = node  # a changelog without its update-befores (a temporal join's versioned side)
+    while isinstance(probe, (Project, Filter, WatermarkAssigner)) and probe.input is not None:
+        probe = probe.input
+    if isinstance(probe, DropUpdateBefore):
+        return "I,UA,D"
     below = node
     while isinstance(below, (Project, Filter)) and below.input is not None and below.input.updating:
         below = below.input
@@ -330,6 +342,17 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         return _Line("ChangelogNormalize", [f"key=[{', '.join(key)}]"], node, [exchange])
     if kind in ("Join", "IntervalJoin", "WindowJoin"):
         return _join(node, kind, children, ref, infix)
+    if isinstance(node, TemporalJoin):  # each input by its equi-keys
+        terms, distributions = temporal_join_terms(node, infix)
+        exchanges = [
+            _Line("Exchange", [f"distribution=[{d}]"], None, [child])
+            for d, child in zip(distributions, children, strict=True)
+        ]
+        return _Line(kind, terms, node, exchanges)
+    if isinstance(node, LookupJoin):  # in its input's chain
+        return _Line(kind, lookup_join_terms(node, infix), node, children)
+    if isinstance(node, DropUpdateBefore):
+        return _Line(kind, [], node, children)
     if (
         isinstance(node, WindowAggregate)
         and node.key_expressions is not None

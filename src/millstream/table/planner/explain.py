@@ -31,6 +31,12 @@ from millstream.table.planner.grouping_sets import Expand, expand_terms
 from millstream.table.planner.match import MatchRecognize, match_logical_terms
 from millstream.table.planner.planning import plan_phases
 from millstream.table.planner.sources import FromDataStream
+from millstream.table.planner.temporal_joins import (
+    DropUpdateBefore,
+    LookupJoin,
+    TemporalJoin,
+    correlate_terms,
+)
 
 __all__ = ["explain_plan"]
 
@@ -97,6 +103,10 @@ def _logical(node: Any) -> _Line:
     def ref(name: str) -> str:
         return f"${inputs.index(name)}" if name in inputs else name
 
+    if isinstance(node, DropUpdateBefore):  # a physical node: the tree as written has none
+        return _logical(node.input)
+    if isinstance(node, (TemporalJoin, LookupJoin)):
+        return _logical_correlate(node)
     merged = over_aggregate(node)
     if merged is not None:  # Calcite's aggregate names its calls as the select list does
         line = _logical(node.input)
@@ -127,6 +137,22 @@ def _logical(node: Any) -> _Line:
     return _logical_other(node, names, children)
 
 
+def _logical_correlate(node: TemporalJoin | LookupJoin) -> _Line:
+    """A temporal or lookup join as Calcite's tree has it: the left input correlated with a
+    filter over a snapshot of the right table ``FOR SYSTEM_TIME AS OF`` the left's time."""
+    terms, condition, period = correlate_terms(node)
+    if isinstance(node, TemporalJoin):
+        assert node.left is not None and node.right is not None
+        left, right = _logical(node.left), _logical(node.right)
+    else:
+        assert node.input is not None and node.table is not None
+        table = f"[{node.table.path.replace('.', ', ')}]"
+        left, right = _logical(node.input), _Line("LogicalTableScan", [f"table=[{table}]"], None, [])
+    snapshot = _Line("LogicalSnapshot", [f"period=[{period}]"], None, [right])
+    filtered = _Line("LogicalFilter", [f"condition=[{condition}]"], None, [snapshot])
+    return _Line("LogicalCorrelate", terms, node, [left, filtered])
+
+
 def _logical_other(node: Any, names: list[str], children: list[_Line]) -> _Line:
     """The logical line of an Expand, a watermark assigner, a join or any other node."""
     kind = type(node).__name__
@@ -154,7 +180,8 @@ def _tree(root: _Line, changelog: bool) -> str:
         if changelog:
             terms.append(f"changelogMode=[{mode}]")
         reused = f"(reuse_id=[{line.reuse_id}])" if line.reuse_id is not None else ""
-        lines.append(f"{prefix}{line.name}({', '.join(terms)}){reused}")
+        shown = f"{line.name}({', '.join(terms)})" if terms else line.name  # DropUpdateBefore
+        lines.append(f"{prefix}{shown}{reused}")
         for i, child in enumerate(line.children):
             last = i == len(line.children) - 1
             walk(child, child_prefix + ("+- " if last else ":- "), child_prefix + ("   " if last else ":  "))

@@ -219,6 +219,8 @@ class Rank(PlanNode):
     rank_column: int | None = None  # where the row number goes in the output, None: not output
     dedup: bool = False  # top-1 by the time attribute: a replacement is an update (-U/+U)
     rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
+    # the partition keys' columns when each is one (a deduplication's unique key), else empty
+    partition_names: tuple[str, ...] = ()
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None

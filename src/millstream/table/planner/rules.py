@@ -47,6 +47,7 @@ from millstream.table.planner.joins import join_plans
 from millstream.table.planner.nodes import Filter, PlanNode, Project
 from millstream.table.planner.projection import project
 from millstream.table.planner.scan_push_down import PLAN_PHASES as SCAN_PHASES
+from millstream.table.planner.temporal_joins import prune_temporal_join_inputs
 
 __all__ = ["PHASES", "optimize"]
 
@@ -404,6 +405,7 @@ PHASES: list[tuple[str, Callable[[PlanNode, set[int]], PlanNode]]] = [
     ("filter merging", merge_filters),
     ("projection below aggregations over joins", project_below_aggregations),
     ("projection push-down into join inputs", prune_join_inputs),
+    ("projection push-down into temporal join inputs", prune_temporal_join_inputs),
     ("Calc merging", merge_projections),
     ("identity projection removal", remove_identity_projections),
 ]

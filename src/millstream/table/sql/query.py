@@ -1,5 +1,6 @@
 """SQL queries to plans: FROM (tables, views, subqueries, VALUES, window TVFs,
-joins, LATERAL TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
+joins, temporal and lookup joins ``FOR SYSTEM_TIME AS OF``: ``sql/temporal_join.py``, LATERAL
+TABLE, UNNEST), WHERE (with IN / EXISTS subqueries), GROUP BY (and legacy
 group windows), HAVING, select lists; ORDER BY / LIMIT is ``sql/order.py``, Top-N ``sql/top_n.py``.
 
 Unaliased computed items are named ``EXPR$<position>`` as Flink's SQL names them (a column
@@ -41,6 +42,7 @@ from millstream.table.sql.match_recognize import match_recognize
 from millstream.table.sql.order import order_and_limit
 from millstream.table.sql.parser import _TVFS, SqlError
 from millstream.table.sql.subqueries import _where_subqueries
+from millstream.table.sql.temporal_join import is_versioned, versioned_join
 from millstream.table.sql.top_n import _top_n
 
 __all__ = ["is_query", "plan_select", "query"]
@@ -65,11 +67,10 @@ def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Window
     ):
         return _window_tvf(ctx, node.this.expressions[0])
     if isinstance(node, exp.Table):
-        if node.args.get("version") is not None:
-            # never run as a regular join: that would join every version, not the one valid then
+        if node.args.get("version") is not None:  # a temporal join's is planned by _source
             raise SqlError(
-                f"FOR SYSTEM_TIME AS OF on table '{node.name}' (a temporal join) is not supported "
-                "yet; millstream refuses it rather than join every version of the table"
+                f"FOR SYSTEM_TIME AS OF on table '{node.name}' is supported only on the right of a "
+                "JOIN, as of the left table's time attribute (a temporal or lookup join)"
             )
         derived = ctx.derived.get(node.name)
         return (derived if derived is not None else table_plan(ctx.catalog, node.name)), None
@@ -179,6 +180,8 @@ def _source(ctx: SqlContext, select: exp.Select) -> tuple[PlanNode, _Windowed | 
         where = select.args.get("where")
         if isinstance(join.this, (exp.Lateral, exp.Unnest)):
             plan = _lateral(plan, join, scope)
+        elif is_versioned(join.this):  # JOIN t FOR SYSTEM_TIME AS OF left.time: its ON only
+            plan = versioned_join(ctx, plan, join, scope)
         else:
             implicit = join.args.get("on") is None and i == len(joins) - 1 and where is not None
             plan = _join(ctx, plan, join, scope, where.this if implicit and where is not None else None)

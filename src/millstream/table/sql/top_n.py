@@ -178,6 +178,7 @@ def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
             rank_at,
             dedup=dedup,
             rank_type=rank_type,
+            partition_names=tuple(c.name for c in partition_keys) if all(map(_is_column, partition)) else (),
             key_type=key_type,
         )
     if hidden:
@@ -188,3 +189,7 @@ def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
     outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(derived))))
     outer.set("where", exp.Where(this=rest) if rest is not None else None)
     return ctx.plan_select(ctx, outer)
+
+
+def _is_column(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Column) and not isinstance(node.this, exp.Star)
