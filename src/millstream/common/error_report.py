@@ -45,6 +45,14 @@ ONE_LINE_ERRORS: tuple[str, ...] = (
     "PermissionError",
     "FileExistsError",
     "KafkaConnectorError",
+    # a SQL statement or a Table API call that cannot be planned: its position and what is wrong
+    "SqlError",
+    "SqlTypeError",
+    "UnresolvedFieldError",
+    "UnknownFunctionError",
+    "CatalogException",
+    "CastError",
+    "LiteralError",
 )
 
 VERBOSE_HINT = "(--verbose or MILLSTREAM_LOG_LEVEL=DEBUG shows the whole traceback)"

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from millstream.common import Configuration
+from millstream.common import Configuration, error_report
 from millstream.common import config_options as opts
 from millstream.common.config_option import ConfigurationError
 from millstream.common.pipeline_executor import get_table_runner
@@ -62,6 +62,7 @@ class TableEnvironment(CatalogMethods):
     """Creates, names and runs tables."""
 
     def __init__(self, settings: EnvironmentSettings, configuration: Configuration | None = None) -> None:
+        error_report.install_excepthook()  # a statement that cannot be planned ends a program in one line
         self._settings = settings
         config = Configuration()
         config.add_all(settings.get_configuration())

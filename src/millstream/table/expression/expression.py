@@ -31,6 +31,7 @@ from millstream.table.expression.resolved import (
     compile_negate,
     literal_type,
 )
+from millstream.table.expression.unresolved import UnresolvedFieldError
 
 __all__ = [
     "AggregateCall",
@@ -247,7 +248,7 @@ class _Column(Expression):
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         if self.name not in names:
-            raise ValueError(f"Cannot resolve field [{self.name}], input field list:[{', '.join(names)}].")
+            raise UnresolvedFieldError(self.name, names)
         index = names.index(self.name)
         return Compiled(operator.itemgetter(index), types[index], self.name)
 

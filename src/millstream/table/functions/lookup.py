@@ -7,12 +7,9 @@ from typing import Any
 
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import AggregateCall, Compiled, Expression, WindowProperty, _wrap
+from millstream.table.expression.unresolved import UnknownFunctionError
 from millstream.table.functions.builtins import call_builtin, is_builtin
-from millstream.table.functions.udf import (
-    _REGISTERED,
-    UserDefinedAggregateFunctionWrapper,
-    registered_function,
-)
+from millstream.table.functions.udf import _REGISTERED, UserDefinedAggregateFunctionWrapper
 
 __all__ = ["call"]
 
@@ -30,7 +27,11 @@ class _NamedCall(Expression):
         return [p for arg in self.args for p in arg.window_properties()]
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
-        return registered_function(self.function_name)(*self.args).resolve(names, types)
+        function = _REGISTERED.get(self.function_name.lower())
+        if function is None:  # the arguments' types say which signature was not found, as Calcite's
+            argument_types = [a.resolve(names, types).data_type for a in self.args]
+            raise UnknownFunctionError(self.function_name, argument_types)
+        return function(*self.args).resolve(names, types)
 
 
 def call(f: Any, *args: Any) -> Expression:

@@ -20,6 +20,7 @@ from millstream.table.common.types import DataType, DataTypes, RowType
 from millstream.table.expression.calls import _Tuple
 from millstream.table.expression.expression import AggregateCall, Expression, lit
 from millstream.table.expression.resolved import Compiled
+from millstream.table.expression.unresolved import UnknownFunctionError
 from millstream.table.functions.aggregates import _Filtered
 from millstream.table.functions.async_calls import one_row_evaluator
 from millstream.table.functions.pandas_values import evaluate_one_row, series_of
@@ -69,7 +70,7 @@ def registered_function(name: str) -> Any:
     """The function registered as ``name`` (any case)."""
     function = _REGISTERED.get(name.lower())
     if function is None:
-        raise ValueError(f"No match found for function signature {name}()")
+        raise UnknownFunctionError(name)
     return function
 
 

@@ -23,6 +23,7 @@ from millstream.table.planner.nodes import PlanNode, Sink, table_scan
 from millstream.table.planner.projection import project
 from millstream.table.planner.sources import FromDataStream
 from millstream.table.planner.windows import WatermarkAssigner
+from millstream.table.sql.errors import TableNotFoundError
 from millstream.table.sql.expressions import flink_text, parse_expression, watermark_delay_ms
 
 __all__ = ["apply_schema", "cast_to", "declared_columns", "sink_plan", "source_plan", "table_plan"]
@@ -221,7 +222,10 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
     """
     table = catalog.tables.get(path)
     if table is None:
-        raise ValueError(f"sink table '{path}' was not found (create_temporary_table names sinks)")
+        raise ValueError(
+            f"Cannot find table '`{DEFAULT_CATALOG}`.`{DEFAULT_DATABASE}`.`{path}`' in any of the catalogs "
+            f"[{DEFAULT_CATALOG}], nor as a temporary table."
+        )
     descriptor = table.descriptor
     not_null: tuple[int, ...] = ()
     if descriptor.schema is not None:
@@ -259,11 +263,11 @@ def table_plan(catalog: CatalogManager, path: str) -> PlanNode:
     """The plan of the view or connector table named ``path``.
 
     Raises:
-        ValueError: no table or view has that name.
+        TableNotFoundError: no table or view has that name.
     """
     found = catalog.get(path)
     if isinstance(found, CatalogView):
         return found.plan
     if isinstance(found, CatalogTable):
         return source_plan(path, found)[0]
-    raise ValueError(f"Table '{path}' was not found (create_temporary_view names tables)")
+    raise TableNotFoundError(path, catalog.list_tables())

@@ -29,6 +29,7 @@ from millstream.table.functions.aggregates_more import ARRAY_AGG_IGNORE_NULLS, N
 from millstream.table.functions.builtins import call_builtin, is_builtin
 from millstream.table.functions.lookup import call
 from millstream.table.functions.udf import UserAggregateCall
+from millstream.table.sql.errors import column_not_in_table
 from millstream.table.sql.forms import special_form
 from millstream.table.sql.literals import (
     INTERVAL_UNITS,
@@ -83,7 +84,7 @@ def _column_name(node: exp.Column) -> str:
     if (qualifier, name) in scope:
         return scope[(qualifier, name)]
     if qualifier is not None:
-        raise SqlError(f"Column '{qualifier}.{name}' not found in any table")
+        raise column_not_in_table(node, scope)
     return name
 
 
@@ -117,7 +118,7 @@ def _column_ref(node: exp.Column) -> Expression:
     elif scope is None or (None, parts[0]) in scope:  # column.field[.field ...]
         base, fields = scope[(None, parts[0])] if scope is not None else parts[0], parts[1:]
     else:
-        raise SqlError(f"Column '{parts[0]}.{parts[1]}' not found in any table")
+        raise column_not_in_table(node, scope)
     result = col(base)
     for name in fields:
         result = _FieldAccess(result, name, sql_name=True)

@@ -3,7 +3,7 @@ differs from Flink's kept plain, and parsers for Flink's own forms (window table
 and their ``TABLE t PARTITION BY k`` argument, legacy group windows, ``WATERMARK FOR``,
 ``METADATA`` columns, ``TIMESTAMPADD`` units, the JSON calls' clauses: ``JSON_VALUE ...
 RETURNING``, ``ON EMPTY`` ...). Only Flink's type names ``BYTES`` and ``ROW<...>`` are renamed
-in the text before parsing."""
+in the text before parsing. A refused statement gets Flink's message (``sql/syntax_errors.py``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import Token, TokenType
 
+from millstream.table.sql.errors import SqlError
 from millstream.table.sql.literals import (
     INTERVAL_UNITS,
     IntervalQualifier,
@@ -27,6 +28,18 @@ from millstream.table.sql.literals import (
     unicode_escape_character,
 )
 from millstream.table.sql.match_syntax import parse_match_recognize
+from millstream.table.sql.syntax_errors import (
+    NON_QUERY,
+    Edits,
+    SyntaxFailure,
+    early_failure,
+    failure_message,
+    lexical_error,
+    non_query,
+    refusal,
+    restore_offsets,
+    token_error,
+)
 
 __all__ = ["SqlError"]  # and the parser internals the other sql_* modules use
 
@@ -119,6 +132,25 @@ class _FlinkSql(Spark):
             **{name: _window_parser(name) for name in _TVFS},
         }
 
+        def raise_error(self, message: str, token: Token | None = None) -> None:
+            """sqlglot's, raising a ``SyntaxFailure`` with the token the statement failed at: the
+            next one when the error names the last one taken (``Expected END after CASE``)."""
+            failed = self._curr if not token or token is self._prev else token
+            try:
+                super().raise_error(message, token or self._curr or self._prev)
+            except sqlglot.errors.ParseError as err:
+                raise SyntaxFailure(err, message, failed.start if failed else None) from None
+
+        def _refuse(self, message: str, token: Token | None = None) -> None:
+            """Refuse the statement with Flink's own message (a literal's, an interval's ...),
+            at ``token`` when its position is part of the message."""
+            offset = token.start if token else None
+            failure = SyntaxFailure(sqlglot.errors.ParseError(message), message, offset, True)
+            if self.error_level != sqlglot.errors.ErrorLevel.IMMEDIATE:
+                self.errors.append(failure)  # as sqlglot's raise_error does at the other levels
+                return
+            raise failure
+
         def _parse_types(
             self,
             check_func: bool = False,
@@ -195,7 +227,7 @@ class _FlinkSql(Spark):
             self._advance()
             while self._match(TokenType.STRING):
                 if _line_of(self.sql, self._prev) <= _line_of(self.sql, fragments[-1]):
-                    self.raise_error("String literal continued on same line")
+                    self._refuse("String literal continued on same line")
                 fragments.append(self._prev)
             try:
                 if head.token_type == TokenType.HEX_STRING:
@@ -204,17 +236,17 @@ class _FlinkSql(Spark):
                 escape = None
                 if self._curr is not None and self._curr.text.upper() == "UESCAPE":
                     if head.token_type != TokenType.UNICODE_STRING:
-                        self.raise_error("UESCAPE cannot be specified without Unicode literal introducer")
+                        self._refuse("UESCAPE cannot be specified without Unicode literal introducer")
                     self._advance()
                     if not self._match(TokenType.STRING):
-                        self.raise_error("expected a string after UESCAPE")
+                        self._refuse("expected a string after UESCAPE")
                     escape = unicode_escape_character(self._prev.text)
                 if head.token_type == TokenType.UNICODE_STRING:
                     text = "".join(unescape_unicode(f.text, escape or "\\") for f in fragments)
                 else:
                     text = "".join(f.text for f in fragments)
             except LiteralError as err:
-                self.raise_error(str(err))
+                self._refuse(str(err))
             return self.expression(exp.Literal.string(text))
 
         def _parse_interval(
@@ -241,7 +273,7 @@ class _FlinkSql(Spark):
             if qualifier is None:
                 found = self._curr.text if self._curr is not None else "the end"
                 units = ", ".join(INTERVAL_UNITS)
-                self.raise_error(f'Encountered "{found}": an interval\'s unit is one of {units}')
+                self._refuse(f'Encountered "{found}": an interval\'s unit is one of {units}')
             text = exp.Literal.string(value.name)
             return self.expression(
                 exp.Interval(this=exp.Neg(this=text) if negative else text, unit=exp.var(str(qualifier)))
@@ -264,14 +296,14 @@ class _FlinkSql(Spark):
             if self._match_text_seq("TO"):
                 end = self._parse_interval_unit()
                 if end is None:
-                    self.raise_error("expected a time unit after TO in an interval")
+                    self._refuse("expected a time unit after TO in an interval")
                 if end == "SECOND" and self._match(TokenType.L_PAREN):
                     fractional = self._parse_precision()
                     self._match_r_paren()
             try:
                 return IntervalQualifier(start, end, precision, fractional)
             except LiteralError as err:
-                self.raise_error(str(err))
+                self._refuse(str(err))
                 return None
 
         def _typed_literal(self, this: exp.Expression, to: exp.DataType) -> exp.Expression:
@@ -283,7 +315,9 @@ class _FlinkSql(Spark):
                 before -= 1
             spelled = self._tokens[before].text.upper()
             if to.this == exp.DType.TIMESTAMPLTZ and spelled != "ZONE":
-                self.raise_error(f"Incorrect syntax near the keyword '{self._tokens[before].text}'")
+                self._refuse(
+                    f"Incorrect syntax near the keyword '{self._tokens[before].text}'", self._tokens[before]
+                )
             literal = self.expression(exp.Cast(this=this, to=to))
             literal.meta["literal"] = True
             return literal
@@ -296,7 +330,7 @@ class _FlinkSql(Spark):
 
         def _parse_precision(self) -> int:
             if not self._match(TokenType.NUMBER):
-                self.raise_error("expected a precision")
+                self._refuse("expected a precision")
             return int(self._prev.text)
 
         def _parse_window_call(self, kind: str) -> exp.Expression:
@@ -326,10 +360,10 @@ class _FlinkSql(Spark):
             order, the unit a string (``__TIMESTAMPADD('DAY', n, ts)``, ``sql/forms.py``)."""
             unit = self._curr
             if unit is None:
-                self.raise_error(f"expected a time unit in {name.strip('_')}(...)")
+                self._refuse(f"expected a time unit in {name.strip('_')}(...)")
             self._advance()
             if not self._match(TokenType.COMMA):
-                self.raise_error(f"expected a comma after the unit of {name.strip('_')}(...)")
+                self._refuse(f"expected a comma after the unit of {name.strip('_')}(...)")
             arguments = self._parse_csv(self._parse_assignment)
             return self.expression(
                 exp.Anonymous(this=name, expressions=[exp.Literal.string(unit.text.upper()), *arguments])
@@ -361,7 +395,7 @@ class _FlinkSql(Spark):
                 behaviour = self._json_behaviour(name)
                 if behaviour is None or not self._match(TokenType.ON):
                     rest = self._find_sql(self._curr, self._tokens[-1]).rsplit(")", 1)[0].strip()
-                    raise SqlError(f"SQL parse failed: {name}(... {rest}) is not valid")
+                    raise SqlError(f"SQL parse failed. {name}(... {rest}) is not valid")
                 target = self._curr.text.upper() if self._curr is not None else ""
                 allowed = ("NULL",) if name in ("JSON_ARRAY", "JSON_ARRAYAGG") else ("EMPTY", "ERROR")
                 if (
@@ -369,7 +403,7 @@ class _FlinkSql(Spark):
                     or (name == "JSON_EXISTS" and target != "ERROR")
                     or target.lower() in options
                 ):
-                    raise SqlError(f'SQL parse failed: Encountered "{target}" in {name}(...)')
+                    raise SqlError(f'SQL parse failed. Encountered "{target}" in {name}(...)')
                 self._advance()
                 if isinstance(behaviour, exp.Expression):
                     defaults[target] = behaviour
@@ -392,7 +426,7 @@ class _FlinkSql(Spark):
             if self._match_text_seq("WITHOUT"):
                 self._match(TokenType.ARRAY)
                 if not self._match_text_seq("WRAPPER"):
-                    self.raise_error("expected WRAPPER after WITHOUT [ARRAY]")
+                    self._refuse("expected WRAPPER after WITHOUT [ARRAY]")
                 return "WITHOUT ARRAY"
             index = self._index
             if self._match(TokenType.WITH):
@@ -426,7 +460,7 @@ class _FlinkSql(Spark):
                 return None
             column = self._parse_column()
             if not self._match(TokenType.ALIAS):
-                self.raise_error("expected AS after WATERMARK FOR <column>")
+                self._refuse("expected AS after WATERMARK FOR <column>")
             first = self._curr
             self._parse_disjunction()
             text = self.sql[first.start : self._prev.end + 1]  # the expression as written
@@ -495,19 +529,19 @@ def _charset_strings(tokens: list[Token], sql: str) -> list[Token]:
     return out
 
 
-class SqlError(ValueError):
-    """A statement that could not be parsed or is not supported (yet)."""
+def _tokens(statement: str) -> list[Token]:
+    try:
+        return _DIALECT().tokenize(statement)
+    except sqlglot.errors.TokenError as err:
+        raise SqlError(f"SQL parse failed. {token_error(err)}") from None
 
 
-def _flink_syntax(statement: str) -> str:
+def _flink_syntax(statement: str, tokens: list[Token]) -> tuple[str, Edits]:
     """Flink's type names that sqlglot's tokenizer reads as another thing, as sqlglot's: BYTES
     is BINARY, ``ROW<f type, ...>`` is ``STRUCT<f type, ...>`` (``_type_name``), by token
-    positions; every other Flink form is parsed by the dialect (``_FlinkSql``)."""
-    try:
-        tokens = _DIALECT().tokenize(statement)
-    except sqlglot.errors.TokenError as err:
-        raise SqlError(f"SQL parse failed: {_token_error(err)}") from err
-    edits: list[tuple[int, int, str]] = []  # (start, end exclusive, replacement)
+    positions; every other Flink form is parsed by the dialect (``_FlinkSql``). Returns the
+    text and its edits: (start, end exclusive, replacement) in ``statement``, in order."""
+    edits: Edits = []
     depth = 0
     for i, tok in enumerate(tokens):
         depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tok.token_type, 0)
@@ -515,19 +549,9 @@ def _flink_syntax(statement: str) -> str:
         name = _type_name(tok, nxt, depth)
         if name is not None:
             edits.append((tok.start, tok.end + 1, name))
-    for start, end, replacement in sorted(edits, reverse=True):
+    for start, end, replacement in reversed(edits):
         statement = statement[:start] + replacement + statement[end:]
-    return statement
-
-
-def _token_error(err: sqlglot.errors.TokenError) -> str:
-    """A tokenizer's error as Flink says it: an X'...' literal with other characters than hex
-    digits is Calcite's ``Binary literal string must contain only characters '0' - '9', 'A' -
-    'F'``."""
-    cause = str(err.__cause__ or err)
-    if cause.startswith("Numeric string contains invalid characters"):
-        return "Binary literal string must contain only characters '0' - '9', 'A' - 'F'"
-    return cause
+    return statement, edits
 
 
 def _type_name(tok: Any, nxt: Any, depth: int) -> str | None:
@@ -553,8 +577,24 @@ def _metadata_of(column: exp.ColumnDef) -> tuple[str | None, bool] | None:
 
 
 def _parse(statement: str) -> Any:
-    text = _flink_syntax(statement)
+    """sqlglot's tree of one statement; the nodes' ``meta`` offsets are the statement's.
+
+    Raises:
+        SqlError: the statement does not parse, with Flink's message (``sql/syntax_errors.py``).
+    """
+    lexical = lexical_error(statement)
+    if lexical is not None:
+        raise SqlError(lexical)
+    tokens = _tokens(statement)
+    if non_query(statement, tokens):
+        raise SqlError(NON_QUERY)
+    early = early_failure(statement, tokens)
+    text, edits = _flink_syntax(statement, tokens)
     try:
-        return sqlglot.parse_one(text, read=_DIALECT)
+        tree = sqlglot.parse_one(text, read=_DIALECT)
     except sqlglot.errors.ParseError as err:
-        raise SqlError(f"SQL parse failed: {err}") from err
+        raise SqlError(refusal(statement, tokens, err, edits, early)) from None
+    if early is not None:
+        raise SqlError(failure_message(statement, tokens, early))
+    restore_offsets(tree, edits)
+    return tree

@@ -19,6 +19,7 @@ from millstream.table.common.types import DataType
 from millstream.table.common.window_spec import WindowSpec
 from millstream.table.expression.expression import Expression, col
 from millstream.table.expression.resolved import common_type
+from millstream.table.expression.unresolved import UnknownFunctionError, UnresolvedFieldError
 from millstream.table.functions.udf import registered_function
 from millstream.table.planner import builder
 from millstream.table.planner.grouping_sets import WindowGrouping, grouping_sets_select
@@ -27,6 +28,7 @@ from millstream.table.planner.over import over_aggregate
 from millstream.table.planner.windows import WindowTVF, tvf_columns, window_aggregate, window_time_column
 from millstream.table.sql.catalog_tables import table_plan
 from millstream.table.sql.context import SqlContext
+from millstream.table.sql.errors import TableNotFoundError, locate_in_select, unknown_identifier
 from millstream.table.sql.expressions import (
     _GROUP_WINDOWS,
     _LEGACY_WINDOW,
@@ -132,7 +134,7 @@ def _window_tvf(ctx: SqlContext, call: exp.Expression) -> tuple[PlanNode, _Windo
         raise SqlError(f"{name} needs DESCRIPTOR(time_column) as its second argument")
     time_name = descriptor.expressions[0].name
     if time_name not in plan.names:
-        raise SqlError(f"Column '{time_name}' not found in {name}'s input {plan.names}")
+        raise unknown_identifier(descriptor.expressions[0])
     time_column = plan.names.index(time_name)
     sizes = [_interval_ms(a) for a in args]
     if name == "TUMBLE":
@@ -346,9 +348,22 @@ def plan_select(ctx: SqlContext, select: exp.Select) -> PlanNode:
     _STATE.over.append(frames)
     try:
         return _select_in_scope(ctx, select)
+    except (UnresolvedFieldError, UnknownFunctionError, TableNotFoundError, TypeError) as err:
+        # a name this SELECT's own clauses write (not a nested query's): said where it is written
+        scope = _STATE.scopes[depth] if len(_STATE.scopes) > depth else None
+        located = locate_in_select(select, err, scope, _aggregates(select))
+        if located is None:
+            raise
+        raise located from err
     finally:
         del _STATE.scopes[depth:]
         _STATE.over.pop()
+
+
+def _aggregates(select: exp.Select) -> bool:
+    """Whether ``select`` groups its rows (GROUP BY, HAVING or an aggregate call)."""
+    grouped = select.args.get("group") is not None or select.args.get("having") is not None
+    return grouped or any(e.find(exp.AggFunc) is not None for e in select.expressions)
 
 
 def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:

@@ -20,6 +20,7 @@ from millstream.table.functions.udf import _REGISTERED
 from millstream.table.planner import builder
 from millstream.table.planner.nodes import PlanNode
 from millstream.table.sql.context import SqlContext
+from millstream.table.sql.errors import sql_statement
 from millstream.table.sql.expressions import column_type
 from millstream.table.sql.insert import insert_plan
 from millstream.table.sql.operations import (
@@ -50,6 +51,7 @@ def _insert(ctx: SqlContext, tree: exp.Insert) -> PlanNode:
     return insert_plan(ctx, tree)  # INSERT INTO t [(columns)] SELECT ... | VALUES ...
 
 
+@sql_statement
 def insert_operation(catalog: CatalogManager, batch: bool, statement: str) -> InsertOperation:
     """``INSERT INTO sink SELECT ...`` (a statement set's): its sink plan."""
     tree = _parse(statement)
@@ -58,6 +60,7 @@ def insert_operation(catalog: CatalogManager, batch: bool, statement: str) -> In
     return InsertOperation(_insert(_context(catalog, batch), tree))
 
 
+@sql_statement
 def query_operation(catalog: CatalogManager, batch: bool, statement: str) -> QueryOperation:
     """The plan of a SELECT statement."""
     tree = _parse(statement)
@@ -74,6 +77,7 @@ def _query_operation(ctx: SqlContext, tree: exp.Expression) -> QueryOperation:
     return QueryOperation(query(ctx, tree))
 
 
+@sql_statement
 def statement_operation(catalog: CatalogManager, batch: bool, statement: str) -> Operation:
     """The operation of one statement: ``CREATE TABLE name (columns) WITH (options)`` (a
     connector table), ``INSERT INTO sink SELECT ...`` (a job), a SELECT (its rows) ...
@@ -181,9 +185,12 @@ _EXPLAIN = re.compile(
 def _explain(ctx: SqlContext, match: re.Match[str]) -> ExplainOperation:
     """``EXPLAIN [PLAN FOR] [CHANGELOG_MODE, ...] <SELECT or INSERT>``: the statement's plan."""
     details = {d.strip().upper() for d in match.group(1).split(",") if d.strip()}
-    return explain_operation(ctx.catalog, ctx.batch, match.group(2), "CHANGELOG_MODE" in details)
+    # the statement explained where EXPLAIN's words were blanks: its errors' positions are the whole text's
+    prefix = re.sub(r"[^\n]", " ", match.string[: match.start(2)])
+    return explain_operation(ctx.catalog, ctx.batch, prefix + match.group(2), "CHANGELOG_MODE" in details)
 
 
+@sql_statement
 def explain_operation(
     catalog: CatalogManager, batch: bool, statement: str, changelog_mode: bool
 ) -> ExplainOperation:
