@@ -1,8 +1,9 @@
 """PROCTIME(): a processing-time attribute (a computed column or a select item), and window
 aggregation over it (Nexmark q12's shape). Checked against PyFlink 2.3 on a datagen table of
-60 rows at 20 rows a second in 1-second TUMBLE windows: both print the attribute as
-``TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*``, and every row is counted once, the windows still
-open when the bounded input ends included."""
+60 rows at 40 rows a second: both print the attribute as ``TIMESTAMP_LTZ(3) NOT NULL
+*PROCTIME*``; a window fires when the clock reaches its end while the job runs, and the windows
+still open when the bounded input ends are not emitted (issue 48: PyFlink 2.3.0 collected no
+row of 10-second windows, 40 of the 60 rows in half-second windows)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from millstream.testing.nexmark import ddl, write_events
 pytestmark = pytest.mark.timeout(300)
 
 
-def test_processing_time_windows_count_every_row(capsys: pytest.CaptureFixture[str]) -> None:
+def test_processing_time_windows_fire_on_the_clock(capsys: pytest.CaptureFixture[str]) -> None:
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("parallelism.default", "2")
     t_env.execute_sql(
@@ -31,15 +32,18 @@ def test_processing_time_windows_count_every_row(capsys: pytest.CaptureFixture[s
     )
     with t_env.execute_sql(sql).collect() as rows:
         windows = [tuple(r) for r in rows]
-    assert sum(n for _, n, _, _ in windows) == 60
+    assert sum(n for _, n, _, _ in windows) <= 60  # the windows the clock passed while the job ran
     assert all((end - start).total_seconds() == 0.5 for _, _, start, end in windows)
     assert all(start.microsecond % 500_000 == 0 for _, _, start, _ in windows)
-    assert len({start for _, _, start, _ in windows}) >= 2  # the rows spread over windows
+    day = sql.replace("INTERVAL '0.5' SECOND", "INTERVAL '1' DAY")
+    with t_env.execute_sql(day).collect() as rows:
+        assert list(rows) == []  # its window is open when the input ends: not emitted, as PyFlink's
 
 
 def test_nexmark_q12_shape_a_view_with_proctime(tmp_path: Path) -> None:
     """``CREATE VIEW B AS SELECT *, PROCTIME() AS p_time FROM bid`` and a TUMBLE window over
-    ``p_time``: the bids are counted per bidder, all of them."""
+    ``p_time``: the bids are counted per bidder in the windows that end while the job runs
+    (official q12 on PyFlink 2.3.0 counted 26,379 of 92,000 bids)."""
     path = tmp_path / "events.json"
     write_events(str(path), 3000)
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -53,8 +57,9 @@ def test_nexmark_q12_shape_a_view_with_proctime(tmp_path: Path) -> None:
         "GROUP BY bidder, window_start, window_end"
     )
     with t_env.execute_sql(sql).collect() as rows:
-        counted = sum(r[1] for r in rows)
-    assert counted == 3000 - 3000 // 50 * 4  # every bid (46 of each 50 events)
+        windows = [tuple(r) for r in rows]
+    assert sum(r[1] for r in windows) <= 3000 - 3000 // 50 * 4  # of the bids (46 of each 50 events)
+    assert all((end - start).total_seconds() == 10 for _, _, start, end in windows)
 
 
 def test_a_catalog_tables_schema_prints_as_pyflinks(capsys: pytest.CaptureFixture[str]) -> None:
