@@ -205,7 +205,8 @@ class Rank(PlanNode):
 
     As Flink's ``AppendOnlyTopNFunction``: a row entering the top N is emitted (``+I``); with
     the row number in the output every row whose rank it shifts is updated (``-U`` old, ``+U``
-    new at that rank), without it the row pushed out is withdrawn (``-D``). Rows equal in the
+    new at that rank), without it the row pushed out is withdrawn (``-D``) before, or in a
+    top-1 updated (``-U``, ``+U``: Flink's ``FastTop1Function``). Rows equal in the
     sort key keep their arrival order. Ordering by the event-time attribute with ``rn = 1`` is
     deduplication (Flink's ``RowTimeDeduplicateFunction``): the first (ASC) or last (DESC)
     row per key, a row replacing the kept one when its time comes earlier / not earlier."""

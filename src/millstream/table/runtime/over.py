@@ -340,6 +340,15 @@ def _null_first(value: Any) -> tuple[int, Any]:
 
 
 class TopNFunction(KeyedProcessFunction):
+    """Top-N of an insert-only input, as Flink's ``AppendOnlyTopNFunction`` and, for a top-1
+    without the row number, its ``FastTop1Function``: a row entering the top N is emitted.
+    With the row number every row whose rank it shifts is updated (``-U`` old, ``+U`` new at
+    that rank); without it the row pushed out is withdrawn first (``-D``), then the new one
+    inserted (``+I``), except in a top-1, whose partition key is a unique key of the result:
+    the new row updates the old (``-U``, ``+U``), as a deduplication's does. PyFlink 2.3.0
+    prints ``-D[a, 1]`` before ``+I[a, 3]`` for a top-2 and ``-U[a, 1]``, ``+U[a, 5]`` for a
+    top-1 by ``v DESC``."""
+
     def __init__(
         self,
         sort_keys: list[tuple[Callable[[tuple[Any, ...]], Any], bool]],
@@ -381,10 +390,10 @@ class TopNFunction(KeyedProcessFunction):
         pushed = new[self.limit :]
         new = new[: self.limit]
         self.top.update(new)
-        if self.dedup and pushed:
+        if pushed and (self.dedup or (self.limit == 1 and self.rank_column is None)):
             return [("-U", pushed[0]), ("+U", row)]
         if self.rank_column is None:
-            return [(INSERT, row)] + [("-D", r) for r in pushed]
+            return [("-D", r) for r in pushed] + [(INSERT, row)]
         out: list[tuple[str, tuple[Any, ...]]] = []
         for rank in range(position + 1, len(new) + 1):
             if rank <= len(top):
