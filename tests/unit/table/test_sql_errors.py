@@ -20,6 +20,8 @@ import pytest
 from millstream.table import EnvironmentSettings, TableEnvironment
 from millstream.table.expressions import col
 from millstream.table.sql.errors import SqlError, SqlTypeError
+from millstream.table.sql.parser import _DIALECT
+from millstream.table.sql.syntax_errors import early_failure
 
 SYNTAX = [
     ("SELEC 1", "SQL parse failed. Non-query expression encountered in illegal context"),
@@ -445,3 +447,12 @@ def test_the_table_api_keeps_flinks_table_api_message(t_env: TableEnvironment) -
         ValueError, match=r"^Cannot resolve field \[nmae\], input field list:\[name, age, ts\]\.$"
     ):
         t_env.from_path("t").select(col("nmae"))
+
+
+def test_a_statement_set_keeps_its_semicolons() -> None:
+    """``;`` inside a query is Flink's ``Encountered ";"``; between the statements of a set it
+    is the set's own syntax, left to the statement's translation."""
+    statement = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END;"
+    assert early_failure(statement, _DIALECT().tokenize(statement)) is None
+    query = "SELECT ; FROM t"
+    assert early_failure(query, _DIALECT().tokenize(query)) == 1

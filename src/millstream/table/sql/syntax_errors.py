@@ -71,7 +71,7 @@ _AFTER_LIST = frozenset(
     {"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "INTERSECT", "EXCEPT"}
 )
 # words a statement never ends with
-_UNFINISHED = _BINARY_WORDS | _CLAUSE_WORDS - {"END", "ASC", "DESC"} | {"NOT", "CASE", ","}
+_UNFINISHED = _BINARY_WORDS | (_CLAUSE_WORDS - {"END", "ASC", "DESC"}) | {"NOT", "CASE", ","}
 # the words Flink's statements start with
 _STATEMENTS = frozenset(
     {
@@ -341,6 +341,7 @@ def early_failure(text: str, tokens: Sequence[Token]) -> int | None:
     if words and words[-1] == ";":  # one statement may end with ';'
         words = words[:-1]
     pattern = 0  # the depth of parentheses in MATCH_RECOGNIZE's PATTERN (...), where | ^ $ { } are
+    script = bool(words) and words[0].upper() in ("EXECUTE", "BEGIN")  # a statement set: ';' between
     for i in range(len(words)):
         word, upper = words[i], words[i].upper()
         after = words[i + 1].upper() if i + 1 < len(words) else None
@@ -349,7 +350,7 @@ def early_failure(text: str, tokens: Sequence[Token]) -> int | None:
         if pattern or (word == "(" and i > 0 and words[i - 1].upper() == "PATTERN"):
             pattern += {"(": 1, ")": -1}.get(word, 0)
             continue
-        if word in _STRAY or word == ";":
+        if word in _STRAY or (word == ";" and not script):
             return i
         if word in (",", "AS") and after in _AFTER_LIST:
             return i + 1
