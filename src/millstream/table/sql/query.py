@@ -75,7 +75,8 @@ def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Window
                 "JOIN, as of the left table's time attribute (a temporal or lookup join)"
             )
         derived = ctx.derived.get(node.name)
-        return (derived if derived is not None else table_plan(ctx.catalog, node.name)), None
+        path = [part.name for part in node.parts]  # t, db.t or catalog.db.t
+        return (derived if derived is not None else table_plan(ctx.catalog, path)), None
     if isinstance(node, exp.Values):
         return _values(node), None
     raise SqlError(f"unsupported FROM: {node.sql()}")
