@@ -104,7 +104,6 @@ def _use(t_env: TableEnvironment, catalog_name: str | None, database: str | None
     if catalog_name is None:
         catalog.use_database(database)
         return
-    catalog.catalog(catalog_name)  # Flink's "Catalog c does not exist"
     previous = catalog.current_catalog, catalog.current_database
     catalog.use_catalog(catalog_name)
     try:
@@ -316,7 +315,7 @@ def _describe_function(t_env: TableEnvironment, operation: DescribeFunctionOpera
         ("is system function", str(found.system).lower()),
         ("is temporary", str(found.temporary).lower()),
     ]
-    if found.definition is not None:
+    if found.definition is not None and not found.system:  # Flink shows none of a system function's
         rows += [
             ("class name", found.definition.class_name),
             ("function language", found.definition.language),

@@ -179,14 +179,14 @@ def _rename(t_env: TableEnvironment, operation: RenameOperation) -> None:
 
 
 def _create_table_as(t_env: TableEnvironment, operation: CreateTableAsOperation) -> TableResult:
-    """CTAS (RTAS): the table created (replaced), then the query written into it, one job."""
+    """CTAS (RTAS): the table created (replaced), then the query written into it, one job; with
+    IF NOT EXISTS and a table of that name, the query written into that table, as Flink's."""
     create = operation.create
     identifier = create.identifier
     if operation.replace and t_env._catalog.get_table(identifier) is not None:
         t_env._catalog.drop_permanent(identifier, view=False, ignore_if_not_exists=True)
-    elif create.ignore_if_exists and t_env._catalog.get(identifier) is not None:
-        return TableResult.ok()
-    _table_ddl(t_env, create)
+    if not (create.ignore_if_exists and t_env._catalog.get(identifier) is not None):
+        _table_ddl(t_env, create)  # IF NOT EXISTS and an existing table: the query goes into it
     return t_env._run_many([sink_plan(t_env._catalog, operation.query, identifier)])
 
 

@@ -324,7 +324,8 @@ class ModuleManager:
         for i, name in enumerate(names):
             if name != CORE_MODULE:
                 raise CatalogException(
-                    f"Could not execute USE MODULES: [{', '.join(names)}]. No module with name '{name}' exists"
+                    f"Could not execute USE MODULES: [{', '.join(names)}]. No module with name '{name}' "
+                    "exists"
                 )
             if name in names[:i]:
                 raise CatalogException(

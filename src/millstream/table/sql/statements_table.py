@@ -117,8 +117,6 @@ def _create_table_as(
     verb = "REPLACE TABLE AS SELECT" if replace else "CREATE TABLE AS SELECT"
     if temporary:
         raise SqlError(f"{verb} syntax does not support to create temporary table yet.")
-    if derived.partition_keys:
-        raise SqlError(f"{verb} syntax does not support to create partitioned table yet.")
     if derived.columns or derived.watermark is not None or derived.primary_key is not None:
         raise SqlError(
             f"millstream: {verb} with a column list is not supported: the table's columns are the query's"
@@ -133,7 +131,9 @@ def _create_table_as(
     if not is_query(source):
         raise SqlError(f"{verb} needs a query after AS, got: {tokens.rest()[:80]}")
     plan = query(ctx, source)
-    shape = TableShape(options=dict(derived.options), comment=derived.comment)
+    shape = TableShape(
+        partition_keys=derived.partition_keys, options=dict(derived.options), comment=derived.comment
+    )
     declaration = shape.declaration()
     declaration.schema.extend(("column", (n, t)) for n, t in zip(plan.names, plan.types, strict=True))
     create = CreateTableOperation(identifier, declaration, False, exists)
