@@ -132,7 +132,12 @@ def _create(ctx: SqlContext, tokens: StatementTokens) -> Operation:
         return catalog_ddl(tokens, "CREATE")
     if ahead in ("DATABASE", "SCHEMA"):
         return database_ddl(tokens, "CREATE")
-    raise SqlError(f"millstream: CREATE {ahead} is not supported")
+    raise _unsupported("CREATE", ahead)
+
+
+def _unsupported(verb: str, noun: str) -> SqlError:
+    """The refusal of ``verb noun`` (``CREATE MODEL``, ``DROP MATERIALIZED TABLE`` ...)."""
+    return SqlError(f"millstream: {verb} {noun}{' TABLE' if noun == 'MATERIALIZED' else ''} is not supported")
 
 
 def _replace(ctx: SqlContext, tokens: StatementTokens) -> Operation:
@@ -157,7 +162,7 @@ def _alter(ctx: SqlContext, tokens: StatementTokens) -> Operation:
         return catalog_ddl(tokens, "ALTER")
     if ahead == "DATABASE":
         return database_ddl(tokens, "ALTER")
-    raise SqlError(f"millstream: ALTER {ahead} is not supported")
+    raise _unsupported("ALTER", ahead)
 
 
 def _drop(ctx: SqlContext, tokens: StatementTokens) -> Operation:
@@ -173,7 +178,7 @@ def _drop(ctx: SqlContext, tokens: StatementTokens) -> Operation:
         return catalog_ddl(tokens, "DROP")
     if ahead in ("DATABASE", "SCHEMA"):
         return database_ddl(tokens, "DROP")
-    raise SqlError(f"millstream: DROP {ahead} is not supported")
+    raise _unsupported("DROP", ahead)
 
 
 def _execute(ctx: SqlContext, tokens: StatementTokens) -> Operation:
