@@ -12,10 +12,15 @@ same text, or fail in one line ending with that message.
 * ``functions.txt``: ``CREATE | ALTER | DROP [TEMPORARY [SYSTEM]] FUNCTION ... LANGUAGE PYTHON``
   (the functions of ``ddl_udfs.py``), calls of them, ``SHOW [USER] FUNCTIONS`` and ``DESCRIBE
   FUNCTION``: a temporary function shadows a catalog function of its name, a temporary system
-  function any other.
+  function any other;
+* ``unnest.txt`` / ``unnest_batch.txt``: ``UNNEST(array | map) [WITH ORDINALITY] [AS] t[(columns)]``
+  joined, left joined ``ON TRUE`` and alone in FROM, its columns named as Flink names them
+  (``EXPR$0``, ``KEY`` / ``VALUE``, ``ORDINALITY``, the alias), in streaming and batch mode.
 
 Before, ``LIKE`` failed with "SQL parse failed: Expecting )", ALTER was "unsupported statement",
-CREATE FUNCTION made every function a temporary one and SHOW / DESCRIBE FUNCTION(S) failed.
+CREATE FUNCTION made every function a temporary one and SHOW / DESCRIBE FUNCTION(S) failed;
+``WITH ORDINALITY`` gave no ordinality column ("Cannot resolve field [n]"), ``FROM UNNEST(...)``
+was "unsupported FROM", and the columns of an UNNEST without a column list were ``f0``, ``f1``.
 """
 
 from __future__ import annotations
@@ -38,9 +43,13 @@ def _steps(name: str) -> list[tuple[str, str]]:
     return [(b.split("\n", 1)[0], b.split("\n", 1)[1].rstrip("\n") + "\n") for b in blocks]
 
 
-@pytest.mark.parametrize("name", ["like.txt", "alter.txt", "functions.txt", "statements.txt"])
+@pytest.mark.parametrize(
+    "name", ["like.txt", "alter.txt", "functions.txt", "statements.txt", "unnest.txt", "unnest_batch.txt"]
+)
 def test_ddl_does_what_pyflink_did(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    batch = name.endswith("_batch.txt")  # a transcript of a batch TableEnvironment
+    settings = EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode()
+    t_env = TableEnvironment.create(settings)
     t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
     for statement, expected in _steps(name):
         capsys.readouterr()
