@@ -15,12 +15,17 @@ same text, or fail in one line ending with that message.
   function any other;
 * ``unnest.txt`` / ``unnest_batch.txt``: ``UNNEST(array | map) [WITH ORDINALITY] [AS] t[(columns)]``
   joined, left joined ``ON TRUE`` and alone in FROM, its columns named as Flink names them
-  (``EXPR$0``, ``KEY`` / ``VALUE``, ``ORDINALITY``, the alias), in streaming and batch mode.
+  (``EXPR$0``, ``KEY`` / ``VALUE``, ``ORDINALITY``, the alias), in streaming and batch mode;
+* ``over_proctime.txt``: OVER windows ordered by a processing-time attribute (a ``PROCTIME()``
+  computed column, or a select item), ROWS and RANGE UNBOUNDED and ROWS n PRECEDING frames,
+  rows aggregated in their arrival order.
 
 Before, ``LIKE`` failed with "SQL parse failed: Expecting )", ALTER was "unsupported statement",
 CREATE FUNCTION made every function a temporary one and SHOW / DESCRIBE FUNCTION(S) failed;
 ``WITH ORDINALITY`` gave no ordinality column ("Cannot resolve field [n]"), ``FROM UNNEST(...)``
-was "unsupported FROM", and the columns of an UNNEST without a column list were ``f0``, ``f1``.
+was "unsupported FROM", the columns of an UNNEST without a column list were ``f0``, ``f1``,
+and an OVER window ordered by a processing-time attribute was refused ("... is not the
+event-time attribute").
 """
 
 from __future__ import annotations
@@ -47,11 +52,26 @@ def _steps(name: str) -> list[tuple[str, str]]:
     "name", ["like.txt", "alter.txt", "functions.txt", "statements.txt", "unnest.txt", "unnest_batch.txt"]
 )
 def test_ddl_does_what_pyflink_did(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _replay(name, {}, capsys)
+
+
+def test_over_windows_ordered_by_processing_time_do_what_pyflink_did(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "part-0.csv").write_text("a,1\nb,2\na,3\na,4\nb,5\nc,6\n")
+    _replay("over_proctime.txt", {"$DATA": str(tmp_path)}, capsys)
+
+
+def _replay(name: str, replacements: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Run a transcript's statements (its placeholders replaced) and compare with PyFlink's."""
     batch = name.endswith("_batch.txt")  # a transcript of a batch TableEnvironment
     settings = EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode()
     t_env = TableEnvironment.create(settings)
     t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
+    t_env.get_config().set("parallelism.default", "1")
     for statement, expected in _steps(name):
+        for placeholder, value in replacements.items():
+            statement = statement.replace(placeholder, value)
         capsys.readouterr()
         if expected.startswith("!! "):
             with pytest.raises(ValueError) as caught:
