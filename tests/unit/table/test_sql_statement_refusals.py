@@ -118,3 +118,17 @@ def test_a_parse_error_names_the_token_at_its_own_position(t_env: TableEnvironme
     with pytest.raises(ValueError) as caught:
         t_env.execute_sql("SHOW TABLES\nFROM default_database\n  BOGUS")
     assert str(caught.value) == 'SQL parse failed. Encountered "BOGUS" at line 3, column 3.'
+
+
+def test_a_python_function_whose_name_imports_nothing_fails_the_query_calling_it(
+    t_env: TableEnvironment,
+) -> None:
+    # PyFlink 2.3.0 creates it (OK), then fails the query: "SQL validation failed. Cannot
+    # instantiate user-defined function 'default_catalog.default_database.nm'."
+    t_env.execute_sql("CREATE FUNCTION nm AS 'nomodule.x' LANGUAGE PYTHON")
+    with pytest.raises(ValueError) as caught:
+        t_env.sql_query("SELECT nm(1)")
+    assert (
+        str(caught.value) == "Cannot instantiate user-defined function 'default_catalog.default_database.nm'."
+    )
+    t_env.execute_sql("DROP FUNCTION nm")

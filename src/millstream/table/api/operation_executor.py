@@ -47,7 +47,18 @@ __all__ = ["catalog_table", "execute_operation"]
 
 
 def execute_operation(t_env: TableEnvironment, operation: Operation) -> TableResult:
-    """Run ``operation`` on ``t_env``; its result."""
+    """Run ``operation`` on ``t_env``; its result.
+
+    Raises:
+        SqlError: the statement cannot be done (a catalog's error: its message).
+    """
+    try:
+        return _execute(t_env, operation)
+    except CatalogException as err:
+        raise SqlError(str(err)) from err
+
+
+def _execute(t_env: TableEnvironment, operation: Operation) -> TableResult:
     match operation:
         case QueryOperation(plan=plan):
             return t_env._execute(plan)

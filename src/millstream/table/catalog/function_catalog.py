@@ -7,7 +7,7 @@ A function declared by name (``AS 'module.udf' LANGUAGE PYTHON``) is imported wh
 created; the planner finds the udf object by the function's name (``functions/udf.py``'s
 registry), the first of a temporary system, a temporary and a catalog function, as Flink
 resolves a name. A name that does not import (or names no udf) is kept, as Flink keeps it:
-the query calling it fails, naming the function.
+a query calling it fails with Flink's "Cannot instantiate user-defined function 'f'.".
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from millstream.table.catalog.catalog import (
 from millstream.table.catalog.catalog_manager import CatalogManager
 from millstream.table.catalog.module_manager import ModuleManager
 from millstream.table.catalog.object_identifier import ObjectIdentifier
+from millstream.table.common.types import DataTypes
 from millstream.table.functions.udf import (
     UserDefinedAggregateFunctionWrapper,
     UserDefinedScalarFunctionWrapper,
@@ -225,16 +226,16 @@ class FunctionCatalog:
         """
         catalog_name = catalog_name or self._catalogs.current_catalog
         database_name = database_name or self._catalogs.current_database
-        names = set(self._system)
-        names |= {
+        in_database = {
             i.object_name
             for i in self._temporary
             if (i.catalog_name, i.database_name) == (catalog_name, database_name)
         }
         catalog = self._catalogs.catalog(catalog_name)
         if catalog.database_exists(database_name):  # else none: Flink lists no error either
-            names |= set(catalog.list_functions(database_name))
-        return sorted(names)
+            in_database |= set(catalog.list_functions(database_name))
+        # a temporary system function and a catalog function of one name are two (Flink lists both)
+        return sorted([*self._system, *in_database])
 
     def lookup(self, path: list[str]) -> FunctionLookup | None:
         """What ``path`` names, in Flink's order: a temporary system function, a built-in one, a
@@ -263,5 +264,18 @@ class FunctionCatalog:
         found = self.lookup([name])
         if found is not None and found.function is not None:
             register_function(name, found.function)
+        elif found is not None and found.definition is not None:  # declared, but no udf
+            register_function(name, _Uninstantiable(found.name))
         else:
             unregister_function(name)
+
+
+class _Uninstantiable(UserDefinedScalarFunctionWrapper):
+    """A function declared by a name that imports no udf: a call of it fails as Flink's."""
+
+    def __init__(self, full_name: str) -> None:
+        super().__init__(None, DataTypes.NULL(), full_name)
+        self._full_name = full_name
+
+    def __call__(self, *args: Any) -> Any:
+        raise ValueError(f"Cannot instantiate user-defined function '{self._full_name}'.")

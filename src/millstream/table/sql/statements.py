@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from millstream.table.catalog.catalog import CatalogException
 from millstream.table.catalog.catalog_manager import CatalogManager
 from millstream.table.planner.nodes import PlanNode
 from millstream.table.sql.context import SqlContext
@@ -90,7 +91,13 @@ def statement_operation(catalog: CatalogManager, batch: bool, statement: str) ->
     Raises:
         SqlError: the statement is not supported, or not valid.
     """
-    ctx = _context(catalog, batch)
+    try:
+        return _statement_operation(_context(catalog, batch), statement)
+    except CatalogException as err:  # a name that does not resolve: the statement's error
+        raise SqlError(str(err)) from err
+
+
+def _statement_operation(ctx: SqlContext, statement: str) -> Operation:
     tokens = StatementTokens(statement)
     refusal = refused_statement(ctx, tokens)
     if refusal is not None:
