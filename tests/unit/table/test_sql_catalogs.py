@@ -277,3 +277,35 @@ def test_temporary_objects_shadow_permanent_ones_as_flinks(capsys: pytest.Captur
     assert _shown(t_env, "SHOW TABLES", capsys) == (
         "+------------+\n| table name |\n+------------+\n|          p |\n+------------+\n1 row in set\n"
     )
+
+
+def test_the_table_apis_catalog_methods_see_what_sql_made() -> None:
+    t_env = _t_env()
+    t_env.execute_sql("CREATE CATALOG c1 WITH ('type'='generic_in_memory')")
+    # PyFlink 2.3.0 returns what each assertion says
+    assert t_env.list_catalogs() == ["c1", "default_catalog"]
+    t_env.use_catalog("c1")
+    assert (t_env.get_current_catalog(), t_env.get_current_database()) == ("c1", "default")
+    assert t_env.list_databases() == ["default"]
+    t_env.use_catalog("default_catalog")
+    t_env.execute_sql(
+        "CREATE TEMPORARY SYSTEM FUNCTION f AS 'tests.unit.table.ddl_udfs.plus_one' LANGUAGE PYTHON"
+    )
+    t_env.execute_sql("CREATE FUNCTION g AS 'tests.unit.table.ddl_udfs.plus_one' LANGUAGE PYTHON")
+    assert t_env.list_user_defined_functions() == ["f", "g"]
+    assert len(t_env.list_functions()) == 253 and t_env.list_modules() == ["core"]
+    t_env.execute_sql("CREATE TABLE p (a INT) WITH ('connector'='blackhole')")
+    t_env.execute_sql("CREATE VIEW v AS SELECT 1 AS x")
+    assert [t_env.drop_table("p"), t_env.drop_table("p"), t_env.drop_view("v"), t_env.drop_view("v")] == [
+        True,
+        False,
+        True,
+        False,
+    ]
+    with pytest.raises(
+        ValueError, match=r"^Table with identifier 'default_catalog\.default_database\.nope' does"
+    ):
+        t_env.drop_table("nope", False)
+    assert t_env.get_catalog("nope") is None and t_env.get_catalog("c1") is not None
+    t_env.execute_sql("DROP TEMPORARY SYSTEM FUNCTION f")
+    t_env.execute_sql("DROP FUNCTION g")
