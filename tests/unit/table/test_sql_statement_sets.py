@@ -77,3 +77,31 @@ def test_create_table_as_select_makes_the_querys_table_and_fills_it(
         ")",
     ]
     assert _written(tmp_path / "c") == [{"n5": "abcde", "nid": 2}]
+
+
+@pytest.mark.parametrize(
+    ("statement", "at"),
+    [
+        # PyFlink 2.3.0: ... From line 1, column 25 to line 1, column 28: Column 'nmae' not found in any table
+        ("CREATE VIEW v AS SELECT nmae FROM src", "column 25 to line 1, column 28"),
+        (
+            "CREATE TABLE c2 WITH ('connector'='blackhole') AS SELECT nmae FROM src",
+            "column 58 to line 1, column 61",
+        ),
+        (
+            "EXECUTE STATEMENT SET BEGIN INSERT INTO c SELECT nmae FROM src; END",
+            "column 50 to line 1, column 53",
+        ),
+    ],
+)
+def test_an_unknown_column_of_a_nested_query_is_placed_in_the_whole_statement(
+    statement: str, at: str
+) -> None:
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql("CREATE TABLE src (name STRING, id INT) WITH ('connector'='datagen')")
+    t_env.execute_sql("CREATE TABLE c (name STRING) WITH ('connector'='blackhole')")
+    with pytest.raises(ValueError) as caught:
+        t_env.execute_sql(statement)
+    assert (
+        str(caught.value) == f"SQL validation failed. From line 1, {at}: Column 'nmae' not found in any table"
+    )

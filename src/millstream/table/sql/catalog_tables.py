@@ -266,9 +266,9 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str | list[str] | O
     identifier = catalog.qualify(path)
     table = catalog.get_table(identifier)
     if table is None:
+        catalogs = ", ".join(catalog.list_catalogs())
         raise ValueError(
-            f"Cannot find table '{identifier}' in any of the catalogs [{', '.join(catalog.list_catalogs())}], "
-            "nor as a temporary table."
+            f"Cannot find table '{identifier}' in any of the catalogs [{catalogs}], nor as a temporary table."
         )
     descriptor = table.descriptor
     not_null: tuple[int, ...] = ()

@@ -10,6 +10,7 @@ as one string (it parses those as opaque commands); this one reads them word by 
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import sqlglot.errors
@@ -168,6 +169,13 @@ class StatementTokens:
         if self.at_end():
             return ""
         return self.sql[self.tokens[self.index].start :].strip().rstrip(";").rstrip()
+
+    def rest_in_place(self, start: int | None = None, end: int | None = None) -> str:
+        """The statement from the current token (or offset ``start``) to ``end``, what comes
+        before it blanked (newlines kept): parsed so, a nested statement's errors name their
+        positions in the whole statement, as Flink's do."""
+        begin = self.position() if start is None else start
+        return re.sub(r"[^\n]", " ", self.sql[:begin]) + self.sql[begin:end]
 
     def position(self) -> int:
         """The offset of the current token in the statement (its length past the end)."""

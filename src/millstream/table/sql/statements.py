@@ -195,7 +195,7 @@ def _execute(ctx: SqlContext, tokens: StatementTokens) -> Operation:
         return StatementSetOperation(_statement_set(ctx, tokens))
     if tokens.at("PLAN"):
         raise SqlError("millstream: EXECUTE PLAN is not supported (no compiled plans here)")
-    return _dml(ctx, tokens.rest())
+    return _dml(ctx, tokens.rest_in_place())
 
 
 def _statement_set(ctx: SqlContext, tokens: StatementTokens) -> list[PlanNode]:
@@ -216,7 +216,7 @@ def _statement_set(ctx: SqlContext, tokens: StatementTokens) -> list[PlanNode]:
         if tokens.at_end():  # an INSERT not ended by ';': Flink's parser stops at the END after it
             tokens.index = last_end if last_end is not None else tokens.index
             raise tokens.error()
-        text = tokens.sql[start : tokens.position()]
+        text = tokens.rest_in_place(start, tokens.position())
         tokens.skip()  # ;
         tree = _parse(text)
         if not isinstance(tree, exp.Insert):
@@ -245,7 +245,7 @@ def _explain(ctx: SqlContext, tokens: StatementTokens) -> Operation:
         )
     if tokens.at("STATEMENT", "SET") or tokens.at("EXECUTE"):
         raise SqlError("millstream: EXPLAIN STATEMENT SET is not supported (explain each INSERT)")
-    return explain_operation(ctx.catalog, ctx.batch, tokens.rest(), "CHANGELOG_MODE" in details)
+    return explain_operation(ctx.catalog, ctx.batch, tokens.rest_in_place(), "CHANGELOG_MODE" in details)
 
 
 _EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")

@@ -127,7 +127,7 @@ def _create_table_as(
             "statement "
             "or CREATE OR REPLACE TABLE AS statement."
         )
-    source = _parse(tokens.rest())
+    source = _parse(tokens.rest_in_place())
     if not is_query(source):
         raise SqlError(f"{verb} needs a query after AS, got: {tokens.rest()[:80]}")
     plan = query(ctx, source)
@@ -161,7 +161,7 @@ def create_view(ctx: SqlContext, tokens: StatementTokens) -> Operation:
     text = tokens.rest()
     if exists and ctx.catalog.get(identifier) is not None:
         return NoOperation()
-    plan = _view_plan(ctx, text)
+    plan = _view_plan(ctx, tokens.rest_in_place())
     if columns:
         if len(columns) != len(plan.names):
             raise SqlError(
@@ -175,7 +175,7 @@ def create_view(ctx: SqlContext, tokens: StatementTokens) -> Operation:
 def _view_plan(ctx: SqlContext, text: str) -> builder.PlanNode:
     source = _parse(text)
     if not is_query(source):
-        raise SqlError(f"CREATE VIEW needs AS SELECT ..., got: {text[:80]}")
+        raise SqlError(f"CREATE VIEW needs AS SELECT ..., got: {text.strip()[:80]}")
     return query(ctx, source)
 
 
@@ -187,8 +187,12 @@ def alter_view(ctx: SqlContext, tokens: StatementTokens) -> Operation:
         tokens.expect_end()
         return RenameOperation(identifier, new_name, view=True)
     tokens.expect("AS")
-    text = tokens.rest()
-    return AlterViewOperation(identifier, _view_plan(ctx, text), text)
+    found = None if ctx.catalog.is_temporary(identifier) else ctx.catalog.get(identifier)
+    if isinstance(found, CatalogTable):  # checked before the query, as Flink's
+        raise SqlError("ALTER VIEW for a table is not allowed")
+    if found is None:
+        raise SqlError(f"View {identifier} doesn't exist or is a temporary view.")
+    return AlterViewOperation(identifier, _view_plan(ctx, tokens.rest_in_place()), tokens.rest())
 
 
 def _new_name(ctx: SqlContext, identifier: ObjectIdentifier, path: list[str]) -> str:
