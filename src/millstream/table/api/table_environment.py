@@ -42,11 +42,12 @@ from millstream.table.api.table_config import TableConfig
 from millstream.table.api.table_descriptor import TableDescriptor
 from millstream.table.api.table_result import TableResult
 from millstream.table.catalog.catalog_manager import CatalogManager, CatalogTable, CatalogView
+from millstream.table.catalog.function_catalog import FunctionCatalog, check_function
+from millstream.table.catalog.module_manager import ModuleManager
 from millstream.table.common.changelog_mode import ChangelogMode
 from millstream.table.common.options import SINK_NOT_NULL_ENFORCER, option_value
 from millstream.table.common.timestamps import to_instant
 from millstream.table.common.types import DataTypes, RowType
-from millstream.table.functions.udf import register_function, unregister_function
 from millstream.table.planner.explain import explain_plan
 from millstream.table.planner.nodes import ChangelogNormalize, PlanNode, Values
 from millstream.table.planner.planning import plan_job
@@ -69,7 +70,9 @@ class TableEnvironment(CatalogMethods):
         if configuration is not None:
             config.add_all(configuration)
         self._config = TableConfig(config)
-        self._catalog = CatalogManager()  # the tables and views by name
+        self._catalog = CatalogManager()  # the catalogs, and the tables and views by name
+        self._modules = ModuleManager()  # the core module's built-in functions
+        self._functions = FunctionCatalog(self._catalog, self._modules)  # the user's functions
 
     @staticmethod
     def create(environment_settings: EnvironmentSettings | Configuration) -> TableEnvironment:
@@ -165,13 +168,14 @@ class TableEnvironment(CatalogMethods):
 
     def from_path(self, path: str) -> Table:
         """The table named ``path``."""
-        found = self._catalog.get(path)
+        identifier = self._catalog.qualify(path)
+        found = self._catalog.get(identifier)
         if isinstance(found, CatalogView):
             table = Table(found.plan, self)
             table._declared = dict(found.declared)
             return table
         if isinstance(found, CatalogTable):
-            plan, declared = source_plan(path, found)
+            plan, declared = source_plan(identifier, found)
             table = Table(plan, self)
             table._declared = declared  # print_schema shows them as Flink does
             return table
@@ -196,24 +200,31 @@ class TableEnvironment(CatalogMethods):
         sinks, ctx = plan_job(env, self._planner_options(), sinks)
         for sink in sinks:
             sink.translate(ctx)
-        names = [f"default_catalog.default_database.{s.label or 'sink'}" for s in sinks]
+        # a column per table written (two INSERTs into one table: one column, as Flink's)
+        names = list(dict.fromkeys(s.label or "default_catalog.default_database.sink" for s in sinks))
         return _insert_result(env, names)
 
     def create_temporary_function(self, path: str, function: Any) -> None:
-        """Register a udf / udtf / udaf under ``path`` for SQL and ``call(path, ...)``."""
-        register_function(path, function)
+        """Register a udf / udtf / udaf under ``path`` for SQL and ``call(path, ...)`` (a
+        temporary catalog function; one of the same name is replaced)."""
+        check_function(function)
+        self._functions.drop_temporary_function(path)
+        self._functions.create_temporary_function(path, function)
 
     def create_temporary_system_function(self, name: str, function: Any) -> None:
-        """Register a function under ``name`` (as create_temporary_function)."""
-        self.create_temporary_function(name, function)
+        """Register a function under ``name`` (a temporary system function; one of the same name
+        is replaced)."""
+        check_function(function)
+        self._functions.drop_temporary_system_function(name)
+        self._functions.create_temporary_system_function(name, function)
 
     def drop_temporary_function(self, path: str) -> bool:
         """Forget a function registered with create_temporary_function; whether it existed."""
-        return unregister_function(path)
+        return self._functions.drop_temporary_function(path)
 
     def drop_temporary_system_function(self, name: str) -> bool:
         """Forget a function registered with create_temporary_system_function."""
-        return self.drop_temporary_function(name)
+        return self._functions.drop_temporary_system_function(name)
 
     def create_java_temporary_function(self, path: str, function_class_name: str) -> None:
         """Java functions cannot run here."""
@@ -221,7 +232,7 @@ class TableEnvironment(CatalogMethods):
 
     def register_function(self, name: str, function: Any) -> None:
         """PyFlink 1.x's name for create_temporary_system_function."""
-        self.create_temporary_function(name, function)
+        self.create_temporary_system_function(name, function)
 
     def create_statement_set(self) -> StatementSet:
         """A set of INSERTs run as one job (``add_insert_sql`` / ``add_insert`` then ``execute``)."""
@@ -317,9 +328,11 @@ def _insert_result(env: Any, names: list[str]) -> TableResult:
     if detached:
         client.detach()
     width = len(names)
-    return TableResult(
+    result = TableResult(
         names, [DataTypes.BIGINT()] * width, iter([("+I", (-1,) * width)]), False, client, detached
     )
+    result._raw = ", ".join(["-1"] * width)  # print() shows it so, as PyFlink 2.3.0's ("-1, -1")
+    return result
 
 
 def _from_pandas_value(value: Any) -> Any:

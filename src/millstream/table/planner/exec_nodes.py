@@ -265,8 +265,8 @@ def source_name(node: Any) -> str:
 
 def sink_terms(node: Any) -> list[str]:
     """A sink's table and fields, as Flink prints them."""
-    table = node.label or node.connector
-    return [f"table=[default_catalog.default_database.{table}]", f"fields=[{', '.join(node.names)}]"]
+    table = node.label or f"default_catalog.default_database.{node.connector}"  # the label: its full name
+    return [f"table=[{table}]", f"fields=[{', '.join(node.names)}]"]
 
 
 def over_aggregate(node: Any) -> list[tuple[Any, str]] | None:

@@ -25,6 +25,7 @@ from millstream.table.runtime.over import (
     TopNFunction,
     WindowRankFunction,
 )
+from millstream.table.runtime.over_proctime import ProcTimeOverFunction
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext
@@ -54,6 +55,8 @@ class OverAggregate(PlanNode):
     order_expressions: list[tuple[Expression, bool]] = field(default_factory=list, kw_only=True)
     order_root: str = field(default="", kw_only=True)
     following: int | None = field(default=0, kw_only=True)
+    # STREAMING ordered by the processing-time attribute: rows in arrival order
+    proctime_order: bool = field(default=False, kw_only=True)
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
@@ -65,6 +68,8 @@ class OverAggregate(PlanNode):
             function = BatchOverFunction(
                 self.order_keys, range_value, self.rows, self.preceding, self.following, self.calls
             )
+        elif self.proctime_order:
+            function = ProcTimeOverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
         else:
             function = OverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
         stream = self.input.translate(ctx)
@@ -93,7 +98,8 @@ def over_aggregate(
     """``selected`` over ``node`` with its over aggregates (``.over(col('w'))``, each window
     named in ``frames``) computed by over aggregations, one per window: the projection reads
     each aggregate's column (``w0$o0``, as Flink names it); the expressions given are left as
-    they are. Streaming orders by the event-time attribute (frames end at the current row);
+    they are. Streaming orders by the event-time attribute or, in arrival order, the
+    processing-time attribute (frames end at the current row);
     BATCH (as Flink's) by any keys, with LEAD, NTILE, RANK ... too."""
     calls: list[OverCall] = []
     for expression in selected:
@@ -142,6 +148,8 @@ def over_aggregate(
             frame.preceding,
             specs,
             rowtime=plan.rowtime,
+            proctime=plan.proctime,
+            proctime_order=not batch and _is_proctime(plan, time_name),
             partition_expressions=list(frame.partition_by),
             call_expressions=[c.call for c in mine],
             batch=batch,
@@ -173,15 +181,21 @@ def _check_streaming(plan: PlanNode, frame: OverFrame, calls: list[OverCall]) ->
             shown = name.split(" ")[0]
             raise ValueError(f"{shown} Function is not supported in stream mode (BATCH runs it)")
     if frame.order_by is None:
-        raise ValueError("OVER windows in stream mode need an ORDER BY the event-time attribute")
+        raise ValueError("OVER windows in stream mode need an ORDER BY a time attribute")
     time_name = frame.order_by.resolve(plan.names, plan.types).name
-    if plan.rowtime is None or plan.names[plan.rowtime] != time_name or len(frame.order_keys) > 1:
+    rowtime = plan.rowtime is not None and plan.names[plan.rowtime] == time_name
+    if not (rowtime or _is_proctime(plan, time_name)) or len(frame.order_keys) > 1:
         raise ValueError(
             "OVER windows' ordering in stream mode must be defined on a time attribute: "
-            f"'{time_name}' is not the event-time attribute"
+            f"'{time_name}' is neither the event-time nor the processing-time attribute"
         )
     if frame.following != 0:
         raise ValueError("OVER windows in stream mode end at CURRENT ROW")
+
+
+def _is_proctime(plan: PlanNode, name: str | None) -> bool:
+    """Whether ``name`` is ``plan``'s processing-time attribute."""
+    return plan.proctime is not None and plan.names[plan.proctime] == name
 
 
 def _over_calls(expression: Any) -> list[OverCall]:

@@ -5,28 +5,32 @@ table, its columns cast to the sink's. Computed columns and watermarks are SQL t
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any, cast
 
-from millstream.table.catalog.catalog_manager import (
-    DEFAULT_CATALOG,
-    DEFAULT_DATABASE,
-    CatalogManager,
-    CatalogTable,
-    CatalogView,
-)
+from millstream.table.catalog.catalog_manager import CatalogManager, CatalogTable, CatalogView
+from millstream.table.catalog.object_identifier import ObjectIdentifier
 from millstream.table.common.factories import find_table_factory
 from millstream.table.common.logical_type_casts import sink_mismatch, supports_avoiding_cast
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression, col
-from millstream.table.planner.nodes import PlanNode, Sink, table_scan
+from millstream.table.planner.nodes import PlanNode, Sink, Values, table_scan
 from millstream.table.planner.projection import project
 from millstream.table.planner.sources import FromDataStream
 from millstream.table.planner.windows import WatermarkAssigner
 from millstream.table.sql.errors import TableNotFoundError
 from millstream.table.sql.expressions import flink_text, parse_expression, watermark_delay_ms
 
-__all__ = ["apply_schema", "cast_to", "declared_columns", "sink_plan", "source_plan", "table_plan"]
+__all__ = [
+    "apply_schema",
+    "cast_to",
+    "declared_columns",
+    "resolved_columns",
+    "sink_plan",
+    "source_plan",
+    "table_plan",
+]
 
 
 def cast_to(plan: PlanNode, names: list[str], types: list[DataType]) -> PlanNode:
@@ -109,6 +113,28 @@ def apply_schema(node: PlanNode, schema: Any) -> PlanNode:
     if schema.watermark_spec is None:
         return node
     return _watermarked(source, node, expressions, schema.watermark_spec)
+
+
+def resolved_columns(schema: Any) -> PlanNode:
+    """A declared schema's columns as a source's plan has them (computed columns typed, the
+    primary key NOT NULL, the time attributes marked), without creating the source: what
+    ``DESCRIBE`` shows, and the check of a schema DDL declares (Flink resolves it when the
+    table is created).
+
+    Raises:
+        ValueError: the schema does not resolve (a watermark on a column that is no timestamp,
+            a computed column over a column that does not exist ...).
+    """
+    physical = list(schema.columns) + [(c.name, c.data_type) for c in schema.metadata_columns]
+    node = Values([n for n, _ in physical], [t for _, t in physical], False, [])
+    spec = schema.watermark_spec
+    if spec is None or not _is_source_watermark(spec[1]):
+        return apply_schema(node, schema)
+    # SOURCE_WATERMARK(): the source's own watermarks, checked when the source is planned
+    without = copy.copy(schema)
+    without.watermark_spec = None
+    plan = apply_schema(node, without)
+    return dataclasses.replace(plan, rowtime=plan.names.index(spec[0])) if spec[0] in plan.names else plan
 
 
 def _declared_types(node: PlanNode, schema: Any) -> dict[str, DataType]:
@@ -197,22 +223,39 @@ def _leaf(node: PlanNode) -> PlanNode:
     return _leaf(inputs[0]) if len(inputs) == 1 else node
 
 
-def source_plan(path: str, table: CatalogTable) -> tuple[PlanNode, dict[str, Any]]:
-    """The plan reading catalog table ``path``: its connector's source with the declared
+def source_plan(identifier: ObjectIdentifier, table: CatalogTable) -> tuple[PlanNode, dict[str, Any]]:
+    """The plan reading catalog table ``identifier``: its connector's source with the declared
     schema applied, and the declared columns ``print_schema`` shows.
 
     Raises:
-        ValueError: the table has no schema to read.
+        ValueError: the table has no schema to read, or no connector.
     """
     schema = table.descriptor.schema
     if schema is None:
-        raise ValueError(f"table '{path}' ({table.connector}) has no schema to read")
-    source = find_table_factory(table.connector).create_source(table.context)
-    node = table_scan(source, f"{DEFAULT_CATALOG}, {DEFAULT_DATABASE}, {path}")
+        raise ValueError(f"table '{identifier.object_name}' ({table.connector}) has no schema to read")
+    source = find_table_factory(_connector(identifier, table, "source for reading")).create_source(
+        table.context
+    )
+    node = table_scan(source, ", ".join(identifier.to_list()))
     return apply_schema(node, table.context.schema), declared_columns(table.context.schema)
 
 
-def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
+def _connector(identifier: ObjectIdentifier, table: CatalogTable, what: str) -> str:
+    """The table's connector.
+
+    Raises:
+        ValueError: the table has none (``CREATE TABLE t (...)`` without WITH: a table only to
+            be LIKE'd), with Flink's message.
+    """
+    if not table.connector:
+        raise ValueError(
+            f"Unable to create a {what} table '{identifier.as_summary_string()}': Table options do not "
+            "contain an option key 'connector' for discovering a connector."
+        )
+    return table.connector
+
+
+def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str | list[str] | ObjectIdentifier) -> PlanNode:
     """``plan`` written into sink table ``path``: its columns cast to the sink's, into the
     connector's ``TableSink``.
 
@@ -220,11 +263,12 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
         ValueError: no such sink table, or the query's columns do not cast implicitly to the
             sink's (Flink's message).
     """
-    table = catalog.tables.get(path)
+    identifier = catalog.qualify(path)
+    table = catalog.get_table(identifier)
     if table is None:
+        catalogs = ", ".join(catalog.list_catalogs())
         raise ValueError(
-            f"Cannot find table '`{DEFAULT_CATALOG}`.`{DEFAULT_DATABASE}`.`{path}`' in any of the catalogs "
-            f"[{DEFAULT_CATALOG}], nor as a temporary table."
+            f"Cannot find table '{identifier}' in any of the catalogs [{catalogs}], nor as a temporary table."
         )
     descriptor = table.descriptor
     not_null: tuple[int, ...] = ()
@@ -232,7 +276,7 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
         columns = descriptor.schema.persisted_columns()
         names, types = [n for n, _ in columns], [t for _, t in columns]
         # Flink's DynamicSinkUtils: each column casts implicitly to the sink's, or the plan fails
-        table_name = f"{DEFAULT_CATALOG}.{DEFAULT_DATABASE}.{path}"
+        table_name = identifier.as_summary_string()
         mismatch = sink_mismatch(table_name, plan.names, plan.types, names, types)
         if mismatch is not None:
             raise ValueError(mismatch)
@@ -243,7 +287,9 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
             if s.is_nullable() and not t.is_nullable()
         )
         plan = cast_to(plan, names, types)
-    table_sink = find_table_factory(table.connector).create_sink(table.context)
+    table_sink = find_table_factory(_connector(identifier, table, "sink for writing")).create_sink(
+        table.context
+    )
     options, partitions = dict(descriptor.options), list(descriptor.partition_keys)
     return Sink(
         plan.names,
@@ -255,19 +301,22 @@ def sink_plan(catalog: CatalogManager, plan: PlanNode, path: str) -> PlanNode:
         partitions,
         table_sink,
         not_null,
-        label=path,
+        label=identifier.as_summary_string(),
     )
 
 
-def table_plan(catalog: CatalogManager, path: str) -> PlanNode:
-    """The plan of the view or connector table named ``path``.
+def table_plan(catalog: CatalogManager, path: str | list[str]) -> PlanNode:
+    """The plan of the view or connector table named ``path`` (a name, or its parts: ``t``,
+    ``db.t``, ``catalog.db.t``).
 
     Raises:
         TableNotFoundError: no table or view has that name.
     """
-    found = catalog.get(path)
+    identifier = catalog.qualify(path)
+    found = catalog.get(identifier)
     if isinstance(found, CatalogView):
         return found.plan
     if isinstance(found, CatalogTable):
-        return source_plan(path, found)[0]
-    raise TableNotFoundError(path, catalog.list_tables())
+        return source_plan(identifier, found)[0]
+    name = path if isinstance(path, str) else path[-1]  # where a query writes it (its last part)
+    raise TableNotFoundError(name, catalog.list_tables())

@@ -24,7 +24,7 @@ def insert_plan(ctx: SqlContext, tree: exp.Insert) -> PlanNode:
     """The sink plan of an INSERT statement."""
     target = tree.this
     table = target.this if isinstance(target, exp.Schema) else target
-    path = table.name
+    path = [part.name for part in table.parts]  # t, db.t or catalog.db.t
     source = tree.expression
     if isinstance(source, exp.Values):  # VALUES (...), ...: its columns EXPR$0 ...
         plan = query(ctx, exp.Select(expressions=[exp.Star()]).from_(source))
@@ -37,11 +37,11 @@ def insert_plan(ctx: SqlContext, tree: exp.Insert) -> PlanNode:
     return sink_plan(ctx.catalog, plan, path)
 
 
-def _target_columns(ctx: SqlContext, path: str, plan: PlanNode, listed: list[str]) -> PlanNode:
+def _target_columns(ctx: SqlContext, path: list[str], plan: PlanNode, listed: list[str]) -> PlanNode:
     """``plan``'s columns as the listed columns of sink ``path``, in the sink's order, NULL for
     the sink's other columns (typed as the sink's): Calcite's messages for a name the sink
     lacks, a name listed twice, a count unlike the source's and a NOT NULL column left out."""
-    table = ctx.catalog.tables.get(path)
+    table = ctx.catalog.get_table(path)
     schema = table.descriptor.schema if table is not None else None
     if schema is None:  # sink_plan says what is wrong
         return plan

@@ -1,17 +1,26 @@
 """What a SQL statement asks for (Flink's ``Operation``\\ s, made by ``SqlToOperationConverter``):
 the SQL front end turns each statement into one of these, and the TableEnvironment executes it.
-A query's and an INSERT's plans are built already; DDL carries what it declares.
+A query's and an INSERT's plans are built already; DDL carries what it declares, its names
+qualified by the current catalog and database. The catalog statements' operations (catalogs,
+databases, modules, SHOW, DESCRIBE) are in ``sql/catalog_operations.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from millstream.table.catalog.catalog import CatalogFunction
+from millstream.table.catalog.object_identifier import ObjectIdentifier
 from millstream.table.planner.nodes import PlanNode
+from millstream.table.sql.catalog_operations import CatalogOperation
 
 __all__ = [
+    "AlterFunctionOperation",
+    "AlterTableOperation",
+    "AlterViewOperation",
     "CreateFunctionOperation",
+    "CreateTableAsOperation",
     "CreateTableOperation",
     "CreateViewOperation",
     "DropFunctionOperation",
@@ -21,8 +30,9 @@ __all__ = [
     "NoOperation",
     "Operation",
     "QueryOperation",
-    "ShowOperation",
-    "UseOperation",
+    "RenameOperation",
+    "StatementSetOperation",
+    "TableDeclaration",
 ]
 
 
@@ -41,79 +51,135 @@ class InsertOperation:
 
 
 @dataclass(frozen=True)
-class CreateTableOperation:
-    """``CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (columns) [PARTITIONED BY] WITH (options)``.
+class StatementSetOperation:
+    """``EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END``: the sink plans, run as one job."""
 
-    ``schema``: the schema's declarations in order, each a ``Schema.Builder`` method name and
-    its arguments (``("column", ("id", INT))``, ``("watermark", ("ts", "ts - INTERVAL ..."))``).
-    """
+    plans: list[PlanNode]
 
-    name: str
+
+@dataclass(frozen=True)
+class TableDeclaration:
+    """A connector table as DDL declares it: its connector, the schema's declarations in order
+    (each a ``Schema.Builder`` method name and its arguments: ``("column", ("id", INT))``,
+    ``("watermark", ("ts", "ts - INTERVAL ..."))``), its options, partition keys, comment and
+    the comments of its columns."""
+
     connector: str
     schema: list[tuple[str, tuple[Any, ...]]]
     options: dict[str, str]
     partition_keys: list[str]
+    comment: str | None = None
+    column_comments: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CreateTableOperation:
+    """``CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (columns) [COMMENT] [PARTITIONED BY] WITH
+    (options) [LIKE source (options)]``: the table, merged with the one it is like."""
+
+    identifier: ObjectIdentifier
+    table: TableDeclaration
     temporary: bool
     ignore_if_exists: bool
 
 
 @dataclass(frozen=True)
-class CreateViewOperation:
-    """``CREATE [TEMPORARY] VIEW name AS query``: the view's plan (columns renamed as listed)."""
+class CreateTableAsOperation:
+    """``CREATE [OR REPLACE] TABLE name WITH (...) AS query`` (``REPLACE TABLE ...``): the table
+    (its columns the query's) and the query written into it; ``replace``: an existing table of
+    that name is replaced."""
 
-    name: str
+    create: CreateTableOperation
+    query: PlanNode
+    replace: bool = False
+
+
+@dataclass(frozen=True)
+class AlterTableOperation:
+    """``ALTER TABLE [IF EXISTS] name SET | RESET | ADD | MODIFY | DROP | RENAME column ...``:
+    the table as it is after the change (None: ``IF EXISTS`` and no such table)."""
+
+    identifier: ObjectIdentifier
+    table: TableDeclaration | None
+
+
+@dataclass(frozen=True)
+class RenameOperation:
+    """``ALTER TABLE | VIEW [IF EXISTS] name RENAME TO new_name``."""
+
+    identifier: ObjectIdentifier
+    new_name: str
+    view: bool
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class CreateViewOperation:
+    """``CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(columns)] [COMMENT] AS query``: the
+    view's plan (columns renamed as listed) and its query as written."""
+
+    identifier: ObjectIdentifier
     plan: PlanNode
+    temporary: bool = True
+    ignore_if_exists: bool = False
+    query: str | None = None
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class AlterViewOperation:
+    """``ALTER VIEW name AS query``: the view's new plan and query."""
+
+    identifier: ObjectIdentifier
+    plan: PlanNode
+    query: str
 
 
 @dataclass(frozen=True)
 class DropOperation:
-    """``DROP [TEMPORARY] VIEW|TABLE [IF EXISTS] name [, ...]``; ``kind``: ``view`` or ``table``."""
+    """``DROP [TEMPORARY] VIEW|TABLE [IF EXISTS] name``; ``kind``: ``view`` or ``table``."""
 
     kind: str
-    names: list[str]
+    identifiers: list[ObjectIdentifier]
     if_exists: bool
+    temporary: bool = False
 
 
 @dataclass(frozen=True)
 class CreateFunctionOperation:
-    """``CREATE [TEMPORARY [SYSTEM]] FUNCTION name AS 'module.udf' LANGUAGE PYTHON``: the
-    function object imported."""
+    """``CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS 'module.udf' LANGUAGE
+    PYTHON``; ``kind``: ``system`` (temporary system), ``temporary`` or ``catalog``."""
 
-    name: str
-    function: Any
+    path: list[str]
+    definition: CatalogFunction
+    kind: str
+    ignore_if_exists: bool
+
+
+@dataclass(frozen=True)
+class AlterFunctionOperation:
+    """``ALTER FUNCTION [IF EXISTS] name AS 'module.udf' LANGUAGE PYTHON`` (catalog functions)."""
+
+    path: list[str]
+    definition: CatalogFunction
+    if_exists: bool
 
 
 @dataclass(frozen=True)
 class DropFunctionOperation:
-    """``DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] name``."""
+    """``DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] name``; ``kind`` as CREATE FUNCTION's."""
 
-    name: str
+    path: list[str]
+    kind: str
     if_exists: bool
 
 
 @dataclass(frozen=True)
 class ExplainOperation:
-    """``EXPLAIN [PLAN FOR] [CHANGELOG_MODE, ...] <SELECT or INSERT>``: the plan to explain."""
+    """``EXPLAIN [PLAN FOR] [CHANGELOG_MODE] <SELECT or INSERT>``: the plan to explain."""
 
     plan: PlanNode
     changelog_mode: bool
-
-
-@dataclass(frozen=True)
-class ShowOperation:
-    """``SHOW CATALOGS | DATABASES | TABLES | VIEWS | CURRENT CATALOG | CURRENT DATABASE``;
-    ``what``: those words, upper case, single-spaced."""
-
-    what: str
-
-
-@dataclass(frozen=True)
-class UseOperation:
-    """``USE [CATALOG] name``: ``catalog`` the catalog's name (None: unchanged), ``database``
-    the database's (None: a ``USE CATALOG``)."""
-
-    catalog: str | None
-    database: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,13 +190,18 @@ class NoOperation:
 Operation = (
     QueryOperation
     | InsertOperation
+    | StatementSetOperation
     | CreateTableOperation
+    | CreateTableAsOperation
+    | AlterTableOperation
+    | RenameOperation
     | CreateViewOperation
+    | AlterViewOperation
     | DropOperation
     | CreateFunctionOperation
+    | AlterFunctionOperation
     | DropFunctionOperation
     | ExplainOperation
-    | ShowOperation
-    | UseOperation
+    | CatalogOperation
     | NoOperation
 )

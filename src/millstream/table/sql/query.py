@@ -46,8 +46,11 @@ from millstream.table.sql.parser import _TVFS, SqlError
 from millstream.table.sql.subqueries import _where_subqueries
 from millstream.table.sql.temporal_join import is_versioned, versioned_join
 from millstream.table.sql.top_n import _top_n
+from millstream.table.sql.unnest import unnest
 
 __all__ = ["is_query", "plan_select", "query"]
+
+_ONE_ROW = Values([], [], False, [()], label="Values")  # what FROM UNNEST(...) unnests
 
 
 @dataclass
@@ -75,9 +78,13 @@ def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Window
                 "JOIN, as of the left table's time attribute (a temporal or lookup join)"
             )
         derived = ctx.derived.get(node.name)
-        return (derived if derived is not None else table_plan(ctx.catalog, node.name)), None
+        path = [part.name for part in node.parts]  # t, db.t or catalog.db.t
+        return (derived if derived is not None else table_plan(ctx.catalog, path)), None
     if isinstance(node, exp.Values):
         return _values(node), None
+    if isinstance(node, exp.Unnest):  # FROM UNNEST(ARRAY[...]): its rows alone
+        rows_of, names, types = unnest(node, _ONE_ROW)
+        return FlatMap(names, types, False, _ONE_ROW, rows_of), None
     raise SqlError(f"unsupported FROM: {node.sql()}")
 
 
@@ -237,11 +244,11 @@ def _lateral(plan: PlanNode, join: exp.Join, scope: dict[tuple[str | None, str],
     if outer and not (isinstance(condition, exp.Boolean) and condition.this):
         raise SqlError("LEFT JOIN LATERAL TABLE(...) supports the condition ON TRUE only, as Flink's")
     if isinstance(node, exp.Unnest):
-        rows_of, columns, types = _unnest(node, plan)
+        rows_of, columns, types = unnest(node, plan)  # named as its alias says
     else:
         rows_of, columns, types = _table_function(node, plan)
     alias = node.args.get("alias")
-    if alias is not None and alias.columns:
+    if alias is not None and alias.columns and not isinstance(node, exp.Unnest):
         if len(alias.columns) != len(columns):
             raise SqlError(
                 f"{node.sql()[:60]} has {len(columns)} columns, its alias names {len(alias.columns)}"
@@ -284,29 +291,6 @@ def _table_function(
         function.result_names(),
         list(function.result_types),
     )
-
-
-def _unnest(node: exp.Unnest, plan: PlanNode) -> tuple[Callable[..., Any], list[str], list[DataType]]:
-    """UNNEST(array): one row per element (a ROW element's fields as columns, a MAP's entries as
-    key and value); NULL or empty: no row."""
-    if len(node.expressions) != 1:
-        raise SqlError(f"UNNEST takes one array here, got: {node.sql()}")
-    compiled = _expression(node.expressions[0]).resolve(plan.names, plan.types)
-    value, data_type = compiled.fn, compiled.data_type
-    if data_type.root == "MAP":
-        key_type, value_type = data_type.key_type, data_type.value_type  # type: ignore[attr-defined]
-        return (lambda row: list((value(row) or {}).items())), ["f0", "f1"], [key_type, value_type]
-    if data_type.root != "ARRAY":
-        raise SqlError(f"UNNEST needs an ARRAY or MAP, got {data_type!r}: {node.sql()}")
-    element = data_type.element_type  # type: ignore[attr-defined]
-    fields = getattr(element, "fields", None)
-    if element.root == "ROW" and fields is not None:
-        return (
-            (lambda row: [tuple(e) if e is not None else (None,) * len(fields) for e in value(row) or []]),
-            [f.name for f in fields],
-            [f.data_type for f in fields],
-        )
-    return (lambda row: [(e,) for e in value(row) or []]), ["f0"], [element]
 
 
 def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:

@@ -1,54 +1,59 @@
-"""SQL statements to operations (Flink's ``SqlToOperationConverter``): SELECT, INSERT, CREATE /
-DROP TABLE, VIEW and FUNCTION, EXPLAIN, SHOW and USE, each made the ``Operation`` the
-TableEnvironment executes (``sql/operations.py``).
+"""SQL statements to operations (Flink's ``SqlToOperationConverter``): every statement of Flink's
+SQL reference either becomes the ``Operation`` the TableEnvironment executes
+(``sql/operations.py``) or is refused in one line naming it (``millstream: ANALYZE TABLE is not
+supported``), as Flink's own ``executeSql`` refuses the SQL client's statements (``SET``,
+``BEGIN STATEMENT SET``, ``SHOW JOBS`` ...).
 
-sqlglot parses the statement (``sql/parser.py``); the query modules turn its tree into plans
-with the planner's builder, the one the Table API uses (``sql/query.py``, ``sql/expressions.py``,
-``sql/top_n.py``), so SQL and the Table API share one planner. Types are Flink's: ``2.5`` is
-DECIMAL(2, 1)."""
+The statement's first words choose its parser: queries and INSERT go to sqlglot with the Flink
+dialect (``sql/parser.py``) and the query modules, which turn its tree into plans with the
+planner's builder, the one the Table API uses (``sql/query.py``, ``sql/expressions.py``); the
+DDL and catalog statements are read token by token (``sql/statement_tokens.py``) by
+``sql/statements_table.py`` (CREATE TABLE with LIKE and AS, views, DROP),
+``sql/statements_alter.py`` (ALTER TABLE), ``sql/statements_function.py`` (functions) and
+``sql/statements_catalog.py`` (catalogs, databases, USE, modules, SHOW, DESCRIBE). Types are
+Flink's: ``2.5`` is DECIMAL(2, 1).
+"""
 
 from __future__ import annotations
 
-import importlib
-import re
-from typing import Any
+from collections.abc import Callable
 
 from sqlglot import exp
 
+from millstream.table.catalog.catalog import CatalogException
 from millstream.table.catalog.catalog_manager import CatalogManager
-from millstream.table.functions.udf import _REGISTERED
-from millstream.table.planner import builder
 from millstream.table.planner.nodes import PlanNode
 from millstream.table.sql.context import SqlContext
 from millstream.table.sql.errors import sql_statement
-from millstream.table.sql.expressions import column_type
 from millstream.table.sql.insert import insert_plan
 from millstream.table.sql.operations import (
-    CreateFunctionOperation,
-    CreateTableOperation,
-    CreateViewOperation,
-    DropFunctionOperation,
-    DropOperation,
     ExplainOperation,
     InsertOperation,
-    NoOperation,
     Operation,
     QueryOperation,
-    ShowOperation,
-    UseOperation,
+    StatementSetOperation,
 )
-from millstream.table.sql.parser import _DIALECT, SqlError, _metadata_of, _parse
+from millstream.table.sql.parser import SqlError, _parse
 from millstream.table.sql.query import is_query, plan_select, query
+from millstream.table.sql.statement_tokens import StatementTokens
+from millstream.table.sql.statements_alter import alter_table
+from millstream.table.sql.statements_catalog import (
+    catalog_ddl,
+    database_ddl,
+    describe_statement,
+    module_statement,
+    show_statement,
+    use_statement,
+)
+from millstream.table.sql.statements_function import function_ddl
+from millstream.table.sql.statements_refused import refused_statement
+from millstream.table.sql.statements_table import alter_view, create_table, create_view, drop_table_or_view
 
-__all__ = ["SqlError", "insert_operation", "query_operation", "statement_operation"]  # SqlError: parser's
+__all__ = ["SqlError", "explain_operation", "insert_operation", "query_operation", "statement_operation"]
 
 
 def _context(catalog: CatalogManager, batch: bool) -> SqlContext:
     return SqlContext(catalog, batch, plan_select)
-
-
-def _insert(ctx: SqlContext, tree: exp.Insert) -> PlanNode:
-    return insert_plan(ctx, tree)  # INSERT INTO t [(columns)] SELECT ... | VALUES ...
 
 
 @sql_statement
@@ -57,7 +62,7 @@ def insert_operation(catalog: CatalogManager, batch: bool, statement: str) -> In
     tree = _parse(statement)
     if not isinstance(tree, exp.Insert):
         raise SqlError(f"add_insert_sql expects an INSERT statement, got: {statement.strip()[:80]}")
-    return InsertOperation(_insert(_context(catalog, batch), tree))
+    return InsertOperation(insert_plan(_context(catalog, batch), tree))
 
 
 @sql_statement
@@ -80,114 +85,170 @@ def _query_operation(ctx: SqlContext, tree: exp.Expression) -> QueryOperation:
 @sql_statement
 def statement_operation(catalog: CatalogManager, batch: bool, statement: str) -> Operation:
     """The operation of one statement: ``CREATE TABLE name (columns) WITH (options)`` (a
-    connector table), ``INSERT INTO sink SELECT ...`` (a job), a SELECT (its rows) ...
+    connector table), ``INSERT INTO sink SELECT ...`` (a job), a SELECT (its rows), ``SHOW
+    TABLES`` (a list) ...
 
     Raises:
         SqlError: the statement is not supported, or not valid.
     """
-    ctx = _context(catalog, batch)
-    explain = _EXPLAIN.match(statement)
-    if explain is not None:
-        return _explain(ctx, explain)
-    function = _CREATE_FUNCTION.match(statement) or _DROP_FUNCTION.match(statement)
-    if function is not None:
-        return _function_statement(function)
-    shown = _show_statement(statement)
-    if shown is not None:
-        return shown
+    try:
+        return _statement_operation(_context(catalog, batch), statement)
+    except CatalogException as err:  # a name that does not resolve: the statement's error
+        raise SqlError(str(err)) from err
+
+
+def _statement_operation(ctx: SqlContext, statement: str) -> Operation:
+    tokens = StatementTokens(statement)
+    refusal = refused_statement(ctx, tokens)
+    if refusal is not None:
+        raise refusal
+    handler = _VERBS.get(tokens.word())
+    if handler is None:
+        return _dml(ctx, statement)
+    tokens.skip()
+    return handler(ctx, tokens)
+
+
+def _dml(ctx: SqlContext, statement: str) -> Operation:
+    """A query or an INSERT, parsed by the dialect."""
     tree = _parse(statement)
     if is_query(tree):
         return _query_operation(ctx, tree)
     if isinstance(tree, exp.Insert):
-        return InsertOperation(_insert(ctx, tree))
-    if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "TABLE":
-        return _create_table(tree)
-    if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW":
-        return _create_view(ctx, tree)
-    if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() in ("VIEW", "TABLE"):
-        kind = str(tree.args["kind"]).lower()
-        names = [target.name for target in tree.args.get("tables") or [tree.this]]
-        return DropOperation(kind, names, bool(tree.args.get("exists")))
+        return InsertOperation(insert_plan(ctx, tree))
     raise SqlError(f"unsupported statement: {statement.strip()[:80]}")
 
 
-def _create_view(ctx: SqlContext, tree: exp.Create) -> Operation:
-    """``CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(columns)] AS query``: the query named,
-    its columns renamed when listed. The name must be new unless IF NOT EXISTS, as Flink's."""
-    target = tree.this
-    columns = [c.name for c in target.expressions] if isinstance(target, exp.Schema) else []
-    name = (target.this if isinstance(target, exp.Schema) else target).name
-    if ctx.catalog.has_table(name):
-        if tree.args.get("exists"):
-            return NoOperation()
+def _create(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    """``CREATE ...`` (CREATE read)."""
+    or_replace = tokens.accept("OR", "REPLACE")
+    ahead = tokens.word(1) if tokens.at("TEMPORARY") else tokens.word()
+    if ahead == "SYSTEM":
+        ahead = tokens.word(2)
+    if ahead == "TABLE":
+        return create_table(ctx, tokens, replace=False, or_replace=or_replace)
+    if or_replace:
         raise SqlError(
-            f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`: "
-            f"Table (or view) default_database.{name} already exists in Catalog default_catalog."
+            f"millstream: CREATE OR REPLACE {ahead} is not supported (only CREATE OR REPLACE TABLE ... AS)"
         )
-    source = tree.expression
-    if not is_query(source):
-        raise SqlError(f"CREATE VIEW needs AS SELECT ..., got: {tree.sql()[:80]}")
-    plan = query(ctx, source)
-    if columns:
-        if len(columns) != len(plan.names):
-            raise SqlError(
-                f"view '{name}' lists {len(columns)} columns, its query has {len(plan.names)}: {plan.names}"
-            )
-        plan = builder.alias(plan, columns)
-    return CreateViewOperation(name, plan)
+    if ahead == "VIEW":
+        return create_view(ctx, tokens)
+    if ahead == "FUNCTION":
+        return function_ddl(tokens, "CREATE")
+    if ahead == "CATALOG":
+        return catalog_ddl(tokens, "CREATE")
+    if ahead in ("DATABASE", "SCHEMA"):
+        return database_ddl(tokens, "CREATE")
+    raise _unsupported("CREATE", ahead)
 
 
-_CREATE_FUNCTION = re.compile(
-    r"\s*CREATE\s+(?:TEMPORARY\s+(?:SYSTEM\s+)?)?FUNCTION\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?"
-    r"(?P<name>[\w.`]+)\s+AS\s+'(?P<identifier>[^']+)'(?:\s+LANGUAGE\s+(?P<language>\w+))?\s*;?\s*$",
-    re.IGNORECASE,
-)
+def _unsupported(verb: str, noun: str) -> SqlError:
+    """The refusal of ``verb noun`` (``CREATE MODEL``, ``DROP MATERIALIZED TABLE`` ...)."""
+    return SqlError(f"millstream: {verb} {noun}{' TABLE' if noun == 'MATERIALIZED' else ''} is not supported")
 
 
-_DROP_FUNCTION = re.compile(
-    r"\s*DROP\s+(?:TEMPORARY\s+(?:SYSTEM\s+)?)?FUNCTION\s+(?P<exists>IF\s+EXISTS\s+)?"
-    r"(?P<name>[\w.`]+)\s*;?\s*$",
-    re.IGNORECASE,
-)
+def _replace(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    """``REPLACE TABLE name WITH (...) AS query`` (REPLACE read)."""
+    return create_table(ctx, tokens, replace=True, or_replace=False)
 
 
-def _function_statement(match: re.Match[str]) -> Operation:
-    """``CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] f AS 'module.udf' LANGUAGE
-    PYTHON`` (the udf, udtf or udaf object of that module, imported as PyFlink imports it) and
-    ``DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] f``."""
-    name = match.group("name").replace("`", "").split(".")[-1]
-    if "identifier" not in match.groupdict():  # DROP
-        return DropFunctionOperation(name, bool(match.group("exists")))
-    language = (match.group("language") or "JAVA").upper()
-    if language != "PYTHON":
+def _alter(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    """``ALTER ...`` (ALTER read)."""
+    ahead = tokens.word(1) if tokens.at("TEMPORARY") else tokens.word()
+    if ahead == "SYSTEM":
+        ahead = tokens.word(2)
+    if ahead == "TABLE":
+        tokens.skip()
+        return alter_table(ctx, tokens)
+    if ahead == "VIEW":
+        tokens.skip()
+        return alter_view(ctx, tokens)
+    if ahead == "FUNCTION":
+        return function_ddl(tokens, "ALTER")
+    if ahead == "CATALOG":
+        return catalog_ddl(tokens, "ALTER")
+    if ahead == "DATABASE":
+        return database_ddl(tokens, "ALTER")
+    raise _unsupported("ALTER", ahead)
+
+
+def _drop(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    """``DROP ...`` (DROP read)."""
+    ahead = tokens.word(1) if tokens.at("TEMPORARY") else tokens.word()
+    if ahead == "SYSTEM":
+        ahead = tokens.word(2)
+    if ahead in ("TABLE", "VIEW"):
+        return drop_table_or_view(ctx, tokens)
+    if ahead == "FUNCTION":
+        return function_ddl(tokens, "DROP")
+    if ahead == "CATALOG":
+        return catalog_ddl(tokens, "DROP")
+    if ahead in ("DATABASE", "SCHEMA"):
+        return database_ddl(tokens, "DROP")
+    raise _unsupported("DROP", ahead)
+
+
+def _execute(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    """``EXECUTE STATEMENT SET BEGIN INSERT ...; ... END`` (one job), ``EXECUTE INSERT ...`` or
+    ``EXECUTE SELECT ...`` (EXECUTE read)."""
+    if tokens.accept("STATEMENT", "SET"):
+        return StatementSetOperation(_statement_set(ctx, tokens))
+    if tokens.at("PLAN"):
+        raise SqlError("millstream: EXECUTE PLAN is not supported (no compiled plans here)")
+    return _dml(ctx, tokens.rest_in_place())
+
+
+def _statement_set(ctx: SqlContext, tokens: StatementTokens) -> list[PlanNode]:
+    """``BEGIN INSERT ...; INSERT ...; END``: each INSERT's sink plan (STATEMENT SET read).
+
+    Raises:
+        SqlError: no INSERT, a statement that is no INSERT, or one not ended by ``;``.
+    """
+    tokens.expect("BEGIN")
+    plans: list[PlanNode] = []
+    while not (plans and tokens.at("END")):
+        if not tokens.at("INSERT"):
+            raise tokens.error()
+        start, last_end = tokens.position(), None
+        while not tokens.at_end() and tokens.word() != ";":
+            last_end = tokens.index if tokens.word() == "END" else last_end
+            tokens.skip()
+        if tokens.at_end():  # an INSERT not ended by ';': Flink's parser stops at the END after it
+            tokens.index = last_end if last_end is not None else tokens.index
+            raise tokens.error()
+        text = tokens.rest_in_place(start, tokens.position())
+        tokens.skip()  # ;
+        tree = _parse(text)
+        if not isinstance(tree, exp.Insert):
+            raise SqlError(f"a statement set holds INSERT statements only, got: {text.strip()[:80]}")
+        plans.append(insert_plan(ctx, tree))
+    tokens.expect("END")
+    tokens.expect_end()
+    return plans
+
+
+def _explain(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    """``EXPLAIN [PLAN FOR] [detail, ...] <query or INSERT>`` (EXPLAIN read): the statement's
+    plan; the detail CHANGELOG_MODE adds each node's changelog mode, the others are refused."""
+    tokens.accept("PLAN", "FOR")
+    details = []
+    while tokens.word() in _EXPLAIN_DETAILS:
+        details.append(tokens.word())
+        tokens.skip()
+        tokens.accept(",")
+    refused = [d for d in details if d != "CHANGELOG_MODE"]
+    if refused:
         raise SqlError(
-            f"CREATE FUNCTION {name} is LANGUAGE {language}: only LANGUAGE PYTHON functions run here (no JVM)"
+            f"millstream: EXPLAIN {refused[0]} is not supported (EXPLAIN prints the plan, with "
+            "CHANGELOG_MODE "
+            "its changelog modes)"
         )
-    if name.lower() in _REGISTERED:
-        if match.group("exists"):
-            return NoOperation()
-        raise SqlError(f"Could not register function '{name}': a function of that name already exists")
-    module_name, _, attribute = match.group("identifier").rpartition(".")
-    try:
-        function = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError, ValueError) as err:
-        raise SqlError(f"CREATE FUNCTION {name}: cannot import '{match.group('identifier')}': {err}") from err
-    return CreateFunctionOperation(name, function)
+    if tokens.at("STATEMENT", "SET") or tokens.at("EXECUTE"):
+        raise SqlError("millstream: EXPLAIN STATEMENT SET is not supported (explain each INSERT)")
+    return explain_operation(ctx.catalog, ctx.batch, tokens.rest_in_place(), "CHANGELOG_MODE" in details)
 
 
-_EXPLAIN = re.compile(
-    r"\s*EXPLAIN\s+(?:PLAN\s+FOR\s+)?"
-    r"((?:(?:ESTIMATED_COST|CHANGELOG_MODE|PLAN_ADVICE|JSON_EXECUTION_PLAN)\s*,?\s*)*)(.*)",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def _explain(ctx: SqlContext, match: re.Match[str]) -> ExplainOperation:
-    """``EXPLAIN [PLAN FOR] [CHANGELOG_MODE, ...] <SELECT or INSERT>``: the statement's plan."""
-    details = {d.strip().upper() for d in match.group(1).split(",") if d.strip()}
-    # the statement explained where EXPLAIN's words were blanks: its errors' positions are the whole text's
-    prefix = re.sub(r"[^\n]", " ", match.string[: match.start(2)])
-    return explain_operation(ctx.catalog, ctx.batch, prefix + match.group(2), "CHANGELOG_MODE" in details)
+_EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 
 
 @sql_statement
@@ -200,111 +261,27 @@ def explain_operation(
     if is_query(tree):
         plan = query(ctx, tree)
     elif isinstance(tree, exp.Insert):
-        plan = _insert(ctx, tree)
+        plan = insert_plan(ctx, tree)
     else:
         raise SqlError(f"EXPLAIN supports SELECT and INSERT statements, got: {statement.strip()[:80]}")
     return ExplainOperation(plan, changelog_mode)
 
 
-_SHOW = re.compile(
-    r"\s*SHOW\s+(?P<what>CATALOGS|DATABASES|TABLES|VIEWS|CURRENT\s+CATALOG|CURRENT\s+DATABASE)\s*;?\s*$",
-    re.IGNORECASE,
-)
-_USE = re.compile(r"\s*USE\s+(?P<catalog>CATALOG\s+)?`?(?P<name>[\w.]+)`?\s*;?\s*$", re.IGNORECASE)
+def _describe(ctx: SqlContext, tokens: StatementTokens) -> Operation:
+    return describe_statement(tokens)
 
 
-def _show_statement(statement: str) -> Operation | None:
-    """The operation of a SHOW or USE statement, or None when ``statement`` is neither."""
-    show = _SHOW.match(statement)
-    if show is not None:
-        return ShowOperation(" ".join(show.group("what").upper().split()))
-    use = _USE.match(statement)
-    if use is not None:
-        name = use.group("name")
-        if use.group("catalog"):
-            return UseOperation(name)
-        catalog, _, database = name.rpartition(".")
-        return UseOperation(catalog or None, database)
-    return None
-
-
-def _primary_key(column: exp.Expression) -> tuple[str | None, list[str]] | None:
-    """(constraint name or None, columns) of a CREATE TABLE item that declares the primary key:
-    ``PRIMARY KEY (a, b)``, ``CONSTRAINT name PRIMARY KEY (a)``, ``a INT PRIMARY KEY``."""
-    if isinstance(column, exp.PrimaryKey):
-        return None, [c.name for c in column.expressions]
-    if isinstance(column, exp.Constraint) and [type(e) for e in column.expressions] == [exp.PrimaryKey]:
-        return column.name, [c.name for c in column.expressions[0].expressions]
-    if isinstance(column, exp.ColumnDef) and any(
-        isinstance(c.args.get("kind"), exp.PrimaryKeyColumnConstraint)
-        for c in column.args.get("constraints") or []
-    ):
-        return None, [column.name]
-    return None
-
-
-def _column(column: exp.Expression, primary_key: list[str]) -> list[tuple[str, tuple[Any, ...]]]:
-    """The schema declarations of one item of a CREATE TABLE's column list: a physical,
-    computed or metadata column, or the primary key (its columns NOT NULL, as Flink's DDL makes
-    them)."""
-    key = _primary_key(column)
-    if key is not None and not isinstance(column, exp.ColumnDef):
-        name, columns = key
-        return [("primary_key_named", (name, *columns))] if name else [("primary_key", tuple(columns))]
-    if not isinstance(column, exp.ColumnDef):
-        raise SqlError(f"not supported yet in CREATE TABLE: {column.sql()}")
-    constraints = [c.args.get("kind") for c in column.args.get("constraints") or []]
-    computed = [c for c in constraints if isinstance(c, exp.ComputedColumnConstraint)]
-    if computed:
-        return [("column_by_expression", (column.name, computed[0].this.sql(dialect=_DIALECT)))]
-    metadata = _metadata_of(column)
-    if metadata is not None:
-        return [("column_by_metadata", (column.name, column_type(column), *metadata))]
-    declared: list[tuple[str, tuple[Any, ...]]] = [("primary_key", (column.name,))] if key is not None else []
-    data_type = column_type(column)
-    return [
-        *declared,
-        ("column", (column.name, data_type.not_null() if column.name in primary_key else data_type)),
-    ]
-
-
-def _create_table(tree: exp.Create) -> CreateTableOperation:
-    """``CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (columns) [PARTITIONED BY (...)] WITH (...)``.
-
-    Raises:
-        SqlError: no columns, or no connector.
-    """
-    target = tree.this
-    if not isinstance(target, exp.Schema):
-        raise SqlError("CREATE TABLE needs its columns")
-    watermarks = [c for c in target.expressions if isinstance(c, exp.WatermarkColumnConstraint)]
-    keys = [_primary_key(c) for c in target.expressions]
-    primary_key = next((k[1] for k in keys if k is not None), [])
-    schema: list[tuple[str, tuple[Any, ...]]] = []
-    for column in target.expressions:
-        if column not in watermarks:
-            schema += _column(column, primary_key)
-    for watermark in watermarks:  # WATERMARK FOR column AS expression (as written)
-        schema.append(("watermark", (watermark.this.name, watermark.expression.this)))
-    options: dict[str, str] = {}
-    partition_keys: list[str] = []
-    properties = tree.args.get("properties")
-    for prop in properties.expressions if properties is not None else []:
-        if isinstance(prop, exp.PartitionedByProperty):  # PARTITIONED BY (dt, hr)
-            partition_keys = [c.name for c in prop.this.expressions]
-            continue
-        if isinstance(prop, exp.TemporaryProperty):
-            continue
-        key = prop.this.this if isinstance(prop.this, exp.Literal) else prop.name
-        value = prop.args.get("value")
-        options[str(key)] = str(value.this if isinstance(value, exp.Literal) else value)
-    connector = options.pop("connector", None)
-    if connector is None:
-        raise SqlError(f"table '{target.this.name}' needs WITH ('connector' = ...)")
-    temporary = properties is not None and any(
-        isinstance(p, exp.TemporaryProperty) for p in properties.expressions
-    )
-    exists = bool(tree.args.get("exists"))  # CREATE TABLE IF NOT EXISTS
-    return CreateTableOperation(
-        target.this.name, connector, schema, options, partition_keys, temporary, exists
-    )
+_VERBS: dict[str, Callable[[SqlContext, StatementTokens], Operation]] = {
+    "CREATE": _create,
+    "REPLACE": _replace,
+    "ALTER": _alter,
+    "DROP": _drop,
+    "EXECUTE": _execute,
+    "EXPLAIN": _explain,
+    "SHOW": lambda ctx, tokens: show_statement(tokens),
+    "DESCRIBE": _describe,
+    "DESC": _describe,
+    "USE": lambda ctx, tokens: use_statement(tokens),
+    "LOAD": lambda ctx, tokens: module_statement(tokens, "LOAD"),
+    "UNLOAD": lambda ctx, tokens: module_statement(tokens, "UNLOAD"),
+}
