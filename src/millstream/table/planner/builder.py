@@ -17,7 +17,7 @@ from typing import Any
 from millstream.common.types import Row
 from millstream.table.common.types import RowType
 from millstream.table.common.variant import check_orderable
-from millstream.table.expression.calls import whole_row
+from millstream.table.expression.calls import _Tuple, whole_row
 from millstream.table.expression.expression import (
     Expression,
     Ordering,
@@ -288,7 +288,10 @@ def flat_aggregate(plan: PlanNode, keys: list[Expression], func: Any) -> PlanNod
     names = key_names + func.result_names()
     types = [k.data_type for k in resolved] + func.result_types()
     key_fns = [k.fn for k in resolved]
-    return TableAggregate(names, types, True, plan, key_fns, func._function, list(plan.names))
+    arguments = None
+    if func.arguments is not None:  # a call over columns (top2(col('v'))): their values, not the row
+        arguments = _Tuple(func.arguments).resolve(plan.names, plan.types).fn
+    return TableAggregate(names, types, True, plan, key_fns, func._function, list(plan.names), arguments)
 
 
 def window_select(

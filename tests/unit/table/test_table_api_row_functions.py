@@ -1,0 +1,186 @@
+"""The Table API's operations over whole rows and ROW values (issue 48, point 5), against what
+PyFlink 2.3.0 printed for the same programs (``pyflink`` in the imports, ``parallelism.default``
+1): ``flat_aggregate`` of a table aggregate called with columns (``top2(col('c'))``, aliased or
+not) with ``select(col('*'))``; ``flatten`` of a value that is not a ROW (the value itself), of a
+field (``r$inner$x``) and in a grouped select; the column ``Table.map`` makes of a scalar
+result (``f0``); and what ``flat_map`` / ``map`` hand a function given without arguments: the
+whole row as a ``Row``, also for a table of one column (PyFlink does not pass the field's value).
+"""
+
+from __future__ import annotations
+
+from millstream.common import Row
+from millstream.table import DataTypes, EnvironmentSettings, TableEnvironment
+from millstream.table.expressions import col
+from millstream.table.udf import TableAggregateFunction, udtaf
+
+
+def _t_env(batch: bool = False) -> TableEnvironment:
+    settings = EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode()
+    t_env = TableEnvironment.create(settings)
+    t_env.get_config().set("parallelism.default", "1")
+    t_env.get_config().set("minicluster.mode", "threads")  # a unit test starts no processes
+    return t_env
+
+
+def _show(name: str, table) -> None:
+    print("==", name)
+    table.print_schema()
+    table.execute().print()
+
+
+class Top2(TableAggregateFunction):
+    """The two largest values with their rank; called without arguments it gets the whole row
+    and reads its column ``c``."""
+
+    def emit_value(self, accumulator):
+        yield Row(accumulator[0], 1)
+        yield Row(accumulator[1], 2)
+
+    def create_accumulator(self):
+        return [None, None]
+
+    def accumulate(self, accumulator, *args):
+        v = args[0]
+        if isinstance(v, Row):
+            v = v[2]
+        if v is not None:
+            if accumulator[0] is None or v > accumulator[0]:
+                accumulator[1] = accumulator[0]
+                accumulator[0] = v
+            elif accumulator[1] is None or v > accumulator[1]:
+                accumulator[1] = v
+
+    def get_accumulator_type(self):
+        return DataTypes.ARRAY(DataTypes.BIGINT())
+
+    def get_result_type(self):
+        return DataTypes.ROW(
+            [DataTypes.FIELD("v", DataTypes.BIGINT()), DataTypes.FIELD("rank", DataTypes.INT())]
+        )
+
+
+def flat_aggregate_program() -> None:
+    t_env = _t_env()
+    t = t_env.from_elements([(1, "Hi", 5), (2, "Hello", 7), (3, "Hi", 9)], ["a", "b", "c"])
+
+    def top2():
+        return udtaf(Top2())
+
+    _show("flat_agg_star", t.flat_aggregate(top2()).select(col("*")))
+    _show("flat_agg_call_star", t.flat_aggregate(top2()(col("c"))).select(col("*")))
+    _show("flat_agg_alias_star", t.flat_aggregate(top2()(col("c")).alias("x", "y")).select(col("*")))
+    _show("flat_agg_wrapper_alias_star", t.flat_aggregate(top2().alias("x", "y")).select(col("*")))
+    _show(
+        "grouped_flat_agg_call_star", t.group_by(col("b")).flat_aggregate(top2()(col("c"))).select(col("*"))
+    )
+    _show(
+        "grouped_flat_agg_alias_star",
+        t.group_by(col("b")).flat_aggregate(top2()(col("c")).alias("x", "y")).select(col("*")),
+    )
+    _show(
+        "grouped_flat_agg_expr",
+        t.group_by(col("b")).flat_aggregate(top2()(col("c"))).select(col("v") + 1, col("b")),
+    )
+
+
+# PyFlink 2.3.0, the same program
+FLAT_AGGREGATE_OUTPUT = """\
+== flat_agg_star
+(
+  `v` BIGINT,
+  `rank` INT
+)
++----+----------------------+-------------+
+| op |                    v |        rank |
++----+----------------------+-------------+
+| +I |                    9 |           1 |
+| +I |                    7 |           2 |
++----+----------------------+-------------+
+2 rows in set
+== flat_agg_call_star
+(
+  `v` BIGINT,
+  `rank` INT
+)
++----+----------------------+-------------+
+| op |                    v |        rank |
++----+----------------------+-------------+
+| +I |                    9 |           1 |
+| +I |                    7 |           2 |
++----+----------------------+-------------+
+2 rows in set
+== flat_agg_alias_star
+(
+  `x` BIGINT,
+  `y` INT
+)
++----+----------------------+-------------+
+| op |                    x |           y |
++----+----------------------+-------------+
+| +I |                    9 |           1 |
+| +I |                    7 |           2 |
++----+----------------------+-------------+
+2 rows in set
+== flat_agg_wrapper_alias_star
+(
+  `x` BIGINT,
+  `y` INT
+)
++----+----------------------+-------------+
+| op |                    x |           y |
++----+----------------------+-------------+
+| +I |                    9 |           1 |
+| +I |                    7 |           2 |
++----+----------------------+-------------+
+2 rows in set
+== grouped_flat_agg_call_star
+(
+  `b` STRING,
+  `v` BIGINT,
+  `rank` INT
+)
++----+--------------------------------+----------------------+-------------+
+| op |                              b |                    v |        rank |
++----+--------------------------------+----------------------+-------------+
+| +I |                             Hi |                    9 |           1 |
+| +I |                             Hi |                    5 |           2 |
+| +I |                          Hello |                    7 |           1 |
+| +I |                          Hello |               <NULL> |           2 |
++----+--------------------------------+----------------------+-------------+
+4 rows in set
+== grouped_flat_agg_alias_star
+(
+  `b` STRING,
+  `x` BIGINT,
+  `y` INT
+)
++----+--------------------------------+----------------------+-------------+
+| op |                              b |                    x |           y |
++----+--------------------------------+----------------------+-------------+
+| +I |                             Hi |                    9 |           1 |
+| +I |                             Hi |                    5 |           2 |
+| +I |                          Hello |                    7 |           1 |
+| +I |                          Hello |               <NULL> |           2 |
++----+--------------------------------+----------------------+-------------+
+4 rows in set
+== grouped_flat_agg_expr
+(
+  `_c0` BIGINT,
+  `b` STRING
+)
++----+----------------------+--------------------------------+
+| op |                  _c0 |                              b |
++----+----------------------+--------------------------------+
+| +I |                   10 |                             Hi |
+| +I |                    6 |                             Hi |
+| +I |                    8 |                          Hello |
+| +I |               <NULL> |                          Hello |
++----+----------------------+--------------------------------+
+4 rows in set
+"""
+
+
+def test_flat_aggregate_of_a_call_over_columns_prints_what_pyflink_prints(capsys):
+    flat_aggregate_program()
+    assert capsys.readouterr().out == FLAT_AGGREGATE_OUTPUT
