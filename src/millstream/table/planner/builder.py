@@ -233,10 +233,10 @@ def _mapped(
     plan: PlanNode, result: Any, fn: Callable[[tuple[Any, ...]], Any], expressions: list[Any] | None
 ) -> PlanNode:
     """The rows of ``fn``'s values, computed once per row: its fields as columns for a ROW
-    ``result``, else one column ``_c0``."""
+    ``result``, else one column ``f0`` (PyFlink 2.3.0 names it so)."""
     extra = [expressions] if expressions is not None else []
     if not isinstance(result, RowType):
-        return Project(["_c0"], [result], plan.updating, plan, [fn], *extra)
+        return Project(["f0"], [result], plan.updating, plan, [fn], *extra)
     whole = Project(["$row"], [result], plan.updating, plan, [fn], *extra)
     width = len(result.fields)
     fields: list[Callable[[tuple[Any, ...]], Any]] = [functools.partial(_field_of, i) for i in range(width)]
