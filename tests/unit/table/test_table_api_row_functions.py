@@ -9,10 +9,12 @@ whole row as a ``Row``, also for a table of one column (PyFlink does not pass th
 
 from __future__ import annotations
 
+import pytest
+
 from millstream.common import Row
 from millstream.table import DataTypes, EnvironmentSettings, TableEnvironment
 from millstream.table.expressions import col
-from millstream.table.udf import TableAggregateFunction, udf, udtaf
+from millstream.table.udf import TableAggregateFunction, udf, udtaf, udtf
 
 
 def _t_env(batch: bool = False) -> TableEnvironment:
@@ -311,3 +313,108 @@ FLATTEN_OUTPUT = """\
 def test_flatten_prints_what_pyflink_prints(capsys):
     flatten_program()
     assert capsys.readouterr().out == FLATTEN_OUTPUT
+
+
+def _kind_of(x):
+    return type(x).__name__ + ":" + repr(x)
+
+
+def flat_map_program(batch: bool) -> None:
+    t_env = _t_env(batch)
+    one = t_env.from_elements([(1,), (2,)], ["a"])
+    t = t_env.from_elements([(1, "Hi"), (2, "Hello")], ["a", "b"])
+
+    def tf():
+        @udtf(result_types=[DataTypes.STRING()])
+        def show(x):
+            yield (_kind_of(x),)
+
+        return show
+
+    for name, table in [
+        ("flat_map_one_col", one.flat_map(tf())),
+        ("flat_map_two_col", t.flat_map(tf())),
+        ("flat_map_call_one_col", one.flat_map(tf()(col("a")))),
+        ("flat_map_call", t.flat_map(tf()(col("b")))),
+    ]:
+        print("==", name)
+        table.print_schema()
+        with table.execute().collect() as rows:
+            for row in rows:
+                print(row[0])
+
+
+# PyFlink 2.3.0, the same program in BATCH and STREAMING mode (the values of its printed tables)
+FLAT_MAP_OUTPUT = """\
+== flat_map_one_col
+(
+  `f0` STRING
+)
+Row:Row(a=1)
+Row:Row(a=2)
+== flat_map_two_col
+(
+  `f0` STRING
+)
+Row:Row(a=1, b='Hi')
+Row:Row(a=2, b='Hello')
+== flat_map_call_one_col
+(
+  `f0` STRING
+)
+int:1
+int:2
+== flat_map_call
+(
+  `f0` STRING
+)
+str:'Hi'
+str:'Hello'
+"""
+
+
+@pytest.mark.parametrize("batch", [True, False], ids=["batch", "streaming"])
+def test_flat_map_hands_the_whole_row_as_pyflink_does(capsys, batch):
+    flat_map_program(batch)
+    assert capsys.readouterr().out == FLAT_MAP_OUTPUT
+
+
+@udf(
+    result_type=DataTypes.ROW(
+        [DataTypes.FIELD("s", DataTypes.STRING()), DataTypes.FIELD("n", DataTypes.BIGINT())]
+    )
+)
+def described(x):
+    return Row(_kind_of(x), 7)
+
+
+def map_program() -> None:
+    t_env = _t_env(batch=True)
+    one = t_env.from_elements([(1,), (2,)], ["a"])
+    t = t_env.from_elements([(1, "Hi"), (2, "Hello")], ["a", "b"])
+    t.map(described).execute().print()
+    one.map(described).execute().print()
+
+
+# PyFlink 2.3.0, the same program
+MAP_OUTPUT = """\
++--------------------------------+----------------------+
+|                              s |                    n |
++--------------------------------+----------------------+
+|           Row:Row(a=1, b='Hi') |                    7 |
+|        Row:Row(a=2, b='Hello') |                    7 |
++--------------------------------+----------------------+
+2 rows in set
++--------------------------------+----------------------+
+|                              s |                    n |
++--------------------------------+----------------------+
+|                   Row:Row(a=1) |                    7 |
+|                   Row:Row(a=2) |                    7 |
++--------------------------------+----------------------+
+2 rows in set
+"""
+
+
+def test_map_hands_the_whole_row_as_pyflink_does(capsys):
+    map_program()
+    assert capsys.readouterr().out == MAP_OUTPUT

@@ -202,8 +202,19 @@ def limit(plan: PlanNode, fetch: int | None, offset: int = 0) -> PlanNode:
 
 
 def flat_map(plan: PlanNode, func: Any) -> PlanNode:
-    """The rows a table function (``udtf``) yields for each row (its columns only)."""
-    return FlatMap(func.result_names(), func.result_types, plan.updating, plan, func.rows_of())
+    """The rows a table function (``udtf``) yields for each row (its columns only): given
+    alone, it gets the whole row as a ``Row``, as PyFlink's; called over columns
+    (``flat_map(split(col('s')))``), their values."""
+    rows_of = func.rows_of()
+    if func.arguments is not None:
+        arguments = _Tuple(func.arguments).resolve(plan.names, plan.types).fn
+        rows_of = functools.partial(_rows_of_arguments, rows_of, arguments)
+    return FlatMap(func.result_names(), func.result_types, plan.updating, plan, rows_of)
+
+
+def _rows_of_arguments(rows_of: Any, arguments: Any, row: Row) -> list[tuple[Any, ...]]:
+    """The rows a table function called over columns yields for ``row``: it gets their values."""
+    return rows_of(*arguments(tuple(row)))
 
 
 def map_rows(plan: PlanNode, func: Any) -> PlanNode:
