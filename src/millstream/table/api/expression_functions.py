@@ -17,6 +17,7 @@ from millstream.table.expression.enums import TimePointUnit
 from millstream.table.expression.expression import Compiled, Expression, _Column, _Literal, _wrap, lit
 from millstream.table.expression.logic import and_, if_then_else
 from millstream.table.expression.markers import Descriptor, SourceWatermark
+from millstream.table.expression.watermarks import CurrentWatermark
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.sql.expressions import parse_expression
 
@@ -29,6 +30,7 @@ __all__ = [
     "current_date",
     "current_time",
     "current_timestamp",
+    "current_watermark",
     "descriptor",
     "e",
     "from_unixtime",
@@ -307,6 +309,14 @@ def temporal_overlaps(
     return _TemporalOverlaps(
         [_wrap(v) for v in (left_time_point, left_temporal, right_time_point, right_temporal)]
     )
+
+
+def current_watermark(rowtimeAttribute: Any) -> Expression:  # PyFlink's parameter name
+    """The current watermark of the operator evaluating it, for the rowtime attribute
+    ``rowtimeAttribute``: its type with precision 3 (``TIMESTAMP(3)`` or ``TIMESTAMP_LTZ(3)``),
+    NULL until the operator has a watermark (``current_watermark(col('ts')).is_null |
+    (col('ts') > current_watermark(col('ts')))`` keeps the rows that are not late)."""
+    return CurrentWatermark(_wrap(rowtimeAttribute))
 
 
 def source_watermark() -> Expression:

@@ -48,6 +48,7 @@ __all__ = [
     "current_date",
     "current_time",
     "current_timestamp",
+    "current_watermark",
     "date_format",
     "descriptor",
     "e",

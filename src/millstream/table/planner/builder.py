@@ -31,7 +31,7 @@ from millstream.table.planner.aggregate import TableAggregate
 from millstream.table.planner.joins import NullAwareAntiJoin, join_plans
 from millstream.table.planner.nodes import Filter, FlatMap, Limit, PlanNode, Project, Sort
 from millstream.table.planner.over import over_aggregate
-from millstream.table.planner.projection import aggregate, flattened, project
+from millstream.table.planner.projection import aggregate, check_time_attributes, flattened, project
 from millstream.table.planner.set_operations import (
     intersect_or_except,
     intersect_or_except_all,
@@ -90,6 +90,7 @@ def filter_rows(plan: PlanNode, predicate: Expression) -> PlanNode:
     compiled = predicate.resolve(plan.names, plan.types)
     if compiled.data_type.root != "BOOLEAN":
         raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
+    check_time_attributes(plan, [predicate])
     return Filter.over(plan, predicate)
 
 

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
+from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType
 from millstream.table.common.variant import check_orderable
 from millstream.table.expression.expression import (
@@ -19,11 +20,20 @@ from millstream.table.expression.expression import (
     _FieldAccess,
 )
 from millstream.table.expression.walk import fingerprint, replaced
+from millstream.table.expression.watermarks import current_watermarks
 from millstream.table.functions.aggregate_calls import accumulator_spec, reduces_averages, result_type
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.nodes import ChangelogNormalize, Filter, PlanNode, Project
 
-__all__ = ["aggregate", "expand_flatten", "flattened", "grouped_expression", "project", "unique_columns"]
+__all__ = [
+    "aggregate",
+    "check_time_attributes",
+    "expand_flatten",
+    "flattened",
+    "grouped_expression",
+    "project",
+    "unique_columns",
+]
 
 
 def flattened(node: PlanNode, expressions: list[Expression]) -> tuple[PlanNode, list[Expression]]:
@@ -93,6 +103,7 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
     """``node``'s rows through ``expressions`` (``unnamed(i)``: the name of unnamed column i).
     A column that is the input's event-time attribute, passed through, stays one."""
     compiled = [e.resolve(node.names, node.types) for e in expressions]
+    check_time_attributes(node, expressions)
     names = [c.name if c.name is not None else unnamed(i) for i, c in enumerate(compiled)]
     _check_unique(names)
     rowtime = proctime = None
@@ -136,6 +147,22 @@ def is_proctime_call(expression: Expression) -> bool:
     while type(expression).__name__ == "_Alias":
         expression = expression.operand  # type: ignore[attr-defined]
     return type(expression).__name__ == "_Call" and getattr(expression, "name_", None) == "PROCTIME"
+
+
+def check_time_attributes(node: PlanNode, expressions: list[Expression]) -> None:
+    """Refuse a ``CURRENT_WATERMARK`` call over ``node`` whose argument is not its rowtime
+    attribute (Flink's ``CurrentWatermarkInputTypeStrategy``).
+
+    Raises:
+        ValueError: the argument is another column or a computed value.
+    """
+    rowtime = node.names[node.rowtime] if node.rowtime is not None else None
+    for call in (c for e in expressions for c in current_watermarks(e)):
+        if not (isinstance(call.operand, _Column) and call.operand.name == rowtime):
+            kind = summary_string(call.operand.resolve(node.names, node.types).data_type)
+            raise ValueError(
+                f"The argument of CURRENT_WATERMARK() must be a rowtime attribute, but was '{kind}'."
+            )
 
 
 def referenced_column(expression: Expression) -> str | None:
