@@ -2,6 +2,7 @@
 
 The expression functions (``col``, ``lit``, ``and_`` ...). The names are defined in
 :mod:`millstream.table.api.expression_functions`, :mod:`millstream.table.api.expressions`,
+:mod:`millstream.table.api.json_expressions`,
 :mod:`millstream.table.expression.expression`, :mod:`millstream.table.expression.resolved`;
 millstream's own modules import them from there, never from here.
 """
@@ -10,11 +11,15 @@ from millstream.table.api.expression_functions import (
     array,
     atan2,
     call_sql,
+    convert_tz,
     current_database,
     current_date,
     current_time,
     current_timestamp,
+    current_watermark,
+    descriptor,
     e,
+    from_unixtime,
     json_string,
     local_time,
     local_timestamp,
@@ -27,8 +32,12 @@ from millstream.table.api.expression_functions import (
     rand_integer,
     range_,
     row,
+    source_watermark,
+    temporal_overlaps,
+    timestamp_diff,
     to_date,
     to_timestamp,
+    unix_timestamp,
     uuid,
     with_columns,
     without_columns,
@@ -45,6 +54,15 @@ from millstream.table.api.expressions import (
     row_interval,
     to_timestamp_ltz,
 )
+from millstream.table.api.json_expressions import (
+    json,
+    json_array,
+    json_array_agg,
+    json_object,
+    json_object_agg,
+)
+from millstream.table.expression.enums import JsonOnNull as JsonOnNull  # imported by PyFlink's module too
+from millstream.table.expression.enums import TimePointUnit as TimePointUnit
 from millstream.table.expression.expression import AggregateCall, Expression, col, lit
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.expression.resolved import Compiled
@@ -67,13 +85,22 @@ __all__ = [
     "col",
     "concat",
     "concat_ws",
+    "convert_tz",
     "current_database",
     "current_date",
     "current_time",
     "current_timestamp",
+    "current_watermark",
     "date_format",
+    "descriptor",
     "e",
+    "from_unixtime",
     "if_then_else",
+    "json",
+    "json_array",
+    "json_array_agg",
+    "json_object",
+    "json_object_agg",
     "json_string",
     "lit",
     "local_time",
@@ -90,9 +117,13 @@ __all__ = [
     "range_",
     "row",
     "row_interval",
+    "source_watermark",
+    "temporal_overlaps",
+    "timestamp_diff",
     "to_date",
     "to_timestamp",
     "to_timestamp_ltz",
+    "unix_timestamp",
     "uuid",
     "with_columns",
     "without_columns",

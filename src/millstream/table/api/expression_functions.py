@@ -1,14 +1,23 @@
 """More of ``pyflink.table.expressions``' functions: math, random numbers, time, arrays, rows,
 maps, typed NULLs and column ranges (``with_columns(range_(1, 3))``). Each builds the same
-built-in call SQL's function of that name builds (``functions/builtin_scalars.py``)."""
+built-in call SQL's function of that name builds (``functions/builtin_scalars.py``,
+``functions/temporal.py``): ``timestamp_diff`` is ``TIMESTAMPDIFF``, ``temporal_overlaps``
+SQL's ``OVERLAPS``, ``unix_timestamp`` ``UNIX_TIMESTAMP`` ... The declarations
+``source_watermark()`` and ``descriptor(...)`` are ``expression/markers.py``'s."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from millstream.common.types import Row
+from millstream.table.common.intervals import is_interval
+from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
+from millstream.table.expression.enums import TimePointUnit
 from millstream.table.expression.expression import Compiled, Expression, _Column, _Literal, _wrap, lit
+from millstream.table.expression.logic import and_, if_then_else
+from millstream.table.expression.markers import Descriptor, SourceWatermark
+from millstream.table.expression.watermarks import CurrentWatermark
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.sql.expressions import parse_expression
 
@@ -16,11 +25,15 @@ __all__ = [
     "array",
     "atan2",
     "call_sql",
+    "convert_tz",
     "current_database",
     "current_date",
     "current_time",
     "current_timestamp",
+    "current_watermark",
+    "descriptor",
     "e",
+    "from_unixtime",
     "json_string",
     "local_time",
     "local_timestamp",
@@ -33,8 +46,12 @@ __all__ = [
     "rand_integer",
     "range_",
     "row",
+    "source_watermark",
+    "temporal_overlaps",
+    "timestamp_diff",
     "to_date",
     "to_timestamp",
+    "unix_timestamp",
     "uuid",
     "with_columns",
     "without_columns",
@@ -123,6 +140,198 @@ def to_timestamp(timestamp_str: Any, format: Any = None) -> Expression:
     return call_builtin("TO_TIMESTAMP", timestamp_str, format)
 
 
+# the type families Flink's Table API checks its functions' arguments against
+_FAMILIES = {
+    "SYMBOL": ("CHAR", "VARCHAR"),  # a unit, given as its name
+    "CHARACTER_STRING": ("CHAR", "VARCHAR", "STRING", "NULL"),
+    "DATETIME": ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "NULL"),
+}
+
+
+class _ApiCall(Expression):
+    """A built-in function called as the Table API types it (Flink's
+    ``BuiltInFunctionDefinitions``, whose input and output strategies differ from SQL's for
+    some functions): the arguments' type families checked (``families``), and the result typed
+    ``result`` (nullable when an argument is, with ``if_any``); the values are SQL's function's."""
+
+    def __init__(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        families: tuple[str, ...] = (),
+        result: DataType | None = None,
+        if_any: bool = False,
+    ) -> None:
+        self.call = call_builtin(name, *args)
+        self.families, self.result, self.if_any = families, result, if_any
+
+    def aggregates(self) -> list[Any]:
+        return self.call.aggregates()
+
+    def window_properties(self) -> list[Any]:
+        return self.call.window_properties()
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        arguments = [a.resolve(names, types).data_type for a in getattr(self.call, "args", [])]
+        for kind, family in zip(arguments, self.families, strict=False):
+            if kind.root not in _FAMILIES[family]:
+                raise ValueError(
+                    f"Unsupported argument type. Expected type of family '{family}' but actual type was "
+                    f"'{summary_string(kind)}'."
+                )
+        compiled = self.call.resolve(names, types)
+        if self.result is None:
+            return compiled
+        nullable = not self.if_any or any(a.is_nullable() for a in arguments)
+        return Compiled(
+            compiled.fn, self.result.nullable() if nullable else self.result.not_null(), compiled.name
+        )
+
+    def __repr__(self) -> str:
+        return repr(self.call)
+
+
+def convert_tz(date_str: Any, tz_from: Any, tz_to: Any) -> Expression:
+    """The ``yyyy-MM-dd HH:mm:ss`` text ``date_str`` of time zone ``tz_from`` as the same
+    instant's text in ``tz_to`` (zones as Java names them: ``PST``, ``America/Los_Angeles``,
+    ``GMT-08:00``); NULL when it does not parse."""
+    return _ApiCall("CONVERT_TZ", (date_str, tz_from, tz_to), ("CHARACTER_STRING",) * 3)
+
+
+def from_unixtime(unixtime: Any, format: Any = None) -> Expression:
+    """Epoch seconds as text in the session time zone, ``yyyy-MM-dd HH:mm:ss`` or ``format``
+    (STRING, NOT NULL when its arguments are, as the Table API types it; SQL's is nullable)."""
+    args = (unixtime,) if format is None else (unixtime, format)
+    return _ApiCall("FROM_UNIXTIME", args, result=DataTypes.STRING(), if_any=True)
+
+
+def unix_timestamp(date_str: Any = None, format: Any = None) -> Expression:
+    """The epoch seconds now (read per record), or of the text ``date_str`` in the session
+    time zone, ``yyyy-MM-dd HH:mm:ss`` or ``format`` (``Long.MIN_VALUE`` when it does not parse,
+    as Flink's); a nullable BIGINT, as the Table API types it (SQL's is NOT NULL)."""
+    args = () if date_str is None else (date_str,) if format is None else (date_str, format)
+    return _ApiCall("UNIX_TIMESTAMP", args, result=DataTypes.BIGINT())
+
+
+# the units timestamp_diff takes (Flink's Table API: not MILLISECOND or MICROSECOND)
+_DIFF_UNITS = ("HOUR", "YEAR", "QUARTER", "SECOND", "MONTH", "DAY", "WEEK", "MINUTE")
+
+
+def timestamp_diff(time_point_unit: TimePointUnit, time_point1: Any, time_point2: Any) -> Expression:
+    """The whole ``time_point_unit`` units from ``time_point1`` to ``time_point2`` (INT,
+    signed): ``timestamp_diff(TimePointUnit.DAY, lit('2016-06-15').to_date,
+    lit('2016-06-18').to_date)`` is 3. SQL's ``TIMESTAMPDIFF``."""
+    unit = (
+        time_point_unit.name if isinstance(time_point_unit, TimePointUnit) else str(time_point_unit).upper()
+    )
+    if unit not in _DIFF_UNITS:
+        raise ValueError(
+            "Unsupported argument symbol variant. Expected one of the following variants "
+            f"[{', '.join(_DIFF_UNITS)}] but actual symbol was {unit}."
+        )
+    return _ApiCall(
+        "TIMESTAMPDIFF", (lit(unit), time_point1, time_point2), ("SYMBOL", "DATETIME", "DATETIME")
+    )
+
+
+class _TemporalOverlaps(Expression):
+    """``temporal_overlaps(left_time_point, left_temporal, right_time_point, right_temporal)``:
+    whether the two periods share a point, each period a time point and its end (a time point
+    of the same type) or its length (an interval). Flink converts it as Calcite converts SQL's
+    ``OVERLAPS`` (``sql/forms.py``): each period ordered (``CASE WHEN start <= end THEN start
+    ELSE end``), then ``left_start <= right_end AND right_start <= left_end``."""
+
+    _ROLES = (
+        ("1st", "leftTimePoint"),
+        ("2nd", "leftTemporal"),
+        ("3rd", "rightTimePoint"),
+        ("4th", "rightTemporal"),
+    )
+
+    def __init__(self, operands: list[Expression]) -> None:
+        self.operands = operands
+
+    def aggregates(self) -> list[Any]:
+        return [a for o in self.operands for a in o.aggregates()]
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        kinds = [o.resolve(names, types).data_type for o in self.operands]
+        self._check(kinds)
+        periods = []
+        left_point, left_temporal, right_point, right_temporal = self.operands
+        sides = ((left_point, left_temporal, kinds[1]), (right_point, right_temporal, kinds[3]))
+        for start, temporal, kind in sides:
+            end = start + temporal if is_interval(kind.root) else temporal  # (a year-month one too)
+            ordered = start <= end
+            periods.append((if_then_else(ordered, start, end), if_then_else(ordered, end, start)))
+        (left_start, left_end), (right_start, right_end) = periods
+        return and_(left_start <= right_end, right_start <= left_end).resolve(names, types)
+
+    def _check(self, kinds: list[DataType]) -> None:
+        """Flink's ``TemporalOverlapsInputTypeStrategy``: time points of one DATETIME type, each
+        period's end of its time point's type, or an interval."""
+        for (position, role), kind in zip(self._ROLES, kinds, strict=True):
+            is_temporal = role.endswith("Temporal")
+            if not (_is_datetime(kind) or (is_temporal and is_interval(kind.root))):
+                wanted = "be DATETIME or INTERVAL type" if is_temporal else "be a DATETIME type"
+                raise ValueError(
+                    f"TEMPORAL_OVERLAPS requires {position} argument '{role}' to {wanted}, "
+                    f"but is {summary_string(kind)}"
+                )
+        if kinds[0] != kinds[2]:
+            raise ValueError(
+                "TEMPORAL_OVERLAPS requires 'leftTimePoint' and 'rightTimePoint' arguments to be of the same "
+                f"type, but is {summary_string(kinds[0])} != {summary_string(kinds[2])}"
+            )
+        for side, point, temporal in (("left", kinds[0], kinds[1]), ("right", kinds[2], kinds[3])):
+            if _is_datetime(temporal) and temporal != point:
+                raise ValueError(
+                    f"TEMPORAL_OVERLAPS requires '{side}Temporal' and '{side}TimePoint' arguments to be of "
+                    f"the same type if '{side}Temporal' is a DATETIME, but is {summary_string(temporal)} != "
+                    f"{summary_string(point)}"
+                )
+
+    def __repr__(self) -> str:
+        return f"temporalOverlaps({', '.join(map(repr, self.operands))})"
+
+
+def _is_datetime(data_type: DataType) -> bool:
+    return data_type.root in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
+
+
+def temporal_overlaps(
+    left_time_point: Any, left_temporal: Any, right_time_point: Any, right_temporal: Any
+) -> Expression:
+    """Whether two anchored periods overlap: each a time point and its end (a time point of
+    the same type) or its length (an interval); ``left_end >= right_start AND right_end >=
+    left_start``. ``temporal_overlaps(lit('2:55:00').to_time, lit(1).hours,
+    lit('3:30:00').to_time, lit(2).hours)`` is TRUE."""
+    return _TemporalOverlaps(
+        [_wrap(v) for v in (left_time_point, left_temporal, right_time_point, right_temporal)]
+    )
+
+
+def current_watermark(rowtimeAttribute: Any) -> Expression:  # PyFlink's parameter name
+    """The current watermark of the operator evaluating it, for the rowtime attribute
+    ``rowtimeAttribute``: its type with precision 3 (``TIMESTAMP(3)`` or ``TIMESTAMP_LTZ(3)``),
+    NULL until the operator has a watermark (``current_watermark(col('ts')).is_null |
+    (col('ts') > current_watermark(col('ts')))`` keeps the rows that are not late)."""
+    return CurrentWatermark(_wrap(rowtimeAttribute))
+
+
+def source_watermark() -> Expression:
+    """The watermark declaration of a schema whose watermarks are the source's own
+    (``Schema.new_builder()...watermark('ts', source_watermark())``): for ``from_data_stream``,
+    the DataStream's watermarks. It has no value in a query."""
+    return SourceWatermark()
+
+
+def descriptor(*column_names: str) -> Expression:
+    """A literal list of column names, unvalidated (Flink's ``DESCRIPTOR``), for the arguments of
+    table functions that take one; it has no value in a select list."""
+    return Descriptor(tuple(column_names))
+
+
 def array(head: Any, *tail: Any) -> Expression:
     """An ARRAY of the values."""
     return call_builtin("ARRAY", head, *tail)
@@ -181,7 +390,10 @@ def null_of(data_type: DataType) -> Expression:
 
 
 def json_string(value: Any) -> Expression:
-    """The value as JSON text (NULL stays NULL)."""
+    """The value as JSON text (NULL stays NULL); a ``json_object`` / ``json_array`` value is
+    its JSON as it is (not quoted again), as SQL's ``JSON_STRING(JSON_OBJECT(...))``."""
+    if getattr(value, "name_", None) in ("JSON_OBJECT", "JSON_ARRAY"):
+        return value
     return call_builtin("JSON_STRING", value)
 
 

@@ -11,7 +11,7 @@ import inspect
 import json
 from typing import Any
 
-from millstream.table.common.types import DataType
+from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.expression import AggregateCall, Expression, _Logic, lit
 from millstream.table.functions.aggregates_more import LISTAGG
 from millstream.table.functions.builtins import call_builtin
@@ -169,7 +169,18 @@ def _list_agg(self: Expression, separator: str | None = None) -> Expression:
     return AggregateCall(LISTAGG + json.dumps("," if separator is None else separator), self)
 
 
+def _cast_to(data_type: DataType, doc: str) -> Any:
+    """A property of an expression: the value cast to ``data_type`` (Flink's ``toDate`` ...)."""
+    return property(lambda self: self.cast(data_type), doc=doc)
+
+
 _OTHER_METHODS = {
+    "to_date": _cast_to(DataTypes.DATE(), "The ``yyyy-MM-dd`` text as a DATE (``cast(DataTypes.DATE())``)."),
+    "to_time": _cast_to(DataTypes.TIME(), "The ``HH:mm:ss`` text as a TIME (``cast(DataTypes.TIME())``)."),
+    "to_timestamp": _cast_to(
+        DataTypes.TIMESTAMP(3),
+        "The ``yyyy-MM-dd HH:mm:ss[.SSS]`` text as a TIMESTAMP(3) (``cast(DataTypes.TIMESTAMP(3))``).",
+    ),
     "list_agg": _list_agg,
     "in_": _in,
     "between": _between,

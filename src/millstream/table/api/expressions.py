@@ -9,7 +9,7 @@ the Table API's methods that call built-in functions (``api/expression_methods.p
 
 from typing import Any
 
-from millstream.table.api import expression_functions
+from millstream.table.api import expression_functions, json_expressions
 from millstream.table.api.expression_methods import install_methods
 from millstream.table.expression.expression import (
     AggregateCall,
@@ -43,13 +43,22 @@ __all__ = [
     "col",
     "concat",
     "concat_ws",
+    "convert_tz",
     "current_database",
     "current_date",
     "current_time",
     "current_timestamp",
+    "current_watermark",
     "date_format",
+    "descriptor",
     "e",
+    "from_unixtime",
     "if_then_else",
+    "json",
+    "json_array",
+    "json_array_agg",
+    "json_object",
+    "json_object_agg",
     "json_string",
     "lit",
     "local_time",
@@ -66,9 +75,13 @@ __all__ = [
     "range_",
     "row",
     "row_interval",
+    "source_watermark",
+    "temporal_overlaps",
+    "timestamp_diff",
     "to_date",
     "to_timestamp",
     "to_timestamp_ltz",
+    "unix_timestamp",
     "uuid",
     "with_columns",
     "without_columns",
@@ -113,9 +126,12 @@ CURRENT_RANGE = _Interval(lit(0), 1)
 
 
 def __getattr__(name: str) -> Any:
-    """The functions of ``expression_functions`` (``pi``, ``array``, ``with_columns`` ...) under
+    """The functions of ``expression_functions`` (``pi``, ``array``, ``with_columns`` ...) and
+    ``json_expressions`` (``json_object`` ...) under
     this module's name, as PyFlink's ``pyflink.table.expressions`` has them; imported when first
     asked for (that module builds on this one)."""
     if name in expression_functions.__all__:
         return getattr(expression_functions, name)
+    if name in json_expressions.__all__:
+        return getattr(json_expressions, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,10 +23,24 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "WindowProperty",
         ),
         "millstream.table.expression.resolved": ("Compiled",),
+        "millstream.table.expression.enums": (
+            "JsonExistsOnError",
+            "JsonOnNull",
+            "JsonQueryOnEmptyOrError",
+            "JsonQueryWrapper",
+            "JsonType",
+            "TimePointUnit",
+        ),
     },
 )
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
+    from millstream.table.expression.enums import JsonExistsOnError as JsonExistsOnError
+    from millstream.table.expression.enums import JsonOnNull as JsonOnNull
+    from millstream.table.expression.enums import JsonQueryOnEmptyOrError as JsonQueryOnEmptyOrError
+    from millstream.table.expression.enums import JsonQueryWrapper as JsonQueryWrapper
+    from millstream.table.expression.enums import JsonType as JsonType
+    from millstream.table.expression.enums import TimePointUnit as TimePointUnit
     from millstream.table.expression.expression import AggregateCall as AggregateCall
     from millstream.table.expression.expression import Expression as Expression
     from millstream.table.expression.expression import JsonValueOnEmptyOrError as JsonValueOnEmptyOrError

@@ -16,6 +16,7 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
+from millstream.table.common.intervals import YEAR_MONTH
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.expression.comparisons import compile_binary, compile_reflexive, same_expression
@@ -53,6 +54,11 @@ def _aggregate(function: str, doc: str) -> Any:
 def _interval(unit_ms: int, doc: str) -> Any:
     """A property of an expression: a day-time interval of that many ``unit_ms`` ms."""
     return property(lambda self: _Interval(self, unit_ms), doc=doc)
+
+
+def _months(unit_months: int, doc: str) -> Any:
+    """A property of an expression: a year-month interval of that many ``unit_months`` months."""
+    return property(lambda self: _MonthsInterval(self, unit_months), doc=doc)
 
 
 class Expression:
@@ -158,6 +164,10 @@ class Expression:
 
     # -- intervals (``lit(5).seconds``) and window properties (``col('w').start``) ---------------------
 
+    years = year = _months(12, "An interval of this many years (a year-month interval).")
+    quarters = quarter = _months(3, "An interval of this many quarters (a year-month interval).")
+    months = month = _months(1, "An interval of this many months (a year-month interval).")
+    weeks = week = _interval(604_800_000, "An interval of this many weeks.")
     millis = milli = _interval(1, "An interval of this many milliseconds.")
     seconds = second = _interval(1000, "An interval of this many seconds.")
     minutes = minute = _interval(60_000, "An interval of this many minutes.")
@@ -345,6 +355,23 @@ class _Interval(Expression):
 
     def __repr__(self) -> str:
         return f"INTERVAL {self.operand!r} * {self.unit_ms} ms"
+
+
+class _MonthsInterval(Expression):
+    """``lit(2).months``: a year-month interval (its value a number of months, as Flink's) of
+    ``operand`` units of ``unit_months`` months."""
+
+    def __init__(self, operand: Expression, unit_months: int) -> None:
+        self.operand, self.unit_months = operand, unit_months
+
+    def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
+        inner = self.operand.resolve(names, types)
+        fn, unit = inner.fn, self.unit_months
+        year_month = DataType(YEAR_MONTH, inner.data_type.is_nullable())
+        return Compiled(lambda row: None if (v := fn(row)) is None else int(v) * unit, year_month, None)
+
+    def __repr__(self) -> str:
+        return f"INTERVAL {self.operand!r} * {self.unit_months} MONTH"
 
 
 class RowInterval(Expression):

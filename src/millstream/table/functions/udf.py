@@ -536,10 +536,21 @@ class UserDefinedTableAggregateFunctionWrapper:
         """Its columns' types."""
         return _result_types(self._result_type)
 
+    arguments: list[Expression] | None = None  # set by a call: the expressions it is applied to
+
     def alias(self, *names: str) -> UserDefinedTableAggregateFunctionWrapper:
         """The same function, its columns named."""
         twin = UserDefinedTableAggregateFunctionWrapper(self._function, self._result_type, self._name)
         twin._aliases = list(names)
+        twin.arguments = self.arguments
+        return twin
+
+    def __call__(self, *args: Any) -> UserDefinedTableAggregateFunctionWrapper:
+        """The function applied to these expressions (``flat_aggregate(top2(col('v')))``): its
+        ``accumulate`` gets their values, not the whole row."""
+        twin = self.alias(*self._aliases) if self._aliases else self.alias()
+        twin._aliases = self._aliases
+        twin.arguments = [a if isinstance(a, Expression) else lit(a) for a in args]
         return twin
 
 

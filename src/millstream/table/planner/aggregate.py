@@ -94,11 +94,12 @@ class TableAggregate(PlanNode):
     keys: list[Callable[[tuple[Any, ...]], Any]] = field(default_factory=list)
     function: Any = None
     input_names: list[str] = field(default_factory=list)
+    arguments: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None  # None: the whole row
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
         keys = self.keys
-        process = TableAggregateFunction(self.function, self.input_names)
+        process = TableAggregateFunction(self.function, self.input_names, self.arguments)
         # PyFlink runs a Python table aggregate in its Python operator: each bundle is buffered
         # by key, and a key's rows are emitted once, at the bundle's end
         process.key_group_size, process.key_group_latency_ms = python_bundle(ctx.config)

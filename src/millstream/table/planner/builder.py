@@ -17,7 +17,7 @@ from typing import Any
 from millstream.common.types import Row
 from millstream.table.common.types import RowType
 from millstream.table.common.variant import check_orderable
-from millstream.table.expression.calls import whole_row
+from millstream.table.expression.calls import _Tuple, whole_row
 from millstream.table.expression.expression import (
     Expression,
     Ordering,
@@ -31,7 +31,7 @@ from millstream.table.planner.aggregate import TableAggregate
 from millstream.table.planner.joins import NullAwareAntiJoin, join_plans
 from millstream.table.planner.nodes import Filter, FlatMap, Limit, PlanNode, Project, Sort
 from millstream.table.planner.over import over_aggregate
-from millstream.table.planner.projection import aggregate, flattened, project
+from millstream.table.planner.projection import aggregate, check_time_attributes, flattened, project
 from millstream.table.planner.set_operations import (
     intersect_or_except,
     intersect_or_except_all,
@@ -90,6 +90,7 @@ def filter_rows(plan: PlanNode, predicate: Expression) -> PlanNode:
     compiled = predicate.resolve(plan.names, plan.types)
     if compiled.data_type.root != "BOOLEAN":
         raise ValueError(f"a filter's condition must be BOOLEAN, got {compiled.data_type!r}")
+    check_time_attributes(plan, [predicate])
     return Filter.over(plan, predicate)
 
 
@@ -202,8 +203,19 @@ def limit(plan: PlanNode, fetch: int | None, offset: int = 0) -> PlanNode:
 
 
 def flat_map(plan: PlanNode, func: Any) -> PlanNode:
-    """The rows a table function (``udtf``) yields for each row (its columns only)."""
-    return FlatMap(func.result_names(), func.result_types, plan.updating, plan, func.rows_of())
+    """The rows a table function (``udtf``) yields for each row (its columns only): given
+    alone, it gets the whole row as a ``Row``, as PyFlink's; called over columns
+    (``flat_map(split(col('s')))``), their values."""
+    rows_of = func.rows_of()
+    if func.arguments is not None:
+        arguments = _Tuple(func.arguments).resolve(plan.names, plan.types).fn
+        rows_of = functools.partial(_rows_of_arguments, rows_of, arguments)
+    return FlatMap(func.result_names(), func.result_types, plan.updating, plan, rows_of)
+
+
+def _rows_of_arguments(rows_of: Any, arguments: Any, row: Row) -> list[tuple[Any, ...]]:
+    """The rows a table function called over columns yields for ``row``: it gets their values."""
+    return rows_of(*arguments(tuple(row)))
 
 
 def map_rows(plan: PlanNode, func: Any) -> PlanNode:
@@ -233,10 +245,10 @@ def _mapped(
     plan: PlanNode, result: Any, fn: Callable[[tuple[Any, ...]], Any], expressions: list[Any] | None
 ) -> PlanNode:
     """The rows of ``fn``'s values, computed once per row: its fields as columns for a ROW
-    ``result``, else one column ``_c0``."""
+    ``result``, else one column ``f0`` (PyFlink 2.3.0 names it so)."""
     extra = [expressions] if expressions is not None else []
     if not isinstance(result, RowType):
-        return Project(["_c0"], [result], plan.updating, plan, [fn], *extra)
+        return Project(["f0"], [result], plan.updating, plan, [fn], *extra)
     whole = Project(["$row"], [result], plan.updating, plan, [fn], *extra)
     width = len(result.fields)
     fields: list[Callable[[tuple[Any, ...]], Any]] = [functools.partial(_field_of, i) for i in range(width)]
@@ -288,7 +300,10 @@ def flat_aggregate(plan: PlanNode, keys: list[Expression], func: Any) -> PlanNod
     names = key_names + func.result_names()
     types = [k.data_type for k in resolved] + func.result_types()
     key_fns = [k.fn for k in resolved]
-    return TableAggregate(names, types, True, plan, key_fns, func._function, list(plan.names))
+    arguments = None
+    if func.arguments is not None:  # a call over columns (top2(col('v'))): their values, not the row
+        arguments = _Tuple(func.arguments).resolve(plan.names, plan.types).fn
+    return TableAggregate(names, types, True, plan, key_fns, func._function, list(plan.names), arguments)
 
 
 def window_select(

@@ -37,6 +37,7 @@ from millstream.table.common.row_kind import INSERT
 from millstream.table.common.table_source import TableSource
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression
+from millstream.table.expression.watermarks import watermark_clocks
 from millstream.table.functions.async_calls import AsyncOptions
 from millstream.table.planner.reuse import reusing
 from millstream.table.runtime.change_batch import BatchRows
@@ -47,6 +48,7 @@ from millstream.table.runtime.pandas_calc import BatchedCallCalc, bound_calls, h
 from millstream.table.runtime.sink_constraints import NotNullBatchEnforcer, NotNullEnforcer
 from millstream.table.runtime.sort_limit import LimitFunction, SortFunction
 from millstream.table.runtime.vectorized import VectorizedCalc, vectorizable
+from millstream.table.runtime.watermark_calc import WatermarkCalc
 
 if TYPE_CHECKING:
     from millstream.table.planner.planning import PlanningContext
@@ -201,6 +203,9 @@ def calc_stream(
         )
         return source.translate(ctx)._map_batches(batched, method="__call__")
     calc = calc_function(names, types, condition, projection)
+    clocks = watermark_clocks(expressions)
+    if clocks:  # CURRENT_WATERMARK(ts): each row reads the operator's watermark
+        return source.translate(ctx).process(WatermarkCalc(calc, clocks))
     if all(vectorizable(e, names, types) for e in expressions):
         return source.translate(ctx)._map_batches(VectorizedCalc(names, types, condition, projection, calc))
     return source.translate(ctx).flat_map(calc)

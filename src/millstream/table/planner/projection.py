@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
+from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType
 from millstream.table.common.variant import check_orderable
 from millstream.table.expression.expression import (
@@ -19,21 +20,39 @@ from millstream.table.expression.expression import (
     _FieldAccess,
 )
 from millstream.table.expression.walk import fingerprint, replaced
+from millstream.table.expression.watermarks import current_watermarks
 from millstream.table.functions.aggregate_calls import accumulator_spec, reduces_averages, result_type
 from millstream.table.planner.aggregate import Aggregate
 from millstream.table.planner.nodes import ChangelogNormalize, Filter, PlanNode, Project
 
-__all__ = ["aggregate", "flattened", "grouped_expression", "project", "unique_columns"]
+__all__ = [
+    "aggregate",
+    "check_time_attributes",
+    "expand_flatten",
+    "flattened",
+    "grouped_expression",
+    "project",
+    "unique_columns",
+]
 
 
 def flattened(node: PlanNode, expressions: list[Expression]) -> tuple[PlanNode, list[Expression]]:
     """A select list with each ``flatten`` expanded into the fields of its ROW, a column each,
-    named as Flink's Table API names them: ``<column>$<field>`` for a column (or an alias), by
-    position (``_c<i>``) for an unnamed value. A ROW that is computed (a call) is computed
-    once: a projection below ``node``'s columns adds it as a column the fields are read from."""
+    named as Flink's Table API names them: ``<name>$<field>`` for a named value (a column, an
+    alias, a field ``r$inner``), by position (``_c<i>``) for an unnamed one; ``flatten`` of a
+    value that is not a ROW is the value itself (Flink's ``FlattenCallRule``). A ROW that is
+    computed (a call) is computed once: a projection below ``node``'s columns adds it as a
+    column the fields are read from."""
     if not any(_is_flatten(e) for e in expressions):
         return node, expressions
-    computed = [e.operand for e in expressions if _is_flatten(e) and not isinstance(e.operand, _Column)]
+    names = {id(e.operand): _flattened_name(node, e.operand) for e in expressions if _is_flatten(e)}
+    computed = [
+        e.operand
+        for e in expressions
+        if _is_flatten(e)
+        and not isinstance(e.operand, _Column)
+        and e.operand.resolve(node.names, node.types).data_type.root == "ROW"
+    ]
     if computed:
         hidden = [e.alias(f"$flatten{i}") for i, e in enumerate(computed)]
         node = project(node, [_Column(n) for n in node.names] + hidden, lambda i: f"_c{i}")
@@ -43,15 +62,37 @@ def flattened(node: PlanNode, expressions: list[Expression]) -> tuple[PlanNode, 
             result.append(e)
             continue
         operand = e.operand
-        name = operand.name if isinstance(operand, (_Column, _Alias)) else None
         position = next((i for i, c in enumerate(computed) if c is operand), -1)  # == builds an expression
-        source = operand if isinstance(operand, _Column) else _Column(f"$flatten{position}")
-        row_type = source.resolve(node.names, node.types).data_type
-        if row_type.root != "ROW":
-            raise ValueError(f"flatten needs a ROW value, {operand!r} is {row_type!r}")
-        for field in row_type.field_names():  # type: ignore[attr-defined]
-            result.append(source.get(field).alias(f"{name}${field}" if name else f"_c{len(result)}"))
+        source = operand if position < 0 else _Column(f"$flatten{position}")
+        result.extend(_fields(node, source, names[id(operand)], len(result)))
     return node, result
+
+
+def expand_flatten(node: PlanNode, expressions: list[Expression]) -> list[Expression]:
+    """``expressions`` with each ``flatten`` expanded into its ROW's fields as ``flattened``
+    names them, each field read from the value itself (a grouped select's keys)."""
+    result: list[Expression] = []
+    for e in expressions:
+        if _is_flatten(e):
+            result.extend(_fields(node, e.operand, _flattened_name(node, e.operand), len(result)))
+        else:
+            result.append(e)
+    return result
+
+
+def _flattened_name(node: PlanNode, operand: Expression) -> str | None:
+    """The name the fields of a flattened value are named after: the value's column name."""
+    return operand.resolve(node.names, node.types).name
+
+
+def _fields(node: PlanNode, source: Expression, name: str | None, start: int) -> list[Expression]:
+    """The fields of the ROW ``source`` as columns (named ``name$field``, else by their
+    position from ``start``); a value that is not a ROW, itself."""
+    row_type = source.resolve(node.names, node.types).data_type
+    if row_type.root != "ROW":
+        return [source]
+    fields = row_type.field_names()  # type: ignore[attr-defined]
+    return [source.get(f).alias(f"{name}${f}" if name else f"_c{start + i}") for i, f in enumerate(fields)]
 
 
 def _is_flatten(expression: Expression) -> TypeGuard[_FieldAccess]:
@@ -62,6 +103,7 @@ def project(node: PlanNode, expressions: list[Expression], unnamed: Callable[[in
     """``node``'s rows through ``expressions`` (``unnamed(i)``: the name of unnamed column i).
     A column that is the input's event-time attribute, passed through, stays one."""
     compiled = [e.resolve(node.names, node.types) for e in expressions]
+    check_time_attributes(node, expressions)
     names = [c.name if c.name is not None else unnamed(i) for i, c in enumerate(compiled)]
     _check_unique(names)
     rowtime = proctime = None
@@ -105,6 +147,22 @@ def is_proctime_call(expression: Expression) -> bool:
     while type(expression).__name__ == "_Alias":
         expression = expression.operand  # type: ignore[attr-defined]
     return type(expression).__name__ == "_Call" and getattr(expression, "name_", None) == "PROCTIME"
+
+
+def check_time_attributes(node: PlanNode, expressions: list[Expression]) -> None:
+    """Refuse a ``CURRENT_WATERMARK`` call over ``node`` whose argument is not its rowtime
+    attribute (Flink's ``CurrentWatermarkInputTypeStrategy``).
+
+    Raises:
+        ValueError: the argument is another column or a computed value.
+    """
+    rowtime = node.names[node.rowtime] if node.rowtime is not None else None
+    for call in (c for e in expressions for c in current_watermarks(e)):
+        if not (isinstance(call.operand, _Column) and call.operand.name == rowtime):
+            kind = summary_string(call.operand.resolve(node.names, node.types).data_type)
+            raise ValueError(
+                f"The argument of CURRENT_WATERMARK() must be a rowtime attribute, but was '{kind}'."
+            )
 
 
 def referenced_column(expression: Expression) -> str | None:
@@ -182,7 +240,7 @@ def aggregate(node: PlanNode, keys: list[Expression], selected: list[Expression]
     for compiled in key_compiled:
         check_orderable(compiled.data_type)
     key_names = [c.name or f"$key{i}" for i, c in enumerate(key_compiled)]
-    selected = [grouped_expression(e, keys, key_names) for e in selected]
+    selected = [grouped_expression(e, keys, key_names) for e in expand_flatten(node, selected)]
     call_specs, slot_names, slot_types, selected = aggregate_calls(node, selected, bool(keys), batch)
     removed = _aggregate_removed(node, keys, key_compiled, key_names, selected, slot_names, slot_types)
     if removed is not None:

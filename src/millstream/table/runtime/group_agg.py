@@ -116,8 +116,9 @@ class TableAggregateFunction(KeyedProcessFunction):
     bundles) withdraws the rows emitted before (-D) and emits the function's current rows
     (+I), as Flink's table aggregation."""
 
-    def __init__(self, function: Any, names: list[str]) -> None:
-        self.function, self.names = function, names
+    def __init__(self, function: Any, names: list[str], arguments: Any = None) -> None:
+        # arguments: a function of a row to the call's argument values (None: the whole row)
+        self.function, self.names, self.arguments = function, names, arguments
         self.key_group_size = 0  # >0: the operator hands it a bundle's rows by key
         self.key_group_latency_ms = 0
 
@@ -132,12 +133,16 @@ class TableAggregateFunction(KeyedProcessFunction):
         held = self.state.value()
         acc, emitted = (self.function.create_accumulator(), []) if held is None else held
         for kind, fields in values:
-            row = Row(*fields)
-            row.set_field_names(self.names)
-            if kind in (INSERT, UPDATE_AFTER):
-                self.function.accumulate(acc, row)
+            if self.arguments is not None:
+                args = self.arguments(fields)
             else:
-                self.function.retract(acc, row)
+                row = Row(*fields)
+                row.set_field_names(self.names)
+                args = (row,)
+            if kind in (INSERT, UPDATE_AFTER):
+                self.function.accumulate(acc, *args)
+            else:
+                self.function.retract(acc, *args)
         key = tuple(ctx.get_current_key())
         rows = [
             key + (tuple(r) if isinstance(r, (tuple, list, Row)) else (r,))

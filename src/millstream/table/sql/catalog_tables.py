@@ -15,6 +15,7 @@ from millstream.table.common.factories import find_table_factory
 from millstream.table.common.logical_type_casts import sink_mismatch, supports_avoiding_cast
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression, col
+from millstream.table.expression.markers import SourceWatermark
 from millstream.table.planner.nodes import PlanNode, Sink, Values, table_scan
 from millstream.table.planner.projection import project
 from millstream.table.planner.sources import FromDataStream
@@ -56,7 +57,7 @@ def declared_columns(schema: Any, as_written: bool = False) -> dict[str, Any]:
     legacy ``TableSchema`` prints. An Expression is printed by its summary."""
 
     def serialized(expression: Any) -> str:
-        if _is_source_watermark(expression):
+        if isinstance(expression, str) and _is_source_watermark(expression):
             return "`SOURCE_WATERMARK`()"  # Calcite's unparsing of the built-in, as PyFlink prints it
         return flink_text(expression) if isinstance(expression, str) else str(expression)
 
@@ -164,7 +165,10 @@ def _computed(expression: Any) -> Any:
 
 
 def _is_source_watermark(expression: Any) -> bool:
-    """Whether a watermark declaration is ``SOURCE_WATERMARK()``: the source's own."""
+    """Whether a watermark declaration is ``SOURCE_WATERMARK()`` (or ``source_watermark()``): the
+    source's own."""
+    if isinstance(expression, SourceWatermark):
+        return True
     return isinstance(expression, str) and "".join(expression.split()).upper() == "SOURCE_WATERMARK()"
 
 

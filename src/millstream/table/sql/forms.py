@@ -28,6 +28,7 @@ from millstream.table.expression.comparisons import same_expression
 from millstream.table.expression.expression import AggregateCall, Expression, lit
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
 from millstream.table.expression.resolved import Compiled
+from millstream.table.expression.watermarks import CurrentWatermark
 from millstream.table.functions.aggregates_more import (
     JSON_ARRAYAGG,
     JSON_OBJECTAGG,
@@ -185,6 +186,8 @@ def special_form(node: exp.Expression, expression: Convert) -> Expression | None
         )
     if _json_call_name(node) == "TYPEOF" and len(node.expressions) in (1, 2):  # TYPEOF(x [, force])
         return _TypeOf(expression(node.expressions[0]))
+    if _json_call_name(node) == "CURRENT_WATERMARK" and len(node.expressions) == 1:
+        return CurrentWatermark(expression(node.expressions[0]))  # the Calc's watermark
     return _json_form(node, expression) or _aggregate_form(node, expression) or _overlaps(node, expression)
 
 
