@@ -11,12 +11,15 @@ event, a row sees the one of the row before it.
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from millstream.common import Configuration, Types, WatermarkStrategy
 from millstream.common.watermark_strategy import TimestampAssigner, WatermarkGenerator
 from millstream.datastream import StreamExecutionEnvironment
 from millstream.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment, TableEnvironment
+from millstream.table.expression.watermarks import WatermarkClock
 from millstream.table.expressions import col, current_watermark, source_watermark
 
 
@@ -145,3 +148,12 @@ def test_current_watermark_takes_only_a_rowtime_attribute():
     strings = batch.from_elements([(1, "a")], ["a", "b"])
     with pytest.raises(ValueError, match="but 'STRING' cannot be a time attribute"):
         strings.select(current_watermark(col("b")))
+
+
+def test_a_clock_shipped_to_a_task_starts_without_a_watermark():
+    clock = WatermarkClock()
+    clock.set(5)
+    copy = pickle.loads(pickle.dumps(clock))  # as a Calc's function reaches a task process
+    assert copy.get() is None and copy == clock
+    copy.set(3)
+    assert (copy.get(), clock.get()) == (3, 5)

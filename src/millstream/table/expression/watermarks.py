@@ -43,10 +43,10 @@ class WatermarkClock:
         return getattr(self._local, "millis", None)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {}
+        return {"clock": "watermark"}  # not empty: pickle calls __setstate__ only for a true state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._local = threading.local()
+        self._local = threading.local()  # a copy starts without a watermark
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WatermarkClock)
