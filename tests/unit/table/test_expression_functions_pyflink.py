@@ -587,3 +587,20 @@ def test_source_watermark_in_a_schema_prints_as_pyflinks():
         str(schema)
         == "(\n  `ts` TIMESTAMP_LTZ(3),\n  `v` BIGINT,\n  WATERMARK FOR `ts` AS SOURCE_WATERMARK()\n)"
     )
+
+
+def test_timestamp_diff_units_give_pyflinks_values():
+    t = _table(_t_env())
+    diffs = t.select(
+        timestamp_diff(TimePointUnit.QUARTER, lit("2024-01-01").to_date, lit("2024-12-01").to_date),
+        timestamp_diff(TimePointUnit.WEEK, lit("2024-01-01").to_date, lit("2024-02-01").to_date),
+        timestamp_diff(TimePointUnit.YEAR, lit("2020-02-29").to_date, lit("2024-02-28").to_date),
+        timestamp_diff(
+            TimePointUnit.SECOND,
+            lit("2024-01-01 00:00:00").to_timestamp,
+            lit("2023-12-31 23:59:58.5").to_timestamp,
+        ),
+        timestamp_diff(TimePointUnit.DAY, lit("2024-01-01").to_date, lit("2024-01-03 12:00:00").to_timestamp),
+    )
+    # PyFlink 2.3.0 (collect, each on its own): [3], [4], [3], [-1], and [2] for a DATE and a TIMESTAMP
+    assert _values(diffs) == [[3, 4, 3, -1, 2], [3, 4, 3, -1, 2]]
