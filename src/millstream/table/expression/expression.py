@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import copy
 import operator
-from dataclasses import dataclass
 from typing import Any
 
+from millstream.table.common.aggregate_skip import SKIP
 from millstream.table.common.intervals import YEAR_MONTH
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataType, DataTypes
@@ -209,8 +209,7 @@ class Expression:
     # -- functions ---------------------------------------------------------------------------------------
 
     def get(self, name_or_index: str | int) -> Expression:
-        """A field of this ROW value, by name or 1-based position (SQL's ``person.name``);
-        NULL when the row is NULL."""
+        """A field of this ROW value, by name or 1-based position; NULL of a NULL row."""
         return _FieldAccess(self, name_or_index)
 
     @property
@@ -561,14 +560,8 @@ class AggregateCall(Expression):
         return text if self.where is None else f"{text} FILTER (WHERE {self.where!r})"
 
 
-class SKIP:  # a sentinel: the argument of a row an aggregate's FILTER (WHERE ...) leaves out
-    """Passed to an accumulator for a row ``FILTER (WHERE ...)`` leaves out. A class, so that
-    a pickled closure refers to this one in every process (an ``object()`` would be copied)."""
-
-
 class _Filtered(Expression):
-    """An aggregate's argument under ``FILTER (WHERE condition)``: the value where the
-    condition is TRUE, else ``SKIP`` (the accumulator leaves the row out)."""
+    """An aggregate's argument under ``FILTER (WHERE c)``: the value where c is TRUE, else ``SKIP``."""
 
     def __init__(self, operand: Expression, condition: Expression) -> None:
         self.operand, self.condition = operand, condition
@@ -591,25 +584,6 @@ class Ordering(Expression):
 
     def resolve(self, names: list[str], types: list[DataType]) -> Compiled:
         return self.operand.resolve(names, types)
-
-
-# -- over windows ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OverFrame:
-    """An over window: partition keys, the time column it is ordered by, and its frame
-    (``rows``: a count of preceding rows, or a time range in ms; None: unbounded). In BATCH
-    (SQL's), ``order_keys`` are all of its ORDER BY keys as (key, descending, NULLs first),
-    ``order_by`` the first (None: no ORDER BY), and ``following`` the frame's end (0: the
-    current row, None: UNBOUNDED FOLLOWING)."""
-
-    partition_by: tuple[Any, ...]
-    order_by: Any
-    rows: bool
-    preceding: int | None
-    order_keys: tuple[tuple[Any, bool, bool], ...] = ()
-    following: int | None = 0
 
 
 class OverCall(Expression):

@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from millstream.table.common.aggregate_skip import SKIP
 from millstream.table.common.casts import decimal_context, wrap
-from millstream.table.expression.expression import SKIP
 
 __all__ = ["DISTINCT", "FILTERED", "NOT_NULL", "SORTED", "Accumulator", "to_float32"]
 

@@ -21,11 +21,11 @@ from millstream.table.expression.calls import _Tuple, whole_row
 from millstream.table.expression.expression import (
     Expression,
     Ordering,
-    OverFrame,
     RowInterval,
     col,
     interval_millis,
 )
+from millstream.table.expression.over_frame import OverFrame
 from millstream.table.functions.udf import UserAggregateCall, in_declared_order
 from millstream.table.planner.aggregate import TableAggregate
 from millstream.table.planner.joins import NullAwareAntiJoin, join_plans

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from millstream.datastream import KeyedProcessFunction
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
-from millstream.table.expression.expression import Expression, OverCall, OverFrame, col
+from millstream.table.expression.expression import Expression, OverCall, col
+from millstream.table.expression.over_frame import OverFrame
 from millstream.table.expression.walk import replaced
 from millstream.table.functions.aggregate_calls import accumulator_spec, result_type
 from millstream.table.functions.aggregates_more import LEAD, NTILE, RANKINGS

@@ -17,7 +17,6 @@ from millstream.table.expression.expression import (
     AggregateCall,
     Expression,
     OverCall,
-    OverFrame,
     WindowProperty,
     _FieldAccess,
     col,
@@ -25,6 +24,7 @@ from millstream.table.expression.expression import (
     lit,
 )
 from millstream.table.expression.logic import and_, if_then_else, not_, or_
+from millstream.table.expression.over_frame import OverFrame
 from millstream.table.functions.aggregates_more import ARRAY_AGG_IGNORE_NULLS, NTILE
 from millstream.table.functions.builtins import call_builtin, is_builtin
 from millstream.table.functions.lookup import call
