@@ -20,7 +20,8 @@ if ! "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
 fi
 wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ -x .venv/bin/millstream ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$wanted" ] \
-  && command -v java >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then
+  && command -v java >/dev/null 2>&1 && [ -x /usr/bin/chromium ] \
+  && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
   exit 0  # set up already, for this pyproject.toml
 fi
 started=$SECONDS
@@ -36,6 +37,12 @@ if [ ! -x /usr/bin/chromium ]; then
   debian_packages+=(chromium)
   step "chromium not found: Debian's chromium will be installed (for the dashboard's browser test)"
 fi
+# The JDBC and postgres-cdc tests start their own PostgreSQL server (initdb, pg_ctl in a
+# temporary directory: millstream.testing.postgres_server); Debian's package provides them.
+if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  debian_packages+=(postgresql)
+  step "PostgreSQL not found: Debian's postgresql will be installed (for the JDBC and CDC tests)"
+fi
 if [ ${#debian_packages[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -49,8 +56,8 @@ if [ ! -x .venv/bin/python ]; then
   step "creating .venv with $("$PYTHON" --version 2>&1)"
   "$PYTHON" -m venv .venv
 fi
-step "installing millstream (editable) with its dev, spark and docs extras into .venv (pip install -e '.[dev,spark,docs]')"
+step "installing millstream (editable) with its dev, spark, docs and database-driver extras into .venv (pip install -e '.[dev,spark,docs,postgres,mysql]')"
 rm -f "$STAMP"
-.venv/bin/python -m pip install --disable-pip-version-check -e '.[dev,spark,docs]'
+.venv/bin/python -m pip install --disable-pip-version-check -e '.[dev,spark,docs,postgres,mysql]'
 echo "$wanted" > "$STAMP"
 step "done in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s: .venv is ready"

@@ -26,6 +26,7 @@ from millstream.datastream import StreamExecutionEnvironment
 
 if TYPE_CHECKING:
     from millstream.testing.kafka_broker import KafkaBroker
+    from millstream.testing.postgres_server import PostgresServer
 
 # Token files of REST APIs the tests start go to a directory of the test run, not ~/.millstream.
 os.environ.setdefault(
@@ -77,6 +78,15 @@ def broker() -> Iterator[KafkaBroker]:
     from millstream.testing.kafka_broker import KafkaBroker
 
     with KafkaBroker() as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server (Debian's, a new cluster, logical WAL) on a free port for the module's tests."""
+    from millstream.testing.postgres_server import PostgresServer
+
+    with PostgresServer() as started:
         yield started
 
 
