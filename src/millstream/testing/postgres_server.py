@@ -103,7 +103,7 @@ class PostgresServer:
 
     def connect(self, autocommit: bool = True, **kwargs: Any) -> Any:
         """A psycopg connection to the server's database (autocommit by default)."""
-        # psycopg is the [postgres] extra, installed with the dev tools: imported when used
+        # psycopg is optional (the [postgres] extra): imported when a server is used
         import psycopg
 
         return psycopg.connect(self.dsn, autocommit=autocommit, **kwargs)
@@ -172,7 +172,7 @@ class PostgresServer:
 
     def _admin_connect(self) -> Any:
         """A connection to the cluster's ``postgres`` database (there before ours)."""
-        # psycopg is the [postgres] extra, installed with the dev tools: imported when used
+        # psycopg is optional (the [postgres] extra): imported when a server is used
         import psycopg
 
         conninfo = self.dsn.replace(f"dbname={self.database}", "dbname=postgres")
