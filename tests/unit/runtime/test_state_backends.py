@@ -332,3 +332,30 @@ def test_state_particular_to_an_operator_needs_its_connector_to_rescale() -> Non
         rescale_snapshots(snapshots, 2, 3, 128, None, "src")
     split = rescale_snapshots(snapshots, 2, 1, 128, lambda states, p: [states], "src")
     assert split[0].extra == [{"position": 3}, {"position": 5}]
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_add_all_appends_a_batch_with_one_access_time_and_refuses_null(kind: str) -> None:
+    """``add_all`` (a join's batch of rows for one key) appends in order; with TTL each
+    element expires on its own; a null element is refused as Flink's ListState refuses it."""
+    now = [0.0]
+    b = make(kind, clock=lambda: now[0])
+    try:
+        timed = ListStateDescriptor("timed")
+        timed.enable_time_to_live(StateTtlConfig.new_builder(Time.seconds(10)).build())
+        plain, expiring = b.get_state(ListStateDescriptor("plain")), b.get_state(timed)
+        b.set_current_key("k")
+        plain.add_all([])
+        assert plain.get() in ([], None)
+        plain.add_all([1, 2])
+        plain.add_all(x for x in (3, 4))
+        assert plain.get() == [1, 2, 3, 4]
+        expiring.add_all(["old"])
+        now[0] = 8.0
+        expiring.add_all(["new", "newer"])
+        now[0] = 12.0
+        assert expiring.get() == ["new", "newer"]
+        with pytest.raises(ValueError, match="null"):
+            plain.add_all([5, None])
+    finally:
+        b.dispose()

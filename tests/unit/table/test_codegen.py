@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from millstream.table.expressions import Expression, and_, col, if_then_else, lit, not_, or_
 from millstream.table.functions.builtins import call_builtin
-from millstream.table.runtime.codegen import calc_function
+from millstream.table.runtime.codegen import calc_function, predicate_function
 from millstream.table.types import DataTypes
 from tests.conftest import ci_examples
 
@@ -73,6 +74,22 @@ def test_generated_calc_agrees_with_the_closures(
     assert [out for r in data for out in only_filter(("-U", r))] == [
         ("-U", r) for r in data if keep(r) is True
     ]
+
+
+@ci_examples(200)
+@given(booleans, rows)
+def test_a_generated_predicate_gives_the_closures_value(condition: Any, data: list[Any]) -> None:
+    """A join's residual condition is generated: TRUE, FALSE and NULL as its closure says."""
+    closure = condition.resolve(NAMES, TYPES).fn
+    predicate = predicate_function(NAMES, TYPES, condition)
+    assert [predicate(r) for r in data] == [closure(r) for r in data]
+
+
+def test_a_failing_generated_predicate_names_the_expression() -> None:
+    predicate = predicate_function(NAMES, TYPES, call_builtin("MOD", col("a"), lit(0)) > 1)
+    with pytest.raises(Exception, match="MOD") as failure:
+        predicate((7, None, None))
+    assert "7" in str(failure.value)
 
 
 def test_a_single_false_operand_decides_and() -> None:

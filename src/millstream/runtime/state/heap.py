@@ -289,8 +289,20 @@ class ListStateImpl(_KvState):
 
     def add_all(self, values: Iterable[Any]) -> None:
         """Append every element of ``values``."""
-        for value in values:
-            self.add(value)
+        items = list(values)
+        if not items:
+            return
+        if any(value is None for value in items):
+            raise ValueError("You cannot add null to a ListState.")
+        group, entry_key = self._slot()
+        if self._ttl is not None:
+            now = self._backend.now_ms()
+            items = [(value, now) for value in items]
+        stored = group.get(entry_key)
+        if stored is None:
+            group[entry_key] = items
+        else:
+            stored.extend(items)
 
     def update(self, values: Iterable[Any]) -> None:
         """Replace the elements by ``values``."""

@@ -22,6 +22,7 @@ from millstream.table.expression.logic import and_
 from millstream.table.expression.walk import columns_of, conjuncts
 from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
 from millstream.table.planner.projection import _check_unique
+from millstream.table.runtime.codegen import predicate_function
 from millstream.table.runtime.interval_join import IntervalJoinFunction
 from millstream.table.runtime.join import (
     LEFT,
@@ -93,12 +94,23 @@ def _join_key_type(left: list[Any], right: list[Any]) -> BinaryRowKeyType | None
     return BinaryRowKeyType.of(types)
 
 
+class _Tagged:
+    """A batch of one join input's changes ``(kind, row)`` as ``(side, kind, row)``."""
+
+    def __init__(self, side: int) -> None:
+        self.side = side
+
+    def __call__(self, values: list[Any]) -> tuple[list[Any], None]:
+        side = self.side
+        return [(side, kind, row) for kind, row in values], None
+
+
 def keyed_sides(join: Any, ctx: PlanningContext) -> Any:
     """Both inputs of a join node as one stream of ``(side, kind, row)``, keyed by each side's
     join keys (no keys: one key, so every row meets every row in one subtask)."""
     left_keys, right_keys = join.left_keys, join.right_keys
-    left = join.left.translate(ctx).map(lambda kv: (LEFT, kv[0], kv[1]))
-    right = join.right.translate(ctx).map(lambda kv: (RIGHT, kv[0], kv[1]))
+    left = join.left.translate(ctx)._map_batches(_Tagged(LEFT)).name("Map")
+    right = join.right.translate(ctx)._map_batches(_Tagged(RIGHT)).name("Map")
 
     def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
         keys = left_keys if tagged[0] == LEFT else right_keys
@@ -160,8 +172,8 @@ def join_plans(left: PlanNode, right: PlanNode, join_type: str, condition: Any |
             raise ValueError(f"a join condition must be BOOLEAN, got {compiled.data_type!r}")
         left_keys, right_keys, rest = split_condition(condition, list(left.names), list(right.names))
     residual = None
-    if rest:
-        residual = (rest[0] if len(rest) == 1 else and_(*rest)).resolve(names, types).fn
+    if rest:  # evaluated for every pair that meets: one generated expression
+        residual = predicate_function(names, types, rest[0] if len(rest) == 1 else and_(*rest))
     left_compiled = [k.resolve(left.names, left.types) for k in left_keys]
     right_compiled = [k.resolve(right.names, right.types) for k in right_keys]
     common: dict[str, Any] = {

@@ -30,7 +30,7 @@ from millstream.table.expression.failures import evaluation_error
 from millstream.table.expression.resolved import negation
 from millstream.table.functions.builtins import BUILTIN_FUNCTIONS, _Call
 
-__all__ = ["calc_function", "expression_code"]
+__all__ = ["calc_function", "expression_code", "predicate_function"]
 
 
 class _Writer:
@@ -219,6 +219,17 @@ def calc_function(
     return _Calc("\n".join(lines), w.env, (names, types, condition, projection))
 
 
+def predicate_function(
+    names: list[str], types: list[DataType], condition: Any
+) -> Callable[[tuple[Any, ...]], Any]:
+    """One function of a row to the value of ``condition`` over it (TRUE, FALSE or None), as
+    the condition's compiled closure computes it: a join's residual condition, evaluated for
+    every pair of rows that meet, in one generated expression instead of a call per node."""
+    w = _Writer()
+    source = f"def calc(r):\n    return {_code(condition, names, types, w)}"
+    return _Predicate(source, w.env, (names, types, condition, None))
+
+
 class _Calc:
     """A generated calc function: shipped to the tasks as its source and the values it names,
     compiled where it runs. A row it fails on raises an error naming the expression that
@@ -228,12 +239,16 @@ class _Calc:
         self.source, self.env, self.calc = source, env, calc
         self._fn: Callable[[tuple[str, tuple[Any, ...]]], tuple[Any, ...]] | None = None
 
-    def __call__(self, change: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
+    def _compiled(self) -> Callable[[Any], Any]:
         fn = self._fn
         if fn is None:
             namespace: dict[str, Any] = dict(self.env)
             exec(compile(self.source, "<millstream calc>", "exec"), namespace)
             fn = self._fn = namespace["calc"]
+        return fn
+
+    def __call__(self, change: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
+        fn = self._fn or self._compiled()
         try:
             return fn(change)
         except Exception as err:
@@ -245,3 +260,19 @@ class _Calc:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"source": self.source, "env": self.env, "calc": self.calc, "_fn": None}
+
+
+class _Predicate(_Calc):
+    """A generated condition over a row (``predicate_function``); a row it fails on raises
+    the error naming the failing expression, as a Calc's condition does."""
+
+    def __call__(self, row: Any) -> Any:  # type: ignore[override]
+        fn = self._fn or self._compiled()
+        try:
+            return fn(row)
+        except Exception as err:
+            names, types, condition, _ = self.calc
+            failure = evaluation_error(names, types, condition, None, ("+I", row), err)
+            if failure is err:
+                raise
+            raise failure from err

@@ -146,9 +146,18 @@ class JoinFunction(KeyedProcessFunction):
 
     def _inserted(self, side: int, values: list[Any], ctx: Any) -> Any:
         rejected = self.null_rejecting and None in ctx.get_current_key()
+        state = self.sides[side]
+        if self.appended[side]:  # this side's rows are appended: no per-row match counts
+            if rejected:
+                out = []
+            elif self.appended[1 - side]:  # and the other's are held once each
+                out = self._pairs(side, values, self.sides[1 - side].get())
+            else:
+                out = self._counted_pairs(side, values, list(self._held(1 - side)))
+            state.add_all([value[2] for value in values])
+            return out or None
         others = [] if rejected else list(self._held(1 - side))
         residual = self.residual
-        appended = self.appended[side]
         out = []
         added: dict[tuple[Any, ...], list[int]] = {}  # row -> [times added, its matches]
         for _, _, row in values:
@@ -159,16 +168,37 @@ class JoinFunction(KeyedProcessFunction):
                     count = held[0]
                     total += count
                     out.extend([(INSERT, joined)] * count)
-            if not appended:
-                known = added.get(row)
-                added[row] = [1, total] if known is None else [known[0] + 1, total]
-        state = self.sides[side]
-        if appended:
-            state.add_all([value[2] for value in values])
+            known = added.get(row)
+            added[row] = [1, total] if known is None else [known[0] + 1, total]
         for row, (times, total) in added.items():
             held_row = state.get(row)
             state.put(row, [times, total] if held_row is None else [held_row[0] + times, total])
         return out or None
+
+    def _pairs(self, side: int, values: list[Any], others: list[tuple[Any, ...]]) -> list[Any]:
+        """``(+I, joined)`` for each new row of ``side`` and each held row of the other side
+        the residual condition accepts (each held row once: an insert-only side)."""
+        if not others:
+            return []
+        residual = self.residual
+        if side == LEFT:
+            joined = [row + other for _, _, row in values for other in others]
+        else:
+            joined = [other + row for _, _, row in values for other in others]
+        if residual is None:
+            return [(INSERT, j) for j in joined]
+        return [(INSERT, j) for j in joined if residual(j) is True]
+
+    def _counted_pairs(self, side: int, values: list[Any], others: list[Any]) -> list[Any]:
+        """As ``_pairs``, the other side's rows held with ``[count, associations]``."""
+        residual = self.residual
+        out: list[Any] = []
+        for _, _, row in values:
+            for other, held in others:
+                joined = row + other if side == LEFT else other + row
+                if residual is None or residual(joined) is True:
+                    out.extend([(INSERT, joined)] * held[0])
+        return out
 
 
 class SemiJoinFunction(JoinFunction):
