@@ -266,7 +266,7 @@ class _Predicate(_Calc):
     """A generated condition over a row (``predicate_function``); a row it fails on raises
     the error naming the failing expression, as a Calc's condition does."""
 
-    def __call__(self, row: Any) -> Any:  # type: ignore[override]
+    def __call__(self, row: Any) -> Any:
         fn = self._fn or self._compiled()
         try:
             return fn(row)
