@@ -116,5 +116,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def exit_now(code: int) -> None:
+    """End the process once ``main`` returned, without the interpreter's teardown.
+
+    Everything the TaskManager holds was released by ``runner.close()`` (sockets, state
+    backends, spill files, its tasks' sinks). What remains is the heap: a job's keyed state
+    can be millions of Python objects, and freeing them one by one at exit took the last
+    0.5-1 s of a job whose client waits for its TaskManagers to end (Nexmark q4: 920,000
+    rows held by its join). Logs and output are flushed first."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())
