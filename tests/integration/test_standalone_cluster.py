@@ -233,7 +233,7 @@ from millstream.datastream.connectors.datagen import DataGeneratorSource
 
 env = StreamExecutionEnvironment.get_execution_environment()
 env.enable_checkpointing(100)
-source = DataGeneratorSource(lambda i: i, 6000, 1500.0, Types.LONG())
+source = DataGeneratorSource(lambda i: i, 6000, float(sys.argv[2]), Types.LONG())
 (
     env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers").uid("numbers")
     .map(lambda v: (v % 5, 1), Types.TUPLE([Types.INT(), Types.INT()]))
@@ -250,7 +250,11 @@ env.execute("savepointed on a standalone cluster")
 def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_parallelism(tmp_path, drain):
     """``millstream stop -m ... --savepoint-path DIR [--drain] JOB_ID``, then ``millstream run
     -s PATH -p 1``: over both runs every rolling count is committed exactly once (drained: the
-    job ends by itself after the savepoint, its sources having ended their input)."""
+    job ends by itself after the savepoint, its sources having ended their input).
+
+    The first run makes 300 numbers a second (its 6,000 would take 20 s), so the stop always
+    finds it running, however long a loaded machine takes to start the CLI; the resumed run
+    makes the rest at full speed."""
     from millstream.runtime.cluster_client import call_job_manager
 
     cluster_dir = tmp_path / "cluster"
@@ -266,7 +270,7 @@ def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_
         secret = json.loads((cluster_dir / "cluster.json").read_text())["secret_file"]
         run = [*MILLSTREAM, "run", "--target", target, "-D", f"security.secret-file={secret}"]
         job = subprocess.Popen(
-            [*run, "-p", "2", str(tmp_path / "job.py"), str(out)],
+            [*run, "-p", "2", str(tmp_path / "job.py"), str(out), "300"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -297,7 +301,7 @@ def test_the_cli_stops_a_cluster_job_with_a_savepoint_and_resumes_it_at_another_
         stdout, stderr = job.communicate(timeout=60)
         assert job.returncode == 0, stdout + stderr  # stopped: the job finished
         resumed = subprocess.run(
-            [*run, "-p", "1", "-s", path, str(tmp_path / "job.py"), str(out)],
+            [*run, "-p", "1", "-s", path, str(tmp_path / "job.py"), str(out), "1000000"],
             capture_output=True,
             text=True,
             timeout=120,
