@@ -10,9 +10,12 @@ max_parallelism``. So a key lands in the subtask it lands in under PyFlink, whic
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import mmh3
 
 from millstream.common.java_values import int32
 from millstream.common.typeinfo import PickledBytesTypeInfo, TypeInformation
@@ -25,7 +28,6 @@ __all__ = [
     "flink_key_hash",
     "flink_murmur_hash",
     "key_group_function",
-    "murmur_mix",
     "operator_index_for_key_group",
 ]
 
@@ -50,30 +52,16 @@ def flink_key_hash(key: Any, key_type: TypeInformation | None) -> int:
 
 
 _MASK = 0xFFFFFFFF
-
-
-def murmur_mix(h: int) -> int:
-    """Murmur3's 32-bit finaliser (Flink's ``MathUtils.bitMix``), on unsigned ints."""
-    h &= _MASK
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & _MASK
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & _MASK
-    h ^= h >> 16
-    return h
+_INT = struct.Struct("<I")
 
 
 def flink_murmur_hash(code: int) -> int:
-    """Flink's ``MathUtils.murmurHash(int)``: one murmur3 round and the finaliser, made >= 0."""
-    code = (code * 0xCC9E2D51) & _MASK
-    code = ((code << 15) | (code >> 17)) & _MASK
-    code = (code * 0x1B873593) & _MASK
-    code = ((code << 13) | (code >> 19)) & _MASK
-    code = (code * 5 + 0xE6546B64) & _MASK
-    code = murmur_mix(code ^ 4)
-    if code < 0x80000000:
-        return code
-    return 0 if code == 0x80000000 else 0x100000000 - code  # Java's -code of a negative int
+    """Flink's ``MathUtils.murmurHash(int)``: one murmur3 round and the finaliser (Murmur3's
+    x86 32-bit hash of the int's 4 little-endian bytes, seed 0), made >= 0."""
+    h = int(mmh3.hash(_INT.pack(code & _MASK), 0))
+    if h >= 0:
+        return h
+    return 0 if h == -0x80000000 else -h  # Java's -code of a negative int
 
 
 def assign_to_key_group(key: Any, max_parallelism: int, key_type: Any = None) -> int:

@@ -32,36 +32,20 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import mmh3
+
 from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 
 __all__ = ["BinaryRowKeyType", "binary_row_hash"]
 
-_MASK = 0xFFFFFFFF
 _EPOCH_DAY = datetime.date(1970, 1, 1)
 
 
-def _rotl(x: int, r: int) -> int:
-    return ((x << r) | (x >> (32 - r))) & _MASK
-
-
 def _hash_words(data: bytes) -> int:
-    """``MurmurHashUtil.hashBytesByWords(data, seed 42)`` as a Java int."""
-    h = 42
-    for (word,) in struct.iter_unpack("<I", data):
-        k = (word * 0xCC9E2D51) & _MASK
-        k = _rotl(k, 15)
-        k = (k * 0x1B873593) & _MASK
-        h ^= k
-        h = _rotl(h, 13)
-        h = (h * 5 + 0xE6546B64) & _MASK
-    h ^= len(data)
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & _MASK
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & _MASK
-    h ^= h >> 16
-    return h - 0x100000000 if h & 0x80000000 else h
+    """``MurmurHashUtil.hashBytesByWords(data, seed 42)`` as a Java int: for data of whole
+    4-byte words it is Murmur3's x86 32-bit hash (little-endian words, the length mixed in)."""
+    return int(mmh3.hash(data, 42))
 
 
 def _long(value: int) -> bytes:
@@ -180,6 +164,28 @@ _FIXED: dict[str, Callable[[Any], bytes]] = {
 }
 
 
+_PACKED_SLOTS = {  # a number's 8-byte slot as a struct format (its bytes, zeros after)
+    "BOOLEAN": "?7x",
+    "TINYINT": "b7x",
+    "SMALLINT": "h6x",
+    "INT": "i4x",
+    "INTERVAL_YEAR_MONTH": "i4x",
+    "BIGINT": "q",
+    "INTERVAL_DAY_TIME": "q",
+    "FLOAT": "f4x",
+    "DOUBLE": "d",
+}
+
+
+def _packed_layout(types: Sequence[DataType]) -> struct.Struct | None:
+    """The whole binary row of a key of these types as one ``struct`` (header of zeros, then
+    each slot), when every type is a number laid out in its slot; else None."""
+    if not all(t.root in _PACKED_SLOTS for t in types):
+        return None
+    header = ((len(types) + 63 + 8) // 64) * 8
+    return struct.Struct("<" + f"{header}x" + "".join(_PACKED_SLOTS[t.root] for t in types))
+
+
 def _row_hash(writers: Sequence[_Write], values: Sequence[Any]) -> int:
     writer = _Writer(len(values))
     for index, (write, value) in enumerate(zip(writers, values, strict=True)):
@@ -211,6 +217,7 @@ class BinaryRowKeyType:
         self.types = list(types)
         self.fields = None if fields is None else list(fields)
         self._writers: list[_Write] | None = None
+        self._packed: struct.Struct | None = None
 
     def reuse_digest(self) -> tuple[Any, ...]:
         """What makes two key types hash alike (sub-plan reuse compares plan nodes by it)."""
@@ -231,9 +238,13 @@ class BinaryRowKeyType:
         if writers is None:
             chosen = self.types if self.fields is None else [self.types[i] for i in self.fields]
             writers = self._writers = [w for w in map(_field_writer, chosen) if w is not None]
+            self._packed = _packed_layout(chosen)
         if self.fields is not None:
             key = tuple([key[i] for i in self.fields])
+        packed = self._packed
+        if packed is not None and None not in key:  # numbers without NULLs: the row in one pack
+            return int(mmh3.hash(packed.pack(*key), 42))
         return _row_hash(writers, key)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"types": self.types, "fields": self.fields, "_writers": None}
+        return {"types": self.types, "fields": self.fields, "_writers": None, "_packed": None}
