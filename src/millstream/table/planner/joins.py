@@ -20,8 +20,9 @@ from millstream.table.common.types import DataType
 from millstream.table.expression.expression import interval_millis
 from millstream.table.expression.logic import and_
 from millstream.table.expression.walk import columns_of, conjuncts
-from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
+from millstream.table.planner.nodes import PlanNode, columnar_batches, single_subtask_changelog
 from millstream.table.planner.projection import _check_unique
+from millstream.table.runtime.change_batch import BatchRows
 from millstream.table.runtime.codegen import predicate_function
 from millstream.table.runtime.interval_join import IntervalJoinFunction
 from millstream.table.runtime.join import (
@@ -105,12 +106,20 @@ class _Tagged:
         return [(side, kind, row) for kind, row in values], None
 
 
+def _side(node: PlanNode, side: int, ctx: PlanningContext) -> Any:
+    """A join input's changes as ``(side, kind, row)``: its Arrow batches turned into rows
+    with the side at once when it is computed on Arrow, else its rows tagged a batch at a time."""
+    batches = columnar_batches(node, ctx)
+    if batches is not None:
+        return batches._map_batches(BatchRows(list(node.types), side)).name("Rows")
+    return node.translate(ctx)._map_batches(_Tagged(side)).name("Map")
+
+
 def keyed_sides(join: Any, ctx: PlanningContext) -> Any:
     """Both inputs of a join node as one stream of ``(side, kind, row)``, keyed by each side's
     join keys (no keys: one key, so every row meets every row in one subtask)."""
     left_keys, right_keys = join.left_keys, join.right_keys
-    left = join.left.translate(ctx)._map_batches(_Tagged(LEFT)).name("Map")
-    right = join.right.translate(ctx)._map_batches(_Tagged(RIGHT)).name("Map")
+    left, right = (_side(node, side, ctx) for node, side in ((join.left, LEFT), (join.right, RIGHT)))
 
     def key_of(tagged: tuple[int, str, tuple[Any, ...]]) -> tuple[Any, ...]:
         keys = left_keys if tagged[0] == LEFT else right_keys

@@ -61,18 +61,32 @@ def to_changes(rows: ChangeBatch, types: list[DataType]) -> list[tuple[str, tupl
     return [(INSERT, row) for row in zip(*columns, strict=True)]
 
 
+def to_sided_changes(rows: ChangeBatch, types: list[DataType], side: int) -> list[tuple[Any, ...]]:
+    """The ``(side, INSERT, row)`` changes of ``rows``: a regular join's input, its side given."""
+    columns = [python_values(c, t) for c, t in zip(rows.batch.columns, types, strict=True)]
+    if not columns:
+        return [(side, INSERT, ())] * len(rows)
+    return [(side, INSERT, row) for row in zip(*columns, strict=True)]
+
+
 class BatchRows:
     """``fn(batches) -> (changes, None, timestamps)`` for the batch operator: each batch's rows
-    as ``(INSERT, row)`` changes, each with its row's own timestamp."""
+    as ``(INSERT, row)`` changes, each with its row's own timestamp. With ``side`` (a join's
+    input) as ``(side, INSERT, row)``, the form a regular join takes its inputs in."""
 
-    def __init__(self, types: list[DataType]) -> None:
+    def __init__(self, types: list[DataType], side: int | None = None) -> None:
         self.types = types
+        self.side = side
 
     def __call__(self, values: list[Any]) -> tuple[list[Any], None, list[int] | None]:
         changes: list[Any] = []
         stamps: list[int] | None = []
+        side = self.side
         for element in values:
-            changes.extend(to_changes(element, self.types))
+            if side is None:
+                changes.extend(to_changes(element, self.types))
+            else:
+                changes.extend(to_sided_changes(element, self.types, side))
             if stamps is not None and element.stamps is not None:
                 stamps.extend(element.stamps.tolist())
             else:
