@@ -116,13 +116,9 @@ PYFLINK_WINDOW_NAMES = [
     "ReducingStateDescriptor",
 ]
 
-# What millstream does not have at all (no async DataStream API, checkpoint storage
-# classes, MemorySize, or Java window serializers); everything else must import.
+# What millstream does not have at all (checkpoint storage classes, MemorySize, or Java
+# window serializers); everything else must import.
 NOT_IN_MILLSTREAM = {
-    "AsyncDataStream",
-    "AsyncFunction",
-    "AsyncRetryPredicate",
-    "AsyncRetryStrategy",
     "CheckpointStorage",
     "CustomCheckpointStorage",
     "FileSystemCheckpointStorage",

@@ -8,6 +8,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "millstream.common.time": ("TimeDomain",),
+        "millstream.datastream.async_data_stream": ("AsyncDataStream",),
         "millstream.datastream.connected_streams": (
             "BroadcastConnectedStream",
             "BroadcastStream",
@@ -38,6 +39,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "millstream.datastream.functions": (
             "AggregateFunction",
             "AllWindowFunction",
+            "AsyncFunction",
+            "AsyncRetryPredicate",
+            "AsyncRetryStrategy",
             "BroadcastProcessFunction",
             "CoFlatMapFunction",
             "CoMapFunction",
@@ -79,6 +83,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``: a re-export)
     from millstream.common.time import TimeDomain as TimeDomain
+    from millstream.datastream.async_data_stream import AsyncDataStream as AsyncDataStream
     from millstream.datastream.checkpoint_config import CheckpointConfig as CheckpointConfig
     from millstream.datastream.checkpoint_config import CheckpointingMode as CheckpointingMode
     from millstream.datastream.checkpoint_config import (
@@ -109,6 +114,15 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them (``X as X``
     )
     from millstream.datastream.functions import (
         AllWindowFunction as AllWindowFunction,
+    )
+    from millstream.datastream.functions import (
+        AsyncFunction as AsyncFunction,
+    )
+    from millstream.datastream.functions import (
+        AsyncRetryPredicate as AsyncRetryPredicate,
+    )
+    from millstream.datastream.functions import (
+        AsyncRetryStrategy as AsyncRetryStrategy,
     )
     from millstream.datastream.functions import (
         BroadcastProcessFunction as BroadcastProcessFunction,

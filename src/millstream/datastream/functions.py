@@ -11,8 +11,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
+from millstream.datastream.async_retry_strategies import AsyncRetryPredicate, AsyncRetryStrategy
+
 __all__ = [
     "AggregateFunction",
+    "AsyncFunction",
+    "AsyncRetryPredicate",
+    "AsyncRetryStrategy",
     "BroadcastProcessFunction",
     "CheckpointedFunction",
     "CoFlatMapFunction",
@@ -491,6 +496,26 @@ class ProcessJoinFunction(Function):
     @abstractmethod
     def process_element(self, left: Any, right: Any, ctx: ProcessJoinFunction.Context) -> Iterable[Any]:
         """Yield outputs for one joined pair."""
+
+
+class AsyncFunction(Function, Generic[IN, OUT]):
+    """A function calling an external system asynchronously (``AsyncDataStream``).
+
+    ``async_invoke`` is a coroutine (``async def``) run on the subtask's asyncio event loop;
+    up to the operator's capacity of them are in flight at once. It returns the element's
+    results as a collection (a list, even of one). It may use any asyncio client (aiohttp,
+    asyncpg ...): ``open`` and ``close`` run on the loop's thread, so clients created in
+    ``open`` belong to that loop. An exception from it fails the task.
+    """
+
+    @abstractmethod
+    async def async_invoke(self, value: IN) -> list[OUT]:
+        """The results for one input element (a collection, possibly empty)."""
+
+    def timeout(self, value: IN) -> list[OUT]:
+        """The results of an element whose call did not finish within the operator's timeout;
+        by default the call fails the task."""
+        raise TimeoutError("Async function call has timed out for input: " + str(value))
 
 
 class CheckpointedFunction(ABC):

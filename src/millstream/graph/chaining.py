@@ -4,11 +4,14 @@ Two operators run in one task, calling each other directly, when all hold:
 the downstream operator has exactly one input edge; both are in the same slot-sharing
 group; the upstream strategy is not NEVER and the downstream one is ALWAYS; the edge's
 partitioner is forward; their parallelism is equal; and chaining is enabled for the job.
+An operator that yields to the mailbox (async I/O) is not chained into a chain headed by a
+legacy source, whose SourceFunction emits from a thread of its own (Flink's rule for
+``YieldingOperatorFactory``).
 """
 
 from __future__ import annotations
 
-from millstream.graph.operator_specs import ChainingStrategy
+from millstream.graph.operator_specs import ChainingStrategy, LegacySourceSpec
 from millstream.graph.partitioning import ForwardPartitioner
 from millstream.graph.stream_graph import StreamEdge, StreamGraph
 
@@ -35,8 +38,9 @@ def chain_heads(graph: StreamGraph) -> dict[int, int]:
     head_of: dict[int, int] = {}
     for node in graph.topological():
         ins = graph.in_edges(node.id)
+        head_of[node.id] = node.id
         if len(ins) == 1 and is_chainable(ins[0], graph):
-            head_of[node.id] = head_of[ins[0].source_id]
-        else:
-            head_of[node.id] = node.id
+            head = head_of[ins[0].source_id]
+            if not (node.operator.yields and isinstance(graph.nodes[head].operator, LegacySourceSpec)):
+                head_of[node.id] = head
     return head_of

@@ -8,7 +8,8 @@ holds runtime objects, so it pickles with the job.
 
 ``OperatorSpec`` is the union of every kind; ``chaining`` is the kind's default chaining
 strategy (a transformation's own setting wins), ``is_source`` / ``is_sink`` mark the ends
-of the graph.
+of the graph; ``yields`` marks operators that wait for results in the task's mailbox (Flink's
+``YieldingOperatorFactory``), which are never chained to a legacy source.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, ClassVar, Literal
 from millstream.common.connector import TextRenderer
 
 __all__ = [
+    "AsyncWaitSpec",
     "BroadcastProcessSpec",
     "ChainingStrategy",
     "CoFlatMapSpec",
@@ -66,6 +68,7 @@ class _Spec:
     chaining: ChainingStrategy = ChainingStrategy.ALWAYS
     is_source: ClassVar[bool] = False
     is_sink: ClassVar[bool] = False
+    yields: ClassVar[bool] = False
 
 
 # -- sources -----------------------------------------------------------------------------------
@@ -157,6 +160,21 @@ class CombineSpec(UdfSpec):
 
     key_selector: Any = None
     max_keys: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AsyncWaitSpec(_Spec):
+    """``AsyncDataStream.ordered_wait`` / ``unordered_wait`` (and ``_with_retry``): ``function``'s
+    ``async_invoke`` on the subtask's event loop, at most ``capacity`` elements in flight, each
+    bounded by ``timeout_ms`` (0: no timeout), retried per ``retry_strategy`` (None: never);
+    ``ordered``: results leave in input order, otherwise as they complete between watermarks."""
+
+    function: Any
+    timeout_ms: int
+    capacity: int
+    ordered: bool
+    retry_strategy: Any = None
+    yields: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +333,7 @@ OperatorSpec = (
     | KeyedProcessSpec
     | ReduceSpec
     | CombineSpec
+    | AsyncWaitSpec
     | TimestampsWatermarksSpec
     | WindowSpec
     | CoMapSpec

@@ -24,6 +24,7 @@ from millstream.datastream.window.assigners import (
 )
 from millstream.graph.job_graph import ChainedOperator, JobGraph
 from millstream.graph.operator_specs import (
+    AsyncWaitSpec,
     BatchMapSpec,
     BroadcastProcessSpec,
     CoFlatMapSpec,
@@ -229,6 +230,12 @@ def _streaming_reason(spec: OperatorSpec, keyed: bool, single_group: bool) -> st
             return None if single_group else "broadcast state needs its broadcast input in the same vertex"
         case CombineSpec():
             return "a BATCH combiner holds keys until the end of input, which an unbounded job never reaches"
+        case AsyncWaitSpec():
+            return (
+                "async I/O (AsyncDataStream) keeps elements in flight across micro-batches, which a "
+                "stateless Structured Streaming vertex cannot checkpoint; run it bounded, or on the "
+                "embedded runtime or a cluster"
+            )
         case _:
             assert_never(spec)
 

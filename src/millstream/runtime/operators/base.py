@@ -144,6 +144,9 @@ class OperatorContext:
     # the job's shared directory for state files (RocksDB's incremental checkpoints); None:
     # the job keeps no checkpoints in a directory
     shared_state_dir: str | None = None
+    # runs ``action`` on the task thread between inputs (any thread; Flink's MailboxExecutor);
+    # None: no mailbox (a runner driving the chain itself), the operator waits for its work
+    mailbox: Callable[[Callable[[], None], str], None] | None = None
 
     @property
     def batch(self) -> bool:

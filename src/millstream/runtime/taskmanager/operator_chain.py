@@ -20,6 +20,7 @@ from millstream.common.connector import REQUEST_SPLIT, ReaderContext, WriterCont
 from millstream.graph.job_config import JobConfig
 from millstream.graph.job_graph import ChainedOperator, JobVertex
 from millstream.graph.operator_specs import (
+    AsyncWaitSpec,
     BatchMapSpec,
     BroadcastProcessSpec,
     CoFlatMapSpec,
@@ -48,6 +49,7 @@ from millstream.graph.operator_specs import (
 )
 from millstream.graph.transformations import SideOutputTag
 from millstream.runtime.location import TaskLocation, UserFunctionError
+from millstream.runtime.operators.async_wait import AsyncWaitOperator
 from millstream.runtime.operators.base import (
     Emit,
     OperatorContext,
@@ -120,6 +122,9 @@ class ChainEnvironment:
     operator_events: Callable[[int, Any], None] | None = None
     # wakes the task thread (a source reader's fetcher has data); None: it polls
     wake_task: Callable[[], None] | None = None
+    # ``mailbox(action, description)`` runs ``action`` on the task thread (async I/O results);
+    # None: no mailbox
+    mailbox: Callable[[Callable[[], None], str], None] | None = None
 
 
 def _discard(values: list[Any], timestamps: list[int] | None) -> None:
@@ -231,6 +236,8 @@ def create_operator(  # noqa: C901 - one case per operator kind
         case CombineSpec(function=function, method=method, key_selector=key, max_keys=max_keys):
             fn, lifecycle = bind_user_function(function, method)
             return LocalCombine(ctx, fn, lifecycle, out, key, max_keys)
+        case AsyncWaitSpec() as spec:
+            return AsyncWaitOperator(ctx, spec, out)
         case TimestampsWatermarksSpec(watermark_strategy=strategy):
             return TimestampsAndWatermarksOperator(ctx, strategy, out)
         case WindowSpec(evictor=None) as spec:
@@ -287,6 +294,7 @@ def operator_context(op: ChainedOperator, env: ChainEnvironment) -> OperatorCont
         final_checkpoint=env.final_checkpoint,
         state_backend=env.job_config.state_backend,
         shared_state_dir=env.shared_state_dir,
+        mailbox=env.mailbox,
     )
 
 

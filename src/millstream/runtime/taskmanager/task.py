@@ -224,6 +224,7 @@ class Task:
             shared_state_dir=shared_state_directory(job_config, self.tdd.job_id),
             operator_events=self._operator_events,
             wake_task=mailbox.signal,
+            mailbox=lambda action, description: mailbox.put(Mail(action, description)),
         )
         chain = OperatorChain.create(vertex, env)
         restored = resolve_state(self.tdd.restored_state) if self.tdd.restored_state else None
