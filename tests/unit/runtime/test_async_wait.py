@@ -378,22 +378,16 @@ def test_retries_on_the_result_predicate_and_fails_when_they_run_out(drivers):
     assert str(info.value.__cause__) == "attempt 2"
 
 
-def test_the_end_of_input_ends_pending_backoffs_with_one_last_attempt(drivers):
-    f = Flaky(failures=1)
-    backing_off = threading.Event()
-
-    def retry_every_error(error: Exception) -> bool:
-        backing_off.set()  # the loop decides on the retry in this same step
-        return True
-
-    strategy = retrying(5, backoff_ms=60_000, exception_predicate=retry_every_error)
+def test_the_end_of_input_waits_for_retries_as_pyflink_does(drivers):
+    # PyFlink 2.3.0 keeps retrying after the end of input (a bounded job of 20 elements failing
+    # twice each, fixed_delay(3, 5 ms) on every exception, prints all 20 with 3 attempts);
+    # Flink's Java operator would stop retrying there and fail
+    f = Flaky(failures=2)
+    strategy = retrying(3, backoff_ms=20, exception_predicate=async_retry_predicates.has_exception_predicate)
     d = drivers(f, timeout_ms=60_000, retry_strategy=strategy)
-    d.op.process_batch([1], None)
-    assert backing_off.wait(DEADLINE_S)
-    started = time.monotonic()
-    d.op.finish()  # the 60 s backoff ends now; the second attempt succeeds
-    assert time.monotonic() - started < DEADLINE_S
-    assert d.output == [(1, None)] and f.attempts == {1: 2}
+    d.op.process_batch([1, 2], None)
+    d.op.finish()
+    assert d.output == [(1, None), (2, None)] and f.attempts == {1: 3, 2: 3}
 
 
 def test_a_snapshot_keeps_the_elements_in_flight_and_a_restore_calls_them_again(drivers):

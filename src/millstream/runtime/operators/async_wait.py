@@ -19,9 +19,9 @@ in Flink); when it expires the call is cancelled and the task thread calls the f
 ``timeout(value)``, whose results stand for the call's (PyFlink's default raises
 ``TimeoutError``, which fails the task). With a retry strategy, an attempt whose results or
 exception its predicates accept is tried again after the strategy's backoff while
-``can_retry``; at the end of input pending backoffs end at once and no further retry starts
-(Flink's ``retryDisabledOnFinish``). An exception that is not retried fails the task, naming
-the operator, the subtask and the element.
+``can_retry``, also after the end of input (as in PyFlink 2.3; Flink's Java operator stops
+retrying there). An exception that is not retried fails the task, naming the operator, the
+subtask and the element.
 
 Checkpoints: the elements in the queue (in flight, or completed and not emitted yet, and the
 watermarks between them) are the operator's list state ``_async_wait_operator_state_``; after
@@ -95,8 +95,6 @@ class AsyncWaitOperator(StreamOperator):
         predicate = self._retry.get_retry_predicate() if self._retry is not None else None
         self._result_predicate = predicate.result_predicate() if predicate is not None else None
         self._exception_predicate = predicate.exception_predicate() if predicate is not None else None
-        self._retry_disabled = False  # set on the loop at the end of input
-        self._finishing: asyncio.Event | None = None  # created on the loop
 
     # -- lifecycle (task thread) ---------------------------------------------------------------
 
@@ -106,7 +104,7 @@ class AsyncWaitOperator(StreamOperator):
         loop = EventLoopThread(f"AsyncIO - {self.name} ({rc.subtask_index + 1}/{rc.parallelism})")
         loop.start()
         self._loop = loop
-        loop.run(_call(self._open_on_loop, super().open))
+        loop.run(_call(super().open))
         state = self.operator_state_backend.get_list_state(_StateName())
         restored = list(state.get())
         state.clear()
@@ -116,10 +114,6 @@ class AsyncWaitOperator(StreamOperator):
             else:
                 self._add_marker(element[0], element[1])
         self._start_added()
-
-    def _open_on_loop(self, open_function: Callable[[], None]) -> None:
-        self._finishing = asyncio.Event()
-        open_function()
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Add every element (waiting for room when the queue is full) and start its call."""
@@ -147,10 +141,7 @@ class AsyncWaitOperator(StreamOperator):
         self._take_outcomes()
 
     def finish(self) -> None:
-        """End of input: no more retries (pending backoffs end now); wait for every call."""
-        loop = self._loop
-        if loop is not None and self._retry is not None:
-            loop.call_soon(self._disable_retries)
+        """End of input: wait for every call (retries included)."""
         self._start_added()
         while not self._queue.is_empty():
             self._wait_for_outcomes()
@@ -322,7 +313,7 @@ class AsyncWaitOperator(StreamOperator):
                 if error is not None:
                     raise error
                 return results
-            await self._backoff(self._retry.get_backoff_time_millis(attempt))
+            await asyncio.sleep(max(self._retry.get_backoff_time_millis(attempt), 0) / 1000)
             attempt += 1
 
     def _retries(self, results: Any, error: Exception | None, attempt: int) -> bool:
@@ -332,24 +323,7 @@ class AsyncWaitOperator(StreamOperator):
         satisfied = (results is not None and by_result is not None and bool(by_result(results))) or (
             error is not None and by_error is not None and bool(by_error(error))
         )
-        return satisfied and not self._retry_disabled and bool(self._retry.can_retry(attempt))
-
-    async def _backoff(self, millis: int) -> None:
-        """Wait ``millis`` ms, or less when the input ends meanwhile."""
-        finishing = self._finishing
-        assert finishing is not None
-        if finishing.is_set():
-            return
-        try:
-            async with asyncio.timeout(max(millis, 0) / 1000):
-                await finishing.wait()
-        except TimeoutError:
-            pass
-
-    def _disable_retries(self) -> None:
-        self._retry_disabled = True
-        if self._finishing is not None:
-            self._finishing.set()
+        return satisfied and bool(self._retry.can_retry(attempt))
 
     def _hand_over(self, outcome: tuple[QueueEntry, str, Any]) -> None:
         """Give a call's outcome to the task thread (one mail for all outcomes until it runs)."""

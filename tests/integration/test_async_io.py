@@ -1,0 +1,270 @@
+"""Async I/O jobs (``AsyncDataStream``) on the embedded runtime, in TaskManager processes and
+threads: PyFlink 2.3.0's output for the same programs, user failures and timeouts reaching the
+client, STREAMING and BATCH, chained or not, and a restore with elements in flight that loses
+and repeats nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from millstream.common import Configuration, Encoder, JobExecutionException, Time, Types, WatermarkStrategy
+from millstream.datastream import (
+    AsyncDataStream,
+    AsyncFunction,
+    AsyncRetryStrategy,
+    RuntimeExecutionMode,
+    StreamExecutionEnvironment,
+    async_retry_predicates,
+)
+from millstream.datastream.connectors import FileSink, NumberSequenceSource
+from tests.conftest import make_env
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The program run on PyFlink 2.3.0 (``pyflink`` in its imports) and on millstream.
+PROGRAM = """
+import asyncio, sys
+from typing import List
+from millstream.common import Types, Time
+from millstream.datastream import StreamExecutionEnvironment, AsyncDataStream, AsyncFunction, RuntimeContext
+
+
+class Enrich(AsyncFunction):
+    def open(self, runtime_context: RuntimeContext):
+        self.prefix = "v"
+
+    async def async_invoke(self, value: int) -> List[str]:
+        # later elements finish first
+        await asyncio.sleep((6 - value) * 0.2)
+        return [f"{self.prefix}{value}", f"{self.prefix}{value * 10}"]
+
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.set_parallelism(1)
+ds = env.from_collection([1, 2, 3, 4, 5], type_info=Types.INT())
+wait = AsyncDataStream.ordered_wait if sys.argv[1] == "ordered" else AsyncDataStream.unordered_wait
+wait(ds, Enrich(), Time.seconds(10), 10, Types.STRING()).print()
+env.execute(sys.argv[1])
+"""
+
+# What PyFlink 2.3.0 prints for PROGRAM (run with `pyflink` imports, `python prog.py <mode>`).
+PYFLINK_ORDERED = ["v1", "v10", "v2", "v20", "v3", "v30", "v4", "v40", "v5", "v50"]
+PYFLINK_UNORDERED = ["v5", "v50", "v4", "v40", "v3", "v30", "v2", "v20", "v1", "v10"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("ordered", PYFLINK_ORDERED), ("unordered", PYFLINK_UNORDERED)]
+)
+def test_the_program_prints_what_pyflink_prints(tmp_path, mode, expected):
+    program = tmp_path / "program.py"
+    program.write_text(PROGRAM)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1"}
+    result = subprocess.run(
+        [sys.executable, str(program), mode],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected
+
+
+class Slow(AsyncFunction):
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(60 if value == 3 else 0)  # PyFlink's program: 5 s
+        return [value]
+
+
+def test_a_timed_out_call_fails_the_job_naming_operator_subtask_and_element():
+    # PyFlink 2.3.0, the same job (from_collection([1, 2, 3, 4]), ordered_wait, Time.milliseconds(500)):
+    #   Exception: ("Error happens inside the class '<class '__main__.Slow'>' during handling
+    #   input '3'", TimeoutError('Async function call has timed out for input: 3'))
+    # and prints nothing (its output bundle is lost with the failure; millstream's 1 and 2 are out).
+    env = make_env(1)
+    ds = env.from_collection([1, 2, 3, 4], type_info=Types.INT())
+    AsyncDataStream.ordered_wait(ds, Slow(), Time.milliseconds(500), 10, Types.INT()).print()
+    started = time.monotonic()
+    with pytest.raises(JobExecutionException) as info:
+        env.execute("timeout")
+    assert time.monotonic() - started < 30  # failed at the timeout, not when the call would end
+    message = str(info.value)
+    assert "the async call timed out after 500 ms and timeout() raised" in message
+    assert "operator 'async wait operator' in subtask" in message and "on record 3" in message
+    assert "TimeoutError: Async function call has timed out for input: 3" in _causes(info.value)
+
+
+class Square(AsyncFunction):
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0.001 * (value % 7))
+        return [(value, value * value)]
+
+
+class Lookup(Square):
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        if value == 13:
+            raise LookupError(f"no user {value}")
+        return await super().async_invoke(value)
+
+
+def test_an_exception_of_async_invoke_fails_the_job_with_the_users_exception():
+    env = make_env(2)
+    ds = env.from_collection(list(range(40)))
+    AsyncDataStream.unordered_wait(ds.rebalance(), Lookup(), Time.seconds(10)).print()
+    with pytest.raises(JobExecutionException) as info:
+        env.execute("failing lookup")
+    assert "async_invoke() raised: operator 'async wait operator'" in str(info.value)
+    assert "on record 13" in str(info.value)
+    assert "LookupError: no user 13" in _causes(info.value)
+
+
+def _causes(error: BaseException | None) -> str:
+    out = []
+    while error is not None:
+        out.append(f"{type(error).__name__}: {error}")
+        error = error.__cause__
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize(
+    ("runtime_mode", "minicluster", "chained"),
+    [
+        ("STREAMING", "processes", True),
+        ("STREAMING", "threads", False),
+        ("BATCH", "processes", False),
+        ("BATCH", "threads", True),
+    ],
+)
+def test_every_element_is_enriched_once_in_each_mode(runtime_mode, minicluster, chained):
+    env = make_env(2, minicluster__mode=minicluster)
+    env.set_runtime_mode(RuntimeExecutionMode[runtime_mode])
+    ds = env.from_collection(list(range(300)), type_info=Types.INT())
+    if not chained:
+        ds = ds.rebalance()
+    out = AsyncDataStream.ordered_wait(ds, Square(), Time.seconds(10), capacity=8)
+    if not chained:
+        out = out.disable_chaining()
+    with out.filter(lambda pair: pair[0] % 2 == 0).execute_and_collect() as results:
+        got = sorted(results)
+    assert got == [(v, v * v) for v in range(0, 300, 2)]
+
+
+class RetriedTwice(AsyncFunction):
+    def __init__(self) -> None:
+        self.attempts: dict[int, int] = {}
+
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        self.attempts[value] = self.attempts.get(value, 0) + 1
+        if self.attempts[value] < 3:
+            raise ConnectionError("try again")
+        return [(value, self.attempts[value])]
+
+
+def test_retries_follow_the_strategy_in_a_job():
+    env = make_env(2)
+    strategy = AsyncRetryStrategy.fixed_delay(
+        max_attempts=3,
+        backoff_time_millis=5,
+        result_predicate=None,
+        exception_predicate=async_retry_predicates.has_exception_predicate,
+    )
+    ds = env.from_collection(list(range(20)))
+    out = AsyncDataStream.unordered_wait_with_retry(ds, RetriedTwice(), Time.seconds(10), strategy)
+    with out.execute_and_collect() as results:
+        assert sorted(results) == [(v, 3) for v in range(20)]
+
+
+STUCK = 100  # the element that stays in flight until the job restarted
+
+
+class StuckUntilCheckpointed(AsyncFunction):
+    """Element ``STUCK`` stays in flight in the first attempt until a checkpoint that holds it
+    in flight completed, then fails the job (once: a marker file outlives the restart). After
+    the restore, ``STUCK`` comes back from that checkpoint's state, is called again and
+    completes; the other elements take 2 ms each."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.stuck_in_flight = False
+        self.first_checkpoint_holding_it: int | None = None
+        self.checkpointed = False
+
+    def snapshot_state(self, context):  # type: ignore[no-untyped-def]
+        if self.stuck_in_flight and self.first_checkpoint_holding_it is None:
+            self.first_checkpoint_holding_it = context.get_checkpoint_id()
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        first = self.first_checkpoint_holding_it
+        if first is not None and checkpoint_id >= first:
+            self.checkpointed = True
+
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        if value != STUCK:
+            await asyncio.sleep(0.002)
+            return [value]
+        if os.path.exists(self.marker):
+            return [value]  # called again after the restore
+        self.stuck_in_flight = True
+        while not self.checkpointed:
+            await asyncio.sleep(0.01)
+        open(self.marker, "w").close()
+        raise RuntimeError("boom (once)")
+
+
+@pytest.mark.parametrize("minicluster", ["threads", "processes"])
+def test_elements_in_flight_at_a_checkpoint_are_called_again_after_a_restore_and_emitted_once(
+    tmp_path, minicluster
+):  # type: ignore[no-untyped-def]
+    conf = Configuration().set_string("minicluster.mode", minicluster)
+    conf.set_string("restart-strategy.type", "fixed-delay")
+    conf.set_string("restart-strategy.fixed-delay.delay", "10 ms")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.enable_checkpointing(50)
+    marker = tmp_path / "failed-once"
+    out_dir = tmp_path / "out"
+    source = env.from_source(NumberSequenceSource(0, 3999), WatermarkStrategy.no_watermarks(), "numbers")
+    enriched = AsyncDataStream.unordered_wait(
+        source, StuckUntilCheckpointed(str(marker)), Time.seconds(60), capacity=10, output_type=Types.LONG()
+    )
+    enriched.sink_to(FileSink.for_row_format(str(out_dir), Encoder.simple_string_encoder()).build())
+    env.execute("async I/O across a restore")
+    assert marker.exists()  # it did fail, with STUCK in flight in the checkpoint it restarted from
+    got = [int(line) for line in committed_lines(out_dir)]
+    assert sorted(got) == list(range(4000))  # nothing lost (STUCK included), nothing twice
+
+
+def committed_lines(directory: Path) -> list[str]:
+    """The lines of every committed (not hidden) file under ``directory``."""
+    files = [p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    return [line for p in files for line in p.read_text().splitlines()]
+
+
+def test_a_job_finishes_in_the_time_of_its_calls_in_flight_not_one_after_the_other():
+    class Sleepy(AsyncFunction):
+        async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(0.05)
+            return [value]
+
+    env = make_env(1)
+    out = AsyncDataStream.unordered_wait(
+        env.from_collection(list(range(400))), Sleepy(), Time.seconds(10), 100
+    )
+    started = time.monotonic()
+    with out.execute_and_collect() as results:
+        assert sorted(results) == list(range(400))
+    # 400 calls of 50 ms, 100 at once: 0.2 s of calls (20 s one after the other)
+    assert time.monotonic() - started < 10
