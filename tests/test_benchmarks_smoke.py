@@ -156,3 +156,11 @@ def test_nexmark_sql_benchmark_applies_changes_and_compares_values(tmp_path: obj
         ]
     )
     assert rows == nexmark_sql.Rows.of(expected) and rows.count == 2
+
+
+def test_async_io_benchmark_runs_and_checks_its_results():
+    args = ["--elements", "400", "--sleep-ms", "20", "--capacity", "50", "--serial-sample", "5"]
+    out = _run("async_io.py", *args)
+    assert "MISMATCH" not in out and "measured on 5 elements" in out
+    assert "millstream unordered_wait" in out and "millstream ordered_wait" in out
+    assert "speed-up over serial" in out and "ratio to floor" in out
