@@ -10,6 +10,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -268,3 +269,29 @@ def test_a_job_finishes_in_the_time_of_its_calls_in_flight_not_one_after_the_oth
         assert sorted(results) == list(range(400))
     # 400 calls of 50 ms, 100 at once: 0.2 s of calls (20 s one after the other)
     assert time.monotonic() - started < 10
+
+
+_hanging = threading.Event()
+
+
+class Hangs(AsyncFunction):
+    """Every call waits forever (no timeout is set), so the task blocks on its full queue."""
+
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        _hanging.set()
+        await asyncio.Event().wait()
+        return [value]
+
+
+def test_a_task_blocked_on_a_full_queue_is_cancelled_and_its_loop_thread_ends():
+    _hanging.clear()
+    env = make_env(1, minicluster__mode="threads")  # the loop thread is in this process: none may leak
+    ds = env.from_collection(list(range(100)))
+    AsyncDataStream.ordered_wait(ds, Hangs(), Time.milliseconds(0), capacity=2).print()
+    client = env.execute_async("hanging calls")
+    assert _hanging.wait(60)
+    started = time.monotonic()
+    client.cancel()
+    with pytest.raises(JobExecutionException, match="cancelled"):
+        client.get_job_execution_result(timeout=60)
+    assert time.monotonic() - started < 30
