@@ -14,7 +14,9 @@ import threading
 import time
 from pathlib import Path
 
+import aiohttp
 import pytest
+from aiohttp import web
 
 from millstream.common import Configuration, Encoder, JobExecutionException, Time, Types, WatermarkStrategy
 from millstream.datastream import (
@@ -295,3 +297,76 @@ def test_a_task_blocked_on_a_full_queue_is_cancelled_and_its_loop_thread_ends():
     with pytest.raises(JobExecutionException, match="cancelled"):
         client.get_job_execution_result(timeout=60)
     assert time.monotonic() - started < 30
+
+
+class _UserService:
+    """An HTTP service on a free 127.0.0.1 port (aiohttp, on a loop thread of its own): GET
+    /users/<id> answers after 20 ms; it records the most requests it had in flight at once."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="user service")
+        self._thread.start()
+        self.port = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(30)
+
+    async def _start(self) -> int:
+        app = web.Application()
+        app.router.add_get("/users/{id}", self._user)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        return int(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
+
+    async def _user(self, request: web.Request) -> web.Response:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(0.02)
+            return web.json_response(
+                {"id": int(request.match_info["id"]), "name": f"user-{request.match_info['id']}"}
+            )
+        finally:
+            self.in_flight -= 1
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+        self._loop.close()
+
+
+class HttpEnrich(AsyncFunction):
+    """An aiohttp session built in ``open`` on the subtask's loop, closed in ``close``."""
+
+    def __init__(self, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}/users/"
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.session = asyncio.get_event_loop().run_until_complete(self._new_session())
+
+    async def _new_session(self) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession()
+
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        async with self.session.get(f"{self.url}{value}") as response:
+            body = await response.json()
+        return [(value, body["name"])]
+
+    def close(self):  # type: ignore[no-untyped-def]
+        asyncio.get_event_loop().run_until_complete(self.session.close())
+
+
+def test_an_aiohttp_client_enriches_a_stream_concurrently_on_task_manager_processes():
+    service = _UserService()
+    try:
+        env = make_env(2)
+        ds = env.from_collection(list(range(200)))
+        out = AsyncDataStream.unordered_wait(ds, HttpEnrich(service.port), Time.seconds(30), capacity=20)
+        with out.execute_and_collect() as results:
+            assert sorted(results) == [(v, f"user-{v}") for v in range(200)]
+        assert 1 < service.most_in_flight <= 40  # concurrent, at most capacity per subtask
+    finally:
+        service.stop()

@@ -504,8 +504,10 @@ class AsyncFunction(Function, Generic[IN, OUT]):
     ``async_invoke`` is a coroutine (``async def``) run on the subtask's asyncio event loop;
     up to the operator's capacity of them are in flight at once. It returns the element's
     results as a collection (a list, even of one). It may use any asyncio client (aiohttp,
-    asyncpg ...): ``open`` and ``close`` run on the loop's thread, so clients created in
-    ``open`` belong to that loop. An exception from it fails the task.
+    asyncpg ...): ``open`` runs on the loop's thread before the loop starts and ``close`` after
+    it stopped, with the loop as the thread's current loop, so
+    ``asyncio.get_event_loop().run_until_complete(...)`` builds (and closes) clients on the
+    loop the calls run on. An exception from it fails the task.
     """
 
     @abstractmethod

@@ -131,7 +131,9 @@ class Gated(AsyncFunction):
 class Driver:
     """An opened AsyncWaitOperator, its mails run by the test, its output recorded."""
 
-    def __init__(self, function: Any, restored: OperatorSnapshot | None = None, **spec: Any) -> None:
+    def __init__(
+        self, function: Any, restored: OperatorSnapshot | None = None, open_now: bool = True, **spec: Any
+    ) -> None:
         self.mails: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.output: list[Any] = []
         location = TaskLocation("job", "Source -> async wait operator", 0, 1)
@@ -147,7 +149,8 @@ class Driver:
         self.op.emit_watermark_status = lambda status: self.output.append(("status", status))
         if restored is not None:
             self.op.restore_state(restored)
-        self.op.open()
+        if open_now:
+            self.op.open()
 
     def _emit(self, values: list[Any], timestamps: list[int] | None) -> None:
         stamps = timestamps if timestamps is not None else [None] * len(values)
@@ -409,19 +412,54 @@ def test_a_snapshot_keeps_the_elements_in_flight_and_a_restore_calls_them_again(
     assert sorted(wait_started(g, 2)) == [2, 3]  # called again; 1 is not
 
 
-def test_open_and_close_run_on_the_event_loop_thread(drivers):
-    class LoopBound(AsyncFunction):
+class LoopBound(AsyncFunction):
+    """A client built in ``open`` on the subtask's loop (as an asyncpg pool is) and closed in
+    ``close``; ``asyncio.run`` in ``open`` works too, as in PyFlink, whose ``open`` runs outside
+    any event loop."""
+
+    def open(self, runtime_context):  # type: ignore[no-untyped-def]
+        self.client = asyncio.get_event_loop().run_until_complete(self._connect())
+        asyncio.run(asyncio.sleep(0))  # a loop of its own, as in PyFlink's open
+
+    async def _connect(self):  # type: ignore[no-untyped-def]
+        return {"loop": asyncio.get_running_loop(), "open": True}
+
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        return [asyncio.get_running_loop() is self.client["loop"]]
+
+    def close(self):  # type: ignore[no-untyped-def]
+        asyncio.get_event_loop().run_until_complete(self._disconnect())
+
+    async def _disconnect(self):  # type: ignore[no-untyped-def]
+        self.client["open"] = False
+
+
+def test_open_and_close_run_on_the_loop_s_thread_with_the_loop_as_its_current_loop():
+    f = LoopBound()
+    d = Driver(f)
+    try:
+        d.op.process_batch([1], None)
+        d.run_mails_until(lambda: len(d.output) == 1)
+        assert d.output == [(True, None)]  # the call ran on the loop the client was built on
+    finally:
+        d.close()
+    assert f.client["open"] is False
+
+
+def test_a_failing_open_fails_the_operator_and_close_still_stops_the_loop():
+    class Broken(AsyncFunction):
         def open(self, runtime_context):  # type: ignore[no-untyped-def]
-            self.loop = asyncio.get_running_loop()  # a client created here belongs to the loop
-            self.subtask = runtime_context.get_index_of_this_subtask()
+            raise ConnectionRefusedError("no service")
 
         async def async_invoke(self, value):  # type: ignore[no-untyped-def]
-            return [asyncio.get_running_loop() is self.loop]
+            return [value]
 
-    d = drivers(LoopBound())
-    d.op.process_batch([1], None)
-    d.run_mails_until(lambda: len(d.output) == 1)
-    assert d.output == [(True, None)]
+    d = Driver(Broken(), open_now=False)
+    with pytest.raises(UserFunctionError, match=r"open\(\) raised") as info:
+        d.op.open()
+    assert isinstance(info.value.__cause__, ConnectionRefusedError)
+    d.close()  # as the task closes its chain after a failure
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("AsyncIO - ")]
 
 
 # -- the API -----------------------------------------------------------------------------------

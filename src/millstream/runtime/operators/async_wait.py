@@ -1,10 +1,13 @@
 """AsyncWaitOperator: async I/O (``AsyncDataStream``), as Flink's ``AsyncWaitOperator``.
 
-Threads. Each subtask runs an asyncio event loop on a thread of its own
-(``EventLoopThread``); the user's ``open`` and ``close`` run there too, so clients created
-in ``open`` (an aiohttp session, an asyncpg pool) belong to that loop. The task thread owns
-the queue (``async_queue``): it adds every element, starts its call on the loop, and emits
-results. A finished call hands its outcome back (``_hand_over``): into ``_outcomes`` under
+Threads. Each subtask runs an asyncio event loop on a thread of its own (``SubtaskLoop``).
+The user's ``open`` runs on that thread before the loop runs and ``close`` after it stopped,
+with the loop as the thread's current loop: what ``open`` builds with
+``asyncio.get_event_loop().run_until_complete(...)`` (an asyncpg pool, an aiohttp session)
+belongs to the loop the calls run on, ``close`` can close it the same way, and
+``asyncio.run`` works in both as in PyFlink (whose ``open`` runs outside any loop). The task
+thread owns the queue (``async_queue``): it adds every element, starts its call on the loop,
+and emits results. A finished call hands its outcome back (``_hand_over``): into ``_outcomes`` under
 ``_lock``, waking the task thread if it waits for room, and posting one mail to the task's
 mailbox that takes every outcome in (``_take_outcomes``) and emits what the queue lets out.
 Without a mailbox (a runner that drives the chain itself) outcomes are taken in whenever the
@@ -34,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from typing import Any
 
 from millstream.graph.operator_specs import AsyncWaitSpec
@@ -49,16 +53,15 @@ from millstream.runtime.operators.async_queue import (
 )
 from millstream.runtime.operators.base import Emit, OperatorContext, StreamOperator
 from millstream.runtime.operators.elements import MIN_TIMESTAMP, Watermark, WatermarkStatus
-from millstream.runtime.rpc.event_loop import EventLoopThread
 from millstream.runtime.state.snapshot import OperatorSnapshot
 
-__all__ = ["IN_FLIGHT_STATE", "AsyncWaitOperator"]
+__all__ = ["IN_FLIGHT_STATE", "AsyncWaitOperator", "SubtaskLoop"]
 
 IN_FLIGHT_STATE = "_async_wait_operator_state_"  # Flink's name of the list state
 
 _RESULTS, _ERROR, _TIMEOUT = "results", "error", "timeout"
 _WAIT_S = 0.2  # the task thread's waits are this short, so a cancelling interrupt gets in
-_STOP_S = 10.0  # how long closing waits for the loop thread
+_JOIN_S = 10.0  # how long closing waits for the loop's thread to end once the function closed
 
 
 class _StateName:
@@ -88,7 +91,7 @@ class AsyncWaitOperator(StreamOperator):
         self._outcomes: list[tuple[QueueEntry, str, Any]] = []  # under _lock
         self._mail_posted = False  # under _lock: a mail to take the outcomes in is on its way
         self._closed = False
-        self._loop: EventLoopThread | None = None
+        self._loop: SubtaskLoop | None = None
         # loop thread only: the running calls, and retries (None: none)
         self._tasks: set[asyncio.Task[None]] = set()
         self._retry = spec.retry_strategy
@@ -99,12 +102,11 @@ class AsyncWaitOperator(StreamOperator):
     # -- lifecycle (task thread) ---------------------------------------------------------------
 
     def open(self) -> None:
-        """Start the loop, open the function on it, then call the restored elements again."""
+        """Start the loop's thread, open the function there, then call the restored elements again."""
         rc = self.context.runtime_context
-        loop = EventLoopThread(f"AsyncIO - {self.name} ({rc.subtask_index + 1}/{rc.parallelism})")
-        loop.start()
-        self._loop = loop
-        loop.run(_call(super().open))
+        name = f"AsyncIO - {self.name} ({rc.subtask_index + 1}/{rc.parallelism})"
+        self._loop = SubtaskLoop(name, super().open, super().close)
+        self._loop.wait(self._loop.opened)
         state = self.operator_state_backend.get_list_state(_StateName())
         restored = list(state.get())
         state.clear()
@@ -147,29 +149,27 @@ class AsyncWaitOperator(StreamOperator):
             self._wait_for_outcomes()
 
     def close(self) -> None:
-        """Close the function on the loop, then stop the loop (cancelling calls in flight)."""
+        """Stop the loop (cancelling the calls in flight), then close the function on its thread."""
         self._closed = True
-        loop = self._loop
-        if loop is None or loop.loop.is_closed():
-            super().close()
+        loop, self._loop = self._loop, None
+        if loop is None:
+            super().close()  # never opened: nothing runs on a loop
             return
+        loop.stop()
         try:
-            loop.run(_call(super().close))
+            loop.wait(loop.closed)
         finally:
-            self._stop_loop()
+            loop.join()
 
     def dispose(self) -> None:
-        """Stop the loop if ``close`` did not (a failure before it)."""
+        """Stop the loop if ``close`` did not (it raised before)."""
         self._closed = True
+        loop, self._loop = self._loop, None
         try:
-            self._stop_loop()
+            if loop is not None:
+                loop.stop()
         finally:
             super().dispose()
-
-    def _stop_loop(self) -> None:
-        loop, self._loop = self._loop, None
-        if loop is not None:
-            loop.stop(_STOP_S)
 
     # -- checkpoints (task thread) ---------------------------------------------------------------
 
@@ -202,14 +202,14 @@ class AsyncWaitOperator(StreamOperator):
         if self._to_start:
             entries, self._to_start = self._to_start, []
             assert self._loop is not None, f"operator '{self.name}' is not open"
-            self._loop.call_soon(self._start_on_loop, entries)
+            self._loop.loop.call_soon_threadsafe(self._start_on_loop, entries)
 
     def _wait_for_outcomes(self) -> None:
         """Block until a call finished, then take the outcomes in."""
         loop = self._loop
         with self._lock:
             while not self._outcomes:
-                if loop is None or not loop.loop.is_running():
+                if loop is None or not loop.alive():
                     raise RuntimeError(f"operator '{self.name}': its event loop ended with calls in flight")
                 self._lock.wait(_WAIT_S)
         self._take_outcomes()
@@ -336,9 +336,78 @@ class AsyncWaitOperator(StreamOperator):
             self._mailbox(self._take_outcomes_mail, f"async I/O results of '{self.name}'")
 
 
-async def _call(function: Callable[..., None], *args: Any) -> None:
-    """``function(*args)`` as a coroutine, to run it on the loop's thread."""
-    function(*args)
+class SubtaskLoop:
+    """A subtask's event loop on a thread of its own: ``open_function`` there before the loop
+    runs, the loop until ``stop``, its remaining tasks cancelled, then ``close_function`` (both
+    with the loop as the thread's current loop, not running). ``opened`` and ``closed`` carry
+    their outcomes to the task thread."""
+
+    def __init__(
+        self, name: str, open_function: Callable[[], None], close_function: Callable[[], None]
+    ) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.opened: Future[None] = Future()
+        self.closed: Future[None] = Future()
+        self._open = open_function
+        self._close = close_function
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        loop = self.loop
+        asyncio.set_event_loop(loop)
+        try:
+            _complete(self.opened, self._open)
+            asyncio.set_event_loop(loop)  # again: an ``asyncio.run`` in ``open`` unsets it
+            loop.run_forever()
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            _complete(self.closed, self._close)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            if not self.closed.done():
+                self.closed.set_exception(RuntimeError(f"{self._thread.name}: the event loop failed"))
+            asyncio.set_event_loop(None)
+            loop.close()
+
+    def alive(self) -> bool:
+        """Whether the thread still runs (the loop, or the function's ``open`` / ``close``)."""
+        return self._thread.is_alive()
+
+    def stop(self) -> None:
+        """End the loop after its current step (any thread but the loop's)."""
+        if not self.loop.is_closed():
+            try:
+                self.loop.call_soon_threadsafe(self.loop.stop)
+            except RuntimeError:
+                pass  # closed meanwhile
+
+    def join(self) -> None:
+        """Wait for the thread's end (after ``closed``: the loop's own shutdown)."""
+        self._thread.join(_JOIN_S)
+
+    def wait(self, outcome: Future[None]) -> None:
+        """Wait for ``opened`` or ``closed`` (in short waits, so a cancelling interrupt gets in);
+        re-raises what the function raised."""
+        while not outcome.done():
+            if not self.alive() and not outcome.done():
+                raise RuntimeError(f"{self._thread.name}: the event loop's thread ended")
+            try:
+                outcome.result(_WAIT_S)
+            except TimeoutError:
+                continue
+        outcome.result()
+
+
+def _complete(outcome: Future[None], function: Callable[[], None]) -> None:
+    try:
+        function()
+    except BaseException as err:  # the task thread raises it
+        outcome.set_exception(err)
+    else:
+        outcome.set_result(None)
 
 
 def _default_timeout(value: Any) -> list[Any]:
