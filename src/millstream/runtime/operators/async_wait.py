@@ -5,13 +5,14 @@ The user's ``open`` runs on that thread before the loop runs and ``close`` after
 with the loop as the thread's current loop: what ``open`` builds with
 ``asyncio.get_event_loop().run_until_complete(...)`` (an asyncpg pool, an aiohttp session)
 belongs to the loop the calls run on, ``close`` can close it the same way, and
-``asyncio.run`` works in both as in PyFlink (whose ``open`` runs outside any loop). The task
-thread owns the queue (``async_queue``): it adds every element, starts its call on the loop,
-and emits results. A finished call hands its outcome back (``_hand_over``): into ``_outcomes`` under
-``_lock``, waking the task thread if it waits for room, and posting one mail to the task's
-mailbox that takes every outcome in (``_take_outcomes``) and emits what the queue lets out.
-Without a mailbox (a runner that drives the chain itself) outcomes are taken in whenever the
-operator runs.
+``asyncio.run`` works in both as in PyFlink (whose ``open`` runs outside any loop).
+
+The task thread owns the queue (``async_queue``): it adds every element, starts its call on
+the loop, and emits results. A finished call hands its outcome back (``_hand_over``): into
+``_outcomes`` under ``_lock``, waking the task thread if it waits for room, and posting one
+mail to the task's mailbox that takes every outcome in (``_take_outcomes``) and emits what
+the queue lets out. Without a mailbox (a runner that drives the chain itself) outcomes are
+taken in whenever the operator runs.
 
 Back-pressure: an element that finds the queue full (``capacity`` elements not emitted yet)
 waits on the task thread for outcomes, emitting as they come, so the task takes no input
