@@ -19,10 +19,12 @@ import pytest
 from aiohttp import web
 
 from millstream.common import Configuration, Encoder, JobExecutionException, Time, Types, WatermarkStrategy
+from millstream.common.watermark_strategy import Watermark, WatermarkGenerator
 from millstream.datastream import (
     AsyncDataStream,
     AsyncFunction,
     AsyncRetryStrategy,
+    ProcessFunction,
     RuntimeExecutionMode,
     StreamExecutionEnvironment,
     async_retry_predicates,
@@ -370,3 +372,41 @@ def test_an_aiohttp_client_enriches_a_stream_concurrently_on_task_manager_proces
         assert 1 < service.most_in_flight <= 40  # concurrent, at most capacity per subtask
     finally:
         service.stop()
+
+
+class EveryEvent(WatermarkGenerator):
+    """A watermark right after every element, at its timestamp."""
+
+    def on_event(self, event, event_timestamp, output):  # type: ignore[no-untyped-def]
+        output.emit_watermark(Watermark(event_timestamp))
+
+    def on_periodic_emit(self, output):  # type: ignore[no-untyped-def]
+        pass
+
+
+class SlowerFirst(AsyncFunction):
+    async def async_invoke(self, value):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0.001 * (9 - value % 10))  # later elements of each ten finish first
+        return [value]
+
+
+class Lateness(ProcessFunction):
+    def process_element(self, value, ctx):  # type: ignore[no-untyped-def]
+        yield value, ctx.timestamp() <= ctx.timer_service().current_watermark()
+
+
+@pytest.mark.parametrize("ordered", [False, True], ids=["unordered", "ordered"])
+def test_no_result_comes_behind_a_watermark_its_element_was_ahead_of(ordered):
+    env = make_env(1, minicluster__mode="threads")
+    strategy = WatermarkStrategy.for_generator(EveryEvent).with_timestamp_assigner(lambda v, ts: 1000 + v)
+    stamped = env.from_collection(list(range(200))).assign_timestamps_and_watermarks(strategy)
+    wait = AsyncDataStream.ordered_wait if ordered else AsyncDataStream.unordered_wait
+    checked = wait(stamped, SlowerFirst(), Time.seconds(10), capacity=50).process(Lateness())
+    with checked.execute_and_collect() as results:
+        got = list(results)
+    assert sorted(v for v, _ in got) == list(range(200))
+    assert [
+        v for v, late in got if late
+    ] == []  # each result keeps its timestamp, ahead of the next watermark
+    if ordered:
+        assert [v for v, _ in got] == list(range(200))
