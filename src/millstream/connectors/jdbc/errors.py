@@ -29,6 +29,11 @@ class JdbcConnectorError(RuntimeError):
     """A JDBC URL, driver, connection or statement that does not work; the message is one
     line that says which and why."""
 
+    def describe_failure(self, subtask: str) -> str:
+        """The line of the failed job (read by the runtime's error of a failed function or
+        source): what failed, then the subtask (its chain names the operator)."""
+        return f"{self} (subtask {subtask})"
+
 
 class JdbcWriteError(JdbcConnectorError):
     """Writing a batch of records failed after the retries (Flink's "Writing records to JDBC

@@ -49,6 +49,7 @@ _BUILTIN_TABLE_FACTORIES = {
     "datagen": "millstream.table.connectors.builtin:DATAGEN",
     "print": "millstream.table.connectors.builtin:PRINT",
     "filesystem": "millstream.table.connectors.filesystem:FILESYSTEM",
+    "jdbc": "millstream.table.connectors.jdbc:JDBC",
     "kafka": "millstream.connectors.kafka.table:KAFKA",
     "upsert-kafka": "millstream.connectors.kafka.table:UPSERT_KAFKA",
 }

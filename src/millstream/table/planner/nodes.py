@@ -269,6 +269,9 @@ class Sink(PlanNode):
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None and self.table_sink is not None
         if self.input.updating and self.table_sink.changelog == "insert-only":
+            refused = getattr(self.table_sink, "updates_refused", None)  # the connector's own words
+            if refused:
+                raise ValueError(refused)
             raise ValueError(
                 f"Table sink '{self.label or self.connector}' ({self.connector}) doesn't support consuming "
                 "update and delete changes which is produced by the query (an aggregation or join): "
