@@ -20,9 +20,11 @@ from collections.abc import Callable
 from typing import Any
 
 from millstream.common import Configuration
+from millstream.spark.jdbc import read_jdbc, write_jdbc
 from millstream.spark.runner import _session
 from millstream.table.common.types import DataType
 from millstream.table.connectors.filesystem import FileSystemSource, _format_of
+from millstream.table.connectors.jdbc import JdbcTableSink, JdbcTableSource
 from millstream.table.expression import expression as e
 from millstream.table.expression.calls import _IfThenElse
 from millstream.table.expression.expression import _Filtered
@@ -47,10 +49,22 @@ def run_table_plan(plan: Any, t_env: Any) -> list[tuple[str, tuple[Any, ...]]] |
     configuration.add_all(t_env.get_config().get_configuration())
     spark = _session(configuration)
     try:
+        if plan.name == "Sink":  # an INSERT: the query's rows written by the sink's data source
+            return _write_sink(plan, spark)
         frame = to_dataframe(plan, spark)
     except Untranslatable:
         return None
     return [("+I", _python_row(row, plan.node.types)) for row in frame.collect()]
+
+
+def _write_sink(plan: Any, spark: Any) -> list[tuple[str, tuple[Any, ...]]]:
+    """Write the rows of a Sink's query with the table's Spark data source (a jdbc table);
+    no rows. A sink of another connector, or one enforcing NOT NULL, is untranslatable."""
+    sink = plan.node
+    if not isinstance(sink.table_sink, JdbcTableSink) or sink.not_null:
+        raise Untranslatable(f"the sink of the '{sink.connector}' connector")
+    write_jdbc(to_dataframe(plan.inputs[0], spark), sink.table_sink)
+    return []
 
 
 def _python_row(row: Any, types: list[DataType]) -> tuple[Any, ...]:
@@ -119,8 +133,8 @@ def to_dataframe(x: Any, spark: Any) -> Any:
         return to_dataframe(x.inputs[0], spark)
     if name == "TableSourceScan" and type(node) is p.Values:
         return spark.createDataFrame([tuple(r) for r in node.rows], _schema(node.names, node.types))
-    if name == "TableSourceScan" and isinstance(node, p.SourceScan) and type(node.source) is FileSystemSource:
-        return _read_files(node.source, spark)
+    if name == "TableSourceScan" and isinstance(node, p.SourceScan):
+        return _scan(node, spark)
     if name == "Calc":
         return _calc(node, to_dataframe(x.inputs[0], spark), x.inputs[0].node)
     # an aggregation prints the projection of its keys and calls above it (its node then)
@@ -165,6 +179,15 @@ def to_dataframe(x: Any, spark: Any) -> Any:
     if translated is not None and not node.updating:
         return translated(x, node, spark)
     raise Untranslatable(f"the exec node {name} ({type(node).__name__})")
+
+
+def _scan(node: Any, spark: Any) -> Any:
+    """A connector table's rows: files read by Spark, a jdbc table by its data source."""
+    if type(node.source) is FileSystemSource:
+        return _read_files(node.source, spark)
+    if type(node.source) is JdbcTableSource:
+        return read_jdbc(node.source, spark, _schema(node.names, node.types))
+    raise Untranslatable(f"a scan of {type(node.source).__name__}")
 
 
 def _null_safe_join(x: Any, node: Any, spark: Any) -> Any:

@@ -198,10 +198,17 @@ class TableEnvironment(CatalogMethods):
         """One job writing every sink; its result, as Flink's for INSERTs, is -1 per sink."""
         env = self._environment()
         sinks, ctx = plan_job(env, self._planner_options(), sinks)
-        for sink in sinks:
-            sink.translate(ctx)
         # a column per table written (two INSERTs into one table: one column, as Flink's)
         names = list(dict.fromkeys(s.label or "default_catalog.default_database.sink" for s in sinks))
+        target = self._config.get("execution.target", None) or ""
+        runner = get_table_runner(target) if target and self._batch and len(sinks) == 1 else None
+        if runner is not None and runner(ctx.physical.roots[0], self) is not None:
+            self.last_runtime = target  # the target's SQL engine wrote the sink (a jdbc table on Spark)
+            result = TableResult(names, [DataTypes.BIGINT()], iter([("+I", (-1,))]), False)
+            result._raw = "-1"
+            return result
+        for sink in sinks:
+            sink.translate(ctx)
         return _insert_result(env, names)
 
     def create_temporary_function(self, path: str, function: Any) -> None:

@@ -63,7 +63,7 @@ from millstream.table.connectors.jdbc_options import (
     lookup_cache,
 )
 
-__all__ = ["JDBC", "JdbcDynamicTableFactory", "JdbcTableSource"]
+__all__ = ["JDBC", "JdbcDynamicTableFactory", "JdbcTableSink", "JdbcTableSource"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class JdbcTableSource(TableSource, LookupTableSource):
         return LookupFunctionProvider.of(function)
 
 
-class _JdbcTableSink(TableSink):
+class JdbcTableSink(TableSink):
     """Writes the query's changes: appended (no primary key) or upserted by the key."""
 
     def __init__(self, context: TableContext) -> None:
@@ -176,13 +176,18 @@ class _JdbcTableSink(TableSink):
         self.changelog = "all" if self.key else "insert-only"
         self.updates_refused = NO_PRIMARY_KEY  # the planner's message for an updating query
 
-    def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
+    def output_format(self) -> JdbcOutputFormat:
+        """The batching writer of the table's rows (unopened)."""
         options = self.options
         columns = [n for n, _ in self.context.physical]
         column_types = [t for _, t in self.context.physical]
         connection = options.connection()
         factory = _TableStatements(connection.dialect(), options.table_name, columns, column_types, self.key)
-        sink = stream.add_sink(_TableJdbcSink(JdbcOutputFormat(connection, options.execution(), factory)))
+        return JdbcOutputFormat(connection, options.execution(), factory)
+
+    def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
+        options = self.options
+        sink = stream.add_sink(_TableJdbcSink(self.output_format()))
         sink.name(f"JdbcSink-{self.context.name}")
         if options.has(SINK_PARALLELISM):
             sink.set_parallelism(options.get(SINK_PARALLELISM))
@@ -252,7 +257,7 @@ class JdbcDynamicTableFactory(DynamicTableFactory):
         return JdbcTableSource(names, types, options=dict(context.options), table=context.name)
 
     def create_sink(self, context: TableContext) -> TableSink:
-        return _JdbcTableSink(context)
+        return JdbcTableSink(context)
 
 
 JDBC = JdbcDynamicTableFactory()
