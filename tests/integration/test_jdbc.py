@@ -140,7 +140,7 @@ def test_jdbc_sink_writes_every_record_in_batches(db: Database) -> None:
 
 class _WaitForTheDatabase(SourceFunction):
     """Emits ``count`` records, then waits until the database holds them all: with a batch
-    larger than that and no interval, only a checkpoint's flush writes them."""
+    larger than that, only a checkpoint's flush, or the batch interval's, writes them."""
 
     def __init__(self, db: Database, count: int) -> None:
         self.db, self.count = db, count
@@ -151,24 +151,29 @@ class _WaitForTheDatabase(SourceFunction):
         deadline = time.monotonic() + 120
         while self.db.query("SELECT COUNT(*) FROM books")[0][0] < self.count:
             if time.monotonic() > deadline:
-                raise AssertionError("no checkpoint wrote the records within 120 s")
+                raise AssertionError("nothing wrote the records within 120 s")
             time.sleep(0.05)
 
     def cancel(self) -> None:
         pass
 
 
-def test_jdbc_sink_writes_its_batch_on_every_checkpoint(db: Database) -> None:
+@pytest.mark.parametrize("flush", ["checkpoint", "interval"])
+def test_jdbc_sink_writes_its_batch_on_every_checkpoint_and_interval(db: Database, flush: str) -> None:
     db.execute("CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(20), price DECIMAL(10, 2))")
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
-    env.enable_checkpointing(200)
+    if flush == "checkpoint":
+        env.enable_checkpointing(200)
     stream = env.add_source(_WaitForTheDatabase(db, 25), type_info=BOOKS)
-    execution = JdbcExecutionOptions.builder().with_batch_size(10_000).with_batch_interval_ms(0).build()
+    interval = 100 if flush == "interval" else 0
+    execution = (
+        JdbcExecutionOptions.builder().with_batch_size(10_000).with_batch_interval_ms(interval).build()
+    )
     stream.add_sink(
         JdbcSink.sink("INSERT INTO books (id, title, price) VALUES (?, ?, ?)", BOOKS, _options(db), execution)
     )
-    env.execute("checkpoint flush")
+    env.execute(f"{flush} flush")
     assert db.query("SELECT COUNT(*) FROM books") == [(25,)]
 
 
@@ -418,6 +423,28 @@ def test_a_missing_table_fails_the_job_in_one_line(db: Database) -> None:
         list(t_env.execute_sql("SELECT * FROM nowhere").collect())
     line = _failure_line(error.value)
     assert "Reading the JDBC table 'nowhere'" in line
+
+
+def test_a_refused_record_fails_the_jdbc_sink_in_one_line_naming_it(db: Database) -> None:
+    db.execute(
+        "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(20) NOT NULL, price DECIMAL(10, 2))"
+    )
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    records = [Row(1, "a", None), Row(2, None, None), Row(3, "c", None)]
+    stream = env.from_collection(records, type_info=BOOKS)
+    execution = JdbcExecutionOptions.builder().with_max_retries(1).build()
+    sink = JdbcSink.sink(
+        "INSERT INTO books (id, title, price) VALUES (?, ?, ?)", BOOKS, _options(db), execution
+    )
+    stream.add_sink(sink).name("books")
+    with pytest.raises(Exception) as error:
+        env.execute("refused")
+    line = _failure_line(error.value)
+    assert "Writing records to JDBC failed on the record Row(id=2, title=None, price=None)" in line
+    assert "(operator 'books' in subtask " in line
+    assert ("NOT NULL constraint failed: books.title" if db.kind == "sqlite" else "NotNullViolation") in line
+    assert db.query("SELECT COUNT(*) FROM books") == [(0,)]
 
 
 def test_a_wrong_password_fails_the_job_in_one_line(postgres: Any) -> None:

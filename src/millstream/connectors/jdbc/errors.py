@@ -41,14 +41,17 @@ class JdbcWriteError(JdbcConnectorError):
     table and the database's error. In a job's failure it names the operator and subtask too
     (``describe_failure``, read by the runtime's error of a failed function)."""
 
-    def __init__(self, operator: str, record: Any, cause: str, statement: str) -> None:
-        where = f" on the record {_preview(record)}" if record is not None else ""
+    def __init__(
+        self, operator: str, record: Any, cause: str, statement: str, shown: str | None = None
+    ) -> None:
+        where = f" on the record {_preview(record) if shown is None else shown}" if record is not None else ""
         super().__init__(f"Writing records to JDBC failed{where} ({statement}): {cause}")
         self.operator, self.record, self.cause, self.statement = operator, record, cause, statement
+        self.shown = shown
 
     def describe_failure(self, subtask: str) -> str:
         """The line of the failed job: the operator and subtask, then what failed."""
         return f"{self} (operator '{self.operator}' in subtask {subtask})"
 
     def __reduce__(self) -> Any:
-        return (JdbcWriteError, (self.operator, self.record, self.cause, self.statement))
+        return (JdbcWriteError, (self.operator, self.record, self.cause, self.statement, self.shown))

@@ -184,7 +184,7 @@ class JdbcRowDataLookupFunction(LookupFunction):
             except JdbcConnectorError:
                 raise
             except Exception as err:
-                _LOG.warning("JDBC lookup in %s failed, retry %d: %s", self.table, retry, err)
+                _LOG.warning("JDBC lookup in %s failed, retry %d: %s", self.table, retry, driver_message(err))
                 if retry >= self.max_retries:
                     raise JdbcConnectorError(
                         f"Execution of JDBC statement failed ({self.query}) looking up {key_row!r}: "

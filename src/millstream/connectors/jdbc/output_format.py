@@ -171,6 +171,7 @@ class JdbcOutputFormat:
         options: the connection's.
         execution: batch size, batch interval and retries.
         executor_factory: makes the statement executor (in ``open``, on the subtask).
+        describe: a record as an error names it (its ``repr`` by default).
     """
 
     def __init__(
@@ -178,8 +179,10 @@ class JdbcOutputFormat:
         options: JdbcOptions,
         execution: JdbcExecutionOptions,
         executor_factory: Callable[[], StatementExecutor],
+        describe: Callable[[Any], str] = repr,
     ) -> None:
         self.options, self.execution, self._executor_factory = options, execution, executor_factory
+        self._describe = describe
         self._provider = JdbcConnectionProvider(options)
         self._lock = threading.RLock()
         self._executor: StatementExecutor | None = None  # owner: whoever holds _lock
@@ -265,7 +268,11 @@ class JdbcOutputFormat:
                 raise
             except Exception as err:
                 _LOG.warning(
-                    "%s: JDBC batch failed, retry %d of %d: %s", self.operator, attempt, retries, err
+                    "%s: JDBC batch failed, retry %d of %d: %s",
+                    self.operator,
+                    attempt,
+                    retries,
+                    driver_message(err),
                 )
                 if attempt >= retries:
                     self._failed = True
@@ -298,7 +305,8 @@ class JdbcOutputFormat:
                 connection.rollback()
             except Exception as rollback:
                 _LOG.info("%s: rollback after the failed batch failed: %s", self.operator, rollback)
-        return JdbcWriteError(self.operator, record, driver_message(err), _shown(executor.statement))
+        shown = None if record is None else self._describe(record)
+        return JdbcWriteError(self.operator, record, driver_message(err), _shown(executor.statement), shown)
 
     def close(self) -> None:
         """Write what is left (unless a flush failed), stop the flush thread, disconnect."""

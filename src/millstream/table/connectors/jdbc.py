@@ -46,6 +46,7 @@ from millstream.connectors.jdbc.splits import numeric_between_ranges
 from millstream.datastream.connectors.jdbc import JdbcSink
 from millstream.table.common.factories import DynamicTableFactory, TableContext, TableSink
 from millstream.table.common.lookup_source import LookupContext, LookupFunctionProvider, LookupTableSource
+from millstream.table.common.printing import row_to_string
 from millstream.table.common.row_kind import DELETE, UPDATE_BEFORE
 from millstream.table.common.table_source import TableSource
 from millstream.table.common.types import DataType
@@ -183,7 +184,11 @@ class JdbcTableSink(TableSink):
         column_types = [t for _, t in self.context.physical]
         connection = options.connection()
         factory = _TableStatements(connection.dialect(), options.table_name, columns, column_types, self.key)
-        return JdbcOutputFormat(connection, options.execution(), factory)
+
+        def describe(change: tuple[str, tuple[Any, ...]]) -> str:  # +I[1, a], as Flink prints rows
+            return row_to_string(change[0], change[1], column_types)
+
+        return JdbcOutputFormat(connection, options.execution(), factory, describe)
 
     def consume(self, stream: Any, names: list[str], types: list[DataType]) -> Any:
         options = self.options
