@@ -177,6 +177,42 @@ def test_jdbc_sink_writes_its_batch_on_every_checkpoint_and_interval(db: Databas
     assert db.query("SELECT COUNT(*) FROM books") == [(25,)]
 
 
+class _FailOnce(MapFunction):
+    """Fails the job once, at record ``at`` (a marker file remembers it across attempts)."""
+
+    def __init__(self, marker: str, at: int) -> None:
+        self.marker, self.at = marker, at
+
+    def map(self, value: Any) -> Any:
+        if value[0] == self.at and not os.path.exists(self.marker):
+            Path(self.marker).touch()
+            raise RuntimeError("a failure on purpose")
+        return value
+
+
+def test_jdbc_sink_upserts_the_same_table_after_a_restart(db: Database, tmp_path: Path) -> None:
+    from millstream.common import Configuration
+
+    db.execute("CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(20), price DECIMAL(10, 2))")
+    conf = Configuration()
+    conf.set_string("restart-strategy.type", "fixed-delay")
+    conf.set_string("restart-strategy.fixed-delay.attempts", "2")
+    conf.set_string("restart-strategy.fixed-delay.delay", "100 ms")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(1)
+    records = [Row(i, f"book {i}", None) for i in range(1, 101)]
+    stream = env.from_collection(records, type_info=BOOKS).map(_FailOnce(str(tmp_path / "failed"), 60), BOOKS)
+    upsert = (
+        "INSERT INTO books (id, title, price) VALUES (?, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, price = EXCLUDED.price"
+    )
+    execution = JdbcExecutionOptions.builder().with_batch_size(7).build()
+    stream.add_sink(JdbcSink.sink(upsert, BOOKS, _options(db), execution))
+    env.execute("restarted")
+    assert (tmp_path / "failed").exists()  # it did fail once, and wrote the first batches twice
+    assert db.query("SELECT id, title FROM books ORDER BY id") == [(r[0], r[1]) for r in records]
+
+
 class _DropTheSinkConnection(MapFunction):
     """Passes records on; at record ``at`` it terminates the sink's PostgreSQL connection (the
     sink's earlier batches are written by then: batches of 5, chained after this map)."""
