@@ -426,6 +426,91 @@ def test_a_lookup_join_sees_a_changed_row_once_its_cache_entry_expires(
         assert all(str(rate) == "1.1000" for rate in early), seen
 
 
+_TYPED_FLINK = (
+    "id INT, flag BOOLEAN, tiny TINYINT, small SMALLINT, big BIGINT, f FLOAT, d DOUBLE, "
+    "amount DECIMAL(10, 2), s STRING, c CHAR(3), day DATE, t TIME(0), ts TIMESTAMP(3), b BYTES"
+)
+_TYPED_VALUES = (
+    "1, TRUE, CAST(7 AS TINYINT), CAST(300 AS SMALLINT), 9000000000, CAST(1.1 AS FLOAT), 2.25, 12.345, "
+    "'text', 'abc', DATE '2024-02-29', TIME '12:34:56', TIMESTAMP '2024-02-29 12:34:56.789', "
+    "CAST('hi' AS BYTES)"
+)
+
+
+def test_flink_types_round_trip_through_the_database_s_columns(db: Database) -> None:
+    """Written by the sink into the database's own column types (PostgreSQL's numeric, real,
+    timestamp(3), timestamptz, bytea, int[]; SQLite's affinities), then read by a scan."""
+    import datetime
+    import decimal
+
+    if db.kind == "postgres":
+        db.execute(
+            "CREATE TABLE typed (id INT PRIMARY KEY, flag BOOLEAN, tiny SMALLINT, small SMALLINT, "
+            "big BIGINT, f REAL, d DOUBLE PRECISION, amount NUMERIC(10, 2), s VARCHAR(20), c CHAR(3), "
+            "day DATE, t TIME, "
+            "ts TIMESTAMP(3), b BYTEA, tz TIMESTAMPTZ, arr INT[])"
+        )
+        flink, values = (
+            f"{_TYPED_FLINK}, tz TIMESTAMP_LTZ(3), arr ARRAY<INT>",
+            (f"{_TYPED_VALUES}, TO_TIMESTAMP_LTZ(1709210096789, 3), ARRAY[1, 2]"),
+        )
+    else:
+        db.execute(
+            "CREATE TABLE typed (id INTEGER PRIMARY KEY, flag BOOLEAN, tiny INTEGER, small INTEGER, "
+            "big INTEGER, f REAL, d REAL, amount DECIMAL(10, 2), s TEXT, c TEXT, day DATE, t TIME, "
+            "ts TIMESTAMP, b BLOB)"
+        )
+        flink, values = _TYPED_FLINK, _TYPED_VALUES
+    t_env = _table_env(batch=True)
+    t_env.execute_sql(
+        f"CREATE TABLE typed ({flink}) WITH ("
+        f"'connector' = 'jdbc', 'url' = '{db.url}', 'table-name' = 'typed'{db.credentials()})"
+    )
+    t_env.execute_sql(f"INSERT INTO typed VALUES ({values})").wait()
+    stored = db.query("SELECT * FROM typed")[0]
+    common = (
+        1,
+        True,
+        7,
+        300,
+        9000000000,
+        pytest.approx(1.1),
+        2.25,
+        decimal.Decimal("12.35"),
+        "text",
+        "abc",
+        datetime.date(2024, 2, 29),
+        datetime.time(12, 34, 56),
+        datetime.datetime(2024, 2, 29, 12, 34, 56, 789000),
+        b"hi",
+    )
+    if db.kind == "postgres":
+        instant = datetime.datetime(2024, 2, 29, 12, 34, 56, 789000, tzinfo=datetime.UTC)
+        assert stored == (*common, instant, [1, 2])
+        assert db.query("SELECT pg_typeof(amount)::text, pg_typeof(tz)::text FROM typed") == [
+            ("numeric", "timestamp with time zone")
+        ]
+    else:  # SQLite: booleans 0/1, the decimal by its NUMERIC affinity, dates and times as text
+        assert stored == (
+            *common[:1],
+            1,
+            *common[2:7],
+            12.35,
+            "text",
+            "abc",
+            "2024-02-29",
+            "12:34:56",
+            "2024-02-29 12:34:56.789000",
+            b"hi",
+        )
+    with t_env.execute_sql("SELECT * FROM typed").collect() as rows:
+        (read,) = [tuple(r) for r in rows]
+    assert read[:14] == (*common[:5], read[5], *common[6:14]) and abs(read[5] - 1.1) < 1e-6
+    if db.kind == "postgres":
+        local = instant.astimezone().replace(tzinfo=None)  # TIMESTAMP_LTZ: the session zone's wall clock
+        assert read[14:] == (local, [1, 2])
+
+
 # -- errors -----------------------------------------------------------------------------------------
 
 
