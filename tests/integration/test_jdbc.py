@@ -302,6 +302,10 @@ def test_a_partitioned_scan_reads_every_row_once_at_parallelism_2(db: Database) 
     assert "project=[id, customer, amount]" in plan and "filter=[and(>(amount, 20), =(customer" in plan
     filtered = sorted(tuple(r) for r in t_env.execute_sql(query).collect())
     assert filtered == sorted((c, i) for i, c, a, _ in rows if a > 20 and c == "c1")
+    # no column read: a row per row (SELECT 1 FROM orders)
+    assert [tuple(r) for r in t_env.execute_sql("SELECT COUNT(1) FROM (SELECT 1 FROM orders)").collect()] == [
+        (40,)
+    ]
 
 
 def test_the_append_sink_inserts_rows_and_refuses_an_updating_query(db: Database) -> None:

@@ -123,6 +123,8 @@ class JdbcTableSource(TableSource, LookupTableSource):
         connection = options.connection()
         dialect = connection.dialect()
         query = dialect.get_select_from_statement(options.table_name, list(self.names), [])
+        if not self.names:  # no column read (SELECT 1 FROM t): a row per row of the table
+            query = f"SELECT 1 FROM {dialect.quote_table(options.table_name)}"
         conditions = [sql for sql, _ in self.predicates]
         filter_parameters = tuple(p for _, parameters in self.predicates for p in parameters)
         splits = [JdbcSplit(0, filter_parameters)]
