@@ -26,6 +26,7 @@ from millstream.common import (
 )
 from millstream.common.config_option import ConfigOption
 from millstream.table.common import options as table_options
+from millstream.table.connectors import jdbc_options
 
 __all__ = ["GROUPS", "PAGE", "markdown", "options"]
 
@@ -52,6 +53,11 @@ GROUPS: list[tuple[str, Any, str]] = [
     ("REST API and dashboard", lambda: rest_options, "Read by the JobManager."),
     ("Metrics", lambda: metrics_options, "Read by the JobManager and every TaskManager."),
     ("Table API and SQL", _table_options, "Set with `t_env.get_config().set(key, value)` (or `-D`)."),
+    (
+        "The jdbc table connector",
+        lambda: jdbc_options,
+        "Set in a `'connector' = 'jdbc'` table's `WITH (...)` clause ([Connectors](connectors.md#jdbc)).",
+    ),
 ]
 
 

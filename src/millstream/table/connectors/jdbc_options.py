@@ -70,13 +70,13 @@ PARTIAL_CACHE_CACHE_MISSING_KEY: ConfigOption[bool] = ConfigOption(
     "lookup.partial-cache.cache-missing-key", True, bool, "Whether to store an empty value into the cache."
 )
 LOOKUP_CACHE_MAX_ROWS: ConfigOption[int] = ConfigOption(
-    "lookup.cache.max-rows", -1, int, "Deprecated: lookup.partial-cache.max-rows."
+    "lookup.cache.max-rows", -1, int, "Deprecated: use lookup.partial-cache.max-rows."
 )
 LOOKUP_CACHE_TTL: ConfigOption[int] = ConfigOption(
-    "lookup.cache.ttl", 10_000, int, "Deprecated: lookup.partial-cache.expire-after-write.", unit="ms"
+    "lookup.cache.ttl", 10_000, int, "Deprecated: use lookup.partial-cache.expire-after-write.", unit="ms"
 )
 LOOKUP_CACHE_MISSING_KEY: ConfigOption[bool] = ConfigOption(
-    "lookup.cache.caching-missing-key", True, bool, "Deprecated: lookup.partial-cache.cache-missing-key."
+    "lookup.cache.caching-missing-key", True, bool, "Deprecated: use lookup.partial-cache.cache-missing-key."
 )
 SINK_BUFFER_FLUSH_MAX_ROWS: ConfigOption[int] = ConfigOption(
     "sink.buffer-flush.max-rows", 100, int, "The flush max size (append, upsert and delete records)."
