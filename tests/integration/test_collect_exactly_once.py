@@ -18,8 +18,11 @@ fails the reading with ``Job restarted`` after the results delivered before it (
 from __future__ import annotations
 
 import glob
+import json
 import os
+import subprocess
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +31,17 @@ import pytest
 from millstream.common import Configuration, Types, WatermarkStrategy
 from millstream.common.job_listeners import register_job_listener, unregister_job_listener
 from millstream.datastream import MapFunction, StreamExecutionEnvironment
+from millstream.datastream.closeable_iterator import CloseableIterator
 from millstream.datastream.connectors import NumberSequenceSource
 from millstream.datastream.connectors.datagen import DataGeneratorSource
+from millstream.graph.operator_specs import CollectSpec
+from millstream.graph.transformations import SinkTransformation
 from millstream.runtime.jobmanager.collect_result_buffer import JobRestartedError
 from millstream.table import DataTypes, EnvironmentSettings, TableEnvironment
 from millstream.table.udf import udf
 from tests.conftest import make_env
+
+from .test_standalone_cluster import MILLSTREAM, _clean_env, _free_port, _start_cluster, _stop_job_and_cluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -242,3 +250,109 @@ def test_a_slow_client_holds_back_a_checkpointed_job_and_then_reads_every_result
     finally:
         unregister_job_listener(clients.append)
     assert got == list(range(total))
+
+
+def collect_in_parallel(stream: Any, parallelism: int) -> Any:
+    """Run ``stream``'s job with a collect sink of ``parallelism`` subtasks (the API's is one
+    subtask, as Flink's); the iterator over what reaches the client."""
+    env = stream._env
+    collect_id = uuid.uuid4().hex
+    env._add(
+        SinkTransformation(
+            id=env._new_id(),
+            name="Sink: parallel collect",
+            parallelism=parallelism,
+            input=stream._values_id(),
+            operator=CollectSpec(collect_id),
+        )
+    )
+    client = env.execute_async("parallel collect")
+    return CloseableIterator(client.collect(collect_id), client.close)
+
+
+def test_a_parallel_collect_sink_restarted_from_a_checkpoint_delivers_every_result_once(tmp_path):  # type: ignore[no-untyped-def]
+    env = restarting_env("processes", checkpoint_ms=200)
+    marker = tmp_path / "failed-once"
+    source = DataGeneratorSource(lambda i: i, 6000, 3000.0, Types.LONG())
+    numbers = env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+    failing = numbers.map(FailsAfterACheckpoint(str(marker), 300), Types.LONG()).rebalance().map(lambda v: v)
+    with collect_in_parallel(failing, 2) as results:
+        got = list(results)
+    assert marker.exists()
+    assert sorted(got) == list(range(6000))
+
+
+REMOTE_JOB = """
+import os, sys
+from pathlib import Path
+from millstream.common import Configuration, Types, WatermarkStrategy
+from millstream.datastream import MapFunction, StreamExecutionEnvironment
+from millstream.datastream.connectors.datagen import DataGeneratorSource
+
+
+class FailsAfterACheckpoint(MapFunction):
+    def __init__(self, marker):
+        self.marker, self.since_checkpoint = marker, None
+
+    def notify_checkpoint_complete(self, checkpoint_id):
+        if self.since_checkpoint is None:
+            self.since_checkpoint = 0
+
+    def map(self, value):
+        if self.since_checkpoint is not None and not os.path.exists(self.marker):
+            self.since_checkpoint += 1
+            if self.since_checkpoint >= 300:
+                Path(self.marker).touch()
+                raise RuntimeError("boom (once)")
+        return value
+
+
+conf = Configuration()
+conf.set_string("restart-strategy.type", "fixed-delay")
+conf.set_string("restart-strategy.fixed-delay.delay", "10 ms")
+env = StreamExecutionEnvironment.get_execution_environment(conf)
+env.set_parallelism(2)
+env.enable_checkpointing(200)
+env.set_buffer_timeout(0)
+source = DataGeneratorSource(lambda i: i, 6000, 3000.0, Types.LONG())
+numbers = env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+with numbers.map(FailsAfterACheckpoint(sys.argv[1]), Types.LONG()).execute_and_collect() as results:
+    got = list(results)
+print("failed", os.path.exists(sys.argv[1]), "collected", len(got), "distinct", len(set(got)))
+print("exactly once", sorted(got) == list(range(6000)))
+"""
+
+
+def test_a_remote_client_of_a_standalone_cluster_collects_every_result_once_across_a_restart(tmp_path):  # type: ignore[no-untyped-def]
+    """The results travel TaskManager -> JobManager -> the client's connection."""
+    cluster_dir = tmp_path / "cluster"
+    (tmp_path / "job.py").write_text(REMOTE_JOB)
+    port = _free_port()
+    env = _clean_env()
+    start = _start_cluster(cluster_dir, port, 2, env)
+    job = None
+    try:
+        assert start.returncode == 0, start.stdout + start.stderr
+        state = json.loads((cluster_dir / "cluster.json").read_text())
+        job = subprocess.Popen(
+            [
+                *MILLSTREAM,
+                "run",
+                "--target",
+                f"cluster://127.0.0.1:{port}",
+                "-D",
+                f"security.secret-file={state['secret_file']}",
+                str(tmp_path / "job.py"),
+                str(tmp_path / "failed-once"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        stdout, stderr = job.communicate(timeout=150)
+        assert job.returncode == 0, stdout + stderr
+        assert "failed True collected 6000 distinct 6000" in stdout, stdout + stderr
+        assert "exactly once True" in stdout
+    finally:
+        _stop_job_and_cluster(job, cluster_dir)
