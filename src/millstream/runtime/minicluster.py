@@ -29,6 +29,7 @@ from millstream.runtime.client_log import announce_submission, report_notice, re
 from millstream.runtime.ids import ResourceID, new_id
 from millstream.runtime.io.network.buffer_pool import InsufficientBuffersError
 from millstream.runtime.jobmanager.collect import END, CollectChannels
+from millstream.runtime.jobmanager.collect_result_buffer import CollectError
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_manager_services import JobManagerServices
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
@@ -312,7 +313,15 @@ class JobClient:
         return self._exceptions().result(timeout)
 
     def collect(self, collect_id: str) -> Iterator[Any]:
-        """The elements reaching collect sink ``collect_id``, as they arrive."""
+        """The elements reaching collect sink ``collect_id``, as they become visible: at once,
+        or, with exactly-once checkpoints, when a completed checkpoint covers them (each once,
+        also across restarts); the job's end makes every element visible.
+
+        Raises:
+            CollectError: a collect sink restarted in a job without checkpoints
+                (``JobRestartedError``, after the elements delivered before); the job is
+                cancelled.
+        """
         channel = self._collect_channels.channel(collect_id)
         while True:
             try:
@@ -324,7 +333,11 @@ class JobClient:
                         self.close()
                         _to_result(result)
                         return
+                    channel.complete()
                 continue
+            except CollectError:
+                self.close()
+                raise
             if batch is END:
                 self.get_job_execution_result()
                 return

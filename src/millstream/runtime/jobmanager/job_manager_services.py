@@ -31,6 +31,7 @@ from millstream.common.configuration import Configuration
 from millstream.graph.job_graph import JobGraph
 from millstream.runtime.blob import BlobCache, BlobServer
 from millstream.runtime.jobmanager.collect import CollectChannels, CollectRouter
+from millstream.runtime.jobmanager.collect_result_buffer import result_buffer_kind
 from millstream.runtime.jobmanager.dispatcher import Dispatcher
 from millstream.runtime.jobmanager.exception_history import ExceptionHistoryEntry
 from millstream.runtime.jobmanager.job_master import JobMaster, JobResult
@@ -55,10 +56,12 @@ PLUGINS: dict[str, str] = {
 
 
 def open_collect_channels(collect_channels: Any, job_graph: JobGraph) -> list[str]:
-    """Open a channel for every collect sink of ``job_graph``; returns their ids."""
+    """Open a channel for every collect sink of ``job_graph`` (showing the results as the
+    job's checkpointing allows); returns their ids."""
     ids = []
+    kind = result_buffer_kind(job_graph.job_config)
     for collect_id, parallelism in job_graph.collect_sinks():
-        collect_channels.open(collect_id, parallelism)
+        collect_channels.open(collect_id, parallelism, kind)
         ids.append(collect_id)
     return ids
 

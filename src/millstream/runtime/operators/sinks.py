@@ -7,15 +7,24 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, assert_never, runtime_checkable
 
 from millstream.common.connector import TextRenderer, TwoPhaseCommittingSinkWriter
+from millstream.runtime.collect_messages import (
+    CollectCheckpointed,
+    CollectFinished,
+    CollectMessage,
+    CollectResults,
+    CollectStarted,
+)
 from millstream.runtime.location import UserFunctionError
 from millstream.runtime.operators.base import OperatorContext, StreamOperator, record_count
 
 __all__ = [
     "CollectChannel",
     "CollectChannels",
+    "CollectResultChannel",
     "CollectSinkOperator",
     "PrintSinkOperator",
     "SinkFunctionOperator",
@@ -302,8 +311,8 @@ def rescale_two_phase_commit_states(states: list[Any], parallelism: int) -> list
 
 
 class CollectChannel(Protocol):
-    """Where a collect sink subtask sends its elements: the client's channel on the JobManager
-    (in process, or over RPC from a TaskManager process), or the Spark driver."""
+    """Where a collect sink subtask sends its elements when nothing can restart it and
+    nobody reads its checkpoints (the Spark driver): values and its end, nothing else."""
 
     def put(self, values: list[Any]) -> None:
         """Hand over a batch; may block while the consumer is behind."""
@@ -314,26 +323,90 @@ class CollectChannel(Protocol):
         ...
 
 
+@runtime_checkable
+class CollectResultChannel(Protocol):
+    """Where a collect sink subtask of millstream's runtime sends its messages: the client's
+    channel on the JobManager (in process, or over RPC from a TaskManager), which keeps
+    Flink's collect protocol (``millstream.runtime.collect_messages``)."""
+
+    def send(self, message: CollectMessage) -> None:
+        """Hand over a message; blocks while the client is behind."""
+        ...
+
+
 class CollectChannels(Protocol):
     """The collect channels of a job, by collect-sink id."""
 
-    def channel(self, collect_id: str) -> CollectChannel:
+    def channel(self, collect_id: str) -> CollectChannel | CollectResultChannel:
         """The channel of one collect sink."""
         ...
 
 
 class CollectSinkOperator(StreamOperator):
-    """Sends elements back to the client (``execute_and_collect``) through a bounded channel."""
+    """Sends elements back to the client (``execute_and_collect``) through a bounded channel.
 
-    def __init__(self, context: OperatorContext, channel: CollectChannel) -> None:
+    Flink's ``CollectSinkFunction`` on a push channel: the subtask counts its results
+    (``offset``, checkpointed, so a restored subtask goes on from the checkpoint's count),
+    and tells the client when it starts (attempt and restored offset), which offset each
+    completed checkpoint covers, and when it finished. The client's channel decides what
+    to show (``millstream.runtime.jobmanager.collect_result_buffer``): with exactly-once
+    checkpoints only what a completed checkpoint covers, so a restart shows nothing twice.
+    """
+
+    def __init__(self, context: OperatorContext, channel: CollectChannel | CollectResultChannel) -> None:
         super().__init__(context, None)
-        self._channel = channel
+        self._send = channel.send if isinstance(channel, CollectResultChannel) else _values_only(channel)
+        self._subtask = context.location.subtask_index
+        self._attempt = context.location.attempt
+        self._offset = 0  # owner: task thread: results sent, counted from the start of the job
+        self._checkpoints: dict[int, int] = {}  # owner: task thread: checkpoint id -> offset at it
+
+    def open(self) -> None:
+        """Tell the client this attempt starts, and from which offset."""
+        super().open()
+        self._send(CollectStarted(self._subtask, self._attempt, self._offset))
 
     def process_batch(self, values: list[Any], timestamps: list[int] | None) -> None:
         """Hand the batch to the client (blocks while the client is behind)."""
         self.records_in += len(values)
-        self._channel.put(list(values))
+        self._send(CollectResults(self._subtask, self._attempt, self._offset, list(values)))
+        self._offset += len(values)
+
+    def snapshot_extra_state(self, checkpoint_id: int) -> Any:
+        """The results sent before the barrier: all of them are with the client already."""
+        self._checkpoints[checkpoint_id] = self._offset
+        return {"offset": self._offset} if self._offset else None
+
+    def restore_extra_state(self, extra: Any) -> None:
+        """Go on counting from the checkpoint's offset."""
+        if extra is not None:
+            self._offset = extra["offset"]
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """The results up to this checkpoint's offset can no longer be taken back."""
+        super().notify_checkpoint_complete(checkpoint_id)
+        covered = [cid for cid in self._checkpoints if cid <= checkpoint_id]
+        if covered:
+            offset = max(self._checkpoints.pop(cid) for cid in covered)
+            self._send(CollectCheckpointed(self._subtask, self._attempt, offset))
 
     def finish(self) -> None:
         """This subtask is done."""
-        self._channel.producer_finished()
+        self._send(CollectFinished(self._subtask, self._attempt, self._offset))
+
+
+def _values_only(channel: CollectChannel) -> Callable[[CollectMessage], None]:
+    """Send to a channel that takes only values and the end."""
+
+    def send(message: CollectMessage) -> None:
+        match message:
+            case CollectResults(values=values):
+                channel.put(values)
+            case CollectFinished():
+                channel.producer_finished()
+            case CollectStarted() | CollectCheckpointed():
+                pass
+            case _:
+                assert_never(message)
+
+    return send

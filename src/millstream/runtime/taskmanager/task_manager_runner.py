@@ -47,6 +47,7 @@ from typing import Any
 from millstream.common import config_options as opts
 from millstream.common.configuration import Configuration
 from millstream.runtime.blob import BlobCache
+from millstream.runtime.collect_messages import CollectMessage
 from millstream.runtime.ids import ResourceID, ResultPartitionID
 from millstream.runtime.io.network.transport.connection_manager import ConnectionManager
 from millstream.runtime.log_files import process_log_files, read_log_file
@@ -82,13 +83,9 @@ class _RemoteCollectChannel:
         self._connection = connection
         self._collect_id = collect_id
 
-    def put(self, batch: list[Any]) -> None:
-        """Blocks until the client has room for the batch (or the JobManager is gone)."""
-        self._connection.call("collect", "offer", self._collect_id, batch).result()
-
-    def producer_finished(self) -> None:
-        """This subtask is done."""
-        self._connection.call("collect", "producer_finished", self._collect_id).result()
+    def send(self, message: CollectMessage) -> None:
+        """Blocks until the client has room for the message (or the JobManager is gone)."""
+        self._connection.call("collect", "offer", self._collect_id, message).result()
 
 
 class _RemoteCollectChannels:
