@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from millstream.table.common.intervals import is_interval
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataTypes
 from millstream.table.expression.calls import _Tuple
@@ -219,6 +220,27 @@ class _TypeOf(Expression):
         return Compiled(lambda row: text, DataTypes.STRING(), None)  # Flink's TYPEOF: STRING
 
 
+class _PeriodEnd(Expression):
+    """An OVERLAPS period's end: ``start + length`` when the second item is an interval (by
+    its type, as Calcite's ``convertOverlaps``: a year-month one moves by calendar months),
+    else the item itself."""
+
+    def __init__(self, origin: Expression, other: Expression) -> None:
+        self.origin = origin
+        self.other = other
+
+    def aggregates(self) -> list[Any]:
+        return self.origin.aggregates() + self.other.aggregates()
+
+    def resolve(self, names: list[str], types: list[Any]) -> Any:
+        kind = self.other.resolve(names, types).data_type
+        end = self.origin + self.other if is_interval(kind.root) else self.other
+        return end.resolve(names, types)
+
+    def __repr__(self) -> str:
+        return f"periodEnd({self.origin!r}, {self.other!r})"
+
+
 def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
     """``(start1, end1 | length1) OVERLAPS (start2, end2 | length2)``: the two periods share a
     point (Calcite's rule: each period ordered first, then ``s1 <= e2 AND s2 <= e1``). The
@@ -233,8 +255,8 @@ def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
         items = side.expressions if isinstance(side, exp.Tuple) else []
         if len(items) != 2:
             raise ValueError(f"OVERLAPS compares two periods (start, end or length), got: {side.sql()}")
-        start, other = expression(items[0]), expression(items[1])
-        end = call_builtin("PLUS_INTERVAL", start, other) if isinstance(items[1], exp.Interval) else other
+        start = expression(items[0])
+        end = _PeriodEnd(start, expression(items[1]))
         ordered = start <= end
         periods.append((if_then_else(ordered, start, end), if_then_else(ordered, end, start)))
     (s1, e1), (s2, e2) = periods
