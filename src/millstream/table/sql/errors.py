@@ -37,6 +37,7 @@ __all__ = [
     "sql_statement",
     "table_not_found",
     "unknown_identifier",
+    "within_group_refused",
 ]
 
 T = TypeVar("T")
@@ -258,6 +259,15 @@ def unknown_identifier(node: exp.Expression) -> SqlError:
     """Calcite's error for a name that names nothing there (``DESCRIPTOR(tss)``)."""
     identifier = node.this if isinstance(node, exp.Column) else node
     return _validation_error(f"Unknown identifier '{node.name}'", _span(identifier))
+
+
+def within_group_refused(call: exp.Expression) -> SqlError:
+    """Calcite's error for ``f(x) WITHIN GROUP (ORDER BY ...)`` of an aggregate ``f`` that takes
+    no order (all but JSON_ARRAYAGG in Flink), at the call as written."""
+    span, text = _call_span(call), _STATEMENT.text
+    name = text[span[0] : span[1] + 1].split("(")[0].strip().upper() if span and text else call.key.upper()
+    message = f"Aggregate expression '{name}' must not contain a WITHIN GROUP clause"
+    return _validation_error(message, span)
 
 
 def table_not_found(table: exp.Table, tables: Iterable[str]) -> SqlError:

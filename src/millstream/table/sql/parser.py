@@ -7,7 +7,6 @@ in the text before parsing. A refused statement gets Flink's message (``sql/synt
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, ClassVar
 
@@ -17,6 +16,12 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import Token, TokenType
 
 from millstream.table.sql.errors import SqlError
+from millstream.table.sql.json_syntax import (
+    is_json_aggregate,
+    parse_json_aggregate_suffix,
+    parse_json_call,
+    parse_json_key_value,
+)
 from millstream.table.sql.literals import (
     INTERVAL_UNITS,
     IntervalQualifier,
@@ -370,90 +375,38 @@ class _FlinkSql(Spark):
             )
 
         def _parse_json_call(self, name: str) -> exp.Expression:
-            """Flink's (Calcite's) JSON calls with their clauses: ``JSON_VALUE(j, path [RETURNING
-            t] [NULL | ERROR | DEFAULT x ON EMPTY] [... ON ERROR])``, ``JSON_QUERY(j, path
-            [RETURNING t] [WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER | WITHOUT [ARRAY]
-            WRAPPER] [NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT ON EMPTY] [... ON ERROR])``,
-            ``JSON_EXISTS(j, path [TRUE | FALSE | UNKNOWN | ERROR ON ERROR])``, ``JSON_ARRAY(v,
-            ... [NULL | ABSENT ON NULL])`` and ``JSON_ARRAYAGG(v [NULL | ABSENT ON NULL])``: the
-            call ``__<name>(options, returning type or NULL, default on empty or NULL, default on
-            error or NULL, arguments...)``, the options a JSON object (``sql/forms.py``)."""
-            if self._curr is not None and self._curr.token_type == TokenType.R_PAREN:
-                arguments: list[exp.Expression] = []
-            else:
-                arguments = [a for a in self._parse_csv(self._parse_assignment) if a is not None]
-            options: dict[str, str] = {}
-            returning: exp.Expression = exp.null()
-            defaults: dict[str, exp.Expression] = {"EMPTY": exp.null(), "ERROR": exp.null()}
-            if name in ("JSON_VALUE", "JSON_QUERY") and self._match_text_seq("RETURNING"):
-                returning = self._parse_types() or exp.null()
-            if name == "JSON_QUERY":
-                wrapper = self._json_wrapper()
-                if wrapper is not None:
-                    options["wrapper"] = wrapper
-            while self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
-                behaviour = self._json_behaviour(name)
-                if behaviour is None or not self._match(TokenType.ON):
-                    rest = self._find_sql(self._curr, self._tokens[-1]).rsplit(")", 1)[0].strip()
-                    raise SqlError(f"SQL parse failed. {name}(... {rest}) is not valid")
-                target = self._curr.text.upper() if self._curr is not None else ""
-                allowed = ("NULL",) if name in ("JSON_ARRAY", "JSON_ARRAYAGG") else ("EMPTY", "ERROR")
-                if (
-                    target not in allowed
-                    or (name == "JSON_EXISTS" and target != "ERROR")
-                    or target.lower() in options
-                ):
-                    raise SqlError(f'SQL parse failed. Encountered "{target}" in {name}(...)')
-                self._advance()
-                if isinstance(behaviour, exp.Expression):
-                    defaults[target] = behaviour
-                    behaviour = "DEFAULT"
-                options[target.lower()] = behaviour
-            return self.expression(
-                exp.Anonymous(
-                    this=f"__{name}",
-                    expressions=[
-                        exp.Literal.string(json.dumps(options)),
-                        returning,
-                        defaults["EMPTY"],
-                        defaults["ERROR"],
-                        *arguments,
-                    ],
-                )
-            )
+            """Flink's JSON calls with their clauses (``sql/json_syntax.py``)."""
+            return parse_json_call(self, name)
 
-        def _json_wrapper(self) -> str | None:
-            if self._match_text_seq("WITHOUT"):
-                self._match(TokenType.ARRAY)
-                if not self._match_text_seq("WRAPPER"):
-                    self._refuse("expected WRAPPER after WITHOUT [ARRAY]")
-                return "WITHOUT ARRAY"
-            index = self._index
-            if self._match(TokenType.WITH):
-                kind = "UNCONDITIONAL ARRAY"
-                if self._match_text_seq("CONDITIONAL"):
-                    kind = "CONDITIONAL ARRAY"
-                else:
-                    self._match_text_seq("UNCONDITIONAL")
-                self._match(TokenType.ARRAY)
-                if self._match_text_seq("WRAPPER"):
-                    return kind
-                self._retreat(index)
-            return None
+        def _parse_function_call(self, *args: Any, **kwargs: Any) -> exp.Expression | None:
+            """sqlglot's, the call's position its name's also where a function parser made it
+            (``LISTAGG``, ``JSON_ARRAYAGG`` ...): a validation error names it there."""
+            token = self._curr
+            result = super()._parse_function_call(*args, **kwargs)
+            call = result
+            while isinstance(call, (exp.Window, exp.WithinGroup, exp.Filter)):
+                call = call.this
+            if isinstance(call, exp.Func) and token is not None and "start" not in call.meta:
+                call.update_positions(token)
+            return result
 
-        def _json_behaviour(self, name: str) -> str | exp.Expression | None:
-            """The behaviour before ``ON``: a word, or the expression after DEFAULT."""
-            if name == "JSON_VALUE" and self._match(TokenType.DEFAULT):
-                return self._parse_bitwise()
-            words = {
-                "JSON_EXISTS": ("TRUE", "FALSE", "UNKNOWN", "ERROR"),
-                "JSON_VALUE": ("NULL", "ERROR"),
-                "JSON_QUERY": ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT"),
-            }.get(name, ("NULL", "ABSENT"))
-            for word in words:
-                if self._match_text_seq(*word.split()):
-                    return word
-            return None
+        def _parse_window(self, this: exp.Expression | None, alias: bool = False) -> exp.Expression | None:
+            """sqlglot's, and after a JSON aggregate Flink's rules (``sql/json_syntax.py``)."""
+            if alias or not is_json_aggregate(this):
+                return super()._parse_window(this, alias)
+            return parse_json_aggregate_suffix(self, this)  # type: ignore[arg-type]
+
+        def _parse_json_object(self, agg: bool = False) -> exp.Expression:
+            """sqlglot's JSON_OBJECT / JSON_OBJECTAGG, ended by its ')' (what else follows is
+            where Flink's parser stops: ``JSON_OBJECTAGG(KEY k VALUE v ORDER BY v)``)."""
+            result = super()._parse_json_object(agg)
+            if self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
+                self.raise_error("Expecting )")
+            return result
+
+        def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
+            """A JSON_OBJECT / JSON_OBJECTAGG entry (``sql/json_syntax.py``)."""
+            return parse_json_key_value(self)
 
         def _parse_watermark(self) -> exp.Expression | None:
             if not self._match(TokenType.FOR):

@@ -358,7 +358,15 @@ def early_failure(text: str, tokens: Sequence[Token]) -> int | None:
         # (ORDER BY ...) orders a window, FILTER (WHERE ...) an aggregate's rows
         if word == "(" and after in _AFTER_LIST - {"ORDER", "WHERE"} and not trim:
             return i + 1
-        if upper in ("GROUP", "ORDER") and tokens[i].token_type == TokenType.VAR and after != "BY":
+        within = (
+            upper == "GROUP" and i > 0 and words[i - 1].upper() == "WITHIN"
+        )  # WITHIN GROUP (ORDER BY ...)
+        if (
+            upper in ("GROUP", "ORDER")
+            and tokens[i].token_type == TokenType.VAR
+            and after != "BY"
+            and not within
+        ):
             return i + 1
         if word == "." and after is not None and (after in _CLAUSE_WORDS or after in _BINARY - {"*"}):
             return i + 1
