@@ -77,8 +77,8 @@ def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Window
                 f"FOR SYSTEM_TIME AS OF on table '{node.name}' is supported only on the right of a "
                 "JOIN, as of the left table's time attribute (a temporal or lookup join)"
             )
-        derived = ctx.derived.get(node.name)
         path = [part.name for part in node.parts]  # t, db.t or catalog.db.t
+        derived = ctx.derived.get(node.name) if len(path) == 1 else None  # a WITH query's name is one part
         return (derived if derived is not None else table_plan(ctx.catalog, path)), None
     if isinstance(node, exp.Values):
         return _values(node), None
