@@ -42,8 +42,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-_CURRENT_DATABASE = "default_catalog.default_database"
-
 
 class SqlError(ValueError):
     """A statement that could not be parsed, is not valid, or is not supported (yet); its
@@ -55,16 +53,16 @@ class SqlTypeError(SqlError, TypeError):
 
 
 class TableNotFoundError(ValueError):
-    """A query reads a table or view no one created.
+    """A query reads a table or view no one created; its message is Flink's without the
+    position (``Object 'tt' not found within 'cat.db'``, ``sql/missing_objects.py``).
 
     Attributes:
-        name: the name the query reads.
-        tables: the names of the tables and views there are.
+        parts: the name's parts as the query writes them (``t``, ``db.t``, ``catalog.db.t``).
     """
 
-    def __init__(self, name: str, tables: Iterable[str]) -> None:
-        super().__init__(f"Table '{name}' was not found (create_temporary_view names tables)")
-        self.name, self.tables = name, tuple(tables)
+    def __init__(self, parts: list[str], message: str) -> None:
+        super().__init__(message)
+        self.parts = list(parts)
 
 
 class _Statement(threading.local):
@@ -237,9 +235,9 @@ def locate_in_select(
             return None
         return _validation_error(f"No match found for function signature {err.signature()}", _call_span(call))
     if isinstance(err, TableNotFoundError):
-        name = err.name
-        table = _first(select, lambda n: isinstance(n, exp.Table) and n.name == name)
-        return table_not_found(table, err.tables) if isinstance(table, exp.Table) else None
+        parts = err.parts
+        table = _first(select, lambda n: isinstance(n, exp.Table) and [p.name for p in n.parts] == parts)
+        return table_not_found(table, str(err)) if isinstance(table, exp.Table) else None
     applied = _CANNOT_APPLY.match(str(err)) if isinstance(err, TypeError) else None
     if applied is not None:  # a function's arguments of types it does not take
         function = applied.group(1).upper()
@@ -270,18 +268,13 @@ def within_group_refused(call: exp.Expression) -> SqlError:
     return _validation_error(message, span)
 
 
-def table_not_found(table: exp.Table, tables: Iterable[str]) -> SqlError:
-    """Flink's ``Object 'tt' not found`` for a table no one created, with what Calcite adds: the
-    database it looked in when the name is qualified or differs from one only in case."""
+def table_not_found(table: exp.Table, message: str) -> SqlError:
+    """Flink's ``Object 'tt' not found ...`` (``message``) for a table no one created, at the
+    place the statement writes its whole name."""
     parts = [p for p in table.parts if isinstance(p, exp.Identifier)]
     spans = [s for s in (_span(p) for p in parts) if s is not None]
     span = (spans[0][0], spans[-1][1]) if spans else None
-    qualifiers = [p.name for p in parts[:-1]]
-    if qualifiers and ".".join(qualifiers) not in (_CURRENT_DATABASE, _CURRENT_DATABASE.split(".")[1]):
-        return _validation_error(f"Object '{qualifiers[0]}' not found", span)
-    suggestion = _did_you_mean(table.name, tables)
-    within = f" within '{_CURRENT_DATABASE}'" if qualifiers or suggestion else ""
-    return _validation_error(f"Object '{table.name}' not found{within}{suggestion}", span)
+    return _validation_error(message, span)
 
 
 def column_not_in_table(column: exp.Column, scope: dict[tuple[str | None, str], str]) -> SqlError:

@@ -65,11 +65,14 @@ class _Translation(threading.local):
             input (joins rename clashing columns).
         over: the over windows of the SELECTs being converted, innermost last: alias ->
             frame (``OVER (...)`` and ``WINDOW w AS (...)``).
+        database: the current database of the query being converted (``CURRENT_DATABASE()``,
+            a constant of the query as in Flink's planner).
     """
 
     def __init__(self) -> None:
         self.scopes: list[dict[tuple[str | None, str], str]] = []
         self.over: list[dict[str, Any]] = []
+        self.database = "default_database"
 
 
 _STATE = _Translation()
@@ -480,8 +483,8 @@ def _nulls_first(ordered: exp.Ordered) -> bool:
 
 
 def _function(node: exp.Expression) -> Expression:
-    if isinstance(node, exp.Window):
-        return _over(node)
+    if isinstance(node, (exp.Window, exp.CurrentDatabase)):  # CURRENT_DATABASE(): the query's constant
+        return _over(node) if isinstance(node, exp.Window) else lit(_STATE.database, DataTypes.STRING(False))
 
     if isinstance(node, exp.Interval):
         return _interval(node)

@@ -297,6 +297,7 @@ def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
     """The table a query describes: a SELECT, a set operation of queries (``UNION [ALL]``,
     ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), or either in
     parentheses."""
+    _STATE.database = ctx.catalog.current_database
     if isinstance(node, exp.Subquery):
         return query(ctx, node.this)
     if isinstance(node, exp.SetOperation):
