@@ -30,6 +30,7 @@ __all__ = [
     "SqlError",
     "SqlTypeError",
     "TableNotFoundError",
+    "alias_degree_mismatch",
     "column_not_in_table",
     "line_column",
     "locate_in_select",
@@ -251,6 +252,18 @@ _CANNOT_APPLY = re.compile(r"Cannot apply '(\w+)' to arguments of type")
 
 def _function_name(node: exp.Func) -> str:
     return str(node.name if isinstance(node, exp.Anonymous) else node.sql_name()).upper()
+
+
+def alias_degree_mismatch(columns: list[exp.Identifier], names: list[str]) -> SqlError:
+    """Calcite's error for ``AS t(a, b)`` naming more or fewer columns than the table has, at
+    the alias's column list."""
+    spans = [s for s in (_span(c) for c in columns) if s is not None]
+    shown = ", ".join(f"'{n}'" for n in names)
+    return _validation_error(
+        f"List of column aliases must have same degree as table; table has {len(names)} columns ({shown}), "
+        f"whereas alias list has {len(columns)} columns",
+        (spans[0][0], spans[-1][1]) if spans else None,
+    )
 
 
 def unknown_identifier(node: exp.Expression) -> SqlError:

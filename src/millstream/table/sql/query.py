@@ -9,6 +9,7 @@ The query translator reads the catalog and the job's mode from a ``SqlContext``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,12 @@ from millstream.table.planner.over import over_aggregate
 from millstream.table.planner.windows import WindowTVF, tvf_columns, window_aggregate, window_time_column
 from millstream.table.sql.catalog_tables import table_plan
 from millstream.table.sql.context import SqlContext
-from millstream.table.sql.errors import TableNotFoundError, locate_in_select, unknown_identifier
+from millstream.table.sql.errors import (
+    TableNotFoundError,
+    alias_degree_mismatch,
+    locate_in_select,
+    unknown_identifier,
+)
 from millstream.table.sql.expressions import (
     _GROUP_WINDOWS,
     _LEGACY_WINDOW,
@@ -63,6 +69,22 @@ class _Windowed:
 
 
 def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Windowed | None]:
+    """A FROM or JOIN item's plan, its columns named as its alias's column list says
+    (``(VALUES (1, 2)) AS t(a, b)``, ``(SELECT ...) AS t(a, b)``, ``t AS x(a, b)``)."""
+    plan, windowed = _from_item_plan(ctx, node)
+    alias = node.args.get("alias")
+    columns = alias.columns if isinstance(alias, exp.TableAlias) else []
+    if columns and isinstance(node, (exp.Subquery, exp.Values, exp.Table)):
+        if len(columns) != len(plan.names):
+            raise alias_degree_mismatch(columns, plan.names)
+        names = [c.name for c in columns]
+        plan = (
+            dataclasses.replace(plan, names=names) if isinstance(plan, Values) else builder.alias(plan, names)
+        )
+    return plan, windowed
+
+
+def _from_item_plan(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Windowed | None]:
     if isinstance(node, exp.Subquery):
         return query(ctx, node.this), None
     if (
@@ -94,7 +116,7 @@ def _values(node: exp.Values) -> PlanNode:
     ``leastRestrictive``: ``(1), (2.5)`` is DECIMAL(11, 1)), each value cast to it, nullable when
     one is NULL. A bare NULL among the values is refused, as Calcite refuses it (it has no type:
     ``CAST(NULL AS INT)`` is fine)."""
-    items_of = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in node.expressions]
+    items_of = [_row_items(row) for row in node.expressions]
     if any(isinstance(item, exp.Null) for items in items_of for item in items):
         raise SqlError("Illegal use of 'NULL'")
     expressions = [[_expression(item) for item in items] for items in items_of]
@@ -119,10 +141,16 @@ def _values(node: exp.Values) -> PlanNode:
             values.append((e if same else e.cast(column.nullable())).resolve([], []).fn(()))
         rows.append(tuple(values))
     types = [t.nullable() if any(r[i] is None for r in rows) else t for i, t in enumerate(types)]
-    alias = node.args.get("alias")
-    names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
-    names = names or [f"EXPR${i}" for i in range(width)]
-    return Values(names, types, False, rows, label="Values")
+    return Values([f"EXPR${i}" for i in range(width)], types, False, rows, label="Values")
+
+
+def _row_items(row: exp.Expression) -> list[exp.Expression]:
+    """A VALUES row's values: ``(1, 'a')``, ``ROW(1, 'a')`` or ``(ROW(1, 'a'))`` (Calcite's row
+    constructor: two columns, not one ROW column)."""
+    items = row.expressions if isinstance(row, exp.Tuple) else [row]
+    if len(items) == 1 and isinstance(items[0], exp.Anonymous) and items[0].name.upper() == "ROW":
+        return list(items[0].expressions)
+    return list(items)
 
 
 def _window_tvf(ctx: SqlContext, call: exp.Expression) -> tuple[PlanNode, _Windowed]:
@@ -295,7 +323,7 @@ def _table_function(
 
 def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
     """The table a query describes: a SELECT, a set operation of queries (``UNION [ALL]``,
-    ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), or either in
+    ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), VALUES, or either in
     parentheses."""
     _STATE.database = ctx.catalog.current_database
     if isinstance(node, exp.Subquery):
@@ -312,6 +340,8 @@ def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
         else:
             plan = builder.minus_all(left, right, batch) if every else builder.minus(left, right, batch)
         return order_and_limit(ctx, plan, node)
+    if isinstance(node, exp.Values):  # VALUES (...), ... alone: its columns EXPR$0 ...
+        node = exp.Select(expressions=[exp.Star()]).from_(node)
     if not isinstance(node, exp.Select):
         raise SqlError(f"unsupported query: {node.sql()[:80]}")
     return plan_select(ctx, node)
@@ -319,7 +349,7 @@ def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
 
 def is_query(node: exp.Expression) -> bool:
     """Whether ``node`` is a query (``query`` plans it)."""
-    return isinstance(node, (exp.Select, exp.SetOperation)) or (
+    return isinstance(node, (exp.Select, exp.SetOperation, exp.Values)) or (
         isinstance(node, exp.Subquery) and is_query(node.this)
     )
 
