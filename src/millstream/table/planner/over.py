@@ -23,6 +23,7 @@ from millstream.table.runtime.over import (
     BatchRankFunction,
     OverFunction,
     RetractableTopNFunction,
+    RowTimeFirstRowFunction,
     TopNFunction,
     WindowRankFunction,
 )
@@ -237,6 +238,13 @@ class Rank(PlanNode):
     rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
     # the partition keys' columns when each is one (a deduplication's unique key), else empty
     partition_names: tuple[str, ...] = ()
+    # a streaming deduplication's order: ROWTIME or PROCTIME (Flink's Deduplicate), else ""
+    time_order: str = ""
+
+    @property
+    def keeps_last_row(self) -> bool:
+        """A deduplication ordered by its time attribute descending keeps the last row."""
+        return bool(self.sort_keys) and self.sort_keys[0][1]
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
@@ -248,6 +256,10 @@ class Rank(PlanNode):
             if self.dedup:
                 raise ValueError("Deduplicate doesn't support consuming update and delete changes")
             function = RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
+        elif self.time_order == "ROWTIME" and not self.keeps_last_row:
+            assert self.input.rowtime is not None
+            root = self.input.types[self.input.rowtime].root
+            function = RowTimeFirstRowFunction(self.input.rowtime, root)
         else:
             function = TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
         result = (
