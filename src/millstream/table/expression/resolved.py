@@ -303,10 +303,12 @@ def arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable[
     interval_result = interval_arithmetic(op, ta, tb)
     if interval_result is not None:
         return interval_result
-    if op == "%" and (ta.root in APPROXIMATE or tb.root in APPROXIMATE):
-        raise TypeError(
-            f"Cannot apply '%' to arguments of type '<{cast_type_name(ta)}> % <{cast_type_name(tb)}>'. "
-            "Supported form(s): '<EXACT_NUMERIC> % <EXACT_NUMERIC>'"
+    numbers = all(t.root in NUMERIC_ORDER or t.root == "NULL" for t in (ta, tb))
+    if not numbers or (op == "%" and (ta.root in APPROXIMATE or tb.root in APPROXIMATE)):
+        form = "<EXACT_NUMERIC> % <EXACT_NUMERIC>" if op == "%" else f"<NUMERIC> {op} <NUMERIC>"
+        raise TypeError(  # Calcite's first supported form, as PyFlink's message's first line
+            f"Cannot apply '{op}' to arguments of type '<{cast_type_name(ta)}> {op} <{cast_type_name(tb)}>'. "
+            f"Supported form(s): '{form}'"
         )
     decimal_result = decimal_arithmetic(op, ta, tb)
     if decimal_result is not None:
@@ -592,6 +594,6 @@ def compile_negate(inner: Compiled) -> Compiled:
     if root not in NUMERIC_ORDER and root not in (INTERVAL, "NULL"):
         raise TypeError(
             f"Cannot apply '-' to arguments of type '-<{cast_type_name(inner.data_type)}>'. "
-            "Supported form(s): '-<NUMERIC>' '-<DATETIME_INTERVAL>'"
+            "Supported form(s): '-<NUMERIC>'"  # Calcite's first form, as PyFlink's message's first line
         )
     return Compiled(lambda row: None if (v := fn(row)) is None else negate(v), inner.data_type, None)

@@ -34,6 +34,7 @@ __all__ = [
     "column_not_in_table",
     "line_column",
     "locate_in_select",
+    "not_a_condition",
     "position",
     "sql_statement",
     "table_not_found",
@@ -234,24 +235,91 @@ def locate_in_select(
         call = _first(select, lambda n: isinstance(n, exp.Anonymous) and n.name.lower() == function)
         if call is None:
             return None
+        null = next((a for a in call.expressions if isinstance(a, exp.Null)), None)
+        if null is not None:  # Calcite types the arguments first: a bare NULL has none
+            return _validation_error("Illegal use of 'NULL'", _span(null))
         return _validation_error(f"No match found for function signature {err.signature()}", _call_span(call))
     if isinstance(err, TableNotFoundError):
         parts = err.parts
         table = _first(select, lambda n: isinstance(n, exp.Table) and [p.name for p in n.parts] == parts)
         return table_not_found(table, str(err)) if isinstance(table, exp.Table) else None
-    applied = _CANNOT_APPLY.match(str(err)) if isinstance(err, TypeError) else None
-    if applied is not None:  # a function's arguments of types it does not take
-        function = applied.group(1).upper()
-        call = _first(select, lambda n: isinstance(n, exp.Func) and _function_name(n) == function)
-        return None if call is None else _validation_error(str(err), _call_span(call), SqlTypeError)
+    return _type_error(select, err)
+
+
+_CANNOT_APPLY = re.compile(
+    r"Cannot apply '([^']+)' to arguments of type '(.*?)'\. Supported form\(s\): '(.*?)'"
+)
+_CAST = re.compile(r"Cast function cannot convert value of type .+ to type (.+)$")
+# the operators Calcite names in "Cannot apply '+' ...": sqlglot's node of each
+_OPERATORS: dict[str, tuple[type[exp.Expression], ...]] = {
+    "+": (exp.Add,),
+    "-": (exp.Sub,),
+    "*": (exp.Mul,),
+    "/": (exp.Div,),
+    "%": (exp.Mod,),
+    "||": (exp.DPipe,),
+    "AND": (exp.And,),
+    "OR": (exp.Or,),
+    "=": (exp.EQ,),
+    "<>": (exp.NEQ,),
+    "<": (exp.LT,),
+    "<=": (exp.LTE,),
+    ">": (exp.GT,),
+    ">=": (exp.GTE,),
+}
+
+
+def _type_error(select: exp.Select, err: Exception) -> SqlError | None:
+    """A function's or an operator's arguments of types it does not take, or a CAST between
+    types that do not convert, at the call or operation as written (Calcite's position)."""
+    text = str(err)
+    applied = _CANNOT_APPLY.match(text) if isinstance(err, (TypeError, ValueError)) else None
+    if applied is not None:
+        name, shown = applied.group(1), applied.group(2)
+        kinds = (exp.Neg,) if name == "-" and shown.startswith("-<") else _OPERATORS.get(name.upper())
+        if kinds is not None:
+            node = _first(select, lambda n: isinstance(n, kinds))
+            if node is None:
+                return None
+            if isinstance(node, exp.Mod) and "start" in node.meta and _written_name(node) == "MOD":
+                text = f"Cannot apply 'MOD' to arguments of type 'MOD({shown.replace(' % ', ', ')})'. " + (
+                    "Supported form(s): 'MOD(<EXACT_NUMERIC>, <EXACT_NUMERIC>)'"
+                )
+                return _validation_error(text, _call_span(node), SqlTypeError)
+            return _validation_error(text, _expression_span(node), SqlTypeError)
+        call = _first(select, lambda n: isinstance(n, exp.Func) and _written_name(n) == name.upper())
+        return None if call is None else _validation_error(text, _call_span(call), SqlTypeError)
+    cast = _CAST.match(text)
+    if cast is not None and type(err).__name__ == "CastError":  # (the class a program catches stays)
+        node = _first(select, lambda n: isinstance(n, (exp.Cast, exp.TryCast)) and not n.meta.get("literal"))
+        located = None if node is None else _validation_error(text, _call_span(node))
+        return None if located is None else type(err)(str(located))  # type: ignore[return-value]
     return None
 
 
-_CANNOT_APPLY = re.compile(r"Cannot apply '(\w+)' to arguments of type")
+def _written_name(node: exp.Expression) -> str:
+    """A call's name as the statement writes it (``LCASE``, ``MOD``), upper-case."""
+    span, text = _span(node), _STATEMENT.text
+    if span is None or text is None:
+        return str(node.name if isinstance(node, exp.Anonymous) else node.key).upper()
+    return text[span[0] : span[1] + 1].strip().upper()
 
 
-def _function_name(node: exp.Func) -> str:
-    return str(node.name if isinstance(node, exp.Anonymous) else node.sql_name()).upper()
+def _expression_span(node: exp.Expression) -> tuple[int, int] | None:
+    """Where an operation stands, from its first operand's first character to its last
+    operand's last (a call's to its closing parenthesis)."""
+    spans = [
+        _call_span(n) if isinstance(n, exp.Func) else _span(n)
+        for n in node.walk()
+        if isinstance(n, exp.Expression) and "start" in n.meta
+    ]
+    found = [s for s in spans if s is not None]
+    return (min(s[0] for s in found), max(s[1] for s in found)) if found else None
+
+
+def not_a_condition(clause: str, node: exp.Expression) -> SqlError:
+    """Calcite's error for ``WHERE x`` / ``HAVING x`` of a value that is no BOOLEAN."""
+    return _validation_error(f"{clause} clause must be a condition", _expression_span(node))
 
 
 def alias_degree_mismatch(columns: list[exp.Identifier], names: list[str]) -> SqlError:

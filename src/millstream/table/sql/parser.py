@@ -125,9 +125,19 @@ class _FlinkSql(Spark):
             **Spark.Parser.TYPE_LITERAL_PARSERS,
             **{kind: lambda self, this, to: self._typed_literal(this, to) for kind in _TYPED_LITERALS},
         }
+        PRIMARY_PARSERS = {  # NULL, TRUE and FALSE keep where they stand (a validation error names it)
+            **Spark.Parser.PRIMARY_PARSERS,
+            **{
+                kind: (lambda parse: lambda self, token: parse(self, token).update_positions(token))(
+                    Spark.Parser.PRIMARY_PARSERS[kind]
+                )
+                for kind in (TokenType.NULL, TokenType.TRUE, TokenType.FALSE)
+            },
+        }
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
             "CEILING": Spark.Parser.FUNCTION_PARSERS["CEIL"],  # CEILING(t TO HOUR) as CEIL(t TO HOUR)
+            "SUBSTRING": lambda self: self._parse_substring_call(),
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
             "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
             **{
@@ -207,9 +217,13 @@ class _FlinkSql(Spark):
             return super()._parse_atom()
 
         def _parse_primary(self) -> exp.Expression | None:
-            """Spark's, with Flink's string and binary literals (``_parse_literal``)."""
-            if self._curr is not None and self._curr.token_type in _LITERAL_HEADS:
-                return self._parse_literal()
+            """Spark's, with Flink's string and binary literals (``_parse_literal``); a string
+            literal keeps where it stands (a validation error names it, as NULL's, TRUE's ...)."""
+            token = self._curr
+            if token is not None and token.token_type in _LITERAL_HEADS:
+                literal = self._parse_literal()
+                end = self._prev.end if self._prev is not None else token.end  # its closing quote
+                return literal.update_positions(line=token.line, col=token.col, start=token.start, end=end)
             if self._match_pair(TokenType.DOT, TokenType.NUMBER):  # .5, as written: DECIMAL(1, 1)
                 return exp.Literal.number(f".{self._prev.text}")
             primary = super()._parse_primary()
@@ -220,6 +234,21 @@ class _FlinkSql(Spark):
                 operands = [exp.Literal.string(unit), minus.this, minus.expression]
                 return exp.Anonymous(this="__DATETIME_MINUS", expressions=operands)
             return primary
+
+        def _parse_substring_call(self) -> exp.Expression:
+            """sqlglot's SUBSTRING; of one argument Calcite's parser stops at its ')'."""
+            call = self._parse_substring()
+            if call.args.get("start") is None and self._curr is not None:
+                self.raise_error("Expecting FROM or a comma")
+            return call
+
+        def _parse_unary(self) -> exp.Expression | None:
+            """sqlglot's; a negation keeps where its ``-`` stands."""
+            token = self._curr
+            unary = super()._parse_unary()
+            if isinstance(unary, exp.Neg) and token is not None and "start" not in unary.meta:
+                unary.update_positions(token)
+            return unary
 
         def _parse_literal(self) -> exp.Expression:
             """A character or binary string literal as Calcite's parser reads one: its head
@@ -323,7 +352,12 @@ class _FlinkSql(Spark):
                 self._refuse(
                     f"Incorrect syntax near the keyword '{self._tokens[before].text}'", self._tokens[before]
                 )
+            first = before  # where the literal stands: from its type's first word to its string's end
+            while first > 0 and self._tokens[first - 1].text.upper() in _TYPE_WORDS:
+                first -= 1
+            head, end = self._tokens[first], self._tokens[self._index - 1].end
             literal = self.expression(exp.Cast(this=this, to=to))
+            literal.update_positions(line=head.line, col=head.col, start=head.start, end=end)
             literal.meta["literal"] = True
             return literal
 
@@ -440,6 +474,7 @@ _LITERAL_HEADS = {
 _CHARSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9:._-]*")
 
 
+_TYPE_WORDS = {"DATE", "TIME", "TIMESTAMP", "WITH", "WITHOUT", "LOCAL", "ZONE"}  # a typed literal's
 _MINUS_UNITS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")  # (a - b) HOUR
 
 

@@ -33,6 +33,7 @@ from millstream.table.sql.errors import (
     TableNotFoundError,
     alias_degree_mismatch,
     locate_in_select,
+    not_a_condition,
     unknown_identifier,
 )
 from millstream.table.sql.expressions import (
@@ -363,7 +364,7 @@ def plan_select(ctx: SqlContext, select: exp.Select) -> PlanNode:
     _STATE.over.append(frames)
     try:
         return _select_in_scope(ctx, select)
-    except (UnresolvedFieldError, UnknownFunctionError, TableNotFoundError, TypeError) as err:
+    except (UnresolvedFieldError, UnknownFunctionError, TableNotFoundError, TypeError, ValueError) as err:
         # a name this SELECT's own clauses write (not a nested query's): said where it is written
         scope = _STATE.scopes[depth] if len(_STATE.scopes) > depth else None
         located = locate_in_select(select, err, scope, _aggregates(select))
@@ -381,6 +382,17 @@ def _aggregates(select: exp.Select) -> bool:
     return grouped or any(e.find(exp.AggFunc) is not None for e in select.expressions)
 
 
+def _condition(
+    plan: PlanNode, node: exp.Expression, clause: str, written: exp.Expression | None = None
+) -> Expression:
+    """A WHERE or HAVING condition over ``plan``, refused as Calcite refuses one that is no
+    BOOLEAN (``WHERE age``: "WHERE clause must be a condition", where ``written`` stands)."""
+    condition = _expression(node)
+    if condition.resolve(plan.names, plan.types).data_type.root not in ("BOOLEAN", "NULL"):
+        raise not_a_condition(clause, written if written is not None else node)
+    return condition
+
+
 def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
     ranked = _top_n(ctx, select)
     if ranked is not None:
@@ -388,7 +400,7 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
     plan, windowed = _source(ctx, select)
     plan, where = _where_subqueries(ctx, select, plan)
     if where is not None:
-        condition = _expression(where.this)
+        condition = _condition(plan, where.this, "WHERE")
         plan = builder.filter_rows(plan, condition)
         if windowed is not None:  # a window aggregation reads the TVF's input: filter that too
             try:
@@ -409,6 +421,7 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
         if having is not None:
             condition = _expression(having.this).alias("$having")
             grouped = aggregate(items + [condition])
+            _condition(grouped, exp.column("$having"), "HAVING", having.this)
             visible = [col(name) for name in grouped.names if name != "$having"]
             plan = builder.select(builder.filter_rows(grouped, col("$having")), visible, ctx.batch)
         else:
