@@ -121,5 +121,6 @@ def test_streaming_over_windows_keep_flinks_limits() -> None:
         Exception, match=r"^Non-time attribute sort is not supported for bounded OVER window\.$"
     ):
         t_env.sql_query(
-            "SELECT SUM(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM (VALUES (1), (2)) AS t(x)"
+            "SELECT SUM(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
+            "FROM (VALUES (1), (2)) AS t(x)"
         )
