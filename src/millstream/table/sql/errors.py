@@ -35,6 +35,7 @@ __all__ = [
     "line_column",
     "locate_in_select",
     "not_a_condition",
+    "not_in_select_clause",
     "position",
     "sql_statement",
     "table_not_found",
@@ -315,6 +316,11 @@ def _expression_span(node: exp.Expression) -> tuple[int, int] | None:
     ]
     found = [s for s in spans if s is not None]
     return (min(s[0] for s in found), max(s[1] for s in found)) if found else None
+
+
+def not_in_select_clause(column: exp.Column) -> SqlError:
+    """Calcite's error for ``SELECT DISTINCT a ... ORDER BY b``, at ``b``."""
+    return _validation_error(f"Expression '{column.name}' is not in the select clause", _span(column.this))
 
 
 def not_a_condition(clause: str, node: exp.Expression) -> SqlError:

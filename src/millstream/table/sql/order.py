@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from millstream.table.common.variant import check_orderable
+from millstream.table.expression.expression import col
 from millstream.table.expression.unresolved import UnresolvedFieldError
 from millstream.table.planner import builder
 from millstream.table.planner.nodes import PlanNode, Sort
@@ -34,7 +35,14 @@ def order_and_limit(ctx: SqlContext, plan: PlanNode, select: exp.Select | exp.Se
     keys = []
     key_expressions = []
     for ordered in order.expressions:
-        expression = _expression(ordered.this)
+        key = ordered.this
+        ordinal = isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit()
+        # ORDER BY 2: the select list's second column
+        expression = (
+            col(plan.names[int(key.this) - 1])
+            if ordinal and 0 < int(key.this) <= len(plan.names)
+            else _expression(key)
+        )
         try:
             compiled = expression.resolve(plan.names, plan.types)
             check_orderable(compiled.data_type)

@@ -34,6 +34,7 @@ from millstream.table.sql.errors import (
     alias_degree_mismatch,
     locate_in_select,
     not_a_condition,
+    not_in_select_clause,
     unknown_identifier,
 )
 from millstream.table.sql.expressions import (
@@ -382,6 +383,38 @@ def _aggregates(select: exp.Select) -> bool:
     return grouped or any(e.find(exp.AggFunc) is not None for e in select.expressions)
 
 
+def _hidden_order_keys(select: exp.Select) -> exp.Select | None:
+    """``select`` with each ORDER BY key reading a column its select list does not name (``SELECT
+    name FROM t ORDER BY age``, ``SELECT name AS n ... ORDER BY name``) computed as a hidden item
+    ``$order<i>`` and ordered by; None when every key reads the select list's columns (or ``*``).
+    With DISTINCT such a key is Calcite's "Expression 'age' is not in the select clause"."""
+    order = select.args.get("order")
+    if order is None:
+        return None
+    items = select.expressions
+    if any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)) for e in items
+    ):
+        return None
+    named = {e.alias_or_name for e in items}
+    wanted = [
+        i
+        for i, ordered in enumerate(order.expressions)
+        if (columns := {c.name for c in ordered.find_all(exp.Column)}) and not columns <= named
+    ]
+    if not wanted:
+        return None
+    if select.args.get("distinct") is not None:  # DISTINCT rows have no other columns to sort by
+        column = next(c for c in order.expressions[wanted[0]].find_all(exp.Column) if c.name not in named)
+        raise not_in_select_clause(column)
+    copied = select.copy()
+    keys = copied.args["order"].expressions
+    for i in wanted:
+        copied.append("expressions", exp.alias_(keys[i].this.copy(), f"$order{i}", quoted=True))
+        keys[i].set("this", exp.column(f"$order{i}", quoted=True))
+    return copied
+
+
 def _condition(
     plan: PlanNode, node: exp.Expression, clause: str, written: exp.Expression | None = None
 ) -> Expression:
@@ -397,6 +430,10 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
     ranked = _top_n(ctx, select)
     if ranked is not None:
         return ranked
+    hidden = _hidden_order_keys(select)
+    if hidden:  # ORDER BY what the select list leaves out: computed beside it, dropped after the sort
+        plan = _select_in_scope(ctx, hidden)
+        return builder.select(plan, [col(n) for n in plan.names if not n.startswith("$order")], ctx.batch)
     plan, windowed = _source(ctx, select)
     plan, where = _where_subqueries(ctx, select, plan)
     if where is not None:
