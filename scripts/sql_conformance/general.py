@@ -17,6 +17,8 @@ def docs_samples(c: Corpus) -> None:
             if not text.strip():
                 continue
             sample = json.loads(text)
+            if sample.get("setup"):  # it reads a table of its own (CURRENT_WATERMARK's): no expression case
+                continue
             category = {"catalog": "misc", "window": "window"}.get(sample["category"], sample["category"])
             if sample["sample"].startswith("SELECT "):
                 c.query(category, sample["name"], sample["sample"])

@@ -128,6 +128,7 @@ def test_a_character_string_meets_a_date_time_or_number_cast_to_it(t_env: TableE
     [
         (
             "DATE '2024-01-01' = TIMESTAMP '2024-01-01 00:00:00'",
+            "SQL validation failed. From line 1, column 8 to line 1, column 58: "
             "Cannot apply '=' to arguments of type '<DATE> = <TIMESTAMP(0)>'. "
             "Supported form(s): '<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'",
         ),
@@ -138,6 +139,7 @@ def test_a_character_string_meets_a_date_time_or_number_cast_to_it(t_env: TableE
         ),
         (
             "TRUE = 1",
+            "SQL validation failed. From line 1, column 8 to line 1, column 15: "
             "Cannot apply '=' to arguments of type '<BOOLEAN> = <INTEGER>'. "
             "Supported form(s): '<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'",
         ),

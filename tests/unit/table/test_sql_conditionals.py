@@ -94,7 +94,8 @@ def test_a_case_converts_on_a_columnar_scan_too(t_env: TableEnvironment, tmp_pat
     ("expression", "message"),
     [
         (
-            "IF(1, 'a', 'b')",
+            "IF(1, 'a', 'b')",  # with the call's position, as PyFlink 2.3.0's ValidationException
+            "SQL validation failed. From line 1, column 8 to line 1, column 22: "
             "Cannot apply 'IF' to arguments of type 'IF(<INTEGER>, <CHAR(1)>, <CHAR(1)>)'. "
             "Supported form(s): 'IF(<ANY_TYPE>, <NUMERIC_TYPE>, <NUMERIC_TYPE>)'",
         ),
@@ -110,7 +111,8 @@ def test_a_case_converts_on_a_columnar_scan_too(t_env: TableEnvironment, tmp_pat
             "Can not compare INT NOT NULL with CHAR(1) NOT NULL",
         ),
         (
-            "1 AND TRUE",
+            "1 AND TRUE",  # with its position, as PyFlink 2.3.0's ValidationException
+            "SQL validation failed. From line 1, column 8 to line 1, column 17: "
             "Cannot apply 'AND' to arguments of type '<INTEGER> AND <BOOLEAN>'. "
             "Supported form(s): '<BOOLEAN> AND <BOOLEAN>'",
         ),

@@ -32,7 +32,7 @@ from millstream.table.common.casts import (
     wrap,
 )
 from millstream.table.common.intervals import DAY_TIME, YEAR_MONTH, add_interval
-from millstream.table.common.types import DataType, DataTypes
+from millstream.table.common.types import ArrayType, DataType, DataTypes, MapType
 
 __all__ = [
     "APPROXIMATE",
@@ -169,6 +169,18 @@ def _common_pair(a: DataType, b: DataType) -> DataType | None:
     return a if ra == rb else None
 
 
+def _common_collection(a: ArrayType | MapType, b: DataType) -> DataType | None:
+    """Two ARRAYs' (MAPs') common type: their elements' (keys' and values') common types, each
+    nullable when either is (``ARRAY<CHAR(1) NOT NULL>`` and ``ARRAY<VARCHAR(3) NOT NULL>``:
+    ``ARRAY<VARCHAR(3) NOT NULL>``)."""
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        element = common_type([a.element_type, b.element_type])
+        return None if element is None else ArrayType(element)
+    assert isinstance(a, MapType) and isinstance(b, MapType)
+    key, value = common_type([a.key_type, b.key_type]), common_type([a.value_type, b.value_type])
+    return None if key is None or value is None else MapType(key, value)
+
+
 def common_type(types: list[DataType]) -> DataType | None:
     """The type the values of ``types`` share (CASE's branches, COALESCE's arguments ...), as
     Flink's ``LogicalTypeMerging.findCommonType``: the wider number (``DECIMAL(5, 2)`` and
@@ -179,7 +191,11 @@ def common_type(types: list[DataType]) -> DataType | None:
         return DataTypes.NULL()
     result: DataType | None = typed[0].nullable()
     for t in typed[1:]:
-        result = _common_pair(result, t.nullable()) if result is not None else None
+        if isinstance(result, (ArrayType, MapType)) and type(t) is type(result):
+            # (_common_pair's == would ignore a MAP's key and value types)
+            result = _common_collection(result, t)
+        else:
+            result = _common_pair(result, t.nullable()) if result is not None else None
     if result is None:
         return None
     return result.nullable() if any(t.is_nullable() for t in types) else result.not_null()
@@ -287,10 +303,12 @@ def arithmetic(op: str, ta: DataType, tb: DataType) -> tuple[DataType, Callable[
     interval_result = interval_arithmetic(op, ta, tb)
     if interval_result is not None:
         return interval_result
-    if op == "%" and (ta.root in APPROXIMATE or tb.root in APPROXIMATE):
-        raise TypeError(
-            f"Cannot apply '%' to arguments of type '<{cast_type_name(ta)}> % <{cast_type_name(tb)}>'. "
-            "Supported form(s): '<EXACT_NUMERIC> % <EXACT_NUMERIC>'"
+    numbers = all(t.root in NUMERIC_ORDER or t.root == "NULL" for t in (ta, tb))
+    if not numbers or (op == "%" and (ta.root in APPROXIMATE or tb.root in APPROXIMATE)):
+        form = "<EXACT_NUMERIC> % <EXACT_NUMERIC>" if op == "%" else f"<NUMERIC> {op} <NUMERIC>"
+        raise TypeError(  # Calcite's first supported form, as PyFlink's message's first line
+            f"Cannot apply '{op}' to arguments of type '<{cast_type_name(ta)}> {op} <{cast_type_name(tb)}>'. "
+            f"Supported form(s): '{form}'"
         )
     decimal_result = decimal_arithmetic(op, ta, tb)
     if decimal_result is not None:
@@ -576,6 +594,6 @@ def compile_negate(inner: Compiled) -> Compiled:
     if root not in NUMERIC_ORDER and root not in (INTERVAL, "NULL"):
         raise TypeError(
             f"Cannot apply '-' to arguments of type '-<{cast_type_name(inner.data_type)}>'. "
-            "Supported form(s): '-<NUMERIC>' '-<DATETIME_INTERVAL>'"
+            "Supported form(s): '-<NUMERIC>'"  # Calcite's first form, as PyFlink's message's first line
         )
     return Compiled(lambda row: None if (v := fn(row)) is None else negate(v), inner.data_type, None)

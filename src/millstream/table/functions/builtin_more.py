@@ -11,7 +11,6 @@ functions are ``functions/temporal.py``, ``functions/strings.py`` and
 
 from __future__ import annotations
 
-import datetime
 import decimal
 import math
 from collections.abc import Callable
@@ -76,16 +75,7 @@ def _sign_implementation(args: list[DataType], literals: list[Any]) -> Callable[
     return sign
 
 
-def _plus_interval(value: Any, interval: Any) -> Any:
-    """A date, time or timestamp plus a day-time interval (a TIME wraps at midnight)."""
-    step = interval if isinstance(interval, datetime.timedelta) else datetime.timedelta(milliseconds=interval)
-    if isinstance(value, datetime.time):
-        return (datetime.datetime.combine(datetime.date(2000, 1, 1), value) + step).time()
-    return value + step
-
-
 _STRINGS = _always(DataTypes.STRING())
-_DATE_TIME = _first
 
 MORE: list[FunctionDefinition] = [
     # strings
@@ -95,7 +85,6 @@ MORE: list[FunctionDefinition] = [
     FunctionDefinition("CEIL", _rounded("ceil"), _rounded_type),
     FunctionDefinition("SIGN", _sign, _first, bind=_sign_implementation),
     # time
-    FunctionDefinition("PLUS_INTERVAL", _plus_interval, _DATE_TIME),
     FunctionDefinition("CURRENT_DATABASE", lambda: "default_database", _always(DataTypes.STRING(False))),
     # arrays and maps
 ]

@@ -36,6 +36,7 @@ from millstream.table.functions.definition import (
     NOT_LITERAL,
     NUMBERS,
     FunctionDefinition,
+    TypeRule,
     arrow_kernel,
     java_pow,
     math_function,
@@ -44,7 +45,7 @@ from millstream.table.functions.definition import (
 from millstream.table.functions.json_functions import JSON_FUNCTIONS
 from millstream.table.functions.like import like
 from millstream.table.functions.query_time import QUERY_LEVEL, QueryClock
-from millstream.table.functions.strings import STRINGS
+from millstream.table.functions.strings import STRINGS, checked
 from millstream.table.functions.temporal import TEMPORAL
 from millstream.table.functions.variants import VARIANTS
 
@@ -57,6 +58,15 @@ def _string(args: list[DataType]) -> DataType:
 
 def _same_as_first(args: list[DataType]) -> DataType:
     return args[0]
+
+
+_NUMERIC = tuple(NUMBERS | {"DECIMAL", "FLOAT"})  # Calcite's NUMERIC family
+
+
+def _numeric(name: str) -> TypeRule:
+    """A math function's DOUBLE result, its argument refused unless a number (Calcite's
+    ``'SQRT(<NUMERIC>)'``)."""
+    return checked(name, (_NUMERIC,), f"'{name}(<NUMERIC>)'", _double)
 
 
 def _abs_type(args: list[DataType]) -> DataType:
@@ -283,7 +293,7 @@ _DEFINITIONS = [
     FunctionDefinition(
         "ABS",
         abs,
-        _abs_type,
+        checked("ABS", (_NUMERIC + (YEAR_MONTH, DAY_TIME),), "'ABS(<NUMERIC>)'", _abs_type),
         arrow=arrow_kernel("abs"),
         arrow_args=NUMBERS | {"DECIMAL"},
         spark=spark_kernel("abs"),
@@ -292,16 +302,20 @@ _DEFINITIONS = [
     FunctionDefinition(
         "POWER",
         java_pow,
-        _double,
+        checked("POWER", (_NUMERIC,), "'POWER(<NUMERIC>, <NUMERIC>)'", _double),
         arrow=_power_arrow,
         arrow_args=NUMBERS | {"DECIMAL"},
         spark=spark_kernel("pow"),
     ),
-    math_function("SQRT", math.sqrt, "sqrt", "sqrt", _double, spark=spark_kernel("sqrt")),
-    math_function("LN", math.log, "log", "ln", _double, spark=_logarithm_spark("log")),
-    math_function("LOG10", math.log10, "log10", "log10", _double, spark=_logarithm_spark("log10")),
-    math_function("EXP", math.exp, "exp", "exp", _double, spark=spark_kernel("exp")),
-    FunctionDefinition("ROUND", _round, _same_as_first),  # DECIMAL: _round_type (needs the literal places)
+    math_function("SQRT", math.sqrt, "sqrt", "sqrt", _numeric("SQRT"), spark=spark_kernel("sqrt")),
+    math_function("LN", math.log, "log", "ln", _numeric("LN"), spark=_logarithm_spark("log")),
+    math_function("LOG10", math.log10, "log10", "log10", _numeric("LOG10"), spark=_logarithm_spark("log10")),
+    math_function("EXP", math.exp, "exp", "exp", _numeric("EXP"), spark=spark_kernel("exp")),
+    FunctionDefinition(
+        "ROUND",
+        _round,
+        checked("ROUND", (_NUMERIC, tuple(INTEGRAL)), "'ROUND(<NUMERIC>, <INTEGER>)'", _same_as_first),
+    ),  # DECIMAL: _round_type (needs the literal places)
     FunctionDefinition(
         "COALESCE",
         lambda *vs: next((v for v in vs if v is not None), None),

@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from millstream.table.common.printing import summary_string
+from millstream.table.common.casts import cast_type_name
 from millstream.table.common.types import DataType, DataTypes
 from millstream.table.functions.definition import FunctionDefinition, TypeRule, spark_kernel
 from millstream.table.functions.java_text import (
@@ -54,7 +54,7 @@ from millstream.table.functions.string_codecs import (
     _url_encode,
 )
 
-__all__ = ["STRINGS", "java_regex_or_none"]
+__all__ = ["STRINGS", "checked", "java_regex_or_none"]
 
 
 _CHARACTERS = ("CHAR", "VARCHAR", "STRING")
@@ -79,8 +79,9 @@ def _length(data_type: DataType) -> int | None:
 
 
 def _calcite(data_type: DataType) -> str:
-    """A type as Calcite's validation messages write it: ``INTEGER``, ``CHAR(4)``."""
-    return {"INT": "INTEGER"}.get(data_type.root, summary_string(data_type.nullable()))
+    """A type as Calcite's validation messages write it: ``INTEGER``, ``CHAR(4)``,
+    ``VARCHAR(2147483647)``."""
+    return cast_type_name(data_type)
 
 
 def _refuse(name: str, args: list[DataType], forms: str) -> ValueError:
@@ -90,7 +91,7 @@ def _refuse(name: str, args: list[DataType], forms: str) -> ValueError:
     )
 
 
-def _checked(name: str, kinds: tuple[tuple[str, ...], ...], forms: str, rule: TypeRule) -> TypeRule:
+def checked(name: str, kinds: tuple[tuple[str, ...], ...], forms: str, rule: TypeRule) -> TypeRule:
     """``rule``, after each argument's type root is one of its ``kinds`` (NULL always is)."""
 
     def check(args: list[DataType]) -> DataType:
@@ -461,8 +462,9 @@ def _ascii_kernel(name: str, python: Callable[[str], Any], **options: Any) -> Ca
 
 
 def _case(name: str, python: Callable[[str], str], arrow_name: str, spark_name: str) -> FunctionDefinition:
+    rule = checked(name, _TEXT_ONLY, f"'{name}(<CHARACTER>)'", _same_text)
     return FunctionDefinition(
-        name, python, _same_text, arrow=_ascii_kernel(arrow_name, python), spark=spark_kernel(spark_name)
+        name, python, rule, arrow=_ascii_kernel(arrow_name, python), spark=spark_kernel(spark_name)
     )
 
 
@@ -496,7 +498,7 @@ _TEXT_OR_BYTES = (_CHARACTERS + _BINARY,)
 
 
 def _hash(name: str, digest: str, length: int) -> FunctionDefinition:
-    rule = _checked(name, _TEXT_OR_BYTES, f"'{name}(<CHARACTER>)'", _result(DataTypes.CHAR(length)))
+    rule = checked(name, _TEXT_OR_BYTES, f"'{name}(<CHARACTER>)'", _result(DataTypes.CHAR(length)))
     return FunctionDefinition(name, _digest(digest), rule)
 
 
@@ -507,7 +509,7 @@ STRINGS: list[FunctionDefinition] = [
     FunctionDefinition(
         "CHAR_LENGTH",
         len,
-        _checked("CHAR_LENGTH", _TEXT_ONLY, "'CHAR_LENGTH(<CHARACTER>)'", _result(_INT)),
+        checked("CHAR_LENGTH", _TEXT_ONLY, "'CHAR_LENGTH(<CHARACTER>)'", _result(_INT)),
         arrow=_length_kernel,
         spark=spark_kernel("length"),
     ),
@@ -522,7 +524,7 @@ STRINGS: list[FunctionDefinition] = [
     FunctionDefinition(
         "SUBSTRING",
         _substring,
-        _checked("SUBSTRING", (_CHARACTERS, _INTEGERS), "'SUBSTRING(<CHAR> FROM <INTEGER>)'", _varying(True)),
+        checked("SUBSTRING", (_CHARACTERS, _INTEGERS), "'SUBSTRING(<CHAR> FROM <INTEGER>)'", _varying(True)),
     ),
     FunctionDefinition("REPLACE", _replace, _result(_S)),
     FunctionDefinition("REGEXP_EXTRACT", _regexp_extract, _always_nullable(_S)),
@@ -536,7 +538,7 @@ STRINGS: list[FunctionDefinition] = [
     FunctionDefinition(
         "CONCAT",
         lambda *parts: "".join(parts),
-        _checked("CONCAT", _TEXT_ONLY, "'CONCAT(<STRING>, ...)'", _result(_S)),
+        checked("CONCAT", _TEXT_ONLY, "'CONCAT(<STRING>, ...)'", _result(_S)),
         arrow=_concat_kernel,
         spark=spark_kernel("concat"),
     ),
@@ -569,7 +571,7 @@ STRINGS: list[FunctionDefinition] = [
     FunctionDefinition(
         "HEX",
         _hex,
-        _checked("HEX", (_INTEGERS + _CHARACTERS,), "'HEX(<INTEGER>)' 'HEX(<CHARACTER>)'", _result(_S)),
+        checked("HEX", (_INTEGERS + _CHARACTERS,), "'HEX(<INTEGER>)' 'HEX(<CHARACTER>)'", _result(_S)),
     ),
     FunctionDefinition("BIN", _bin, _result(_S)),
     FunctionDefinition("UNHEX", _unhex, _always_nullable(DataTypes.BYTES())),
@@ -582,7 +584,7 @@ STRINGS: list[FunctionDefinition] = [
     FunctionDefinition(
         "SHA2",
         _sha2,
-        _checked(
+        checked(
             "SHA2",
             (_CHARACTERS + _BINARY, _INTEGERS),
             "'SHA2(<CHARACTER>, <INTEGER>)'",

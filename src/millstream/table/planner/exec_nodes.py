@@ -52,7 +52,7 @@ from millstream.table.planner.nodes import (
     SourceScan,
     Values,
 )
-from millstream.table.planner.over import OverAggregate
+from millstream.table.planner.over import OverAggregate, Rank
 from millstream.table.planner.scan_push_down import scan_digest
 from millstream.table.planner.sources import FromDataStream
 from millstream.table.planner.temporal_joins import (
@@ -365,6 +365,8 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         terms, distribution = match_exec_terms(node)
         exchange = _Line("Exchange", [f"distribution=[{distribution}]"], None, children)
         return _Line("Match", terms, node, [exchange])
+    if isinstance(node, Rank) and node.time_order and node.partition_names:
+        return _deduplicate(node, children)
     if kind in ("Rank", "WindowRank", "WindowAggregate", "TableAggregate"):
         exchange = _Line("Exchange", ["distribution=[hash]"], None, children)
         return _Line(kind, [f"select=[{', '.join(names)}]"], node, [exchange])
@@ -379,6 +381,23 @@ def _layout(physical: PhysicalPlan, node: Any, infix: bool) -> _Line:  # noqa: C
         watermark = f"watermark=[{text}]" if text else "watermark=[]"
         return _Line(kind, [f"rowtime=[{names[node.rowtime]}]", watermark], node, children)
     return _Line(kind, [f"select=[{', '.join(names)}]"], node, children)
+
+
+def _deduplicate(node: Rank, children: list[_Line]) -> _Line:
+    """A streaming deduplication as Flink's: ``Deduplicate(keep=[FirstRow], key=[k],
+    order=[ROWTIME], outputInsertOnly=[true])`` over an Exchange by its key (a first row is
+    emitted once: insert-only; a last row updates the kept one)."""
+    key = ", ".join(node.partition_names)
+    last = node.keeps_last_row
+    terms = [
+        f"keep=[{'LastRow' if last else 'FirstRow'}]",
+        f"key=[{key}]",
+        f"order=[{node.time_order}]",
+        f"outputInsertOnly=[{'false' if last else 'true'}]",
+    ]
+    return _Line(
+        "Deduplicate", terms, node, [_Line("Exchange", [f"distribution=[hash[{key}]]"], None, children)]
+    )
 
 
 def _aggregate(

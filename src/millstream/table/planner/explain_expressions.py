@@ -1,5 +1,6 @@
 """Expressions as Flink's explain prints them: prefix calls (``>(x, 1)``) in the physical
-plan, infix (``(x > 1)``) in the execution plan, literals as Calcite writes them."""
+plan, infix (``(x > 1)``) in the execution plan, literals as Calcite writes them (a string
+plainly quoted in the execution plan)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,15 @@ _PREFIX_OPS = {
 }
 
 
-def _literal(value: Any) -> str:
+def _literal(value: Any, infix: bool) -> str:
+    """A literal as Calcite's digest writes it in the plans (``_UTF-16LE'it''s'``) and Flink's
+    execution plan prints a string (``'it's'``, as PyFlink 2.3.0's "Optimized Execution Plan")."""
     if value is None:
         return "null:NULL"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f"_UTF-16LE'{value}'"
+        return f"'{value}'" if infix else "_UTF-16LE'" + value.replace("'", "''") + "'"
     if isinstance(
         value, datetime.timedelta
     ):  # Calcite's: milliseconds, then the largest unit that divides them
@@ -61,7 +64,7 @@ def render(expression: Any, ref: Callable[[str], str], infix: bool) -> str:  # n
     if kind is e._Column:
         return ref(expression.name)
     if kind is e._Literal:
-        return _literal(expression.value)
+        return _literal(expression.value, infix)
     if kind is e._Alias:
         return go(expression.operand)
     if kind is e._Binary:

@@ -124,15 +124,18 @@ class Project(PlanNode):
         source = self.input
         if self.expressions is None:
             fns = self.functions
-            return source.translate(ctx).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
-        scanned = columnar_scan(self, ctx)
-        if scanned is not None:
-            return scanned
-
-        condition = None
-        if isinstance(source, Filter) and source.expression is not None and source.input is not None:
-            condition, source = source.expression, source.input  # a filter then a projection: one calc
-        return calc_stream(source, ctx, condition, self.expressions)
+            stream = source.translate(ctx).map(lambda kv: (kv[0], tuple([f(kv[1]) for f in fns])))
+        else:
+            scanned = columnar_scan(self, ctx)
+            if scanned is not None:
+                return scanned
+            condition = None
+            if isinstance(source, Filter) and source.expression is not None and source.input is not None:
+                condition, source = source.expression, source.input  # a filter then a projection: one calc
+            stream = calc_stream(source, ctx, condition, self.expressions)
+        # after a sort (one subtask), one subtask too: the rows keep their order (ORDER BY a column
+        # the select list leaves out projects it away after the sort)
+        return stream.set_parallelism(1) if isinstance(source, Sort) else stream
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from millstream.table.common.timestamps import to_epoch_millis
 from millstream.table.common.types import DataType
 from millstream.table.expression.expression import Expression, OverCall, col
 from millstream.table.expression.over_frame import OverFrame
-from millstream.table.expression.walk import replaced
+from millstream.table.expression.walk import fingerprint, replaced
 from millstream.table.functions.aggregate_calls import accumulator_spec, result_type
-from millstream.table.functions.aggregates_more import LEAD, NTILE, RANKINGS
+from millstream.table.functions.aggregates_more import LAG, LEAD, NTILE, RANKINGS
 from millstream.table.planner.nodes import PlanNode, single_subtask_changelog
 from millstream.table.planner.projection import project
 from millstream.table.runtime.over import (
@@ -23,9 +23,11 @@ from millstream.table.runtime.over import (
     BatchRankFunction,
     OverFunction,
     RetractableTopNFunction,
+    RowTimeFirstRowFunction,
     TopNFunction,
     WindowRankFunction,
 )
+from millstream.table.runtime.over_nontime import NonTimeOverFunction
 from millstream.table.runtime.over_proctime import ProcTimeOverFunction
 
 if TYPE_CHECKING:
@@ -58,6 +60,8 @@ class OverAggregate(PlanNode):
     following: int | None = field(default=0, kw_only=True)
     # STREAMING ordered by the processing-time attribute: rows in arrival order
     proctime_order: bool = field(default=False, kw_only=True)
+    # STREAMING ordered by a column that is no time attribute (UNBOUNDED PRECEDING): updating
+    non_time: bool = field(default=False, kw_only=True)
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
@@ -69,6 +73,8 @@ class OverAggregate(PlanNode):
             function = BatchOverFunction(
                 self.order_keys, range_value, self.rows, self.preceding, self.following, self.calls
             )
+        elif self.non_time:
+            function = NonTimeOverFunction(self.order_keys[0][0], self.rows, self.calls)
         elif self.proctime_order:
             function = ProcTimeOverFunction(self.time_column, root, self.rows, self.preceding, self.calls)
         else:
@@ -109,13 +115,12 @@ def over_aggregate(
                 calls.append(call)
     plan, window = node, -1
     slots: dict[int, str] = {}  # id(over call) -> the column its over aggregation computes
-    for alias, frame in frames.items():
-        mine = [c for c in calls if getattr(c.window, "name", c.window) == alias]
+    for frame, aliases in _same_windows(frames):
+        mine = [c for c in calls if getattr(c.window, "name", c.window) in aliases]
         if not mine:
             continue
         window += 1
-        if not batch:
-            _check_streaming(plan, frame, mine)
+        non_time = not batch and _check_streaming(plan, frame, mine)
         ordered_by = frame.order_by
         time_name = ordered_by.resolve(plan.names, plan.types).name if ordered_by is not None else None
         specs: list[tuple[Any, Callable[[tuple[Any, ...]], Any], DataType]] = []
@@ -141,11 +146,11 @@ def over_aggregate(
         plan = OverAggregate(
             list(plan.names) + slot_names,
             list(plan.types) + slot_types,
-            False,
+            non_time or plan.updating,
             plan,
             keys,
             plan.names.index(time_name) if time_name in plan.names else 0,
-            frame.rows,
+            frame.rows or (non_time and all(c.call.function == "ROW_NUMBER" for c in mine)),
             frame.preceding,
             specs,
             rowtime=plan.rowtime,
@@ -158,6 +163,7 @@ def over_aggregate(
             order_expressions=[(e, d) for e, d, _ in ordering],
             order_root=resolved[0][0].data_type.root if resolved else "",
             following=frame.following,
+            non_time=non_time,
         )
 
     def column(x: Any) -> Any:
@@ -172,26 +178,48 @@ def over_aggregate(
     return project(plan, reading, lambda i: f"EXPR${i}")
 
 
-def _check_streaming(plan: PlanNode, frame: OverFrame, calls: list[OverCall]) -> None:
-    """What Flink's streaming over aggregation refuses: an order but by the event-time
-    attribute, a frame ending past the current row, LEAD and the ranking functions (Top-N
-    queries rank rows instead)."""
-    for call in calls:
-        name = call.call.function
-        if name in RANKINGS or name.startswith((LEAD, NTILE)):
-            shown = name.split(" ")[0]
-            raise ValueError(f"{shown} Function is not supported in stream mode (BATCH runs it)")
-    if frame.order_by is None:
-        raise ValueError("OVER windows in stream mode need an ORDER BY a time attribute")
+def _same_windows(frames: dict[str, OverFrame]) -> list[tuple[OverFrame, set[str]]]:
+    """The frames with the names of every window written as each (``SUM(v) OVER (ORDER BY v),
+    COUNT(*) OVER (ORDER BY v)``: one window, one over aggregation, as Flink's)."""
+    windows: dict[Any, tuple[OverFrame, set[str]]] = {}
+    for alias, frame in frames.items():
+        key = (
+            tuple(fingerprint(k) for k in frame.partition_by),
+            tuple((fingerprint(k), d, n) for k, d, n in frame.order_keys),
+            frame.rows,
+            frame.preceding,
+            frame.following,
+        )
+        windows.setdefault(key, (frame, set()))[1].add(alias)
+    return list(windows.values())
+
+
+def _check_streaming(plan: PlanNode, frame: OverFrame, calls: list[OverCall]) -> bool:
+    """What Flink's streaming over aggregation refuses, in its words: an order by more than one
+    column, none, or descending; a frame ending past the current row; an order by a column that
+    is no time attribute with a bounded frame; LEAD and NTILE, the ranking functions and LAG
+    but over such a column (Top-N queries rank rows by time). Whether the order is by such a
+    column (Flink 2.3's non-time over aggregation, an updating changelog)."""
+    if frame.order_by is None or len(frame.order_keys) > 1:
+        raise ValueError("The window can only be ordered by a single time column.")
+    if any(descending for _, descending, _ in frame.order_keys):
+        raise ValueError("The window can only be ordered in ASCENDING mode.")
     time_name = frame.order_by.resolve(plan.names, plan.types).name
     rowtime = plan.rowtime is not None and plan.names[plan.rowtime] == time_name
-    if not (rowtime or _is_proctime(plan, time_name)) or len(frame.order_keys) > 1:
-        raise ValueError(
-            "OVER windows' ordering in stream mode must be defined on a time attribute: "
-            f"'{time_name}' is neither the event-time nor the processing-time attribute"
-        )
+    non_time = not (rowtime or _is_proctime(plan, time_name))
+    if non_time and frame.preceding is not None:
+        raise ValueError("Non-time attribute sort is not supported for bounded OVER window.")
+    for call in calls:
+        name = call.call.function
+        ranking = name in RANKINGS and non_time
+        if (
+            name in RANKINGS or name.startswith((LEAD, NTILE)) or (non_time and name.startswith(LAG))
+        ) and not ranking:
+            shown = name.split(" ")[0]
+            raise ValueError(f"{shown} Function is not supported in stream mode (BATCH runs it)")
     if frame.following != 0:
         raise ValueError("OVER windows in stream mode end at CURRENT ROW")
+    return non_time
 
 
 def _is_proctime(plan: PlanNode, name: str | None) -> bool:
@@ -237,6 +265,13 @@ class Rank(PlanNode):
     rank_type: str = "ROW_NUMBER"  # or RANK / DENSE_RANK (batch only, as Flink's)
     # the partition keys' columns when each is one (a deduplication's unique key), else empty
     partition_names: tuple[str, ...] = ()
+    # a streaming deduplication's order: ROWTIME or PROCTIME (Flink's Deduplicate), else ""
+    time_order: str = ""
+
+    @property
+    def keeps_last_row(self) -> bool:
+        """A deduplication ordered by its time attribute descending keeps the last row."""
+        return bool(self.sort_keys) and self.sort_keys[0][1]
 
     def translate(self, ctx: PlanningContext) -> Any:
         assert self.input is not None
@@ -248,6 +283,10 @@ class Rank(PlanNode):
             if self.dedup:
                 raise ValueError("Deduplicate doesn't support consuming update and delete changes")
             function = RetractableTopNFunction(self.sort_keys, self.limit, self.rank_column)
+        elif self.time_order == "ROWTIME" and not self.keeps_last_row:
+            assert self.input.rowtime is not None
+            root = self.input.types[self.input.rowtime].root
+            function = RowTimeFirstRowFunction(self.input.rowtime, root)
         else:
             function = TopNFunction(self.sort_keys, self.limit, self.rank_column, self.dedup)
         result = (

@@ -467,7 +467,8 @@ def _digest_literals(expression: Any) -> Any:
         if type(node) is not _Literal:
             return None
         if isinstance(node.value, str):
-            return _DigestLiteral(f"_UTF-16LE'{node.value}':VARCHAR(2147483647) CHARACTER SET \"UTF-16LE\"")
+            quoted = node.value.replace("'", "''")  # Calcite doubles a quote in a digest
+            return _DigestLiteral(f"_UTF-16LE'{quoted}':VARCHAR(2147483647) CHARACTER SET \"UTF-16LE\"")
         if isinstance(node.value, decimal.Decimal) and node.data_type.root == "DECIMAL":
             precision, scale = node.data_type.params
             return _DigestLiteral(f"{node.value}:DECIMAL({precision}, {scale})")

@@ -383,7 +383,7 @@ def lookup_join_terms(node: LookupJoin, infix: bool) -> list[str]:
 
     lookup = []
     for key in node.keys:
-        bound = key.left if key.left is not None else _literal(key.value)
+        bound = key.left if key.left is not None else _literal(key.value, infix)
         lookup.append(f"{node.table.columns[key.column]}={bound}")
     terms = [
         f"table=[{node.table.path}]",

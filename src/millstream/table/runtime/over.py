@@ -33,6 +33,7 @@ __all__ = [
     "BatchRankFunction",
     "OverFunction",
     "RetractableTopNFunction",
+    "RowTimeFirstRowFunction",
     "TopNFunction",
     "WindowRankFunction",
 ]
@@ -402,6 +403,43 @@ class TopNFunction(KeyedProcessFunction):
             else:
                 out.append((INSERT, self._with_rank(new[rank - 1], rank)))
         return out
+
+
+class RowTimeFirstRowFunction(KeyedProcessFunction):
+    """Deduplication keeping each key's first row by event time, as Flink's
+    ``RowTimeDeduplicateKeepFirstRowFunction``: the earliest row so far waits for the watermark
+    to pass its time and is then emitted once (``+I``, insert-only); rows behind the watermark
+    when they arrive and every row after the emitted one are dropped. PyFlink 2.3.0 emits
+    ``+I[a, 4, 10:00:01]`` alone for rows of key ``a`` at 10:00:05, 10:00:03 and 10:00:01."""
+
+    def __init__(self, column: int, root: str) -> None:
+        self.column, self.root = column, root
+
+    def open(self, runtime_context: Any) -> None:
+        self.waiting = runtime_context.get_state(ValueStateDescriptor("waiting-to-emit-on-timer", None))
+        self.emitted = runtime_context.get_state(ValueStateDescriptor("already-emitted", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        row = value[1]
+        if row[self.column] is None:
+            return None
+        time = to_epoch_millis(row[self.column], self.root)
+        timers = ctx.timer_service()
+        if time < timers.current_watermark() or self.emitted.value():
+            return None  # late, or the key's row is out already
+        held = self.waiting.value()
+        if held is None or time < to_epoch_millis(held[self.column], self.root):
+            if held is not None:
+                timers.delete_event_time_timer(to_epoch_millis(held[self.column], self.root))
+            timers.register_event_time_timer(time)
+            self.waiting.update(row)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        row = self.waiting.value()
+        self.waiting.clear()
+        self.emitted.update(True)
+        return None if row is None else [(INSERT, row)]
 
 
 class BatchRankFunction(TopNFunction):

@@ -22,6 +22,7 @@ from millstream.table.planner.sources import FromDataStream
 from millstream.table.planner.windows import WatermarkAssigner
 from millstream.table.sql.errors import TableNotFoundError
 from millstream.table.sql.expressions import flink_text, parse_expression, watermark_delay_ms
+from millstream.table.sql.missing_objects import object_not_found
 
 __all__ = [
     "apply_schema",
@@ -322,5 +323,5 @@ def table_plan(catalog: CatalogManager, path: str | list[str]) -> PlanNode:
         return found.plan
     if isinstance(found, CatalogTable):
         return source_plan(identifier, found)[0]
-    name = path if isinstance(path, str) else path[-1]  # where a query writes it (its last part)
-    raise TableNotFoundError(name, catalog.list_tables())
+    parts = list(path) if isinstance(path, list) else [path]  # as the query writes the name
+    raise TableNotFoundError(parts, object_not_found(catalog, parts))

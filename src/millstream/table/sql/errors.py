@@ -30,18 +30,20 @@ __all__ = [
     "SqlError",
     "SqlTypeError",
     "TableNotFoundError",
+    "alias_degree_mismatch",
     "column_not_in_table",
     "line_column",
     "locate_in_select",
+    "not_a_condition",
+    "not_in_select_clause",
     "position",
     "sql_statement",
     "table_not_found",
     "unknown_identifier",
+    "within_group_refused",
 ]
 
 T = TypeVar("T")
-
-_CURRENT_DATABASE = "default_catalog.default_database"
 
 
 class SqlError(ValueError):
@@ -54,16 +56,16 @@ class SqlTypeError(SqlError, TypeError):
 
 
 class TableNotFoundError(ValueError):
-    """A query reads a table or view no one created.
+    """A query reads a table or view no one created; its message is Flink's without the
+    position (``Object 'tt' not found within 'cat.db'``, ``sql/missing_objects.py``).
 
     Attributes:
-        name: the name the query reads.
-        tables: the names of the tables and views there are.
+        parts: the name's parts as the query writes them (``t``, ``db.t``, ``catalog.db.t``).
     """
 
-    def __init__(self, name: str, tables: Iterable[str]) -> None:
-        super().__init__(f"Table '{name}' was not found (create_temporary_view names tables)")
-        self.name, self.tables = name, tuple(tables)
+    def __init__(self, parts: list[str], message: str) -> None:
+        super().__init__(message)
+        self.parts = list(parts)
 
 
 class _Statement(threading.local):
@@ -234,24 +236,108 @@ def locate_in_select(
         call = _first(select, lambda n: isinstance(n, exp.Anonymous) and n.name.lower() == function)
         if call is None:
             return None
+        null = next((a for a in call.expressions if isinstance(a, exp.Null)), None)
+        if null is not None:  # Calcite types the arguments first: a bare NULL has none
+            return _validation_error("Illegal use of 'NULL'", _span(null))
         return _validation_error(f"No match found for function signature {err.signature()}", _call_span(call))
     if isinstance(err, TableNotFoundError):
-        name = err.name
-        table = _first(select, lambda n: isinstance(n, exp.Table) and n.name == name)
-        return table_not_found(table, err.tables) if isinstance(table, exp.Table) else None
-    applied = _CANNOT_APPLY.match(str(err)) if isinstance(err, TypeError) else None
-    if applied is not None:  # a function's arguments of types it does not take
-        function = applied.group(1).upper()
-        call = _first(select, lambda n: isinstance(n, exp.Func) and _function_name(n) == function)
-        return None if call is None else _validation_error(str(err), _call_span(call), SqlTypeError)
+        parts = err.parts
+        table = _first(select, lambda n: isinstance(n, exp.Table) and [p.name for p in n.parts] == parts)
+        return table_not_found(table, str(err)) if isinstance(table, exp.Table) else None
+    return _type_error(select, err)
+
+
+_CANNOT_APPLY = re.compile(
+    r"Cannot apply '([^']+)' to arguments of type '(.*?)'\. Supported form\(s\): '(.*?)'"
+)
+_CAST = re.compile(r"Cast function cannot convert value of type .+ to type (.+)$")
+# the operators Calcite names in "Cannot apply '+' ...": sqlglot's node of each
+_OPERATORS: dict[str, tuple[type[exp.Expression], ...]] = {
+    "+": (exp.Add,),
+    "-": (exp.Sub,),
+    "*": (exp.Mul,),
+    "/": (exp.Div,),
+    "%": (exp.Mod,),
+    "||": (exp.DPipe,),
+    "AND": (exp.And,),
+    "OR": (exp.Or,),
+    "=": (exp.EQ,),
+    "<>": (exp.NEQ,),
+    "<": (exp.LT,),
+    "<=": (exp.LTE,),
+    ">": (exp.GT,),
+    ">=": (exp.GTE,),
+}
+
+
+def _type_error(select: exp.Select, err: Exception) -> SqlError | None:
+    """A function's or an operator's arguments of types it does not take, or a CAST between
+    types that do not convert, at the call or operation as written (Calcite's position)."""
+    text = str(err)
+    applied = _CANNOT_APPLY.match(text) if isinstance(err, (TypeError, ValueError)) else None
+    if applied is not None:
+        name, shown = applied.group(1), applied.group(2)
+        kinds = (exp.Neg,) if name == "-" and shown.startswith("-<") else _OPERATORS.get(name.upper())
+        if kinds is not None:
+            node = _first(select, lambda n: isinstance(n, kinds))
+            if node is None:
+                return None
+            if isinstance(node, exp.Mod) and "start" in node.meta and _written_name(node) == "MOD":
+                text = f"Cannot apply 'MOD' to arguments of type 'MOD({shown.replace(' % ', ', ')})'. " + (
+                    "Supported form(s): 'MOD(<EXACT_NUMERIC>, <EXACT_NUMERIC>)'"
+                )
+                return _validation_error(text, _call_span(node), SqlTypeError)
+            return _validation_error(text, _expression_span(node), SqlTypeError)
+        call = _first(select, lambda n: isinstance(n, exp.Func) and _written_name(n) == name.upper())
+        return None if call is None else _validation_error(text, _call_span(call), SqlTypeError)
+    cast = _CAST.match(text)
+    if cast is not None and type(err).__name__ == "CastError":  # (the class a program catches stays)
+        node = _first(select, lambda n: isinstance(n, (exp.Cast, exp.TryCast)) and not n.meta.get("literal"))
+        located = None if node is None else _validation_error(text, _call_span(node))
+        return None if located is None else type(err)(str(located))  # type: ignore[return-value]
     return None
 
 
-_CANNOT_APPLY = re.compile(r"Cannot apply '(\w+)' to arguments of type")
+def _written_name(node: exp.Expression) -> str:
+    """A call's name as the statement writes it (``LCASE``, ``MOD``), upper-case."""
+    span, text = _span(node), _STATEMENT.text
+    if span is None or text is None:
+        return str(node.name if isinstance(node, exp.Anonymous) else node.key).upper()
+    return text[span[0] : span[1] + 1].strip().upper()
 
 
-def _function_name(node: exp.Func) -> str:
-    return str(node.name if isinstance(node, exp.Anonymous) else node.sql_name()).upper()
+def _expression_span(node: exp.Expression) -> tuple[int, int] | None:
+    """Where an operation stands, from its first operand's first character to its last
+    operand's last (a call's to its closing parenthesis)."""
+    spans = [
+        _call_span(n) if isinstance(n, exp.Func) else _span(n)
+        for n in node.walk()
+        if isinstance(n, exp.Expression) and "start" in n.meta
+    ]
+    found = [s for s in spans if s is not None]
+    return (min(s[0] for s in found), max(s[1] for s in found)) if found else None
+
+
+def not_in_select_clause(column: exp.Column) -> SqlError:
+    """Calcite's error for ``SELECT DISTINCT a ... ORDER BY b``, at ``b``."""
+    return _validation_error(f"Expression '{column.name}' is not in the select clause", _span(column.this))
+
+
+def not_a_condition(clause: str, node: exp.Expression) -> SqlError:
+    """Calcite's error for ``WHERE x`` / ``HAVING x`` of a value that is no BOOLEAN."""
+    return _validation_error(f"{clause} clause must be a condition", _expression_span(node))
+
+
+def alias_degree_mismatch(columns: list[exp.Identifier], names: list[str]) -> SqlError:
+    """Calcite's error for ``AS t(a, b)`` naming more or fewer columns than the table has, at
+    the alias's column list."""
+    spans = [s for s in (_span(c) for c in columns) if s is not None]
+    shown = ", ".join(f"'{n}'" for n in names)
+    return _validation_error(
+        f"List of column aliases must have same degree as table; table has {len(names)} columns ({shown}), "
+        f"whereas alias list has {len(columns)} columns",
+        (spans[0][0], spans[-1][1]) if spans else None,
+    )
 
 
 def unknown_identifier(node: exp.Expression) -> SqlError:
@@ -260,18 +346,22 @@ def unknown_identifier(node: exp.Expression) -> SqlError:
     return _validation_error(f"Unknown identifier '{node.name}'", _span(identifier))
 
 
-def table_not_found(table: exp.Table, tables: Iterable[str]) -> SqlError:
-    """Flink's ``Object 'tt' not found`` for a table no one created, with what Calcite adds: the
-    database it looked in when the name is qualified or differs from one only in case."""
+def within_group_refused(call: exp.Expression) -> SqlError:
+    """Calcite's error for ``f(x) WITHIN GROUP (ORDER BY ...)`` of an aggregate ``f`` that takes
+    no order (all but JSON_ARRAYAGG in Flink), at the call as written."""
+    span, text = _call_span(call), _STATEMENT.text
+    name = text[span[0] : span[1] + 1].split("(")[0].strip().upper() if span and text else call.key.upper()
+    message = f"Aggregate expression '{name}' must not contain a WITHIN GROUP clause"
+    return _validation_error(message, span)
+
+
+def table_not_found(table: exp.Table, message: str) -> SqlError:
+    """Flink's ``Object 'tt' not found ...`` (``message``) for a table no one created, at the
+    place the statement writes its whole name."""
     parts = [p for p in table.parts if isinstance(p, exp.Identifier)]
     spans = [s for s in (_span(p) for p in parts) if s is not None]
     span = (spans[0][0], spans[-1][1]) if spans else None
-    qualifiers = [p.name for p in parts[:-1]]
-    if qualifiers and ".".join(qualifiers) not in (_CURRENT_DATABASE, _CURRENT_DATABASE.split(".")[1]):
-        return _validation_error(f"Object '{qualifiers[0]}' not found", span)
-    suggestion = _did_you_mean(table.name, tables)
-    within = f" within '{_CURRENT_DATABASE}'" if qualifiers or suggestion else ""
-    return _validation_error(f"Object '{table.name}' not found{within}{suggestion}", span)
+    return _validation_error(message, span)
 
 
 def column_not_in_table(column: exp.Column, scope: dict[tuple[str | None, str], str]) -> SqlError:

@@ -65,11 +65,14 @@ class _Translation(threading.local):
             input (joins rename clashing columns).
         over: the over windows of the SELECTs being converted, innermost last: alias ->
             frame (``OVER (...)`` and ``WINDOW w AS (...)``).
+        database: the current database of the query being converted (``CURRENT_DATABASE()``,
+            a constant of the query as in Flink's planner).
     """
 
     def __init__(self) -> None:
         self.scopes: list[dict[tuple[str | None, str], str]] = []
         self.over: list[dict[str, Any]] = []
+        self.database = "default_database"
 
 
 _STATE = _Translation()
@@ -242,11 +245,14 @@ def _expression(node: exp.Expression) -> Expression:  # noqa: C901 - one case pe
         return _expression(node.this).cast(_data_type(node.to))
     if isinstance(node, exp.Filter) and type(node.this) in _AGGREGATES:  # agg(x) FILTER (WHERE c)
         return _aggregate(node.this, _expression(node.expression.this))
-    if isinstance(node, exp.Filter):  # a Python UDAF's call FILTER (WHERE c)
+    if isinstance(node, exp.Filter):  # a Python UDAF's or another aggregate's call FILTER (WHERE c)
         call = _expression(node.this)
-        if not isinstance(call, UserAggregateCall):
-            raise SqlError(f"FILTER (WHERE ...) follows an aggregate function's call, not: {node.this.sql()}")
-        return call.filtered(_expression(node.expression.this))
+        where = _expression(node.expression.this)
+        if isinstance(call, UserAggregateCall):
+            return call.filtered(where)
+        if type(call) is AggregateCall and call.where is None:  # LISTAGG, COLLECT ...
+            return AggregateCall(call.function, call.operand, call.is_distinct, where)
+        raise SqlError(f"FILTER (WHERE ...) follows an aggregate function's call, not: {node.this.sql()}")
     if type(node) in _AGGREGATES:
         return _aggregate(node, None)
     if isinstance(node, (exp.RespectNulls, exp.IgnoreNulls)) and isinstance(node.this, exp.ArrayAgg):
@@ -480,8 +486,8 @@ def _nulls_first(ordered: exp.Ordered) -> bool:
 
 
 def _function(node: exp.Expression) -> Expression:
-    if isinstance(node, exp.Window):
-        return _over(node)
+    if isinstance(node, (exp.Window, exp.CurrentDatabase)):  # CURRENT_DATABASE(): the query's constant
+        return _over(node) if isinstance(node, exp.Window) else lit(_STATE.database, DataTypes.STRING(False))
 
     if isinstance(node, exp.Interval):
         return _interval(node)

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from millstream.table.common.intervals import is_interval
 from millstream.table.common.printing import summary_string
 from millstream.table.common.types import DataTypes
 from millstream.table.expression.calls import _Tuple
@@ -40,6 +41,7 @@ from millstream.table.functions.aggregates_more import (
 from millstream.table.functions.bitmaps import BITMAP_AGGREGATES
 from millstream.table.functions.builtins import call_builtin
 from millstream.table.functions.temporal import EXTRACT_UNITS
+from millstream.table.sql.errors import within_group_refused
 from millstream.table.sql.types import _data_type
 
 __all__ = ["TIME_UNITS", "special_form"]
@@ -219,6 +221,27 @@ class _TypeOf(Expression):
         return Compiled(lambda row: text, DataTypes.STRING(), None)  # Flink's TYPEOF: STRING
 
 
+class _PeriodEnd(Expression):
+    """An OVERLAPS period's end: ``start + length`` when the second item is an interval (by
+    its type, as Calcite's ``convertOverlaps``: a year-month one moves by calendar months),
+    else the item itself."""
+
+    def __init__(self, origin: Expression, other: Expression) -> None:
+        self.origin = origin
+        self.other = other
+
+    def aggregates(self) -> list[Any]:
+        return self.origin.aggregates() + self.other.aggregates()
+
+    def resolve(self, names: list[str], types: list[Any]) -> Any:
+        kind = self.other.resolve(names, types).data_type
+        end = self.origin + self.other if is_interval(kind.root) else self.other
+        return end.resolve(names, types)
+
+    def __repr__(self) -> str:
+        return f"periodEnd({self.origin!r}, {self.other!r})"
+
+
 def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
     """``(start1, end1 | length1) OVERLAPS (start2, end2 | length2)``: the two periods share a
     point (Calcite's rule: each period ordered first, then ``s1 <= e2 AND s2 <= e1``). The
@@ -233,8 +256,8 @@ def _overlaps(node: exp.Expression, expression: Convert) -> Expression | None:
         items = side.expressions if isinstance(side, exp.Tuple) else []
         if len(items) != 2:
             raise ValueError(f"OVERLAPS compares two periods (start, end or length), got: {side.sql()}")
-        start, other = expression(items[0]), expression(items[1])
-        end = call_builtin("PLUS_INTERVAL", start, other) if isinstance(items[1], exp.Interval) else other
+        start = expression(items[0])
+        end = _PeriodEnd(start, expression(items[1]))
         ordered = start <= end
         periods.append((if_then_else(ordered, start, end), if_then_else(ordered, end, start)))
     (s1, e1), (s2, e2) = periods
@@ -339,6 +362,37 @@ def _named_aggregate(node: exp.Expression, expression: Convert) -> Expression | 
     return AggregateCall(name, expression(operand))
 
 
+class _Unordered(Expression):
+    """An aggregate's argument whose ORDER BY keys Flink validates and ignores (JSON_ARRAYAGG's:
+    PyFlink 2.3.0 aggregates in arrival order with any ORDER BY or WITHIN GROUP)."""
+
+    def __init__(self, value: Expression, keys: list[Expression]) -> None:
+        self.value = value
+        self.keys = keys
+
+    def aggregates(self) -> list[Any]:
+        return self.value.aggregates()
+
+    def resolve(self, names: list[str], types: list[Any]) -> Any:
+        for key in self.keys:  # an unknown column is an error, as Flink's validator's
+            key.resolve(names, types)
+        return self.value.resolve(names, types)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _json_arrayagg(node: exp.Anonymous, within: exp.Expression | None, expression: Convert) -> Expression:
+    """``JSON_ARRAYAGG(x [ORDER BY k ...] [NULL | ABSENT ON NULL]) [WITHIN GROUP (ORDER BY k ...)]``."""
+    options, _, _, arguments = _json_options(node)
+    value, *inside = arguments
+    orders = [o for o in (*inside, within) if isinstance(o, exp.Order)]
+    keys = [expression(ordered.this) for order in orders for ordered in order.expressions]
+    spec = {"null": options.get("null", "ABSENT"), "raw": _is_json_constructor(value)}
+    argument = _json_value_argument(value, expression)
+    return AggregateCall(JSON_ARRAYAGG + json.dumps(spec), _Unordered(argument, keys) if keys else argument)
+
+
 def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | None:
     """LISTAGG(x [, sep]), COLLECT(x), JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY k VALUE v)."""
     if isinstance(node, exp.Lag):  # LAG(x [, offset [, default]]) OVER (...)
@@ -371,17 +425,26 @@ def _aggregate_form(node: exp.Expression, expression: Convert) -> Expression | N
             raise ValueError(f"Argument to function 'LISTAGG' must {wrong}")
         text = "," if separator is None else str(separator.this)
         operand = node.this
+        if isinstance(operand, exp.Order):  # sqlglot's LISTAGG(x) WITHIN GROUP (ORDER BY ...)
+            raise within_group_refused(node)
         if isinstance(operand, exp.Distinct):
             return AggregateCall(LISTAGG + json.dumps(text), expression(operand.expressions[0]), True)
         return AggregateCall(LISTAGG + json.dumps(text), expression(operand))
     named = _named_aggregate(node, expression)
     if named is not None:
         return named
-    if _json_call_name(node) == "__JSON_ARRAYAGG":  # JSON_ARRAYAGG(x [NULL | ABSENT ON NULL])
-        options, _, _, arguments = _json_options(node)  # type: ignore[arg-type]
-        (value,) = arguments
-        spec = {"null": options.get("null", "ABSENT"), "raw": _is_json_constructor(value)}
-        return AggregateCall(JSON_ARRAYAGG + json.dumps(spec), _json_value_argument(value, expression))
+    return _json_aggregate_form(node, expression)
+
+
+def _json_aggregate_form(node: exp.Expression, expression: Convert) -> Expression | None:
+    """JSON_ARRAYAGG(x [ORDER BY ...]) [WITHIN GROUP (ORDER BY ...)] and JSON_OBJECTAGG(KEY k
+    VALUE v); a WITHIN GROUP after any other aggregate is Calcite's validation error."""
+    if isinstance(node, exp.WithinGroup):  # f(x) WITHIN GROUP (ORDER BY ...): JSON_ARRAYAGG's only
+        if _json_call_name(node.this) != "__JSON_ARRAYAGG":
+            raise within_group_refused(node.this)
+        return _json_arrayagg(node.this, node.expression, expression)
+    if _json_call_name(node) == "__JSON_ARRAYAGG":  # JSON_ARRAYAGG(x [ORDER BY ...] [NULL | ABSENT ON NULL])
+        return _json_arrayagg(node, None, expression)  # type: ignore[arg-type]
     if isinstance(node, exp.JSONObjectAgg):
         pair = node.expressions[0]
         on_null = "ABSENT" if "ABSENT" in str(node.args.get("null_handling") or "").upper() else "NULL"

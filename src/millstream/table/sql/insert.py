@@ -26,9 +26,7 @@ def insert_plan(ctx: SqlContext, tree: exp.Insert) -> PlanNode:
     table = target.this if isinstance(target, exp.Schema) else target
     path = [part.name for part in table.parts]  # t, db.t or catalog.db.t
     source = tree.expression
-    if isinstance(source, exp.Values):  # VALUES (...), ...: its columns EXPR$0 ...
-        plan = query(ctx, exp.Select(expressions=[exp.Star()]).from_(source))
-    elif is_query(source):
+    if is_query(source):  # a query, or VALUES (...), ... (its columns EXPR$0 ...)
         plan = query(ctx, source)
     else:
         raise SqlError(f"INSERT INTO needs a query (SELECT ...) or VALUES, got: {source.sql()[:80]}")

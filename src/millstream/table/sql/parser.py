@@ -7,7 +7,6 @@ in the text before parsing. A refused statement gets Flink's message (``sql/synt
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, ClassVar
 
@@ -17,6 +16,12 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import Token, TokenType
 
 from millstream.table.sql.errors import SqlError
+from millstream.table.sql.json_syntax import (
+    is_json_aggregate,
+    parse_json_aggregate_suffix,
+    parse_json_call,
+    parse_json_key_value,
+)
 from millstream.table.sql.literals import (
     INTERVAL_UNITS,
     IntervalQualifier,
@@ -120,9 +125,19 @@ class _FlinkSql(Spark):
             **Spark.Parser.TYPE_LITERAL_PARSERS,
             **{kind: lambda self, this, to: self._typed_literal(this, to) for kind in _TYPED_LITERALS},
         }
+        PRIMARY_PARSERS = {  # NULL, TRUE and FALSE keep where they stand (a validation error names it)
+            **Spark.Parser.PRIMARY_PARSERS,
+            **{
+                kind: (lambda parse: lambda self, token: parse(self, token).update_positions(token))(
+                    Spark.Parser.PRIMARY_PARSERS[kind]
+                )
+                for kind in (TokenType.NULL, TokenType.TRUE, TokenType.FALSE)
+            },
+        }
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
             "CEILING": Spark.Parser.FUNCTION_PARSERS["CEIL"],  # CEILING(t TO HOUR) as CEIL(t TO HOUR)
+            "SUBSTRING": lambda self: self._parse_substring_call(),
             "TIMESTAMPADD": lambda self: self._parse_timestamp_call("__TIMESTAMPADD"),
             "TIMESTAMPDIFF": lambda self: self._parse_timestamp_call("__TIMESTAMPDIFF"),
             **{
@@ -202,9 +217,13 @@ class _FlinkSql(Spark):
             return super()._parse_atom()
 
         def _parse_primary(self) -> exp.Expression | None:
-            """Spark's, with Flink's string and binary literals (``_parse_literal``)."""
-            if self._curr is not None and self._curr.token_type in _LITERAL_HEADS:
-                return self._parse_literal()
+            """Spark's, with Flink's string and binary literals (``_parse_literal``); a string
+            literal keeps where it stands (a validation error names it, as NULL's, TRUE's ...)."""
+            token = self._curr
+            if token is not None and token.token_type in _LITERAL_HEADS:
+                literal = self._parse_literal()
+                end = self._prev.end if self._prev is not None else token.end  # its closing quote
+                return literal.update_positions(line=token.line, col=token.col, start=token.start, end=end)
             if self._match_pair(TokenType.DOT, TokenType.NUMBER):  # .5, as written: DECIMAL(1, 1)
                 return exp.Literal.number(f".{self._prev.text}")
             primary = super()._parse_primary()
@@ -215,6 +234,21 @@ class _FlinkSql(Spark):
                 operands = [exp.Literal.string(unit), minus.this, minus.expression]
                 return exp.Anonymous(this="__DATETIME_MINUS", expressions=operands)
             return primary
+
+        def _parse_substring_call(self) -> exp.Expression:
+            """sqlglot's SUBSTRING; of one argument Calcite's parser stops at its ')'."""
+            call = self._parse_substring()
+            if call.args.get("start") is None and self._curr is not None:
+                self.raise_error("Expecting FROM or a comma")
+            return call
+
+        def _parse_unary(self) -> exp.Expression | None:
+            """sqlglot's; a negation keeps where its ``-`` stands."""
+            token = self._curr
+            unary = super()._parse_unary()
+            if isinstance(unary, exp.Neg) and token is not None and "start" not in unary.meta:
+                unary.update_positions(token)
+            return unary
 
         def _parse_literal(self) -> exp.Expression:
             """A character or binary string literal as Calcite's parser reads one: its head
@@ -318,7 +352,12 @@ class _FlinkSql(Spark):
                 self._refuse(
                     f"Incorrect syntax near the keyword '{self._tokens[before].text}'", self._tokens[before]
                 )
+            first = before  # where the literal stands: from its type's first word to its string's end
+            while first > 0 and self._tokens[first - 1].text.upper() in _TYPE_WORDS:
+                first -= 1
+            head, end = self._tokens[first], self._tokens[self._index - 1].end
             literal = self.expression(exp.Cast(this=this, to=to))
+            literal.update_positions(line=head.line, col=head.col, start=head.start, end=end)
             literal.meta["literal"] = True
             return literal
 
@@ -370,90 +409,38 @@ class _FlinkSql(Spark):
             )
 
         def _parse_json_call(self, name: str) -> exp.Expression:
-            """Flink's (Calcite's) JSON calls with their clauses: ``JSON_VALUE(j, path [RETURNING
-            t] [NULL | ERROR | DEFAULT x ON EMPTY] [... ON ERROR])``, ``JSON_QUERY(j, path
-            [RETURNING t] [WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER | WITHOUT [ARRAY]
-            WRAPPER] [NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT ON EMPTY] [... ON ERROR])``,
-            ``JSON_EXISTS(j, path [TRUE | FALSE | UNKNOWN | ERROR ON ERROR])``, ``JSON_ARRAY(v,
-            ... [NULL | ABSENT ON NULL])`` and ``JSON_ARRAYAGG(v [NULL | ABSENT ON NULL])``: the
-            call ``__<name>(options, returning type or NULL, default on empty or NULL, default on
-            error or NULL, arguments...)``, the options a JSON object (``sql/forms.py``)."""
-            if self._curr is not None and self._curr.token_type == TokenType.R_PAREN:
-                arguments: list[exp.Expression] = []
-            else:
-                arguments = [a for a in self._parse_csv(self._parse_assignment) if a is not None]
-            options: dict[str, str] = {}
-            returning: exp.Expression = exp.null()
-            defaults: dict[str, exp.Expression] = {"EMPTY": exp.null(), "ERROR": exp.null()}
-            if name in ("JSON_VALUE", "JSON_QUERY") and self._match_text_seq("RETURNING"):
-                returning = self._parse_types() or exp.null()
-            if name == "JSON_QUERY":
-                wrapper = self._json_wrapper()
-                if wrapper is not None:
-                    options["wrapper"] = wrapper
-            while self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
-                behaviour = self._json_behaviour(name)
-                if behaviour is None or not self._match(TokenType.ON):
-                    rest = self._find_sql(self._curr, self._tokens[-1]).rsplit(")", 1)[0].strip()
-                    raise SqlError(f"SQL parse failed. {name}(... {rest}) is not valid")
-                target = self._curr.text.upper() if self._curr is not None else ""
-                allowed = ("NULL",) if name in ("JSON_ARRAY", "JSON_ARRAYAGG") else ("EMPTY", "ERROR")
-                if (
-                    target not in allowed
-                    or (name == "JSON_EXISTS" and target != "ERROR")
-                    or target.lower() in options
-                ):
-                    raise SqlError(f'SQL parse failed. Encountered "{target}" in {name}(...)')
-                self._advance()
-                if isinstance(behaviour, exp.Expression):
-                    defaults[target] = behaviour
-                    behaviour = "DEFAULT"
-                options[target.lower()] = behaviour
-            return self.expression(
-                exp.Anonymous(
-                    this=f"__{name}",
-                    expressions=[
-                        exp.Literal.string(json.dumps(options)),
-                        returning,
-                        defaults["EMPTY"],
-                        defaults["ERROR"],
-                        *arguments,
-                    ],
-                )
-            )
+            """Flink's JSON calls with their clauses (``sql/json_syntax.py``)."""
+            return parse_json_call(self, name)
 
-        def _json_wrapper(self) -> str | None:
-            if self._match_text_seq("WITHOUT"):
-                self._match(TokenType.ARRAY)
-                if not self._match_text_seq("WRAPPER"):
-                    self._refuse("expected WRAPPER after WITHOUT [ARRAY]")
-                return "WITHOUT ARRAY"
-            index = self._index
-            if self._match(TokenType.WITH):
-                kind = "UNCONDITIONAL ARRAY"
-                if self._match_text_seq("CONDITIONAL"):
-                    kind = "CONDITIONAL ARRAY"
-                else:
-                    self._match_text_seq("UNCONDITIONAL")
-                self._match(TokenType.ARRAY)
-                if self._match_text_seq("WRAPPER"):
-                    return kind
-                self._retreat(index)
-            return None
+        def _parse_function_call(self, *args: Any, **kwargs: Any) -> exp.Expression | None:
+            """sqlglot's, the call's position its name's also where a function parser made it
+            (``LISTAGG``, ``JSON_ARRAYAGG`` ...): a validation error names it there."""
+            token = self._curr
+            result = super()._parse_function_call(*args, **kwargs)
+            call = result
+            while isinstance(call, (exp.Window, exp.WithinGroup, exp.Filter)):
+                call = call.this
+            if isinstance(call, exp.Func) and token is not None and "start" not in call.meta:
+                call.update_positions(token)
+            return result
 
-        def _json_behaviour(self, name: str) -> str | exp.Expression | None:
-            """The behaviour before ``ON``: a word, or the expression after DEFAULT."""
-            if name == "JSON_VALUE" and self._match(TokenType.DEFAULT):
-                return self._parse_bitwise()
-            words = {
-                "JSON_EXISTS": ("TRUE", "FALSE", "UNKNOWN", "ERROR"),
-                "JSON_VALUE": ("NULL", "ERROR"),
-                "JSON_QUERY": ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT"),
-            }.get(name, ("NULL", "ABSENT"))
-            for word in words:
-                if self._match_text_seq(*word.split()):
-                    return word
-            return None
+        def _parse_window(self, this: exp.Expression | None, alias: bool = False) -> exp.Expression | None:
+            """sqlglot's, and after a JSON aggregate Flink's rules (``sql/json_syntax.py``)."""
+            if alias or not is_json_aggregate(this):
+                return super()._parse_window(this, alias)
+            return parse_json_aggregate_suffix(self, this)  # type: ignore[arg-type]
+
+        def _parse_json_object(self, agg: bool = False) -> exp.Expression:
+            """sqlglot's JSON_OBJECT / JSON_OBJECTAGG, ended by its ')' (what else follows is
+            where Flink's parser stops: ``JSON_OBJECTAGG(KEY k VALUE v ORDER BY v)``)."""
+            result = super()._parse_json_object(agg)
+            if self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
+                self.raise_error("Expecting )")
+            return result
+
+        def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
+            """A JSON_OBJECT / JSON_OBJECTAGG entry (``sql/json_syntax.py``)."""
+            return parse_json_key_value(self)
 
         def _parse_watermark(self) -> exp.Expression | None:
             if not self._match(TokenType.FOR):
@@ -487,6 +474,7 @@ _LITERAL_HEADS = {
 _CHARSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9:._-]*")
 
 
+_TYPE_WORDS = {"DATE", "TIME", "TIMESTAMP", "WITH", "WITHOUT", "LOCAL", "ZONE"}  # a typed literal's
 _MINUS_UNITS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")  # (a - b) HOUR
 
 

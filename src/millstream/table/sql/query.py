@@ -9,6 +9,7 @@ The query translator reads the catalog and the job's mode from a ``SqlContext``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,14 @@ from millstream.table.planner.over import over_aggregate
 from millstream.table.planner.windows import WindowTVF, tvf_columns, window_aggregate, window_time_column
 from millstream.table.sql.catalog_tables import table_plan
 from millstream.table.sql.context import SqlContext
-from millstream.table.sql.errors import TableNotFoundError, locate_in_select, unknown_identifier
+from millstream.table.sql.errors import (
+    TableNotFoundError,
+    alias_degree_mismatch,
+    locate_in_select,
+    not_a_condition,
+    not_in_select_clause,
+    unknown_identifier,
+)
 from millstream.table.sql.expressions import (
     _GROUP_WINDOWS,
     _LEGACY_WINDOW,
@@ -63,6 +71,22 @@ class _Windowed:
 
 
 def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Windowed | None]:
+    """A FROM or JOIN item's plan, its columns named as its alias's column list says
+    (``(VALUES (1, 2)) AS t(a, b)``, ``(SELECT ...) AS t(a, b)``, ``t AS x(a, b)``)."""
+    plan, windowed = _from_item_plan(ctx, node)
+    alias = node.args.get("alias")
+    columns = alias.columns if isinstance(alias, exp.TableAlias) else []
+    if columns and isinstance(node, (exp.Subquery, exp.Values, exp.Table)):
+        if len(columns) != len(plan.names):
+            raise alias_degree_mismatch(columns, plan.names)
+        names = [c.name for c in columns]
+        plan = (
+            dataclasses.replace(plan, names=names) if isinstance(plan, Values) else builder.alias(plan, names)
+        )
+    return plan, windowed
+
+
+def _from_item_plan(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Windowed | None]:
     if isinstance(node, exp.Subquery):
         return query(ctx, node.this), None
     if (
@@ -77,8 +101,8 @@ def _from_item(ctx: SqlContext, node: exp.Expression) -> tuple[PlanNode, _Window
                 f"FOR SYSTEM_TIME AS OF on table '{node.name}' is supported only on the right of a "
                 "JOIN, as of the left table's time attribute (a temporal or lookup join)"
             )
-        derived = ctx.derived.get(node.name)
         path = [part.name for part in node.parts]  # t, db.t or catalog.db.t
+        derived = ctx.derived.get(node.name) if len(path) == 1 else None  # a WITH query's name is one part
         return (derived if derived is not None else table_plan(ctx.catalog, path)), None
     if isinstance(node, exp.Values):
         return _values(node), None
@@ -94,7 +118,7 @@ def _values(node: exp.Values) -> PlanNode:
     ``leastRestrictive``: ``(1), (2.5)`` is DECIMAL(11, 1)), each value cast to it, nullable when
     one is NULL. A bare NULL among the values is refused, as Calcite refuses it (it has no type:
     ``CAST(NULL AS INT)`` is fine)."""
-    items_of = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in node.expressions]
+    items_of = [_row_items(row) for row in node.expressions]
     if any(isinstance(item, exp.Null) for items in items_of for item in items):
         raise SqlError("Illegal use of 'NULL'")
     expressions = [[_expression(item) for item in items] for items in items_of]
@@ -119,10 +143,16 @@ def _values(node: exp.Values) -> PlanNode:
             values.append((e if same else e.cast(column.nullable())).resolve([], []).fn(()))
         rows.append(tuple(values))
     types = [t.nullable() if any(r[i] is None for r in rows) else t for i, t in enumerate(types)]
-    alias = node.args.get("alias")
-    names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
-    names = names or [f"EXPR${i}" for i in range(width)]
-    return Values(names, types, False, rows, label="Values")
+    return Values([f"EXPR${i}" for i in range(width)], types, False, rows, label="Values")
+
+
+def _row_items(row: exp.Expression) -> list[exp.Expression]:
+    """A VALUES row's values: ``(1, 'a')``, ``ROW(1, 'a')`` or ``(ROW(1, 'a'))`` (Calcite's row
+    constructor: two columns, not one ROW column)."""
+    items = row.expressions if isinstance(row, exp.Tuple) else [row]
+    if len(items) == 1 and isinstance(items[0], exp.Anonymous) and items[0].name.upper() == "ROW":
+        return list(items[0].expressions)
+    return list(items)
 
 
 def _window_tvf(ctx: SqlContext, call: exp.Expression) -> tuple[PlanNode, _Windowed]:
@@ -295,8 +325,9 @@ def _table_function(
 
 def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
     """The table a query describes: a SELECT, a set operation of queries (``UNION [ALL]``,
-    ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), or either in
+    ``INTERSECT [ALL]``, ``EXCEPT [ALL]``, with its own ORDER BY / LIMIT), VALUES, or either in
     parentheses."""
+    _STATE.database = ctx.catalog.current_database
     if isinstance(node, exp.Subquery):
         return query(ctx, node.this)
     if isinstance(node, exp.SetOperation):
@@ -311,6 +342,8 @@ def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
         else:
             plan = builder.minus_all(left, right, batch) if every else builder.minus(left, right, batch)
         return order_and_limit(ctx, plan, node)
+    if isinstance(node, exp.Values):  # VALUES (...), ... alone: its columns EXPR$0 ...
+        node = exp.Select(expressions=[exp.Star()]).from_(node)
     if not isinstance(node, exp.Select):
         raise SqlError(f"unsupported query: {node.sql()[:80]}")
     return plan_select(ctx, node)
@@ -318,7 +351,7 @@ def query(ctx: SqlContext, node: exp.Expression) -> PlanNode:
 
 def is_query(node: exp.Expression) -> bool:
     """Whether ``node`` is a query (``query`` plans it)."""
-    return isinstance(node, (exp.Select, exp.SetOperation)) or (
+    return isinstance(node, (exp.Select, exp.SetOperation, exp.Values)) or (
         isinstance(node, exp.Subquery) and is_query(node.this)
     )
 
@@ -332,7 +365,7 @@ def plan_select(ctx: SqlContext, select: exp.Select) -> PlanNode:
     _STATE.over.append(frames)
     try:
         return _select_in_scope(ctx, select)
-    except (UnresolvedFieldError, UnknownFunctionError, TableNotFoundError, TypeError) as err:
+    except (UnresolvedFieldError, UnknownFunctionError, TableNotFoundError, TypeError, ValueError) as err:
         # a name this SELECT's own clauses write (not a nested query's): said where it is written
         scope = _STATE.scopes[depth] if len(_STATE.scopes) > depth else None
         located = locate_in_select(select, err, scope, _aggregates(select))
@@ -350,14 +383,61 @@ def _aggregates(select: exp.Select) -> bool:
     return grouped or any(e.find(exp.AggFunc) is not None for e in select.expressions)
 
 
+def _hidden_order_keys(select: exp.Select) -> exp.Select | None:
+    """``select`` with each ORDER BY key reading a column its select list does not name (``SELECT
+    name FROM t ORDER BY age``, ``SELECT name AS n ... ORDER BY name``) computed as a hidden item
+    ``$order<i>`` and ordered by; None when every key reads the select list's columns (or ``*``).
+    With DISTINCT such a key is Calcite's "Expression 'age' is not in the select clause"."""
+    order = select.args.get("order")
+    if order is None:
+        return None
+    items = select.expressions
+    if any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)) for e in items
+    ):
+        return None
+    named = {e.alias_or_name for e in items}
+    wanted = [
+        i
+        for i, ordered in enumerate(order.expressions)
+        if (columns := {c.name for c in ordered.find_all(exp.Column)}) and not columns <= named
+    ]
+    if not wanted:
+        return None
+    if select.args.get("distinct") is not None:  # DISTINCT rows have no other columns to sort by
+        column = next(c for c in order.expressions[wanted[0]].find_all(exp.Column) if c.name not in named)
+        raise not_in_select_clause(column)
+    copied = select.copy()
+    keys = copied.args["order"].expressions
+    for i in wanted:
+        copied.append("expressions", exp.alias_(keys[i].this.copy(), f"$order{i}", quoted=True))
+        keys[i].set("this", exp.column(f"$order{i}", quoted=True))
+    return copied
+
+
+def _condition(
+    plan: PlanNode, node: exp.Expression, clause: str, written: exp.Expression | None = None
+) -> Expression:
+    """A WHERE or HAVING condition over ``plan``, refused as Calcite refuses one that is no
+    BOOLEAN (``WHERE age``: "WHERE clause must be a condition", where ``written`` stands)."""
+    condition = _expression(node)
+    if condition.resolve(plan.names, plan.types).data_type.root not in ("BOOLEAN", "NULL"):
+        raise not_a_condition(clause, written if written is not None else node)
+    return condition
+
+
 def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
     ranked = _top_n(ctx, select)
     if ranked is not None:
         return ranked
+    hidden = _hidden_order_keys(select)
+    if hidden:  # ORDER BY what the select list leaves out: computed beside it, dropped after the sort
+        plan = _select_in_scope(ctx, hidden)
+        return builder.select(plan, [col(n) for n in plan.names if not n.startswith("$order")], ctx.batch)
     plan, windowed = _source(ctx, select)
     plan, where = _where_subqueries(ctx, select, plan)
     if where is not None:
-        condition = _expression(where.this)
+        condition = _condition(plan, where.this, "WHERE")
         plan = builder.filter_rows(plan, condition)
         if windowed is not None:  # a window aggregation reads the TVF's input: filter that too
             try:
@@ -378,6 +458,7 @@ def _select_in_scope(ctx: SqlContext, select: exp.Select) -> PlanNode:
         if having is not None:
             condition = _expression(having.this).alias("$having")
             grouped = aggregate(items + [condition])
+            _condition(grouped, exp.column("$having"), "HAVING", having.this)
             visible = [col(name) for name in grouped.names if name != "$having"]
             plan = builder.select(builder.filter_rows(grouped, col("$having")), visible, ctx.batch)
         else:

@@ -301,6 +301,9 @@ def failure_message(text: str, tokens: Sequence[Token], i: int) -> str:
     of the statement at ``len(tokens)``)."""
     if 0 < i <= len(tokens) and _word(text, tokens[i - 1]) in _STRAY:
         i -= 1  # sqlglot skipped a token Calcite's grammar takes nowhere
+    if i + 1 < len(tokens) and _word(text, tokens[i]) == ",":  # a list's ',' before no item
+        following = _java_escaped(_word(text, tokens[i + 1]))
+        return f'SQL parse failed. Encountered ", {following}" at {_at(text, tokens[i].start)}.'
     j = _operator_missing_operand(text, tokens, i)
     if j is not None:
         operator = _word(text, tokens[j])
@@ -332,6 +335,45 @@ def non_query(text: str, tokens: Sequence[Token]) -> bool:
     return tokens[0].token_type in _OPERANDS and word not in _STATEMENTS and word not in RESERVED_WORDS
 
 
+def _without_by(words: Sequence[str], tokens: Sequence[Token], i: int, after: str | None) -> bool:
+    """Whether the word at ``i`` is GROUP or ORDER not followed by BY (nor ``WITHIN GROUP``)."""
+    upper = words[i].upper()
+    within = upper == "GROUP" and i > 0 and words[i - 1].upper() == "WITHIN"  # WITHIN GROUP (ORDER BY ...)
+    return (
+        upper in ("GROUP", "ORDER") and tokens[i].token_type == TokenType.VAR and after != "BY" and not within
+    )
+
+
+def _list_failure(words: Sequence[str], i: int, after: str | None) -> int | None:
+    """Where Flink's parser stops after the ',' or AS at ``i``: at a clause's word after either
+    (``SELECT a, FROM t``); after a ',' before no item, at the ',' itself where JavaCC looked two
+    tokens ahead (an ORDER BY / PARTITION BY list, an ARRAY[...]: ``Encountered ", )"``), else
+    at the ')'; None when neither stops it there."""
+    word = words[i]
+    if word not in (",", "AS"):
+        return None
+    if word == "," and (after == "]" or (_in_by_list(words, i) and (after == ")" or after in _AFTER_LIST))):
+        return i
+    return i + 1 if after in _AFTER_LIST or (word == "," and after == ")") else None
+
+
+def _in_by_list(words: Sequence[str], i: int) -> bool:
+    """Whether the word at ``i`` is in an ORDER BY or PARTITION BY list of the innermost
+    parentheses (or brackets) around it."""
+    depth = 0
+    for j in range(i - 1, 0, -1):
+        word = words[j]
+        if word in (")", "]"):
+            depth += 1
+        elif word in ("(", "["):
+            if depth == 0:
+                return False
+            depth -= 1
+        elif depth == 0 and word.upper() in ("ORDER", "PARTITION", "BY"):  # (ORDER BY is one token)
+            return word.upper() != "BY" or words[j - 1].upper() in ("ORDER", "PARTITION")
+    return False
+
+
 def early_failure(text: str, tokens: Sequence[Token]) -> int | None:
     """The token (``len(tokens)``: the end) at which Flink's parser stops in a statement
     sqlglot's parser takes: a clause's word after a ',' or a '(' (``SELECT a, FROM t``) or after
@@ -343,7 +385,7 @@ def early_failure(text: str, tokens: Sequence[Token]) -> int | None:
     pattern = 0  # the depth of parentheses in MATCH_RECOGNIZE's PATTERN (...), where | ^ $ { } are
     script = bool(words) and words[0].upper() in ("EXECUTE", "BEGIN")  # a statement set: ';' between
     for i in range(len(words)):
-        word, upper = words[i], words[i].upper()
+        word = words[i]
         after = words[i + 1].upper() if i + 1 < len(words) else None
         if tokens[i].token_type == TokenType.IDENTIFIER:
             continue
@@ -352,13 +394,14 @@ def early_failure(text: str, tokens: Sequence[Token]) -> int | None:
             continue
         if word in _STRAY or (word == ";" and not script):
             return i
-        if word in (",", "AS") and after in _AFTER_LIST:
-            return i + 1
+        listed = _list_failure(words, i, after)
+        if listed is not None:
+            return listed
         trim = i > 0 and words[i - 1].upper() == "TRIM"  # TRIM(FROM s) takes its default characters
         # (ORDER BY ...) orders a window, FILTER (WHERE ...) an aggregate's rows
         if word == "(" and after in _AFTER_LIST - {"ORDER", "WHERE"} and not trim:
             return i + 1
-        if upper in ("GROUP", "ORDER") and tokens[i].token_type == TokenType.VAR and after != "BY":
+        if _without_by(words, tokens, i, after):
             return i + 1
         if word == "." and after is not None and (after in _CLAUSE_WORDS or after in _BINARY - {"*"}):
             return i + 1

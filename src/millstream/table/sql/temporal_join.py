@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from millstream.table.catalog.catalog_manager import DEFAULT_CATALOG, DEFAULT_DATABASE, CatalogTable
+from millstream.table.catalog.catalog_manager import CatalogTable
 from millstream.table.common.lookup_source import LookupTableSource
 from millstream.table.expression.expression import Expression, _Alias, _Column, _Literal, col
 from millstream.table.expression.logic import and_
@@ -71,19 +71,22 @@ def versioned_join(ctx: SqlContext, left: PlanNode, join: exp.Join, scope: Scope
     if side in ("RIGHT", "FULL"):
         raise SqlError(f"Unknown join type {side}")
     join_type = "LEFT" if side == "LEFT" else "INNER"
-    right = ctx.derived.get(table.name) or table_plan(ctx.catalog, table.name)
+    path = [part.name for part in table.parts]  # t, db.t or catalog.db.t
+    derived = ctx.derived.get(table.name) if len(path) == 1 else None  # a WITH query's name is one part
+    right = derived or table_plan(ctx.catalog, path)
     right_names = _renamed(left, right, _alias_of(table), scope)
     time = _period(left, _expression(table.args["version"].expression))
     on = join.args.get("on")
     condition = _expression(on) if on is not None else None
     if time == left.proctime:
-        source = _lookup_source(ctx, table.name, right)
+        source = None if derived is not None else _lookup_source(ctx, path, right)
         if source is None:
             key, _ = versioned_attributes(right, lambda scan: _declared_key(ctx, scan))
             raise SqlError(
                 _NO_PRIMARY_KEY if key is None else "Processing-time temporal join is not supported yet."
             )
-        return _lookup_join(left, (right, source), right_names, table.name, join_type, condition)
+        identifier = ctx.catalog.qualify(path).as_summary_string()
+        return _lookup_join(left, (right, source), right_names, identifier, join_type, condition)
     if ctx.batch:
         raise SqlError(
             f"FOR SYSTEM_TIME AS OF {left.names[time]} (an event-time temporal join) is not supported "
@@ -256,17 +259,18 @@ def _shown(expression: Any, original: dict[str, str]) -> str:
 
 def _declared_key(ctx: SqlContext, scan: SourceScan) -> list[str] | None:
     """The primary key a scanned catalog table declares (None: none)."""
-    found = ctx.catalog.get(scan.label.split(", ")[-1]) if scan.label else None
+    path = scan.label.split(", ") if scan.label else []  # the scan's label: catalog, database, table
+    found = ctx.catalog.get(path) if len(path) == 3 else None
     if not isinstance(found, CatalogTable):
         return None
     key = list(found.context.primary_key)
     return key if key and set(key) <= set(scan.names) else None
 
 
-def _lookup_source(ctx: SqlContext, name: str, right: PlanNode) -> LookupTableSource | None:
-    """The lookup table ``name`` is: a catalog table (no view) whose source implements
+def _lookup_source(ctx: SqlContext, path: list[str], right: PlanNode) -> LookupTableSource | None:
+    """The lookup table ``path`` names: a catalog table (no view) whose source implements
     ``LookupTableSource``, its columns the source's (no computed column)."""
-    if name in ctx.derived or not isinstance(ctx.catalog.get(name), CatalogTable):
+    if not isinstance(ctx.catalog.get(path), CatalogTable):
         return None
     node = right
     while isinstance(node, (WatermarkAssigner, Project)) and node.input is not None:
@@ -285,7 +289,7 @@ def _lookup_join(
     condition: Expression | None,
 ) -> PlanNode:
     right, source = right_table
-    path = f"{DEFAULT_CATALOG}.{DEFAULT_DATABASE}.{table}"
+    path = table  # catalog.database.table, as Flink's messages and plan name it
     on_condition = condition
     pairs, rest = _sides(condition, left, right_names)
     pairs = [p for p in pairs if _column_of(p[1]) is not None]  # a key is a column of the table

@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from millstream.table.common.binary_row import BinaryRowKeyType
 from millstream.table.common.types import DataTypes
-from millstream.table.expression.expression import col
+from millstream.table.expression.expression import col, lit
 from millstream.table.planner import builder
 from millstream.table.planner.nodes import PlanNode
 from millstream.table.planner.over import Rank, WindowRank
@@ -78,19 +78,24 @@ def _resolves(plan: PlanNode, node: exp.Expression) -> bool:
         _STATE.scopes.pop()
 
 
-def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
-    """``SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) AS rn FROM t)
-    WHERE rn <= N``: Flink's Top-N (deduplication when ordered by the time attribute, N = 1)."""
+def _ranked_subquery(select: exp.Select) -> tuple[exp.Select, tuple[int, exp.Window, str]] | None:
+    """The subquery ``select`` reads FROM alone and its ROW_NUMBER() item (position, window,
+    name), when it has one."""
     source = select.args.get("from_") or select.args.get("from")
     if source is None or not isinstance(source.this, exp.Subquery) or select.args.get("joins"):
         return None
     inner = source.this.this
-    if not isinstance(inner, exp.Select):
-        return None
-    found = _row_number_item(inner)
+    found = _row_number_item(inner) if isinstance(inner, exp.Select) else None
+    return None if found is None else (inner, found)
+
+
+def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
+    """``SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) AS rn FROM t)
+    WHERE rn <= N``: Flink's Top-N (deduplication when ordered by the time attribute, N = 1)."""
+    found = _ranked_subquery(select)
     if found is None:
         return None
-    position, window, name = found
+    inner, (position, window, name) = found
     rank_type = _rank_type(ctx, window)
     where = select.args.get("where")
     limited = _rank_limit(where.this if where is not None else None, name)
@@ -139,23 +144,13 @@ def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
     ):
         raise SqlError("put ROW_NUMBER() OVER (...) after the * of the select list")
     position = len(names) - len(after)
-    outputs_rank = any(
-        isinstance(e, exp.Star) or any(c.name == name for c in e.find_all(exp.Column))
-        for e in select.expressions
-    )
-    if outputs_rank:
+    time_order = _time_order(plan, ordering) if limit == 1 and not hidden else None
+    dedup = time_order is not None and rank_type == "ROW_NUMBER"
+    outputs_rank = _outputs_rank(select, name)
+    if outputs_rank and not dedup:  # (a deduplication's row number is added after it: 1)
         names.insert(position, name)
         types.insert(position, DataTypes.BIGINT(False))
-    time_name = plan.names[plan.rowtime] if plan.rowtime is not None else None
-    by_time = (
-        limit == 1
-        and not outputs_rank
-        and order is not None
-        and len(order.expressions) == 1
-        and not hidden
-        and _expression(order.expressions[0].this).resolve(plan.names, plan.types).name == time_name
-    )
-    rank_at = position if outputs_rank else None
+    rank_at = position if outputs_rank and not dedup else None
     partition_names = [p.name for p in window.args.get("partition_by") or [] if isinstance(p, exp.Column)]
     windowed = (
         "window_start" in partition_names and "window_end" in partition_names and "window_end" in plan.names
@@ -166,7 +161,6 @@ def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
         end_column = plan.names.index("window_end")
         node = WindowRank(names, types, False, plan, keys, sort, limit, rank_at, end_column, rowtime=rowtime)
     else:
-        dedup = by_time and rank_type == "ROW_NUMBER"
         node = Rank(
             names,
             types,
@@ -180,7 +174,10 @@ def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
             rank_type=rank_type,
             partition_names=tuple(c.name for c in partition_keys) if all(map(_is_column, partition)) else (),
             key_type=key_type,
+            time_order="" if time_order is None or ctx.batch else time_order,
         )
+        if dedup and outputs_rank:  # a deduplication's row number is 1: Flink's Calc(..., 1 AS rn)
+            node = _with_row_number_one(node, name, position, ctx.batch)
     if hidden:
         node = builder.select(node, [col(n) for n in names if not n.startswith("$rank")], ctx.batch)
     derived = f"$ranked{len(ctx.derived)}"  # the outer select reads the ranked rows by this name
@@ -189,6 +186,34 @@ def _top_n(ctx: SqlContext, select: exp.Select) -> PlanNode | None:
     outer.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(derived))))
     outer.set("where", exp.Where(this=rest) if rest is not None else None)
     return ctx.plan_select(ctx, outer)
+
+
+def _outputs_rank(select: exp.Select, name: str) -> bool:
+    """Whether the select around a Top-N reads its row number ``name`` (or ``*``)."""
+    return any(
+        isinstance(e, exp.Star) or any(c.name == name for c in e.find_all(exp.Column))
+        for e in select.expressions
+    )
+
+
+def _with_row_number_one(node: PlanNode, name: str, position: int, batch: bool) -> PlanNode:
+    """A deduplication's rows with its row number ``name`` (always 1) at ``position``."""
+    items = [col(n) for n in node.names]
+    one = lit(1, DataTypes.BIGINT(False)).alias(name)
+    return builder.select(node, [*items[:position], one, *items[position:]], batch)
+
+
+def _time_order(plan: PlanNode, ordering: list[exp.Expression]) -> str | None:
+    """``ROWTIME`` or ``PROCTIME`` when a Top-1 is ordered by the event-time or processing-time
+    attribute alone (Flink's deduplication), else None."""
+    if len(ordering) != 1:
+        return None
+    name = _expression(ordering[0].this).resolve(plan.names, plan.types).name
+    if plan.rowtime is not None and plan.names[plan.rowtime] == name:
+        return "ROWTIME"
+    if plan.proctime is not None and plan.names[plan.proctime] == name:
+        return "PROCTIME"
+    return None
 
 
 def _is_column(node: exp.Expression) -> bool:
