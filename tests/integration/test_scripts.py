@@ -60,7 +60,9 @@ def test_setup_says_what_it_installs_then_returns_at_once_when_done(tmp_path: Pa
     assert first.returncode == 0, first.stderr
     steps = [line for line in first.stdout.splitlines() if line.startswith("setup: ")]
     assert steps[0].startswith("setup: creating .venv with Python 3.")
-    assert steps[1].startswith("setup: installing millstream (editable) with its dev, spark, docs and database-driver extras")
+    assert steps[1].startswith(
+        "setup: installing millstream (editable) with its dev, spark, docs and database-driver extras"
+    )
     assert "Successfully installed stand-in-0" in first.stdout  # pip's own lines
     assert steps[-1].startswith("setup: done in ") and steps[-1].endswith(": .venv is ready")
     again = subprocess.run(
