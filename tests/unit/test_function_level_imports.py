@@ -20,6 +20,7 @@ and are not function bodies.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import re
 import sys
@@ -112,9 +113,14 @@ def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+@functools.cache
+def _packages_distributions() -> dict[str, list[str]]:
+    return dict(importlib.metadata.packages_distributions())  # reads every installed package: once
+
+
 def _distributions(top_level: str) -> set[str]:
     """The installed distributions that provide the top-level module ``top_level``."""
-    return {_normalized(d) for d in importlib.metadata.packages_distributions().get(top_level, [])}
+    return {_normalized(d) for d in _packages_distributions().get(top_level, [])}
 
 
 def problem(found: FunctionImport, base: set[str]) -> str | None:
