@@ -52,6 +52,7 @@ _BUILTIN_TABLE_FACTORIES = {
     "jdbc": "millstream.table.connectors.jdbc:JDBC",
     "kafka": "millstream.connectors.kafka.table:KAFKA",
     "upsert-kafka": "millstream.connectors.kafka.table:UPSERT_KAFKA",
+    "postgres-cdc": "millstream.connectors.postgres_cdc.table:POSTGRES_CDC",
 }
 _BUILTIN_FORMAT_FACTORIES = {
     "json": "millstream.connectors.formats.row_formats:JSON",
