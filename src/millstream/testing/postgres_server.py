@@ -72,9 +72,18 @@ class _PortTaken(RuntimeError):
 
 
 class PostgresServer:
-    """One PostgreSQL server on 127.0.0.1, in a temporary directory, with logical WAL."""
+    """One PostgreSQL server on 127.0.0.1, in a temporary directory, with logical WAL
+    (``settings``: server settings that replace or add to the defaults, e.g.
+    ``{"wal_level": "replica"}``)."""
 
-    def __init__(self, port: int = 0, user: str = "millstream", password: str = "millstream") -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        user: str = "millstream",
+        password: str = "millstream",
+        settings: dict[str, str] | None = None,
+    ) -> None:
+        self._settings = dict(settings or {})  # server settings over the defaults (wal_level ...)
         self._any_port = not port
         self.port = port or _free_port()
         self.user = user
@@ -213,6 +222,7 @@ class PostgresServer:
             "full_page_writes": "off",
             "max_connections": "100",
             "shared_buffers": "32MB",
+            **self._settings,
         }
         server = [os.path.join(self._bindir, "postgres"), "-D", data]
         for name, value in settings.items():

@@ -164,15 +164,30 @@ class ReplicationStream:
                 next_status = time.monotonic() + interval
 
     def _read(self, pgconn: Any, timeout: float) -> bool:
-        """Read what the server sent (waiting up to ``timeout``) into one batch; True when a
-        keepalive asked for an answer now."""
-        readable, _, _ = select.select([pgconn.socket], [], [], timeout)
-        if not readable:
-            return False
-        pgconn.consume_input()
-        batch: list[ReplicationFrame] = []
+        """Read what the server sent (waiting up to ``timeout`` for it) and queue its frames;
+        True when a keepalive asked for an answer now."""
+        frames, reply = self._drain(pgconn)
+        if not frames:  # libpq holds no whole message: wait for the socket
+            readable, _, _ = select.select([pgconn.socket], [], [], timeout)
+            if not readable:
+                return False
+            pgconn.consume_input()
+            frames, reply = self._drain(pgconn)
+        if frames:
+            with self._cond:
+                last = self._batches[-1] if self._batches else None
+                if last is not None and len(last) + len(frames) <= BATCH_FRAMES:
+                    last.extend(frames)  # not taken yet: one batch rather than many small ones
+                else:
+                    self._batches.append(frames)
+            self._wake()
+        return reply
+
+    def _drain(self, pgconn: Any) -> tuple[list[ReplicationFrame], bool]:
+        """The whole messages libpq has read, up to a batch."""
+        frames: list[ReplicationFrame] = []
         reply = False
-        while len(batch) < BATCH_FRAMES:
+        while len(frames) < BATCH_FRAMES:
             size, data = pgconn.get_copy_data(1)
             if size == 0:
                 break
@@ -184,12 +199,8 @@ class ReplicationStream:
             elif isinstance(frame, PrimaryKeepalive):
                 self._received = max(self._received, frame.wal_end)
                 reply = reply or frame.reply_requested
-            batch.append(frame)
-        if batch:
-            with self._cond:
-                self._batches.append(batch)
-            self._wake()
-        return reply
+            frames.append(frame)
+        return frames, reply
 
     def _ended(self, pgconn: Any) -> None:
         result = pgconn.get_result()
