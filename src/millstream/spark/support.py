@@ -5,7 +5,8 @@ operator kind runs in its vertex's operator chain; only sources that never end c
 unbounded job runs on Structured Streaming (``streaming``), where a vertex is either a
 stateless ``mapInPandas`` or one keyed ``transformWithStateInPandas``: keyed operators need
 a keyed vertex, and event-time semantics must be expressible with Spark's global watermark.
-The error names the operator and the reason.
+The error names the operator and the reason; a connector that cannot run on Spark at all
+says why in its source's ``spark_refusal`` (postgres-cdc).
 
 A bounded job in STREAMING mode runs with BATCH semantics too: ``batch_semantics_notice``
 names what that changes for the job's operators, for the warning at submission.
@@ -93,8 +94,16 @@ def is_unbounded(job_graph: JobGraph) -> bool:
     return False
 
 
+def _source_refusal(source: Any) -> str | None:
+    """Why a connector's source cannot run on Spark, when it says so (its ``spark_refusal``)."""
+    refusal = getattr(source, "spark_refusal", None)
+    return refusal if isinstance(refusal, str) else None
+
+
 def _batch_reason(spec: OperatorSpec) -> str | None:
     match spec:
+        case SourceSpec(source=source) if _source_refusal(source) is not None:
+            return _source_refusal(source)
         case LegacySourceSpec():
             return _LEGACY_SOURCE
         case SourceSpec(source=source) if _source_never_ends(source):
@@ -198,8 +207,9 @@ def _streaming_reason(spec: OperatorSpec, keyed: bool, single_group: bool) -> st
     ``single_group``: the vertex reads a broadcast input and runs as one group)."""
     stateful = "needs a keyed input on Structured Streaming"
     match spec:
-        case SourceSpec():
-            return None  # its frame is built by ``streaming._source_frame``, which checks the kind
+        case SourceSpec(source=source):
+            # its frame is built by ``streaming._source_frame``, which checks the kind
+            return _source_refusal(source)
         case LegacySourceSpec():
             return "a SourceFunction (add_source) has no Structured Streaming translation"
         case (

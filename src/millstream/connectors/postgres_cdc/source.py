@@ -31,6 +31,13 @@ __all__ = ["PostgreSQLSource", "PostgresIncrementalSource", "PostgresSource", "P
 class PostgresSource:
     """Reads a PostgreSQL database's captured tables: a snapshot, then their changes."""
 
+    # the Spark runner refuses the source with this reason (``spark.support``)
+    spark_refusal = (
+        "the postgres-cdc connector is not supported on Spark: its replication slot has one "
+        "consumer that keeps its position in millstream's checkpoints, which Spark's micro-batches "
+        "cannot hold; run the job on the embedded runtime or a millstream cluster"
+    )
+
     def __init__(self, config: PostgresSourceConfig, deserializer: Any) -> None:
         self.config = config
         self.deserializer = deserializer
