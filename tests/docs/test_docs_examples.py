@@ -6,7 +6,8 @@ includes) runs as a program of its own in an empty directory. When the next bloc
 ```text title="Output"``, the program's standard output must be that text, line for line
 (``title="Output (any order)"``: the same lines in any order, for output of parallel
 subtasks). An example that reads ``KAFKA_BOOTSTRAP_SERVERS`` gets a Kafka-protocol broker of
-its own (Tansu, as the Kafka tests use).
+its own (Tansu, as the Kafka tests use); one that reads ``POSTGRES_PORT`` a PostgreSQL server
+of its own (``POSTGRES_HOST``, ``_PORT``, ``_USER``, ``_PASSWORD``, ``_DB``; logical WAL).
 """
 
 from __future__ import annotations
@@ -80,6 +81,18 @@ def test_the_example_runs_and_prints_what_the_page_says(example: Example, tmp_pa
 
         broker = KafkaBroker().start()
         env["KAFKA_BOOTSTRAP_SERVERS"] = broker.bootstrap_servers
+    postgres = None
+    if "POSTGRES_PORT" in example.code:
+        from millstream.testing.postgres_server import PostgresServer
+
+        postgres = PostgresServer().start()
+        env.update(
+            POSTGRES_HOST=postgres.host,
+            POSTGRES_PORT=str(postgres.port),
+            POSTGRES_USER=postgres.user,
+            POSTGRES_PASSWORD=postgres.password,
+            POSTGRES_DB=postgres.database,
+        )
     try:
         done = subprocess.run(
             [sys.executable, "-c", example.code],
@@ -92,6 +105,8 @@ def test_the_example_runs_and_prints_what_the_page_says(example: Example, tmp_pa
     finally:
         if broker is not None:
             broker.stop()
+        if postgres is not None:
+            postgres.stop()
     assert done.returncode == 0, f"{example.page} example {example.number} failed:\n{done.stderr[-3000:]}"
     if example.output is not None:
         printed = [line.rstrip() for line in done.stdout.rstrip("\n").splitlines()]

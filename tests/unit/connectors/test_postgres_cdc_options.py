@@ -263,6 +263,18 @@ def test_debezium_json_of_a_snapshot_read_and_an_update() -> None:
         changes(JsonDebeziumDeserializationSchema(include_schema=True), ChangeEvent("r", table, None, row))[0]
     )
     assert set(wrapped) == {"schema", "payload"} and wrapped["payload"]["after"]["id"] == 1
+    source = (
+        PostgreSQLSource.builder()
+        .hostname("h")
+        .database("d")
+        .username("u")
+        .password("p")
+        .debezium_properties({"decimal.handling.mode": "string"})
+        .deserializer(JsonDebeziumDeserializationSchema())
+        .build()
+    )
+    as_text = json.loads(changes(source.deserializer, ChangeEvent("r", table, None, row))[0])
+    assert as_text["after"]["price"] == "12.34"  # the source's decimal.handling.mode
     assert debezium_value(1700, -1, "string")(decimal.Decimal("-1.50")) == "-1.50"
     assert debezium_value(1700, -1, "double")(decimal.Decimal("-1.50")) == -1.5
     assert debezium_value(1700, -1)(decimal.Decimal("-1.50")) == "/2o="  # -150: 0xff6a

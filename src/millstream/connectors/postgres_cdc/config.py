@@ -8,9 +8,9 @@ Debezium properties (``debezium.*`` table options, ``debezium_properties`` of th
 tables, which are added to an existing one; ``disabled``: it must exist and publish every
 captured table), ``status.update.interval.ms`` (10000: how often the slot hears the confirmed
 position), ``snapshot.fetch.size`` (the rows of one snapshot fetch, 1024),
-``decimal.handling.mode`` (``precise``, ``double`` or ``string``: DECIMAL values in Debezium
-JSON), ``time.precision.mode`` (``adaptive``: time values in Debezium JSON as epoch counts).
-Any other is logged as having no effect (Debezium's engine does not run here).
+``decimal.handling.mode`` (``precise``, ``double`` or ``string``: DECIMAL values of the
+table's Debezium JSON). Any other is logged as having no effect (Debezium's engine does not
+run here).
 """
 
 from __future__ import annotations
@@ -41,9 +41,6 @@ _UNDERSTOOD = frozenset(
         "status.update.interval.ms",
         "snapshot.fetch.size",
         "decimal.handling.mode",
-        "time.precision.mode",
-        "slot.name",
-        "plugin.name",
     }
 )
 _SLOT_NAME = re.compile(r"[a-z0-9_]{1,63}")

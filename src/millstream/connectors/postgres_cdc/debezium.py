@@ -132,8 +132,9 @@ class JsonDebeziumDeserializationSchema(DebeziumDeserializationSchema):
     ``include_schema``: wrapped as ``{"schema": ..., "payload": ...}``, as Kafka Connect's
     JsonConverter writes it with schemas on."""
 
-    def __init__(self, include_schema: bool = False, decimal_handling_mode: str = "precise") -> None:
+    def __init__(self, include_schema: bool = False, decimal_handling_mode: str | None = None) -> None:
         self.include_schema = include_schema
+        # None: the source's Debezium property decimal.handling.mode (precise by default)
         self.decimal_handling_mode = decimal_handling_mode
         self._writers: dict[int, tuple[TableSchema, list[Callable[[Any], Any]]]] = {}
 
@@ -142,6 +143,11 @@ class JsonDebeziumDeserializationSchema(DebeziumDeserializationSchema):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
+
+    def for_source(self, decimal_handling_mode: str) -> JsonDebeziumDeserializationSchema:
+        """This schema with the source's ``decimal.handling.mode`` unless one was given."""
+        mode = self.decimal_handling_mode or decimal_handling_mode
+        return JsonDebeziumDeserializationSchema(self.include_schema, mode)
 
     def get_produced_type(self) -> Any:
         """STRING."""
@@ -152,10 +158,10 @@ class JsonDebeziumDeserializationSchema(DebeziumDeserializationSchema):
         if cached is not None and cached[0] is table:
             return cached[1]
         modifiers = table.type_modifiers or (-1,) * len(table.columns)
-        writers = [
-            debezium_value(o, m, self.decimal_handling_mode)
-            for o, m in zip(table.type_oids, modifiers, strict=True)
-        ]
+        mode = self.decimal_handling_mode or "precise"
+        writers = [debezium_value(o, m, mode) for o, m in zip(table.type_oids, modifiers, strict=True)]
+        if len(self._writers) > 256:  # a Relation message makes a new schema: keep the recent ones
+            self._writers.clear()
         self._writers[id(table)] = (table, writers)
         return writers
 

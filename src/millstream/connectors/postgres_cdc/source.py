@@ -23,6 +23,7 @@ from typing import Any
 
 from millstream.common.watermark_strategy import WatermarkStrategy
 from millstream.connectors.postgres_cdc.config import PostgresSourceConfig, StartupOptions
+from millstream.connectors.postgres_cdc.debezium import JsonDebeziumDeserializationSchema
 from millstream.connectors.postgres_cdc.reader import PostgresSourceReader
 
 __all__ = ["PostgreSQLSource", "PostgresIncrementalSource", "PostgresSource", "PostgresSourceBuilder"]
@@ -179,7 +180,10 @@ class PostgresSourceBuilder:
             settings["startup"],
             settings["debezium"],
         )
-        return PostgresSource(config, self._deserializer)
+        deserializer = self._deserializer
+        if isinstance(deserializer, JsonDebeziumDeserializationSchema):
+            deserializer = deserializer.for_source(config.decimal_handling)
+        return PostgresSource(config, deserializer)
 
 
 def check_plugin(name: str) -> None:
