@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from millstream.connectors.postgres_cdc.config import PostgresCdcError, PostgresSourceConfig
-from millstream.connectors.postgres_cdc.pgoutput import parse_lsn
+from millstream.connectors.postgres_cdc.pgoutput import format_lsn, parse_lsn
 from millstream.connectors.postgres_cdc.records import TableSchema
 
 try:
@@ -29,6 +29,7 @@ except ModuleNotFoundError as err:  # the [postgres] extra
 
 __all__ = [
     "SlotInfo",
+    "advance_slot",
     "check_logical_decoding",
     "check_slot",
     "connect",
@@ -246,6 +247,24 @@ def create_slot(rep: Any, slot: str, temporary: bool, export: bool) -> tuple[int
     _name, point, snapshot_name, _plugin = rows[0]
     assert point is not None
     return parse_lsn(point.decode()), snapshot_name.decode() if snapshot_name else None
+
+
+def advance_slot(rep: Any, slot: str, lsn: int) -> int:
+    """Move an inactive slot's confirmed position forward to ``lsn`` (never back); where it is
+    now. The slot forgets every change committed before it."""
+    rows = replication_command(
+        rep, f"SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '{slot}'"
+    )
+    current = parse_lsn(rows[0][0].decode()) if rows and rows[0][0] else 0
+    if lsn <= current:
+        return current
+    try:
+        rows = replication_command(
+            rep, f"SELECT end_lsn::text FROM pg_replication_slot_advance('{slot}', '{format_lsn(lsn)}')"
+        )
+    except PostgresCdcError as err:
+        raise PostgresCdcError(f"postgres-cdc: advancing replication slot {slot!r} failed: {err}") from err
+    return max(lsn, parse_lsn(rows[0][0].decode())) if rows and rows[0][0] else lsn
 
 
 def current_wal_lsn(conn: Any) -> int:

@@ -8,10 +8,10 @@ the server (``wal_level``, the tables, the publication, the slot) and starts:
   consistent point ``L``; the tables are read from that snapshot, then the stream starts
   at ``L``: nothing is lost or doubled across the hand-over. A slot that already exists
   (a job started again without its state) has a position of its own: a temporary slot
-  exports the snapshot at ``L2`` and the stream, from the slot's position, skips what that
-  snapshot saw (``segments``).
-- ``latest-offset``, no checkpoint: no snapshot; the stream starts at the server's current
-  WAL position (the slot created if missing).
+  exports the snapshot at ``L2``, and the slot is advanced to ``L2`` (the snapshot holds
+  every change before it).
+- ``latest-offset``, no checkpoint: no snapshot; the slot (created if missing) is advanced to
+  the server's current WAL position and the stream starts there.
 - restored mid-snapshot: the rest of the snapshot is read from a temporary slot's new
   snapshot, the segments say which changes the stream skips.
 - restored mid-stream: the stream starts at the checkpoint's position.
@@ -30,6 +30,7 @@ from typing import Any
 
 from millstream.connectors.postgres_cdc.config import PostgresCdcError, StartupMode
 from millstream.connectors.postgres_cdc.database import (
+    advance_slot,
     check_logical_decoding,
     check_slot,
     connect,
@@ -126,25 +127,24 @@ class PostgresSourceReader:
         try:
             if info is None:  # the slot's own snapshot: the stream starts where it ends
                 lsn, snapshot = create_slot(rep, config.slot_name, temporary=False, export=True)
-                start = lsn
             else:
                 lsn, snapshot = create_slot(
                     rep, _temporary_slot(config.slot_name), temporary=True, export=True
                 )
-                start = info.confirmed_flush
             assert snapshot is not None
             segments = SnapshotSegments.whole(list(self._tables), lsn)
-            progress = SnapshotProgress(list(self._tables), None, segments, start)
+            progress = SnapshotProgress(list(self._tables), None, segments, lsn)
             self._snapshot = SnapshotReader(conn, self._tables, progress, snapshot, config.fetch_size)
+            if info is not None:  # the imported snapshot holds every change before lsn
+                advance_slot(rep, config.slot_name, lsn)
         finally:
             rep.close()  # the importing transaction holds the snapshot from now on
         log.info(
-            "postgres-cdc %s: snapshot of %s at %s, then the stream of slot %s from %s",
+            "postgres-cdc %s: snapshot of %s at %s, then the stream of slot %s from there",
             self._name,
             ", ".join(self._tables),
             format_lsn(lsn),
             config.slot_name,
-            format_lsn(start),
         )
 
     def _resume_snapshot(self, conn: Any, progress: SnapshotProgress) -> None:
@@ -164,16 +164,15 @@ class PostgresSourceReader:
 
     def _start_latest(self, conn: Any, exists: bool) -> None:
         config = self._config
-        start = 0
-        if not exists:
-            rep = connect(config, replication=True)
-            try:
-                start, _ = create_slot(rep, config.slot_name, temporary=False, export=False)
-            finally:
-                rep.close()
-        info = slot_info(conn, config.slot_name)
-        confirmed = info.confirmed_flush if info is not None else 0
-        self._start_stream(max(start, confirmed, current_wal_lsn(conn)), None, None)
+        rep = connect(config, replication=True)
+        try:
+            if not exists:
+                create_slot(rep, config.slot_name, temporary=False, export=False)
+            # the changes committed before now are not read: the slot forgets them
+            start = advance_slot(rep, config.slot_name, current_wal_lsn(conn))
+        finally:
+            rep.close()
+        self._start_stream(start, None, None)
 
     def _resume_stream(self, state: dict[str, Any], info: Any) -> None:
         config = self._config

@@ -6,9 +6,8 @@ transactions whose commit record lies before ``L``; the slot decodes exactly the
 (PostgreSQL's own table synchronization of logical replication rests on this). When every
 table is read from one snapshot at ``L`` and the stream starts at ``L``, nothing needs
 filtering. But a snapshot can be read in pieces: a source restored mid-snapshot reads the
-rest of the tables from a new snapshot (``L2 > L``), and a source whose slot already
-existed reads from a temporary slot's snapshot while the stream starts at the slot's older
-position. Each table then has key ranges read at different points:
+rest of the tables from a temporary slot's new snapshot (``L2 > L``) while the stream still
+starts at ``L``. Each table then has key ranges read at different points:
 
     table orders:  keys <= 1042 read at L1,  keys > 1042 read at L2
 
