@@ -370,6 +370,30 @@ def test_a_slot_in_use_fails_the_job_naming_it(postgres: PostgresServer) -> None
         consumer.close()
 
 
+def test_a_slot_its_previous_consumer_lets_go_of_while_the_source_starts_is_read(
+    postgres: PostgresServer,
+) -> None:
+    """A restarted job's previous attempt may still hold the slot for a moment: the source
+    waits for it (up to 10 s) rather than failing at once."""
+    create_accounts(postgres, "handed_over", 2)
+    slot = new_slot("handover")
+    postgres.execute(f"SELECT pg_create_logical_replication_slot('{slot}', 'pgoutput')")
+    consumer = postgres.connect(autocommit=True, replication="database")
+    options = "proto_version '1', publication_names 'dbz_publication'"
+    consumer.pgconn.send_query(f"START_REPLICATION SLOT {slot} LOGICAL 0/0 ({options})".encode())
+    deadline = time.monotonic() + 60
+    while not slot_active(postgres, slot):
+        assert time.monotonic() < deadline, "the other consumer did not start"
+        time.sleep(0.05)  # polling an observable condition, bounded by the deadline
+    release = threading.Timer(3.0, consumer.close)  # while the source waits for the slot
+    release.start()
+    try:
+        with collected(table_env(postgres, "handed_over", slot), "SELECT * FROM handed_over") as rows:
+            assert follow(rows, lambda state, count: count == 2) == database_rows(postgres, "handed_over")
+    finally:
+        release.join()
+
+
 def test_a_server_without_logical_wal_fails_the_job_naming_wal_level() -> None:
     with PostgresServer(settings={"wal_level": "replica"}) as replica:
         create_accounts(replica, "plain", 1)

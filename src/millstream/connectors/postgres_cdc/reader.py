@@ -53,6 +53,7 @@ __all__ = ["PostgresSourceReader"]
 log = logging.getLogger(__name__)
 
 IDLE_POLL_S = 0.05  # without a wake-up callback, how often an idle reader looks again
+SLOT_RELEASE_S = 10.0  # how long an active slot is waited for (a restart's previous attempt)
 
 
 class _Collector:
@@ -104,8 +105,7 @@ class PostgresSourceReader:
             tables = discover_tables(conn, config)
             self._tables = {t.qualified: t for t in tables}
             ensure_publication(conn, config, tables)
-            info = slot_info(conn, config.slot_name)
-            check_slot(info, config)
+            info = self._free_slot(conn)
             restored = self._restored
             if restored is not None and restored["phase"] == "stream":
                 self._resume_stream(restored, info)
@@ -120,6 +120,19 @@ class PostgresSourceReader:
         finally:
             if conn is not None:
                 conn.close()
+
+    def _free_slot(self, conn: Any) -> Any:
+        """The slot's state once no other consumer holds it: a restarted job's previous
+        attempt may still be letting go of it (its walsender ending), so an active slot is
+        waited for up to ``SLOT_RELEASE_S`` before the source fails naming it."""
+        config = self._config
+        deadline = time.monotonic() + SLOT_RELEASE_S
+        info = slot_info(conn, config.slot_name)
+        while info is not None and info.active_pid is not None and time.monotonic() < deadline:
+            time.sleep(0.1)  # the server ends the other walsender on its own: nothing to wake us
+            info = slot_info(conn, config.slot_name)
+        check_slot(info, config)
+        return info
 
     def _start_initial(self, conn: Any, info: Any) -> None:
         config = self._config
