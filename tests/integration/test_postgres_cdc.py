@@ -43,7 +43,8 @@ def cdc_options(pg: PostgresServer, table: str, slot: str, **extra: str) -> str:
         "table-name": table,
         "slot.name": slot,
         "decoding.plugin.name": "pgoutput",
-        **{k.replace("_", "."): v for k, v in extra.items()},
+        # keyword names: '_' stands for '.', '__' for '-' (changelog__mode: changelog-mode)
+        **{k.replace("__", "-").replace("_", "."): v for k, v in extra.items()},
     }
     return ", ".join(f"'{k}' = '{v}'" for k, v in options.items())
 
@@ -313,6 +314,45 @@ def test_a_sql_aggregation_over_the_cdc_table_follows_the_database(postgres: Pos
         final = expected()
         follow(rows, lambda s, count: settled(s) == final, state)
     assert settled(state) == final and len(final) == 7
+
+
+def test_upsert_mode_reads_a_table_of_the_default_replica_identity(postgres: PostgresServer) -> None:
+    """REPLICA IDENTITY DEFAULT sends no old row for an update and only the key for a
+    delete: 'changelog-mode' = 'upsert' reads the table (the planner normalizes the upserts
+    by the primary key), and a SQL aggregation over it follows the database."""
+    create_accounts(postgres, "keyed", 30, identity="DEFAULT")
+    t_env = table_env(postgres, "keyed", new_slot("upsert"), changelog__mode="upsert")
+    query = "SELECT owner, SUM(balance) AS total FROM keyed GROUP BY owner"
+
+    def expected() -> Counter[tuple[Any, ...]]:
+        return Counter(postgres.query("SELECT owner, SUM(balance)::int FROM keyed GROUP BY owner"))
+
+    initial = expected()
+    with collected(t_env, query) as rows:
+        state = follow(rows, lambda s, count: settled(s) == initial)
+        postgres.execute(
+            "UPDATE keyed SET balance = 0 WHERE id <= 10",
+            "UPDATE keyed SET owner = 'owner1' WHERE id BETWEEN 11 AND 15",
+            "DELETE FROM keyed WHERE id > 25",
+            "UPDATE keyed SET id = 99, owner = 'moved' WHERE id = 20",  # a key change
+        )
+        final = expected()
+        follow(rows, lambda s, count: settled(s) == final, state)
+    assert settled(state) == final
+
+
+def test_all_mode_without_the_old_rows_fails_at_the_first_update_as_flink_cdc(
+    postgres: PostgresServer,
+) -> None:
+    create_accounts(postgres, "unkeyed", 3, identity="DEFAULT")
+    t_env = table_env(postgres, "unkeyed", new_slot("nofull"))
+    with pytest.raises(Exception) as failure, collected(t_env, "SELECT * FROM unkeyed") as rows:
+        follow(rows, lambda state, count: count == 3)
+        postgres.execute("UPDATE unkeyed SET balance = 1 WHERE id = 1")
+        next(rows)
+    text = str(failure.value)
+    assert "ALTER TABLE public.unkeyed REPLICA IDENTITY FULL" in text, text
+    assert "'changelog-mode' = 'upsert'" in text
 
 
 def job_failure(t_env: TableEnvironment, query: str) -> str:

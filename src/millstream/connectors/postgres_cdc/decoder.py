@@ -15,7 +15,9 @@ A change of a table read by a snapshot is applied only when the snapshot did not
 (``segments.SnapshotSegments``). TRUNCATE cannot be a row change (the rows it removes are
 not in the message): it is skipped with a warning, as Flink CDC skips Debezium's truncate
 events. An UPDATE's TOASTed column that did not change (not sent) is taken from the old row
-when REPLICA IDENTITY FULL sent it; otherwise the change fails naming the column.
+when REPLICA IDENTITY FULL sent it; otherwise the change fails naming the column. An UPDATE
+that changes the primary key becomes a delete of the old key and a create of the new one,
+as Debezium's PostgreSQL connector emits it.
 """
 
 from __future__ import annotations
@@ -206,14 +208,15 @@ class ChangeDecoder:
         before = None if update.old is None else self._row(state, update.old, None)
         complete = update.old_kind == "O"
         after = self._row(state, update.new, before if complete else None)
-        old_row = before if before is not None else after  # no old row: the key did not change
-        old_applies = self._applies(table, old_row, lsn)
-        new_applies = self._applies(table, after, lsn)
-        if old_applies and new_applies:
-            out.append(self._event(txn, "u", table, before, after, complete))
-        elif old_applies:  # the new key's row is in a later snapshot already
-            out.append(self._event(txn, "d", table, old_row, None, complete or before is None))
-        elif new_applies:  # the old key's row was read after this change
+        if before is None or table.key_of(before) == table.key_of(after):
+            if self._applies(table, after, lsn):
+                out.append(self._event(txn, "u", table, before, after, complete))
+            return
+        # the primary key changed: a delete of the old key and a create of the new one, as
+        # Debezium's events (each side judged by its own key's snapshot)
+        if self._applies(table, before, lsn):
+            out.append(self._event(txn, "d", table, before, None, complete))
+        if self._applies(table, after, lsn):
             out.append(self._event(txn, "c", table, None, after, True))
 
     @staticmethod
