@@ -149,7 +149,7 @@ def test_the_registry_names_what_it_has_and_takes_new_connectors(monkeypatch: py
 
     monkeypatch.setattr(factories, "_table_factories", dict(factories._table_factories))
     with pytest.raises(
-        ValueError, match=r"identifier 'nope' that implements DynamicTableFactory.*kafka, print"
+        ValueError, match=r"identifier 'nope' that implements DynamicTableFactory.*kafka, postgres-cdc, print"
     ):
         find_table_factory("nope")
     with pytest.raises(ValueError, match=r"identifier 'yaml' that implements Format.*avro, canal-json, csv"):
