@@ -92,6 +92,9 @@ def test_the_factory_is_found_by_its_identifier_and_takes_flink_cdcs_options() -
         ({"table-name": "orders("}, "is not a regular expression"),
         ({"debezium.publication.autocreate.mode": "sometimes"}, "autocreate.mode' must be one of all_tables"),
         ({"scan.incremental.snapshot.enabled": "yes"}, "must be 'true' or 'false'"),
+        ({"port": "fifty"}, "option 'port' must be a positive integer, got 'fifty'"),
+        ({"scan.snapshot.fetch.size": "0"}, "'snapshot.fetch.size' must be a positive integer, got '0'"),
+        ({"debezium.status.update.interval.ms": "soon"}, "'status.update.interval.ms' must be a positive"),
     ],
 )
 def test_bad_options_fail_in_one_line_naming_the_option(options: dict[str, Any], message: str) -> None:

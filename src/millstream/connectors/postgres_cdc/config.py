@@ -123,6 +123,10 @@ class PostgresSourceConfig:
                 re.compile(pattern)
             except re.error as err:
                 raise ValueError(f"{pattern!r} is not a regular expression: {err}") from err
+        for key in ("status.update.interval.ms", "snapshot.fetch.size"):
+            value = self.debezium.get(key, "1")
+            if not value.strip().isdigit() or int(value) < 1:
+                raise ValueError(f"Debezium property '{key}' must be a positive integer, got {value!r}")
         for key in self.debezium:
             if key not in _UNDERSTOOD:
                 log.warning("postgres-cdc: the Debezium property %r has no effect in millstream", key)

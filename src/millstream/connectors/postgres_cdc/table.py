@@ -68,7 +68,7 @@ def config_of(context: TableContext) -> PostgresSourceConfig:
     timeout = options.get("connect.timeout")
     return PostgresSourceConfig(
         options["hostname"],
-        int(options.get("port", "5432")),
+        _integer(options, "port", "5432"),
         options["database-name"],
         options["username"],
         options["password"],
@@ -84,6 +84,13 @@ def config_of(context: TableContext) -> PostgresSourceConfig:
         ),
         30 if timeout is None else max(1, parse_duration_ms(timeout) // 1000),
     )
+
+
+def _integer(options: dict[str, str], key: str, default: str) -> int:
+    value = options.get(key, default)
+    if not value.strip().isdigit():
+        raise ValueError(f"option '{key}' must be a positive integer, got {value!r}")
+    return int(value)
 
 
 def _converter(data_type: DataType) -> Callable[[Any], Any]:
