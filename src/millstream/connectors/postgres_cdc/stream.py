@@ -216,10 +216,12 @@ class ReplicationStream:
             flushed = self._confirmed
         written = max(self._received, flushed)
         message = standby_status_update(written, flushed, flushed, time.time_ns() // 1000)
-        if pgconn.put_copy_data(message) != 1:
-            raise PostgresCdcError(
-                f"postgres-cdc: sending the slot's position failed: {pgconn.error_message!r}"
-            )
+        while (queued := pgconn.put_copy_data(message)) == 0:  # libpq's buffer is full
+            select.select([], [pgconn.socket], [], WAIT_S)
+            pgconn.flush()
+        if queued < 0:
+            error = one_line(RuntimeError(pgconn.error_message.decode("utf-8", "replace")))
+            raise PostgresCdcError(f"postgres-cdc: sending the slot's position failed: {error}")
         while pgconn.flush() == 1:  # the socket's buffer is full: wait until it drains
             select.select([], [pgconn.socket], [], WAIT_S)
         if reply:
