@@ -63,10 +63,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def make_env(parallelism: int = 1, **config: object) -> StreamExecutionEnvironment:
-    """A fresh environment with ``parallelism`` and raw configuration keys."""
+    """A fresh environment with ``parallelism`` and configuration keys written as Python names
+    (``restart_strategy__type``: ``restart-strategy.type``)."""
     conf = Configuration()
     for key, value in config.items():
-        conf.set_string(key.replace("__", "."), str(value))
+        conf.set_string(key.replace("__", ".").replace("_", "-"), str(value))
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     return env
