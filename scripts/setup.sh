@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv (Python 3.11+) and installs millstream with its development tools, the
-# documentation tools and the Spark runner (PySpark; Java 17 from Debian when missing).
+# documentation tools, the database drivers and the Spark runner (PySpark; Java 17 from
+# Debian when missing), and Debian's PostgreSQL for the database tests when missing.
 # Everything the project needs comes from pyproject.toml; nothing is installed by hand.
 #
 # On a fresh machine this takes several minutes (PySpark alone is a download of some
