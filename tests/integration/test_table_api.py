@@ -400,7 +400,9 @@ def test_create_table_and_insert_into_print_what_pyflink_prints(capfd):
     t_env.execute_sql("INSERT INTO sink_t SELECT grp, COUNT(*), SUM(id) FROM src GROUP BY grp").wait()
     assert capfd.readouterr().out == PYFLINK_DDL
     # an unknown connector fails at CREATE TABLE, naming the ones there are (Flink's FactoryUtil)
-    with pytest.raises(ValueError, match=r"factory for identifier 'hbase-2.2'.*available: blackhole, datagen"):
+    with pytest.raises(
+        ValueError, match=r"factory for identifier 'hbase-2.2'.*available: blackhole, datagen"
+    ):
         t_env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'hbase-2.2')")
 
 
